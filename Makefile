@@ -1,0 +1,60 @@
+# llmtop — two commands do all the set-up on a fresh machine:
+#   make run    start llmtop on its embedded default (the simulated engine)
+#   make test   vet, format check and the race-enabled test suite
+#
+# Go modules come through the module proxy on first build; Debian packages
+# the tests need (tmux, gcc for -race/cgo) are installed with apt-get when
+# missing.
+
+GO       ?= go
+BIN      := bin/llmtop
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+# go-nvml's C headers use deprecated declarations; silence the noise.
+export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
+export CGO_ENABLED ?= 1
+
+.PHONY: all build run test lint vet fmt-check bench e2e engines test-engines deps clean
+
+all: build
+
+deps:
+	@command -v gcc >/dev/null 2>&1 || { echo "installing gcc (needed for cgo and -race)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq gcc libc6-dev; }
+	@command -v tmux >/dev/null 2>&1 || { echo "installing tmux (needed for the terminal tests)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tmux; }
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+build: deps
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/llmtop
+
+run: build
+	./$(BIN) demo
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi
+
+lint: vet fmt-check
+
+test: deps lint
+	$(GO) test -race -count=1 ./...
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+
+# The real terminal: tmux drives the built binary.
+e2e: build
+	./scripts/e2e.sh
+
+# Real engines (Ollama, llama-server) built once under ~/.cache/llmtop/engines.
+engines:
+	./scripts/engines.sh build
+
+test-engines: build
+	./scripts/engines.sh test
+
+clean:
+	rm -rf bin

@@ -1,0 +1,58 @@
+// Package diagnosis turns model state, events, GPU readings and benchmark
+// results into findings: what is wrong, the numbers that show it, and the
+// exact flag changes for the engine in front of it. Pure functions: no I/O.
+package diagnosis
+
+import (
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Category is the runbooks' symptom split.
+type Category string
+
+const (
+	Availability Category = "availability"
+	Queueing     Category = "queueing"
+	Prefill      Category = "prefill"
+	Decode       Category = "decode"
+	Memory       Category = "memory"
+	GPU          Category = "gpu"
+	Behaviour    Category = "behaviour"
+	API          Category = "api"
+	Routing      Category = "routing"
+	Regression   Category = "regression"
+)
+
+// Evidence is one number that supports a finding, with where it came from
+// and the window it covers.
+type Evidence struct {
+	Text   string        `json:"text"`   // e.g. "TTFT p90≈2.4 s"
+	Source string        `json:"source"` // e.g. "vllm:time_to_first_token_seconds", "log", "nvml"
+	Window time.Duration `json:"window,omitempty"`
+}
+
+// Action is one concrete change to try.
+type Action struct {
+	Change   string `json:"change"`    // e.g. "--max-num-seqs 48"
+	Why      string `json:"why"`       // e.g. "TPOT crossed the 50 ms SLO above 52 running"
+	TradeOff string `json:"trade_off"` // e.g. "lower peak throughput"
+}
+
+// Finding is one diagnosed problem.
+type Finding struct {
+	ID       string         `json:"id"` // stable rule id, e.g. "ttft_queueing"
+	Endpoint string         `json:"endpoint,omitempty"`
+	Category Category       `json:"category"`
+	Severity model.Severity `json:"severity"`
+	Title    string         `json:"title"`
+	Evidence []Evidence     `json:"evidence"`
+	Cause    string         `json:"cause"`
+	Actions  []Action       `json:"actions"`
+	Opened   time.Time      `json:"opened"`
+	Closed   time.Time      `json:"closed,omitzero"`
+}
+
+// Active reports whether the finding is still open.
+func (f Finding) Active() bool { return f.Closed.IsZero() }

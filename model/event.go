@@ -1,0 +1,47 @@
+package model
+
+import "time"
+
+// Severity orders events and findings.
+type Severity int
+
+const (
+	SevInfo Severity = iota
+	SevWarn
+	SevCrit
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SevWarn:
+		return "warn"
+	case SevCrit:
+		return "crit"
+	default:
+		return "info"
+	}
+}
+
+// MarshalText writes the severity as a word in JSON.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Event is something that happened: a restart seen in the counters, a known
+// error line in the log, a GPU that fell off the bus. Events feed the events
+// pane and the diagnosis.
+type Event struct {
+	Time     time.Time         `json:"time"`
+	Endpoint string            `json:"endpoint,omitempty"`
+	Source   string            `json:"source"`   // "scrape", "log", "gpu", "bench"
+	Kind     string            `json:"kind"`     // catalogue id, e.g. "restart", "cuda_oom"
+	Severity Severity          `json:"severity"` // info, warn, crit
+	Category string            `json:"category"` // memory, availability, config, auth, distributed, stats
+	Title    string            `json:"title"`
+	Line     string            `json:"line,omitempty"` // the raw log line, when from a log
+	Fields   map[string]string `json:"fields,omitempty"`
+}
+
+// Event kinds raised by the model itself.
+const (
+	KindRestart        = "restart"
+	KindBucketsChanged = "buckets_changed"
+)

@@ -1,0 +1,74 @@
+package model
+
+import "time"
+
+// GPU is one device's state at one refresh. Every field is an Opt: a field
+// the device does not support (MIG, unified memory, consumer cards) is absent,
+// shown "n/a", and does not hide the others.
+type GPU struct {
+	Index int    `json:"index"`
+	UUID  string `json:"uuid"`
+	Name  string `json:"name"`
+
+	Util    Opt `json:"util_pct"`     // SM utilisation, %
+	MemUtil Opt `json:"mem_util_pct"` // memory-controller utilisation, %
+
+	MemUsed  Opt `json:"mem_used_bytes"`
+	MemTotal Opt `json:"mem_total_bytes"`
+
+	Power      Opt `json:"power_w"`
+	PowerLimit Opt `json:"power_limit_w"`
+
+	Temp         Opt `json:"temp_c"`
+	TempSlowdown Opt `json:"temp_slowdown_c"`
+
+	SMClock     Opt `json:"sm_clock_mhz"`
+	SMClockMax  Opt `json:"sm_clock_max_mhz"`
+	MemClock    Opt `json:"mem_clock_mhz"`
+	MemClockMax Opt `json:"mem_clock_max_mhz"`
+
+	Fan    Opt `json:"fan_pct"`
+	PCIeRx Opt `json:"pcie_rx_bytes_per_s"`
+	PCIeTx Opt `json:"pcie_tx_bytes_per_s"`
+
+	// Throttle lists active clock-event reasons in words ("power cap",
+	// "thermal", "HW slowdown"…); idle and application-clock reasons are
+	// left out because they are not a problem.
+	Throttle    []string `json:"throttle"`
+	ECCVolatile Opt      `json:"ecc_volatile_errors"`
+
+	Processes []GPUProcess `json:"processes"`
+
+	// Lost is set when the device stopped answering (GPU_IS_LOST).
+	Lost bool   `json:"lost,omitempty"`
+	Err  string `json:"error,omitempty"`
+}
+
+// GPUProcess is a process holding memory on a GPU.
+type GPUProcess struct {
+	PID     int    `json:"pid"`
+	Name    string `json:"name"`
+	Cmdline string `json:"cmdline,omitempty"`
+	UsedMem Opt    `json:"used_mem_bytes"`
+	// Engine is the serving engine this process belongs to ("vllm",
+	// "llama-server"…), empty for other processes.
+	Engine string `json:"engine,omitempty"`
+	// Foreign is set when the PID is not in our PID namespace (a container
+	// without --pid=host): name and cmdline are unknown.
+	Foreign bool `json:"foreign,omitempty"`
+}
+
+// GPUSnapshot is one refresh of every visible GPU.
+type GPUSnapshot struct {
+	Time      time.Time `json:"time"`
+	GPUs      []GPU     `json:"gpus"`
+	Driver    string    `json:"driver,omitempty"`
+	CUDA      string    `json:"cuda,omitempty"`
+	Simulated bool      `json:"simulated,omitempty"`
+	// Err is set when no GPU can be read at all (no driver), with the reason
+	// in one line, e.g. "no NVIDIA driver: libnvidia-ml.so.1 not found".
+	Err string `json:"error,omitempty"`
+	// Note is a remark the pane shows, e.g. how to see processes in other
+	// PID namespaces.
+	Note string `json:"note,omitempty"`
+}

@@ -1,0 +1,13 @@
+package model
+
+import "time"
+
+// LogLine is one line of an engine's log as llmtop shows it: already
+// stripped of terminal control sequences and made valid UTF-8. Event is set
+// when the line matched a known pattern.
+type LogLine struct {
+	Time     time.Time `json:"time"`
+	Endpoint string    `json:"endpoint,omitempty"`
+	Text     string    `json:"text"`
+	Event    *Event    `json:"event,omitempty"`
+}

@@ -1,0 +1,66 @@
+package model
+
+// Gauge names an instantaneous concept. Adapters set only what the engine
+// exposes; the Store treats a missing key as "not exposed".
+type Gauge string
+
+const (
+	Running  Gauge = "running"  // requests in the running batch
+	Waiting  Gauge = "waiting"  // requests queued (vLLM: capacity + deferred)
+	Deferred Gauge = "deferred" // vLLM waiting_by_reason="deferred", llama.cpp has none
+	KVUsage  Gauge = "kv_cache_usage_ratio"
+	// PrefixHitGauge is used only for engines that publish a hit-rate gauge
+	// (SGLang cache_hit_rate, TRT-LLM kv_cache_hit_rate); engines with
+	// counters set PrefixQueries/PrefixHits instead.
+	PrefixHitGauge Gauge = "prefix_cache_hit_ratio"
+	// PromptTPSGauge / GenTPSGauge carry throughput an engine (or a log line)
+	// states directly; counters are preferred when both exist.
+	PromptTPSGauge Gauge = "prompt_tokens_per_s"
+	GenTPSGauge    Gauge = "generation_tokens_per_s"
+	// SpecAcceptGauge is a ready-made acceptance ratio (SGLang spec_accept_rate).
+	SpecAcceptGauge Gauge = "spec_decode_acceptance_ratio"
+	// KVCapacityTokens is the KV pool size in tokens when known.
+	KVCapacityTokens Gauge = "kv_capacity_tokens"
+	// MaxRunning is the engine's configured concurrency cap when it exposes it.
+	MaxRunning Gauge = "max_running"
+)
+
+// Counter names a cumulative concept; the Store turns it into a rate.
+type Counter string
+
+const (
+	PromptTokens     Counter = "prompt_tokens"
+	GenTokens        Counter = "generation_tokens"
+	Requests         Counter = "requests" // finished requests
+	Preemptions      Counter = "preemptions"
+	PrefixQueries    Counter = "prefix_cache_queries" // tokens looked up
+	PrefixHits       Counter = "prefix_cache_hits"    // tokens found
+	SpecDraftTokens  Counter = "spec_draft_tokens"
+	SpecAcceptTokens Counter = "spec_accepted_tokens"
+	RequestErrors    Counter = "request_errors"
+)
+
+// Latency names a per-request (or per-token) duration distribution. All
+// histograms are in seconds.
+type Latency string
+
+const (
+	TTFT    Latency = "ttft"
+	TPOT    Latency = "tpot" // per-request mean time per output token (excl. first)
+	ITL     Latency = "itl"  // every inter-token gap
+	E2E     Latency = "e2e"
+	Queue   Latency = "queue"
+	Prefill Latency = "prefill"
+	Decode  Latency = "decode"
+)
+
+// Latencies lists every latency concept in display order.
+var Latencies = []Latency{TTFT, TPOT, ITL, E2E, Queue, Prefill, Decode}
+
+// Source says where a sample's numbers came from.
+type Source string
+
+const (
+	FromScrape Source = "scrape" // the engine's /metrics or JSON API
+	FromLog    Source = "log"    // parsed from the engine's periodic log lines
+)

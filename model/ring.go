@@ -1,0 +1,87 @@
+package model
+
+import "time"
+
+// Ring is a fixed-capacity FIFO: pushing onto a full ring drops the oldest
+// element, so memory stays bounded however long llmtop runs.
+type Ring[T any] struct {
+	buf   []T
+	start int
+	n     int
+}
+
+// NewRing returns a ring holding at most capacity elements (minimum 1).
+func NewRing[T any](capacity int) *Ring[T] {
+	if capacity < 1 {
+		capacity = 1
+	}
+	return &Ring[T]{buf: make([]T, capacity)}
+}
+
+// Push appends v, dropping the oldest element when full.
+func (r *Ring[T]) Push(v T) {
+	if r.n < len(r.buf) {
+		r.buf[(r.start+r.n)%len(r.buf)] = v
+		r.n++
+		return
+	}
+	r.buf[r.start] = v
+	r.start = (r.start + 1) % len(r.buf)
+}
+
+// Len is the number of elements held.
+func (r *Ring[T]) Len() int { return r.n }
+
+// Cap is the capacity.
+func (r *Ring[T]) Cap() int { return len(r.buf) }
+
+// At returns the i-th element, oldest first. It panics when i is out of
+// range, like a slice.
+func (r *Ring[T]) At(i int) T {
+	if i < 0 || i >= r.n {
+		panic("model.Ring: index out of range")
+	}
+	return r.buf[(r.start+i)%len(r.buf)]
+}
+
+// Last returns the newest element and whether there is one.
+func (r *Ring[T]) Last() (T, bool) {
+	var zero T
+	if r.n == 0 {
+		return zero, false
+	}
+	return r.At(r.n - 1), true
+}
+
+// Slice copies the elements, oldest first.
+func (r *Ring[T]) Slice() []T {
+	out := make([]T, r.n)
+	for i := range out {
+		out[i] = r.At(i)
+	}
+	return out
+}
+
+// Reset empties the ring without releasing its storage.
+func (r *Ring[T]) Reset() { r.start, r.n = 0, 0 }
+
+// SetLast overwrites the newest element; on an empty ring it pushes.
+func (r *Ring[T]) SetLast(v T) {
+	if r.n == 0 {
+		r.Push(v)
+		return
+	}
+	r.buf[(r.start+r.n-1)%len(r.buf)] = v
+}
+
+// pushSpaced appends v, or overwrites the newest element when the one before
+// it is less than spacing older: the ring then holds points at least spacing
+// apart plus the live newest one, so a fixed capacity covers a fixed span of
+// time whatever the refresh rate.
+func pushSpaced[T interface{ at() time.Time }](r *Ring[T], v T, spacing time.Duration) {
+	if n := r.Len(); n >= 2 && v.at().Sub(r.At(n-2).at()) < spacing {
+		r.SetLast(v)
+		return
+	}
+	r.Push(v)
+}

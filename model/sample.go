@@ -1,0 +1,152 @@
+package model
+
+import (
+	"sort"
+	"time"
+)
+
+// Bucket is one cumulative histogram bucket: Count observations ≤ UpperBound.
+type Bucket struct {
+	UpperBound float64
+	Count      float64
+}
+
+// Histogram is a cumulative distribution as an engine exposes it.
+//
+// Three shapes occur:
+//   - buckets + sum + count: quantiles (estimated) and mean;
+//   - sum + count only (llama.cpp's seconds/tokens counters, Triton's
+//     duration counters): mean only;
+//   - Parts: a composite whose mean is the sum of its parts' means (TGI's
+//     TTFT approximation = validation + queue + prefill batch).
+type Histogram struct {
+	Buckets []Bucket
+	Sum     float64
+	Count   float64
+	// Approx, when set, says the distribution is an approximation and how it
+	// is made; it is shown next to the number.
+	Approx string
+	Parts  []Histogram
+}
+
+// Sample is one endpoint+model's state at one time, in model concepts.
+// Gauges are instantaneous, Counters and Latencies cumulative since the engine
+// started. A concept absent from its map is not exposed by the engine.
+type Sample struct {
+	Endpoint      string
+	Model         string
+	Time          time.Time
+	Source        Source
+	Gauges        map[Gauge]float64
+	Counters      map[Counter]float64
+	Latencies     map[Latency]Histogram
+	FinishReasons map[string]float64 // cumulative finished requests by reason
+	// Info holds static facts worth showing or advising on, e.g. vLLM
+	// cache_config_info's block_size, cache_dtype, gpu_memory_utilization,
+	// num_gpu_blocks.
+	Info map[string]string
+	// Notes are adapter remarks about this sample (approximations, summed
+	// labels), shown on the explain screen.
+	Notes []string
+}
+
+// NewSample returns a Sample with its maps allocated.
+func NewSample(endpoint, modelName string, t time.Time, src Source) Sample {
+	return Sample{
+		Endpoint:      endpoint,
+		Model:         modelName,
+		Time:          t,
+		Source:        src,
+		Gauges:        map[Gauge]float64{},
+		Counters:      map[Counter]float64{},
+		Latencies:     map[Latency]Histogram{},
+		FinishReasons: map[string]float64{},
+		Info:          map[string]string{},
+	}
+}
+
+// Engine identifies a serving engine.
+type Engine string
+
+const (
+	VLLM     Engine = "vllm"
+	SGLang   Engine = "sglang"
+	TGI      Engine = "tgi"
+	LlamaCpp Engine = "llamacpp"
+	TRTLLM   Engine = "trtllm"
+	Triton   Engine = "triton"
+	Ollama   Engine = "ollama"
+	Unknown  Engine = ""
+)
+
+// Engines lists the supported engines.
+var Engines = []Engine{VLLM, SGLang, TGI, LlamaCpp, TRTLLM, Triton, Ollama}
+
+// Health is an endpoint's serving health as its health route says.
+type Health string
+
+const (
+	HealthUp        Health = "up"        // health route 200
+	HealthLoading   Health = "loading"   // 503 while loading / starting
+	HealthUnhealthy Health = "unhealthy" // answers, but says it is not healthy
+	HealthDown      Health = "down"      // connection refused / timeout
+	HealthUnknown   Health = "unknown"
+)
+
+// ModelInfo is one served model.
+type ModelInfo struct {
+	ID         string `json:"id"`
+	MaxContext int    `json:"max_context,omitempty"` // tokens; 0 = unknown
+	// Extra carries engine-specific facts (Ollama: size_vram, expires_at…).
+	Extra map[string]string `json:"extra,omitempty"`
+}
+
+// Identity is what an endpoint says about itself.
+type Identity struct {
+	Engine       Engine      `json:"engine"`
+	Version      string      `json:"version"`
+	Models       []ModelInfo `json:"models"`
+	Health       Health      `json:"health"`
+	HealthDetail string      `json:"health_detail,omitempty"`
+	Simulated    bool        `json:"simulated,omitempty"`
+}
+
+// ScrapeErrKind classifies a failed scrape so the UI and diagnosis can say
+// what the user can do.
+type ScrapeErrKind string
+
+const (
+	ErrNone        ScrapeErrKind = ""
+	ErrRefused     ScrapeErrKind = "refused"     // connection refused: engine down
+	ErrTimeout     ScrapeErrKind = "timeout"     // accepted, never answered in time
+	ErrAuth        ScrapeErrKind = "auth"        // 401/403
+	ErrNotFound    ScrapeErrKind = "not_found"   // 404 on the metrics route
+	ErrServer      ScrapeErrKind = "server"      // 5xx
+	ErrMalformed   ScrapeErrKind = "malformed"   // body is not what we expected
+	ErrTooLarge    ScrapeErrKind = "too_large"   // body over the read cap
+	ErrUnreachable ScrapeErrKind = "unreachable" // DNS, no route, other network errors
+)
+
+// Scrape is one poll of one endpoint: what it said about itself and its
+// metrics, or why it could not be read. Sources deliver these; the Store and
+// the UI consume them. Endpoint is the endpoint's ID (its base URL).
+type Scrape struct {
+	Endpoint string
+	Time     time.Time
+	Took     time.Duration
+	Identity Identity
+	Samples  []Sample
+	// Err is set when the metrics could not be read (Identity may still be
+	// valid); ErrKind classifies it and Hint says what to do about it.
+	Err     string
+	ErrKind ScrapeErrKind
+	Hint    string
+}
+
+// OK reports whether the scrape produced metrics.
+func (s Scrape) OK() bool { return s.Err == "" }
+
+// SortBuckets orders buckets by upper bound; adapters call it after parsing.
+func SortBuckets(b []Bucket) {
+	sort.Slice(b, func(i, j int) bool { return b[i].UpperBound < b[j].UpperBound })
+}

@@ -1,0 +1,108 @@
+package model
+
+import "time"
+
+// The JSON contract of `llmtop snapshot --json` (and the TUI's `s`). Scripts
+// depend on it: add fields, never rename or repurpose them. A value the
+// engine does not expose, or that had no data in the window, is null.
+
+// DistJSON is a latency distribution in milliseconds.
+type DistJSON struct {
+	P50  Opt `json:"p50"`
+	P90  Opt `json:"p90"`
+	P99  Opt `json:"p99"`
+	Mean Opt `json:"mean"`
+	// Count is the number of observations in the window (null when the
+	// engine does not expose the latency).
+	Count Opt `json:"count"`
+	// Estimate: quantiles interpolated from histogram buckets.
+	Estimate bool   `json:"estimate"`
+	Approx   string `json:"approx,omitempty"`
+}
+
+// MetricsJSON is one endpoint+model's metrics over the snapshot window.
+type MetricsJSON struct {
+	Running              Opt `json:"running"`
+	Waiting              Opt `json:"waiting"`
+	KVCacheUsageRatio    Opt `json:"kv_cache_usage_ratio"`
+	PrefixCacheHitRatio  Opt `json:"prefix_cache_hit_ratio"`
+	PreemptionsPerS      Opt `json:"preemptions_per_s"`
+	PromptTokensPerS     Opt `json:"prompt_tokens_per_s"`
+	GenerationTokensPerS Opt `json:"generation_tokens_per_s"`
+	RequestsPerS         Opt `json:"requests_per_s"`
+	SpecDecodeAcceptance Opt `json:"spec_decode_acceptance_ratio"`
+	KVCapacityTokens     Opt `json:"kv_capacity_tokens"`
+
+	TTFTms    DistJSON `json:"ttft_ms"`
+	TPOTms    DistJSON `json:"tpot_ms"`
+	ITLms     DistJSON `json:"itl_ms"`
+	E2Ems     DistJSON `json:"e2e_ms"`
+	Queuems   DistJSON `json:"queue_ms"`
+	Prefillms DistJSON `json:"prefill_ms"`
+	Decodems  DistJSON `json:"decode_ms"`
+
+	FinishReasons map[string]float64 `json:"finish_reasons"` // share of finished requests in the window
+	WindowS       float64            `json:"window_s"`
+	Source        Source             `json:"source"`
+	Restarts      int                `json:"restarts"`
+}
+
+// EndpointJSON is one endpoint in a snapshot.
+type EndpointJSON struct {
+	URL        string            `json:"url"`
+	Engine     Engine            `json:"engine"`
+	Version    string            `json:"version"`
+	Models     []string          `json:"models"`
+	MaxContext Opt               `json:"max_context"`
+	Health     Health            `json:"health"`
+	Simulated  bool              `json:"simulated,omitempty"`
+	Model      string            `json:"model"` // the model the metrics belong to
+	Metrics    *MetricsJSON      `json:"metrics"`
+	Info       map[string]string `json:"info,omitempty"`
+	Notes      []string          `json:"notes,omitempty"`
+	Error      string            `json:"error,omitempty"`
+	Hint       string            `json:"hint,omitempty"`
+}
+
+// SnapshotJSON is the whole document.
+type SnapshotJSON struct {
+	Time      time.Time      `json:"time"`
+	Endpoints []EndpointJSON `json:"endpoints"`
+	GPU       *GPUSnapshot   `json:"gpu,omitempty"`
+}
+
+// DistMS converts a Dist in seconds into milliseconds for JSON.
+func DistMS(d Dist) DistJSON {
+	j := DistJSON{
+		P50: d.P50.Scale(1000), P90: d.P90.Scale(1000), P99: d.P99.Scale(1000), Mean: d.Mean.Scale(1000),
+		Estimate: d.Estimate, Approx: d.Approx,
+	}
+	if d.Exposed {
+		j.Count = Some(d.Count)
+	}
+	return j
+}
+
+// MetricsOf converts a State into the JSON metrics object.
+func MetricsOf(st State) *MetricsJSON {
+	m := &MetricsJSON{
+		Running: st.Running, Waiting: st.Waiting, KVCacheUsageRatio: st.KVUsage,
+		PrefixCacheHitRatio: st.PrefixHit, PreemptionsPerS: st.PreemptionsPS,
+		PromptTokensPerS: st.PromptTPS, GenerationTokensPerS: st.GenTPS, RequestsPerS: st.RequestsPS,
+		SpecDecodeAcceptance: st.SpecAccept, KVCapacityTokens: st.KVCapacityTokens,
+		TTFTms: DistMS(st.Latency[TTFT]), TPOTms: DistMS(st.Latency[TPOT]), ITLms: DistMS(st.Latency[ITL]),
+		E2Ems: DistMS(st.Latency[E2E]), Queuems: DistMS(st.Latency[Queue]),
+		Prefillms: DistMS(st.Latency[Prefill]), Decodems: DistMS(st.Latency[Decode]),
+		FinishReasons: st.FinishShare, WindowS: st.RateWindow.Seconds(), Source: st.Source,
+		Restarts: len(st.Restarts),
+	}
+	if m.WindowS == 0 {
+		for _, d := range st.Latency {
+			if d.Window > 0 {
+				m.WindowS = d.Window.Seconds()
+				break
+			}
+		}
+	}
+	return m
+}

@@ -1,0 +1,179 @@
+package model
+
+import (
+	"sort"
+	"time"
+)
+
+// State is an endpoint+model's picture over a window, as every pane and the
+// diagnosis read it. Rates and distributions cover Window (or less right
+// after start: see each Dist's Window and RateWindow).
+type State struct {
+	Key    Key
+	Source Source
+	// Time is the newest sample's time; Samples how many were fed.
+	Time    time.Time
+	Samples int
+	Window  time.Duration
+
+	Running, Waiting, Deferred Opt
+	KVUsage                    Opt // 0–1
+	KVCapacityTokens           Opt
+	MaxRunning                 Opt
+	PrefixHit                  Opt // 0–1, over the window
+	SpecAccept                 Opt // 0–1, over the window
+
+	PromptTPS, GenTPS Opt // tokens/s over the window
+	RequestsPS        Opt // finished requests/s
+	PreemptionsPS     Opt
+	Preemptions       Opt // count in the window
+	ErrorsPS          Opt
+	// RateWindow is the span the rates cover.
+	RateWindow time.Duration
+
+	Latency map[Latency]Dist
+	// FinishShare is each finish reason's share of the requests finished in
+	// the window; FinishCount their count.
+	FinishShare map[string]float64
+	FinishCount map[string]float64
+
+	// Restarts lists restart times seen (newest last).
+	Restarts []time.Time
+	Info     map[string]string
+	Notes    []string
+}
+
+// State returns k's state over the window ending at its newest sample.
+// Scraped data wins over log-derived data for the same key.
+func (s *Store) State(k Key, window time.Duration) State {
+	return s.stateOf(s.pick(k), k, window)
+}
+
+// StateFrom returns the state built from one source only (to cross-check a
+// log-derived picture against the scraped one).
+func (s *Store) StateFrom(k Key, src Source, window time.Duration) State {
+	return s.stateOf(s.series[srcKey{k, src}], k, window)
+}
+
+func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
+	st := State{Key: k, Window: window, Latency: map[Latency]Dist{}}
+	if es == nil {
+		return st
+	}
+	if window > s.cfg.MaxWindow {
+		window = s.cfg.MaxWindow
+	}
+	sm := es.last
+	st.Source, st.Time, st.Samples = es.src, sm.Time, es.n
+	gauge := func(g Gauge) Opt {
+		if v, ok := sm.Gauges[g]; ok {
+			return Some(v)
+		}
+		return None
+	}
+	st.Running, st.Waiting, st.Deferred = gauge(Running), gauge(Waiting), gauge(Deferred)
+	st.KVUsage, st.KVCapacityTokens, st.MaxRunning = gauge(KVUsage), gauge(KVCapacityTokens), gauge(MaxRunning)
+
+	rate := func(c Counter) Opt {
+		t := es.counters[c]
+		if t == nil {
+			return None
+		}
+		r, dt := t.rate(window)
+		if dt > st.RateWindow {
+			st.RateWindow = dt
+		}
+		return r
+	}
+	st.PromptTPS = rateOrGauge(rate(PromptTokens), gauge(PromptTPSGauge))
+	st.GenTPS = rateOrGauge(rate(GenTokens), gauge(GenTPSGauge))
+	st.RequestsPS = rate(Requests)
+	st.PreemptionsPS = rate(Preemptions)
+	st.ErrorsPS = rate(RequestErrors)
+	if t := es.counters[Preemptions]; t != nil {
+		st.Preemptions, _ = t.increase(window)
+	}
+	st.PrefixHit = es.ratio(PrefixHits, PrefixQueries, window, gauge(PrefixHitGauge))
+	st.SpecAccept = es.ratio(SpecAcceptTokens, SpecDraftTokens, window, gauge(SpecAcceptGauge))
+
+	for l, tracks := range es.hists {
+		st.Latency[l] = combine(tracks, window)
+	}
+	if len(es.finish) > 0 {
+		st.FinishShare, st.FinishCount = map[string]float64{}, map[string]float64{}
+		var total float64
+		for r, t := range es.finish {
+			inc, _ := t.increase(window)
+			st.FinishCount[r] = inc.V
+			total += inc.V
+		}
+		for r, n := range st.FinishCount {
+			if total > 0 {
+				st.FinishShare[r] = n / total
+			}
+		}
+	}
+	st.Restarts = es.restarts.Slice()
+	st.Info = sm.Info
+	st.Notes = sm.Notes
+	return st
+}
+
+func rateOrGauge(r, g Opt) Opt {
+	if r.OK {
+		return r
+	}
+	return g
+}
+
+// ratio is Δnum/Δden over the window, falling back to a gauge the engine
+// publishes; no denominator movement is "no data".
+func (es *endpointSeries) ratio(num, den Counter, window time.Duration, fallback Opt) Opt {
+	tn, td := es.counters[num], es.counters[den]
+	if tn == nil || td == nil {
+		return fallback
+	}
+	n, _ := tn.increase(window)
+	d, _ := td.increase(window)
+	if !d.OK || d.V <= 0 {
+		return fallback
+	}
+	return Some(n.V / d.V)
+}
+
+// combine turns one or more tracks into a Dist: one track is the plain case;
+// several are a composite whose mean is the sum of the parts' means.
+func combine(tracks []*histTrack, window time.Duration) Dist {
+	if len(tracks) == 1 {
+		return tracks[0].window(window)
+	}
+	d := Dist{Exposed: true}
+	mean := 0.0
+	for i, t := range tracks {
+		p := t.window(window)
+		if i == 0 {
+			d.Window, d.Count, d.Approx = p.Window, p.Count, p.Approx
+		}
+		if !p.Mean.OK {
+			return Dist{Exposed: true, Approx: d.Approx, Window: d.Window}
+		}
+		mean += p.Mean.V
+	}
+	d.Mean = Some(mean)
+	return d
+}
+
+// Reasons returns finish reasons sorted by share, largest first.
+func (st State) Reasons() []string {
+	rs := make([]string, 0, len(st.FinishShare))
+	for r := range st.FinishShare {
+		rs = append(rs, r)
+	}
+	sort.Slice(rs, func(i, j int) bool {
+		if st.FinishShare[rs[i]] != st.FinishShare[rs[j]] {
+			return st.FinishShare[rs[i]] > st.FinishShare[rs[j]]
+		}
+		return rs[i] < rs[j]
+	})
+	return rs
+}

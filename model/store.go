@@ -1,0 +1,334 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Key identifies one model served by one endpoint.
+type Key struct {
+	Endpoint string `json:"endpoint"`
+	Model    string `json:"model"`
+}
+
+func (k Key) String() string {
+	if k.Model == "" {
+		return k.Endpoint
+	}
+	return k.Endpoint + " " + k.Model
+}
+
+// Dist is a latency distribution over a window, in seconds.
+type Dist struct {
+	P50, P90, P99, Mean Opt
+	// Count is the number of observations in the window.
+	Count float64
+	// Window is the span the numbers actually cover (shorter than asked
+	// for right after start or a restart).
+	Window time.Duration
+	// Estimate is set when the quantiles come from histogram buckets.
+	Estimate bool
+	// Approx, when set, says how an approximation is made.
+	Approx string
+	// Exposed is false when the engine does not publish this latency.
+	Exposed bool
+}
+
+// Point is one sparkline sample; OK=false is a gap (no data).
+type Point struct {
+	T  time.Time
+	V  float64
+	OK bool
+}
+
+func (p Point) at() time.Time { return p.T }
+
+// Series names for sparklines: gauges use their Gauge name, rates and
+// latencies the names below.
+const (
+	SeriesPromptTPS   = "prompt_tokens_per_s"
+	SeriesGenTPS      = "generation_tokens_per_s"
+	SeriesRequestsPS  = "requests_per_s"
+	SeriesPreemptPS   = "preemptions_per_s"
+	SeriesPrefixHit   = "prefix_cache_hit_ratio"
+	SeriesLatencyMean = "_mean" // suffix: "ttft_mean" is TTFT's per-refresh mean
+)
+
+// StoreConfig sizes a Store.
+type StoreConfig struct {
+	// MaxWindow is the longest window State will be asked for.
+	MaxWindow time.Duration
+	// Points is how many points each history keeps (sparklines and windows).
+	Points int
+}
+
+// DefaultStoreConfig covers the TUI's longest window (15 min) at one point a
+// second.
+var DefaultStoreConfig = StoreConfig{MaxWindow: 15 * time.Minute, Points: 900}
+
+// Store holds the history of every endpoint+model it is fed. It is not safe
+// for concurrent use: one owner feeds it and reads it.
+type Store struct {
+	cfg     StoreConfig
+	spacing time.Duration
+	series  map[srcKey]*endpointSeries
+	keys    []Key
+}
+
+type srcKey struct {
+	Key
+	src Source
+}
+
+// NewStore returns an empty store.
+func NewStore(cfg StoreConfig) *Store {
+	if cfg.MaxWindow <= 0 {
+		cfg.MaxWindow = DefaultStoreConfig.MaxWindow
+	}
+	if cfg.Points < 2 {
+		cfg.Points = DefaultStoreConfig.Points
+	}
+	return &Store{
+		cfg:     cfg,
+		spacing: cfg.MaxWindow / time.Duration(cfg.Points-1),
+		series:  map[srcKey]*endpointSeries{},
+	}
+}
+
+type endpointSeries struct {
+	key      Key
+	src      Source
+	n        int
+	last     Sample
+	counters map[Counter]*counterTrack
+	finish   map[string]*counterTrack
+	hists    map[Latency][]*histTrack
+	spark    map[string]*Ring[Point]
+	restarts *Ring[time.Time]
+}
+
+// Add feeds one sample. It returns the events the sample reveals: a restart
+// (a counter went backwards) or a changed histogram layout.
+func (s *Store) Add(sm Sample) []Event {
+	if sm.Source == "" {
+		sm.Source = FromScrape
+	}
+	k := srcKey{Key{sm.Endpoint, sm.Model}, sm.Source}
+	es := s.series[k]
+	if es == nil {
+		es = &endpointSeries{
+			key:      k.Key,
+			src:      k.src,
+			counters: map[Counter]*counterTrack{},
+			finish:   map[string]*counterTrack{},
+			hists:    map[Latency][]*histTrack{},
+			spark:    map[string]*Ring[Point]{},
+			restarts: NewRing[time.Time](32),
+		}
+		s.series[k] = es
+		if !s.hasKey(k.Key) {
+			s.keys = append(s.keys, k.Key)
+		}
+	}
+	if es.n > 0 && !sm.Time.After(es.last.Time) {
+		return nil // out of order or duplicate: keep history monotonic
+	}
+	return es.add(sm, s.cfg.Points, s.spacing)
+}
+
+func (s *Store) hasKey(k Key) bool {
+	for _, x := range s.keys {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Keys lists the endpoint+model pairs seen, in first-seen order.
+func (s *Store) Keys() []Key { return append([]Key(nil), s.keys...) }
+
+// Forget drops an endpoint+model's history (an endpoint removed by the user).
+func (s *Store) Forget(k Key) {
+	delete(s.series, srcKey{k, FromScrape})
+	delete(s.series, srcKey{k, FromLog})
+	for i, x := range s.keys {
+		if x == k {
+			s.keys = append(s.keys[:i], s.keys[i+1:]...)
+			break
+		}
+	}
+}
+
+func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Event {
+	first := es.n == 0
+	var events []Event
+	reset := !first && es.detectReset(sm)
+	if reset {
+		es.restarts.Push(sm.Time)
+		events = append(events, Event{
+			Time: sm.Time, Endpoint: sm.Endpoint, Source: string(FromScrape), Kind: KindRestart,
+			Severity: SevWarn, Category: "availability",
+			Title: "engine restarted: counters went back to " + fmt.Sprint(es.resetEvidence(sm)),
+		})
+	}
+	dt := sm.Time.Sub(es.last.Time).Seconds()
+	spark := func(name string, v Opt) {
+		r := es.spark[name]
+		if r == nil {
+			r = NewRing[Point](points)
+			es.spark[name] = r
+		}
+		pushSpaced(r, Point{T: sm.Time, V: v.V, OK: v.OK}, spacing)
+	}
+	for g, v := range sm.Gauges {
+		spark(string(g), Some(v))
+	}
+	incs := map[Counter]float64{}
+	for c, v := range sm.Counters {
+		t := es.counters[c]
+		isFirst := t == nil
+		if isFirst {
+			t = newCounterTrack(points)
+			es.counters[c] = t
+		}
+		incs[c] = t.observe(sm.Time, v, isFirst, reset, spacing)
+	}
+	for r, v := range sm.FinishReasons {
+		t := es.finish[r]
+		isFirst := t == nil
+		if isFirst {
+			t = newCounterTrack(points)
+			es.finish[r] = t
+		}
+		t.observe(sm.Time, v, isFirst, reset, spacing)
+	}
+	if !first && dt > 0 {
+		rate := func(c Counter) Opt {
+			if _, ok := es.counters[c]; !ok {
+				return None
+			}
+			return Some(incs[c] / dt)
+		}
+		tps := func(c Counter, g Gauge, name string) {
+			if v := rate(c); v.OK {
+				spark(name, v)
+			} else if v, ok := sm.Gauges[g]; ok {
+				spark(name, Some(v))
+			}
+		}
+		tps(PromptTokens, PromptTPSGauge, SeriesPromptTPS)
+		tps(GenTokens, GenTPSGauge, SeriesGenTPS)
+		if v := rate(Requests); v.OK {
+			spark(SeriesRequestsPS, v)
+		}
+		if v := rate(Preemptions); v.OK {
+			spark(SeriesPreemptPS, v)
+		}
+		if _, ok := es.counters[PrefixQueries]; ok {
+			q, h := incs[PrefixQueries], incs[PrefixHits]
+			if q > 0 {
+				spark(SeriesPrefixHit, Some(h/q))
+			} else {
+				spark(SeriesPrefixHit, None)
+			}
+		}
+	}
+	for l, h := range sm.Latencies {
+		parts := h.Parts
+		if len(parts) == 0 {
+			parts = []Histogram{h}
+		}
+		tracks := es.hists[l]
+		isFirst := len(tracks) != len(parts)
+		if isFirst {
+			tracks = make([]*histTrack, len(parts))
+			for i := range tracks {
+				tracks[i] = newHistTrack(points)
+			}
+			es.hists[l] = tracks
+		}
+		mean := Opt{}
+		for i, p := range parts {
+			if h.Approx != "" {
+				p.Approx = h.Approx
+			}
+			changed, dSum, dCnt := tracks[i].observe(sm.Time, p, isFirst, reset, spacing)
+			if changed && i == 0 {
+				events = append(events, Event{
+					Time: sm.Time, Endpoint: sm.Endpoint, Source: string(FromScrape), Kind: KindBucketsChanged,
+					Severity: SevInfo, Category: "config",
+					Title: fmt.Sprintf("%s histogram buckets changed (engine upgraded?): window restarted", l),
+				})
+			}
+			if dCnt > 0 {
+				mean = Some(mean.V + dSum/dCnt)
+			} else {
+				mean = None
+				break
+			}
+		}
+		if !isFirst {
+			spark(string(l)+SeriesLatencyMean, mean)
+		}
+	}
+	es.last = sm
+	es.n++
+	return events
+}
+
+// detectReset reports whether any cumulative value went backwards.
+func (es *endpointSeries) detectReset(sm Sample) bool {
+	return es.resetEvidence(sm) != ""
+}
+
+func (es *endpointSeries) resetEvidence(sm Sample) string {
+	for c, v := range sm.Counters {
+		if t := es.counters[c]; t != nil && v < t.raw {
+			return fmt.Sprintf("%s %g → %g", c, t.raw, v)
+		}
+	}
+	for l, h := range sm.Latencies {
+		if prev, ok := es.last.Latencies[l]; ok && len(h.Parts) == 0 && h.Count < prev.Count {
+			return fmt.Sprintf("%s count %g → %g", l, prev.Count, h.Count)
+		}
+	}
+	for r, v := range sm.FinishReasons {
+		if t := es.finish[r]; t != nil && v < t.raw {
+			return fmt.Sprintf("finished{%s} %g → %g", r, t.raw, v)
+		}
+	}
+	return ""
+}
+
+// Series returns a sparkline's points, oldest first; nil when unknown.
+func (s *Store) Series(k Key, name string) []Point {
+	es := s.pick(k)
+	if es == nil {
+		return nil
+	}
+	r := es.spark[name]
+	if r == nil {
+		return nil
+	}
+	return r.Slice()
+}
+
+// SeriesSince returns a sparkline's points newer than since.
+func (s *Store) SeriesSince(k Key, name string, since time.Time) []Point {
+	pts := s.Series(k, name)
+	i := sort.Search(len(pts), func(i int) bool { return pts[i].T.After(since) })
+	return pts[i:]
+}
+
+// pick prefers scraped data over log-derived data for the same key.
+func (s *Store) pick(k Key) *endpointSeries {
+	if es := s.series[srcKey{k, FromScrape}]; es != nil {
+		return es
+	}
+	return s.series[srcKey{k, FromLog}]
+}
+
+// HasSource reports whether data from src exists for k.
+func (s *Store) HasSource(k Key, src Source) bool { return s.series[srcKey{k, src}] != nil }

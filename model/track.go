@@ -1,0 +1,232 @@
+package model
+
+import (
+	"math"
+	"time"
+)
+
+// counterTrack turns one cumulative counter into a reset-corrected running
+// total, so a window's increase is a subtraction and a restart never yields a
+// negative rate (Prometheus' rate() semantics: after a reset the increase is
+// the new value).
+type counterTrack struct {
+	raw  float64 // last raw value
+	adj  float64 // reset-corrected cumulative
+	hist *Ring[tv]
+}
+
+type tv struct {
+	t time.Time
+	v float64
+}
+
+func newCounterTrack(points int) *counterTrack {
+	return &counterTrack{hist: NewRing[tv](points)}
+}
+
+// observe records a raw value; reset says the engine restarted since the
+// last sample. It returns the increase since the previous sample.
+func (c *counterTrack) observe(t time.Time, raw float64, first, reset bool, spacing time.Duration) float64 {
+	var inc float64
+	switch {
+	case first:
+	case reset || raw < c.raw:
+		inc = raw
+	default:
+		inc = raw - c.raw
+	}
+	c.raw = raw
+	c.adj += inc
+	pushSpaced(c.hist, tv{t, c.adj}, spacing)
+	return inc
+}
+
+// rate is the per-second increase over the window ending at the newest
+// point; None when fewer than two points span it.
+func (c *counterTrack) rate(window time.Duration) (Opt, time.Duration) {
+	base, last, ok := windowBounds(c.hist, window, func(tv) bool { return true })
+	if !ok {
+		return None, 0
+	}
+	dt := last.t.Sub(base.t)
+	return Some((last.v - base.v) / dt.Seconds()), dt
+}
+
+// increase is the reset-corrected increase over the window.
+func (c *counterTrack) increase(window time.Duration) (Opt, time.Duration) {
+	base, last, ok := windowBounds(c.hist, window, func(tv) bool { return true })
+	if !ok {
+		return None, 0
+	}
+	return Some(last.v - base.v), last.t.Sub(base.t)
+}
+
+// windowBounds finds the baseline for a window ending at the newest element:
+// the newest element at or before (last − window), or failing that the
+// oldest element accepted by same (same bucket layout). ok is false when the
+// baseline would be the last element itself.
+func windowBounds[T interface{ at() time.Time }](r *Ring[T], window time.Duration, same func(T) bool) (base, last T, ok bool) {
+	n := r.Len()
+	if n < 2 {
+		return base, last, false
+	}
+	last = r.At(n - 1)
+	start := last.at().Add(-window)
+	bi := -1
+	for i := n - 2; i >= 0; i-- {
+		e := r.At(i)
+		if !same(e) {
+			break
+		}
+		bi = i
+		if !e.at().After(start) {
+			break
+		}
+	}
+	if bi < 0 {
+		return base, last, false
+	}
+	base = r.At(bi)
+	return base, last, true
+}
+
+func (v tv) at() time.Time { return v.t }
+
+// histTrack keeps reset-corrected cumulative histogram snapshots so any
+// window's distribution is the difference of two snapshots. A change of
+// bucket layout (engine upgraded) starts a new epoch: windows never span two
+// layouts.
+type histTrack struct {
+	bounds []float64
+	raw    Histogram
+	adj    []float64 // reset-corrected cumulative bucket counts
+	adjSum float64
+	adjCnt float64
+	epoch  int
+	hist   *Ring[histPoint]
+	approx string
+}
+
+type histPoint struct {
+	t      time.Time
+	counts []float64
+	sum    float64
+	count  float64
+	epoch  int
+}
+
+func (h histPoint) at() time.Time { return h.t }
+
+func newHistTrack(points int) *histTrack {
+	return &histTrack{hist: NewRing[histPoint](points)}
+}
+
+func boundsOf(h Histogram) []float64 {
+	b := make([]float64, len(h.Buckets))
+	for i, x := range h.Buckets {
+		b[i] = x.UpperBound
+	}
+	return b
+}
+
+func sameBounds(a []float64, h Histogram) bool {
+	if len(a) != len(h.Buckets) {
+		return false
+	}
+	for i, b := range h.Buckets {
+		if a[i] != b.UpperBound && !(math.IsInf(a[i], 1) && math.IsInf(b.UpperBound, 1)) {
+			return false
+		}
+	}
+	return true
+}
+
+// observe records a raw cumulative histogram. It reports whether the bucket
+// layout changed, and returns the interval's (Δsum, Δcount).
+func (h *histTrack) observe(t time.Time, raw Histogram, first, reset bool, spacing time.Duration) (changed bool, dSum, dCnt float64) {
+	h.approx = raw.Approx
+	switch {
+	case first:
+		h.bounds = boundsOf(raw)
+		h.adj = make([]float64, len(raw.Buckets))
+		for i, b := range raw.Buckets {
+			h.adj[i] = b.Count
+		}
+		h.adjSum, h.adjCnt = raw.Sum, raw.Count
+	case !sameBounds(h.bounds, raw):
+		changed = true
+		h.epoch++
+		h.bounds = boundsOf(raw)
+		h.adj = make([]float64, len(raw.Buckets))
+		for i, b := range raw.Buckets {
+			h.adj[i] = b.Count
+		}
+		dSum, dCnt = h.deltaSumCount(raw, reset)
+		h.adjSum += dSum
+		h.adjCnt += dCnt
+	default:
+		reset = reset || raw.Count < h.raw.Count
+		for i, b := range raw.Buckets {
+			d := b.Count
+			if !reset {
+				d = b.Count - h.raw.Buckets[i].Count
+				if d < 0 {
+					d = 0
+				}
+			}
+			h.adj[i] += d
+		}
+		dSum, dCnt = h.deltaSumCount(raw, reset)
+		h.adjSum += dSum
+		h.adjCnt += dCnt
+	}
+	h.raw = raw
+	p := histPoint{t: t, counts: append([]float64(nil), h.adj...), sum: h.adjSum, count: h.adjCnt, epoch: h.epoch}
+	if changed {
+		h.hist.Push(p)
+	} else {
+		pushSpaced(h.hist, p, spacing)
+	}
+	return changed, dSum, dCnt
+}
+
+func (h *histTrack) deltaSumCount(raw Histogram, reset bool) (float64, float64) {
+	if reset || raw.Count < h.raw.Count || raw.Sum < h.raw.Sum {
+		return raw.Sum, raw.Count
+	}
+	return raw.Sum - h.raw.Sum, raw.Count - h.raw.Count
+}
+
+// window returns the distribution of observations in the window ending at
+// the newest snapshot.
+func (h *histTrack) window(window time.Duration) Dist {
+	d := Dist{Exposed: true, Approx: h.approx}
+	n := h.hist.Len()
+	if n == 0 {
+		return d
+	}
+	epoch := h.hist.At(n - 1).epoch
+	base, last, ok := windowBounds(h.hist, window, func(p histPoint) bool { return p.epoch == epoch })
+	if !ok {
+		return d
+	}
+	d.Window = last.t.Sub(base.t)
+	d.Count = last.count - base.count
+	if d.Count <= 0 {
+		d.Count = 0
+		return d
+	}
+	d.Mean = Some((last.sum - base.sum) / d.Count)
+	if len(h.bounds) == 0 {
+		return d
+	}
+	buckets := make([]Bucket, len(h.bounds))
+	for i, ub := range h.bounds {
+		buckets[i] = Bucket{UpperBound: ub, Count: last.counts[i] - base.counts[i]}
+	}
+	d.Estimate = true
+	d.P50 = BucketQuantile(0.50, buckets)
+	d.P90 = BucketQuantile(0.90, buckets)
+	d.P99 = BucketQuantile(0.99, buckets)
+	return d
+}
