@@ -86,12 +86,14 @@ func NewStore(cfg StoreConfig) *Store {
 	if cfg.MaxWindow <= 0 {
 		cfg.MaxWindow = DefaultStoreConfig.MaxWindow
 	}
-	if cfg.Points < 2 {
+	if cfg.Points < 3 {
 		cfg.Points = DefaultStoreConfig.Points
 	}
 	return &Store{
-		cfg:     cfg,
-		spacing: cfg.MaxWindow / time.Duration(cfg.Points-1),
+		cfg: cfg,
+		// Points−2 gaps between kept points, the newest point being live:
+		// the kept points then always span MaxWindow.
+		spacing: cfg.MaxWindow / time.Duration(cfg.Points-2),
 		series:  map[srcKey]*endpointSeries{},
 	}
 }
@@ -249,7 +251,7 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 			}
 			es.hists[l] = tracks
 		}
-		mean := Opt{}
+		mean, complete := 0.0, true
 		for i, p := range parts {
 			if h.Approx != "" {
 				p.Approx = h.Approx
@@ -263,14 +265,17 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 				})
 			}
 			if dCnt > 0 {
-				mean = Some(mean.V + dSum/dCnt)
+				mean += dSum / dCnt
 			} else {
-				mean = None
-				break
+				complete = false
 			}
 		}
 		if !isFirst {
-			spark(string(l)+SeriesLatencyMean, mean)
+			m := None
+			if complete {
+				m = Some(mean)
+			}
+			spark(string(l)+SeriesLatencyMean, m)
 		}
 	}
 	es.last = sm

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"sort"
 	"time"
 )
 
@@ -63,8 +64,9 @@ func (c *counterTrack) increase(window time.Duration) (Opt, time.Duration) {
 
 // windowBounds finds the baseline for a window ending at the newest element:
 // the newest element at or before (last − window), or failing that the
-// oldest element accepted by same (same bucket layout). ok is false when the
-// baseline would be the last element itself.
+// oldest element accepted by same. same must hold for a suffix of the ring
+// (bucket layouts only change forward). ok is false when no element before
+// the last qualifies. Both searches are binary: the ring is time-ordered.
 func windowBounds[T interface{ at() time.Time }](r *Ring[T], window time.Duration, same func(T) bool) (base, last T, ok bool) {
 	n := r.Len()
 	if n < 2 {
@@ -72,22 +74,20 @@ func windowBounds[T interface{ at() time.Time }](r *Ring[T], window time.Duratio
 	}
 	last = r.At(n - 1)
 	start := last.at().Add(-window)
-	bi := -1
-	for i := n - 2; i >= 0; i-- {
-		e := r.At(i)
-		if !same(e) {
-			break
-		}
-		bi = i
-		if !e.at().After(start) {
-			break
-		}
-	}
+	// first index whose time is after start; the baseline is the one before.
+	bi := sort.Search(n-1, func(i int) bool { return r.At(i).at().After(start) }) - 1
 	if bi < 0 {
+		bi = 0
+	}
+	// oldest index still in the newest layout.
+	first := sort.Search(n-1, func(i int) bool { return same(r.At(i)) })
+	if first >= n-1 {
 		return base, last, false
 	}
-	base = r.At(bi)
-	return base, last, true
+	if bi < first {
+		bi = first
+	}
+	return r.At(bi), last, true
 }
 
 func (v tv) at() time.Time { return v.t }

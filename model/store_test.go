@@ -1,0 +1,295 @@
+package model
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func at(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+
+func sample(sec int) Sample { return NewSample("http://e", "m", at(sec), FromScrape) }
+
+func hist(bounds []float64, counts []float64, sum float64) Histogram {
+	h := Histogram{Sum: sum}
+	for i, ub := range bounds {
+		h.Buckets = append(h.Buckets, Bucket{ub, counts[i]})
+	}
+	h.Count = counts[len(counts)-1]
+	return h
+}
+
+var inf = math.Inf(1)
+
+func TestCounterRateAndRestart(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	feed := func(sec int, v float64) []Event {
+		sm := sample(sec)
+		sm.Counters[GenTokens] = v
+		return s.Add(sm)
+	}
+	feed(0, 1000)
+	feed(10, 2000) // 100 tok/s
+	if st := s.State(k, time.Minute); !st.GenTPS.OK || st.GenTPS.V != 100 {
+		t.Fatalf("rate = %+v, want 100", st.GenTPS)
+	}
+	ev := feed(20, 300) // restart: 300 tokens since
+	if len(ev) != 1 || ev[0].Kind != KindRestart {
+		t.Fatalf("events = %+v, want one restart", ev)
+	}
+	st := s.State(k, time.Minute)
+	// Increase over 20 s = 1000 + 300 (Prometheus' reset handling); never negative.
+	if !st.GenTPS.OK || st.GenTPS.V != 65 {
+		t.Fatalf("rate across restart = %+v, want 65", st.GenTPS)
+	}
+	if len(st.Restarts) != 1 || !st.Restarts[0].Equal(at(20)) {
+		t.Fatalf("restarts = %v", st.Restarts)
+	}
+	for _, p := range s.Series(k, SeriesGenTPS) {
+		if p.OK && p.V < 0 {
+			t.Fatalf("negative rate in sparkline: %+v", p)
+		}
+	}
+	// The per-interval sparkline across the restart shows 300/10 s.
+	pts := s.Series(k, SeriesGenTPS)
+	if last := pts[len(pts)-1]; last.V != 30 {
+		t.Fatalf("sparkline after restart = %+v, want 30", last)
+	}
+}
+
+func TestMissingIsNotZero(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	for i := 0; i < 3; i++ {
+		sm := sample(i)
+		sm.Gauges[Running] = 0 // exposed and zero
+		s.Add(sm)
+	}
+	st := s.State(k, time.Minute)
+	if !st.Running.OK || st.Running.V != 0 {
+		t.Fatalf("running = %+v, want exposed 0", st.Running)
+	}
+	if st.KVUsage.OK || st.Waiting.OK || st.GenTPS.OK || st.PrefixHit.OK {
+		t.Fatalf("unexposed values must be absent: %+v", st)
+	}
+	if d := st.Latency[TTFT]; d.Exposed || d.P50.OK {
+		t.Fatalf("unexposed TTFT = %+v", d)
+	}
+	b, _ := json.Marshal(MetricsOf(st))
+	for _, want := range []string{`"running":0`, `"kv_cache_usage_ratio":null`, `"ttft_ms":{"p50":null,"p90":null,"p99":null,"mean":null,"count":null`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s: %s", want, b)
+		}
+	}
+}
+
+func TestHistogramWindowFromBucketDeltas(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	bounds := []float64{0.1, 0.5, 1, inf}
+	add := func(sec int, counts []float64, sum float64) {
+		sm := sample(sec)
+		sm.Latencies[TTFT] = hist(bounds, counts, sum)
+		s.Add(sm)
+	}
+	add(0, []float64{100, 100, 100, 100}, 5) // history before the window: all fast
+	add(60, []float64{100, 100, 100, 100}, 5)
+	if d := s.State(k, time.Minute).Latency[TTFT]; d.P50.OK || d.Mean.OK || !d.Exposed || d.Count != 0 {
+		t.Fatalf("no new observations must be no data, got %+v", d)
+	}
+	// 10 new observations, all in (0.5, 1].
+	add(120, []float64{100, 100, 110, 110}, 12)
+	d := s.State(k, time.Minute).Latency[TTFT]
+	if !d.Estimate || d.Count != 10 || d.Window != time.Minute {
+		t.Fatalf("dist = %+v", d)
+	}
+	if math.Abs(d.P50.V-0.75) > 1e-9 || math.Abs(d.Mean.V-0.7) > 1e-9 {
+		t.Fatalf("p50 %v mean %v, want 0.75 and 0.7 (old fast requests are outside the window)", d.P50, d.Mean)
+	}
+	// The 15-minute window includes nothing older either, since all
+	// previous observations predate the first sample.
+	if d := s.State(k, 15*time.Minute).Latency[TTFT]; d.Count != 10 || d.Window != 2*time.Minute {
+		t.Fatalf("long window = %+v, want 10 obs over 2m", d)
+	}
+}
+
+func TestHistogramBucketsChangeStartsNewWindow(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	sm := sample(0)
+	sm.Latencies[ITL] = hist([]float64{0.01, inf}, []float64{5, 10}, 1)
+	s.Add(sm)
+	sm = sample(10)
+	sm.Latencies[ITL] = hist([]float64{0.01, inf}, []float64{10, 20}, 2)
+	s.Add(sm)
+	sm = sample(20) // upgraded engine: new layout, counters continued
+	sm.Latencies[ITL] = hist([]float64{0.01, 0.05, inf}, []float64{12, 24, 24}, 2.2)
+	ev := s.Add(sm)
+	if len(ev) != 1 || ev[0].Kind != KindBucketsChanged {
+		t.Fatalf("events = %+v", ev)
+	}
+	if d := s.State(k, time.Minute).Latency[ITL]; d.P50.OK {
+		t.Fatalf("a window must not span two layouts: %+v", d)
+	}
+	sm = sample(30)
+	sm.Latencies[ITL] = hist([]float64{0.01, 0.05, inf}, []float64{12, 34, 34}, 2.5)
+	s.Add(sm)
+	d := s.State(k, time.Minute).Latency[ITL]
+	if d.Count != 10 || d.Window != 10*time.Second || !d.P50.OK || d.P50.V <= 0.01 || d.P50.V > 0.05 {
+		t.Fatalf("after change = %+v", d)
+	}
+}
+
+func TestHistogramResetMidWindow(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	b := []float64{1, inf}
+	for i, c := range [][]float64{{50, 50}, {60, 60}, {5, 5}} { // restart at the third
+		sm := sample(i * 10)
+		sm.Latencies[E2E] = hist(b, c, c[1]*0.5)
+		s.Add(sm)
+	}
+	d := s.State(k, time.Minute).Latency[E2E]
+	if d.Count != 15 || math.Abs(d.Mean.V-0.5) > 1e-9 {
+		t.Fatalf("window across reset = %+v, want 10+5 observations, mean 0.5", d)
+	}
+}
+
+func TestMeanOnlyAndComposite(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	for i, v := range []float64{0, 100} {
+		sm := sample(i * 10)
+		// llama.cpp style: seconds / tokens counters.
+		sm.Latencies[TPOT] = Histogram{Sum: v * 0.02, Count: v}
+		// TGI style: TTFT ≈ validation + queue + prefill means.
+		sm.Latencies[TTFT] = Histogram{Approx: "validation+queue+prefill", Parts: []Histogram{
+			{Sum: v * 0.001, Count: v}, {Sum: v * 0.1, Count: v}, {Sum: v * 0.05, Count: v},
+		}}
+		s.Add(sm)
+	}
+	st := s.State(k, time.Minute)
+	if d := st.Latency[TPOT]; d.Estimate || d.P50.OK || math.Abs(d.Mean.V-0.02) > 1e-12 {
+		t.Fatalf("mean-only TPOT = %+v", d)
+	}
+	if d := st.Latency[TTFT]; d.Approx == "" || math.Abs(d.Mean.V-0.151) > 1e-12 || d.P99.OK {
+		t.Fatalf("composite TTFT = %+v", d)
+	}
+}
+
+func TestPrefixHitFromCountersAndFinishShare(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	for i, v := range []float64{0, 1} {
+		sm := sample(i * 10)
+		sm.Counters[PrefixQueries] = 1000 + v*1000
+		sm.Counters[PrefixHits] = 100 + v*250
+		sm.FinishReasons["stop"] = 10 + v*30
+		sm.FinishReasons["length"] = 5 + v*10
+		s.Add(sm)
+	}
+	st := s.State(k, time.Minute)
+	if st.PrefixHit.V != 0.25 {
+		t.Fatalf("prefix hit = %+v, want 0.25 over the window", st.PrefixHit)
+	}
+	if st.FinishShare["stop"] != 0.75 || st.FinishShare["length"] != 0.25 || st.Reasons()[0] != "stop" {
+		t.Fatalf("finish share = %+v", st.FinishShare)
+	}
+}
+
+func TestStoreMemoryIsBounded(t *testing.T) {
+	cfg := StoreConfig{MaxWindow: time.Minute, Points: 16}
+	s := NewStore(cfg)
+	k := Key{"http://e", "m"}
+	for i := 0; i < 10000; i++ {
+		sm := NewSample("http://e", "m", t0.Add(time.Duration(i)*250*time.Millisecond), FromScrape)
+		sm.Gauges[Running] = float64(i % 7)
+		sm.Counters[GenTokens] = float64(i * 10)
+		sm.Latencies[TTFT] = hist([]float64{1, inf}, []float64{float64(i), float64(i)}, float64(i))
+		s.Add(sm)
+	}
+	if n := len(s.Series(k, string(Running))); n > 16 {
+		t.Fatalf("series holds %d points, cap 16", n)
+	}
+	es := s.series[srcKey{k, FromScrape}]
+	if es.hists[TTFT][0].hist.Len() > 16 || es.counters[GenTokens].hist.Len() > 16 {
+		t.Fatal("window history exceeds its cap")
+	}
+	// Spaced points still cover the whole window.
+	st := s.State(k, time.Minute)
+	if st.RateWindow < 55*time.Second || math.Abs(st.GenTPS.V-40) > 1e-9 {
+		t.Fatalf("rate window %v rate %v, want ≈1m and 40/s", st.RateWindow, st.GenTPS)
+	}
+}
+
+func TestOutOfOrderSampleIgnored(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	for _, sec := range []int{0, 10, 5} {
+		sm := sample(sec)
+		sm.Counters[Requests] = float64(sec)
+		s.Add(sm)
+	}
+	if st := s.State(k, time.Minute); st.RequestsPS.V != 1 || len(st.Restarts) != 0 {
+		t.Fatalf("state = %+v", st)
+	}
+}
+
+func TestScrapeWinsOverLog(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	lg := NewSample("http://e", "m", at(0), FromLog)
+	lg.Gauges[Running] = 3
+	s.Add(lg)
+	if st := s.State(k, time.Minute); st.Running.V != 3 || st.Source != FromLog {
+		t.Fatalf("log-only state = %+v", st)
+	}
+	sc := sample(1)
+	sc.Gauges[Running] = 4
+	s.Add(sc)
+	if st := s.State(k, time.Minute); st.Running.V != 4 || st.Source != FromScrape {
+		t.Fatalf("scraped state = %+v", st)
+	}
+	if st := s.StateFrom(k, FromLog, time.Minute); st.Running.V != 3 {
+		t.Fatalf("log state for cross-check = %+v", st)
+	}
+	if len(s.Keys()) != 1 {
+		t.Fatalf("keys = %v", s.Keys())
+	}
+}
+
+func TestOptJSON(t *testing.T) {
+	var o struct{ A, B Opt }
+	o.A = Some(1.5)
+	o.B = Some(math.NaN())
+	b, _ := json.Marshal(o)
+	if string(b) != `{"A":1.5,"B":null}` {
+		t.Fatalf("json = %s", b)
+	}
+	var back struct{ A, B Opt }
+	if err := json.Unmarshal(b, &back); err != nil || back.A != o.A || back.B.OK {
+		t.Fatalf("round trip = %+v %v", back, err)
+	}
+}
+
+func TestRing(t *testing.T) {
+	r := NewRing[int](3)
+	for i := 1; i <= 5; i++ {
+		r.Push(i)
+	}
+	if got := r.Slice(); len(got) != 3 || got[0] != 3 || got[2] != 5 {
+		t.Fatalf("ring = %v", got)
+	}
+	if v, ok := r.Last(); !ok || v != 5 {
+		t.Fatal("last")
+	}
+	r.SetLast(9)
+	if r.At(2) != 9 {
+		t.Fatal("setlast")
+	}
+}
