@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/spf13/cobra"
+
+	"github.com/llmtop/llmtop/tui"
+)
+
+// monitorOptions is what the monitor needs besides the flags: the root
+// command passes the URLs (given or discovered), `llmtop demo` also the
+// simulator's log and load.
+type monitorOptions struct {
+	URLs      []string
+	Simulated bool              // badge SIMULATED everywhere
+	SimLog    io.Reader         // demo: the simulator's log
+	SimGPU    func() SimGPULoad // demo: drives the simulated GPUs
+	// Extra are Bubble Tea commands started with the program (a demo's
+	// scenario driver, for example). The messages they return reach every
+	// tui component that implements tui.Receiver.
+	Extra []tea.Cmd
+}
+
+// monitorFlags are the monitor's own flags, persistent so that `llmtop demo`
+// takes them too. Sources must not define flags with these names.
+var monitorFlags struct {
+	interval time.Duration
+	window   time.Duration
+	noColor  bool
+	config   string
+}
+
+func init() {
+	root.Args = cobra.ArbitraryArgs
+	root.RunE = runRoot
+	fs := root.PersistentFlags()
+	fs.DurationVar(&monitorFlags.interval, "interval", time.Second, "refresh interval, 250ms–1m (+/- change it live)")
+	fs.DurationVar(&monitorFlags.window, "window", time.Minute, "window for rates and percentiles: 1m, 5m or 15m ([/] change it live)")
+	fs.BoolVar(&monitorFlags.noColor, "no-color", false, "draw without colour (NO_COLOR is honoured too)")
+	fs.StringVar(&monitorFlags.config, "config", "", "config file (default $XDG_CONFIG_HOME/llmtop/config.toml)")
+}
+
+// discoverLocal finds engines on this machine; discover.go sets it once
+// the probe package is wired. It returns base URLs.
+var discoverLocal func(ctx context.Context) []string
+
+// runRoot is `llmtop [URL...]`: monitor the given endpoints, or the ones
+// found on this machine, or say how to go on when there are none.
+func runRoot(cmd *cobra.Command, args []string) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	urls := args
+	if len(urls) == 0 {
+		cfg, err := loadConfig(monitorFlags.config)
+		if err != nil {
+			return err
+		}
+		urls = cfg.Endpoints
+	}
+	if len(urls) == 0 && discoverLocal != nil {
+		urls = discoverLocal(ctx)
+	}
+	if len(urls) == 0 {
+		fmt.Fprint(cmd.OutOrStdout(), nothingFound)
+		return &exitError{code: 3, err: errors.New("")}
+	}
+	return runMonitor(ctx, monitorOptions{URLs: urls})
+}
+
+const nothingFound = `No LLM inference server found on this machine.
+
+llmtop looked on 127.0.0.1 at the usual ports: 8000 (vLLM), 30000 (SGLang),
+8080 (TGI, llama.cpp), 9931, 3000, 80, 11434 (Ollama), 8002 (Triton).
+
+  Watch a server:            llmtop http://HOST:PORT
+  Several at once:           llmtop http://a:8000 http://b:8000
+  See it work without GPUs:  llmtop demo
+
+`
+
+// runMonitor builds the sources' environment, starts every registered
+// source and runs the screen until the user quits or ctx ends.
+func runMonitor(ctx context.Context, opts monitorOptions) error {
+	cfg, err := loadConfig(monitorFlags.config)
+	if err != nil {
+		return err
+	}
+	urls := make([]string, 0, len(opts.URLs))
+	for _, u := range opts.URLs {
+		urls = append(urls, normalizeURL(u))
+	}
+	interval := clampInterval(pick(monitorFlags.interval, cfg.Interval, flagSet("interval")))
+	window := pick(monitorFlags.window, cfg.Window, flagSet("window"))
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	env := &monitorEnv{URLs: urls, Interval: interval, SimLog: opts.SimLog, SimGPU: opts.SimGPU}
+
+	// The sources start in a goroutine once the program runs (Send blocks
+	// until then); started guards env.OnInterval, which Start appends to.
+	started := make(chan struct{})
+	var mu sync.Mutex
+	setInterval := func(d time.Duration) {
+		select {
+		case <-started:
+		case <-ctx.Done():
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, f := range env.OnInterval {
+			f(d)
+		}
+	}
+	statuses := map[string]string{}
+	for _, p := range sourcePlugins {
+		statuses[p.Name] = ""
+	}
+	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
+	m := tui.New(tui.Options{
+		Endpoints: urls, Interval: interval, Window: window, Simulated: opts.Simulated,
+		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot,
+		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,
+		Init: opts.Extra,
+	})
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if noColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	p := tea.NewProgram(m, popts...)
+	env.Send = func(msg any) { p.Send(msg) }
+
+	go func() {
+		defer close(started)
+		for _, sp := range sourcePlugins {
+			if sp.Start == nil {
+				continue
+			}
+			mu.Lock()
+			err := sp.Start(ctx, env)
+			mu.Unlock()
+			if err != nil {
+				p.Send(tui.SourceStatusMsg{Name: sp.Name, Err: err.Error()})
+			}
+		}
+	}()
+
+	_, err = p.Run()
+	cancel()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return err
+	}
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// flagSet reports whether the user gave a monitor flag on the command line
+// (so it wins over the config file).
+func flagSet(name string) bool {
+	f := root.PersistentFlags().Lookup(name)
+	return f != nil && f.Changed
+}
+
+func pick(flag, fromConfig time.Duration, given bool) time.Duration {
+	if given || fromConfig <= 0 {
+		return flag
+	}
+	return fromConfig
+}
+
+func clampInterval(d time.Duration) time.Duration {
+	return min(max(d, 250*time.Millisecond), time.Minute)
+}
+
+// normalizeURL accepts "host:port" and trims a trailing slash, so the same
+// endpoint always has the same ID.
+func normalizeURL(u string) string {
+	u = strings.TrimSpace(u)
+	if !strings.Contains(u, "://") {
+		u = "http://" + u
+	}
+	return strings.TrimRight(u, "/")
+}
+
+// saveSnapshot writes the `s` key's snapshot into the current directory.
+func saveSnapshot(data []byte) (string, error) {
+	name := "llmtop-snapshot-" + time.Now().UTC().Format("20060102T150405Z") + ".json"
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		return "", err
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs, nil
+	}
+	return name, nil
+}

@@ -1,0 +1,223 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the optional user config ($XDG_CONFIG_HOME/llmtop/config.toml),
+// a small TOML subset:
+//
+//	theme = "auto"            # auto, dark, light, mono
+//	no_color = false
+//	endpoints = ["http://127.0.0.1:8000", "http://10.0.0.7:30000"]
+//	interval = "1s"
+//	window = "5m"
+//
+//	[thresholds]
+//	ttft_p99_ms = 200
+//	itl_p99_ms = 50
+//	kv_warn_pct = 85
+//	kv_crit_pct = 95
+//	waiting_max = 0
+//	gpu_temp_c = 83
+//	gpu_mem_pct = 98
+//	gpu_idle_pct = 30
+//
+//	[keys]
+//	quit = ["q", "ctrl+c"]
+//	logs = "L"
+type Config struct {
+	Theme      string
+	NoColor    bool
+	Endpoints  []string
+	Interval   time.Duration
+	Window     time.Duration
+	Thresholds Thresholds
+	Keys       KeyMap
+}
+
+// DefaultConfig is the config without a file.
+func DefaultConfig() Config {
+	return Config{Theme: "auto", Thresholds: DefaultThresholds, Keys: DefaultKeyMap()}
+}
+
+// ParseConfig reads a config file's bytes; name is used in errors, which
+// read "name:line: what is wrong".
+func ParseConfig(name string, data []byte) (Config, error) {
+	c := DefaultConfig()
+	section := ""
+	for i, raw := range strings.Split(string(data), "\n") {
+		line := strings.TrimSpace(stripComment(raw))
+		if line == "" {
+			continue
+		}
+		fail := func(format string, a ...any) error {
+			return fmt.Errorf("%s:%d: %s", name, i+1, fmt.Sprintf(format, a...))
+		}
+		if strings.HasPrefix(line, "[") {
+			if !strings.HasSuffix(line, "]") {
+				return c, fail("section header %q is missing its ]", line)
+			}
+			section = strings.TrimSpace(line[1 : len(line)-1])
+			if section != "thresholds" && section != "keys" {
+				return c, fail("unknown section [%s] (known: [thresholds], [keys])", section)
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return c, fail("expected key = value, got %q", line)
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		var err error
+		switch section {
+		case "":
+			err = c.setTop(k, v)
+		case "thresholds":
+			err = c.setThreshold(k, v)
+		case "keys":
+			var keys []string
+			if keys, err = parseList(v); err == nil {
+				err = c.Keys.Rebind(k, keys)
+			}
+		}
+		if err != nil {
+			return c, fail("%v", err)
+		}
+	}
+	return c, nil
+}
+
+// stripComment drops a # comment that is not inside a quoted string.
+func stripComment(s string) string {
+	in := false
+	for i, r := range s {
+		switch {
+		case r == '"':
+			in = !in
+		case r == '#' && !in:
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func (c *Config) setTop(k, v string) error {
+	switch k {
+	case "theme":
+		s, err := parseString(v)
+		if err != nil {
+			return err
+		}
+		switch s {
+		case "auto", "dark", "light", "mono":
+			c.Theme = s
+		default:
+			return fmt.Errorf("theme %q: use auto, dark, light or mono", s)
+		}
+	case "no_color":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("no_color: want true or false, got %s", v)
+		}
+		c.NoColor = b
+	case "endpoints":
+		l, err := parseList(v)
+		if err != nil {
+			return err
+		}
+		c.Endpoints = l
+	case "interval", "window":
+		s, err := parseString(v)
+		if err != nil {
+			return err
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%s: want a duration such as \"1s\" or \"5m\", got %s", k, v)
+		}
+		if k == "interval" {
+			c.Interval = d
+		} else {
+			c.Window = d
+		}
+	default:
+		return fmt.Errorf("unknown setting %q (known: theme, no_color, endpoints, interval, window; sections [thresholds], [keys])", k)
+	}
+	return nil
+}
+
+func (c *Config) setThreshold(k, v string) error {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || x < 0 {
+		return fmt.Errorf("%s: want a number ≥ 0, got %s", k, v)
+	}
+	t := &c.Thresholds
+	ms := func(x float64) time.Duration { return time.Duration(x * float64(time.Millisecond)) }
+	switch k {
+	case "ttft_p99_ms":
+		t.TTFTp99 = ms(x)
+	case "itl_p99_ms":
+		t.ITLp99 = ms(x)
+	case "kv_warn_pct":
+		t.KVWarn = x / 100
+	case "kv_crit_pct":
+		t.KVCrit = x / 100
+	case "waiting_max":
+		t.WaitingMax = x
+	case "gpu_temp_c":
+		t.GPUTemp = x
+	case "gpu_mem_pct":
+		t.GPUMem = x / 100
+	case "gpu_idle_pct":
+		t.GPUIdle = x
+	default:
+		return fmt.Errorf("unknown threshold %q (known: ttft_p99_ms, itl_p99_ms, kv_warn_pct, kv_crit_pct, waiting_max, gpu_temp_c, gpu_mem_pct, gpu_idle_pct)", k)
+	}
+	return nil
+}
+
+// parseString reads "quoted" or bare text.
+func parseString(v string) (string, error) {
+	if strings.HasPrefix(v, `"`) {
+		s, err := strconv.Unquote(v)
+		if err != nil {
+			return "", fmt.Errorf("bad string %s", v)
+		}
+		return s, nil
+	}
+	if v == "" {
+		return "", fmt.Errorf("missing value")
+	}
+	return v, nil
+}
+
+// parseList reads ["a", "b"] or a single string.
+func parseList(v string) ([]string, error) {
+	if !strings.HasPrefix(v, "[") {
+		s, err := parseString(v)
+		if err != nil {
+			return nil, err
+		}
+		return []string{s}, nil
+	}
+	if !strings.HasSuffix(v, "]") {
+		return nil, fmt.Errorf("list %s is missing its ] (lists must be on one line)", v)
+	}
+	var out []string
+	for _, item := range strings.Split(v[1:len(v)-1], ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		s, err := parseString(item)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -1,0 +1,209 @@
+package tui
+
+import (
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Data is the picture every pane and overlay renders from. The root model
+// owns it and changes it only in Update; components read it.
+type Data struct {
+	Store *model.Store
+	// Now is the time of the newest tick or message: the screen's clock.
+	Now      time.Time
+	Started  time.Time
+	Interval time.Duration
+	Window   time.Duration
+	Paused   bool
+
+	// Endpoints are the watched endpoints in the order given; Info holds
+	// what their newest scrape said.
+	Endpoints []string
+	Info      map[string]*EndpointInfo
+	// Selected indexes Store.Keys() (the endpoint+model on screen).
+	Selected int
+
+	GPU    *model.GPUSnapshot
+	Events *EventLog
+	Logs   *LogRing
+	// FromLog counts stats samples parsed from logs.
+	FromLog int
+
+	// Version increases on every change of data, so a component can cache
+	// what it derives (findings, rendered charts) until the next change.
+	Version uint64
+	// Sources are the registered sources and why each is absent ("" when
+	// it runs).
+	Sources map[string]string
+
+	Simulated  bool
+	Styles     *Styles
+	Thresholds Thresholds
+	Keys       KeyMap
+
+	state      model.State
+	stateValid bool
+}
+
+// EndpointInfo is an endpoint's newest scrape without its samples.
+type EndpointInfo struct {
+	URL       string
+	Identity  model.Identity
+	Last      time.Time // newest scrape, successful or not
+	LastOK    time.Time // newest scrape with metrics
+	FirstSeen time.Time
+	Err       string
+	ErrKind   model.ScrapeErrKind
+	Hint      string
+	Took      time.Duration
+	Scrapes   int
+}
+
+// Key is the endpoint+model on screen; ok is false before any sample.
+func (d *Data) Key() (model.Key, bool) {
+	keys := d.Store.Keys()
+	if len(keys) == 0 {
+		return model.Key{}, false
+	}
+	i := d.Selected
+	if i < 0 || i >= len(keys) {
+		i = 0
+	}
+	return keys[i], true
+}
+
+// State is the selected key's state over the window, computed once per
+// change of data or window.
+func (d *Data) State() model.State {
+	if d.stateValid {
+		return d.state
+	}
+	k, ok := d.Key()
+	if !ok {
+		d.state = model.State{Window: d.Window, Latency: map[model.Latency]model.Dist{}}
+	} else {
+		d.state = d.Store.State(k, d.Window)
+	}
+	d.stateValid = true
+	return d.state
+}
+
+// Series is a sparkline of the selected key over the window.
+func (d *Data) Series(name string) []model.Point {
+	k, ok := d.Key()
+	if !ok {
+		return nil
+	}
+	return d.Store.SeriesSince(k, name, d.Now.Add(-d.Window))
+}
+
+// invalidate drops cached derived values after data changed.
+func (d *Data) invalidate() { d.stateValid = false; d.Version++ }
+
+// Endpoint returns the info of the selected key's endpoint (nil before
+// any scrape).
+func (d *Data) Endpoint() *EndpointInfo {
+	if k, ok := d.Key(); ok {
+		if e := d.Info[k.Endpoint]; e != nil {
+			return e
+		}
+	}
+	if len(d.Endpoints) > 0 {
+		return d.Info[d.Endpoints[0]]
+	}
+	return nil
+}
+
+// Stale reports whether an endpoint's newest scrape is older than three
+// refresh intervals.
+func (d *Data) Stale(e *EndpointInfo) bool {
+	if e == nil || e.Last.IsZero() || d.Paused {
+		return false
+	}
+	return d.Now.Sub(e.Last) > 3*d.Interval
+}
+
+// Health is an endpoint's badge: UP, DEGRADED, DOWN, STALE or RESTARTED,
+// with its level. SIMULATED is shown beside it (see Data.Simulated).
+func (d *Data) Health(e *EndpointInfo) (string, Level) {
+	if e == nil || e.Scrapes == 0 {
+		return "WAITING", LevelNone
+	}
+	switch {
+	case e.ErrKind == model.ErrRefused || e.ErrKind == model.ErrTimeout || e.ErrKind == model.ErrUnreachable ||
+		e.Identity.Health == model.HealthDown:
+		return "DOWN", LevelCrit
+	case d.Stale(e):
+		return "STALE", LevelWarn
+	}
+	st := d.Store.State(model.Key{Endpoint: e.URL, Model: firstModel(e)}, d.Window)
+	if n := len(st.Restarts); n > 0 && d.Now.Sub(st.Restarts[n-1]) < d.Window {
+		return "RESTARTED", LevelWarn
+	}
+	if e.Err != "" || (e.Identity.Health != model.HealthUp && e.Identity.Health != model.HealthUnknown && e.Identity.Health != "") {
+		return "DEGRADED", LevelWarn
+	}
+	return "UP", LevelOK
+}
+
+func firstModel(e *EndpointInfo) string {
+	if len(e.Identity.Models) > 0 {
+		return e.Identity.Models[0].ID
+	}
+	return ""
+}
+
+// EventLog keeps recent events newest last, collapsing an event that
+// repeats the previous one of the same kind into a count.
+type EventLog struct {
+	ring *model.Ring[EventEntry]
+}
+
+// EventEntry is one event, or a run of identical ones.
+type EventEntry struct {
+	model.Event
+	Count int
+	First time.Time
+}
+
+// NewEventLog keeps at most n entries.
+func NewEventLog(n int) *EventLog { return &EventLog{ring: model.NewRing[EventEntry](n)} }
+
+// Add records an event; a repeat of the newest entry (same endpoint, kind
+// and title) bumps its count instead.
+func (l *EventLog) Add(e model.Event) {
+	if last, ok := l.ring.Last(); ok && last.Endpoint == e.Endpoint && last.Kind == e.Kind && last.Title == e.Title {
+		last.Count++
+		last.Time = e.Time
+		last.Line = e.Line
+		l.ring.SetLast(last)
+		return
+	}
+	l.ring.Push(EventEntry{Event: e, Count: 1, First: e.Time})
+}
+
+// Len is the number of entries.
+func (l *EventLog) Len() int { return l.ring.Len() }
+
+// Newest returns the i-th newest entry (0 is the newest).
+func (l *EventLog) Newest(i int) EventEntry { return l.ring.At(l.ring.Len() - 1 - i) }
+
+// LogRing keeps the newest log lines; Seq numbers every line ever added so
+// a view can tell how many were dropped.
+type LogRing struct {
+	ring *model.Ring[model.LogLine]
+	Seq  int
+}
+
+// NewLogRing keeps at most n lines.
+func NewLogRing(n int) *LogRing { return &LogRing{ring: model.NewRing[model.LogLine](n)} }
+
+// Add appends a line.
+func (r *LogRing) Add(l model.LogLine) { r.ring.Push(l); r.Seq++ }
+
+// Len is the number of lines held.
+func (r *LogRing) Len() int { return r.ring.Len() }
+
+// At returns the i-th held line, oldest first.
+func (r *LogRing) At(i int) model.LogLine { return r.ring.At(i) }

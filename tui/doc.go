@@ -1,0 +1,28 @@
+// Package tui owns llmtop's monitor screen: the Bubble Tea root model, its
+// panes (header, latency, throughput, scheduler, GPU, events, diagnosis,
+// endpoints), full-screen overlays (help, explain, log view…), the keymap and
+// the semantic theme.
+//
+// Data arrives only as messages (model.Scrape, model.GPUSnapshot,
+// model.LogLine, model.Sample from logs, model.Event), delivered by the
+// sources through Program.Send. Update feeds them into state the root owns (a
+// model.Store, rings of events and log lines); View renders from that state.
+// Neither does I/O: saving a snapshot and changing the sources' interval run
+// in tea.Cmds through functions injected in Options.
+//
+// # Extension points
+//
+// Other features add a component with a one-line registration in an init
+// function of their own file in this package:
+//
+//	func init() { RegisterPane(PaneSpec{ID: "diagnosis", Slot: 6, New: newFindingsPane}) }
+//	func init() { RegisterOverlay(OverlaySpec{ID: "bench", Key: DefaultKeyMap().Bench, New: newBenchForm}) }
+//
+// Registering an existing pane ID replaces that pane: the diagnosis feature
+// replaces the built-in symptom table ("diagnosis") with its ranked findings,
+// computed from Data (pure) and cached until Data.Version changes. An overlay registered for
+// the reserved keys b (benchmark) and d (diagnosis list) enables them. Any
+// message the root does not know is passed to every pane and overlay that
+// implements Receiver, so a component can start work with its own tea.Cmd
+// and receive its own result messages.
+package tui

@@ -1,0 +1,159 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// missing is how an absent number renders everywhere.
+const missing = "--"
+
+// fmtSec formats a duration in seconds: "850µs", "45ms", "1.23s", "2m05s".
+func fmtSec(v model.Opt) string {
+	if !v.OK {
+		return missing
+	}
+	s := v.V
+	switch {
+	case s < 0:
+		return missing
+	case s < 0.001:
+		return fmt.Sprintf("%.0fµs", s*1e6)
+	case s < 0.0995:
+		return trimZero(fmt.Sprintf("%.1f", s*1000)) + "ms"
+	case s < 1:
+		return fmt.Sprintf("%.0fms", s*1000)
+	case s < 10:
+		return fmt.Sprintf("%.2fs", s)
+	case s < 100:
+		return fmt.Sprintf("%.1fs", s)
+	default:
+		d := time.Duration(s * float64(time.Second)).Round(time.Second)
+		return fmtDur(d)
+	}
+}
+
+func trimZero(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// fmtDur formats a span for labels: "1s", "250ms", "1m", "5m30s", "2h10m".
+func fmtDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		m, s := int(d.Minutes()), int(d.Seconds())%60
+		if s == 0 {
+			return fmt.Sprintf("%dm", m)
+		}
+		return fmt.Sprintf("%dm%02ds", m, s)
+	case d < 48*time.Hour:
+		d = d.Round(time.Minute)
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	default:
+		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+	}
+}
+
+// fmtNum formats a count or rate with k/M suffixes: "12", "3.4", "12.3k".
+func fmtNum(v model.Opt) string {
+	if !v.OK {
+		return missing
+	}
+	x := v.V
+	a := math.Abs(x)
+	switch {
+	case a >= 1e9:
+		return trimZero(fmt.Sprintf("%.1f", x/1e9)) + "G"
+	case a >= 1e6:
+		return trimZero(fmt.Sprintf("%.1f", x/1e6)) + "M"
+	case a >= 1e4:
+		return trimZero(fmt.Sprintf("%.1f", x/1e3)) + "k"
+	case a >= 100 || x == math.Trunc(x):
+		return fmt.Sprintf("%.0f", x)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", x)
+	default:
+		return fmt.Sprintf("%.2f", x)
+	}
+}
+
+// fmtPct formats a 0–1 ratio as a percentage.
+func fmtPct(v model.Opt) string {
+	if !v.OK {
+		return missing
+	}
+	p := v.V * 100
+	if p > 0 && p < 10 {
+		return trimZero(fmt.Sprintf("%.1f", p)) + "%"
+	}
+	return fmt.Sprintf("%.0f%%", p)
+}
+
+// fmtBytes formats a byte count in binary units: "71.2Gi".
+func fmtBytes(v model.Opt) string {
+	if !v.OK {
+		return missing
+	}
+	x := v.V
+	units := []string{"B", "Ki", "Mi", "Gi", "Ti"}
+	i := 0
+	for x >= 1024 && i < len(units)-1 {
+		x /= 1024
+		i++
+	}
+	if i == 0 || x >= 100 {
+		return fmt.Sprintf("%.0f%s", x, units[i])
+	}
+	return fmt.Sprintf("%.1f%s", x, units[i])
+}
+
+// fmtTokens formats a token count: "128k", "1.3M".
+func fmtTokens(v model.Opt) string {
+	if !v.OK {
+		return missing
+	}
+	if v.V >= 1000 && v.V < 1e4 {
+		return trimZero(fmt.Sprintf("%.1f", v.V/1000)) + "k"
+	}
+	return fmtNum(v)
+}
+
+func sortStrings(s []string) []string { sort.Strings(s); return s }
+
+// clip cuts a plain string to at most w cells with an ellipsis.
+func clip(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	if w == 1 {
+		return "…"
+	}
+	return string(r[:w-1]) + "…"
+}
+
+// optOf reads a gauge-like float that may be absent.
+func optOf(v float64, ok bool) model.Opt {
+	if !ok {
+		return model.None
+	}
+	return model.Some(v)
+}

@@ -1,0 +1,129 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// renderHeader is the top bar: health badge, engine, model, context,
+// uptime, interval and window; a second line names the endpoint(s) and,
+// when the newest scrape failed, why and what to do.
+func renderHeader(d *Data, w int) []string {
+	s := d.Styles
+	e := d.Endpoint()
+	badge, lvl := d.Health(e)
+	var b strings.Builder
+	b.WriteString(s.Title.Render("llmtop") + " ")
+	b.WriteString(s.Badge(lvl).Render(" " + badge + " "))
+	if d.Simulated || (e != nil && e.Identity.Simulated) {
+		b.WriteString(" " + s.BadgeInfo.Render(" SIMULATED "))
+	}
+	if d.Paused {
+		b.WriteString(" " + s.BadgeWarn.Render(" PAUSED "))
+	}
+	parts := []string{}
+	if e != nil && e.Identity.Engine != "" {
+		eng := string(e.Identity.Engine)
+		if e.Identity.Version != "" {
+			eng += " " + e.Identity.Version
+		}
+		parts = append(parts, eng)
+	} else {
+		parts = append(parts, "engine "+missing)
+	}
+	k, _ := d.Key()
+	mi := modelInfo(e, k.Model)
+	name := k.Model
+	if name == "" && mi != nil {
+		name = mi.ID
+	}
+	if name == "" {
+		name = missing
+	}
+	parts = append(parts, "model "+name)
+	ctx := missing
+	if mi != nil && mi.MaxContext > 0 {
+		ctx = fmtTokens(model.Some(float64(mi.MaxContext)))
+	}
+	parts = append(parts, "ctx "+ctx, "up "+uptime(d), "every "+fmtDur(d.Interval), "window "+fmtDur(d.Window))
+	b.WriteString("  " + strings.Join(parts, s.Faint.Render(" · ")))
+	lines := []string{fit(b.String(), w)}
+	lines = append(lines, fit(endpointLine(d, e), w))
+	return lines
+}
+
+func modelInfo(e *EndpointInfo, name string) *model.ModelInfo {
+	if e == nil {
+		return nil
+	}
+	for i := range e.Identity.Models {
+		if e.Identity.Models[i].ID == name || name == "" {
+			return &e.Identity.Models[i]
+		}
+	}
+	return nil
+}
+
+// uptime is the time since the engine process started (when it says) or
+// since the last restart llmtop saw; "--" when neither is known.
+func uptime(d *Data) string {
+	st := d.State()
+	var start time.Time
+	if v, ok := st.Info["process_start_time_seconds"]; ok {
+		if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 {
+			start = time.Unix(int64(f), 0)
+		}
+	}
+	if n := len(st.Restarts); n > 0 && st.Restarts[n-1].After(start) {
+		start = st.Restarts[n-1]
+	}
+	if start.IsZero() || start.After(d.Now) {
+		return missing
+	}
+	return fmtDur(d.Now.Sub(start))
+}
+
+func endpointLine(d *Data, e *EndpointInfo) string {
+	s := d.Styles
+	if len(d.Endpoints) == 0 {
+		return s.Faint.Render("no endpoint")
+	}
+	var b strings.Builder
+	url := d.Endpoints[0]
+	if e != nil {
+		url = e.URL
+	}
+	b.WriteString(s.Accent.Render(url))
+	if keys := d.Store.Keys(); len(keys) > 1 {
+		b.WriteString(s.Faint.Render(fmt.Sprintf("  [%d/%d h/→]", d.Selected+1, len(keys))))
+	}
+	if len(d.Endpoints) > 1 {
+		others := []string{}
+		for _, u := range d.Endpoints {
+			if e != nil && u == e.URL {
+				continue
+			}
+			badge, lvl := d.Health(d.Info[u])
+			others = append(others, u+" "+s.Level(lvl).Render(badge))
+		}
+		b.WriteString(s.Faint.Render("  also: ") + strings.Join(others, ", "))
+	}
+	switch {
+	case e == nil || e.Scrapes == 0:
+		b.WriteString(s.Faint.Render("  waiting for the first scrape…"))
+	case e.Err != "":
+		b.WriteString("  " + s.Crit.Render("✗ "+e.Err))
+		if e.Hint != "" {
+			b.WriteString(s.Faint.Render(" — " + e.Hint))
+		}
+	case d.Stale(e):
+		b.WriteString("  " + s.Warn.Render("no scrape for "+fmtDur(d.Now.Sub(e.Last))))
+	case e.Identity.HealthDetail != "":
+		b.WriteString(s.Faint.Render("  " + e.Identity.HealthDetail))
+	}
+	return b.String()
+}

@@ -1,0 +1,344 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Layout thresholds: three columns from 200 cells, two from 110, otherwise
+// one pane at a time under a tab bar; below minW×minH a plain message.
+const (
+	threeColW = 200
+	twoColW   = 110
+	gridMinH  = 30
+	minW      = 60
+	minH      = 15
+)
+
+// Column tables by pane ID; panes registered with other IDs join the
+// shortest column.
+var (
+	threeCols = [][]string{{"latency", "throughput"}, {"scheduler", "gpu"}, {"diagnosis", "events"}}
+	twoCols   = [][]string{{"latency", "throughput", "scheduler"}, {"gpu", "diagnosis", "events"}}
+)
+
+// gridOnlyInZoom are panes too detailed for the grid (reached by zoom or tab).
+var gridOnlyInZoom = map[string]bool{"endpoints": true}
+
+// mode is the current layout.
+type mode int
+
+const (
+	modeTooSmall mode = iota
+	modeTabs
+	modeTwo
+	modeThree
+)
+
+func (m *Model) mode() mode {
+	switch {
+	case m.width < minW || m.height < minH:
+		return modeTooSmall
+	case m.width >= threeColW && m.height >= gridMinH:
+		return modeThree
+	case m.width >= twoColW && m.height >= gridMinH:
+		return modeTwo
+	default:
+		return modeTabs
+	}
+}
+
+// columns returns the grid's panes (indexes into m.panes) per column.
+func (m *Model) columns() [][]int {
+	var table [][]string
+	switch m.mode() {
+	case modeThree:
+		table = threeCols
+	case modeTwo:
+		table = twoCols
+	default:
+		return nil
+	}
+	cols := make([][]int, len(table))
+	placed := map[int]bool{}
+	for c, ids := range table {
+		for _, id := range ids {
+			if i := m.paneIndex(id); i >= 0 {
+				cols[c] = append(cols[c], i)
+				placed[i] = true
+			}
+		}
+	}
+	for i, p := range m.panes {
+		if placed[i] || gridOnlyInZoom[p.id] {
+			continue
+		}
+		short := 0
+		for c := range cols {
+			if len(cols[c]) < len(cols[short]) {
+				short = c
+			}
+		}
+		cols[short] = append(cols[short], i)
+	}
+	return cols
+}
+
+func (m *Model) paneIndex(id string) int {
+	for i, p := range m.panes {
+		if p.id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// focusable lists the panes tab cycles through in the current layout.
+func (m *Model) focusable() []int {
+	if cols := m.columns(); cols != nil && m.zoom == "" {
+		var out []int
+		for _, c := range cols {
+			out = append(out, c...)
+		}
+		return out
+	}
+	out := make([]int, len(m.panes))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func (m *Model) moveFocus(dir int) {
+	f := m.focusable()
+	if len(f) == 0 {
+		return
+	}
+	pos := 0
+	for i, x := range f {
+		if x == m.focus {
+			pos = i
+		}
+	}
+	pos = ((pos+dir)%len(f) + len(f)) % len(f)
+	m.focus = f[pos]
+	if m.zoom != "" {
+		m.zoom = m.panes[m.focus].id
+	}
+}
+
+// View renders the whole screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.WindowTitle = "llmtop"
+	return v
+}
+
+// Render is the screen as a string (the View's content; goldens use it).
+func (m *Model) Render() string {
+	if m.quitting {
+		return ""
+	}
+	w, h := m.width, m.height
+	if m.mode() == modeTooSmall {
+		return tooSmall(w, h)
+	}
+	var b strings.Builder
+	b.Grow(w * h * 2)
+	head := renderHeader(m.d, w)
+	footer := m.footer(w)
+	body := h - len(head) - 1
+	for _, l := range head {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	var lines []string
+	switch {
+	case m.overlay >= 0:
+		o := m.overlays[m.overlay]
+		lines = box(m.d.Styles, o.o.Title(), o.o.View(m.d, w-2, body-2), w, body, true)
+	case m.zoom != "":
+		i := m.paneIndex(m.zoom)
+		lines = m.paneBox(i, w, body, true)
+	case m.mode() == modeTabs:
+		lines = append(lines, m.tabs(w))
+		lines = append(lines, m.paneBox(m.focus, w, body-1, false)...)
+	default:
+		lines = m.grid(w, body)
+	}
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	b.WriteString(footer)
+	return b.String()
+}
+
+func tooSmall(w, h int) string {
+	msg := fmt.Sprintf("terminal too small: %d×%d — llmtop needs at least %d×%d (q quits)", w, h, minW, minH)
+	if w <= 0 {
+		return msg
+	}
+	return ansi.Wrap(msg, w, " ")
+}
+
+func (m *Model) paneBox(i, w, h int, focused bool) []string {
+	if i < 0 || i >= len(m.panes) {
+		return padLines(nil, w, h)
+	}
+	p := m.panes[i]
+	title := fmt.Sprintf("%d %s", p.slot, p.p.Title())
+	return box(m.d.Styles, title, p.p.View(m.d, w-2, h-2), w, h, focused)
+}
+
+// grid lays the columns side by side; each column shares its height among
+// its panes by their wishes, the last pane taking what is left.
+func (m *Model) grid(w, h int) []string {
+	cols := m.columns()
+	n := len(cols)
+	out := make([]string, h)
+	x := 0
+	for c, col := range cols {
+		cw := w / n
+		if c == n-1 {
+			cw = w - x
+		}
+		x += cw
+		lines := m.column(col, cw, h)
+		for i := range out {
+			out[i] += lines[i]
+		}
+	}
+	return out
+}
+
+func (m *Model) column(col []int, w, h int) []string {
+	if len(col) == 0 {
+		return padLines(nil, w, h)
+	}
+	hs := make([]int, len(col))
+	total := 0
+	for i, pi := range col {
+		hs[i] = max(3, m.panes[pi].p.Height(m.d, w-2)+2)
+		total += hs[i]
+	}
+	for total > h { // shrink the tallest until it fits
+		t := 0
+		for i := range hs {
+			if hs[i] > hs[t] {
+				t = i
+			}
+		}
+		if hs[t] <= 3 {
+			break
+		}
+		hs[t]--
+		total--
+	}
+	hs[len(hs)-1] += h - total
+	var lines []string
+	for i, pi := range col {
+		if hs[i] <= 0 {
+			continue
+		}
+		lines = append(lines, m.paneBox(pi, w, hs[i], pi == m.focus && m.zoom == "")...)
+	}
+	return padLines(lines, w, h)
+}
+
+func (m *Model) tabs(w int) string {
+	s := m.d.Styles
+	full := make([]string, len(m.panes))
+	width := 0
+	for i, p := range m.panes {
+		full[i] = fmt.Sprintf(" %d %s ", p.slot, p.p.Title())
+		width += len(full[i])
+	}
+	var b strings.Builder
+	for i, label := range full {
+		if width > w {
+			label = fmt.Sprintf(" %d %s ", m.panes[i].slot, clip(m.panes[i].p.Title(), 4))
+		}
+		if i == m.focus {
+			b.WriteString(s.Highlight.Bold(true).Render(label))
+		} else {
+			b.WriteString(s.Faint.Render(label))
+		}
+	}
+	return fit(b.String(), w)
+}
+
+func (m *Model) footer(w int) string {
+	s := m.d.Styles
+	if m.status != "" && m.d.Now.Before(m.statusUntil) {
+		return fit(s.Accent.Render(m.status), w)
+	}
+	if m.overlay >= 0 {
+		return fit(m.help.ShortHelpView(append(m.overlays[m.overlay].o.Keys(), m.d.Keys.Back, m.d.Keys.Quit)), w)
+	}
+	return fit(m.help.ShortHelpView(m.d.Keys.ShortHelp()), w)
+}
+
+// box draws a rounded (focused: thick) border with the title in the top
+// edge around content, exactly w×h.
+func box(s *Styles, title, content string, w, h int, focused bool) []string {
+	if h < 2 || w < 4 {
+		return padLines(nil, w, h)
+	}
+	tl, tr, bl, br, hz, vt := "╭", "╮", "╰", "╯", "─", "│"
+	bs := s.Border
+	if focused {
+		tl, tr, bl, br, hz, vt = "┏", "┓", "┗", "┛", "━", "┃"
+		bs = s.FocusBorder
+	}
+	edge := func(str string) string { return bs.Render(str) }
+	if s.NoColor {
+		edge = func(str string) string { return str }
+	}
+	title = clip(title, w-6)
+	top := edge(tl+hz) + " " + s.Title.Render(title) + " " + edge(strings.Repeat(hz, max(0, w-5-ansi.StringWidth(title)))+tr)
+	out := make([]string, 0, h)
+	out = append(out, top)
+	inner := strings.Split(content, "\n")
+	side := edge(vt)
+	for i := 0; i < h-2; i++ {
+		l := ""
+		if i < len(inner) {
+			l = inner[i]
+		}
+		out = append(out, side+fit(l, w-2)+side)
+	}
+	out = append(out, edge(bl+strings.Repeat(hz, w-2)+br))
+	return out
+}
+
+// fit pads or truncates a styled line to exactly w cells.
+func fit(l string, w int) string {
+	n := ansi.StringWidth(l)
+	switch {
+	case n == w:
+		return l
+	case n < w:
+		return l + strings.Repeat(" ", w-n)
+	default:
+		return ansi.Truncate(l, w, "…")
+	}
+}
+
+// padLines makes exactly h lines of w cells.
+func padLines(lines []string, w, h int) []string {
+	out := make([]string, h)
+	blank := strings.Repeat(" ", max(0, w))
+	for i := range out {
+		if i < len(lines) {
+			out[i] = fit(lines[i], w)
+		} else {
+			out[i] = blank
+		}
+	}
+	return out
+}
