@@ -1,0 +1,194 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// isLost reports the returns that mean the device itself stopped answering.
+func isLost(ret nvml.Return) bool {
+	return ret == nvml.ERROR_GPU_IS_LOST || ret == nvml.ERROR_UNKNOWN
+}
+
+// guard checks each NVML return of one device's refresh. A field the device
+// does not support is simply absent; a lost device stops the remaining
+// calls; any other failure is remembered for the device's Err line.
+type guard struct {
+	lost   nvml.Return
+	failed []string
+}
+
+// ok reports whether the call succeeded and its value should be used.
+func (g *guard) ok(field string, ret nvml.Return) bool {
+	switch {
+	case ret == nvml.SUCCESS:
+		return true
+	case isLost(ret):
+		g.lost = ret
+	case ret == nvml.ERROR_NOT_SUPPORTED, ret == nvml.ERROR_FUNCTION_NOT_FOUND, ret == nvml.ERROR_NO_DATA:
+		// n/a on this device: MIG, unified memory, consumer cards, old drivers.
+	default:
+		g.failed = append(g.failed, field+" ("+ret.Error()+")")
+	}
+	return false
+}
+
+// live reports whether further calls are worth making.
+func (g *guard) live() bool { return g.lost == nvml.SUCCESS }
+
+func some32(v uint32) model.Opt { return model.Some(float64(v)) }
+
+// bytesOpt turns NVML's "not available" sentinel (all ones) into absent.
+func bytesOpt(v uint64) model.Opt {
+	if v == ^uint64(0) {
+		return model.None
+	}
+	return model.Some(float64(v))
+}
+
+// readDevice reads one device's fields, each with its own guarded call, and
+// returns the device and, when it stopped answering, the return that said so.
+func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
+	g := model.GPU{Index: d.index, UUID: d.uuid, Name: d.name}
+	if d.h == nil {
+		g.Lost, g.Err = true, "GPU not reachable: "+d.handleErr.Error()
+		return g, d.handleErr
+	}
+	h, c := d.h, &guard{}
+
+	if u, ret := h.GetUtilizationRates(); c.ok("utilisation", ret) {
+		g.Util, g.MemUtil = some32(u.Gpu), some32(u.Memory)
+	}
+	if c.live() {
+		r.readMemory(h, c, &g)
+	}
+	if c.live() {
+		if v, ret := h.GetPowerUsage(); c.ok("power", ret) {
+			g.Power = model.Some(float64(v) / 1000)
+		}
+	}
+	if c.live() {
+		v, ret := h.GetEnforcedPowerLimit()
+		if ret == nvml.ERROR_NOT_SUPPORTED {
+			v, ret = h.GetPowerManagementLimit()
+		}
+		if c.ok("power limit", ret) {
+			g.PowerLimit = model.Some(float64(v) / 1000)
+		}
+	}
+	if c.live() {
+		if v, ret := h.GetTemperature(nvml.TEMPERATURE_GPU); c.ok("temperature", ret) {
+			g.Temp = some32(v)
+		}
+	}
+	if c.live() {
+		if v, ret := h.GetClockInfo(nvml.CLOCK_SM); c.ok("SM clock", ret) {
+			g.SMClock = some32(v)
+		}
+	}
+	if c.live() {
+		if v, ret := h.GetClockInfo(nvml.CLOCK_MEM); c.ok("memory clock", ret) {
+			g.MemClock = some32(v)
+		}
+	}
+	if c.live() && !d.static {
+		r.readStatic(d, c)
+	}
+	g.SMClockMax, g.MemClockMax, g.TempSlowdown = d.smMax, d.memMax, d.slowdown
+	if c.live() {
+		if v, ret := h.GetFanSpeed(); c.ok("fan", ret) {
+			g.Fan = some32(v)
+		}
+	}
+	// NVML reports PCIe throughput in KB/s (1024 bytes), sampled over 20 ms.
+	if c.live() {
+		if v, ret := h.GetPcieThroughput(nvml.PCIE_UTIL_RX_BYTES); c.ok("PCIe rx", ret) {
+			g.PCIeRx = model.Some(float64(v) * 1024)
+		}
+	}
+	if c.live() {
+		if v, ret := h.GetPcieThroughput(nvml.PCIE_UTIL_TX_BYTES); c.ok("PCIe tx", ret) {
+			g.PCIeTx = model.Some(float64(v) * 1024)
+		}
+	}
+	if c.live() {
+		get := h.GetCurrentClocksThrottleReasons
+		if r.hasEvents {
+			get = h.GetCurrentClocksEventReasons
+		}
+		if v, ret := get(); c.ok("clock-event reasons", ret) {
+			g.Throttle = DecodeThrottle(v)
+		}
+	}
+	// Volatile (since the last driver load) uncorrected errors: the number
+	// nvidia-smi shows as "Volatile Uncorr. ECC".
+	if c.live() {
+		if v, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC); c.ok("ECC", ret) {
+			g.ECCVolatile = model.Some(float64(v))
+		}
+	}
+	if c.live() {
+		if ps, ret := h.GetComputeRunningProcesses(); c.ok("processes", ret) {
+			g.Processes = make([]model.GPUProcess, 0, len(ps))
+			for _, p := range ps {
+				gp := r.procs.process(int(p.Pid))
+				gp.UsedMem = bytesOpt(p.UsedGpuMemory)
+				g.Processes = append(g.Processes, gp)
+			}
+		}
+	}
+
+	switch {
+	case !c.live():
+		g.Lost = true
+		g.Err = fmt.Sprintf("GPU stopped answering (%s): check dmesg for an Xid error; it may need a reset", c.lost.Error())
+	case len(c.failed) > 0:
+		g.Err = "could not read " + strings.Join(c.failed, ", ")
+	}
+	return g, c.lost
+}
+
+// readMemory prefers the v2 call, whose Used leaves out the memory the
+// driver reserves, as nvidia-smi does since driver 510.
+func (r *nvmlReader) readMemory(h nvml.Device, c *guard, g *model.GPU) {
+	if r.hasMemV2 {
+		m, ret := h.GetMemoryInfo_v2()
+		if ret == nvml.SUCCESS {
+			g.MemUsed, g.MemTotal = bytesOpt(m.Used), bytesOpt(m.Total)
+			return
+		}
+		// Older drivers refuse the versioned struct; v1 still answers.
+		if ret != nvml.ERROR_NOT_SUPPORTED && ret != nvml.ERROR_ARGUMENT_VERSION_MISMATCH && ret != nvml.ERROR_FUNCTION_NOT_FOUND {
+			c.ok("memory", ret)
+			return
+		}
+	}
+	if m, ret := h.GetMemoryInfo(); c.ok("memory", ret) {
+		g.MemUsed, g.MemTotal = bytesOpt(m.Used), bytesOpt(m.Total)
+	}
+}
+
+// readStatic reads what does not change while the driver is loaded. It is
+// retried on the next refresh only while the device is lost.
+func (r *nvmlReader) readStatic(d *nvmlDev, c *guard) {
+	if v, ret := d.h.GetMaxClockInfo(nvml.CLOCK_SM); c.ok("max SM clock", ret) {
+		d.smMax = some32(v)
+	}
+	if c.live() {
+		if v, ret := d.h.GetMaxClockInfo(nvml.CLOCK_MEM); c.ok("max memory clock", ret) {
+			d.memMax = some32(v)
+		}
+	}
+	if c.live() {
+		if v, ret := d.h.GetTemperatureThreshold(nvml.TEMPERATURE_THRESHOLD_SLOWDOWN); c.ok("slowdown temperature", ret) {
+			d.slowdown = some32(v)
+		}
+	}
+	d.static = c.live()
+}

@@ -1,0 +1,175 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// NewNVML returns the source that reads the GPUs through NVML. It loads
+// libnvidia-ml.so.1 on its first refresh; without a driver every snapshot
+// carries one line saying so.
+func NewNVML(cfg Config) *Source {
+	return newSource(cfg, newNVMLReader(nvml.New(), cfg.Filter, newProcTable(cfg.proc())))
+}
+
+// initRetry is how long to wait before trying nvml.Init again after it failed.
+const initRetry = 15 * time.Second
+
+// pidResolver maps an NVML PID to a process.
+type pidResolver interface {
+	process(pid int) model.GPUProcess
+}
+
+// nvmlReader reads every visible device through an nvml.Interface: the real
+// library, go-nvml's mocks in tests, or the demo's simulated devices.
+type nvmlReader struct {
+	lib       nvml.Interface
+	filter    Filter
+	procs     pidResolver
+	simulated bool
+
+	inited  bool
+	initErr string
+	retryAt time.Time
+
+	driver, cuda string
+	hasMemV2     bool // nvmlDeviceGetMemoryInfo_v2 (driver ≥ 510) excludes reserved memory
+	hasEvents    bool // nvmlDeviceGetCurrentClocksEventReasons (driver ≥ 535)
+	devs         []*nvmlDev
+	skipped      []string // devices NVML lists but will not open
+}
+
+// nvmlDev is one visible device and what never changes about it.
+type nvmlDev struct {
+	h          nvml.Device
+	index      int
+	uuid, name string
+	static     bool // max clocks and slowdown temperature read
+	smMax      model.Opt
+	memMax     model.Opt
+	slowdown   model.Opt
+	lost       bool
+	handleErr  nvml.Return // why there is no handle (GPU lost at start)
+}
+
+func newNVMLReader(lib nvml.Interface, f Filter, procs pidResolver) *nvmlReader {
+	return &nvmlReader{lib: lib, filter: f, procs: procs}
+}
+
+// initError says in one line why NVML is unusable and what to do.
+func initError(ret nvml.Return) string {
+	switch ret {
+	case nvml.ERROR_LIBRARY_NOT_FOUND:
+		return "no NVIDIA driver: libnvidia-ml.so.1 not found"
+	case nvml.ERROR_DRIVER_NOT_LOADED:
+		return "NVIDIA driver not loaded: the nvidia kernel module is not running"
+	case nvml.ERROR_NO_PERMISSION:
+		return "no permission to open the NVIDIA devices (/dev/nvidia*)"
+	case nvml.ERROR_LIB_RM_VERSION_MISMATCH:
+		return "NVML library and kernel driver versions differ: reload the nvidia module or reboot"
+	}
+	return "NVML init failed: " + ret.Error()
+}
+
+func (r *nvmlReader) init(now time.Time) bool {
+	if ret := r.lib.Init(); ret != nvml.SUCCESS {
+		r.initErr = initError(ret)
+		r.retryAt = now.Add(initRetry)
+		return false
+	}
+	n, ret := r.lib.DeviceGetCount()
+	if ret != nvml.SUCCESS {
+		r.lib.Shutdown()
+		r.initErr = "NVML cannot count the GPUs: " + ret.Error()
+		r.retryAt = now.Add(initRetry)
+		return false
+	}
+	r.inited, r.initErr = true, ""
+	if v, ret := r.lib.SystemGetDriverVersion(); ret == nvml.SUCCESS {
+		r.driver = v
+	}
+	if v, ret := r.lib.SystemGetCudaDriverVersion(); ret == nvml.SUCCESS && v > 0 {
+		r.cuda = fmt.Sprintf("%d.%d", v/1000, v%1000/10)
+	}
+	// Calling a symbol the installed driver lacks would crash, so the newer
+	// entry points are used only where the library has them.
+	ext := r.lib.Extensions()
+	r.hasMemV2 = ext.LookupSymbol("nvmlDeviceGetMemoryInfo_v2") == nil
+	r.hasEvents = ext.LookupSymbol("nvmlDeviceGetCurrentClocksEventReasons") == nil
+
+	r.devs, r.skipped = r.devs[:0], nil
+	for i := range n {
+		d := &nvmlDev{index: i}
+		h, ret := r.lib.DeviceGetHandleByIndex(i)
+		switch {
+		case isLost(ret):
+			// Still listed, so the pane shows the device that is missing;
+			// its first refresh raises the event.
+			d.handleErr = ret
+		case ret != nvml.SUCCESS:
+			// Typically a GPU outside this container's device cgroup.
+			r.skipped = append(r.skipped, fmt.Sprintf("GPU %d not readable (%s)", i, ret.Error()))
+			continue
+		default:
+			d.h = h
+			if v, ret := h.GetUUID(); ret == nvml.SUCCESS {
+				d.uuid = v
+			}
+			if v, ret := h.GetName(); ret == nvml.SUCCESS {
+				d.name = v
+			}
+		}
+		if r.filter.Allows(i, d.uuid) {
+			r.devs = append(r.devs, d)
+		}
+	}
+	return true
+}
+
+func (r *nvmlReader) refresh(now time.Time) (model.GPUSnapshot, []model.Event) {
+	snap := model.GPUSnapshot{Simulated: r.simulated}
+	if !r.inited && (now.Before(r.retryAt) || !r.init(now)) {
+		snap.Err = r.initErr
+		return snap, nil
+	}
+	snap.Driver, snap.CUDA = r.driver, r.cuda
+	snap.GPUs = make([]model.GPU, 0, len(r.devs))
+	var events []model.Event
+	foreign := map[int]bool{}
+	for _, d := range r.devs {
+		g, lostRet := r.readDevice(d)
+		for _, p := range g.Processes {
+			if p.Foreign {
+				foreign[p.PID] = true
+			}
+		}
+		switch {
+		case lostRet != nvml.SUCCESS && !d.lost:
+			d.lost = true
+			events = append(events, gpuEvent(now, KindGPULost, model.SevCrit, "availability",
+				fmt.Sprintf("GPU %d (%s) stopped answering: %s", d.index, d.name, lostRet.Error()),
+				map[string]string{"gpu": fmt.Sprint(d.index), "uuid": d.uuid}))
+		case lostRet == nvml.SUCCESS && d.lost && d.h != nil:
+			d.lost = false
+			events = append(events, gpuEvent(now, KindGPURecovered, model.SevInfo, "availability",
+				fmt.Sprintf("GPU %d (%s) answers again", d.index, d.name),
+				map[string]string{"gpu": fmt.Sprint(d.index), "uuid": d.uuid}))
+		}
+		snap.GPUs = append(snap.GPUs, g)
+	}
+	snap.Note = joinNotes(append([]string{r.filter.Note(), foreignNote(len(foreign))}, r.skipped...)...)
+	return snap, events
+}
+
+func (r *nvmlReader) close() {
+	if r.inited {
+		r.lib.Shutdown()
+		r.inited = false
+	}
+}
