@@ -1,0 +1,322 @@
+package logs
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Example lines are the format strings of LOG-PATTERNS.md with their
+// placeholders filled in, behind the prefixes each engine really prints.
+var catalogueExamples = []struct {
+	id     string
+	line   string
+	fields map[string]string // a subset that must be extracted
+}{
+	{"vllm_stats", "INFO 08-14 12:00:01 [loggers.py:259] Engine 000: Avg prompt throughput: 1234.5 tokens/s, Avg generation throughput: 456.7 tokens/s, Running: 12 reqs, Waiting: 3 reqs, Deferred: 1 reqs, Preemptions: 2, GPU KV cache usage: 87.5%, Prefix cache hit rate: 41.2%, Corrupted: 0 reqs, External prefix cache hit rate: 10.0%, MM cache hit rate: 0.0%",
+		map[string]string{"engine": "000", "prompt_tps": "1234.5", "gen_tps": "456.7", "running": "12", "waiting": "3"}},
+	{"vllm_stats", "(APIServer pid=123) INFO 08-14 12:00:01 [loggers.py:259] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 30.2 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.3%, Prefix cache hit rate: 0.0%",
+		map[string]string{"running": "1", "waiting": "0"}},
+	{"vllm_stats", "INFO 08-14 12:00:01 [loggers.py:259] 4 Engines Aggregated: Avg prompt throughput: 10.0 tokens/s, Avg generation throughput: 20.0 tokens/s, Running: 40 reqs, Waiting: 8 reqs, GPU KV cache usage: 50.0%, Prefix cache hit rate: 5.0%",
+		map[string]string{"engines": "4", "running": "40"}},
+	{"vllm_stats_v0", "INFO 01-10 12:00:01 metrics.py:455] Avg prompt throughput: 512.0 tokens/s, Avg generation throughput: 64.3 tokens/s, Running: 7 reqs, Swapped: 1 reqs, Pending: 5 reqs, GPU KV cache usage: 91.2%, CPU KV cache usage: 0.0%.",
+		map[string]string{"running": "7", "swapped": "1", "waiting": "5"}},
+	{"vllm_stats_v0", "INFO 02-01 09:00:00 [loggers.py:80] Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs ",
+		map[string]string{"waiting2": "0"}},
+	{"vllm_spec_decode", "INFO 08-14 12:00:01 [metrics.py:120] SpecDecoding metrics: Mean acceptance length: 2.31, Accepted throughput: 40.12 tokens/s, Drafted throughput: 90.00 tokens/s, Accepted: 401 tokens, Drafted: 900 tokens, Per-position acceptance rate: 0.700, 0.450, 0.300, Avg Draft acceptance rate: 44.6%",
+		map[string]string{"mean_accept_len": "2.31", "accepted": "401", "drafted": "900"}},
+	{"sglang_prefill", "[2026-08-22 10:00:00 TP0] Prefill batch, #new-seq: 2, #new-token: 1024, #cached-token: 512, token usage: 0.35, #running-req: 6, #queue-req: 3, #pending-token: 2048, cuda graph: False, input throughput (token/s): 8421.33",
+		map[string]string{"new_seq": "2", "new_token": "1024", "cached_token": "512"}},
+	{"sglang_decode", "[2026-08-22 10:00:01 DP0 TP0 EP0 PP0] Decode batch, #running-req: 32, #token: 45000, token usage: 0.62, cuda graph: True, gen throughput (token/s): 1843.21, #queue-req: 4",
+		map[string]string{"running": "32", "gen_tps": "1843.21", "waiting": "4"}},
+	{"sglang_decode", "[2026-08-22 10:00:01] Decode batch [1234], #running-req: 8, #full token: 9000, full token usage: 0.40, #swa token: 800, swa token usage: 0.10, accept len: 2.10, accept rate: 0.55, cuda graph: True, gen throughput (token/s): 300.00, #queue-req: 0, est. decode TFLOPS/s (per GPU): 12.00",
+		map[string]string{"running": "8", "waiting": "0"}},
+	{"llamacpp_timing", "slot print_timing: id  0 | task 12 | prompt eval time =     123.45 ms /    57 tokens (    2.17 ms per token,   461.74 tokens per second)",
+		map[string]string{"what": "prompt eval", "ms": "123.45", "tokens": "57", "task": "12"}},
+	{"llamacpp_timing", "slot print_timing: id  0 | task 12 |        eval time =    2100.00 ms /   128 tokens (   16.41 ms per token,    60.95 tokens per second)",
+		map[string]string{"what": "eval", "tokens": "128"}},
+	{"llamacpp_timing", "slot print_timing: id  0 | task 12 |       total time =    2223.45 ms /   185 tokens",
+		map[string]string{"what": "total", "tokens": "185"}},
+	{"torch_cuda_oom", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 78.12 GiB memory in use. Of the allocated memory 76.50 GiB is allocated by PyTorch, and 1.10 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+		map[string]string{"tried": "2.00 GiB", "gpu": "0", "total": "79.15 GiB", "free": "1.02 GiB"}},
+	{"torch_cuda_oom", "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.65 GiB total capacity; 22.80 GiB already allocated; 9.06 MiB free; 23.02 GiB reserved in total by PyTorch)",
+		map[string]string{"tried": "20.00 MiB", "gpu_old": "0", "total_old": "23.65 GiB"}},
+	{"vllm_sampler_warmup_oom", "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.",
+		map[string]string{"num_reqs": "1024"}},
+	{"vllm_load_oom", "ValueError: Failed to load model - not enough GPU memory. Try lowering --gpu-memory-utilization to free memory for weights, increasing --tensor-parallel-size, or using --quantization. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more tips. (original error: CUDA out of memory)", nil},
+	{"vllm_no_kv_memory", "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine (this flag also controls CPU memory reservation on the CPU backend, despite its name). See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.", nil},
+	{"vllm_no_kv_memory", "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.", nil},
+	{"vllm_max_len_kv", "ValueError: To serve at least one request with the model's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.53 GiB). Based on the available memory, the estimated maximum model length is 78000. Try increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+		map[string]string{"max_model_len": "131072", "needed_gib": "16.00", "available_gib": "9.53", "estimated_max_len": "78000"}},
+	{"vllm_max_len_kv", "ValueError: To serve at least one request with the models's max seq len (262144), (11.75 GiB KV cache is needed, which is larger than the available KV cache memory (8.03 GiB).  Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+		map[string]string{"max_model_len": "262144", "available_gib": "8.03"}},
+	{"vllm_max_len_kv_old", "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (20000). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+		map[string]string{"max_model_len": "32768", "kv_tokens": "20000"}},
+	{"vllm_free_mem_startup", "ValueError: Free memory on device cuda:0 (10.5/79.2 GiB) on startup is less than desired GPU memory utilization (0.9, 71.3 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+		map[string]string{"device": "cuda:0", "free_gib": "10.5", "total_gib": "79.2", "util": "0.9", "wanted_gib": "71.3"}},
+	{"vllm_v0_preemption", "WARNING 01-10 12:00:01 scheduler.py:1560] Sequence group 42 is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption=51",
+		map[string]string{"mode": "PreemptionMode.RECOMPUTE", "total": "51"}},
+	{"sglang_kv_retract", "[2026-08-22 10:00:02 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 3, #new_tokens_gained: 2048, #new_token_ratio: 0.4000 -> 0.5000",
+		map[string]string{"retracted": "3", "tokens_gained": "2048"}},
+	{"sglang_batch_oom", "RuntimeError: Prefill out of memory. Try to lower your batch size.", map[string]string{"phase": "Prefill"}},
+	{"sglang_batch_oom", "RuntimeError: Decode out of memory. Try to lower your batch size.", map[string]string{"phase": "Decode"}},
+	{"sglang_req_slots_oom", "RuntimeError: alloc_req_slots runs out of memory. Please set a smaller number for `--max-running-requests`. req_to_token_pool.available_size()=0", nil},
+	{"sglang_mem_fraction", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=0.5",
+		map[string]string{"mem_fraction_static": "0.5"}},
+	{"tgi_max_total_tokens", "Error: Warmup(Generation(\"Not enough memory to handle `max_total_tokens=16000`\"))",
+		map[string]string{"max_total_tokens": "16000"}},
+	{"tgi_prefill_tokens", "RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`",
+		map[string]string{"tokens": "4096"}},
+	{"ollama_system_memory", "Error: model requires more system memory (12.3 GiB) than is available (8.0 GiB)",
+		map[string]string{"needed": "12.3 GiB", "available": "8.0 GiB"}},
+	{"ollama_system_memory", "Error: model requires more system memory than is currently available", nil},
+	{"ollama_runner_oom", `time=2026-08-21T10:00:00.000Z level=ERROR source=llama_server.go:321 msg="llama-server reported out-of-memory during startup: cudaMalloc failed: out of memory"`,
+		map[string]string{"detail": `cudaMalloc failed: out of memory"`}},
+	{"llamacpp_kv_alloc", "llama_init_from_model: failed to allocate buffer for kv cache", nil},
+	{"ggml_buffer_alloc", "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 4294967296",
+		map[string]string{"func": "ggml_gallocr_reserve_n", "buffer": "CUDA0", "bytes": "4294967296"}},
+	{"ggml_cuda_malloc", "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory",
+		map[string]string{"mib": "4096.00", "device": "0", "error": "out of memory"}},
+	{"llamacpp_no_memory_slot", "decode: failed to find a memory slot for batch of size 512", map[string]string{"batch": "512"}},
+	{"llamacpp_kv_retry", "srv  update_slots: failed to find free space in the KV cache, retrying with smaller batch size, off = 0, n_batch = 256, ret = 1",
+		map[string]string{"n_batch": "256", "ret": "1"}},
+	{"errno98_address_in_use", "ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use",
+		map[string]string{"host": "0.0.0.0", "port": "8000"}},
+	{"errno98_address_in_use", "OSError: [Errno 98] Address already in use", nil},
+	{"go_address_in_use", "Error: listen tcp 127.0.0.1:11434: bind: address already in use",
+		map[string]string{"host": "127.0.0.1", "port": "11434"}},
+	{"trtllm_bind", "Failed to bind socket to 0.0.0.0:8000: [Errno 98] address in use",
+		map[string]string{"host": "0.0.0.0", "port": "8000"}},
+	{"llamacpp_bind", "srv    start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080",
+		map[string]string{"host": "127.0.0.1", "port": "8080"}},
+	{"cuda_illegal_access", "RuntimeError: CUDA error: an illegal memory access was encountered", map[string]string{"what": "memory access"}},
+	{"cuda_illegal_access", "torch.AcceleratorError: CUDA error: an illegal instruction was encountered", map[string]string{"what": "instruction"}},
+	{"vllm_engine_dead", "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.", nil},
+	{"sigill", "Illegal instruction (core dumped)", nil},
+	{"sigill", "SIGILL: illegal instruction", nil},
+	{"llamacpp_decode_failed", "srv  update_slots: Context size has been exceeded. off = 0, n_batch = 512, ret = 1",
+		map[string]string{"n_batch": "512"}},
+	{"llamacpp_invalid_batch", "srv  update_slots: Invalid input batch. off = 0, n_batch = 512, ret = -1", nil},
+	{"llamacpp_compute_error", "srv  update_slots: Compute error. off = 0, n_batch = 512, ret = -3", nil},
+	{"sglang_health_failed", "[2026-08-22 10:00:00] Health check failed. Server couldn't get a response from detokenizer for last 20 seconds. tic start time: 10:00:00. last_heartbeat time: 09:59:40",
+		map[string]string{"seconds": "20"}},
+	{"trtllm_health_failed", "Health generate check failed with status code: 500", map[string]string{"code": "500"}},
+	{"nccl_watchdog", "[rank1]:[E822 10:00:00.000000000 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered", nil},
+	{"nccl_watchdog", "[rank0]:[E822 10:00:00 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out.", nil},
+	{"nccl_error", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled cuda error", nil},
+	{"nccl_error", "RuntimeError: ncclUnhandledCudaError: Call to CUDA function failed.", nil},
+	{"vllm_port_retry", "WARNING 08-14 12:00:01 [parallel.py:400] Address already in use. Retrying with a new port.", nil},
+	{"vllm_port_retry", "INFO 08-14 12:00:01 [network_utils.py:88] Port 29500 is already in use, trying port 29501",
+		map[string]string{"port": "29500", "next_port": "29501"}},
+	{"sglang_port_in_use", "Port is already in use. dist_init_port=30005 port_base=30000", nil},
+	{"hf_gated_unauthenticated", "Access to model meta-llama/Llama-3.1-8B-Instruct is restricted. You must have access to it and be authenticated to access it. Please log in.",
+		map[string]string{"repo": "meta-llama/Llama-3.1-8B-Instruct"}},
+	{"hf_gated_forbidden", "Access to model meta-llama/Llama-3.1-8B-Instruct is restricted and you are not in the authorized list. Visit https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct to ask for access.",
+		map[string]string{"repo": "meta-llama/Llama-3.1-8B-Instruct"}},
+	{"hf_gated", "huggingface_hub.errors.GatedRepoError: 403 Client Error. (Request ID: Root=1-abc)", nil},
+	{"hf_gated", "Cannot access gated repo for url https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/resolve/main/config.json.",
+		map[string]string{"repo": "meta-llama/Llama-3.1-8B-Instruct"}},
+	{"hf_gated", "OSError: You are trying to access a gated repo.", nil},
+	{"vllm_stats_disabled", "WARNING 08-14 12:00:01 [async_llm.py:120] AsyncLLM created with api_server_count more than 1; disabling stats logging to avoid incomplete stats.", nil},
+	{"vllm_kv_capacity", "INFO 08-14 12:00:01 [kv_cache_utils.py:1000] GPU KV cache size: 470,080 tokens", map[string]string{"kv_tokens": "470,080"}},
+	{"vllm_max_concurrency", "INFO 08-14 12:00:01 [kv_cache_utils.py:1004] Maximum concurrency for 32,768 tokens per request: 14.35x",
+		map[string]string{"tokens": "32,768", "concurrency": "14.35"}},
+	{"vllm_kv_memory", "INFO 08-14 12:00:01 [gpu_worker.py:300] Available KV cache memory: 57.38 GiB", map[string]string{"gib": "57.38"}},
+	{"sglang_ready", "[2026-08-22 10:00:00] The server is fired up and ready to roll!", nil},
+	{"sglang_deprecated_endpoint", "[2026-08-22 10:00:00] WARNING: Endpoint '/get_model_info' is deprecated and will be removed in a future version. Please use '/model_info' instead.",
+		map[string]string{"endpoint": "/get_model_info"}},
+	{"llamacpp_prompt_too_long", "srv  send_error: task id = 7, error: request (9000 tokens) exceeds the available context size (4096 tokens), try increasing it",
+		map[string]string{"n_prompt": "9000", "n_ctx": "4096"}},
+	{"llamacpp_context_shift_disabled", "slot update_slots: id  0 | task 5 | context shift is disabled", nil},
+	{"llamacpp_context_shift", "slot update_slots: id  0 | task 5 | slot context shift, n_keep = 0, n_left = 4095, n_discard = 2047",
+		map[string]string{"n_discard": "2047"}},
+	{"llamacpp_ctx_capped", "srv  load_model: the slot context (131072) exceeds the training context of the model (32768) - capping",
+		map[string]string{"n_ctx_slot": "131072", "n_ctx_train": "32768"}},
+	{"llamacpp_slots", "srv          init: initializing, n_slots = 4, n_ctx_slot = 8192, kv_unified = 'true'",
+		map[string]string{"n_slots": "4", "n_ctx_slot": "8192"}},
+	{"llamacpp_port_notice", "srv         main: NOTICE: server default port will be changed to :9931 in a future release", map[string]string{"port": "9931"}},
+	{"llamacpp_model_loaded", "srv         main: model loaded", nil},
+	{"llamacpp_listening", "srv         main: listening on http://127.0.0.1:8080", map[string]string{"address": "http://127.0.0.1:8080"}},
+	{"llamacpp_loading", `{"error":{"message":"Loading model","type":"unavailable_error","code":503}}`, nil},
+	{"tgi_warmup", "2026-01-08T10:00:00.000000Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:125: Warming up model", nil},
+	{"tgi_batch_tokens", "2026-01-08T10:00:01.000000Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:137: Setting max batch total tokens to 187456", map[string]string{"tokens": "187456"}},
+	{"tgi_batch_tokens", "2026-01-08T10:00:01.000000Z  WARN text_generation_router_v3: backends/v3/src/lib.rs:140: Inferred max batch total tokens: 187456", map[string]string{"tokens": "187456"}},
+	{"tgi_connected", "2026-01-08T10:00:02.000000Z  INFO text_generation_router::server: router/src/server.rs:2400: Connected", nil},
+	{"ollama_listening", `time=2026-08-21T10:00:00.000Z level=INFO source=routes.go:1500 msg="Listening on 127.0.0.1:11434 (version 0.33.0)"`,
+		map[string]string{"address": "127.0.0.1:11434", "version": "0.33.0"}},
+	{"ollama_default_context", `time=2026-08-21T10:00:00.000Z level=INFO source=routes.go:1600 msg="vram-based default context" total_vram="24.0 GiB" default_num_ctx=8192`,
+		map[string]string{"total_vram": `"24.0`, "default_num_ctx": "8192"}},
+	{"ollama_runner_started", `time=2026-08-21T10:00:05.000Z level=INFO source=llama_server.go:600 msg="llama-server started in 4.21 seconds"`, map[string]string{"seconds": "4.21"}},
+	{"python_traceback", "Traceback (most recent call last):", nil},
+}
+
+// Near misses: lines that look related but must not raise that id.
+var catalogueNearMisses = []struct{ id, line string }{
+	{"vllm_stats", "INFO 01-10 12:00:01 metrics.py:455] Avg prompt throughput: 512.0 tokens/s, Avg generation throughput: 64.3 tokens/s, Running: 7 reqs, Swapped: 1 reqs, Pending: 5 reqs, GPU KV cache usage: 91.2%, CPU KV cache usage: 0.0%."},
+	{"vllm_stats_v0", "Avg prompt throughput: 1.0 tokens/s"},
+	{"vllm_spec_decode", "SpecDecoding metrics: disabled"},
+	{"sglang_prefill", "Prefill batch is empty"},
+	{"sglang_decode", "Decode batch, #running-req: 32, #token: 45000"},
+	{"llamacpp_timing", "slot print_timing: id  0 | task 12 |    graphs reused =         10"},
+	{"torch_cuda_oom", "CUDA out of memory occurred when warming up sampler with 256 dummy requests."},
+	{"vllm_sampler_warmup_oom", "CUDA out of memory. Tried to allocate 2.00 GiB."},
+	{"vllm_load_oom", "Failed to load model from cache"},
+	{"vllm_no_kv_memory", "Available memory for the cache blocks: 10 GiB"},
+	{"vllm_max_len_kv", "To serve at least one request, start the engine"},
+	{"vllm_max_len_kv_old", "The model's max seq len (32768) is fine"},
+	{"vllm_free_mem_startup", "Free memory on device cuda:0 is fine"},
+	{"vllm_v0_preemption", "Sequence group 42 finished"},
+	{"sglang_kv_retract", "KV cache pool usage: 0.5"},
+	{"sglang_batch_oom", "Prefill batch, out of memory? no"},
+	{"sglang_req_slots_oom", "alloc_req_slots succeeded"},
+	{"sglang_mem_fraction", "Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`"},
+	{"tgi_max_total_tokens", "Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`"},
+	{"tgi_prefill_tokens", "Not enough memory to handle `max_total_tokens=16000`"},
+	{"ollama_system_memory", "model requires more GPU memory"},
+	{"ollama_runner_oom", "llama-server started in 4.21 seconds"},
+	{"llamacpp_kv_alloc", "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 4294967296"},
+	{"ggml_buffer_alloc", "llama_init_from_model: failed to allocate buffer for kv cache"},
+	{"ggml_cuda_malloc", "allocating 4096.00 MiB on device 0: done"},
+	{"llamacpp_no_memory_slot", "found a memory slot for batch of size 512"},
+	{"llamacpp_kv_retry", "free space in the KV cache: 1024"},
+	{"errno98_address_in_use", "WARNING 08-14 12:00:01 [parallel.py:400] Address already in use. Retrying with a new port."},
+	{"go_address_in_use", "OSError: [Errno 98] Address already in use"},
+	{"trtllm_bind", "Bound socket to 0.0.0.0:8000"},
+	{"llamacpp_bind", "srv  main: HTTP server socket bound, port: 8080"},
+	{"cuda_illegal_access", "CUDA error: out of memory"},
+	{"vllm_engine_dead", "EngineCore is alive"},
+	{"sigill", "torch.AcceleratorError: CUDA error: an illegal instruction was encountered"},
+	{"llamacpp_decode_failed", "Context size: 4096"},
+	{"llamacpp_invalid_batch", "Invalid input: batch must be a list."},
+	{"llamacpp_compute_error", "ValueError: Compute error. in user code"},
+	{"sglang_health_failed", "Health check passed."},
+	{"trtllm_health_failed", "Health generate check passed with status code: 200"},
+	{"nccl_watchdog", "watchdog started"},
+	{"nccl_error", "NCCL version 2.21.5+cuda12.4"},
+	{"vllm_port_retry", "Error: listen tcp 127.0.0.1:11434: bind: address already in use"},
+	{"sglang_port_in_use", "Port 30000 is free."},
+	{"hf_gated_unauthenticated", "Access to model meta-llama/Llama-3.1-8B-Instruct is restricted and you are not in the authorized list."},
+	{"hf_gated_forbidden", "Access to model meta-llama/Llama-3.1-8B-Instruct is restricted. You must have access to it and be authenticated to access it."},
+	{"hf_gated", "Downloading from repo meta-llama/Llama-3.1-8B-Instruct"},
+	{"vllm_stats_disabled", "AsyncLLM created with api_server_count 1"},
+	{"vllm_kv_capacity", "CPU KV cache size: 1,000 tokens"},
+	{"vllm_max_concurrency", "Maximum concurrency: unlimited"},
+	{"vllm_kv_memory", "Available KV cache memory: unknown"},
+	{"sglang_ready", "The server is starting up"},
+	{"sglang_deprecated_endpoint", "'/model_info' is served"},
+	{"llamacpp_prompt_too_long", "request (9000 tokens) accepted"},
+	{"llamacpp_context_shift_disabled", "context shift is enabled"},
+	{"llamacpp_context_shift", "slot context: 4096"},
+	{"llamacpp_ctx_capped", "the slot context (4096) fits the training context of the model (32768)"},
+	{"llamacpp_slots", "initializing slots"},
+	{"llamacpp_port_notice", "server default port is 8080"},
+	{"llamacpp_model_loaded", "INFO 08-14 12:00:01 [gpu_model_runner.py:2000] Model loading took 15.2 GiB; model loaded"},
+	{"llamacpp_listening", `msg="Listening on 127.0.0.1:11434 (version 0.33.0)"`},
+	{"llamacpp_loading", "INFO 08-14 12:00:01 [gpu_model_runner.py:1800] Loading model from scratch..."},
+	{"tgi_warmup", "Warming up sampler"},
+	{"tgi_batch_tokens", "max batch prefill tokens 4096"},
+	{"tgi_connected", "INFO 08-14 12:00:01 [client.py:10] Connected to 127.0.0.1"},
+	{"ollama_listening", "srv         main: listening on http://127.0.0.1:8080"},
+	{"ollama_default_context", "default context 4096"},
+	{"ollama_runner_started", "llama-server starting"},
+	{"python_traceback", "Traceback follows"},
+}
+
+func TestCatalogueExamples(t *testing.T) {
+	m, err := NewMatcher(Catalogue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range catalogueExamples {
+		got, ok := m.Match(ex.line)
+		if !ok {
+			t.Errorf("%s: no match for %q", ex.id, ex.line)
+			continue
+		}
+		if got.Pattern.ID != ex.id {
+			t.Errorf("%s: matched %s instead, line %q", ex.id, got.Pattern.ID, ex.line)
+			continue
+		}
+		for k, v := range ex.fields {
+			if got.Fields[k] != v {
+				t.Errorf("%s: field %s = %q, want %q (fields %v)", ex.id, k, got.Fields[k], v, got.Fields)
+			}
+		}
+	}
+}
+
+func TestCatalogueNearMisses(t *testing.T) {
+	for _, nm := range catalogueNearMisses {
+		if got, ok := DefaultMatcher.Match(nm.line); ok && got.Pattern.ID == nm.id {
+			t.Errorf("%s: near miss matched: %q", nm.id, nm.line)
+		}
+	}
+}
+
+// Every row needs examples and a near miss, and sensible metadata.
+func TestCatalogueComplete(t *testing.T) {
+	hasEx, hasNM := map[string]bool{}, map[string]bool{}
+	for _, ex := range catalogueExamples {
+		hasEx[ex.id] = true
+	}
+	for _, nm := range catalogueNearMisses {
+		hasNM[nm.id] = true
+	}
+	cats := map[string]bool{"memory": true, "availability": true, "config": true, "auth": true, "distributed": true, "stats": true}
+	for _, p := range Catalogue {
+		if !hasEx[p.ID] || !hasNM[p.ID] {
+			t.Errorf("%s: needs an example (%v) and a near miss (%v)", p.ID, hasEx[p.ID], hasNM[p.ID])
+		}
+		if !cats[p.Category] {
+			t.Errorf("%s: unknown category %q", p.ID, p.Category)
+		}
+		if p.Title == "" || p.Meaning == "" || p.Needle == "" {
+			t.Errorf("%s: title, meaning and needle are required", p.ID)
+		}
+	}
+	for id := range hasEx {
+		if _, ok := findPattern(id); !ok {
+			t.Errorf("example for unknown id %s", id)
+		}
+	}
+}
+
+// A needle that a matching line does not contain would hide the row.
+func TestCatalogueNeedlesAreInMatches(t *testing.T) {
+	for _, ex := range catalogueExamples {
+		p, _ := findPattern(ex.id)
+		found := false
+		for _, n := range strings.Split(p.Needle, "|") {
+			found = found || strings.Contains(ex.line, n)
+		}
+		if !found {
+			t.Errorf("%s: needle %q not in example %q", ex.id, p.Needle, ex.line)
+		}
+	}
+}
+
+func TestMatchEvent(t *testing.T) {
+	line := "OSError: [Errno 98] Address already in use"
+	mt, ok := DefaultMatcher.Match(line)
+	if !ok {
+		t.Fatal("no match")
+	}
+	at := time.Date(2026, 8, 14, 12, 0, 1, 0, time.UTC)
+	ev := mt.Event(at, "http://127.0.0.1:8000", line)
+	if ev.Title != "HTTP port already in use" || ev.Severity != model.SevCrit || ev.Category != "availability" ||
+		ev.Source != "log" || ev.Kind != "errno98_address_in_use" || ev.Line != line || !ev.Time.Equal(at) ||
+		ev.Fields["hint"] == "" {
+		t.Errorf("event %+v", ev)
+	}
+}
+
+func findPattern(id string) (Pattern, bool) {
+	for _, p := range Catalogue {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return Pattern{}, false
+}

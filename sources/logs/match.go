@@ -1,0 +1,153 @@
+package logs
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Matcher runs a compiled catalogue over lines. It is safe for concurrent
+// use (it holds no per-line state).
+type Matcher struct {
+	rules []rule
+}
+
+type rule struct {
+	Pattern
+	needles []string
+	re      *regexp.Regexp
+	names   []string
+}
+
+// Match is a catalogue hit: the pattern and the fields it extracted (only
+// non-empty groups).
+type Match struct {
+	Pattern *Pattern
+	Fields  map[string]string
+}
+
+// NewMatcher compiles patterns (normally Catalogue). A row whose regex does
+// not compile, or whose id repeats, is an error: the table is code.
+func NewMatcher(patterns []Pattern) (*Matcher, error) {
+	m := &Matcher{rules: make([]rule, 0, len(patterns))}
+	seen := map[string]bool{}
+	for _, p := range patterns {
+		if p.ID == "" || seen[p.ID] {
+			return nil, fmt.Errorf("log catalogue: empty or repeated id %q", p.ID)
+		}
+		seen[p.ID] = true
+		re, err := regexp.Compile(p.Regex)
+		if err != nil {
+			return nil, fmt.Errorf("log catalogue %s: %w", p.ID, err)
+		}
+		var needles []string
+		if p.Needle != "" {
+			needles = strings.Split(p.Needle, "|")
+		}
+		m.rules = append(m.rules, rule{Pattern: p, needles: needles, re: re, names: re.SubexpNames()})
+	}
+	return m, nil
+}
+
+// DefaultMatcher is the compiled Catalogue.
+var DefaultMatcher = mustMatcher(Catalogue)
+
+func mustMatcher(p []Pattern) *Matcher {
+	m, err := NewMatcher(p)
+	if err != nil {
+		panic(err) // the catalogue is a literal in this package; its tests compile it
+	}
+	return m
+}
+
+// Match returns the first pattern the whole (sanitized, uncut) line matches.
+func (m *Matcher) Match(line string) (Match, bool) {
+	for i := range m.rules {
+		r := &m.rules[i]
+		if !r.prefilter(line) {
+			continue
+		}
+		sub := r.re.FindStringSubmatch(line)
+		if sub == nil {
+			continue
+		}
+		fields := map[string]string{}
+		for j, name := range r.names {
+			if name != "" && sub[j] != "" {
+				fields[name] = sub[j]
+			}
+		}
+		return Match{Pattern: &r.Pattern, Fields: fields}, true
+	}
+	return Match{}, false
+}
+
+func (r *rule) prefilter(line string) bool {
+	if r.Unless != "" && strings.Contains(line, r.Unless) {
+		return false
+	}
+	if len(r.needles) == 0 {
+		return true
+	}
+	for _, n := range r.needles {
+		if strings.Contains(line, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxEventLine bounds the raw line an event carries.
+const maxEventLine = 4096
+
+// Event turns a match into the model's event; line is the sanitized line.
+func (mt Match) Event(t time.Time, endpoint, line string) *model.Event {
+	p := mt.Pattern
+	fields := make(map[string]string, len(mt.Fields)+2)
+	for k, v := range mt.Fields {
+		fields[k] = v
+	}
+	fields["hint"] = p.Meaning
+	if len(p.Engines) > 0 {
+		names := make([]string, len(p.Engines))
+		for i, e := range p.Engines {
+			names[i] = string(e)
+		}
+		fields["engines"] = strings.Join(names, ",")
+	}
+	return &model.Event{
+		Time: t, Endpoint: endpoint, Source: "log", Kind: p.ID,
+		Severity: p.Sev, Category: p.Category,
+		Title:  expand(p.Title, mt.Fields),
+		Line:   Cut(line, maxEventLine),
+		Fields: fields,
+	}
+}
+
+// expand fills {field} placeholders; an absent field's placeholder is
+// dropped so the title still reads ("HTTP port already in use").
+func expand(title string, fields map[string]string) string {
+	if !strings.Contains(title, "{") {
+		return title
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(title, '{')
+		if i < 0 {
+			b.WriteString(title)
+			break
+		}
+		j := strings.IndexByte(title[i:], '}')
+		if j < 0 {
+			b.WriteString(title)
+			break
+		}
+		b.WriteString(title[:i])
+		b.WriteString(fields[title[i+1:i+j]])
+		title = title[i+j+1:]
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
