@@ -1,0 +1,132 @@
+package diagnosis
+
+import (
+	"strconv"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// The engine-specific levers, with the names and defaults of
+// ../shared/reference/ENGINES.md. Each returns the change for one engine with
+// a value filled in; n <= 0 leaves the value to the user.
+
+// capChange is the concurrency cap (running batch size).
+func capChange(eng model.Engine, n int) string {
+	v := "N"
+	if n > 0 {
+		v = strconv.Itoa(n)
+	}
+	switch eng {
+	case model.VLLM:
+		return "--max-num-seqs " + v
+	case model.SGLang:
+		return "--max-running-requests " + v
+	case model.TGI:
+		return "--max-batch-size " + v
+	case model.LlamaCpp:
+		return "-np " + v + " (and -c " + v + " × the per-request context: -c is shared by all slots)"
+	case model.TRTLLM:
+		return "--max_batch_size " + v
+	case model.Ollama:
+		return "OLLAMA_NUM_PARALLEL=" + v
+	}
+	return "concurrency cap " + v + " (vLLM --max-num-seqs, SGLang --max-running-requests, TGI --max-batch-size, llama.cpp -np, TRT-LLM --max_batch_size, Ollama OLLAMA_NUM_PARALLEL)"
+}
+
+// currentCap is the engine's configured concurrency cap when known.
+func currentCap(ep Endpoint) (int, bool) {
+	if ep.State.MaxRunning.OK && ep.State.MaxRunning.V > 0 {
+		return int(ep.State.MaxRunning.V), true
+	}
+	if v, ok := infoKey(ep, "max_num_seqs", "max_running_requests", "max_batch_size", "total_slots", "num_parallel"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// memFraction is the KV-pool memory knob: its flag and current value.
+func memFraction(ep Endpoint) (flag string, cur float64, known bool) {
+	switch ep.Engine() {
+	case model.VLLM:
+		flag, cur = "--gpu-memory-utilization", 0.92
+		if v, ok := infoKey(ep, "gpu_memory_utilization"); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				return flag, f, true
+			}
+		}
+		return flag, cur, false
+	case model.SGLang:
+		return "--mem-fraction-static", 0, false
+	case model.TGI:
+		return "--cuda-memory-fraction", 1.0, false
+	case model.TRTLLM:
+		return "--kv_cache_free_gpu_memory_fraction", 0.9, false
+	}
+	return "", 0, false
+}
+
+// fp8KV is the KV-cache quantisation change.
+var fp8KV = map[model.Engine]Action{
+	model.VLLM:     {Change: "--kv-cache-dtype fp8", Why: "halves KV bytes per token: about twice the tokens in the same pool", TradeOff: "small accuracy cost; needs a GPU with fp8 (Ada/Hopper or newer) for speed"},
+	model.SGLang:   {Change: "--kv-cache-dtype fp8_e5m2", Why: "halves KV bytes per token", TradeOff: "small accuracy cost"},
+	model.TGI:      {Change: "--kv-cache-dtype fp8_e4m3fn", Why: "halves KV bytes per token", TradeOff: "small accuracy cost"},
+	model.LlamaCpp: {Change: "-ctk q8_0 -ctv q8_0 (with -fa on)", Why: "halves the KV cache", TradeOff: "small accuracy cost; V quantisation needs flash attention"},
+	model.TRTLLM:   {Change: "kv_cache_config: {dtype: fp8} in the --config YAML", Why: "halves KV bytes per token", TradeOff: "small accuracy cost"},
+	model.Ollama:   {Change: "OLLAMA_KV_CACHE_TYPE=q8_0 (with OLLAMA_FLASH_ATTENTION=1)", Why: "halves the KV cache", TradeOff: "small accuracy cost"},
+}
+
+// maxLenChange is the context-length cap.
+func maxLenChange(eng model.Engine, n int) string {
+	v := "N"
+	if n > 0 {
+		v = strconv.Itoa(n)
+	}
+	switch eng {
+	case model.VLLM:
+		return "--max-model-len " + v
+	case model.SGLang:
+		return "--context-length " + v
+	case model.TGI:
+		return "--max-total-tokens " + v + " (and --max-input-tokens below it)"
+	case model.LlamaCpp:
+		return "-c " + v
+	case model.TRTLLM:
+		return "--max_seq_len " + v
+	case model.Ollama:
+		return "OLLAMA_CONTEXT_LENGTH=" + v
+	}
+	return "max context " + v
+}
+
+// chunkedPrefill turns chunked prefill on with a chunk of n tokens.
+func chunkedPrefill(eng model.Engine, n int) (Action, bool) {
+	c := strconv.Itoa(n)
+	switch eng {
+	case model.VLLM:
+		return Action{Change: "--enable-chunked-prefill --max-num-batched-tokens " + c,
+			Why: "long prompts are split into " + c + "-token chunks scheduled beside decodes instead of stalling them", TradeOff: "a long prompt's own TTFT grows slightly"}, true
+	case model.SGLang:
+		return Action{Change: "--chunked-prefill-size " + c, Why: "bounds the prefill work per step", TradeOff: "slightly longer TTFT for long prompts"}, true
+	case model.TGI:
+		return Action{Change: "--max-batch-prefill-tokens " + c, Why: "bounds the prefill batched with decodes", TradeOff: "slightly longer TTFT for long prompts"}, true
+	case model.LlamaCpp:
+		return Action{Change: "-ub " + c, Why: "smaller physical batches interleave prompt processing with generation", TradeOff: "slower prompt processing"}, true
+	case model.TRTLLM:
+		return Action{Change: "--enable_chunked_prefill --max_num_tokens " + c, Why: "context chunks share steps with generation", TradeOff: "slightly longer TTFT for long prompts"}, true
+	}
+	return Action{}, false
+}
+
+// replicas is the scale-out action.
+func replicas(eng model.Engine) Action {
+	a := Action{Change: "add a replica behind the router", Why: "the queue grows while the batch is full: demand exceeds one engine's capacity", TradeOff: "another GPU"}
+	switch eng {
+	case model.VLLM:
+		a.Change = "--data-parallel-size 2 (or another replica behind the router)"
+	case model.SGLang:
+		a.Change = "--dp-size 2 (or another replica behind the router)"
+	}
+	return a
+}

@@ -1,0 +1,106 @@
+package diagnosis
+
+import "time"
+
+// Config holds every threshold the rules use. The defaults come from vLLM's
+// shipped alert rules (KV > 95 % for 5 m, waiting > 50 for 3 m, preemptions
+// > 1/s) and common chat SLOs (TTFT p99 ≤ 200 ms, ITL p99 ≤ 50 ms).
+type Config struct {
+	// SLOTTFT is the TTFT p99 target; SLOITL the inter-token (TPOT) p99
+	// target. --slo-ttft / --slo-tpot set them.
+	SLOTTFT time.Duration `json:"slo_ttft"`
+	SLOITL  time.Duration `json:"slo_itl"`
+
+	KVHigh      float64       `json:"kv_high"`      // 0–1
+	KVFor       time.Duration `json:"kv_for"`       // sustained this long
+	WaitingHigh float64       `json:"waiting_high"` // requests
+	WaitingFor  time.Duration `json:"waiting_for"`
+	PreemptPS   float64       `json:"preempt_per_s"`
+
+	// Hold is how long any other condition must hold before its finding
+	// opens; Clear how long it must be clear before it closes. Grace is the
+	// longest gap a pending condition may have without starting over, so a
+	// noisy signal hovering at a threshold still opens (and stays open).
+	Hold  time.Duration `json:"hold"`
+	Clear time.Duration `json:"clear"`
+	Grace time.Duration `json:"grace"`
+	// MaxHold caps every hold (0 = no cap). `llmtop diagnose` sets it to half
+	// its watch so a 30 s watch can still report a 5 m rule whose condition
+	// held the whole time.
+	MaxHold time.Duration `json:"max_hold,omitempty"`
+
+	// DominantShare is the share of TTFT a phase (queue or prefill) must take
+	// to be named the cause.
+	DominantShare float64 `json:"dominant_share"`
+	// SpecAcceptLow is the speculative-decoding acceptance below which the
+	// drafts cost more than they save.
+	SpecAcceptLow float64 `json:"spec_accept_low"`
+	// GPUIdleUtil is the GPU utilisation (%) below which a GPU with requests
+	// waiting is called idle.
+	GPUIdleUtil float64 `json:"gpu_idle_util_pct"`
+	// ForeignVRAM is the VRAM (bytes) other processes may hold before it is a
+	// finding.
+	ForeignVRAM float64 `json:"foreign_vram_bytes"`
+	// FinishLengthShare / FinishErrorShare are the finish-reason shares that
+	// raise the behaviour findings; MinFinished the requests needed first.
+	FinishLengthShare float64 `json:"finish_length_share"`
+	FinishErrorShare  float64 `json:"finish_error_share"`
+	MinFinished       float64 `json:"min_finished"`
+	// BadOutputShare is the share of benchmark responses that are empty,
+	// echoed or repetitive before it is a finding.
+	BadOutputShare float64 `json:"bad_output_share"`
+	// ClientGap is how much client-measured TTFT may exceed the server's
+	// (absolute, and as a ratio) before it is blamed on the path between.
+	ClientGapAbs   time.Duration `json:"client_gap_abs"`
+	ClientGapRatio float64       `json:"client_gap_ratio"`
+	// RegressionRatio is the latency ratio after/before a restart that is a
+	// regression; SimilarLoad the allowed relative load difference.
+	RegressionRatio float64 `json:"regression_ratio"`
+	SimilarLoad     float64 `json:"similar_load"`
+	// SkewRatio is the load ratio between replicas of one model that is a
+	// routing problem.
+	SkewRatio float64 `json:"skew_ratio"`
+	// EventWindow is how long a log event keeps its finding open.
+	EventWindow time.Duration `json:"event_window"`
+	// ColdStart is how long after a restart latency is blamed on warm-up.
+	ColdStart time.Duration `json:"cold_start"`
+}
+
+// DefaultConfig returns the defaults described on Config.
+func DefaultConfig() Config {
+	return Config{
+		SLOTTFT:           200 * time.Millisecond,
+		SLOITL:            50 * time.Millisecond,
+		KVHigh:            0.95,
+		KVFor:             5 * time.Minute,
+		WaitingHigh:       50,
+		WaitingFor:        3 * time.Minute,
+		PreemptPS:         1,
+		Hold:              30 * time.Second,
+		Clear:             60 * time.Second,
+		Grace:             15 * time.Second,
+		DominantShare:     0.5,
+		SpecAcceptLow:     0.5,
+		GPUIdleUtil:       30,
+		ForeignVRAM:       1 << 30,
+		FinishLengthShare: 0.3,
+		FinishErrorShare:  0.05,
+		MinFinished:       20,
+		BadOutputShare:    0.1,
+		ClientGapAbs:      50 * time.Millisecond,
+		ClientGapRatio:    1.5,
+		RegressionRatio:   1.3,
+		SimilarLoad:       0.3,
+		SkewRatio:         2,
+		EventWindow:       10 * time.Minute,
+		ColdStart:         2 * time.Minute,
+	}
+}
+
+// hold returns d capped by MaxHold.
+func (c Config) hold(d time.Duration) time.Duration {
+	if c.MaxHold > 0 && d > c.MaxHold {
+		return c.MaxHold
+	}
+	return d
+}

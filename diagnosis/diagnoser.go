@@ -1,0 +1,156 @@
+package diagnosis
+
+import (
+	"sort"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// historyCap bounds the closed findings kept.
+const historyCap = 256
+
+// Diagnoser runs the rules every refresh with hysteresis: a finding opens
+// once its condition has held for the rule's hold time (gaps shorter than
+// Config.Grace do not restart the count, so a noisy signal at the threshold
+// still opens), and closes once the condition has been clear for
+// Config.Clear (so the same noise does not close and reopen it). It is not
+// safe for concurrent use: one owner calls Update.
+type Diagnoser struct {
+	cfg     Config
+	track   map[trackKey]*tracker
+	closed  *model.Ring[Finding]
+	base    map[string]*Baseline // newest picture per endpoint
+	before  map[string]*Baseline // picture before the newest restart
+	seenRst map[string]time.Time
+}
+
+type trackKey struct{ id, endpoint string }
+
+type tracker struct {
+	first, lastTrue time.Time
+	open            bool
+	f               Finding
+}
+
+// NewDiagnoser returns a Diagnoser with the given thresholds.
+func NewDiagnoser(cfg Config) *Diagnoser {
+	return &Diagnoser{
+		cfg:     cfg,
+		track:   map[trackKey]*tracker{},
+		closed:  model.NewRing[Finding](historyCap),
+		base:    map[string]*Baseline{},
+		before:  map[string]*Baseline{},
+		seenRst: map[string]time.Time{},
+	}
+}
+
+// Config returns the thresholds in use.
+func (d *Diagnoser) Config() Config { return d.cfg }
+
+// Update evaluates the rules at in.Time and returns the open findings,
+// ranked, with what was checked and which inputs were missing.
+func (d *Diagnoser) Update(in Input) Report {
+	now := in.Time
+	in.Endpoints = append([]Endpoint(nil), in.Endpoints...)
+	for i := range in.Endpoints {
+		d.baseline(&in.Endpoints[i])
+	}
+	rep, byID := evaluate(in, d.cfg)
+	seen := map[trackKey]bool{}
+	for _, f := range rep.Findings {
+		k := trackKey{f.ID, f.Endpoint}
+		seen[k] = true
+		t := d.track[k]
+		if t == nil || (!t.open && now.Sub(t.lastTrue) > d.cfg.Grace) {
+			t = &tracker{first: now}
+			d.track[k] = t
+		}
+		t.lastTrue = now
+		hold := d.cfg.hold(byID[f.ID].hold(d.cfg))
+		if !t.open && now.Sub(t.first) >= hold {
+			t.open = true
+			t.f.Opened = now
+		}
+		opened := t.f.Opened
+		t.f = f
+		t.f.Opened = opened
+		if t.open && now.Sub(t.first) >= time.Second {
+			t.f.Evidence = append(t.f.Evidence, Evidence{Text: "condition holding for " + dur(now.Sub(t.first).Round(time.Second)) + holdText(hold), Source: "llmtop"})
+		}
+	}
+	for k, t := range d.track {
+		if seen[k] {
+			continue
+		}
+		switch {
+		case t.open && now.Sub(t.lastTrue) >= d.cfg.Clear:
+			t.f.Closed = now
+			d.closed.Push(t.f)
+			delete(d.track, k)
+		case !t.open && now.Sub(t.lastTrue) > d.cfg.Grace:
+			delete(d.track, k)
+		}
+	}
+	rep.Findings = d.Open()
+	return rep
+}
+
+func holdText(hold time.Duration) string {
+	if hold <= 0 {
+		return ""
+	}
+	return " (opens after " + dur(hold) + ")"
+}
+
+// Open returns the open findings, ranked.
+func (d *Diagnoser) Open() []Finding {
+	var out []Finding
+	for _, t := range d.track {
+		if t.open {
+			out = append(out, t.f)
+		}
+	}
+	Rank(out)
+	return out
+}
+
+// History returns every finding opened, the open ones and the closed ones
+// kept, newest opened first.
+func (d *Diagnoser) History() []Finding {
+	out := d.Open()
+	out = append(out, d.closed.Slice()...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Opened.After(out[j].Opened) })
+	return out
+}
+
+// baseline keeps the newest picture of each endpoint and, when a new restart
+// shows up, freezes the one before it for the release-regression rule.
+func (d *Diagnoser) baseline(ep *Endpoint) {
+	var newest time.Time
+	if n := len(ep.State.Restarts); n > 0 {
+		newest = ep.State.Restarts[n-1]
+	}
+	if newest.After(d.seenRst[ep.URL]) {
+		if b := d.base[ep.URL]; b != nil {
+			d.before[ep.URL] = b
+		}
+		d.seenRst[ep.URL] = newest
+		delete(d.base, ep.URL)
+	} else if ep.State.Samples > 0 {
+		d.base[ep.URL] = baselineOf(*ep)
+	}
+	if b := d.before[ep.URL]; b != nil && ep.Before == nil {
+		ep.Before = b
+	}
+}
+
+func baselineOf(ep Endpoint) *Baseline {
+	st := ep.State
+	b := &Baseline{Time: st.Time, Version: ep.Identity.Version, Model: ep.Model(), Info: st.Info,
+		Running: st.Running, TTFT: st.Latency[model.TTFT].P50, GenTPS: st.GenTPS, Requests: st.Latency[model.TTFT].Count}
+	if d, _, ok := itlDist(ep); ok {
+		b.ITL = d.P50
+	}
+	return b
+}

@@ -1,0 +1,68 @@
+package diagnosis
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// secs formats a duration in seconds the way the panes do: "180 ms", "2.4 s".
+func secs(s float64) string {
+	switch {
+	case s < 0.001:
+		return fmt.Sprintf("%.2f ms", s*1000)
+	case s < 1:
+		return fmt.Sprintf("%.0f ms", s*1000)
+	case s < 10:
+		return fmt.Sprintf("%.1f s", s)
+	default:
+		return fmt.Sprintf("%.0f s", s)
+	}
+}
+
+// dur formats a configured duration compactly: "200 ms", "5m0s" → "5 m".
+func dur(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return trimFloat(d.Seconds()) + " s"
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d m", int(d.Minutes()))
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+// pct formats a 0–1 ratio as a percentage.
+func pct(r float64) string {
+	if r > 0 && r < 0.1 {
+		return fmt.Sprintf("%.1f %%", r*100)
+	}
+	return fmt.Sprintf("%.0f %%", r*100)
+}
+
+// num formats a count or rate with at most one decimal.
+func num(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e9 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	if math.Abs(v) >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// gib formats bytes as GiB.
+func gib(b float64) string { return fmt.Sprintf("%.1f GiB", b/(1<<30)) }
+
+func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// roundDown rounds n down to a multiple of step (at least step).
+func roundDown(n, step int) int {
+	if n < step {
+		return step
+	}
+	return n / step * step
+}

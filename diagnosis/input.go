@@ -1,0 +1,138 @@
+package diagnosis
+
+import (
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Input is everything the rules look at for one evaluation. Absent inputs are
+// nil/empty: the rules that need them stay silent and the report says which
+// inputs were missing.
+type Input struct {
+	Time      time.Time
+	Endpoints []Endpoint
+	// GPU is the newest GPU snapshot; nil when no GPU source runs.
+	GPU *model.GPUSnapshot
+	// Events are recent events (log patterns, restarts, lost GPUs). LogsOn
+	// says a log source is attached, so "no events" means "nothing wrong".
+	Events []model.Event
+	LogsOn bool
+	// Bench is the newest benchmark result, nil when none ran.
+	Bench *Bench
+}
+
+// Endpoint is one watched endpoint+model.
+type Endpoint struct {
+	URL      string
+	Identity model.Identity
+	// Scrape is the newest poll's outcome (Err/ErrKind/Hint); Time zero when
+	// the endpoint was never polled.
+	Scrape model.Scrape
+	// LastOK is when a scrape last produced metrics (zero: never).
+	LastOK time.Time
+	// State is the endpoint's picture over the window; Samples == 0 when
+	// nothing was read.
+	State model.State
+	// Batch pairs the running batch size with the ITL (or TPOT) seen at
+	// that refresh, oldest first: the decode knee is read from it.
+	Batch []BatchPoint
+	// Before is the picture just before the newest restart, kept by the
+	// Diagnoser to compare releases; nil when there was none.
+	Before *Baseline
+}
+
+// BatchPoint is one refresh's running batch and per-token latency (seconds).
+type BatchPoint struct {
+	Running float64
+	ITL     float64
+}
+
+// Baseline is what an endpoint looked like over a stretch of time, to compare
+// before and after a restart.
+type Baseline struct {
+	Time     time.Time
+	Version  string
+	Model    string
+	Info     map[string]string
+	Running  model.Opt
+	TTFT     model.Opt // p50, seconds
+	ITL      model.Opt // p50, seconds
+	GenTPS   model.Opt
+	Requests float64 // requests the latencies cover
+}
+
+// Bench is a benchmark's client-side numbers, in vllm bench serve's terms
+// (milliseconds), plus the server's view over the same window when the
+// monitor scraped it. Zero-valued fields are absent.
+type Bench struct {
+	URL       string
+	Start     time.Time
+	End       time.Time
+	Completed int
+	Failed    int
+
+	TTFTp50, TTFTp99 model.Opt // client, ms
+	ITLp50, ITLp99   model.Opt // client, ms
+	TPOTp50          model.Opt // client, ms
+
+	// ServerTTFTp50 / ServerITLp50 are the server's own estimates over the
+	// benchmark window, ms.
+	ServerTTFTp50, ServerITLp50 model.Opt
+
+	// Responses the client judged bad (counts of Completed).
+	Empty, Echoed, Repetitive int
+}
+
+// Engine returns the endpoint's engine (Triton folds into TensorRT-LLM: the
+// same flags apply).
+func (e Endpoint) Engine() model.Engine {
+	if e.Identity.Engine == model.Triton {
+		return model.TRTLLM
+	}
+	return e.Identity.Engine
+}
+
+// Model returns the served model's name.
+func (e Endpoint) Model() string {
+	if e.State.Key.Model != "" {
+		return e.State.Key.Model
+	}
+	if len(e.Identity.Models) > 0 {
+		return e.Identity.Models[0].ID
+	}
+	return ""
+}
+
+// BatchFromSeries pairs the store's running and per-token latency series by
+// time (points within half a refresh of each other): the TUI and the
+// diagnose command call it with Store.Series(k, "running") and
+// Store.Series(k, "itl_mean") (or "tpot_mean").
+func BatchFromSeries(running, itl []model.Point) []BatchPoint {
+	var out []BatchPoint
+	j := 0
+	for _, r := range running {
+		if !r.OK {
+			continue
+		}
+		for j < len(itl) && itl[j].T.Before(r.T) {
+			j++
+		}
+		if j < len(itl) && itl[j].T.Equal(r.T) && itl[j].OK {
+			out = append(out, BatchPoint{Running: r.V, ITL: itl[j].V})
+		}
+	}
+	return out
+}
+
+// EndpointFromStore builds an Endpoint from a store: the state over window,
+// the batch/latency pairs for the knee, and the newest scrape.
+func EndpointFromStore(s *model.Store, k model.Key, id model.Identity, last model.Scrape, lastOK time.Time, window time.Duration) Endpoint {
+	ep := Endpoint{URL: k.Endpoint, Identity: id, Scrape: last, LastOK: lastOK, State: s.State(k, window)}
+	lat := model.ITL
+	if !ep.State.Latency[lat].Exposed {
+		lat = model.TPOT
+	}
+	ep.Batch = BatchFromSeries(s.Series(k, string(model.Running)), s.Series(k, string(lat)+model.SeriesLatencyMean))
+	return ep
+}

@@ -1,0 +1,283 @@
+package diagnosis
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// need is the set of inputs a rule reads.
+type need uint8
+
+const (
+	needMetrics  need = 1 << iota // at least one endpoint with metrics
+	needGPU                       // a GPU snapshot with devices
+	needLogs                      // a log source attached
+	needBench                     // a benchmark result
+	needReplicas                  // two endpoints serving one model
+)
+
+var needNames = []struct {
+	n    need
+	name string
+}{
+	{needMetrics, "engine metrics (no endpoint returned /metrics)"},
+	{needGPU, "GPU readings (no NVML driver or --no-gpu)"},
+	{needLogs, "engine log (attach it with --log, --log-cmd, --docker, --journal or --kube)"},
+	{needBench, "benchmark results (none run yet: press b or run llmtop bench)"},
+	{needReplicas, "replicas (fewer than two endpoints serve the same model)"},
+}
+
+// rule is one check. eval returns every candidate finding it sees now; the
+// Diagnoser decides when they open and close.
+type rule struct {
+	id     string
+	checks string // what it checks, for the all-clear line
+	needs  need
+	// hold is how long the condition must hold before the finding opens.
+	hold func(Config) time.Duration
+	eval func(e *env) []Finding
+}
+
+func holdDefault(c Config) time.Duration { return c.Hold }
+func holdNone(Config) time.Duration      { return 0 }
+func holdShort(c Config) time.Duration   { return min(c.Hold, 10*time.Second) }
+
+// rules is the catalogue, in the order the all-clear lists them.
+var rules []rule
+
+func register(rs ...rule) { rules = append(rules, rs...) }
+
+// env is what a rule sees: the input, the thresholds, and somewhere to say
+// which per-endpoint inputs were lacking.
+type env struct {
+	in    Input
+	cfg   Config
+	lacks []string
+}
+
+// lack records that a rule could not judge an endpoint for want of an input.
+func (e *env) lack(ep Endpoint, what string) {
+	e.lacks = append(e.lacks, ep.URL+": "+what)
+}
+
+// withMetrics lists the endpoints that produced metrics.
+func (e *env) withMetrics() []Endpoint {
+	var out []Endpoint
+	for _, ep := range e.in.Endpoints {
+		if ep.State.Samples > 0 {
+			out = append(out, ep)
+		}
+	}
+	return out
+}
+
+func (e *env) has(n need) bool {
+	switch n {
+	case needMetrics:
+		return len(e.withMetrics()) > 0
+	case needGPU:
+		return e.in.GPU != nil && len(e.in.GPU.GPUs) > 0
+	case needLogs:
+		return e.in.LogsOn
+	case needBench:
+		return e.in.Bench != nil
+	case needReplicas:
+		return len(replicaGroups(e.withMetrics())) > 0
+	}
+	return true
+}
+
+// Report is one evaluation: the findings (ranked), what was checked, and
+// which inputs were absent.
+type Report struct {
+	Time     time.Time `json:"time"`
+	Findings []Finding `json:"findings"`
+	Checked  []string  `json:"checked"`
+	Missing  []string  `json:"missing"`
+}
+
+// Evaluate runs every rule once, without hysteresis: the findings whose
+// conditions hold right now. The Diagnoser wraps it for live use.
+func Evaluate(in Input, cfg Config) Report {
+	rep, _ := evaluate(in, cfg)
+	return rep
+}
+
+// evaluate also returns each finding's rule, for the Diagnoser's holds.
+func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
+	e := &env{in: in, cfg: cfg}
+	rep := Report{Time: in.Time}
+	byID := map[string]*rule{}
+	missing := map[string]bool{}
+	for i := range rules {
+		r := &rules[i]
+		ok := true
+		for _, nn := range needNames {
+			if r.needs&nn.n != 0 && !e.has(nn.n) {
+				ok = false
+				missing[nn.name] = true
+			}
+		}
+		if !ok {
+			continue
+		}
+		rep.Checked = append(rep.Checked, r.checks)
+		for _, f := range r.eval(e) {
+			if f.ID == "" {
+				f.ID = r.id
+			}
+			byID[f.ID] = r
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
+	for _, nn := range needNames {
+		if missing[nn.name] {
+			rep.Missing = append(rep.Missing, nn.name)
+		}
+	}
+	rep.Missing = append(rep.Missing, dedupe(e.lacks)...)
+	Rank(rep.Findings)
+	return rep, byID
+}
+
+var categoryOrder = map[Category]int{
+	Availability: 0, Memory: 1, GPU: 2, Queueing: 3, Prefill: 4, Decode: 5,
+	Regression: 6, API: 7, Routing: 8, Behaviour: 9,
+}
+
+// Rank orders findings: critical first, then by the runbooks' order of
+// categories (an engine that is down explains everything below it), then
+// newest first.
+func Rank(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if categoryOrder[a.Category] != categoryOrder[b.Category] {
+			return categoryOrder[a.Category] < categoryOrder[b.Category]
+		}
+		if !a.Opened.Equal(b.Opened) {
+			return a.Opened.After(b.Opened)
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.Endpoint < b.Endpoint
+	})
+}
+
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// engineName is how the actions name an engine.
+func engineName(e model.Engine) string {
+	switch e {
+	case model.VLLM:
+		return "vLLM"
+	case model.SGLang:
+		return "SGLang"
+	case model.TGI:
+		return "TGI"
+	case model.LlamaCpp:
+		return "llama.cpp"
+	case model.TRTLLM, model.Triton:
+		return "TensorRT-LLM"
+	case model.Ollama:
+		return "Ollama"
+	}
+	return "engine"
+}
+
+// forEngine picks the engine's action from a table; for an unknown engine it
+// returns every engine's, each prefixed with its name.
+func forEngine(eng model.Engine, table map[model.Engine]Action) []Action {
+	if a, ok := table[eng]; ok {
+		return []Action{a}
+	}
+	if eng != model.Unknown {
+		return nil
+	}
+	var out []Action
+	for _, k := range model.Engines {
+		if a, ok := table[k]; ok {
+			a.Change = engineName(k) + ": " + a.Change
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// metricSource names the metric an evidence number came from.
+func metricSource(ep Endpoint, concept string) string {
+	if ep.State.Source == model.FromLog {
+		return "log stats line"
+	}
+	names := sourceNames[ep.Engine()]
+	if n, ok := names[concept]; ok {
+		return n
+	}
+	return concept
+}
+
+var sourceNames = map[model.Engine]map[string]string{
+	model.VLLM: {
+		"ttft": "vllm:time_to_first_token_seconds", "itl": "vllm:inter_token_latency_seconds",
+		"tpot": "vllm:request_time_per_output_token_seconds", "queue": "vllm:request_queue_time_seconds",
+		"prefill": "vllm:request_prefill_time_seconds", "running": "vllm:num_requests_running",
+		"waiting": "vllm:num_requests_waiting", "kv": "vllm:kv_cache_usage_perc",
+		"preemptions": "vllm:num_preemptions_total", "prefix": "vllm:prefix_cache_hits_total/queries_total",
+		"finish": "vllm:request_success_total", "spec": "vllm:spec_decode_num_accepted_tokens_total/draft_tokens_total",
+		"prompt": "vllm:prompt_tokens_total",
+	},
+	model.SGLang: {
+		"ttft": "sglang:time_to_first_token_seconds", "itl": "sglang:inter_token_latency_seconds",
+		"queue": "sglang:queue_time_seconds", "running": "sglang:num_running_reqs",
+		"waiting": "sglang:num_queue_reqs", "kv": "sglang:token_usage",
+		"preemptions": "sglang:num_retracted_requests_total", "prefix": "sglang:cache_hit_rate",
+		"spec": "sglang:spec_accept_rate", "prompt": "sglang:prompt_tokens_total",
+	},
+	model.TGI: {
+		"ttft": "tgi validation+queue+prefill (approx.)", "tpot": "tgi_request_mean_time_per_token_duration",
+		"queue": "tgi_request_queue_duration", "running": "tgi_batch_current_size", "waiting": "tgi_queue_size",
+		"kv": "tgi_batch_current_max_tokens/tgi_batch_max_total_tokens",
+	},
+	model.LlamaCpp: {
+		"running": "llamacpp:requests_processing", "waiting": "llamacpp:requests_deferred",
+		"itl":    "llamacpp:tokens_predicted_seconds_total/tokens_predicted_total",
+		"prompt": "llamacpp:prompt_tokens_total",
+	},
+	model.TRTLLM: {
+		"ttft": "trtllm_time_to_first_token_seconds", "tpot": "trtllm_time_per_output_token_seconds",
+		"queue": "trtllm_request_queue_time_seconds", "prefill": "trtllm_request_prefill_time_seconds",
+		"running": "trtllm_num_requests_running", "waiting": "trtllm_num_requests_waiting",
+		"kv": "trtllm_kv_cache_utilization", "finish": "trtllm_request_success_total",
+	},
+}
+
+// infoKey returns the first of keys present in the endpoint's info labels.
+func infoKey(ep Endpoint, keys ...string) (string, bool) {
+	for _, k := range keys {
+		if v, ok := ep.State.Info[k]; ok && v != "" {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func isTrue(s string) bool {
+	s = strings.ToLower(s)
+	return s == "true" || s == "1" || s == "on" || s == "yes"
+}

@@ -1,0 +1,213 @@
+package diagnosis
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	register(
+		rule{id: "endpoint_down", checks: "every endpoint answers", hold: holdShort, eval: ruleDown},
+		rule{id: "health_unhealthy", checks: "health routes say healthy", hold: holdShort, eval: ruleUnhealthy},
+		rule{id: "metrics_unavailable", checks: "metrics endpoints answer (404/5xx/malformed/auth)", hold: holdShort, eval: ruleMetricsErr},
+		rule{id: "restarts", checks: "no engine restarts in the window", hold: holdNone, eval: ruleRestarts},
+		rule{id: "cold_start", checks: "no model loading or warm-up after a restart", hold: holdNone, eval: ruleColdStart},
+	)
+}
+
+var defaultPorts = map[model.Engine]string{
+	model.VLLM: "8000", model.SGLang: "30000", model.TGI: "3000 (80 in the Docker image)",
+	model.LlamaCpp: "8080 (9931 in future builds)", model.TRTLLM: "8000", model.Ollama: "11434",
+}
+
+func ruleDown(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.in.Endpoints {
+		k := ep.Scrape.ErrKind
+		if k != model.ErrRefused && k != model.ErrTimeout && k != model.ErrUnreachable && ep.Identity.Health != model.HealthDown {
+			continue
+		}
+		ev := []Evidence{{Text: fmt.Sprintf("%s: %s", k, ep.Scrape.Err), Source: "scrape " + ep.URL}}
+		if !ep.LastOK.IsZero() {
+			ev = append(ev, Evidence{Text: "last metrics " + dur(e.in.Time.Sub(ep.LastOK).Round(time.Second)) + " ago", Source: "scrape " + ep.URL})
+		} else {
+			ev = append(ev, Evidence{Text: "never answered since llmtop started", Source: "scrape " + ep.URL})
+		}
+		cause := "the engine process is not running (crashed, OOM-killed, still starting) or listens on another address"
+		acts := []Action{{Change: "look at the engine's log for the exception before it exited (llmtop --log FILE / --docker NAME shows it here)",
+			Why: "a crash leaves its reason in the log: CUDA OOM, NCCL timeout, bad flag", TradeOff: "none"}}
+		if k == model.ErrTimeout {
+			cause = "the server accepts connections but does not answer in time: hung engine, a blocked event loop, or a very long prefill holding the API process"
+			acts = append(acts, Action{Change: "check /health directly and the engine's CPU use (a stuck API server shows 100 % on one core)",
+				Why: "distinguishes a hung engine from an overloaded one", TradeOff: "none"})
+		}
+		if p, ok := defaultPorts[ep.Engine()]; ok {
+			acts = append(acts, Action{Change: "check the address: " + engineName(ep.Engine()) + " listens on port " + p + " by default",
+				Why: "a moved port looks like a crash", TradeOff: "none"})
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevCrit,
+			Title: "endpoint down: " + string(k), Evidence: ev, Cause: cause, Actions: acts})
+	}
+	return out
+}
+
+func ruleUnhealthy(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.in.Endpoints {
+		if ep.Identity.Health != model.HealthUnhealthy {
+			continue
+		}
+		ev := []Evidence{{Text: "health route: " + nonEmpty(ep.Identity.HealthDetail, "unhealthy"), Source: "health " + ep.URL}}
+		cause := "the server answers but its engine is dead or stuck"
+		switch ep.Engine() {
+		case model.VLLM:
+			cause = "vLLM's /health returns 503 after EngineDeadError: the engine core died (CUDA error, OOM, NCCL) while the API server lives on"
+		case model.SGLang:
+			cause = "SGLang's health check failed: the scheduler or detokenizer stopped responding"
+		case model.TRTLLM:
+			cause = "trtllm-serve reports the LLM unavailable"
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevCrit,
+			Title: "engine unhealthy (health 503)", Evidence: ev, Cause: cause,
+			Actions: []Action{{Change: "restart the engine; read the log lines before the failure for the cause",
+				Why: "a dead engine core does not recover by itself", TradeOff: "in-flight requests are lost"}}})
+	}
+	return out
+}
+
+var metricsEnable = map[model.Engine]Action{
+	model.SGLang:   {Change: "--enable-metrics", Why: "SGLang serves /metrics only with this flag (default off)", TradeOff: "negligible overhead"},
+	model.LlamaCpp: {Change: "--metrics (env LLAMA_ARG_ENDPOINT_METRICS=1)", Why: "llama-server serves /metrics only with this flag", TradeOff: "none; each scrape resets its throughput gauges' window"},
+	model.TRTLLM:   {Change: "return_perf_metrics: true (and enable_iter_perf_stats: true) in the --config YAML", Why: "trtllm-serve registers /prometheus/metrics only then", TradeOff: "small per-request bookkeeping"},
+	model.VLLM:     {Change: "--metrics-path (llmtop) if a proxy moved /metrics; vLLM always serves it", Why: "vLLM has no switch to disable /metrics", TradeOff: "none"},
+	model.TGI:      {Change: "scrape the --prometheus-port (default 9000) if the main port's /metrics is blocked", Why: "TGI serves metrics on both", TradeOff: "none"},
+	model.Ollama:   {Change: "attach the log (--log/--docker): Ollama has no Prometheus endpoint", Why: "per-request stats only exist in responses and logs", TradeOff: "none"},
+}
+
+func ruleMetricsErr(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.in.Endpoints {
+		k := ep.Scrape.ErrKind
+		var acts []Action
+		sev := model.SevWarn
+		title := "metrics endpoint error: " + string(k)
+		cause := "llmtop cannot read the engine's metrics, so the latency and KV rules are blind"
+		switch k {
+		case model.ErrNotFound:
+			title = "metrics endpoint returns 404"
+			cause = "the engine was started without its metrics switch, or a proxy does not forward /metrics"
+			acts = forEngine(ep.Engine(), metricsEnable)
+		case model.ErrServer:
+			cause = "the metrics route fails inside the engine (5xx)"
+			acts = []Action{{Change: "read the engine log at the scrape times for the traceback", Why: "a 500 on /metrics is an engine bug or a dying process", TradeOff: "none"}}
+		case model.ErrMalformed, model.ErrTooLarge:
+			cause = "the metrics body is not the Prometheus text llmtop expects (wrong path, HTML error page, or a huge label set)"
+			acts = []Action{{Change: "pass --metrics-path and --engine explicitly", Why: "a proxy or another service may answer on this path", TradeOff: "none"}}
+		case model.ErrAuth:
+			cause = "the endpoint requires an API key"
+			acts = []Action{{Change: "--api-key (or OPENAI_API_KEY)", Why: "vLLM --api-key and proxies reject unauthenticated scrapes", TradeOff: "none"}}
+		default:
+			continue
+		}
+		ev := []Evidence{{Text: ep.Scrape.Err, Source: "scrape " + ep.URL}}
+		if ep.Scrape.Hint != "" {
+			ev = append(ev, Evidence{Text: ep.Scrape.Hint, Source: "adapter hint"})
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: sev, Title: title,
+			Evidence: ev, Cause: cause, Actions: acts})
+	}
+	return out
+}
+
+// restartWindow is how far back restarts count.
+const restartWindow = 15 * time.Minute
+
+func recentRestarts(ep Endpoint, now time.Time) []time.Time {
+	var rs []time.Time
+	for _, t := range ep.State.Restarts {
+		if now.Sub(t) <= restartWindow {
+			rs = append(rs, t)
+		}
+	}
+	return rs
+}
+
+func ruleRestarts(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.in.Endpoints {
+		rs := recentRestarts(ep, e.in.Time)
+		if len(rs) == 0 {
+			continue
+		}
+		sev, title := model.SevWarn, "engine restarted"
+		if len(rs) >= 3 {
+			sev, title = model.SevCrit, "engine restarting repeatedly (crash loop)"
+		}
+		ev := []Evidence{{Text: fmt.Sprintf("%d restart(s), newest %s ago (counters went backwards)", len(rs), dur(e.in.Time.Sub(rs[len(rs)-1]).Round(time.Second))),
+			Source: "scrape " + ep.URL, Window: restartWindow}}
+		for _, x := range e.in.Events {
+			if x.Source == "log" && x.Severity == model.SevCrit && (x.Endpoint == "" || x.Endpoint == ep.URL) && absDur(x.Time.Sub(rs[len(rs)-1])) < 5*time.Minute {
+				ev = append(ev, Evidence{Text: "log near the restart: " + x.Title, Source: "log"})
+			}
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: sev, Title: title, Evidence: ev,
+			Cause: "the engine process exited and came back (crash, OOM kill, deploy); caches and CUDA graphs start cold",
+			Actions: []Action{{Change: "match the restart time with the log events (memory and startup findings below name the fix)",
+				Why: "restarts are a symptom; the log says why", TradeOff: "none"}}})
+	}
+	return out
+}
+
+func ruleColdStart(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.in.Endpoints {
+		if ep.Identity.Health == model.HealthLoading {
+			out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevWarn,
+				Title:    "model loading (cold start)",
+				Evidence: []Evidence{{Text: "health route: " + nonEmpty(ep.Identity.HealthDetail, "503 while loading"), Source: "health " + ep.URL}},
+				Cause:    "the engine is loading weights, profiling memory or capturing CUDA graphs; requests are refused or queued",
+				Actions:  forEngine(ep.Engine(), coldStartActs)})
+			continue
+		}
+		rs := recentRestarts(ep, e.in.Time)
+		if len(rs) == 0 || e.in.Time.Sub(rs[len(rs)-1]) > e.cfg.ColdStart {
+			continue
+		}
+		ttft := ep.State.Latency[model.TTFT]
+		if !ttft.P90.OK || ttft.P90.V <= e.cfg.SLOTTFT.Seconds() {
+			continue
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevInfo,
+			Title: "slow first requests after a restart (warm-up)",
+			Evidence: []Evidence{{Text: "TTFT p90≈" + secs(ttft.P90.V) + ", restart " + dur(e.in.Time.Sub(rs[len(rs)-1]).Round(time.Second)) + " ago",
+				Source: metricSource(ep, "ttft"), Window: ttft.Window}},
+			Cause:   "the prefix cache is empty and kernels/graphs compile on first use after a restart",
+			Actions: forEngine(ep.Engine(), coldStartActs)})
+	}
+	return out
+}
+
+var coldStartActs = map[model.Engine]Action{
+	model.VLLM:     {Change: "send warm-up requests before routing traffic (readiness on /health + one request)", Why: "torch.compile and CUDA graphs are built at start; prefix cache fills with traffic", TradeOff: "slower rollout"},
+	model.SGLang:   {Change: "route traffic only after /health_generate returns 200", Why: "it runs a real generation", TradeOff: "slower rollout"},
+	model.TGI:      {Change: "route traffic after /health returns 200 (warm-up finished)", Why: "TGI warms up before serving", TradeOff: "slower rollout"},
+	model.LlamaCpp: {Change: "wait for 'model loaded' / /health 200 before sending load", Why: "503 'Loading model' until then", TradeOff: "none"},
+	model.TRTLLM:   {Change: "route traffic after /health_generate returns 200", Why: "it runs a 1-token generation", TradeOff: "slower rollout"},
+	model.Ollama:   {Change: "OLLAMA_KEEP_ALIVE=-1 (or a longer keep_alive per request)", Why: "Ollama unloads idle models after 5 m and reloads on the next request", TradeOff: "the model keeps its VRAM while idle"},
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}

@@ -1,0 +1,141 @@
+package diagnosis
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	register(
+		rule{id: "finish_length", checks: "share of requests cut by max_tokens/context (finish reason length)", needs: needMetrics, hold: holdDefault, eval: ruleFinishLength},
+		rule{id: "finish_errors", checks: "share of aborted/errored requests", needs: needMetrics, hold: holdDefault, eval: ruleFinishErrors},
+		rule{id: "bench_bad_output", checks: "benchmark responses not empty, echoed or repetitive", needs: needBench, hold: holdNone, eval: ruleBadOutput},
+		rule{id: "client_server_gap", checks: "client-measured TTFT/ITL close to the server's own", needs: needBench, hold: holdNone, eval: ruleClientGap},
+	)
+}
+
+func finished(ep Endpoint) float64 {
+	var n float64
+	for _, c := range ep.State.FinishCount {
+		n += c
+	}
+	return n
+}
+
+func ruleFinishLength(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		if ep.State.FinishShare == nil {
+			continue
+		}
+		n := finished(ep)
+		s := ep.State.FinishShare["length"]
+		if n < e.cfg.MinFinished || s < e.cfg.FinishLengthShare {
+			continue
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: Behaviour, Severity: model.SevWarn,
+			Title: "many responses cut off (finish reason length: " + pct(s) + ")",
+			Evidence: []Evidence{{Text: fmt.Sprintf("%s of %s requests finished with reason length", pct(s), num(n)),
+				Source: metricSource(ep, "finish"), Window: ep.State.RateWindow}},
+			Cause: "generation stops at max_tokens or the context limit instead of an end-of-sequence token: a max_tokens cap too low for the task, or a chat template / stop token the model never emits (it rambles until the cap)",
+			Actions: []Action{
+				{Change: "read a few responses: if they ramble or repeat, fix the chat template or stop tokens (vLLM --chat-template, --generation-config auto)", Why: "a missing EOS makes every request run to the cap", TradeOff: "none"},
+				{Change: "if they are cut mid-answer, raise the clients' max_tokens", Why: "the cap is below the answer length", TradeOff: "longer requests, more KV per request"},
+			}})
+	}
+	return out
+}
+
+func ruleFinishErrors(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		if ep.State.FinishShare == nil {
+			continue
+		}
+		n := finished(ep)
+		ab, er := ep.State.FinishShare["abort"], ep.State.FinishShare["error"]
+		if n < e.cfg.MinFinished || ab+er < e.cfg.FinishErrorShare {
+			continue
+		}
+		sev := model.SevWarn
+		if er >= e.cfg.FinishErrorShare {
+			sev = model.SevCrit
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: Behaviour, Severity: sev,
+			Title: fmt.Sprintf("requests aborted or failing (abort %s, error %s)", pct(ab), pct(er)),
+			Evidence: []Evidence{{Text: fmt.Sprintf("abort %s + error %s of %s finished requests", pct(ab), pct(er), num(n)),
+				Source: metricSource(ep, "finish"), Window: ep.State.RateWindow}},
+			Cause: "aborts are clients disconnecting (timeouts shorter than TTFT+generation, users cancelling); errors are the engine failing requests",
+			Actions: []Action{
+				{Change: "compare the clients' timeout with the e2e latency p99; raise it or cut the queue (see queueing findings)", Why: "a client that gives up still cost the prefill", TradeOff: "none"},
+				{Change: "for errors: read the engine log at the same times", Why: "the log carries the per-request exception", TradeOff: "none"},
+			}})
+	}
+	return out
+}
+
+func ruleBadOutput(e *env) []Finding {
+	b := e.in.Bench
+	if b.Completed == 0 {
+		return nil
+	}
+	bad := b.Empty + b.Echoed + b.Repetitive
+	share := float64(bad) / float64(b.Completed)
+	if share < e.cfg.BadOutputShare {
+		return nil
+	}
+	return []Finding{{Endpoint: b.URL, Category: Behaviour, Severity: model.SevWarn,
+		Title: fmt.Sprintf("benchmark responses look wrong (%s bad)", pct(share)),
+		Evidence: []Evidence{{Text: fmt.Sprintf("%d empty, %d echoing the prompt, %d repetitive of %d completed", b.Empty, b.Echoed, b.Repetitive, b.Completed),
+			Source: "benchmark", Window: b.End.Sub(b.Start)}},
+		Cause: "empty or echoed text usually means a wrong chat template or the completions route used for a chat model; repetition means no stop token or too greedy sampling",
+		Actions: []Action{
+			{Change: "serve with the model's own chat template (vLLM --chat-template, llama.cpp --jinja) and use /v1/chat/completions", Why: "the template decides where the answer starts and stops", TradeOff: "none"},
+			{Change: "set repetition_penalty/presence_penalty, or check the generation config (vLLM --generation-config auto)", Why: "repetition with temperature 0 and no penalty is common", TradeOff: "slightly different outputs"},
+		}}}
+}
+
+func ruleClientGap(e *env) []Finding {
+	b := e.in.Bench
+	abs := float64(e.cfg.ClientGapAbs) / float64(time.Millisecond)
+	ttft := gap(b.TTFTp50, b.ServerTTFTp50, abs, e.cfg.ClientGapRatio)
+	// Gaps between tokens are tens of ms: a fifth of the TTFT allowance.
+	itl := gap(b.ITLp50, b.ServerITLp50, abs/5, e.cfg.ClientGapRatio)
+	if !ttft && !itl {
+		if !b.ServerTTFTp50.OK && !b.ServerITLp50.OK {
+			e.lacks = append(e.lacks, b.URL+": server-side TTFT/ITL during the benchmark (compare needs the engine's histograms)")
+		}
+		return nil
+	}
+	var ev []Evidence
+	w := b.End.Sub(b.Start)
+	if ttft {
+		ev = append(ev, Evidence{Text: fmt.Sprintf("TTFT p50 client %s vs server ≈%s", msText(b.TTFTp50.V), msText(b.ServerTTFTp50.V)), Source: "benchmark vs engine histogram", Window: w})
+	}
+	if itl {
+		ev = append(ev, Evidence{Text: fmt.Sprintf("ITL p50 client %s vs server ≈%s", msText(b.ITLp50.V), msText(b.ServerITLp50.V)), Source: "benchmark vs engine histogram", Window: w})
+	}
+	cause := "time is lost between the engine and the client: network, a proxy or load balancer, TLS, or an API gateway"
+	if itl {
+		cause = "tokens arrive in bursts: something between the engine and the client buffers the stream (proxy buffering, gzip, a gateway that re-chunks SSE)"
+	}
+	return []Finding{{Endpoint: b.URL, Category: API, Severity: model.SevWarn,
+		Title: "client sees much worse latency than the server reports", Evidence: ev, Cause: cause,
+		Actions: []Action{
+			{Change: "benchmark the engine's port directly, bypassing the proxy, and compare", Why: "locates the hop that adds the delay", TradeOff: "none"},
+			{Change: "nginx: proxy_buffering off; gzip off for text/event-stream (or send X-Accel-Buffering: no)", Why: "buffering holds SSE chunks back", TradeOff: "none for streams"},
+		}}}
+}
+
+// gap reports whether the client's number exceeds the server's by more than
+// both the absolute (ms) and the ratio allowance.
+func gap(client, server model.Opt, abs, ratio float64) bool {
+	if !client.OK || !server.OK || server.V <= 0 {
+		return false
+	}
+	return client.V-server.V > abs && client.V > ratio*server.V
+}
+
+func msText(ms float64) string { return secs(ms / 1000) }

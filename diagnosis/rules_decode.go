@@ -1,0 +1,221 @@
+package diagnosis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	register(
+		rule{id: "itl_high", checks: "ITL/TPOT p99 within the SLO (prefill stalls, batch knee, bandwidth)", needs: needMetrics, hold: holdDefault, eval: ruleITL},
+		rule{id: "spec_accept_low", checks: "speculative-decoding acceptance", needs: needMetrics, hold: holdDefault, eval: ruleSpec},
+	)
+}
+
+// itlDist is the per-token latency: every gap (ITL) where exposed, else the
+// per-request mean (TPOT).
+func itlDist(ep Endpoint) (model.Dist, string, bool) {
+	if d := ep.State.Latency[model.ITL]; d.Exposed && (d.P99.OK || d.Mean.OK) {
+		return d, "ITL", true
+	}
+	if d := ep.State.Latency[model.TPOT]; d.Exposed && (d.P99.OK || d.Mean.OK) {
+		return d, "TPOT", true
+	}
+	return model.Dist{}, "", false
+}
+
+// itlValue is the number compared with the SLO: p99, else mean.
+func itlValue(ep Endpoint) (float64, bool) {
+	d, _, ok := itlDist(ep)
+	if !ok {
+		return 0, false
+	}
+	if d.P99.OK {
+		return d.P99.V, true
+	}
+	return d.Mean.V, true
+}
+
+func ruleITL(e *env) []Finding {
+	var out []Finding
+	slo := e.cfg.SLOITL.Seconds()
+	for _, ep := range e.withMetrics() {
+		d, name, ok := itlDist(ep)
+		if !ok {
+			e.lack(ep, "ITL/TPOT (not exposed or no tokens in the window)")
+			continue
+		}
+		v, _ := itlValue(ep)
+		if v <= slo {
+			continue
+		}
+		label := name + " p99≈"
+		if !d.P99.OK {
+			label = name + " mean "
+		}
+		ev := []Evidence{{Text: label + secs(v) + " > SLO " + dur(e.cfg.SLOITL), Source: metricSource(ep, map[string]string{"ITL": "itl", "TPOT": "tpot"}[name]), Window: d.Window}}
+		if d.P50.OK {
+			ev = append(ev, Evidence{Text: name + " p50≈" + secs(d.P50.V), Source: metricSource(ep, "itl"), Window: d.Window})
+		}
+		out = append(out, itlFinding(e, ep, d, ev))
+	}
+	return out
+}
+
+// itlFinding tells apart the three decode causes: prefill stalls (a spiky
+// tail), the batch knee (latency grows with the batch), and bandwidth (slow
+// even with a small batch).
+func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
+	eng := ep.Engine()
+	st := ep.State
+	f := Finding{Endpoint: ep.URL, Category: Decode, Severity: model.SevWarn, Evidence: ev}
+	spiky := d.P50.OK && d.P99.OK && d.P99.V >= 3*d.P50.V && d.P50.V <= e.cfg.SLOITL.Seconds()
+	chunked, chunkedKnown := infoKey(ep, "enable_chunked_prefill", "chunked_prefill")
+	if spiky && (!chunkedKnown || !isTrue(chunked)) {
+		f.ID, f.Title = "itl_prefill_stall", "ITL spikes: decodes stall behind long prefills"
+		f.Cause = fmt.Sprintf("median gap %s but p99 %s: whole prompts are prefilled in the same steps as running decodes", secs(d.P50.V), secs(d.P99.V))
+		if chunkedKnown {
+			f.Evidence = append(f.Evidence, Evidence{Text: "chunked prefill: " + chunked, Source: "engine config"})
+		}
+		if a, ok := chunkedPrefill(eng, 2048); ok {
+			f.Actions = append(f.Actions, a)
+		} else {
+			f.Actions = append(f.Actions, Action{Change: "num_batch 256 (request option)", Why: "smaller prompt batches interleave with generation", TradeOff: "slower prompt processing"})
+		}
+		return f
+	}
+	if st.Running.OK && st.Running.V >= 4 {
+		limit, why := kneeCap(ep, d, e.cfg.SLOITL.Seconds())
+		if limit > 0 && float64(limit) < st.Running.V {
+			f.ID, f.Title = "itl_decode_batch", fmt.Sprintf("ITL over SLO at batch %s: decode-bound past the knee", num(st.Running.V))
+			f.Cause = "every decode step reads the weights and each running request's KV; past the knee a bigger batch costs every request latency"
+			f.Evidence = append(f.Evidence, Evidence{Text: why, Source: metricSource(ep, "running") + " × " + metricSource(ep, "itl")})
+			f.Actions = []Action{{Change: capChange(eng, limit), Why: "just under the batch size where ITL crossed the SLO",
+				TradeOff: "lower peak throughput; excess requests queue (TTFT rises) unless another replica takes them"}, replicas(eng)}
+			return f
+		}
+	}
+	f.ID, f.Title = "itl_bandwidth", "ITL over SLO with a small batch: memory-bandwidth-bound"
+	f.Cause = "each token reads all weights from HBM; with few requests running the model is simply too large for this GPU's bandwidth"
+	quant := map[model.Engine]Action{
+		model.VLLM:     {Change: "serve an fp8/AWQ/GPTQ checkpoint (--quantization fp8 for on-the-fly fp8)", Why: "half the weight bytes read per token", TradeOff: "small accuracy cost"},
+		model.SGLang:   {Change: "--quantization fp8", Why: "half the weight bytes read per token", TradeOff: "small accuracy cost"},
+		model.TGI:      {Change: "--quantize fp8 (or awq/gptq checkpoints)", Why: "fewer weight bytes per token", TradeOff: "small accuracy cost"},
+		model.LlamaCpp: {Change: "a smaller quant (e.g. Q4_K_M instead of Q8_0), and -ngl 999 so no layer runs on the CPU", Why: "fewer bytes per token; CPU layers are far slower", TradeOff: "accuracy vs size"},
+		model.TRTLLM:   {Change: "an fp8 engine/checkpoint (quant_config in the --config YAML)", Why: "fewer weight bytes per token", TradeOff: "small accuracy cost"},
+		model.Ollama:   {Change: "a q4_K_M tag of the model; check /api/ps size_vram = size (no CPU offload)", Why: "fewer bytes per token; partial CPU offload is slow", TradeOff: "accuracy vs size"},
+	}
+	f.Actions = forEngine(eng, quant)
+	tp := map[model.Engine]Action{
+		model.VLLM:   {Change: "--tensor-parallel-size 2", Why: "splits the weight reads over two GPUs' bandwidth", TradeOff: "a second GPU"},
+		model.SGLang: {Change: "--tp-size 2", Why: "splits the weight reads", TradeOff: "a second GPU"},
+	}
+	f.Actions = append(f.Actions, forEngine(eng, tp)...)
+	return f
+}
+
+// kneeCap finds the largest batch whose per-token latency met the SLO, from
+// the endpoint's (running, ITL mean) history. The SLO is on p99 but the
+// history holds per-refresh means, so the limit for means is scaled by the
+// window's mean/p99 ratio. Without a batch that met it, a straight line
+// through the history (or through the origin and now) is solved for the SLO.
+func kneeCap(ep Endpoint, d model.Dist, slo float64) (int, string) {
+	limit := slo
+	if d.P99.OK && d.Mean.OK && d.P99.V > 0 {
+		limit = slo * d.Mean.V / d.P99.V
+	}
+	type agg struct{ sum, n float64 }
+	by := map[int]*agg{}
+	for _, p := range ep.Batch {
+		r := int(math.Round(p.Running))
+		if r <= 0 {
+			continue
+		}
+		a := by[r]
+		if a == nil {
+			a = &agg{}
+			by[r] = a
+		}
+		a.sum += p.ITL
+		a.n++
+	}
+	var sizes []int
+	for r := range by {
+		sizes = append(sizes, r)
+	}
+	sort.Ints(sizes)
+	firstBad := -1
+	for _, r := range sizes {
+		if by[r].sum/by[r].n > limit {
+			firstBad = r
+			break
+		}
+	}
+	if firstBad > 0 {
+		good := -1
+		for _, r := range sizes {
+			if r < firstBad {
+				good = r
+			}
+		}
+		if good > 0 {
+			return good, fmt.Sprintf("mean ITL %s at batch %d, %s at batch %d (limit for means %s, from the SLO and the window's mean/p99)",
+				secs(by[good].sum/by[good].n), good, secs(by[firstBad].sum/by[firstBad].n), firstBad, secs(limit))
+		}
+	}
+	// Fit ITL = a + b·running over the history.
+	var sx, sy, sxx, sxy, n float64
+	for _, r := range sizes {
+		x, y := float64(r), by[r].sum/by[r].n
+		sx, sy, sxx, sxy, n = sx+x, sy+y, sxx+x*x, sxy+x*y, n+1
+	}
+	if n >= 2 && n*sxx-sx*sx > 0 {
+		b := (n*sxy - sx*sy) / (n*sxx - sx*sx)
+		a := (sy - b*sx) / n
+		if b > 0 && limit > a {
+			c := int(math.Floor((limit - a) / b))
+			if c >= 1 {
+				return c, fmt.Sprintf("fit over %d batch sizes: ITL ≈ %s + %s per request; meets %s (mean) up to batch %d", int(n), secs(a), secs(b), secs(limit), c)
+			}
+		}
+	}
+	// Proportional to the batch: conservative.
+	running := ep.State.Running.V
+	if d.Mean.OK && d.Mean.V > 0 && running > 0 {
+		c := int(math.Floor(running * limit / d.Mean.V))
+		if c >= 1 {
+			return c, fmt.Sprintf("mean ITL %s at batch %s; assuming ITL grows with the batch, %d meets the SLO", secs(d.Mean.V), num(running), c)
+		}
+	}
+	return 0, ""
+}
+
+func ruleSpec(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		a := ep.State.SpecAccept
+		if !a.OK || a.V >= e.cfg.SpecAcceptLow {
+			continue
+		}
+		sev := model.SevInfo
+		if v, ok := itlValue(ep); ok && v > e.cfg.SLOITL.Seconds() {
+			sev = model.SevWarn
+		}
+		acts := map[model.Engine]Action{
+			model.VLLM:     {Change: `--speculative-config '{"num_speculative_tokens": 2, ...}' (fewer draft tokens) or drop it`, Why: "rejected drafts cost a verify pass each", TradeOff: "less speed-up when the draft is right"},
+			model.SGLang:   {Change: "--speculative-num-draft-tokens / --speculative-num-steps lower (or no --speculative-algorithm)", Why: "rejected drafts cost verify compute", TradeOff: "less speed-up when drafts hit"},
+			model.TGI:      {Change: "--speculate 1 (or unset)", Why: "rejected speculation costs compute", TradeOff: "less speed-up"},
+			model.LlamaCpp: {Change: "--spec-draft-n-max 4 (or drop -md)", Why: "shorter drafts waste less", TradeOff: "less speed-up"},
+			model.TRTLLM:   {Change: "speculative_config.max_draft_len lower in the --config YAML", Why: "shorter drafts waste less", TradeOff: "less speed-up"},
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: Decode, Severity: sev,
+			Title:    "speculative decoding acceptance low (" + pct(a.V) + ")",
+			Evidence: []Evidence{{Text: "accepted/drafted tokens " + pct(a.V) + " < " + pct(e.cfg.SpecAcceptLow), Source: metricSource(ep, "spec"), Window: ep.State.RateWindow}},
+			Cause:    "the draft model (or n-gram) predicts this traffic poorly; verifying wrong drafts costs more than it saves, most at large batch",
+			Actions:  forEngine(ep.Engine(), acts)})
+	}
+	return out
+}

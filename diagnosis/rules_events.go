@@ -1,0 +1,270 @@
+package diagnosis
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	register(rule{id: "log_events", checks: "engine log free of OOM, startup and runtime failures", needs: needLogs, hold: holdNone, eval: ruleEvents})
+}
+
+// eventRule maps log-event kinds (the logs source's catalogue ids) to a
+// finding with its specific fix.
+type eventRule struct {
+	kinds    []string
+	id       string
+	category Category
+	title    string
+	cause    string
+	actions  func(x model.Event, ep Endpoint) []Action
+}
+
+// field returns the first present field among keys.
+func field(x model.Event, keys ...string) string {
+	for _, k := range keys {
+		if v := x.Fields[k]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func fieldInt(x model.Event, keys ...string) int {
+	v := strings.ReplaceAll(field(x, keys...), ",", "")
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+var eventRules = []eventRule{
+	{kinds: []string{"kv_pool_too_small", "vllm_max_len_kv", "max_len_exceeds_kv"}, id: "startup_max_len_kv", category: Memory,
+		title: "startup failed: context longer than the KV pool",
+		cause: "the model's max length needs more KV memory than the pool has, so the engine refuses to start",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			eng := ep.Engine()
+			if eng == model.Unknown {
+				eng = model.VLLM
+			}
+			n := fieldInt(x, "estimated_max_model_len", "estimated_max_len", "estimate", "max_seq_len")
+			acts := []Action{}
+			if n > 0 {
+				v := n
+				if n >= 4096 {
+					v = roundDown(n, 256)
+				}
+				acts = append(acts, Action{Change: maxLenChange(eng, v), Why: "vLLM's own estimate of the longest context the pool can hold is " + strconv.Itoa(n),
+					TradeOff: "prompts+outputs longer than this are rejected"})
+			} else {
+				acts = append(acts, Action{Change: maxLenChange(eng, 0) + " lower", Why: "the pool cannot hold one full-length request", TradeOff: "longer requests are rejected"})
+			}
+			acts = append(acts, Action{Change: "--gpu-memory-utilization 0.95 (if nothing else uses the GPU)", Why: "a bigger pool", TradeOff: "less room for activations"})
+			return append(acts, forEngine(eng, fp8KV)...)
+		}},
+	{kinds: []string{"no_kv_memory", "vllm_no_cache_memory", "no_cache_blocks"}, id: "startup_no_kv_memory", category: Memory,
+		title: "startup failed: no memory left for the KV cache",
+		cause: "weights plus activation peak used the whole memory budget",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{
+				{Change: "--gpu-memory-utilization 0.95", Why: "the budget is a share of VRAM; the default 0.92 may leave no KV", TradeOff: "less safety margin"},
+				{Change: "--max-num-batched-tokens 2048 and --max-num-seqs 64", Why: "a smaller profiling batch lowers the activation peak", TradeOff: "lower peak throughput"},
+				{Change: "--quantization fp8 or --tensor-parallel-size 2", Why: "less weight memory per GPU", TradeOff: "accuracy / a second GPU"},
+			}
+		}},
+	{kinds: []string{"weights_oom", "vllm_load_oom", "load_oom"}, id: "startup_weights_oom", category: Memory,
+		title: "startup failed: weights do not fit",
+		cause: "the model's weights are larger than the GPU memory share given to the engine",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{
+				{Change: "--tensor-parallel-size 2", Why: "split weights over two GPUs", TradeOff: "a second GPU"},
+				{Change: "--quantization fp8 (or an AWQ/GPTQ checkpoint)", Why: "half the weight bytes", TradeOff: "small accuracy cost"},
+				{Change: "--cpu-offload-gb 8", Why: "keep part of the weights in host memory", TradeOff: "much slower decode"},
+			}
+		}},
+	{kinds: []string{"sampler_warmup_oom", "vllm_sampler_oom"}, id: "startup_warmup_oom", category: Memory,
+		title: "startup failed: OOM warming up the sampler",
+		cause: "the sampler warm-up with max-num-seqs dummy requests ran out of memory",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			n := fieldInt(x, "num_reqs", "max_num_seqs")
+			v := 0
+			if n > 1 {
+				v = n / 2
+			}
+			return []Action{{Change: capChange(model.VLLM, v), Why: "the warm-up allocates for that many requests", TradeOff: "lower peak concurrency"},
+				{Change: "--gpu-memory-utilization 0.85", Why: "leaves more room outside the KV pool", TradeOff: "smaller KV pool"}}
+		}},
+	{kinds: []string{"cuda_oom", "torch_oom", "oom"}, id: "cuda_oom", category: Memory,
+		title: "CUDA out of memory",
+		cause: "an allocation outside the KV pool (activations, sampler, CUDA graphs) did not fit",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			eng := ep.Engine()
+			acts := map[model.Engine]Action{
+				model.VLLM:   {Change: "--gpu-memory-utilization 0.85 (lower) and --max-num-batched-tokens 4096", Why: "leaves room for activations; bounds the per-step peak", TradeOff: "smaller KV pool, slower long prefills"},
+				model.SGLang: {Change: "--mem-fraction-static lower by 0.05 and --chunked-prefill-size 4096", Why: "room for activations", TradeOff: "smaller KV pool"},
+				model.TGI:    {Change: "--max-batch-prefill-tokens lower, --cuda-memory-fraction 0.9", Why: "smaller prefill peak", TradeOff: "slower long prompts"},
+				model.TRTLLM: {Change: "--kv_cache_free_gpu_memory_fraction 0.8 and --max_num_tokens 4096", Why: "room for activations", TradeOff: "smaller KV pool"},
+			}
+			a := forEngine(eng, acts)
+			return append(a, Action{Change: "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", Why: "reduces fragmentation when 'reserved but unallocated' is large", TradeOff: "none known"})
+		}},
+	{kinds: []string{"vram_held", "free_memory_low", "vllm_free_memory"}, id: "startup_vram_held", category: GPU,
+		title: "startup: another process holds GPU memory",
+		cause: "free memory at start is below what the memory fraction asks for",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "stop the other process (see the GPU pane's process list) or lower --gpu-memory-utilization to the free share",
+				Why: "the fraction is of total VRAM, not of free VRAM", TradeOff: "smaller KV pool if lowered"}}
+		}},
+	{kinds: []string{"sglang_retract", "kv_retract", "retract"}, id: "kv_retraction_log", category: Memory,
+		title: "KV pool full: requests retracted",
+		cause: "decode ran out of KV tokens; SGLang retracts requests and re-queues them",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "--mem-fraction-static higher by 0.05 (if VRAM is free)", Why: "a bigger token pool", TradeOff: "less activation room"},
+				{Change: "--max-running-requests lower", Why: "fewer concurrent decodes", TradeOff: "lower throughput"},
+				{Change: "--kv-cache-dtype fp8_e5m2", Why: "half the bytes per token", TradeOff: "small accuracy cost"}}
+		}},
+	{kinds: []string{"sglang_alloc_oom", "prefill_oom", "decode_oom", "sglang_token_oom"}, id: "token_pool_oom", category: Memory,
+		title: "token pool out of memory",
+		cause: "the engine could not allocate KV tokens for a batch",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "--max-running-requests lower and --chunked-prefill-size 4096", Why: "smaller batches need fewer tokens at once", TradeOff: "lower throughput"}}
+		}},
+	{kinds: []string{"req_slots_oom", "sglang_req_slots"}, id: "req_slots_oom", category: Memory,
+		title: "request-slot pool exhausted",
+		cause: "more requests than the request-to-token pool has slots",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "--max-running-requests lower", Why: "SGLang's own advice", TradeOff: "lower concurrency"}}
+		}},
+	{kinds: []string{"mem_fraction_low", "sglang_not_enough_memory"}, id: "startup_mem_fraction", category: Memory,
+		title: "startup failed: KV pool would be empty",
+		cause: "mem_fraction_static leaves nothing for the KV cache after the weights",
+		actions: func(model.Event, Endpoint) []Action {
+			return []Action{{Change: "--mem-fraction-static 0.9", Why: "SGLang's own advice", TradeOff: "less activation room"}}
+		}},
+	{kinds: []string{"tgi_max_total_tokens", "tgi_prefill_oom", "tgi_not_enough_memory"}, id: "startup_tgi_memory", category: Memory,
+		title: "startup failed: warm-up batch does not fit",
+		cause: "the requested token budget does not fit in memory during TGI's warm-up",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "--max-batch-prefill-tokens lower (e.g. 4096) and/or --max-batch-total-tokens lower", Why: "TGI's own advice", TradeOff: "smaller batches"},
+				{Change: "--kv-cache-dtype fp8_e4m3fn", Why: "half the KV bytes", TradeOff: "small accuracy cost"}}
+		}},
+	{kinds: []string{"ggml_alloc_failed", "cuda_malloc_failed", "kv_alloc_failed", "ollama_oom", "llama_oom"}, id: "ggml_oom", category: Memory,
+		title: "llama.cpp/Ollama: GPU allocation failed",
+		cause: "the context (KV) or compute buffers do not fit in VRAM",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			if ep.Engine() == model.Ollama {
+				return []Action{{Change: "OLLAMA_CONTEXT_LENGTH=8192 (or num_ctx lower), OLLAMA_NUM_PARALLEL=1", Why: "the KV grows with context × parallel", TradeOff: "shorter context, less concurrency"},
+					{Change: "OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1", Why: "half the KV", TradeOff: "small accuracy cost"}}
+			}
+			return []Action{{Change: "-c lower (it is shared by all -np slots) or -np lower", Why: "the KV is allocated for -c tokens", TradeOff: "shorter context / less concurrency"},
+				{Change: "-ctk q8_0 -ctv q8_0 -fa on", Why: "half the KV", TradeOff: "small accuracy cost"},
+				{Change: "-ngl lower (offload fewer layers)", Why: "frees VRAM for buffers", TradeOff: "slower"}}
+		}},
+	{kinds: []string{"context_exceeded", "exceed_context_size", "request_exceeds_context", "context_shift_disabled"}, id: "context_exceeded", category: Behaviour,
+		title: "requests exceed the context size",
+		cause: "prompt (+ generation) is longer than a slot's context",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			if ep.Engine() == model.Ollama {
+				return []Action{{Change: "OLLAMA_CONTEXT_LENGTH higher (or num_ctx per request)", Why: "the allocated context is too small", TradeOff: "more VRAM"}}
+			}
+			return []Action{{Change: "-c higher or -np lower (per-slot context is -c / -np unless --kv-unified)", Why: "each slot gets a share of -c", TradeOff: "more VRAM / less concurrency"}}
+		}},
+	{kinds: []string{"address_in_use", "port_in_use", "bind_failed"}, id: "startup_port_in_use", category: Availability,
+		title: "startup failed: port already in use",
+		cause: "another process (often an old engine instance) listens on the port",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "find it with `ss -ltnp 'sport = :" + nonEmpty(field(x, "port"), "PORT") + "'` and stop it, or start on another --port", Why: "two servers cannot bind one port", TradeOff: "none"}}
+		}},
+	{kinds: []string{"gated_repo", "hf_auth", "hf_gated"}, id: "startup_gated_model", category: Availability,
+		title: "startup failed: gated model, no access",
+		cause: "the HuggingFace repo is gated and the token is missing or not authorised",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "HF_TOKEN=<token with access> in the engine's environment (and accept the licence on the model page)", Why: "the download returns 401/403", TradeOff: "none"}}
+		}},
+	{kinds: []string{"nccl_error", "nccl_timeout", "nccl_watchdog"}, id: "nccl_failure", category: Availability,
+		title: "multi-GPU communication failed (NCCL)",
+		cause: "a collective timed out or failed: a hung rank, a bad interconnect, or too little shared memory in a container",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "NCCL_DEBUG=INFO and restart; in Docker add --shm-size 16g (or --ipc=host)", Why: "shows which rank and transport failed; NCCL needs shared memory", TradeOff: "verbose logs"},
+				{Change: "NCCL_P2P_DISABLE=1 to test a broken peer-to-peer path", Why: "isolates PCIe/NVLink faults", TradeOff: "slower collectives"}}
+		}},
+	{kinds: []string{"illegal_memory_access", "cuda_illegal_access", "cuda_error"}, id: "cuda_illegal_access", category: Availability,
+		title: "CUDA illegal memory access",
+		cause: "a kernel bug or corrupted state; the engine usually dies (health then 503)",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "CUDA_LAUNCH_BLOCKING=1 to find the kernel; try --enforce-eager (vLLM) / --disable-cuda-graph (SGLang)", Why: "CUDA graphs and custom kernels are the usual suspects", TradeOff: "slower decode while testing"}}
+		}},
+	{kinds: []string{"illegal_instruction", "sigill"}, id: "illegal_instruction", category: Availability,
+		title: "illegal instruction (CPU lacks an instruction set)",
+		cause: "the binary was built for CPU features (AVX2/AVX-512) this host lacks",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "use a build for this CPU (GGML_NATIVE=OFF / the generic release)", Why: "SIGILL on start", TradeOff: "slightly slower CPU paths"}}
+		}},
+	{kinds: []string{"health_check_failed", "health_generate_failed"}, id: "health_check_failed", category: Availability,
+		title: "engine health check failed",
+		cause: "the scheduler or detokenizer stopped answering",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "restart the engine and read the lines before this one", Why: "a hung scheduler does not recover", TradeOff: "in-flight requests lost"}}
+		}},
+}
+
+func ruleEvents(e *env) []Finding {
+	byKind := map[string]*eventRule{}
+	for i := range eventRules {
+		for _, k := range eventRules[i].kinds {
+			byKind[k] = &eventRules[i]
+		}
+	}
+	type key struct{ id, ep string }
+	found := map[key]int{}
+	var out []Finding
+	for _, x := range e.in.Events {
+		r := byKind[x.Kind]
+		if r == nil || e.in.Time.Sub(x.Time) > e.cfg.EventWindow || x.Time.After(e.in.Time) {
+			continue
+		}
+		ep := endpointOf(e, x.Endpoint)
+		k := key{r.id, ep.URL}
+		if i, ok := found[k]; ok {
+			// Keep one finding per fix; the newest line is the evidence.
+			out[i].Evidence[0] = eventEvidence(x)
+			continue
+		}
+		sev := x.Severity
+		if sev < model.SevWarn {
+			sev = model.SevWarn
+		}
+		found[k] = len(out)
+		out = append(out, Finding{ID: r.id, Endpoint: ep.URL, Category: r.category, Severity: sev, Title: r.title,
+			Evidence: []Evidence{eventEvidence(x)}, Cause: r.cause, Actions: r.actions(x, ep)})
+	}
+	return out
+}
+
+func eventEvidence(x model.Event) Evidence {
+	t := x.Line
+	if t == "" {
+		t = x.Title
+	}
+	if len(t) > 200 {
+		t = t[:200] + "…"
+	}
+	return Evidence{Text: x.Time.Format("15:04:05") + " " + t, Source: "log (" + x.Kind + ")"}
+}
+
+// endpointOf finds the endpoint an event belongs to; a log attached without
+// an endpoint belongs to the only endpoint watched.
+func endpointOf(e *env, url string) Endpoint {
+	for _, ep := range e.in.Endpoints {
+		if ep.URL == url {
+			return ep
+		}
+	}
+	if url == "" && len(e.in.Endpoints) == 1 {
+		return e.in.Endpoints[0]
+	}
+	return Endpoint{URL: url}
+}

@@ -1,0 +1,175 @@
+package diagnosis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	register(
+		rule{id: "routing_skew", checks: "load and latency even across replicas of one model", needs: needReplicas, hold: holdDefault, eval: ruleSkew},
+		rule{id: "release_regression", checks: "latency after a restart vs before, at similar load", needs: needMetrics, hold: holdNone, eval: ruleRegression},
+	)
+}
+
+// replicaGroups groups endpoints by served model, keeping groups of two or more.
+func replicaGroups(eps []Endpoint) map[string][]Endpoint {
+	g := map[string][]Endpoint{}
+	for _, ep := range eps {
+		if m := ep.Model(); m != "" {
+			g[m] = append(g[m], ep)
+		}
+	}
+	for m, v := range g {
+		if len(v) < 2 {
+			delete(g, m)
+		}
+	}
+	return g
+}
+
+func load(ep Endpoint) (float64, bool) {
+	if !ep.State.Running.OK {
+		return 0, false
+	}
+	return ep.State.Running.V + ep.State.Waiting.Or(0), true
+}
+
+func ruleSkew(e *env) []Finding {
+	groups := replicaGroups(e.withMetrics())
+	models := make([]string, 0, len(groups))
+	for m := range groups {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	var out []Finding
+	for _, m := range models {
+		eps := groups[m]
+		var hi, lo Endpoint
+		hiL, loL := -1.0, math.Inf(1)
+		for _, ep := range eps {
+			l, ok := load(ep)
+			if !ok {
+				continue
+			}
+			if l > hiL {
+				hi, hiL = ep, l
+			}
+			if l < loL {
+				lo, loL = ep, l
+			}
+		}
+		if hiL < 0 || hi.URL == lo.URL {
+			continue
+		}
+		if hiL-loL < 4 || hiL < e.cfg.SkewRatio*math.Max(loL, 1) {
+			continue
+		}
+		ev := []Evidence{{Text: fmt.Sprintf("%s: running+waiting %s; %s: %s", hi.URL, num(hiL), lo.URL, num(loL)), Source: "running/waiting of each replica"}}
+		if a, b := hi.State.Latency[model.TTFT].P90, lo.State.Latency[model.TTFT].P90; a.OK && b.OK {
+			ev = append(ev, Evidence{Text: fmt.Sprintf("TTFT p90≈%s vs %s", secs(a.V), secs(b.V)), Source: "ttft per replica", Window: hi.State.Latency[model.TTFT].Window})
+		}
+		out = append(out, Finding{Endpoint: hi.URL, Category: Routing, Severity: model.SevWarn,
+			Title:    fmt.Sprintf("load skewed across %d replicas of %s", len(eps), m),
+			Evidence: ev,
+			Cause:    "the router sends more to one replica: sticky sessions, round-robin blind to request length, or a replica slower to drain (different GPU or flags)",
+			Actions: []Action{{Change: "route by load (least outstanding requests) or prefix-aware routing (e.g. SGLang router --policy cache_aware, vLLM production-stack router)",
+				Why: "round-robin ignores that requests differ in length", TradeOff: "prefix-aware routing trades some balance for cache hits"},
+				{Change: "diff the replicas' flags and versions (the explain screen shows cache_config_info)", Why: "a replica with a smaller KV pool or cap drains slower", TradeOff: "none"}}})
+	}
+	return out
+}
+
+func ruleRegression(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		b := ep.Before
+		rs := recentRestarts(ep, e.in.Time)
+		if b == nil || len(rs) == 0 {
+			continue
+		}
+		since := e.in.Time.Sub(rs[len(rs)-1])
+		var changes []string
+		if ep.Identity.Version != "" && b.Version != "" && ep.Identity.Version != b.Version {
+			changes = append(changes, "version "+b.Version+" → "+ep.Identity.Version)
+		}
+		if m := ep.Model(); m != "" && b.Model != "" && m != b.Model {
+			changes = append(changes, "model "+b.Model+" → "+m)
+		}
+		changes = append(changes, infoDiff(b.Info, ep.State.Info)...)
+
+		var ev []Evidence
+		worse := false
+		similar := b.Running.OK && ep.State.Running.OK &&
+			math.Abs(ep.State.Running.V-b.Running.V) <= e.cfg.SimilarLoad*math.Max(b.Running.V, 1)
+		cmp := func(name string, before model.Opt, d model.Dist) {
+			if !before.OK || !d.P50.OK || d.Window > since || before.V <= 0 {
+				return
+			}
+			r := d.P50.V / before.V
+			ev = append(ev, Evidence{Text: fmt.Sprintf("%s p50≈%s after vs %s before (×%.2f)", name, secs(d.P50.V), secs(before.V), r), Source: metricSource(ep, strings.ToLower(name)), Window: d.Window})
+			if r >= e.cfg.RegressionRatio {
+				worse = true
+			}
+		}
+		if similar {
+			cmp("TTFT", b.TTFT, ep.State.Latency[model.TTFT])
+			d, _, _ := itlDist(ep)
+			cmp("ITL", b.ITL, d)
+			if b.GenTPS.OK && ep.State.GenTPS.OK && b.GenTPS.V > 0 {
+				ev = append(ev, Evidence{Text: fmt.Sprintf("generation %s tok/s after vs %s before", num(ep.State.GenTPS.V), num(b.GenTPS.V)), Source: metricSource(ep, "gen"), Window: ep.State.RateWindow})
+			}
+			ev = append(ev, Evidence{Text: fmt.Sprintf("at similar load: running %s now vs %s before", num(ep.State.Running.V), num(b.Running.V)), Source: metricSource(ep, "running")})
+		}
+		if len(changes) == 0 && !worse {
+			continue
+		}
+		for _, c := range changes {
+			ev = append(ev, Evidence{Text: "changed: " + c, Source: "identity / engine config"})
+		}
+		f := Finding{Endpoint: ep.URL, Category: Regression, Severity: model.SevInfo, Title: "restart changed the deployment", Evidence: ev,
+			Cause: "a restart brought a different release or configuration"}
+		if worse {
+			f.Severity, f.Title = model.SevWarn, "latency regressed after the restart"
+			f.Cause = "at similar load the same traffic is slower than before the restart: the new release or configuration is the likely cause"
+			f.Actions = []Action{{Change: "roll back the change listed in the evidence, or A/B it on one replica", Why: "isolates which change costs the latency", TradeOff: "none"}}
+			if len(changes) == 0 {
+				f.Cause = "at similar load the same traffic is slower than before the restart, with no change visible in version or cache config (check flags and driver)"
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// infoDiff lists config labels that changed, ignoring ones that move by
+// themselves on every start.
+func infoDiff(a, b map[string]string) []string {
+	if a == nil || b == nil {
+		return nil
+	}
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		if k == "engine" || k == "pid" {
+			continue
+		}
+		if a[k] != b[k] {
+			out = append(out, fmt.Sprintf("%s %s → %s", k, nonEmpty(a[k], "--"), nonEmpty(b[k], "--")))
+		}
+	}
+	return out
+}

@@ -1,0 +1,164 @@
+package diagnosis
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	register(
+		rule{id: "gpu_idle_waiting", checks: "GPU busy while requests wait", needs: needGPU | needMetrics, hold: holdDefault, eval: ruleIdleWaiting},
+		rule{id: "gpu_throttle", checks: "GPU clocks not throttled (thermal, power, HW slowdown)", needs: needGPU, hold: holdDefault, eval: ruleThrottle},
+		rule{id: "gpu_foreign_vram", checks: "no other process holds VRAM", needs: needGPU, hold: holdDefault, eval: ruleForeign},
+		rule{id: "gpu_lost", checks: "every GPU answers", needs: needGPU, hold: holdNone, eval: ruleLost},
+	)
+}
+
+// engineGPUs are the devices the engine runs on; all of them when no process
+// says so (no process list, or another PID namespace).
+func engineGPUs(g *model.GPUSnapshot) []model.GPU {
+	var out []model.GPU
+	for _, d := range g.GPUs {
+		if servesEngine(d) {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		return g.GPUs
+	}
+	return out
+}
+
+func gpuSource(g *model.GPUSnapshot) string {
+	if g.Simulated {
+		return "nvml (simulated)"
+	}
+	return "nvml"
+}
+
+func ruleIdleWaiting(e *env) []Finding {
+	g := e.in.GPU
+	var util float64
+	var n int
+	for _, d := range engineGPUs(g) {
+		if d.Util.OK {
+			util += d.Util.V
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	util /= float64(n)
+	if util >= e.cfg.GPUIdleUtil {
+		return nil
+	}
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		w := ep.State.Waiting
+		if !w.OK || w.V < 1 {
+			continue
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: GPU, Severity: model.SevWarn,
+			Title: fmt.Sprintf("GPU idle (%.0f %%) while %s requests wait", util, num(w.V)),
+			Evidence: []Evidence{{Text: fmt.Sprintf("GPU utilisation %.0f %% < %.0f %% over %d device(s)", util, e.cfg.GPUIdleUtil, n), Source: gpuSource(g)},
+				{Text: "waiting " + num(w.V) + ", running " + num(ep.State.Running.Or(0)), Source: metricSource(ep, "waiting")}},
+			Cause: "the bottleneck is before the GPU: tokenisation, the API server's CPU, request admission (a cap or the KV pool), or a slow client",
+			Actions: []Action{{Change: "check the API server's CPU (top -H): one core at 100 % is the Python front-end",
+				Why: "the GPU cannot batch requests it is not handed", TradeOff: "none"},
+				{Change: "vLLM: --api-server-count 2 (more front-end processes); SGLang: --tokenizer-worker-num 2",
+					Why: "tokenisation and detokenisation in more processes", TradeOff: "more CPU and memory; vLLM then logs no stats lines"}}})
+	}
+	return out
+}
+
+// throttleBad are clock-event reasons that cost speed on a serving box.
+var throttleBad = []string{"thermal", "hw slowdown", "hw thermal", "hw power brake", "power brake", "sw thermal"}
+
+func ruleThrottle(e *env) []Finding {
+	g := e.in.GPU
+	var out []Finding
+	for _, d := range engineGPUs(g) {
+		var bad []string
+		for _, r := range d.Throttle {
+			lr := strings.ToLower(r)
+			for _, b := range throttleBad {
+				if strings.Contains(lr, b) {
+					bad = append(bad, r)
+					break
+				}
+			}
+		}
+		hot := d.Temp.OK && d.TempSlowdown.OK && d.Temp.V >= d.TempSlowdown.V-3
+		if len(bad) == 0 && !hot {
+			continue
+		}
+		ev := []Evidence{}
+		if len(bad) > 0 {
+			ev = append(ev, Evidence{Text: fmt.Sprintf("GPU %d clock-event reasons: %s", d.Index, strings.Join(bad, ", ")), Source: gpuSource(g)})
+		}
+		if d.Temp.OK {
+			t := fmt.Sprintf("GPU %d at %.0f °C", d.Index, d.Temp.V)
+			if d.TempSlowdown.OK {
+				t += fmt.Sprintf(" (slowdown at %.0f °C)", d.TempSlowdown.V)
+			}
+			ev = append(ev, Evidence{Text: t, Source: gpuSource(g)})
+		}
+		if d.SMClock.OK && d.SMClockMax.OK && d.SMClockMax.V > 0 {
+			ev = append(ev, Evidence{Text: fmt.Sprintf("SM clock %.0f of %.0f MHz (%s)", d.SMClock.V, d.SMClockMax.V, pct(d.SMClock.V/d.SMClockMax.V)), Source: gpuSource(g)})
+		}
+		out = append(out, Finding{Endpoint: fmt.Sprintf("GPU %d", d.Index), Category: GPU, Severity: model.SevWarn,
+			Title:    fmt.Sprintf("GPU %d throttling (%s)", d.Index, nonEmpty(strings.Join(bad, ", "), "near slowdown temperature")),
+			Evidence: ev,
+			Cause:    "the GPU lowers its clocks to protect itself: every step takes longer, so TTFT and ITL rise at the same load",
+			Actions: []Action{{Change: "check cooling and airflow (fans, inlet temperature) and the power limit (nvidia-smi -q -d PERFORMANCE,POWER)",
+				Why: "thermal and HW slowdown are hardware conditions, not engine settings", TradeOff: "none"}}})
+	}
+	return out
+}
+
+func ruleForeign(e *env) []Finding {
+	g := e.in.GPU
+	var out []Finding
+	for _, d := range g.GPUs {
+		var held float64
+		var who []string
+		for _, p := range d.Processes {
+			if p.Engine != "" || p.Foreign || !p.UsedMem.OK {
+				continue
+			}
+			held += p.UsedMem.V
+			who = append(who, fmt.Sprintf("%s (pid %d, %s)", nonEmpty(p.Name, "?"), p.PID, gib(p.UsedMem.V)))
+		}
+		if held < e.cfg.ForeignVRAM {
+			continue
+		}
+		out = append(out, Finding{Endpoint: fmt.Sprintf("GPU %d", d.Index), Category: GPU, Severity: model.SevWarn,
+			Title:    fmt.Sprintf("other processes hold %s on GPU %d", gib(held), d.Index),
+			Evidence: []Evidence{{Text: strings.Join(who, "; "), Source: gpuSource(g)}},
+			Cause:    "memory another process holds is memory the engine's KV pool cannot use; engines size their pool from total VRAM and may fail to start",
+			Actions: []Action{{Change: "stop or move those processes (a notebook, a stale engine, a second model)",
+				Why: "frees their VRAM for the KV cache", TradeOff: "none"},
+				{Change: "if they must stay: lower the engine's memory fraction by their share (vLLM --gpu-memory-utilization)", Why: "avoids a start-up failure", TradeOff: "smaller KV pool"}}})
+	}
+	return out
+}
+
+func ruleLost(e *env) []Finding {
+	g := e.in.GPU
+	var out []Finding
+	for _, d := range g.GPUs {
+		if !d.Lost {
+			continue
+		}
+		out = append(out, Finding{Endpoint: fmt.Sprintf("GPU %d", d.Index), Category: GPU, Severity: model.SevCrit,
+			Title:    fmt.Sprintf("GPU %d fell off the bus", d.Index),
+			Evidence: []Evidence{{Text: nonEmpty(d.Err, "GPU is lost"), Source: gpuSource(g)}},
+			Cause:    "the driver lost the device (Xid 79: overheating, power, or a hardware fault); the engine on it is dead",
+			Actions: []Action{{Change: "check dmesg for Xid errors; reset the GPU (nvidia-smi -r) or reboot; drain the node",
+				Why: "a lost GPU does not come back by itself", TradeOff: "downtime"}}})
+	}
+	return out
+}

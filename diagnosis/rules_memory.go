@@ -1,0 +1,196 @@
+package diagnosis
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	register(
+		rule{id: "kv_full", checks: "KV cache below the high-water mark", needs: needMetrics, hold: func(c Config) time.Duration { return c.KVFor }, eval: ruleKVFull},
+		rule{id: "kv_preemption", checks: "preemptions/retractions per second", needs: needMetrics, hold: holdDefault, eval: rulePreempt},
+	)
+}
+
+func ruleKVFull(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		kv := ep.State.KVUsage
+		if !kv.OK {
+			e.lack(ep, "KV-cache usage ("+engineName(ep.Engine())+" does not expose it)")
+			continue
+		}
+		if kv.V < e.cfg.KVHigh {
+			continue
+		}
+		ev := []Evidence{{Text: "KV usage " + pct(kv.V) + " ≥ " + pct(e.cfg.KVHigh), Source: metricSource(ep, "kv")}}
+		ev = append(ev, kvContext(ep)...)
+		out = append(out, Finding{Endpoint: ep.URL, Category: Memory, Severity: model.SevWarn,
+			Title: "KV cache full (" + pct(kv.V) + ")", Evidence: ev,
+			Cause:   "running requests hold nearly every KV block: new requests wait for space and long generations get preempted",
+			Actions: kvActions(e, ep)})
+	}
+	return out
+}
+
+func rulePreempt(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		p := ep.State.PreemptionsPS
+		if !p.OK {
+			if ep.Engine() == model.VLLM || ep.Engine() == model.SGLang {
+				e.lack(ep, "preemption counter (no data in the window)")
+			}
+			continue
+		}
+		if p.V <= e.cfg.PreemptPS {
+			continue
+		}
+		word := "preemptions"
+		if ep.Engine() == model.SGLang {
+			word = "retractions"
+		}
+		ev := []Evidence{{Text: fmt.Sprintf("%s %s/s > %s/s (%s in %s)", word, num(p.V), num(e.cfg.PreemptPS), num(ep.State.Preemptions.Or(math.NaN())), dur(ep.State.RateWindow)),
+			Source: metricSource(ep, "preemptions"), Window: ep.State.RateWindow}}
+		if kv := ep.State.KVUsage; kv.OK {
+			ev = append(ev, Evidence{Text: "KV usage " + pct(kv.V), Source: metricSource(ep, "kv")})
+		}
+		ev = append(ev, kvContext(ep)...)
+		out = append(out, Finding{Endpoint: ep.URL, Category: Memory, Severity: model.SevCrit,
+			Title: fmt.Sprintf("KV pressure: %s/s %s", num(p.V), word), Evidence: ev,
+			Cause:   "the KV pool cannot hold every running request's growing context: the engine evicts requests and recomputes them later, wasting GPU time and inflating latency",
+			Actions: kvActions(e, ep)})
+	}
+	return out
+}
+
+// kvContext adds running/waiting and capacity numbers to KV evidence.
+func kvContext(ep Endpoint) []Evidence {
+	st := ep.State
+	var ev []Evidence
+	if st.Running.OK {
+		t := "running " + num(st.Running.V)
+		if st.Waiting.OK {
+			t += ", waiting " + num(st.Waiting.V)
+		}
+		ev = append(ev, Evidence{Text: t, Source: metricSource(ep, "running")})
+	}
+	if st.KVCapacityTokens.OK {
+		ev = append(ev, Evidence{Text: "KV pool " + num(st.KVCapacityTokens.V) + " tokens", Source: "engine config"})
+	}
+	return ev
+}
+
+// headroom is the VRAM free on the fullest GPU the engine uses, as bytes and
+// share of the device; ok is false without GPU readings.
+func headroom(e *env) (free, share float64, name string, ok bool) {
+	g := e.in.GPU
+	if g == nil {
+		return 0, 0, "", false
+	}
+	share = math.Inf(1)
+	for _, d := range g.GPUs {
+		if !d.MemUsed.OK || !d.MemTotal.OK || d.MemTotal.V <= 0 || d.Lost {
+			continue
+		}
+		if !servesEngine(d) && hasEngineGPU(g) {
+			continue
+		}
+		s := (d.MemTotal.V - d.MemUsed.V) / d.MemTotal.V
+		if s < share {
+			free, share, name, ok = d.MemTotal.V-d.MemUsed.V, s, fmt.Sprintf("GPU %d", d.Index), true
+		}
+	}
+	return free, share, name, ok
+}
+
+func servesEngine(d model.GPU) bool {
+	for _, p := range d.Processes {
+		if p.Engine != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func hasEngineGPU(g *model.GPUSnapshot) bool {
+	for _, d := range g.GPUs {
+		if servesEngine(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// kvActions ranks the KV-pressure fixes by VRAM headroom: a bigger pool
+// first when the GPU has room, else smaller KV per token, fewer concurrent
+// requests and shorter contexts.
+func kvActions(e *env, ep Endpoint) []Action {
+	eng := ep.Engine()
+	st := ep.State
+	free, share, gpu, gpuOK := headroom(e)
+	var grow *Action
+	if flag, cur, known := memFraction(ep); flag != "" {
+		a := Action{Why: "a bigger KV pool holds more running requests", TradeOff: "less VRAM for activations and CUDA graphs: too high and the engine OOMs at start"}
+		curText := "default"
+		if known {
+			curText = trimFloat(cur)
+		}
+		switch {
+		case gpuOK && share >= 0.05 && cur > 0:
+			next := math.Min(0.97, math.Floor((cur+share-0.02)*100)/100)
+			a.Change = fmt.Sprintf("%s %.2f (from %s)", flag, next, curText)
+			a.Why = fmt.Sprintf("%s has %s (%s) free", gpu, gib(free), pct(share))
+		case gpuOK && share >= 0.05:
+			a.Change = fmt.Sprintf("%s higher by about %.2f", flag, share-0.02)
+			a.Why = fmt.Sprintf("%s has %s (%s) free", gpu, gib(free), pct(share))
+		case gpuOK:
+			a = Action{}
+		default:
+			a.Change = flag + " higher, only if nvidia-smi shows free VRAM"
+			a.Why = "no GPU readings: headroom unknown"
+		}
+		if a.Change != "" {
+			grow = &a
+		}
+	}
+	var acts []Action
+	if grow != nil && gpuOK {
+		acts = append(acts, *grow)
+	}
+	if dt, ok := infoKey(ep, "cache_dtype", "kv_cache_dtype"); !ok || dt == "auto" || dt == "f16" || dt == "bf16" || dt == "float16" || dt == "bfloat16" {
+		acts = append(acts, forEngine(eng, fp8KV)...)
+	}
+	if st.Running.OK && st.Running.V > 1 && st.KVUsage.OK && st.KVUsage.V > 0 {
+		perSeq := st.KVUsage.V / st.Running.V
+		n := int(math.Floor(0.9 / perSeq))
+		if n >= 1 && float64(n) < st.Running.V {
+			acts = append(acts, Action{Change: capChange(eng, n),
+				Why:      fmt.Sprintf("each running request holds ≈%s of the pool: %d fit in 90 %% without preemption", pct(perSeq), n),
+				TradeOff: "fewer requests per step: lower throughput, more queueing"})
+		} else {
+			acts = append(acts, Action{Change: capChange(eng, 0) + " lower", Why: "fewer concurrent requests need fewer KV blocks", TradeOff: "lower throughput, more queueing"})
+		}
+	}
+	if mc := maxContext(ep); mc > 8192 {
+		acts = append(acts, Action{Change: maxLenChange(eng, roundDown(mc/2, 1024)),
+			Why: fmt.Sprintf("the %d-token context lets a few long requests take the pool", mc), TradeOff: "requests longer than the cap are rejected (400)"})
+	}
+	if grow != nil && !gpuOK {
+		acts = append(acts, *grow)
+	}
+	return acts
+}
+
+// maxContext is the served model's context length when the endpoint says it.
+func maxContext(ep Endpoint) int {
+	for _, m := range ep.Identity.Models {
+		if m.MaxContext > 0 && (ep.Model() == "" || m.ID == ep.Model()) {
+			return m.MaxContext
+		}
+	}
+	return 0
+}

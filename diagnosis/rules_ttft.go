@@ -1,0 +1,194 @@
+package diagnosis
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	register(
+		rule{id: "ttft_high", checks: "TTFT p99 within the SLO (split into queueing vs prefill)", needs: needMetrics, hold: holdDefault, eval: ruleTTFT},
+		rule{id: "queue_backlog", checks: "waiting requests below the backlog threshold", needs: needMetrics, hold: func(c Config) time.Duration { return c.WaitingFor }, eval: ruleBacklog},
+	)
+}
+
+// ttftOver returns the TTFT number compared with the SLO (p99, or the mean
+// for engines that only give one) and its label.
+func ttftOver(ep Endpoint, slo float64) (v float64, label string, over bool) {
+	d := ep.State.Latency[model.TTFT]
+	switch {
+	case d.P99.OK:
+		v, label = d.P99.V, "TTFT p99≈"
+	case d.Mean.OK:
+		v, label = d.Mean.V, "TTFT mean"
+		if d.Approx != "" {
+			label = "TTFT mean (approx.: " + d.Approx + ") "
+		}
+	default:
+		return 0, "", false
+	}
+	return v, label, v > slo
+}
+
+func ruleTTFT(e *env) []Finding {
+	var out []Finding
+	slo := e.cfg.SLOTTFT.Seconds()
+	for _, ep := range e.withMetrics() {
+		d := ep.State.Latency[model.TTFT]
+		if !d.Exposed {
+			e.lack(ep, "TTFT ("+engineName(ep.Engine())+" does not expose it)")
+			continue
+		}
+		v, label, over := ttftOver(ep, slo)
+		if !over {
+			continue
+		}
+		ev := []Evidence{{Text: label + secs(v) + " > SLO " + dur(e.cfg.SLOTTFT), Source: metricSource(ep, "ttft"), Window: d.Window}}
+		qShare, qOK := share(ep, model.Queue, d)
+		pShare, pOK := share(ep, model.Prefill, d)
+		waiting := ep.State.Waiting
+		if qOK {
+			ev = append(ev, Evidence{Text: fmt.Sprintf("queue time %s of the mean %s (%s)", secs(ep.State.Latency[model.Queue].Mean.V), secs(d.Mean.V), pct(qShare)),
+				Source: metricSource(ep, "queue"), Window: ep.State.Latency[model.Queue].Window})
+		}
+		if pOK {
+			ev = append(ev, Evidence{Text: fmt.Sprintf("prefill time %s of it (%s)", secs(ep.State.Latency[model.Prefill].Mean.V), pct(pShare)),
+				Source: metricSource(ep, "prefill"), Window: ep.State.Latency[model.Prefill].Window})
+		}
+		if waiting.OK {
+			ev = append(ev, Evidence{Text: "waiting " + num(waiting.V) + ", running " + num(ep.State.Running.Or(math.NaN())), Source: metricSource(ep, "waiting")})
+		}
+		queueing := waiting.OK && waiting.V > 0 && (!qOK || qShare >= e.cfg.DominantShare) && (!pOK || !qOK || qShare >= pShare)
+		if !qOK && !pOK && !waiting.OK {
+			e.lack(ep, "queue/prefill split of TTFT (neither queue time, prefill time nor waiting exposed)")
+		}
+		if queueing {
+			out = append(out, queueFinding(e, ep, "ttft_queueing", "TTFT over SLO: requests wait in the queue", ev, model.SevWarn))
+			continue
+		}
+		out = append(out, prefillFinding(e, ep, ev))
+	}
+	return out
+}
+
+// share is a phase's mean as a share of TTFT's mean.
+func share(ep Endpoint, l model.Latency, ttft model.Dist) (float64, bool) {
+	p := ep.State.Latency[l]
+	if !p.Mean.OK || !ttft.Mean.OK || ttft.Mean.V <= 0 {
+		return 0, false
+	}
+	return math.Min(p.Mean.V/ttft.Mean.V, 1), true
+}
+
+func ruleBacklog(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		w := ep.State.Waiting
+		if !w.OK {
+			e.lack(ep, "waiting requests (not exposed)")
+			continue
+		}
+		if w.V <= e.cfg.WaitingHigh {
+			continue
+		}
+		ev := []Evidence{{Text: fmt.Sprintf("waiting %s > %s (running %s)", num(w.V), num(e.cfg.WaitingHigh), num(ep.State.Running.Or(math.NaN()))), Source: metricSource(ep, "waiting")}}
+		out = append(out, queueFinding(e, ep, "queue_backlog", "queue backlog: "+num(w.V)+" requests waiting", ev, model.SevCrit))
+	}
+	return out
+}
+
+// queueFinding explains a queue: a concurrency cap reached with KV to spare
+// (raise the cap), a full KV pool (memory), or a full engine (scale out).
+func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev model.Severity) Finding {
+	eng := ep.Engine()
+	st := ep.State
+	f := Finding{ID: id, Endpoint: ep.URL, Category: Queueing, Severity: sev, Title: title, Evidence: ev}
+	limit, capKnown := currentCap(ep)
+	atCap := capKnown && st.Running.OK && st.Running.V >= 0.9*float64(limit)
+	itlHot := false
+	if v, ok := itlValue(ep); ok && v >= 0.8*e.cfg.SLOITL.Seconds() {
+		itlHot = true
+	}
+	switch {
+	case st.KVUsage.OK && st.KVUsage.V >= 0.9:
+		f.Cause = "the KV cache is full (" + pct(st.KVUsage.V) + "): new requests cannot be admitted until running ones finish"
+		f.Actions = kvActions(e, ep)
+	case atCap && st.KVUsage.OK && st.Running.V > 0 && !itlHot:
+		perSeq := st.KVUsage.V / st.Running.V
+		n := int(math.Floor(0.9 / perSeq))
+		n = min(max(n, limit+1), 2*limit)
+		f.Cause = fmt.Sprintf("the running batch is at the concurrency cap (%d) while the KV cache is only %s used", limit, pct(st.KVUsage.V))
+		f.Actions = []Action{{Change: capChange(eng, n),
+			Why:      fmt.Sprintf("%s KV per running request: %d requests fit in 90 %% of the pool", pct(perSeq), int(math.Floor(0.9/perSeq))),
+			TradeOff: "more requests per step: TPOT/ITL rise; watch ITL against its SLO"}, replicas(eng)}
+	case atCap && itlHot:
+		f.Cause = fmt.Sprintf("the batch is at the cap (%d) and per-token latency is already near its SLO: the engine is at capacity", limit)
+		f.Actions = []Action{replicas(eng)}
+	default:
+		f.Cause = "requests arrive faster than the engine finishes them"
+		if !capKnown {
+			f.Cause += " (concurrency cap unknown: compare running with the engine's cap)"
+		}
+		f.Actions = []Action{replicas(eng), {Change: capChange(eng, 0) + " higher if KV usage and ITL leave room",
+			Why: "a low cap queues requests the GPU could batch", TradeOff: "TPOT rises with the batch"}}
+	}
+	return f
+}
+
+// prefillFinding explains TTFT dominated by prompt processing.
+func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
+	eng := ep.Engine()
+	st := ep.State
+	f := Finding{ID: "ttft_prefill", Endpoint: ep.URL, Category: Prefill, Severity: model.SevWarn,
+		Title: "TTFT over SLO: prompt processing (prefill) dominates", Evidence: ev,
+		Cause: "long prompts take long to prefill; the queue is not the problem"}
+	meanPrompt := 0.0
+	if st.PromptTPS.OK && st.RequestsPS.OK && st.RequestsPS.V > 0 {
+		meanPrompt = st.PromptTPS.V / st.RequestsPS.V
+		f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("prompt ≈%s tokens per request (%s tok/s over %s req/s)", num(math.Round(meanPrompt)), num(st.PromptTPS.V), num(st.RequestsPS.V)),
+			Source: metricSource(ep, "prompt"), Window: st.RateWindow})
+	}
+	if st.PrefixHit.OK {
+		f.Evidence = append(f.Evidence, Evidence{Text: "prefix-cache hit rate " + pct(st.PrefixHit.V), Source: metricSource(ep, "prefix"), Window: st.RateWindow})
+	}
+	// A bigger step budget finishes a long prompt in fewer steps.
+	chunk := 8192
+	if meanPrompt > 0 {
+		chunk = int(math.Min(16384, math.Max(2048, math.Exp2(math.Ceil(math.Log2(meanPrompt))))))
+	}
+	switch eng {
+	case model.VLLM, model.Unknown:
+		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-num-batched-tokens %d", chunk),
+			Why: "a larger per-step token budget prefills a long prompt in fewer steps", TradeOff: "decodes in the same steps wait longer: ITL p99 rises"})
+	case model.SGLang:
+		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-prefill-tokens %d --chunked-prefill-size %d", max(chunk, 16384), chunk), Why: "more prompt tokens per prefill step", TradeOff: "decode stalls grow"})
+	case model.TGI:
+		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-batch-prefill-tokens %d", chunk), Why: "more prompt tokens per prefill batch", TradeOff: "more VRAM for activations"})
+	case model.LlamaCpp:
+		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("-b %d -ub %d", max(chunk, 2048), min(chunk, 2048)), Why: "bigger batches process prompts faster", TradeOff: "more compute buffer VRAM"})
+	case model.TRTLLM:
+		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max_num_tokens %d", max(chunk, 8192)), Why: "more context tokens per iteration", TradeOff: "more activation memory"})
+	case model.Ollama:
+		f.Actions = append(f.Actions, Action{Change: "num_batch 1024 (request option or Modelfile PARAMETER)", Why: "default 512 prompt tokens per batch", TradeOff: "more VRAM"})
+	}
+	if st.PrefixHit.OK && st.PrefixHit.V < 0.2 {
+		if v, ok := infoKey(ep, "enable_prefix_caching"); ok && !isTrue(v) {
+			f.Actions = append(f.Actions, Action{Change: "--enable-prefix-caching", Why: "prefix caching is off (" + pct(st.PrefixHit.V) + " hits): prompts sharing a system prompt recompute it",
+				TradeOff: "none measurable; cached blocks are evicted first under pressure"})
+		} else {
+			f.Actions = append(f.Actions, Action{Change: "put the shared part of prompts (system prompt, tools, documents) first and keep it byte-identical",
+				Why: "hit rate " + pct(st.PrefixHit.V) + ": the cache only matches identical prefixes", TradeOff: "client change"})
+		}
+	}
+	tp := map[model.Engine]Action{
+		model.VLLM:   {Change: "--tensor-parallel-size 2", Why: "prefill is compute-bound: more GPUs per replica cut it almost linearly", TradeOff: "a second GPU; communication overhead"},
+		model.SGLang: {Change: "--tp-size 2", Why: "prefill is compute-bound", TradeOff: "a second GPU"},
+		model.TGI:    {Change: "--num-shard 2", Why: "prefill is compute-bound", TradeOff: "a second GPU"},
+		model.TRTLLM: {Change: "--tp_size 2", Why: "prefill is compute-bound", TradeOff: "a second GPU"},
+	}
+	f.Actions = append(f.Actions, forEngine(eng, tp)...)
+	return f
+}
