@@ -1,0 +1,159 @@
+// Package bench is llmtop's load generator: it streams requests at an
+// OpenAI-compatible (/v1/chat/completions, /v1/completions, SSE) or Ollama
+// (/api/generate, /api/chat, NDJSON) endpoint in a closed loop (N streams)
+// or an open loop (a request rate), times every chunk as its line arrives,
+// and reports `vllm bench serve`'s metrics (package report). Sweep steps
+// the load up to the knee.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/bench/report"
+)
+
+// Run runs one benchmark and returns its result. Cancelling ctx aborts the
+// requests in flight and returns what was measured so far (the aborted ones
+// counted as cancelled). onProgress, when set, is called a few times a
+// second from another goroutine, and once at the end.
+//
+// An error means the run could not start (bad configuration, no model
+// found); failing requests are results, counted by kind.
+func Run(ctx context.Context, cfg Config, onProgress func(Progress)) (report.Result, error) {
+	cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return report.Result{}, err
+	}
+	client := cfg.Client
+	if client == nil {
+		client = newClient(max(cfg.Concurrency, cfg.Warmup))
+	}
+	base := cfg.BaseURL()
+	auth := ""
+	if cfg.APIKey != "" {
+		auth = "Bearer " + cfg.APIKey
+	}
+	mdl := cfg.Model
+	if mdl == "" {
+		var err error
+		if mdl, err = discoverModel(ctx, client, base, cfg.API, auth); err != nil {
+			return report.Result{}, err
+		}
+	}
+	r := &runState{
+		cfg: &cfg, model: mdl, extras: !cfg.NoExtras && !cfg.API.ndjson(), warmup: true,
+		q: &requester{client: client, url: base + cfg.API.Path(), api: cfg.API, auth: auth, timeout: cfg.Timeout},
+	}
+	info := report.Info{
+		Backend: cfg.API.Backend(), BaseURL: base, Endpoint: cfg.API.Path(), ModelID: mdl,
+		RequestRate: cfg.Rate, Burstiness: cfg.Burstiness, MaxConcurrency: cfg.Concurrency,
+		InputLen: cfg.InputLen, OutputLen: cfg.OutputLen, PrefixLen: cfg.PrefixLen, Warmup: cfg.Warmup,
+	}
+	if cfg.SLO.TTFT > 0 {
+		info.SLOTTFTms = model.Some(float64(cfg.SLO.TTFT) / 1e6)
+	}
+	if cfg.SLO.TPOT > 0 {
+		info.SLOTPOTms = model.Some(float64(cfg.SLO.TPOT) / 1e6)
+	}
+
+	stopProgress := r.reportProgress(onProgress)
+	defer stopProgress()
+
+	info.Notes = append(info.Notes, r.probe(ctx)...)
+	if cfg.Warmup > 1 && ctx.Err() == nil {
+		r.closedLoop(ctx, ctx, min(max(cfg.Concurrency, 1), cfg.Warmup-1), cfg.Warmup-1, warmupBase+1, time.Time{})
+	}
+	if cfg.NumRequests > 0 && cfg.NumRequests <= prebuildMax {
+		r.bodies = make([][]byte, cfg.NumRequests)
+		for i := range r.bodies {
+			r.bodies[i] = cfg.body(mdl, i, r.extras)
+		}
+	}
+	info.IgnoreEOS = r.extras
+
+	send, stop := context.WithCancel(ctx)
+	defer stop()
+	r.mu.Lock()
+	r.warmup, r.recs, r.completed, r.failed, r.outTokens = false, nil, 0, 0, 0
+	r.ttftMS, r.tpotMS, r.refusedInRow, r.stopSending = nil, nil, 0, stop
+	r.start = time.Now()
+	r.mu.Unlock()
+	r.sent.Store(0)
+	var deadline time.Time
+	if cfg.Duration > 0 {
+		deadline = r.start.Add(cfg.Duration)
+	}
+	if cfg.Rate.IsInf() {
+		r.closedLoop(ctx, send, cfg.Concurrency, cfg.NumRequests, 0, deadline)
+	} else {
+		r.openLoop(ctx, send, cfg.Concurrency, cfg.NumRequests, deadline)
+	}
+	end := time.Now()
+
+	r.mu.Lock()
+	recs, why := r.recs, r.stoppedBecause
+	r.mu.Unlock()
+	res := report.Result{Info: info, Metrics: report.Compute(recs, end.Sub(r.start), cfg.SLO)}
+	res.NumPrompts = len(recs)
+	res.StartTime, res.EndTime = r.start, end
+	res.Date = r.start.Local().Format("20060102-150405")
+	if why != "" {
+		res.Notes = append(res.Notes, why)
+	}
+	if ctx.Err() != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("cancelled after %.1fs: partial results", end.Sub(r.start).Seconds()))
+	}
+	if res.OutputTokensFromChunks > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d responses had no usage: their output tokens are content chunks counted", res.OutputTokensFromChunks))
+	}
+	return res, nil
+}
+
+// probe sends the first warmup request. When the server refuses the extra
+// fields (ignore_eos, min_tokens) with 400/422, it retries without them and
+// the run goes on without them.
+func (r *runState) probe(ctx context.Context) []string {
+	if r.cfg.Warmup == 0 && !r.extras {
+		return nil
+	}
+	rec := r.one(ctx, warmupBase, 0)
+	if r.extras && !rec.OK && rec.Err == report.ErrHTTP && (rec.Status == 400 || rec.Status == 422) {
+		r.extras = false
+		if rec2 := r.one(ctx, warmupBase, 0); rec2.OK {
+			return []string{"the server refused ignore_eos/min_tokens: sent without them, so answers may be shorter than output_len"}
+		}
+		r.extras = true
+	}
+	return nil
+}
+
+// reportProgress calls fn every 250 ms until the returned stop is called,
+// which also makes the final call.
+func (r *runState) reportProgress(fn func(Progress)) (stop func()) {
+	if fn == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fn(r.progress())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		fn(r.progress())
+	}
+}

@@ -1,0 +1,123 @@
+package report
+
+// Sweep is a stepped run towards saturation: one Result per load level, the
+// rule that stopped it, and the knee.
+type Sweep struct {
+	// Mode is "concurrency" (closed loop, Load = streams) or "rate" (open
+	// loop, Load = req/s).
+	Mode  string `json:"mode"`
+	Steps []Step `json:"steps"`
+	// Stopped says why the sweep ended: "cap" (the last level ran),
+	// "saturated" (TTFT kept climbing while throughput stayed flat),
+	// "slo" (two levels in a row missed the SLOs), "errors" or "cancelled".
+	Stopped string `json:"stopped"`
+	// Knee is the index into Steps of the highest load meeting the SLOs
+	// (when SLOs are given), or else the lowest load reaching
+	// KneeShare of the peak output throughput; -1 when no step qualifies.
+	Knee int `json:"knee"`
+	// KneeRule says which of the two rules chose Knee.
+	KneeRule string `json:"knee_rule"`
+}
+
+// Step is one load level of a sweep.
+type Step struct {
+	Load float64 `json:"load"`
+	// MeetsSLO is set when SLOs were given and at least SLOAttainment of
+	// the step's requests met all of them (goodput/throughput).
+	MeetsSLO *bool  `json:"meets_slo,omitempty"`
+	Result   Result `json:"result"`
+}
+
+const (
+	// SLOAttainment is the share of requests that must meet every SLO for
+	// a load level to count as meeting them.
+	SLOAttainment = 0.9
+	// KneeShare is the share of peak throughput the knee must reach when no
+	// SLO is given.
+	KneeShare = 0.9
+	// flatGain is the throughput growth below which a step adds nothing,
+	// and ttftGrowth the TTFT growth that signals queueing.
+	flatGain   = 1.10
+	ttftGrowth = 1.5
+)
+
+// StepMeetsSLO applies SLOAttainment to a step's result; nil without SLOs.
+func StepMeetsSLO(r Result) *bool {
+	if !r.RequestGoodput.OK {
+		return nil
+	}
+	ok := r.Completed > 0 && r.RequestThroughput > 0 && r.RequestGoodput.V >= SLOAttainment*r.RequestThroughput
+	return &ok
+}
+
+// Saturated reports whether the last two steps each grew median TTFT by
+// ttftGrowth or more while output throughput grew by less than flatGain:
+// the server queues the extra load instead of serving it. waiting, when
+// non-nil, is the server's queue depth per step (NaN unknown); if known for
+// the last three steps it must also be climbing.
+func Saturated(steps []Step, waiting []float64) bool {
+	n := len(steps)
+	if n < 3 {
+		return false
+	}
+	for i := n - 2; i < n; i++ {
+		a, b := steps[i-1].Result, steps[i].Result
+		if !a.MedianTTFT.OK || !b.MedianTTFT.OK || a.OutputThroughput <= 0 {
+			return false
+		}
+		if b.MedianTTFT.V < ttftGrowth*a.MedianTTFT.V || b.OutputThroughput >= flatGain*a.OutputThroughput {
+			return false
+		}
+		if len(waiting) == n && !(waiting[i] > waiting[i-1]) && !isNaN(waiting[i]) && !isNaN(waiting[i-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// MissedSLOTwice reports whether the last two steps both missed the SLOs.
+func MissedSLOTwice(steps []Step) bool {
+	n := len(steps)
+	if n < 2 {
+		return false
+	}
+	for _, s := range steps[n-2:] {
+		if s.MeetsSLO == nil || *s.MeetsSLO {
+			return false
+		}
+	}
+	return true
+}
+
+// FindKnee sets sw.Knee and sw.KneeRule from the steps.
+func (sw *Sweep) FindKnee() {
+	sw.Knee, sw.KneeRule = -1, ""
+	slo := false
+	for i, s := range sw.Steps {
+		if s.MeetsSLO != nil {
+			slo = true
+			if *s.MeetsSLO {
+				sw.Knee = i
+			}
+		}
+	}
+	if slo {
+		sw.KneeRule = "highest load meeting the SLOs"
+		return
+	}
+	peak := 0.0
+	for _, s := range sw.Steps {
+		peak = max(peak, s.Result.OutputThroughput)
+	}
+	if peak <= 0 {
+		return
+	}
+	for i, s := range sw.Steps {
+		if s.Result.OutputThroughput >= KneeShare*peak {
+			sw.Knee, sw.KneeRule = i, "lowest load reaching 90% of peak output throughput"
+			return
+		}
+	}
+}
+
+func isNaN(f float64) bool { return f != f }
