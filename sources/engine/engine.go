@@ -1,0 +1,220 @@
+// Package engine reads serving engines (vLLM, SGLang, TGI, llama.cpp,
+// TensorRT-LLM, Triton, Ollama) and turns what they expose into
+// engine-neutral model.Scrape values: one adapter per engine maps its metric
+// names, label sets and units onto the model's concepts, and leaves out what
+// the engine does not expose rather than inventing a zero.
+//
+// ScrapeOnce reads an endpoint once; a Poller reads it on an interval.
+// Failures come back classified (model.ScrapeErrKind) with the engine's own
+// hint: which flag enables its metrics, that it wants an API key, …
+package engine
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/probe"
+)
+
+// Config says how to read one endpoint.
+type Config struct {
+	URL          string        // base URL, e.g. "http://127.0.0.1:8000"
+	Engine       model.Engine  // forced engine; "" = detect
+	Interval     time.Duration // poll interval, default 1s, clamped >= 250ms
+	Timeout      time.Duration // per HTTP request, default 2s
+	APIKey       string        // sent as "Authorization: Bearer …", never logged
+	MetricsPath  string        // override of the engine's metrics path
+	MaxBodyBytes int64         // read cap, default 16 MiB
+}
+
+// Defaults.
+const (
+	DefaultInterval     = time.Second
+	MinInterval         = 250 * time.Millisecond
+	DefaultTimeout      = 2 * time.Second
+	DefaultMaxBodyBytes = 16 << 20
+)
+
+// withDefaults fills unset fields and normalises the URL: a missing scheme
+// becomes http://, and a URL that already ends in a metrics route
+// (…/metrics, …/prometheus/metrics) is split into base URL and MetricsPath.
+func (c Config) withDefaults() Config {
+	if c.Interval <= 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.Interval < MinInterval {
+		c.Interval = MinInterval
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	base, path := SplitURL(c.URL)
+	c.URL = base
+	if c.MetricsPath == "" {
+		c.MetricsPath = path
+	}
+	return c
+}
+
+// SplitURL normalises a user-given endpoint into a base URL (the endpoint's
+// ID) and the metrics path it named, if any.
+func SplitURL(raw string) (base, metricsPath string) {
+	s := strings.TrimSpace(raw)
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(s, "/"), ""
+	}
+	p := strings.TrimRight(u.Path, "/")
+	for _, suffix := range []string{"/prometheus/metrics", "/metrics"} {
+		if strings.HasSuffix(p, suffix) {
+			metricsPath = suffix
+			if u.RawQuery != "" {
+				metricsPath += "?" + u.RawQuery
+			}
+			p = strings.TrimSuffix(p, suffix)
+			break
+		}
+	}
+	u.Path, u.RawQuery, u.Fragment = p, "", ""
+	return strings.TrimRight(u.String(), "/"), metricsPath
+}
+
+// ScrapeOnce detects (unless forced) + identifies + health-checks + scrapes
+// metrics once.
+func ScrapeOnce(ctx context.Context, cfg Config) model.Scrape {
+	return newSession(cfg).scrape(ctx)
+}
+
+// session is one endpoint's client and what is known about it between
+// polls.
+type session struct {
+	cfg      Config
+	client   *http.Client
+	id       model.Identity
+	known    bool      // id is a successful identification
+	idAt     time.Time // when it was made
+	lastDown bool
+}
+
+// reidentifyAfter refreshes identity (models can change: Ollama loads and
+// unloads, a router swaps backends) even while the endpoint stays up.
+const reidentifyAfter = 5 * time.Minute
+
+func newSession(cfg Config) *session {
+	cfg = cfg.withDefaults()
+	return &session{cfg: cfg, client: newClient(cfg)}
+}
+
+func (s *session) scrape(ctx context.Context) model.Scrape {
+	start := time.Now()
+	sc := model.Scrape{Endpoint: s.cfg.URL, Time: start}
+	finish := func(err *scrapeError) model.Scrape {
+		sc.Took = time.Since(start)
+		if err != nil {
+			sc.Err, sc.ErrKind, sc.Hint = err.msg, err.kind, err.hint
+			s.lastDown = err.down()
+			if s.lastDown {
+				s.known = false
+				sc.Identity.Health = model.HealthDown
+			}
+		} else {
+			s.lastDown = false
+		}
+		return sc
+	}
+	if !s.known || s.lastDown || start.Sub(s.idAt) > reidentifyAfter {
+		id, err := probe.Identify(ctx, s.client, s.cfg.URL, s.cfg.Engine)
+		sc.Identity = id
+		if err != nil {
+			return finish(classify(err, s.cfg.URL, s.cfg, ""))
+		}
+		s.id, s.known, s.idAt = id, true, start
+	} else {
+		s.id.Health, s.id.HealthDetail = probe.Health(ctx, s.client, s.cfg.URL, s.id.Engine)
+	}
+	sc.Identity = s.id
+	a, ok := adapterFor(s.id.Engine)
+	if !ok {
+		return finish(&scrapeError{model.ErrMalformed, "no adapter for engine " + string(s.id.Engine), ""})
+	}
+	c := &collector{ctx: ctx, s: s, a: a, now: start, id: &sc.Identity}
+	samples, err := a.collect(c)
+	if err != nil {
+		return finish(classify(err, s.cfg.URL+c.lastPath, s.cfg, a.hint404))
+	}
+	s.id.Models = sc.Identity.Models // adapters may refresh the model list
+	sc.Samples = samples
+	return finish(nil)
+}
+
+// collector is what an adapter reads an endpoint with.
+type collector struct {
+	ctx      context.Context
+	s        *session
+	a        adapter
+	now      time.Time
+	id       *model.Identity
+	lastPath string
+}
+
+// metricsPath is the user's override or the adapter's default.
+func (c *collector) metricsPath() string {
+	if c.s.cfg.MetricsPath != "" {
+		return c.s.cfg.MetricsPath
+	}
+	return c.a.metricsPath
+}
+
+// get fetches a path under the endpoint with the read cap.
+func (c *collector) get(path, accept string) ([]byte, error) {
+	c.lastPath = path
+	body, _, err := probe.Get(c.ctx, c.s.client, c.s.cfg.URL+path, accept, c.s.cfg.MaxBodyBytes)
+	return body, err
+}
+
+// prom fetches and parses a Prometheus text route.
+func (c *collector) prom(path string) (families, error) {
+	body, err := c.get(path, promAccept)
+	if err != nil {
+		return nil, err
+	}
+	fams, err := parseProm(body)
+	if err != nil {
+		return nil, &scrapeError{model.ErrMalformed, c.s.cfg.URL + path + ": " + err.Error(),
+			"is --metrics-path the Prometheus route? (" + c.a.metricsPath + " for " + string(c.a.engine) + ")"}
+	}
+	return fams, nil
+}
+
+// meta is what a pure mapping function needs besides the families.
+func (c *collector) meta() meta {
+	m := meta{endpoint: c.s.cfg.URL, t: c.now}
+	if len(c.id.Models) > 0 {
+		m.model = c.id.Models[0].ID
+	}
+	return m
+}
+
+// meta names the samples a mapping produces.
+type meta struct {
+	endpoint string
+	t        time.Time
+	model    string // served model from identity, for engines without a model label
+}
+
+func (m meta) sample(modelName string) model.Sample {
+	if modelName == "" {
+		modelName = m.model
+	}
+	return model.NewSample(m.endpoint, modelName, m.t, model.FromScrape)
+}

@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/probe"
+)
+
+// newClient builds the HTTP client one endpoint is polled with: every
+// request bounded by cfg.Timeout (a server that accepts and never answers
+// costs one timeout, not a hung UI), and the API key sent only to the
+// endpoint's own host.
+func newClient(cfg Config) *http.Client {
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		ResponseHeaderTimeout: cfg.Timeout,
+		MaxIdleConnsPerHost:   2,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	var rt http.RoundTripper = tr
+	if cfg.APIKey != "" {
+		host := ""
+		if u, err := url.Parse(cfg.URL); err == nil {
+			host = u.Host
+		}
+		rt = &authTransport{next: tr, key: cfg.APIKey, host: host}
+	}
+	return &http.Client{Transport: rt, Timeout: cfg.Timeout}
+}
+
+// authTransport adds "Authorization: Bearer …" to requests for one host.
+type authTransport struct {
+	next http.RoundTripper
+	key  string
+	host string
+}
+
+func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Host != t.host || r.Header.Get("Authorization") != "" {
+		return t.next.RoundTrip(r)
+	}
+	r2 := r.Clone(r.Context())
+	r2.Header.Set("Authorization", "Bearer "+t.key)
+	return t.next.RoundTrip(r2)
+}
+
+// scrapeError is a classified failure with what the user can do about it.
+type scrapeError struct {
+	kind model.ScrapeErrKind
+	msg  string
+	hint string
+}
+
+func (e *scrapeError) Error() string { return e.msg }
+
+// classify turns a fetch or probe error into a scrapeError. hint404 is the
+// engine's own advice when its metrics route is missing.
+func classify(err error, what string, cfg Config, hint404 string) *scrapeError {
+	var se *scrapeError
+	if errors.As(err, &se) {
+		return se
+	}
+	var he *probe.HTTPError
+	var tl *probe.TooLargeError
+	var de *probe.DecodeError
+	switch {
+	case errors.As(err, &he):
+		switch {
+		case he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden:
+			return &scrapeError{model.ErrAuth, fmt.Sprintf("%s: %d %s", what, he.Status, http.StatusText(he.Status)),
+				"the server wants credentials: pass --api-key (or set OPENAI_API_KEY) so llmtop sends Authorization: Bearer …"}
+		case he.Status == http.StatusNotFound || he.Status == http.StatusNotImplemented:
+			h := hint404
+			if h == "" {
+				h = "pass --metrics-path if the metrics live elsewhere"
+			}
+			return &scrapeError{model.ErrNotFound, fmt.Sprintf("%s: %d %s", what, he.Status, http.StatusText(he.Status)), h}
+		case he.Status >= 500:
+			return &scrapeError{model.ErrServer, he.Error(), "the server failed to answer: see its log"}
+		default:
+			return &scrapeError{model.ErrMalformed, he.Error(), ""}
+		}
+	case errors.As(err, &tl):
+		return &scrapeError{model.ErrTooLarge,
+			fmt.Sprintf("%s: body over %d MiB, stopped reading", what, tl.Limit>>20),
+			"is --metrics-path pointing at the metrics route? Otherwise the exporter emits too many series"}
+	case errors.As(err, &de):
+		return &scrapeError{model.ErrMalformed, fmt.Sprintf("%s: %v", what, de.Err), "is this the right URL and --engine?"}
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return &scrapeError{model.ErrTimeout, fmt.Sprintf("%s: no answer within %s", what, cfg.Timeout),
+			"the server accepted the connection but did not answer: overloaded or hung? raise --timeout if it is just slow"}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &scrapeError{model.ErrRefused, fmt.Sprintf("%s: connection refused", what),
+			"nothing listens there: is the engine running, on this port?"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &scrapeError{model.ErrMalformed, fmt.Sprintf("%s: body truncated (connection closed mid-answer)", what), ""}
+	case errors.Is(err, probe.ErrUnrecognised):
+		return &scrapeError{model.ErrMalformed, err.Error(), "pass --engine vllm|sglang|tgi|llamacpp|trtllm|triton|ollama"}
+	}
+	return &scrapeError{model.ErrUnreachable, fmt.Sprintf("%s: %v", what, err), "check the URL, DNS and network path"}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// down reports whether an error means the endpoint is not there at all, so
+// the poller identifies it again when it comes back.
+func (e *scrapeError) down() bool {
+	switch e.kind {
+	case model.ErrRefused, model.ErrTimeout, model.ErrUnreachable:
+		return true
+	}
+	return false
+}

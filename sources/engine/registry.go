@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// adapter reads one engine. Prometheus engines share promCollect; the
+// mapping from families to samples is a pure function per engine, tested
+// against that engine's fixture.
+type adapter struct {
+	engine      model.Engine
+	metricsPath string // default metrics route ("" when the engine has none)
+	hint404     string // what to do when that route is missing
+	collect     func(c *collector) ([]model.Sample, error)
+}
+
+// adapters is the table of supported engines.
+var adapters = []adapter{
+	{
+		engine: model.VLLM, metricsPath: "/metrics",
+		hint404: "vLLM serves /metrics on its API port and records no stats when started with --disable-log-stats: " +
+			"start it without that flag, or pass --metrics-path",
+		collect: promCollect("vllm:", mapVLLM),
+	},
+}
+
+func adapterFor(e model.Engine) (adapter, bool) {
+	for _, a := range adapters {
+		if a.engine == e {
+			return a, true
+		}
+	}
+	return adapter{}, false
+}
+
+// promCollect reads the metrics route and maps it. A route that answers
+// without any of the engine's metrics is reported as not found, with the
+// engine's hint: vLLM with --disable-log-stats still serves /metrics.
+func promCollect(prefix string, mapFn func(families, meta) []model.Sample) func(*collector) ([]model.Sample, error) {
+	return func(c *collector) ([]model.Sample, error) {
+		fams, err := c.prom(c.metricsPath())
+		if err != nil {
+			return nil, err
+		}
+		if !hasPrefix(fams, prefix) {
+			return nil, &scrapeError{model.ErrNotFound,
+				c.s.cfg.URL + c.lastPath + " answers, but without any " + prefix + " metrics", c.a.hint404}
+		}
+		return mapFn(fams, c.meta()), nil
+	}
+}
+
+func hasPrefix(f families, prefix string) bool {
+	for name := range f {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// modelNames lists the distinct values of a model label over the families
+// with a prefix, sorted; empty when no series carries the label.
+func modelNames(f families, prefix, lbl string) []string {
+	seen := map[string]bool{}
+	for name, fam := range f {
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		for _, m := range fam.Metric {
+			if v := label(m, lbl); v != "" {
+				seen[v] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// The setters below copy a concept from the first of several names the view
+// has (current name first, renamed/old names after) and report the name
+// used, "" when the engine exposes none of them.
+
+func setGauge(s *model.Sample, g model.Gauge, v view, names ...string) string {
+	n := v.first(names...)
+	if n == "" {
+		return ""
+	}
+	if x, ok := v.sum(n); ok {
+		s.Gauges[g] = x
+		return n
+	}
+	return ""
+}
+
+func setCounter(s *model.Sample, c model.Counter, v view, names ...string) string {
+	n := v.first(names...)
+	if n == "" {
+		return ""
+	}
+	if x, ok := v.sum(n); ok {
+		s.Counters[c] = x
+		return n
+	}
+	return ""
+}
+
+func setLatency(s *model.Sample, l model.Latency, v view, names ...string) string {
+	n := v.first(names...)
+	if n == "" {
+		return ""
+	}
+	if h, ok := v.hist(n); ok {
+		s.Latencies[l] = h
+		return n
+	}
+	return ""
+}

@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/engine/enginetest"
+)
+
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestScrapeOnceVLLM(t *testing.T) {
+	url := serve(t, enginetest.New(model.VLLM))
+	sc := ScrapeOnce(context.Background(), Config{URL: url})
+	if !sc.OK() {
+		t.Fatalf("scrape failed: %s (%s) %s", sc.Err, sc.ErrKind, sc.Hint)
+	}
+	id := sc.Identity
+	if id.Engine != model.VLLM || id.Version != "0.11.2" || id.Health != model.HealthUp {
+		t.Errorf("identity = %+v", id)
+	}
+	if len(id.Models) != 1 || id.Models[0].ID != enginetest.VLLMModel || id.Models[0].MaxContext != 131072 {
+		t.Errorf("models = %+v", id.Models)
+	}
+	s := only(t, sc.Samples)
+	if s.Endpoint != url || s.Gauges[model.Running] != 37 || s.Source != model.FromScrape {
+		t.Errorf("sample = %+v", s)
+	}
+	if sc.Endpoint != url || sc.Took <= 0 {
+		t.Errorf("scrape endpoint/took = %q/%v", sc.Endpoint, sc.Took)
+	}
+}
+
+// metricsHandler serves a fake vLLM whose /metrics is h.
+func metricsHandler(h http.HandlerFunc) http.Handler {
+	fake := enginetest.New(model.VLLM)
+	mux := http.NewServeMux()
+	mux.Handle("/", fake)
+	mux.Handle("/metrics", h)
+	return mux
+}
+
+func body(s string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(s)) }
+}
+
+func status(code int) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(code) }
+}
+
+func TestScrapeBadInput(t *testing.T) {
+	const good = "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\",model_name=\"m\"} 3.0\n"
+	huge := func(w http.ResponseWriter, _ *http.Request) {
+		line := []byte("# padding padding padding padding padding padding padding padding padding padding\n")
+		for n := 0; n < 50<<20; n += len(line) {
+			if _, err := w.Write(line); err != nil {
+				return
+			}
+		}
+	}
+	cases := []struct {
+		name     string
+		h        http.HandlerFunc
+		cfg      Config
+		kind     model.ScrapeErrKind
+		msg      string // in Err
+		hint     string // in Hint
+		maxTook  time.Duration
+		validate func(t *testing.T, sc model.Scrape)
+	}{
+		{name: "html", h: body("<!DOCTYPE html><html><body>Sign in</body></html>\n"), kind: model.ErrMalformed, msg: "HTML"},
+		{name: "json", h: body(`{"object":"error","message":"nope"}` + "\n"), kind: model.ErrMalformed, msg: "JSON"},
+		{name: "garbage", h: body("this is not prometheus at all\n"), kind: model.ErrMalformed, msg: "not valid Prometheus text"},
+		{name: "truncated mid-line", h: body(good[:len(good)-3]), kind: model.ErrMalformed, msg: "truncated"},
+		{name: "truncated connection", h: func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Length", "100000")
+			_, _ = w.Write([]byte(good))
+		}, kind: model.ErrMalformed, msg: "truncated"},
+		{name: "50 MB body", h: huge, kind: model.ErrTooLarge, msg: "16 MiB", hint: "--metrics-path"},
+		{name: "401", h: status(401), kind: model.ErrAuth, hint: "--api-key"},
+		{name: "403", h: status(403), kind: model.ErrAuth, hint: "Authorization"},
+		{name: "404", h: status(404), kind: model.ErrNotFound, hint: "--disable-log-stats"},
+		{name: "500", h: status(500), kind: model.ErrServer},
+		{name: "no vllm metrics", h: body("# TYPE python_info gauge\npython_info{version=\"3.12\"} 1.0\n"),
+			kind: model.ErrNotFound, msg: "without any vllm: metrics", hint: "--disable-log-stats"},
+		{name: "never answers", h: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
+			cfg: Config{Timeout: 300 * time.Millisecond}, kind: model.ErrTimeout, msg: "300ms", hint: "--timeout",
+			maxTook: 2 * time.Second},
+		{name: "NaN and Inf", h: body(`# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="m"} NaN
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{engine="0",model_name="m"} +Inf
+# TYPE vllm:num_requests_waiting gauge
+vllm:num_requests_waiting{engine="0",model_name="m"} 2.0
+# TYPE vllm:generation_tokens_total counter
+vllm:generation_tokens_total{engine="0",model_name="m"} NaN
+# TYPE vllm:e2e_request_latency_seconds histogram
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="1.0",model_name="m"} 1.0
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="+Inf",model_name="m"} 1.0
+vllm:e2e_request_latency_seconds_count{engine="0",model_name="m"} 1.0
+vllm:e2e_request_latency_seconds_sum{engine="0",model_name="m"} NaN
+`), validate: func(t *testing.T, sc model.Scrape) {
+			want{
+				gauges:  map[model.Gauge]float64{model.Waiting: 2},
+				absentG: []model.Gauge{model.Running, model.KVUsage},
+				absentC: []model.Counter{model.GenTokens},
+				absentL: []model.Latency{model.E2E},
+			}.check(t, only(t, sc.Samples))
+		}},
+		{name: "duplicate series", h: body(`# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="m"} 3.0
+vllm:num_requests_running{engine="0",model_name="m"} 4.0
+# TYPE vllm:time_to_first_token_seconds histogram
+vllm:time_to_first_token_seconds_bucket{engine="0",le="0.1",model_name="m"} 1.0
+vllm:time_to_first_token_seconds_bucket{engine="0",le="0.1",model_name="m"} 1.0
+vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf",model_name="m"} 2.0
+vllm:time_to_first_token_seconds_count{engine="0",model_name="m"} 2.0
+vllm:time_to_first_token_seconds_sum{engine="0",model_name="m"} 0.3
+`), validate: func(t *testing.T, sc model.Scrape) {
+			s := only(t, sc.Samples)
+			want{gauges: map[model.Gauge]float64{model.Running: 4}}.check(t, s)
+			if n := len(s.Latencies[model.TTFT].Buckets); n != 2 {
+				t.Errorf("TTFT buckets = %d, want 2 (duplicate dropped)", n)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.URL = serve(t, metricsHandler(tc.h))
+			cfg.Engine = model.VLLM
+			sc := ScrapeOnce(context.Background(), cfg)
+			if tc.validate != nil {
+				if !sc.OK() {
+					t.Fatalf("scrape failed: %s", sc.Err)
+				}
+				tc.validate(t, sc)
+				return
+			}
+			if sc.OK() || sc.ErrKind != tc.kind {
+				t.Fatalf("kind = %q (err %q), want %q", sc.ErrKind, sc.Err, tc.kind)
+			}
+			if !strings.Contains(sc.Err, tc.msg) || !strings.Contains(sc.Hint, tc.hint) {
+				t.Errorf("err %q / hint %q, want %q / %q", sc.Err, sc.Hint, tc.msg, tc.hint)
+			}
+			if tc.maxTook > 0 && sc.Took > tc.maxTook {
+				t.Errorf("took %v", sc.Took)
+			}
+			if sc.Identity.Engine != model.VLLM {
+				t.Errorf("identity lost: %+v", sc.Identity)
+			}
+		})
+	}
+}
+
+func TestScrapeRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	sc := ScrapeOnce(context.Background(), Config{URL: addr})
+	if sc.ErrKind != model.ErrRefused || sc.Identity.Health != model.HealthDown || sc.Endpoint != "http://"+addr {
+		t.Errorf("scrape = %+v", sc)
+	}
+}
+
+func TestAPIKeySent(t *testing.T) {
+	fake := enginetest.New(model.VLLM)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sekrit" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		fake.ServeHTTP(w, r)
+	})
+	url := serve(t, h)
+	if sc := ScrapeOnce(context.Background(), Config{URL: url}); sc.ErrKind != model.ErrAuth || !strings.Contains(sc.Hint, "--api-key") {
+		t.Errorf("without key: %+v", sc)
+	}
+	if sc := ScrapeOnce(context.Background(), Config{URL: url, APIKey: "sekrit"}); !sc.OK() {
+		t.Errorf("with key: %s", sc.Err)
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c := Config{URL: "127.0.0.1:8000/metrics", Interval: time.Millisecond}.withDefaults()
+	if c.URL != "http://127.0.0.1:8000" || c.MetricsPath != "/metrics" || c.Timeout != 2*time.Second ||
+		c.Interval != 250*time.Millisecond || c.MaxBodyBytes != 16<<20 {
+		t.Errorf("defaults = %+v", c)
+	}
+	for in, want := range map[string][2]string{
+		"http://h:30000/":                         {"http://h:30000", ""},
+		"https://gw.example/v/prometheus/metrics": {"https://gw.example/v", "/prometheus/metrics"},
+		"h:8080/metrics?model=a":                  {"http://h:8080", "/metrics?model=a"},
+	} {
+		if b, p := SplitURL(in); b != want[0] || p != want[1] {
+			t.Errorf("SplitURL(%q) = %q, %q; want %q", in, b, p, want)
+		}
+	}
+}

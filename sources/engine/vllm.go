@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// mapVLLM maps a vLLM scrape (V1 names, with fallbacks to the renamed and
+// removed ones) onto one sample per model_name. Series are summed over the
+// `engine` label (data-parallel engines); a scrape without that label is a
+// V0 engine and reads the same way. KV usage is a fraction, so it is
+// averaged over engines instead.
+func mapVLLM(f families, m meta) []model.Sample {
+	names := modelNames(f, "vllm:", "model_name")
+	if len(names) == 0 {
+		names = []string{""}
+	}
+	info, kvCap := vllmCacheConfig(view{fams: f})
+	out := make([]model.Sample, 0, len(names))
+	for _, name := range names {
+		v := view{fams: f}
+		if name != "" {
+			v.key, v.val = "model_name", name
+		}
+		s := m.sample(name)
+		mapVLLMModel(&s, v)
+		for k, x := range info {
+			s.Info[k] = x
+		}
+		if kvCap > 0 {
+			s.Gauges[model.KVCapacityTokens] = kvCap
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func mapVLLMModel(s *model.Sample, v view) {
+	setGauge(s, model.Running, v, "vllm:num_requests_running")
+	if setGauge(s, model.Waiting, v, "vllm:num_requests_waiting") == "" {
+		// The by-reason split sums to the total.
+		setGauge(s, model.Waiting, v, "vllm:num_requests_waiting_by_reason")
+	}
+	if x, ok := v.sumWhere("vllm:num_requests_waiting_by_reason", "reason", "deferred"); ok {
+		s.Gauges[model.Deferred] = x
+	}
+	if n := v.first("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"); n != "" {
+		if x, k := v.mean(n); k > 0 {
+			s.Gauges[model.KVUsage] = x
+			if k > 1 {
+				s.Notes = append(s.Notes, fmt.Sprintf("KV-cache usage averaged over %d data-parallel engines", k))
+			}
+			if n == "vllm:gpu_cache_usage_perc" {
+				s.Notes = append(s.Notes, "KV-cache usage from vllm:gpu_cache_usage_perc (name used before v0.11)")
+			}
+		}
+	}
+	if engines := v.values("vllm:num_requests_running", "engine"); len(engines) > 1 {
+		s.Notes = append(s.Notes, fmt.Sprintf("running, waiting, rates and latencies summed over %d data-parallel engines", len(engines)))
+	}
+
+	setCounter(s, model.PromptTokens, v, "vllm:prompt_tokens_total")
+	setCounter(s, model.GenTokens, v, "vllm:generation_tokens_total")
+	setCounter(s, model.Preemptions, v, "vllm:num_preemptions_total")
+	if n := setCounter(s, model.PrefixQueries, v, "vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"); n != "" {
+		hits := "vllm:prefix_cache_hits_total"
+		if n == "vllm:gpu_prefix_cache_queries_total" {
+			hits = "vllm:gpu_prefix_cache_hits_total"
+			s.Notes = append(s.Notes, "prefix cache from vllm:gpu_prefix_cache_* (old names; early V1 builds counted blocks, not tokens)")
+		}
+		if setCounter(s, model.PrefixHits, v, hits) == "" {
+			delete(s.Counters, model.PrefixQueries) // a ratio needs both
+		}
+	} else {
+		setGauge(s, model.PrefixHitGauge, v, "vllm:gpu_prefix_cache_hit_rate") // V0
+	}
+	if setCounter(s, model.SpecDraftTokens, v, "vllm:spec_decode_num_draft_tokens_total") != "" {
+		setCounter(s, model.SpecAcceptTokens, v, "vllm:spec_decode_num_accepted_tokens_total")
+	}
+	if reasons := v.byLabel("vllm:request_success_total", "finished_reason"); len(reasons) > 0 {
+		var total float64
+		for r, x := range reasons {
+			s.FinishReasons[r] = x
+			total += x
+		}
+		s.Counters[model.Requests] = total
+		if x, ok := reasons["error"]; ok {
+			s.Counters[model.RequestErrors] = x
+		}
+	}
+
+	setLatency(s, model.TTFT, v, "vllm:time_to_first_token_seconds")
+	if setLatency(s, model.ITL, v, "vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds") == "vllm:time_per_output_token_seconds" {
+		s.Notes = append(s.Notes, "ITL from vllm:time_per_output_token_seconds (old name: it observed every inter-token gap)")
+	}
+	setLatency(s, model.TPOT, v, "vllm:request_time_per_output_token_seconds")
+	setLatency(s, model.E2E, v, "vllm:e2e_request_latency_seconds")
+	setLatency(s, model.Queue, v, "vllm:request_queue_time_seconds")
+	setLatency(s, model.Prefill, v, "vllm:request_prefill_time_seconds")
+	setLatency(s, model.Decode, v, "vllm:request_decode_time_seconds")
+}
+
+// vllmCacheConfig reads vllm:cache_config_info: its labels (block size,
+// cache dtype, gpu_memory_utilization, num_gpu_blocks…) from the first
+// engine, and the KV pool in tokens summed over engines, from
+// kv_cache_size_tokens or else num_gpu_blocks × block_size. The family has
+// no model_name label: it describes the endpoint.
+func vllmCacheConfig(v view) (map[string]string, float64) {
+	series := v.series("vllm:cache_config_info")
+	if len(series) == 0 {
+		return nil, 0
+	}
+	info := map[string]string{}
+	first := series[0]
+	for _, m := range series {
+		if label(m, "engine") < label(first, "engine") {
+			first = m
+		}
+	}
+	for _, l := range first.GetLabel() {
+		if n := l.GetName(); n != "engine" && n != "model_name" {
+			info[n] = l.GetValue()
+		}
+	}
+	var capTokens float64
+	for _, m := range series {
+		if t, err := strconv.ParseFloat(label(m, "kv_cache_size_tokens"), 64); err == nil && finite(t) && t > 0 {
+			capTokens += t
+			continue
+		}
+		blocks, err1 := strconv.ParseFloat(label(m, "num_gpu_blocks"), 64)
+		size, err2 := strconv.ParseFloat(label(m, "block_size"), 64)
+		if err1 == nil && err2 == nil && finite(blocks*size) && blocks > 0 && size > 0 {
+			capTokens += blocks * size
+		}
+	}
+	if len(series) > 1 {
+		info["engines"] = strconv.Itoa(len(series))
+	}
+	return info, capTokens
+}
