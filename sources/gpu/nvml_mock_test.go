@@ -1,0 +1,131 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"strconv"
+	"testing/fstest"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
+)
+
+// Test fixtures over go-nvml's mocks. dgxa100 gives 8 A100s with names, UUIDs
+// and memory but no utilisation, power, clocks… (calling those panics), so
+// fillA100 sets every call the reader makes, with per-device values.
+
+const gib = 1 << 30
+
+// fillA100 sets the calls dgxa100 leaves out on device i.
+func fillA100(d *dgxa100.Device, i int) {
+	u := uint32(10 * (i + 1))
+	d.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) {
+		return nvml.Utilization{Gpu: u, Memory: u / 2}, nvml.SUCCESS
+	}
+	d.GetMemoryInfo_v2Func = func() (nvml.Memory_v2, nvml.Return) {
+		return nvml.Memory_v2{Total: 40 * gib, Reserved: gib / 2, Used: uint64(i+1) * gib, Free: 40*gib - uint64(i+1)*gib - gib/2}, nvml.SUCCESS
+	}
+	d.GetPowerUsageFunc = func() (uint32, nvml.Return) { return uint32(100000 + 10000*i), nvml.SUCCESS }
+	d.GetEnforcedPowerLimitFunc = func() (uint32, nvml.Return) { return 400000, nvml.SUCCESS }
+	d.GetTemperatureFunc = func(s nvml.TemperatureSensors) (uint32, nvml.Return) {
+		return uint32(40 + i), nvml.SUCCESS
+	}
+	d.GetTemperatureThresholdFunc = func(t nvml.TemperatureThresholds) (uint32, nvml.Return) {
+		if t == nvml.TEMPERATURE_THRESHOLD_SLOWDOWN {
+			return 89, nvml.SUCCESS
+		}
+		return 0, nvml.ERROR_INVALID_ARGUMENT
+	}
+	d.GetClockInfoFunc = func(c nvml.ClockType) (uint32, nvml.Return) {
+		if c == nvml.CLOCK_SM {
+			return 1410, nvml.SUCCESS
+		}
+		return 1215, nvml.SUCCESS
+	}
+	d.GetMaxClockInfoFunc = func(c nvml.ClockType) (uint32, nvml.Return) {
+		if c == nvml.CLOCK_SM {
+			return 1410, nvml.SUCCESS
+		}
+		return 1215, nvml.SUCCESS
+	}
+	d.GetFanSpeedFunc = func() (uint32, nvml.Return) { return 0, nvml.ERROR_NOT_SUPPORTED }
+	d.GetPcieThroughputFunc = func(c nvml.PcieUtilCounter) (uint32, nvml.Return) {
+		if c == nvml.PCIE_UTIL_RX_BYTES {
+			return 1000, nvml.SUCCESS
+		}
+		return 250, nvml.SUCCESS
+	}
+	d.GetCurrentClocksEventReasonsFunc = func() (uint64, nvml.Return) {
+		if i == 3 {
+			return reasonSwPowerCap | reasonGpuIdle, nvml.SUCCESS
+		}
+		return 0, nvml.SUCCESS
+	}
+	d.GetTotalEccErrorsFunc = func(nvml.MemoryErrorType, nvml.EccCounterType) (uint64, nvml.Return) {
+		return uint64(i % 2), nvml.SUCCESS
+	}
+	d.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) {
+		return []nvml.ProcessInfo{{Pid: uint32(1000 + i), UsedGpuMemory: uint64(i+1) * gib}}, nvml.SUCCESS
+	}
+}
+
+// newDGX returns an 8-GPU mock with every call the reader makes set.
+func newDGX() *dgxa100.Server {
+	s := dgxa100.New()
+	for i, d := range s.Devices {
+		fillA100(d.(*dgxa100.Device), i)
+	}
+	return s
+}
+
+// dgxProcs is a /proc where GPU i's PID 1000+i runs a vLLM worker, except
+// GPU 7's, which runs a training script.
+func dgxProcs() fstest.MapFS {
+	fsys := fstest.MapFS{"self/status": {Data: []byte("Name:\tllmtop\nNSpid:\t4242\n")}}
+	for i := range 7 {
+		fsys[strconv.Itoa(1000+i)+"/cmdline"] = &fstest.MapFile{Data: []byte("VLLM::Worker_TP" + strconv.Itoa(i))}
+	}
+	fsys["1007/cmdline"] = &fstest.MapFile{Data: []byte("python3\x00train.py\x00--epochs\x003\x00")}
+	return fsys
+}
+
+// oneDevice returns a plain mock library over one mock device.
+func oneDevice(d *mock.Device) *mock.Interface {
+	return &mock.Interface{
+		InitFunc:                       func() nvml.Return { return nvml.SUCCESS },
+		ShutdownFunc:                   func() nvml.Return { return nvml.SUCCESS },
+		SystemGetDriverVersionFunc:     func() (string, nvml.Return) { return "570.86.15", nvml.SUCCESS },
+		SystemGetCudaDriverVersionFunc: func() (int, nvml.Return) { return 12080, nvml.SUCCESS },
+		DeviceGetCountFunc:             func() (int, nvml.Return) { return 1, nvml.SUCCESS },
+		DeviceGetHandleByIndexFunc:     func(int) (nvml.Device, nvml.Return) { return d, nvml.SUCCESS },
+		ExtensionsFunc: func() nvml.ExtendedInterface {
+			return &mock.ExtendedInterface{LookupSymbolFunc: func(string) error { return nil }}
+		},
+	}
+}
+
+// unsupportedDevice answers identity and NOT_SUPPORTED for everything else,
+// as a MIG-enabled or consumer card does for many fields.
+func unsupportedDevice() *mock.Device {
+	ns := nvml.ERROR_NOT_SUPPORTED
+	return &mock.Device{
+		GetUUIDFunc:                      func() (string, nvml.Return) { return "GPU-ns", nvml.SUCCESS },
+		GetNameFunc:                      func() (string, nvml.Return) { return "NVIDIA GB10", nvml.SUCCESS },
+		GetUtilizationRatesFunc:          func() (nvml.Utilization, nvml.Return) { return nvml.Utilization{}, ns },
+		GetMemoryInfo_v2Func:             func() (nvml.Memory_v2, nvml.Return) { return nvml.Memory_v2{}, ns },
+		GetMemoryInfoFunc:                func() (nvml.Memory, nvml.Return) { return nvml.Memory{}, ns },
+		GetPowerUsageFunc:                func() (uint32, nvml.Return) { return 0, ns },
+		GetEnforcedPowerLimitFunc:        func() (uint32, nvml.Return) { return 0, ns },
+		GetPowerManagementLimitFunc:      func() (uint32, nvml.Return) { return 0, ns },
+		GetTemperatureFunc:               func(nvml.TemperatureSensors) (uint32, nvml.Return) { return 0, ns },
+		GetTemperatureThresholdFunc:      func(nvml.TemperatureThresholds) (uint32, nvml.Return) { return 0, ns },
+		GetClockInfoFunc:                 func(nvml.ClockType) (uint32, nvml.Return) { return 0, ns },
+		GetMaxClockInfoFunc:              func(nvml.ClockType) (uint32, nvml.Return) { return 0, ns },
+		GetFanSpeedFunc:                  func() (uint32, nvml.Return) { return 0, ns },
+		GetPcieThroughputFunc:            func(nvml.PcieUtilCounter) (uint32, nvml.Return) { return 0, ns },
+		GetCurrentClocksEventReasonsFunc: func() (uint64, nvml.Return) { return 0, ns },
+		GetTotalEccErrorsFunc:            func(nvml.MemoryErrorType, nvml.EccCounterType) (uint64, nvml.Return) { return 0, ns },
+		GetComputeRunningProcessesFunc:   func() ([]nvml.ProcessInfo, nvml.Return) { return nil, ns },
+	}
+}

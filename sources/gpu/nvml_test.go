@@ -1,0 +1,342 @@
+//go:build cgo
+
+package gpu
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+var t0 = time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
+
+func TestReasonBitsMatchNVML(t *testing.T) {
+	for _, c := range []struct {
+		ours uint64
+		nvml uint64
+	}{
+		{reasonGpuIdle, nvml.ClocksEventReasonGpuIdle},
+		{reasonAppClocksSetting, nvml.ClocksEventReasonApplicationsClocksSetting},
+		{reasonSwPowerCap, nvml.ClocksEventReasonSwPowerCap},
+		{reasonHwSlowdown, nvml.ClocksThrottleReasonHwSlowdown},
+		{reasonSyncBoost, nvml.ClocksEventReasonSyncBoost},
+		{reasonSwThermalSlowdown, nvml.ClocksEventReasonSwThermalSlowdown},
+		{reasonHwThermalSlowdown, nvml.ClocksThrottleReasonHwThermalSlowdown},
+		{reasonHwPowerBrake, nvml.ClocksThrottleReasonHwPowerBrakeSlowdown},
+		{reasonDisplayClock, nvml.ClocksEventReasonDisplayClockSetting},
+	} {
+		if c.ours != c.nvml {
+			t.Errorf("reason bit %#x, nvml.h says %#x", c.ours, c.nvml)
+		}
+	}
+}
+
+func TestEightA100s(t *testing.T) {
+	r := newNVMLReader(newDGX(), Filter{}, newProcTable(dgxProcs()))
+	snap, events := r.refresh(t0)
+	if snap.Err != "" || len(events) != 0 {
+		t.Fatalf("err %q events %v", snap.Err, events)
+	}
+	if snap.Driver != "550.54.15" || snap.CUDA != "12.4" {
+		t.Errorf("driver %q cuda %q", snap.Driver, snap.CUDA)
+	}
+	if len(snap.GPUs) != 8 {
+		t.Fatalf("want 8 GPUs, got %d", len(snap.GPUs))
+	}
+	g := snap.GPUs[3]
+	want := map[string]model.Opt{
+		"util": model.Some(40), "memutil": model.Some(20),
+		"used": model.Some(4 * gib), "total": model.Some(40 * gib),
+		"power": model.Some(130), "limit": model.Some(400),
+		"temp": model.Some(43), "slowdown": model.Some(89),
+		"sm": model.Some(1410), "smmax": model.Some(1410), "mem": model.Some(1215), "memmax": model.Some(1215),
+		"fan": model.None, "rx": model.Some(1000 * 1024), "tx": model.Some(250 * 1024), "ecc": model.Some(1),
+	}
+	got := map[string]model.Opt{
+		"util": g.Util, "memutil": g.MemUtil, "used": g.MemUsed, "total": g.MemTotal,
+		"power": g.Power, "limit": g.PowerLimit, "temp": g.Temp, "slowdown": g.TempSlowdown,
+		"sm": g.SMClock, "smmax": g.SMClockMax, "mem": g.MemClock, "memmax": g.MemClockMax,
+		"fan": g.Fan, "rx": g.PCIeRx, "tx": g.PCIeTx, "ecc": g.ECCVolatile,
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("GPU 3 %s = %+v, want %+v", k, got[k], w)
+		}
+	}
+	if g.Index != 3 || g.Name != "Mock NVIDIA A100-SXM4-40GB" || !strings.HasPrefix(g.UUID, "GPU-") {
+		t.Errorf("identity %d %q %q", g.Index, g.Name, g.UUID)
+	}
+	if strings.Join(g.Throttle, ",") != "power cap" {
+		t.Errorf("throttle %q: idle must be left out", g.Throttle)
+	}
+	if snap.GPUs[0].Throttle == nil || len(snap.GPUs[0].Throttle) != 0 {
+		t.Errorf("GPU 0 throttle %#v, want empty (read, nothing active)", snap.GPUs[0].Throttle)
+	}
+	if len(g.Processes) != 1 || g.Processes[0].PID != 1003 || g.Processes[0].Engine != "vllm" ||
+		g.Processes[0].UsedMem != model.Some(4*gib) {
+		t.Errorf("processes %+v", g.Processes)
+	}
+	if p := snap.GPUs[7].Processes[0]; p.Engine != "" || p.Name != "python3" || p.Cmdline != "python3 train.py --epochs 3" {
+		t.Errorf("GPU 7 process %+v", p)
+	}
+	if g.Lost || g.Err != "" || snap.Note != "" {
+		t.Errorf("lost %v err %q note %q", g.Lost, g.Err, snap.Note)
+	}
+}
+
+func TestMemoryFallsBackToV1(t *testing.T) {
+	s := newDGX()
+	s.LookupSymbolFunc = func(sym string) error {
+		if sym == "nvmlDeviceGetMemoryInfo_v2" || sym == "nvmlDeviceGetCurrentClocksEventReasons" {
+			return errors.New("undefined symbol")
+		}
+		return nil
+	}
+	for i, d := range s.Devices {
+		dev := d.(*dgxa100.Device)
+		dev.MemoryInfo = nvml.Memory{Total: 40 * gib, Used: uint64(i) * gib}
+		dev.GetMemoryInfo_v2Func = nil // calling it would panic
+		dev.GetCurrentClocksEventReasonsFunc = nil
+		dev.GetCurrentClocksThrottleReasonsFunc = func() (uint64, nvml.Return) { return reasonHwSlowdown, nvml.SUCCESS }
+	}
+	snap, _ := newNVMLReader(s, Filter{}, newProcTable(dgxProcs())).refresh(t0)
+	if g := snap.GPUs[2]; g.MemUsed != model.Some(2*gib) || strings.Join(g.Throttle, ",") != "HW slowdown" {
+		t.Errorf("v1 memory %+v throttle %q", g.MemUsed, g.Throttle)
+	}
+}
+
+func TestNotSupportedLeavesFieldsAbsent(t *testing.T) {
+	r := newNVMLReader(oneDevice(unsupportedDevice()), Filter{}, newProcTable(fstest.MapFS{}))
+	snap, events := r.refresh(t0)
+	if len(snap.GPUs) != 1 || len(events) != 0 || snap.Err != "" {
+		t.Fatalf("%+v %v", snap, events)
+	}
+	g := snap.GPUs[0]
+	if g.Name != "NVIDIA GB10" || g.UUID != "GPU-ns" || g.Lost || g.Err != "" {
+		t.Errorf("identity/state %+v", g)
+	}
+	for name, o := range map[string]model.Opt{"util": g.Util, "memutil": g.MemUtil, "used": g.MemUsed,
+		"total": g.MemTotal, "power": g.Power, "limit": g.PowerLimit, "temp": g.Temp, "slowdown": g.TempSlowdown,
+		"sm": g.SMClock, "smmax": g.SMClockMax, "mem": g.MemClock, "memmax": g.MemClockMax, "fan": g.Fan,
+		"rx": g.PCIeRx, "tx": g.PCIeTx, "ecc": g.ECCVolatile} {
+		if o.OK {
+			t.Errorf("%s = %v, want absent", name, o.V)
+		}
+	}
+	if g.Throttle != nil || g.Processes != nil {
+		t.Errorf("throttle %#v processes %#v, want nil (not read)", g.Throttle, g.Processes)
+	}
+}
+
+func TestOneFieldNotSupportedKeepsTheOthers(t *testing.T) {
+	d := unsupportedDevice()
+	d.GetPowerUsageFunc = func() (uint32, nvml.Return) { return 250500, nvml.SUCCESS }
+	d.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) { return nil, nvml.ERROR_NO_PERMISSION }
+	snap, _ := newNVMLReader(oneDevice(d), Filter{}, newProcTable(fstest.MapFS{})).refresh(t0)
+	g := snap.GPUs[0]
+	if g.Power != model.Some(250.5) || g.Util.OK {
+		t.Errorf("power %+v util %+v", g.Power, g.Util)
+	}
+	if g.Err != "could not read processes (ERROR_NO_PERMISSION)" || g.Lost {
+		t.Errorf("err %q lost %v", g.Err, g.Lost)
+	}
+}
+
+func TestGPULostMidRun(t *testing.T) {
+	s := newDGX()
+	r := newNVMLReader(s, Filter{}, newProcTable(dgxProcs()))
+	if _, ev := r.refresh(t0); len(ev) != 0 {
+		t.Fatalf("events before loss: %v", ev)
+	}
+	// GPU 5 falls off the bus between two refreshes, part-way through.
+	var mu sync.Mutex
+	lost := true
+	d5 := s.Devices[5].(*dgxa100.Device)
+	d5.GetPowerUsageFunc = func() (uint32, nvml.Return) {
+		mu.Lock()
+		defer mu.Unlock()
+		if lost {
+			return 0, nvml.ERROR_GPU_IS_LOST
+		}
+		return 150000, nvml.SUCCESS
+	}
+	calls := len(d5.GetTemperatureCalls())
+	snap, events := r.refresh(t0.Add(time.Second))
+	if len(snap.GPUs) != 8 {
+		t.Fatalf("a lost GPU must not hide the others: %d GPUs", len(snap.GPUs))
+	}
+	g := snap.GPUs[5]
+	if !g.Lost || !strings.Contains(g.Err, "ERROR_GPU_IS_LOST") || !g.Util.OK || g.Power.OK {
+		t.Errorf("GPU 5 %+v", g)
+	}
+	if len(d5.GetTemperatureCalls()) != calls {
+		t.Error("calls went on after the GPU was lost")
+	}
+	for i, o := range snap.GPUs {
+		if i != 5 && (o.Lost || !o.Power.OK) {
+			t.Errorf("GPU %d affected: %+v", i, o)
+		}
+	}
+	if len(events) != 1 || events[0].Kind != KindGPULost || events[0].Severity != model.SevCrit ||
+		events[0].Source != "gpu" || events[0].Fields["gpu"] != "5" || !events[0].Time.Equal(t0.Add(time.Second)) {
+		t.Fatalf("events %+v", events)
+	}
+	// Still lost: no second event.
+	if _, ev := r.refresh(t0.Add(2 * time.Second)); len(ev) != 0 {
+		t.Errorf("repeated event %v", ev)
+	}
+	mu.Lock()
+	lost = false
+	mu.Unlock()
+	snap, ev := r.refresh(t0.Add(3 * time.Second))
+	if snap.GPUs[5].Lost || len(ev) != 1 || ev[0].Kind != KindGPURecovered {
+		t.Errorf("recovery: %+v %v", snap.GPUs[5], ev)
+	}
+}
+
+func TestGPULostAtStart(t *testing.T) {
+	s := newDGX()
+	s.DeviceGetHandleByIndexFunc = func(i int) (nvml.Device, nvml.Return) {
+		switch i {
+		case 1:
+			return nil, nvml.ERROR_GPU_IS_LOST
+		case 2:
+			return nil, nvml.ERROR_NO_PERMISSION // outside the container's device cgroup
+		}
+		return s.Devices[i], nvml.SUCCESS
+	}
+	snap, ev := newNVMLReader(s, Filter{}, newProcTable(dgxProcs())).refresh(t0)
+	if len(snap.GPUs) != 7 || snap.GPUs[1].Index != 1 || !snap.GPUs[1].Lost || snap.GPUs[2].Index != 3 {
+		t.Fatalf("%+v", snap.GPUs)
+	}
+	if len(ev) != 1 || ev[0].Kind != KindGPULost {
+		t.Errorf("events %v", ev)
+	}
+	if snap.Note != "GPU 2 not readable (ERROR_NO_PERMISSION)" {
+		t.Errorf("note %q", snap.Note)
+	}
+}
+
+func TestForeignPIDNamespace(t *testing.T) {
+	fsys := dgxProcs()
+	// Inside a container: our PID is 1 here and 4242 on the host. PID 1003
+	// happens to exist here too, but it is not the process NVML means.
+	fsys["self/status"] = &fstest.MapFile{Data: []byte("NSpid:\t4242\t1\n")}
+	snap, _ := newNVMLReader(newDGX(), Filter{}, newProcTable(fsys)).refresh(t0)
+	for _, g := range snap.GPUs {
+		if len(g.Processes) != 1 || !g.Processes[0].Foreign || g.Processes[0].Name != "" || !g.Processes[0].UsedMem.OK {
+			t.Fatalf("GPU %d processes %+v", g.Index, g.Processes)
+		}
+	}
+	if !strings.HasPrefix(snap.Note, "8 GPU process(es) belong to another PID namespace") || !strings.Contains(snap.Note, "--pid=host") {
+		t.Errorf("note %q", snap.Note)
+	}
+}
+
+func TestFilterRestrictsDevices(t *testing.T) {
+	s := newDGX()
+	uuid6 := s.Devices[6].(*dgxa100.Device).UUID
+	f := NewFilter(map[int]bool{1: true, 6: true, 7: true}, "1,"+uuid6[:12], true)
+	snap, _ := newNVMLReader(s, f, newProcTable(dgxProcs())).refresh(t0)
+	var idx []int
+	for _, g := range snap.GPUs {
+		idx = append(idx, g.Index)
+	}
+	if len(idx) != 2 || idx[0] != 1 || idx[1] != 6 {
+		t.Errorf("indices %v", idx)
+	}
+}
+
+func TestNoDriver(t *testing.T) {
+	// A real dlopen of a library that is not there: what a machine without
+	// the NVIDIA driver sees.
+	lib := nvml.New(nvml.WithLibraryPath("/nonexistent/libnvidia-ml.so.1"))
+	src := newSource(Config{Now: func() time.Time { return t0 }}, newNVMLReader(lib, Filter{}, newProcTable(fstest.MapFS{})))
+	snap, ev := src.Refresh()
+	if snap.Err != "no NVIDIA driver: libnvidia-ml.so.1 not found" || len(snap.GPUs) != 0 || len(ev) != 0 {
+		t.Errorf("%+v %v", snap, ev)
+	}
+	src.Close()
+}
+
+func TestInitRetriesLater(t *testing.T) {
+	ret := nvml.ERROR_DRIVER_NOT_LOADED
+	lib := newDGX()
+	inits := 0
+	lib.InitFunc = func() nvml.Return { inits++; return ret }
+	r := newNVMLReader(lib, Filter{}, newProcTable(dgxProcs()))
+	if snap, _ := r.refresh(t0); !strings.HasPrefix(snap.Err, "NVIDIA driver not loaded") {
+		t.Errorf("err %q", snap.Err)
+	}
+	ret = nvml.SUCCESS
+	if snap, _ := r.refresh(t0.Add(time.Second)); snap.Err == "" || inits != 1 {
+		t.Errorf("retried too soon: inits %d", inits)
+	}
+	if snap, _ := r.refresh(t0.Add(initRetry)); snap.Err != "" || len(snap.GPUs) != 8 {
+		t.Errorf("after retry: %q %d GPUs", snap.Err, len(snap.GPUs))
+	}
+}
+
+func TestRefreshTurnsPanicIntoErr(t *testing.T) {
+	d := unsupportedDevice()
+	d.GetPowerUsageFunc = nil // the mock panics
+	src := newSource(Config{}, newNVMLReader(oneDevice(d), Filter{}, newProcTable(fstest.MapFS{})))
+	snap, _ := src.Refresh()
+	if !strings.HasPrefix(snap.Err, "reading GPUs failed:") {
+		t.Errorf("err %q", snap.Err)
+	}
+}
+
+func TestRunDeliversAndShutsDown(t *testing.T) {
+	lib := newDGX()
+	shut := make(chan struct{})
+	lib.ShutdownFunc = func() nvml.Return { close(shut); return nvml.SUCCESS }
+	src := newSource(Config{Interval: time.Millisecond}, newNVMLReader(lib, Filter{}, newProcTable(dgxProcs())))
+	if src.Interval() != MinInterval {
+		t.Errorf("interval %v, want clamped to %v", src.Interval(), MinInterval)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan any, 4)
+	done := make(chan struct{})
+	go func() { src.Run(ctx, func(m any) { got <- m }); close(done) }()
+	select {
+	case m := <-got:
+		if s, ok := m.(model.GPUSnapshot); !ok || len(s.GPUs) != 8 || s.Time.IsZero() {
+			t.Errorf("first message %T %+v", m, m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no snapshot")
+	}
+	src.SetInterval(time.Hour)
+	cancel()
+	<-done
+	select {
+	case <-shut:
+	case <-time.After(time.Second):
+		t.Error("NVML not shut down")
+	}
+}
+
+var _ nvml.Interface = (*mock.Interface)(nil)
+
+// BenchmarkRefresh8GPUs measures one refresh of 8 mocked A100s: every field
+// of every device and the process table (mock cost included; the driver's
+// own latency, e.g. 20 ms per PCIe sample, is not).
+func BenchmarkRefresh8GPUs(b *testing.B) {
+	r := newNVMLReader(newDGX(), Filter{}, newProcTable(dgxProcs()))
+	r.refresh(t0)
+	b.ReportAllocs()
+	for b.Loop() {
+		r.refresh(t0)
+	}
+}
