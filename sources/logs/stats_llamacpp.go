@@ -1,0 +1,79 @@
+package logs
+
+import (
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// llamaState follows llama-server's print_timing lines, printed once per
+// request when its slot is released. They describe one request, not the
+// server, so they become cumulative counters (tokens, requests) and
+// mean-only latency histograms (sum + count) rather than throughput gauges:
+// the Store then gives the server's real token rate over its window.
+type llamaState struct {
+	tasks map[string]*llamaTask
+	slots opt // n_slots from the start-up line: the concurrency cap
+
+	promptTokens, genTokens, requests float64
+	prefill, decode, tpot, e2e        model.Histogram
+}
+
+type llamaTask struct {
+	promptMS, promptTok, evalMS, evalTok float64
+	havePrompt, haveEval                 bool
+}
+
+const llamaApprox = "mean only, from llama-server's per-request timing lines"
+
+func (st *llamaState) timing(s *statsState, mt Match, t time.Time) []model.Sample {
+	key := mt.Fields["slot"] + "/" + mt.Fields["task"]
+	ms, tok := parseNum(mt.Fields["ms"]), parseNum(mt.Fields["tokens"])
+	tk := st.tasks[key]
+	if tk == nil {
+		if len(st.tasks) > 1024 { // lines of tasks whose total never came
+			st.tasks = map[string]*llamaTask{}
+		}
+		tk = &llamaTask{}
+		st.tasks[key] = tk
+	}
+	switch mt.Fields["what"] {
+	case "prompt eval":
+		tk.promptMS, tk.promptTok, tk.havePrompt = ms, tok, true
+		return nil
+	case "eval":
+		tk.evalMS, tk.evalTok, tk.haveEval = ms, tok, true
+		return nil
+	}
+	delete(st.tasks, key)
+	if !tk.havePrompt || !tk.haveEval { // following began mid-request
+		return nil
+	}
+	st.requests++
+	st.promptTokens += tk.promptTok
+	st.genTokens += tk.evalTok
+	observe(&st.prefill, tk.promptMS/1000)
+	observe(&st.decode, tk.evalMS/1000)
+	observe(&st.e2e, ms/1000)
+	if tk.evalTok > 0 {
+		observe(&st.tpot, tk.evalMS/1000/tk.evalTok)
+	}
+	sm := s.sample(t, "from llama-server's print_timing lines: counted when each request finishes, since llmtop started following")
+	sm.Counters[model.Requests] = st.requests
+	sm.Counters[model.PromptTokens] = st.promptTokens
+	sm.Counters[model.GenTokens] = st.genTokens
+	sm.Latencies[model.Prefill] = st.prefill
+	sm.Latencies[model.Decode] = st.decode
+	sm.Latencies[model.E2E] = st.e2e
+	if st.tpot.Count > 0 {
+		sm.Latencies[model.TPOT] = st.tpot
+	}
+	st.slots.setGauge(&sm, model.MaxRunning)
+	return []model.Sample{sm}
+}
+
+func observe(h *model.Histogram, seconds float64) {
+	h.Sum += seconds
+	h.Count++
+	h.Approx = llamaApprox
+}
