@@ -27,6 +27,8 @@ type fakeEngine struct {
 	roleDelay time.Duration
 	// refuseExtras answers 400 to bodies carrying ignore_eos.
 	refuseExtras bool
+	// slots, when set, is a batch of this many: further requests queue.
+	slots chan struct{}
 
 	mu       sync.Mutex
 	flushes  map[string][]time.Time
@@ -92,6 +94,14 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "hang":
 		<-r.Context().Done()
 		return
+	}
+	if f.slots != nil {
+		select {
+		case f.slots <- struct{}{}:
+			defer func() { <-f.slots }()
+		case <-r.Context().Done():
+			return
+		}
 	}
 	fl := w.(http.Flusher)
 	ndjson := strings.HasPrefix(r.URL.Path, "/api/")

@@ -86,25 +86,25 @@ func TestTTFTSkipsRoleOnlyChunk(t *testing.T) {
 func TestBadAnswersEndWithCounts(t *testing.T) {
 	cases := []struct {
 		name string
-		f    fakeEngine
+		f    *fakeEngine
 		kind string
 		ok   int
 	}{
-		{"500", fakeEngine{mode: "status", status: 500}, "http_500", 0},
-		{"404", fakeEngine{mode: "status", status: 404}, "http_404", 0},
-		{"429 Retry-After", fakeEngine{mode: "429"}, "rate_limited", 0},
-		{"closed mid-stream", fakeEngine{mode: "midclose"}, "disconnect", 0},
-		{"ended without [DONE]", fakeEngine{mode: "cleanclose"}, "disconnect", 0},
-		{"malformed JSON", fakeEngine{mode: "malformed"}, "malformed_stream", 0},
-		{"not SSE", fakeEngine{mode: "garbage"}, "malformed_stream", 0},
-		{"error object", fakeEngine{mode: "errobj"}, "stream_error", 0},
-		{"no content", fakeEngine{tokens: -1}, "empty_response", 0},
-		{"no usage chunk", fakeEngine{noUsage: true}, "", 12},
+		{"500", &fakeEngine{mode: "status", status: 500}, "http_500", 0},
+		{"404", &fakeEngine{mode: "status", status: 404}, "http_404", 0},
+		{"429 Retry-After", &fakeEngine{mode: "429"}, "rate_limited", 0},
+		{"closed mid-stream", &fakeEngine{mode: "midclose"}, "disconnect", 0},
+		{"ended without [DONE]", &fakeEngine{mode: "cleanclose"}, "disconnect", 0},
+		{"malformed JSON", &fakeEngine{mode: "malformed"}, "malformed_stream", 0},
+		{"not SSE", &fakeEngine{mode: "garbage"}, "malformed_stream", 0},
+		{"error object", &fakeEngine{mode: "errobj"}, "stream_error", 0},
+		{"no content", &fakeEngine{tokens: -1}, "empty_response", 0},
+		{"no usage chunk", &fakeEngine{noUsage: true}, "", 12},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.f
-			s := newFake(t, &f)
+			s := newFake(t, f)
 			if f.tokens < 0 {
 				f.tokens = 0
 			}

@@ -11,9 +11,8 @@ type Sweep struct {
 	// "saturated" (TTFT kept climbing while throughput stayed flat),
 	// "slo" (two levels in a row missed the SLOs), "errors" or "cancelled".
 	Stopped string `json:"stopped"`
-	// Knee is the index into Steps of the highest load meeting the SLOs
-	// (when SLOs are given), or else the lowest load reaching
-	// KneeShare of the peak output throughput; -1 when no step qualifies.
+	// Knee is the index into Steps of the knee (see FindKnee); -1 when no
+	// step qualifies.
 	Knee int `json:"knee"`
 	// KneeRule says which of the two rules chose Knee.
 	KneeRule string `json:"knee_rule"`
@@ -89,7 +88,11 @@ func MissedSLOTwice(steps []Step) bool {
 	return true
 }
 
-// FindKnee sets sw.Knee and sw.KneeRule from the steps.
+// FindKnee sets sw.Knee and sw.KneeRule from the steps. With SLOs, the knee
+// is the highest load meeting them. Without, it is the last load before
+// queueing set in — the first step whose median TTFT grew ttftGrowth× while
+// output throughput grew less than 3/4 of the load's growth — or, when no
+// step queued, the lowest load reaching KneeShare of the peak throughput.
 func (sw *Sweep) FindKnee() {
 	sw.Knee, sw.KneeRule = -1, ""
 	slo := false
@@ -104,6 +107,18 @@ func (sw *Sweep) FindKnee() {
 	if slo {
 		sw.KneeRule = "highest load meeting the SLOs"
 		return
+	}
+	for i := 1; i < len(sw.Steps); i++ {
+		a, b := sw.Steps[i-1], sw.Steps[i]
+		if !a.Result.MedianTTFT.OK || !b.Result.MedianTTFT.OK || a.Result.OutputThroughput <= 0 || a.Load <= 0 {
+			continue
+		}
+		loadGain := b.Load / a.Load
+		thrGain := b.Result.OutputThroughput / a.Result.OutputThroughput
+		if b.Result.MedianTTFT.V >= ttftGrowth*a.Result.MedianTTFT.V && thrGain < 1+0.75*(loadGain-1) {
+			sw.Knee, sw.KneeRule = i-1, "last load before queueing (TTFT jumped, throughput flattened)"
+			return
+		}
 	}
 	peak := 0.0
 	for _, s := range sw.Steps {

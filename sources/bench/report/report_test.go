@@ -1,0 +1,189 @@
+package report
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func TestPercentileMatchesNumpy(t *testing.T) {
+	ten := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	cases := []struct {
+		v    []float64
+		p    float64
+		want float64
+	}{
+		{[]float64{1, 2, 3, 4}, 50, 2.5}, // np.median
+		{[]float64{1, 2, 3, 4}, 90, 3.7}, // np.percentile(…, 90)
+		{ten, 99, 9.91},                  // np.percentile(range(1,11), 99)
+		{ten, 95, 9.55},
+		{ten, 0, 1},
+		{ten, 100, 10},
+		{[]float64{7}, 99, 7},
+	}
+	for _, c := range cases {
+		if got := Percentile(c.v, c.p); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("p%v of %v = %v, want %v", c.p, c.v, got, c.want)
+		}
+	}
+	s := summarize([]float64{0.004, 0.001, 0.003, 0.002})
+	if math.Abs(s.Std.V-1.118033988749895) > 1e-9 || s.Median.V != 2.5 || s.Mean.V != 2.5 {
+		t.Errorf("summary %+v (np.std is the population std)", s)
+	}
+	if s := summarize(nil); s.Mean.OK || s.P99.OK {
+		t.Error("no values must be null, not 0")
+	}
+}
+
+func rec(start time.Time, ttft time.Duration, gaps []time.Duration, out int) Record {
+	r := Record{Start: start, TTFT: ttft, ITL: gaps, OK: true, Chunks: len(gaps) + 1,
+		PromptTokens: 100, PromptFromUsage: true, OutputTokens: out, OutputFromUsage: true}
+	r.E2EL = ttft
+	for _, g := range gaps {
+		r.E2EL += g
+	}
+	return r
+}
+
+func TestComputeDefinitions(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := time.Millisecond
+	recs := []Record{
+		// TTFT 100 ms, then 4 tokens 10 ms apart: TPOT = 40/4 = 10 ms.
+		rec(t0, 100*ms, []time.Duration{10 * ms, 10 * ms, 10 * ms, 10 * ms}, 5),
+		// TTFT 300 ms, 2 tokens 30 ms apart: TPOT 30 ms.
+		rec(t0.Add(50*ms), 300*ms, []time.Duration{30 * ms}, 2),
+		// A single-token answer has no TPOT.
+		rec(t0.Add(2*time.Second), 50*ms, nil, 1),
+		{Err: ErrHTTP, Status: 503, Detail: "HTTP 503: overloaded"},
+		{Err: ErrRateLimited, Status: 429, RetryAfter: 3 * time.Second, Detail: "HTTP 429"},
+		{Err: ErrCancelled},
+	}
+	m := Compute(recs, 2*time.Second, SLO{TTFT: 200 * ms, TPOT: 20 * ms})
+	check := func(name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-6 {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	if m.Completed != 3 || m.Failed != 2 || m.Cancelled != 1 {
+		t.Fatalf("completed/failed/cancelled = %d/%d/%d", m.Completed, m.Failed, m.Cancelled)
+	}
+	check("total_output_tokens", float64(m.TotalOutputTokens), 8)
+	check("total_input_tokens", float64(m.TotalInputTokens), 300)
+	check("request_throughput", m.RequestThroughput, 1.5)
+	check("output_throughput", m.OutputThroughput, 4)
+	check("total_token_throughput", m.TotalTokenThroughput, 154)
+	// Requests 1 and 3 meet TTFT ≤ 200 ms and TPOT ≤ 20 ms (3 has TPOT 0).
+	check("request_goodput", m.RequestGoodput.V, 1)
+	check("mean_ttft_ms", m.MeanTTFT.V, 150)
+	check("median_ttft_ms", m.MedianTTFT.V, 100)
+	check("mean_tpot_ms", m.MeanTPOT.V, 20) // (10+30)/2: TPOT excludes the first token
+	check("mean_itl_ms", m.MeanITL.V, 14)   // (4×10+30)/5
+	check("p99_e2el_ms", m.P99E2EL.V, 330-0.02*(330-140))
+	check("max_retry_after_s", m.MaxRetryAfterS.V, 3)
+	if m.ErrorsByKind["http_503"] != 1 || m.ErrorsByKind["rate_limited"] != 1 || m.ErrorsByKind["cancelled"] != 1 {
+		t.Errorf("errors by kind %v", m.ErrorsByKind)
+	}
+	if m.MaxConcurrent != 2 {
+		t.Errorf("max_concurrent_requests %d, want 2 (the first two overlap)", m.MaxConcurrent)
+	}
+	// Chunks in the first second: 1+4 from request 1, 1+1 from request 2.
+	check("max_output_tokens_per_s", m.MaxOutputTokensPerS, 7)
+
+	none := Compute(recs[3:], time.Second, SLO{})
+	if none.RequestGoodput.OK || none.MeanTTFT.OK || none.Completed != 0 {
+		t.Errorf("all failed: goodput %v ttft %v", none.RequestGoodput, none.MeanTTFT)
+	}
+}
+
+// The JSON must carry `vllm bench serve`'s names, with null for no data.
+func TestJSONFieldNames(t *testing.T) {
+	r := Result{Info: Info{RequestRate: Inf}, Metrics: Compute(nil, time.Second, SLO{})}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	names := []string{"duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
+		"request_throughput", "request_goodput", "output_throughput", "total_token_throughput",
+		"max_output_tokens_per_s", "max_concurrent_requests", "max_concurrency", "request_rate", "burstiness",
+		"model_id", "backend", "date", "num_prompts"}
+	for _, metric := range []string{"ttft", "tpot", "itl", "e2el"} {
+		for _, stat := range []string{"mean", "median", "std", "p90", "p95", "p99"} {
+			names = append(names, stat+"_"+metric+"_ms")
+		}
+	}
+	for _, n := range names {
+		if _, ok := m[n]; !ok {
+			t.Errorf("missing %q", n)
+		}
+	}
+	if m["request_rate"] != "inf" || m["mean_ttft_ms"] != nil || m["request_goodput"] != nil {
+		t.Errorf("rate %v ttft %v goodput %v", m["request_rate"], m["mean_ttft_ms"], m["request_goodput"])
+	}
+	if strings.Contains(string(b), "api_key") {
+		t.Error("a result must never carry the API key")
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil || !back.RequestRate.IsInf() {
+		t.Errorf("round trip: %v %v", err, back.RequestRate)
+	}
+}
+
+func step(load, thr, ttft float64) Step {
+	return Step{Load: load, Result: Result{Metrics: Metrics{OutputThroughput: thr, MedianTTFT: model.Some(ttft), Completed: 1}}}
+}
+
+func TestKneeAndSaturation(t *testing.T) {
+	steps := []Step{step(1, 100, 20), step(2, 195, 21), step(4, 400, 23), step(8, 420, 60), step(16, 425, 150), step(32, 430, 320)}
+	sw := Sweep{Steps: steps}
+	sw.FindKnee()
+	if sw.Knee != 2 {
+		t.Errorf("knee %d (%s), want 4 streams", sw.Knee, sw.KneeRule)
+	}
+	if Saturated(steps[:4], nil) {
+		t.Error("one flat step is not saturation yet")
+	}
+	if !Saturated(steps[:5], nil) {
+		t.Error("TTFT ×2.6 then ×2.5 with flat throughput is saturation")
+	}
+	if Saturated(steps[:5], []float64{0, 0, 0, 5, 5}) {
+		t.Error("a server queue that stopped climbing is not saturation")
+	}
+	// Linear scaling all the way: the knee is where 90% of peak is reached.
+	lin := Sweep{Steps: []Step{step(1, 100, 20), step(2, 200, 20), step(4, 400, 21)}}
+	lin.FindKnee()
+	if lin.Knee != 2 {
+		t.Errorf("knee %d", lin.Knee)
+	}
+	// With SLOs: the highest load meeting them.
+	yes, no := true, false
+	slo := Sweep{Steps: []Step{step(1, 1, 1), step(2, 1, 1), step(4, 1, 1)}}
+	slo.Steps[0].MeetsSLO, slo.Steps[1].MeetsSLO, slo.Steps[2].MeetsSLO = &yes, &yes, &no
+	slo.FindKnee()
+	if slo.Knee != 1 || !MissedSLOTwice(append(slo.Steps, Step{MeetsSLO: &no})) {
+		t.Errorf("knee %d", slo.Knee)
+	}
+}
+
+func TestTextShowsMissingAsDashes(t *testing.T) {
+	r := Result{Info: Info{BaseURL: "http://h:8000", Endpoint: "/v1/chat/completions", ModelID: "m", RequestRate: Inf},
+		Metrics: Compute([]Record{{Err: ErrConnect, Detail: "cannot connect: refused"}}, time.Second, SLO{})}
+	r.Server = &model.MetricsJSON{TTFTms: model.DistJSON{P50: model.Some(12), Estimate: true}}
+	out := Text(r)
+	for _, want := range []string{"Mean TTFT (ms):                          --", "connect:", "cannot connect", "Server TTFT p50/p99≈ (ms):", "12.00 / --"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	sw := Sweep{Mode: "concurrency", Steps: []Step{step(1, 100, 20), step(2, 190, 22)}, Knee: 1, KneeRule: "x", Stopped: "cap"}
+	if s := SweepText(sw); !strings.Contains(s, "knee (*): 2 streams") || !strings.Contains(s, "output tok/s") {
+		t.Errorf("sweep text:\n%s", s)
+	}
+}

@@ -1,0 +1,148 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/guptarohit/asciigraph"
+	"github.com/llmtop/llmtop/model"
+)
+
+// Text renders a result the way `vllm bench serve` prints it, with null
+// values as "--" and the server's own view beside the client's when known.
+func Text(r Result) string {
+	var b strings.Builder
+	line := func(k, v string) { fmt.Fprintf(&b, "%-40s %s\n", k, v) }
+	fmt.Fprintf(&b, "%s\n", center(" Serving Benchmark Result ", '='))
+	line("Target:", r.BaseURL+r.Endpoint+" ("+r.ModelID+")")
+	line("Successful requests:", fmt.Sprint(r.Completed))
+	line("Failed requests:", fmt.Sprint(r.Failed))
+	if r.Cancelled > 0 {
+		line("Cancelled requests:", fmt.Sprint(r.Cancelled))
+	}
+	line("Maximum request concurrency:", fmt.Sprint(r.MaxConcurrency))
+	if !r.RequestRate.IsInf() {
+		line("Request rate configured (RPS):", fmt.Sprintf("%.2f", float64(r.RequestRate)))
+	}
+	line("Benchmark duration (s):", fmt.Sprintf("%.2f", r.Duration))
+	line("Total input tokens:", fmt.Sprint(r.TotalInputTokens))
+	line("Total generated tokens:", fmt.Sprint(r.TotalOutputTokens))
+	line("Request throughput (req/s):", fmt.Sprintf("%.2f", r.RequestThroughput))
+	if r.RequestGoodput.OK {
+		line("Request goodput (req/s):", fmt.Sprintf("%.2f", r.RequestGoodput.V))
+	}
+	line("Output token throughput (tok/s):", fmt.Sprintf("%.2f", r.OutputThroughput))
+	line("Peak output token throughput (tok/s):", fmt.Sprintf("%.2f", r.MaxOutputTokensPerS))
+	line("Peak concurrent requests:", fmt.Sprint(r.MaxConcurrent))
+	line("Total token throughput (tok/s):", fmt.Sprintf("%.2f", r.TotalTokenThroughput))
+	var srv *model.MetricsJSON = r.Server
+	section := func(title, name string, mean, median, p90, p99 model.Opt, server *model.DistJSON) {
+		fmt.Fprintf(&b, "%s\n", center(title, '-'))
+		line("Mean "+name+" (ms):", ms(mean))
+		line("Median "+name+" (ms):", ms(median))
+		line("P90 "+name+" (ms):", ms(p90))
+		line("P99 "+name+" (ms):", ms(p99))
+		if server != nil {
+			est := ""
+			if server.Estimate {
+				est = "≈"
+			}
+			line("Server "+name+" p50/p99"+est+" (ms):", ms(server.P50)+" / "+ms(server.P99))
+		}
+	}
+	pick := func(f func(*model.MetricsJSON) *model.DistJSON) *model.DistJSON {
+		if srv == nil {
+			return nil
+		}
+		return f(srv)
+	}
+	section("Time to First Token", "TTFT", r.MeanTTFT, r.MedianTTFT, r.P90TTFT, r.P99TTFT, pick(func(m *model.MetricsJSON) *model.DistJSON { return &m.TTFTms }))
+	section("Time per Output Token (excl. 1st token)", "TPOT", r.MeanTPOT, r.MedianTPOT, r.P90TPOT, r.P99TPOT, pick(func(m *model.MetricsJSON) *model.DistJSON { return &m.TPOTms }))
+	section("Inter-token Latency", "ITL", r.MeanITL, r.MedianITL, r.P90ITL, r.P99ITL, pick(func(m *model.MetricsJSON) *model.DistJSON { return &m.ITLms }))
+	section("End-to-end Latency", "E2EL", r.MeanE2EL, r.MedianE2EL, r.P90E2EL, r.P99E2EL, pick(func(m *model.MetricsJSON) *model.DistJSON { return &m.E2Ems }))
+	if srv != nil {
+		line("Server queue time p50/p99 (ms):", ms(srv.Queuems.P50)+" / "+ms(srv.Queuems.P99))
+	}
+	if len(r.ErrorsByKind) > 0 {
+		fmt.Fprintf(&b, "%s\n", center("Errors", '-'))
+		kinds := make([]string, 0, len(r.ErrorsByKind))
+		for k := range r.ErrorsByKind {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		for _, k := range kinds {
+			line(k+":", fmt.Sprint(r.ErrorsByKind[k]))
+		}
+		for _, s := range r.ErrorSamples {
+			fmt.Fprintf(&b, "  %s\n", s)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	b.WriteString(strings.Repeat("=", 50) + "\n")
+	return b.String()
+}
+
+// SweepText renders a sweep: one line per step, the knee, and the
+// throughput and latency curves drawn with asciigraph.
+func SweepText(sw Sweep) string {
+	var b strings.Builder
+	unit := "streams"
+	if sw.Mode == "rate" {
+		unit = "req/s"
+	}
+	fmt.Fprintf(&b, "%s\n", center(" Sweep ", '='))
+	fmt.Fprintf(&b, "%8s %10s %10s %12s %12s %12s %8s %s\n", unit, "req/s", "out tok/s", "TTFT p50 ms", "TTFT p99 ms", "TPOT p50 ms", "failed", "SLO")
+	var thr, ttft []float64
+	for i, s := range sw.Steps {
+		r := s.Result
+		slo := ""
+		if s.MeetsSLO != nil {
+			slo = map[bool]string{true: "met", false: "missed"}[*s.MeetsSLO]
+		}
+		mark := " "
+		if i == sw.Knee {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "%s%7g %10.2f %10.1f %12s %12s %12s %8d %s\n", mark, s.Load, r.RequestThroughput, r.OutputThroughput,
+			ms(r.MedianTTFT), ms(r.P99TTFT), ms(r.MedianTPOT), r.Failed, slo)
+		thr = append(thr, r.OutputThroughput)
+		ttft = append(ttft, r.MedianTTFT.Or(0))
+	}
+	if sw.Knee >= 0 {
+		fmt.Fprintf(&b, "knee (*): %g %s — %s\n", sw.Steps[sw.Knee].Load, unit, sw.KneeRule)
+	} else {
+		b.WriteString("knee: none found\n")
+	}
+	fmt.Fprintf(&b, "stopped: %s\n", sw.Stopped)
+	if len(thr) >= 2 {
+		loads := make([]string, len(sw.Steps))
+		for i, s := range sw.Steps {
+			loads[i] = fmt.Sprintf("%g", s.Load)
+		}
+		x := "x: " + unit + " " + strings.Join(loads, ", ")
+		b.WriteString("\n" + asciigraph.Plot(thr, asciigraph.Height(8), asciigraph.Width(min(60, 8*len(thr))),
+			asciigraph.LowerBound(0), asciigraph.Precision(0), asciigraph.Caption("output tok/s — "+x)) + "\n\n")
+		b.WriteString(asciigraph.Plot(ttft, asciigraph.Height(8), asciigraph.Width(min(60, 8*len(ttft))),
+			asciigraph.LowerBound(0), asciigraph.Precision(1), asciigraph.Caption("TTFT p50 ms — "+x)) + "\n")
+	}
+	return b.String()
+}
+
+func ms(o model.Opt) string {
+	if !o.OK {
+		return "--"
+	}
+	return fmt.Sprintf("%.2f", o.V)
+}
+
+func center(s string, c byte) string {
+	const w = 50
+	if len(s) >= w {
+		return s
+	}
+	left := (w - len(s)) / 2
+	return strings.Repeat(string(c), left) + s + strings.Repeat(string(c), w-len(s)-left)
+}
