@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/engine"
+	"github.com/llmtop/llmtop/sources/probe"
+)
+
+// `llmtop snapshot`: read each endpoint twice, an interval apart, and print
+// the normalised state: a table for people, the JSON contract
+// (docs/snapshot-json.md) for scripts.
+
+var snapshotFlags struct {
+	json     bool
+	interval time.Duration
+}
+
+func init() {
+	cmd := &cobra.Command{
+		Use:   "snapshot [URL...]",
+		Short: "Scrape endpoints twice and print their state (a table, or JSON with --json)",
+		Long: `Scrape each endpoint twice, --interval apart, so counters become rates and
+histograms become windowed percentiles, then print the state. Without a URL,
+the engines' default ports on 127.0.0.1 are probed.
+
+A value the engine does not expose is "--" in the table and null in the JSON,
+never 0. Exit status 3 when no endpoint answers.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runSnapshot(ctx, cmd.OutOrStdout(), args, snapshotFlags.json, snapshotFlags.interval)
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&snapshotFlags.json, "json", false, "print JSON (the contract in docs/snapshot-json.md)")
+	fs.DurationVar(&snapshotFlags.interval, "interval", 2*time.Second, "time between the two scrapes (rates and percentiles cover it)")
+	engineFlagSet(fs)
+	root.AddCommand(cmd)
+}
+
+// endpointResult is what the two scrapes of one endpoint gave.
+type endpointResult struct {
+	url     string
+	scrapes []model.Scrape
+}
+
+func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool, interval time.Duration) error {
+	if _, err := parseEngine(engineFlags.engine); err != nil {
+		return err
+	}
+	if len(urls) == 0 {
+		found := probe.Discover(ctx, "127.0.0.1", probe.DefaultPorts, engineTimeout())
+		urls = foundURLs(found)
+		if len(urls) == 0 {
+			return &exitError{code: 3, err: errors.New(nothingAnswered(found))}
+		}
+	}
+	results := make([]endpointResult, len(urls))
+	var wg sync.WaitGroup
+	for i, u := range urls {
+		cfg, err := engineConfig(u, interval)
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = scrapeTwice(ctx, cfg)
+		}()
+	}
+	wg.Wait()
+	snap := buildSnapshot(time.Now(), results)
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(snap); err != nil {
+			return err
+		}
+	} else {
+		printSnapshot(out, snap)
+	}
+	if reason := noneAnswered(results); reason != "" {
+		return &exitError{code: 3, err: errors.New(reason)}
+	}
+	return nil
+}
+
+func nothingAnswered(found []probe.Found) string {
+	if len(found) > 0 {
+		return fmt.Sprintf("no LLM inference server on 127.0.0.1: %s answers HTTP but is not a known engine (pass its URL and --engine)", found[0].URL)
+	}
+	return "no LLM inference server answered on 127.0.0.1 (ports 8000, 30000, 8080, 9931, 3000, 80, 11434, 8002); pass a URL"
+}
+
+// scrapeTwice polls an endpoint for two scrapes, --interval apart; one when
+// nothing listens there (a second would only wait).
+func scrapeTwice(ctx context.Context, cfg engine.Config) endpointResult {
+	var res endpointResult
+	res.url, _ = engine.SplitURL(cfg.URL)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	engine.NewPoller(cfg).Run(ctx, func(sc model.Scrape) {
+		res.scrapes = append(res.scrapes, sc)
+		if len(res.scrapes) == 2 || sc.ErrKind == model.ErrRefused {
+			cancel()
+		}
+	})
+	return res
+}
+
+// noneAnswered is the one-line reason when no endpoint answered at all.
+func noneAnswered(results []endpointResult) string {
+	for _, r := range results {
+		for _, sc := range r.scrapes {
+			if sc.OK() || sc.Identity.Engine != model.Unknown || !downKind(sc.ErrKind) {
+				return ""
+			}
+		}
+	}
+	if len(results) == 1 && len(results[0].scrapes) > 0 {
+		sc := results[0].scrapes[len(results[0].scrapes)-1]
+		return "nothing answered: " + sc.Err
+	}
+	return fmt.Sprintf("none of the %d endpoints answered", len(results))
+}
+
+func downKind(k model.ScrapeErrKind) bool {
+	return k == model.ErrRefused || k == model.ErrTimeout || k == model.ErrUnreachable
+}
+
+// buildSnapshot feeds each endpoint's scrapes into a Store and reads the
+// state over everything it saw: one entry per endpoint and model, or one
+// entry with null metrics when the endpoint gave none.
+func buildSnapshot(now time.Time, results []endpointResult) model.SnapshotJSON {
+	snap := model.SnapshotJSON{Time: now.UTC(), Endpoints: []model.EndpointJSON{}}
+	for _, r := range results {
+		snap.Endpoints = append(snap.Endpoints, endpointEntries(r)...)
+	}
+	return snap
+}
+
+func endpointEntries(r endpointResult) []model.EndpointJSON {
+	base := model.EndpointJSON{URL: r.url, Health: model.HealthUnknown, Models: []string{}}
+	if len(r.scrapes) == 0 {
+		base.Error = "not scraped"
+		return []model.EndpointJSON{base}
+	}
+	store := model.NewStore(model.DefaultStoreConfig)
+	var id model.Identity
+	for _, sc := range r.scrapes {
+		if sc.Identity.Engine != model.Unknown || id.Engine == model.Unknown {
+			id = sc.Identity
+		}
+		for _, s := range sc.Samples {
+			s.Endpoint = r.url
+			store.Add(s)
+		}
+	}
+	last := r.scrapes[len(r.scrapes)-1]
+	base.Engine, base.Version, base.Health, base.Simulated = id.Engine, id.Version, id.Health, id.Simulated
+	if base.Health == "" {
+		base.Health = model.HealthUnknown
+	}
+	for _, m := range id.Models {
+		base.Models = append(base.Models, m.ID)
+	}
+	base.Error, base.Hint = last.Err, last.Hint
+	keys := store.Keys()
+	if len(keys) == 0 {
+		if len(id.Models) > 0 {
+			base.Model = id.Models[0].ID
+			base.MaxContext = maxContext(id, base.Model)
+		}
+		return []model.EndpointJSON{base}
+	}
+	out := make([]model.EndpointJSON, 0, len(keys))
+	for _, k := range keys {
+		e := base
+		st := store.State(k, model.DefaultStoreConfig.MaxWindow)
+		e.Model = k.Model
+		e.MaxContext = maxContext(id, k.Model)
+		e.Metrics = model.MetricsOf(st)
+		e.Info, e.Notes = st.Info, st.Notes
+		if len(e.Info) == 0 {
+			e.Info = nil
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// maxContext is the model's context length when the engine says it, else
+// the first model's.
+func maxContext(id model.Identity, name string) model.Opt {
+	for _, m := range id.Models {
+		if m.ID == name && m.MaxContext > 0 {
+			return model.Some(float64(m.MaxContext))
+		}
+	}
+	if len(id.Models) > 0 && id.Models[0].MaxContext > 0 {
+		return model.Some(float64(id.Models[0].MaxContext))
+	}
+	return model.None
+}
+
+// joinNonEmpty joins the non-empty parts with sep.
+func joinNonEmpty(sep string, parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, sep)
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// printSnapshot writes the snapshot for people: per endpoint and model the
+// identity, the gauges and rates, then the latency table. "--" is a value
+// the engine does not expose (or no data in the window); "≈" marks a
+// percentile estimated from histogram buckets.
+func printSnapshot(w io.Writer, snap model.SnapshotJSON) {
+	for i, e := range snap.Endpoints {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		printEntry(w, e)
+	}
+}
+
+func printEntry(w io.Writer, e model.EndpointJSON) {
+	eng := string(e.Engine)
+	if eng == "" {
+		eng = "unknown engine"
+	}
+	health := string(e.Health)
+	fmt.Fprintf(w, "%s  %s\n", e.URL, joinNonEmpty("  ", eng, e.Version, health))
+	if e.Model != "" {
+		ctx := ""
+		if e.MaxContext.OK {
+			ctx = fmt.Sprintf("(context %s tokens)", fmtNum(e.MaxContext.V))
+		}
+		fmt.Fprintf(w, "  model  %s\n", joinNonEmpty(" ", e.Model, ctx))
+	}
+	if len(e.Models) > 1 {
+		fmt.Fprintf(w, "  serves %s\n", strings.Join(e.Models, ", "))
+	}
+	if e.Error != "" {
+		fmt.Fprintf(w, "  error  %s\n", e.Error)
+		if e.Hint != "" {
+			fmt.Fprintf(w, "  hint   %s\n", e.Hint)
+		}
+	}
+	if m := e.Metrics; m != nil {
+		printMetrics(w, m)
+	}
+	for _, k := range sortedKeys(e.Info) {
+		fmt.Fprintf(w, "  info   %s=%s\n", k, e.Info[k])
+	}
+	for _, n := range e.Notes {
+		fmt.Fprintf(w, "  note   %s\n", n)
+	}
+}
+
+func printMetrics(w io.Writer, m *model.MetricsJSON) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  running\t%s\twaiting\t%s\tKV cache\t%s\tprefix hit\t%s\n",
+		fmtOpt(m.Running, ""), fmtOpt(m.Waiting, ""), fmtPct(m.KVCacheUsageRatio), fmtPct(m.PrefixCacheHitRatio))
+	fmt.Fprintf(tw, "  prompt tok/s\t%s\tgen tok/s\t%s\treq/s\t%s\tpreempt/s\t%s\n",
+		fmtOpt(m.PromptTokensPerS, ""), fmtOpt(m.GenerationTokensPerS, ""), fmtOpt(m.RequestsPerS, ""), fmtOpt(m.PreemptionsPerS, ""))
+	if m.KVCapacityTokens.OK || m.SpecDecodeAcceptance.OK {
+		fmt.Fprintf(tw, "  KV capacity\t%s\tspec accept\t%s\t\t\t\t\n", fmtOpt(m.KVCapacityTokens, " tok"), fmtPct(m.SpecDecodeAcceptance))
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "  latency over %s (ms)\n", fmtWindow(m.WindowS))
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\t\tp50\tp90\tp99\tmean\tcount\t")
+	rows := []struct {
+		name string
+		d    model.DistJSON
+	}{
+		{"TTFT", m.TTFTms}, {"TPOT", m.TPOTms}, {"ITL", m.ITLms}, {"E2E", m.E2Ems},
+		{"queue", m.Queuems}, {"prefill", m.Prefillms}, {"decode", m.Decodems},
+	}
+	var approx []string
+	for _, r := range rows {
+		q := func(o model.Opt) string {
+			s := fmtOpt(o, "")
+			if o.OK && r.d.Estimate {
+				s = "≈" + s
+			}
+			return s
+		}
+		fmt.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.name, q(r.d.P50), q(r.d.P90), q(r.d.P99), fmtOpt(r.d.Mean, ""), fmtOpt(r.d.Count, ""))
+		if r.d.Approx != "" {
+			approx = append(approx, r.name+": "+r.d.Approx)
+		}
+	}
+	_ = tw.Flush()
+	for _, a := range approx {
+		fmt.Fprintf(w, "  approx %s\n", a)
+	}
+	if len(m.FinishReasons) > 0 {
+		var parts []string
+		for _, k := range sortedFloatKeys(m.FinishReasons) {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", k, 100*m.FinishReasons[k]))
+		}
+		fmt.Fprintf(w, "  finish %s\n", strings.Join(parts, ", "))
+	}
+	if m.Restarts > 0 {
+		fmt.Fprintf(w, "  restarts seen: %d (counters went backwards)\n", m.Restarts)
+	}
+}
+
+func fmtOpt(o model.Opt, unit string) string {
+	if !o.OK {
+		return "--"
+	}
+	return fmtNum(o.V) + unit
+}
+
+func fmtPct(o model.Opt) string {
+	if !o.OK {
+		return "--"
+	}
+	return strconv.FormatFloat(100*o.V, 'f', 1, 64) + "%"
+}
+
+// fmtNum prints integers as integers and other values with 3 significant
+// decimals at most.
+func fmtNum(v float64) string {
+	if v == float64(int64(v)) && v < 1e15 && v > -1e15 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	switch a := abs(v); {
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+func fmtWindow(s float64) string {
+	if s <= 0 {
+		return "no window yet"
+	}
+	return strconv.FormatFloat(s, 'f', 1, 64) + "s"
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func sortedFloatKeys(m map[string]float64) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if m[ks[i]] != m[ks[j]] {
+			return m[ks[i]] > m[ks[j]]
+		}
+		return ks[i] < ks[j]
+	})
+	return ks
+}

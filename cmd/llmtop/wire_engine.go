@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/engine"
+	"github.com/llmtop/llmtop/sources/probe"
+)
+
+// The engine source: one engine.Poller per endpoint, delivering
+// model.Scrape through env.Send. `llmtop snapshot` reads the same flags.
+
+var engineFlags struct {
+	engine      string
+	apiKey      string
+	metricsPath string
+	timeout     time.Duration
+}
+
+func init() {
+	registerSource(sourcePlugin{
+		Name:  "engine",
+		Flags: engineFlagSet,
+		Start: startEngines,
+	})
+	discoverLocal = func(ctx context.Context) []string {
+		return foundURLs(probe.Discover(ctx, "127.0.0.1", probe.DefaultPorts, engineTimeout()))
+	}
+}
+
+func engineFlagSet(fs *pflag.FlagSet) {
+	if fs.Lookup("engine") != nil {
+		return // already registered (persistent on root)
+	}
+	fs.StringVar(&engineFlags.engine, "engine", "", "force the engine instead of detecting it: vllm, sglang, tgi, llamacpp, trtllm, triton, ollama")
+	fs.StringVar(&engineFlags.apiKey, "api-key", "", "API key sent as \"Authorization: Bearer …\" to the endpoints (default $OPENAI_API_KEY)")
+	fs.StringVar(&engineFlags.metricsPath, "metrics-path", "", "metrics route when not the engine's default, e.g. /metrics?model=ID")
+	fs.DurationVar(&engineFlags.timeout, "timeout", engine.DefaultTimeout, "per-request timeout for the endpoints")
+}
+
+func engineTimeout() time.Duration {
+	if engineFlags.timeout > 0 {
+		return engineFlags.timeout
+	}
+	return engine.DefaultTimeout
+}
+
+// parseEngine accepts the engine names and their common spellings.
+func parseEngine(s string) (model.Engine, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return model.Unknown, nil
+	case "vllm":
+		return model.VLLM, nil
+	case "sglang":
+		return model.SGLang, nil
+	case "tgi", "text-generation-inference":
+		return model.TGI, nil
+	case "llamacpp", "llama.cpp", "llama-server", "llama_cpp":
+		return model.LlamaCpp, nil
+	case "trtllm", "trt-llm", "tensorrt-llm", "tensorrt_llm", "trtllm-serve":
+		return model.TRTLLM, nil
+	case "triton":
+		return model.Triton, nil
+	case "ollama":
+		return model.Ollama, nil
+	}
+	return model.Unknown, fmt.Errorf("--engine %q: want one of vllm, sglang, tgi, llamacpp, trtllm, triton, ollama", s)
+}
+
+// engineConfig builds one endpoint's config from the flags.
+func engineConfig(url string, interval time.Duration) (engine.Config, error) {
+	eng, err := parseEngine(engineFlags.engine)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	key := engineFlags.apiKey
+	if key == "" {
+		key = os.Getenv("OPENAI_API_KEY")
+	}
+	return engine.Config{
+		URL: url, Engine: eng, Interval: interval, Timeout: engineTimeout(),
+		APIKey: key, MetricsPath: engineFlags.metricsPath,
+	}, nil
+}
+
+func startEngines(ctx context.Context, env *monitorEnv) error {
+	for _, u := range env.URLs {
+		cfg, err := engineConfig(u, env.Interval)
+		if err != nil {
+			return err
+		}
+		p := engine.NewPoller(cfg)
+		env.OnInterval = append(env.OnInterval, p.SetInterval)
+		id := u
+		go p.Run(ctx, func(sc model.Scrape) { env.Send(withEndpoint(sc, id)) })
+	}
+	return nil
+}
+
+// withEndpoint tags a scrape with the monitor's ID for the endpoint (the
+// URL as the monitor normalised it, which may still carry a metrics path).
+func withEndpoint(sc model.Scrape, id string) model.Scrape {
+	if sc.Endpoint == id {
+		return sc
+	}
+	sc.Endpoint = id
+	for i := range sc.Samples {
+		sc.Samples[i].Endpoint = id
+	}
+	return sc
+}
+
+// foundURLs keeps the endpoints recognised as an engine: port 80 or 3000
+// may well be some other web server.
+func foundURLs(fs []probe.Found) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		if f.Identity.Engine != model.Unknown {
+			out = append(out, f.URL)
+		}
+	}
+	return out
+}
