@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,7 @@ func fieldInt(x model.Event, keys ...string) int {
 }
 
 var eventRules = []eventRule{
-	{kinds: []string{"kv_pool_too_small", "vllm_max_len_kv", "max_len_exceeds_kv"}, id: "startup_max_len_kv", category: Memory,
+	{kinds: []string{"vllm_max_len_kv", "vllm_max_len_kv_old"}, id: "startup_max_len_kv", category: Memory,
 		title: "startup failed: context longer than the KV pool",
 		cause: "the model's max length needs more KV memory than the pool has, so the engine refuses to start",
 		actions: func(x model.Event, ep Endpoint) []Action {
@@ -50,7 +51,7 @@ var eventRules = []eventRule{
 			if eng == model.Unknown {
 				eng = model.VLLM
 			}
-			n := fieldInt(x, "estimated_max_model_len", "estimated_max_len", "estimate", "max_seq_len")
+			n := fieldInt(x, "estimated_max_len", "kv_tokens")
 			acts := []Action{}
 			if n > 0 {
 				v := n
@@ -65,7 +66,7 @@ var eventRules = []eventRule{
 			acts = append(acts, Action{Change: "--gpu-memory-utilization 0.95 (if nothing else uses the GPU)", Why: "a bigger pool", TradeOff: "less room for activations"})
 			return append(acts, forEngine(eng, fp8KV)...)
 		}},
-	{kinds: []string{"no_kv_memory", "vllm_no_cache_memory", "no_cache_blocks"}, id: "startup_no_kv_memory", category: Memory,
+	{kinds: []string{"vllm_no_kv_memory"}, id: "startup_no_kv_memory", category: Memory,
 		title: "startup failed: no memory left for the KV cache",
 		cause: "weights plus activation peak used the whole memory budget",
 		actions: func(x model.Event, ep Endpoint) []Action {
@@ -75,7 +76,7 @@ var eventRules = []eventRule{
 				{Change: "--quantization fp8 or --tensor-parallel-size 2", Why: "less weight memory per GPU", TradeOff: "accuracy / a second GPU"},
 			}
 		}},
-	{kinds: []string{"weights_oom", "vllm_load_oom", "load_oom"}, id: "startup_weights_oom", category: Memory,
+	{kinds: []string{"vllm_load_oom"}, id: "startup_weights_oom", category: Memory,
 		title: "startup failed: weights do not fit",
 		cause: "the model's weights are larger than the GPU memory share given to the engine",
 		actions: func(x model.Event, ep Endpoint) []Action {
@@ -85,11 +86,11 @@ var eventRules = []eventRule{
 				{Change: "--cpu-offload-gb 8", Why: "keep part of the weights in host memory", TradeOff: "much slower decode"},
 			}
 		}},
-	{kinds: []string{"sampler_warmup_oom", "vllm_sampler_oom"}, id: "startup_warmup_oom", category: Memory,
+	{kinds: []string{"vllm_sampler_warmup_oom"}, id: "startup_warmup_oom", category: Memory,
 		title: "startup failed: OOM warming up the sampler",
 		cause: "the sampler warm-up with max-num-seqs dummy requests ran out of memory",
 		actions: func(x model.Event, ep Endpoint) []Action {
-			n := fieldInt(x, "num_reqs", "max_num_seqs")
+			n := fieldInt(x, "num_reqs")
 			v := 0
 			if n > 1 {
 				v = n / 2
@@ -97,7 +98,7 @@ var eventRules = []eventRule{
 			return []Action{{Change: capChange(model.VLLM, v), Why: "the warm-up allocates for that many requests", TradeOff: "lower peak concurrency"},
 				{Change: "--gpu-memory-utilization 0.85", Why: "leaves more room outside the KV pool", TradeOff: "smaller KV pool"}}
 		}},
-	{kinds: []string{"cuda_oom", "torch_oom", "oom"}, id: "cuda_oom", category: Memory,
+	{kinds: []string{"torch_cuda_oom"}, id: "cuda_oom", category: Memory,
 		title: "CUDA out of memory",
 		cause: "an allocation outside the KV pool (activations, sampler, CUDA graphs) did not fit",
 		actions: func(x model.Event, ep Endpoint) []Action {
@@ -111,47 +112,61 @@ var eventRules = []eventRule{
 			a := forEngine(eng, acts)
 			return append(a, Action{Change: "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", Why: "reduces fragmentation when 'reserved but unallocated' is large", TradeOff: "none known"})
 		}},
-	{kinds: []string{"vram_held", "free_memory_low", "vllm_free_memory"}, id: "startup_vram_held", category: GPU,
+	{kinds: []string{"vllm_free_mem_startup"}, id: "startup_vram_held", category: GPU,
 		title: "startup: another process holds GPU memory",
 		cause: "free memory at start is below what the memory fraction asks for",
 		actions: func(x model.Event, ep Endpoint) []Action {
-			return []Action{{Change: "stop the other process (see the GPU pane's process list) or lower --gpu-memory-utilization to the free share",
-				Why: "the fraction is of total VRAM, not of free VRAM", TradeOff: "smaller KV pool if lowered"}}
+			lower := "--gpu-memory-utilization below the free share"
+			free, err1 := strconv.ParseFloat(field(x, "free_gib"), 64)
+			total, err2 := strconv.ParseFloat(field(x, "total_gib"), 64)
+			if err1 == nil && err2 == nil && total > 0 && free/total > 0.1 {
+				lower = "--gpu-memory-utilization " + strconv.FormatFloat(math.Floor((free/total-0.02)*100)/100, 'f', 2, 64)
+			}
+			return []Action{{Change: "stop the other process (the GPU pane lists who holds VRAM)", Why: "the fraction is of total VRAM, not of free VRAM", TradeOff: "none"},
+				{Change: lower, Why: "fits the pool in what is free", TradeOff: "smaller KV pool"}}
 		}},
-	{kinds: []string{"sglang_retract", "kv_retract", "retract"}, id: "kv_retraction_log", category: Memory,
-		title: "KV pool full: requests retracted",
-		cause: "decode ran out of KV tokens; SGLang retracts requests and re-queues them",
+	{kinds: []string{"sglang_kv_retract", "vllm_v0_preemption"}, id: "kv_retraction_log", category: Memory,
+		title: "KV pool full: requests preempted/retracted",
+		cause: "decode ran out of KV blocks: the engine evicts running requests and recomputes them later",
 		actions: func(x model.Event, ep Endpoint) []Action {
+			if x.Kind == "vllm_v0_preemption" {
+				return []Action{{Change: "--gpu-memory-utilization higher (if VRAM is free) or --tensor-parallel-size 2", Why: "vLLM's own advice: more KV memory", TradeOff: "less activation room / a second GPU"},
+					{Change: "--max-num-seqs lower", Why: "fewer sequences share the pool", TradeOff: "lower throughput"}}
+			}
 			return []Action{{Change: "--mem-fraction-static higher by 0.05 (if VRAM is free)", Why: "a bigger token pool", TradeOff: "less activation room"},
 				{Change: "--max-running-requests lower", Why: "fewer concurrent decodes", TradeOff: "lower throughput"},
 				{Change: "--kv-cache-dtype fp8_e5m2", Why: "half the bytes per token", TradeOff: "small accuracy cost"}}
 		}},
-	{kinds: []string{"sglang_alloc_oom", "prefill_oom", "decode_oom", "sglang_token_oom"}, id: "token_pool_oom", category: Memory,
+	{kinds: []string{"sglang_batch_oom"}, id: "token_pool_oom", category: Memory,
 		title: "token pool out of memory",
 		cause: "the engine could not allocate KV tokens for a batch",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "--max-running-requests lower and --chunked-prefill-size 4096", Why: "smaller batches need fewer tokens at once", TradeOff: "lower throughput"}}
 		}},
-	{kinds: []string{"req_slots_oom", "sglang_req_slots"}, id: "req_slots_oom", category: Memory,
+	{kinds: []string{"sglang_req_slots_oom"}, id: "req_slots_oom", category: Memory,
 		title: "request-slot pool exhausted",
 		cause: "more requests than the request-to-token pool has slots",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "--max-running-requests lower", Why: "SGLang's own advice", TradeOff: "lower concurrency"}}
 		}},
-	{kinds: []string{"mem_fraction_low", "sglang_not_enough_memory"}, id: "startup_mem_fraction", category: Memory,
+	{kinds: []string{"sglang_mem_fraction"}, id: "startup_mem_fraction", category: Memory,
 		title: "startup failed: KV pool would be empty",
 		cause: "mem_fraction_static leaves nothing for the KV cache after the weights",
-		actions: func(model.Event, Endpoint) []Action {
-			return []Action{{Change: "--mem-fraction-static 0.9", Why: "SGLang's own advice", TradeOff: "less activation room"}}
+		actions: func(x model.Event, ep Endpoint) []Action {
+			v := "0.9"
+			if f, err := strconv.ParseFloat(field(x, "mem_fraction_static"), 64); err == nil && f > 0 {
+				v = strconv.FormatFloat(math.Min(0.95, f+0.05), 'f', 2, 64)
+			}
+			return []Action{{Change: "--mem-fraction-static " + v, Why: "SGLang's own advice: the static pool got nothing after the weights", TradeOff: "less activation room"}}
 		}},
-	{kinds: []string{"tgi_max_total_tokens", "tgi_prefill_oom", "tgi_not_enough_memory"}, id: "startup_tgi_memory", category: Memory,
+	{kinds: []string{"tgi_max_total_tokens", "tgi_prefill_tokens"}, id: "startup_tgi_memory", category: Memory,
 		title: "startup failed: warm-up batch does not fit",
 		cause: "the requested token budget does not fit in memory during TGI's warm-up",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "--max-batch-prefill-tokens lower (e.g. 4096) and/or --max-batch-total-tokens lower", Why: "TGI's own advice", TradeOff: "smaller batches"},
 				{Change: "--kv-cache-dtype fp8_e4m3fn", Why: "half the KV bytes", TradeOff: "small accuracy cost"}}
 		}},
-	{kinds: []string{"ggml_alloc_failed", "cuda_malloc_failed", "kv_alloc_failed", "ollama_oom", "llama_oom"}, id: "ggml_oom", category: Memory,
+	{kinds: []string{"ollama_runner_oom", "ollama_system_memory", "llamacpp_kv_alloc", "ggml_buffer_alloc", "ggml_cuda_malloc", "llamacpp_no_memory_slot", "llamacpp_kv_retry"}, id: "ggml_oom", category: Memory,
 		title: "llama.cpp/Ollama: GPU allocation failed",
 		cause: "the context (KV) or compute buffers do not fit in VRAM",
 		actions: func(x model.Event, ep Endpoint) []Action {
@@ -163,7 +178,7 @@ var eventRules = []eventRule{
 				{Change: "-ctk q8_0 -ctv q8_0 -fa on", Why: "half the KV", TradeOff: "small accuracy cost"},
 				{Change: "-ngl lower (offload fewer layers)", Why: "frees VRAM for buffers", TradeOff: "slower"}}
 		}},
-	{kinds: []string{"context_exceeded", "exceed_context_size", "request_exceeds_context", "context_shift_disabled"}, id: "context_exceeded", category: Behaviour,
+	{kinds: []string{"llamacpp_decode_failed", "llamacpp_prompt_too_long", "llamacpp_context_shift_disabled"}, id: "context_exceeded", category: Behaviour,
 		title: "requests exceed the context size",
 		cause: "prompt (+ generation) is longer than a slot's context",
 		actions: func(x model.Event, ep Endpoint) []Action {
@@ -172,38 +187,38 @@ var eventRules = []eventRule{
 			}
 			return []Action{{Change: "-c higher or -np lower (per-slot context is -c / -np unless --kv-unified)", Why: "each slot gets a share of -c", TradeOff: "more VRAM / less concurrency"}}
 		}},
-	{kinds: []string{"address_in_use", "port_in_use", "bind_failed"}, id: "startup_port_in_use", category: Availability,
+	{kinds: []string{"errno98_address_in_use", "go_address_in_use", "trtllm_bind", "llamacpp_bind"}, id: "startup_port_in_use", category: Availability,
 		title: "startup failed: port already in use",
 		cause: "another process (often an old engine instance) listens on the port",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "find it with `ss -ltnp 'sport = :" + nonEmpty(field(x, "port"), "PORT") + "'` and stop it, or start on another --port", Why: "two servers cannot bind one port", TradeOff: "none"}}
 		}},
-	{kinds: []string{"gated_repo", "hf_auth", "hf_gated"}, id: "startup_gated_model", category: Availability,
+	{kinds: []string{"hf_gated_unauthenticated", "hf_gated_forbidden", "hf_gated"}, id: "startup_gated_model", category: Availability,
 		title: "startup failed: gated model, no access",
 		cause: "the HuggingFace repo is gated and the token is missing or not authorised",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "HF_TOKEN=<token with access> in the engine's environment (and accept the licence on the model page)", Why: "the download returns 401/403", TradeOff: "none"}}
 		}},
-	{kinds: []string{"nccl_error", "nccl_timeout", "nccl_watchdog"}, id: "nccl_failure", category: Availability,
+	{kinds: []string{"nccl_watchdog", "nccl_error"}, id: "nccl_failure", category: Availability,
 		title: "multi-GPU communication failed (NCCL)",
 		cause: "a collective timed out or failed: a hung rank, a bad interconnect, or too little shared memory in a container",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "NCCL_DEBUG=INFO and restart; in Docker add --shm-size 16g (or --ipc=host)", Why: "shows which rank and transport failed; NCCL needs shared memory", TradeOff: "verbose logs"},
 				{Change: "NCCL_P2P_DISABLE=1 to test a broken peer-to-peer path", Why: "isolates PCIe/NVLink faults", TradeOff: "slower collectives"}}
 		}},
-	{kinds: []string{"illegal_memory_access", "cuda_illegal_access", "cuda_error"}, id: "cuda_illegal_access", category: Availability,
+	{kinds: []string{"cuda_illegal_access", "vllm_engine_dead"}, id: "cuda_illegal_access", category: Availability,
 		title: "CUDA illegal memory access",
 		cause: "a kernel bug or corrupted state; the engine usually dies (health then 503)",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "CUDA_LAUNCH_BLOCKING=1 to find the kernel; try --enforce-eager (vLLM) / --disable-cuda-graph (SGLang)", Why: "CUDA graphs and custom kernels are the usual suspects", TradeOff: "slower decode while testing"}}
 		}},
-	{kinds: []string{"illegal_instruction", "sigill"}, id: "illegal_instruction", category: Availability,
+	{kinds: []string{"sigill"}, id: "illegal_instruction", category: Availability,
 		title: "illegal instruction (CPU lacks an instruction set)",
 		cause: "the binary was built for CPU features (AVX2/AVX-512) this host lacks",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "use a build for this CPU (GGML_NATIVE=OFF / the generic release)", Why: "SIGILL on start", TradeOff: "slightly slower CPU paths"}}
 		}},
-	{kinds: []string{"health_check_failed", "health_generate_failed"}, id: "health_check_failed", category: Availability,
+	{kinds: []string{"sglang_health_failed", "trtllm_health_failed"}, id: "health_check_failed", category: Availability,
 		title: "engine health check failed",
 		cause: "the scheduler or detokenizer stopped answering",
 		actions: func(x model.Event, ep Endpoint) []Action {

@@ -1,0 +1,177 @@
+package diagnosis
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// drive feeds the Diagnoser one endpoint per second for n seconds, KV usage
+// from kv(i), and records when kv_full opens and closes.
+func drive(d *Diagnoser, start time.Time, n int, kv func(i int) float64) (opens, closes []time.Time) {
+	wasOpen := false
+	for i := 0; i < n; i++ {
+		now := start.Add(time.Duration(i) * time.Second)
+		e := ep(func(e *Endpoint) { e.State.KVUsage = model.Some(kv(i)) })
+		e.State.Time = now
+		rep := d.Update(Input{Time: now, Endpoints: []Endpoint{e}})
+		open := byID(rep, "kv_full") != nil
+		if open && !wasOpen {
+			opens = append(opens, now)
+		}
+		if !open && wasOpen {
+			closes = append(closes, now)
+		}
+		wasOpen = open
+	}
+	return opens, closes
+}
+
+func TestHysteresisNoisySignalAtThreshold(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	rng := rand.New(rand.NewPCG(7, 7))
+	// 10 minutes hovering around 95 %: each second a coin flip between just
+	// above and just below, never more than 10 s below in a row; then 3
+	// minutes clearly fine.
+	below := 0
+	var firstTrue, lastTrue time.Time
+	noisy := func(i int) float64 {
+		v := 0.5
+		switch {
+		case i >= 600:
+		case rng.IntN(2) == 0 && below < 10:
+			below++
+			v = 0.95 - 0.03*rng.Float64() - 0.001
+		default:
+			below = 0
+			v = 0.95 + 0.03*rng.Float64()
+		}
+		if v >= 0.95 {
+			lastTrue = t0.Add(time.Duration(i) * time.Second)
+			if firstTrue.IsZero() {
+				firstTrue = lastTrue
+			}
+		}
+		return v
+	}
+	opens, closes := drive(d, t0, 780, noisy)
+	if len(opens) != 1 || len(closes) != 1 {
+		t.Fatalf("flapped: opens %v closes %v", opens, closes)
+	}
+	// It opens on the first sample over the threshold once 5 m have passed.
+	if got := opens[0].Sub(firstTrue); got < 5*time.Minute || got > 5*time.Minute+10*time.Second {
+		t.Errorf("opened %v after the condition first held (%v), want 5m (KV rule's hold)", got, firstTrue)
+	}
+	if got := closes[0].Sub(lastTrue); got != time.Minute {
+		t.Errorf("closed %v after the condition last held, want 1m", got)
+	}
+	h := d.History()
+	if len(h) != 1 || !h[0].Opened.Equal(opens[0]) || !h[0].Closed.Equal(closes[0]) || h[0].Active() {
+		t.Fatalf("history %+v", h)
+	}
+}
+
+func TestHysteresisBriefSpikesNeverOpen(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	// Mostly fine with a 2 s spike every 20 s: each spike is alone (gap 18 s
+	// > 15 s grace), so the 5-minute hold never completes.
+	opens, _ := drive(d, t0, 900, func(i int) float64 {
+		if i%20 < 2 {
+			return 0.99
+		}
+		return 0.8
+	})
+	if len(opens) != 0 {
+		t.Fatalf("opened at %v", opens)
+	}
+}
+
+func TestHysteresisBoundaryHold(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	// Exactly 5 minutes of samples: opens on the sample at t0+5m, not before.
+	opens, _ := drive(d, t0, 301, func(int) float64 { return 0.97 })
+	if len(opens) != 1 || !opens[0].Equal(t0.Add(5*time.Minute)) {
+		t.Fatalf("opens %v", opens)
+	}
+	d2 := NewDiagnoser(DefaultConfig())
+	if opens, _ := drive(d2, t0, 300, func(int) float64 { return 0.97 }); len(opens) != 0 {
+		t.Fatalf("opened before the hold: %v", opens)
+	}
+}
+
+func TestMaxHoldShortensHolds(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxHold = 15 * time.Second
+	d := NewDiagnoser(cfg)
+	opens, _ := drive(d, t0, 20, func(int) float64 { return 0.97 })
+	if len(opens) != 1 || !opens[0].Equal(t0.Add(15*time.Second)) {
+		t.Fatalf("opens %v", opens)
+	}
+}
+
+func TestOpenFindingCarriesHoldEvidenceAndLatestNumbers(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	drive(d, t0, 320, func(i int) float64 { return 0.96 + float64(i%2)*0.02 })
+	f := d.Open()[0]
+	if !hasEvidence(&f, "condition holding for") || !hasEvidence(&f, "(opens after 5 m)") {
+		t.Fatalf("%+v", f.Evidence)
+	}
+	if !hasEvidence(&f, "KV usage 98 %") { // i = 319 is odd: 0.98
+		t.Fatalf("not the newest numbers: %+v", f.Evidence)
+	}
+}
+
+func TestRankCriticalFirstThenCategory(t *testing.T) {
+	fs := []Finding{
+		{ID: "b", Category: Behaviour, Severity: model.SevWarn},
+		{ID: "q", Category: Queueing, Severity: model.SevWarn},
+		{ID: "p", Category: Memory, Severity: model.SevCrit},
+		{ID: "i", Category: Availability, Severity: model.SevInfo},
+		{ID: "d", Category: Availability, Severity: model.SevCrit},
+	}
+	Rank(fs)
+	got := ids(fs)
+	want := []string{"d", "p", "q", "b", "i"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v want %v", got, want)
+		}
+	}
+}
+
+func TestAllClearSaysWhatWasChecked(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	in := input(ep(nil))
+	in.GPU = gpuSnap(40*gb, 80*gb)
+	in.LogsOn = true
+	rep := d.Update(in)
+	if len(rep.Findings) != 0 {
+		t.Fatalf("healthy state has findings: %v", ids(rep.Findings))
+	}
+	if len(rep.Checked) < 15 {
+		t.Fatalf("checked only %v", rep.Checked)
+	}
+	// Only benchmark and replicas are absent.
+	if len(rep.Missing) != 2 {
+		t.Fatalf("missing %v", rep.Missing)
+	}
+}
+
+func TestEmptyInputDoesNotPanic(t *testing.T) {
+	rep := NewDiagnoser(DefaultConfig()).Update(Input{})
+	if len(rep.Findings) != 0 || len(rep.Missing) == 0 {
+		t.Fatalf("%+v", rep)
+	}
+}
+
+func BenchmarkDiagnoserUpdate(b *testing.B) {
+	d := NewDiagnoser(DefaultConfig())
+	e := ep(pressured)
+	in := Input{Endpoints: []Endpoint{e, replica("http://b", 4, 0)}, GPU: gpuSnap(79*gb, 80*gb), LogsOn: true}
+	for i := 0; b.Loop(); i++ {
+		in.Time = t0.Add(time.Duration(i) * time.Second)
+		d.Update(in)
+	}
+}

@@ -1,0 +1,105 @@
+package diagnosis
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func down(kind model.ScrapeErrKind, msg string) func(*Endpoint) {
+	return func(e *Endpoint) {
+		e.Scrape.Err, e.Scrape.ErrKind = msg, kind
+		e.State = model.State{}
+	}
+}
+
+func TestAvailabilityRules(t *testing.T) {
+	runCases(t, []ruleCase{
+		{name: "refused is down", in: input(ep(down(model.ErrRefused, "connection refused"))), want: "endpoint_down",
+			check: func(t *testing.T, f *Finding) {
+				if f.Severity != model.SevCrit || !hasEvidence(f, "connection refused") || !hasAction(f, "8000") {
+					t.Errorf("%+v", *f)
+				}
+			}},
+		{name: "timeout is down with its own cause", in: input(ep(down(model.ErrTimeout, "deadline exceeded"))), want: "endpoint_down",
+			check: func(t *testing.T, f *Finding) {
+				if !strings.Contains(f.Cause, "does not answer in time") {
+					t.Errorf("cause %q", f.Cause)
+				}
+			}},
+		{name: "healthy is not down", in: input(ep(nil)), none: "endpoint_down"},
+		{name: "404 is not down", in: input(ep(down(model.ErrNotFound, "404"))), none: "endpoint_down"},
+		{name: "unhealthy 503", in: input(ep(func(e *Endpoint) { e.Identity.Health = model.HealthUnhealthy })), want: "health_unhealthy",
+			check: func(t *testing.T, f *Finding) {
+				if !strings.Contains(f.Cause, "EngineDeadError") {
+					t.Errorf("vLLM cause not specific: %q", f.Cause)
+				}
+			}},
+		{name: "loading is cold start, not unhealthy", in: input(ep(func(e *Endpoint) { e.Identity.Health = model.HealthLoading })), want: "cold_start", none: "health_unhealthy"},
+		{name: "sglang 404 names --enable-metrics", in: input(ep(func(e *Endpoint) {
+			down(model.ErrNotFound, "metrics endpoint returned 404")(e)
+			e.Identity.Engine = model.SGLang
+			e.Scrape.Hint = "start SGLang with --enable-metrics"
+		})), want: "metrics_unavailable",
+			check: func(t *testing.T, f *Finding) {
+				if !hasAction(f, "--enable-metrics") || len(f.Actions) != 1 || !hasEvidence(f, "start SGLang") {
+					t.Errorf("%+v", f.Actions)
+				}
+			}},
+		{name: "llama.cpp 404 names --metrics", in: input(ep(func(e *Endpoint) {
+			down(model.ErrNotFound, "404")(e)
+			e.Identity.Engine = model.LlamaCpp
+		})), want: "metrics_unavailable", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "--metrics") {
+				t.Errorf("%+v", f.Actions)
+			}
+		}},
+		{name: "unknown engine 404 lists every engine", in: input(ep(func(e *Endpoint) {
+			down(model.ErrNotFound, "404")(e)
+			e.Identity.Engine = model.Unknown
+		})), want: "metrics_unavailable", check: func(t *testing.T, f *Finding) {
+			if len(f.Actions) < 5 || !hasAction(f, "SGLang: --enable-metrics") {
+				t.Errorf("%+v", f.Actions)
+			}
+		}},
+		{name: "500 on metrics", in: input(ep(down(model.ErrServer, "500"))), want: "metrics_unavailable"},
+		{name: "auth", in: input(ep(down(model.ErrAuth, "401"))), want: "metrics_unavailable", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "--api-key") {
+				t.Errorf("%+v", f.Actions)
+			}
+		}},
+		{name: "one restart warns", in: input(ep(func(e *Endpoint) { e.State.Restarts = []time.Time{t0.Add(-time.Minute)} })), want: "restarts",
+			check: func(t *testing.T, f *Finding) {
+				if f.Severity != model.SevWarn {
+					t.Errorf("sev %v", f.Severity)
+				}
+			}},
+		{name: "three restarts is a crash loop", in: input(ep(func(e *Endpoint) {
+			e.State.Restarts = []time.Time{t0.Add(-9 * time.Minute), t0.Add(-5 * time.Minute), t0.Add(-time.Minute)}
+		})), want: "restarts", check: func(t *testing.T, f *Finding) {
+			if f.Severity != model.SevCrit {
+				t.Errorf("sev %v", f.Severity)
+			}
+		}},
+		{name: "old restart outside the window", in: input(ep(func(e *Endpoint) { e.State.Restarts = []time.Time{t0.Add(-restartWindow - time.Second)} })), none: "restarts"},
+		{name: "slow TTFT right after restart is warm-up", in: input(ep(func(e *Endpoint) {
+			e.State.Restarts = []time.Time{t0.Add(-30 * time.Second)}
+			e.State.Latency[model.TTFT] = dist(0.3, 0.9, 1.2, 0.4)
+		})), want: "cold_start"},
+		{name: "slow TTFT long after restart is not warm-up", in: input(ep(func(e *Endpoint) {
+			e.State.Restarts = []time.Time{t0.Add(-10 * time.Minute)}
+			e.State.Latency[model.TTFT] = dist(0.3, 0.9, 1.2, 0.4)
+		})), none: "cold_start"},
+	})
+}
+
+func TestRestartCitesLogEventsNearIt(t *testing.T) {
+	in := input(ep(func(e *Endpoint) { e.State.Restarts = []time.Time{t0.Add(-time.Minute)} }))
+	in.Events = []model.Event{{Time: t0.Add(-70 * time.Second), Source: "log", Kind: "torch_cuda_oom", Severity: model.SevCrit, Title: "GPU out of memory: tried to allocate 2.00 GiB"}}
+	f := byID(Evaluate(in, DefaultConfig()), "restarts")
+	if f == nil || !hasEvidence(f, "GPU out of memory") {
+		t.Fatalf("%+v", f)
+	}
+}

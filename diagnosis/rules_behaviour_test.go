@@ -1,0 +1,79 @@
+package diagnosis
+
+import (
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func finishes(counts map[string]float64) func(*Endpoint) {
+	return func(e *Endpoint) {
+		var n float64
+		for _, c := range counts {
+			n += c
+		}
+		e.State.FinishCount, e.State.FinishShare = counts, map[string]float64{}
+		for r, c := range counts {
+			e.State.FinishShare[r] = c / n
+		}
+	}
+}
+
+func bench(mut func(b *Bench)) Input {
+	in := input(ep(nil))
+	b := &Bench{URL: url, Start: t0.Add(-30 * time.Second), End: t0, Completed: 100,
+		TTFTp50: model.Some(60), ITLp50: model.Some(16), ServerTTFTp50: model.Some(50), ServerITLp50: model.Some(15)}
+	if mut != nil {
+		mut(b)
+	}
+	in.Bench = b
+	return in
+}
+
+func TestBehaviourRules(t *testing.T) {
+	runCases(t, []ruleCase{
+		{name: "length share high", in: input(ep(finishes(map[string]float64{"stop": 60, "length": 40}))), want: "finish_length",
+			check: func(t *testing.T, f *Finding) {
+				if !hasEvidence(f, "40 % of 100 requests") {
+					t.Errorf("%+v", f.Evidence)
+				}
+			}},
+		{name: "length share at 30 % counts", in: input(ep(finishes(map[string]float64{"stop": 70, "length": 30}))), want: "finish_length"},
+		{name: "length share under", in: input(ep(finishes(map[string]float64{"stop": 71, "length": 29}))), none: "finish_length"},
+		{name: "too few requests to judge", in: input(ep(finishes(map[string]float64{"stop": 5, "length": 10}))), none: "finish_length"},
+		{name: "aborts warn", in: input(ep(finishes(map[string]float64{"stop": 90, "abort": 10}))), want: "finish_errors",
+			check: func(t *testing.T, f *Finding) {
+				if f.Severity != model.SevWarn {
+					t.Errorf("%v", f.Severity)
+				}
+			}},
+		{name: "errors are critical", in: input(ep(finishes(map[string]float64{"stop": 90, "error": 10}))), want: "finish_errors",
+			check: func(t *testing.T, f *Finding) {
+				if f.Severity != model.SevCrit {
+					t.Errorf("%v", f.Severity)
+				}
+			}},
+		{name: "bad outputs", in: bench(func(b *Bench) { b.Empty, b.Repetitive = 8, 4 }), want: "bench_bad_output",
+			check: func(t *testing.T, f *Finding) {
+				if !hasEvidence(f, "8 empty, 0 echoing the prompt, 4 repetitive of 100") {
+					t.Errorf("%+v", f.Evidence)
+				}
+			}},
+		{name: "few bad outputs", in: bench(func(b *Bench) { b.Empty = 9 }), none: "bench_bad_output"},
+		{name: "client close to server", in: bench(nil), none: "client_server_gap"},
+		{name: "client TTFT far above server", in: bench(func(b *Bench) { b.TTFTp50 = model.Some(400) }), want: "client_server_gap",
+			check: func(t *testing.T, f *Finding) {
+				if !hasEvidence(f, "TTFT p50 client 400 ms vs server ≈50 ms") {
+					t.Errorf("%+v", f.Evidence)
+				}
+			}},
+		{name: "bursty stream: client ITL above server", in: bench(func(b *Bench) { b.ITLp50 = model.Some(40) }), want: "client_server_gap",
+			check: func(t *testing.T, f *Finding) {
+				if !hasAction(f, "proxy_buffering off") {
+					t.Errorf("%+v", f.Actions)
+				}
+			}},
+		{name: "ratio met but gap tiny", in: bench(func(b *Bench) { b.TTFTp50, b.ServerTTFTp50 = model.Some(20), model.Some(5) }), none: "client_server_gap"},
+	})
+}

@@ -1,0 +1,106 @@
+package diagnosis
+
+import (
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func logEvent(kind string, fields map[string]string) model.Event {
+	return model.Event{Time: t0.Add(-time.Minute), Source: "log", Kind: kind, Severity: model.SevCrit, Title: kind, Line: "line of " + kind, Fields: fields}
+}
+
+func withEvents(e Endpoint, evs ...model.Event) Input {
+	in := input(e)
+	in.LogsOn = true
+	in.Events = evs
+	return in
+}
+
+func TestEventRules(t *testing.T) {
+	runCases(t, []ruleCase{
+		{name: "max len vs KV uses vLLM's estimate", in: withEvents(ep(nil), logEvent("vllm_max_len_kv", map[string]string{"max_model_len": "131072", "estimated_max_len": "24650"})),
+			want: "startup_max_len_kv", check: func(t *testing.T, f *Finding) {
+				if f.Actions[0].Change != "--max-model-len 24576" {
+					t.Errorf("%+v", f.Actions[0])
+				}
+			}},
+		{name: "old wording uses the KV token count", in: withEvents(ep(nil), logEvent("vllm_max_len_kv_old", map[string]string{"kv_tokens": "20000"})),
+			want: "startup_max_len_kv", check: func(t *testing.T, f *Finding) {
+				if f.Actions[0].Change != "--max-model-len 19968" {
+					t.Errorf("%+v", f.Actions[0])
+				}
+			}},
+		{name: "sampler warm-up OOM halves max-num-seqs", in: withEvents(ep(nil), logEvent("vllm_sampler_warmup_oom", map[string]string{"num_reqs": "256"})),
+			want: "startup_warmup_oom", check: func(t *testing.T, f *Finding) {
+				if !hasAction(f, "--max-num-seqs 128") {
+					t.Errorf("%+v", f.Actions)
+				}
+			}},
+		{name: "free memory at start computes the fraction that fits", in: withEvents(ep(nil), logEvent("vllm_free_mem_startup", map[string]string{"free_gib": "40.0", "total_gib": "80.0"})),
+			want: "startup_vram_held", check: func(t *testing.T, f *Finding) {
+				if !hasAction(f, "--gpu-memory-utilization 0.48") {
+					t.Errorf("%+v", f.Actions)
+				}
+			}},
+		{name: "sglang mem fraction raised from its value", in: withEvents(ep(func(e *Endpoint) { e.Identity.Engine = model.SGLang }), logEvent("sglang_mem_fraction", map[string]string{"mem_fraction_static": "0.7"})),
+			want: "startup_mem_fraction", check: func(t *testing.T, f *Finding) {
+				if !hasAction(f, "--mem-fraction-static 0.75") {
+					t.Errorf("%+v", f.Actions)
+				}
+			}},
+		{name: "cuda oom", in: withEvents(ep(nil), logEvent("torch_cuda_oom", nil)), want: "cuda_oom"},
+		{name: "ollama runner oom", in: withEvents(ep(func(e *Endpoint) { e.Identity.Engine = model.Ollama }), logEvent("ollama_runner_oom", nil)),
+			want: "ggml_oom", check: func(t *testing.T, f *Finding) {
+				if !hasAction(f, "OLLAMA_CONTEXT_LENGTH") {
+					t.Errorf("%+v", f.Actions)
+				}
+			}},
+		{name: "port in use names the port", in: withEvents(ep(nil), logEvent("errno98_address_in_use", map[string]string{"port": "8000"})),
+			want: "startup_port_in_use", check: func(t *testing.T, f *Finding) {
+				if !hasAction(f, ":8000") {
+					t.Errorf("%+v", f.Actions)
+				}
+			}},
+		{name: "gated model", in: withEvents(ep(nil), logEvent("hf_gated", nil)), want: "startup_gated_model"},
+		{name: "nccl", in: withEvents(ep(nil), logEvent("nccl_watchdog", nil)), want: "nccl_failure"},
+		{name: "event older than the window is ignored", in: withEvents(ep(nil), func() model.Event {
+			x := logEvent("torch_cuda_oom", nil)
+			x.Time = t0.Add(-11 * time.Minute)
+			return x
+		}()), none: "cuda_oom"},
+		{name: "stats lines are not findings", in: withEvents(ep(nil), logEvent("vllm_stats", nil)), none: "vllm_stats"},
+	})
+}
+
+func TestEventsRepeatedMakeOneFinding(t *testing.T) {
+	a, b := logEvent("torch_cuda_oom", nil), logEvent("torch_cuda_oom", nil)
+	b.Time, b.Line = t0.Add(-10*time.Second), "newest line"
+	rep := Evaluate(withEvents(ep(nil), a, b), DefaultConfig())
+	n := 0
+	for _, f := range rep.Findings {
+		if f.ID == "cuda_oom" {
+			n++
+			if !hasEvidence(&f, "newest line") {
+				t.Errorf("%+v", f.Evidence)
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d findings", n)
+	}
+}
+
+func TestNoLogSaysSo(t *testing.T) {
+	rep := Evaluate(input(ep(nil)), DefaultConfig())
+	found := false
+	for _, m := range rep.Missing {
+		if m == needNames[2].name {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("%v", rep.Missing)
+	}
+}
