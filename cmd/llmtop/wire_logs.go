@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llmtop/llmtop/sources/logs"
+)
+
+// The log source: follows engine logs (files, commands, the demo's
+// simulator) and delivers model.LogLine — with Event set when a known
+// message matched — and log-derived model.Sample from stats lines.
+
+var logFlags struct {
+	files    []string
+	commands []string
+	docker   []string
+	journal  []string
+	kube     []string
+}
+
+func init() {
+	registerSource(sourcePlugin{
+		Name: "logs",
+		Flags: func(fs *pflag.FlagSet) {
+			fs.StringArrayVar(&logFlags.files, "log", nil, "follow this engine log file like tail -F (survives rotation and truncation; may not exist yet)")
+			fs.StringArrayVar(&logFlags.commands, "log-cmd", nil, "follow a command's output, e.g. 'ssh gpu1 tail -F /var/log/vllm.log' (restarted with backoff when it exits)")
+			fs.StringArrayVar(&logFlags.docker, "docker", nil, "follow a container's log: docker logs -f --tail 200 NAME")
+			fs.StringArrayVar(&logFlags.journal, "journal", nil, "follow a systemd unit's log: journalctl -fu UNIT -n 200")
+			fs.StringArrayVar(&logFlags.kube, "kube", nil, "follow a pod's log: kubectl logs -f --tail 200 TARGET (e.g. deploy/vllm, -n ns pod/x)")
+		},
+		Start: startLogs,
+	})
+}
+
+// logInputs turns the flags into the inputs to follow.
+func logInputs() []logs.Input {
+	var in []logs.Input
+	for _, f := range logFlags.files {
+		in = append(in, logs.Input{File: f})
+	}
+	for _, c := range logFlags.commands {
+		in = append(in, logs.Input{Command: c})
+	}
+	for _, n := range logFlags.docker {
+		in = append(in, logs.Input{Command: "docker logs -f --tail 200 " + shellQuote(n)})
+	}
+	for _, u := range logFlags.journal {
+		in = append(in, logs.Input{Command: "journalctl -fu " + shellQuote(u) + " -n 200"})
+	}
+	for _, t := range logFlags.kube {
+		// kubectl targets may carry their own flags ("-n ns deploy/x"),
+		// so words are quoted one by one.
+		words := strings.Fields(t)
+		for i, w := range words {
+			words[i] = shellQuote(w)
+		}
+		in = append(in, logs.Input{Command: "kubectl logs -f --tail 200 " + strings.Join(words, " ")})
+	}
+	return in
+}
+
+func startLogs(ctx context.Context, env *monitorEnv) error {
+	for _, list := range [][]string{logFlags.files, logFlags.commands, logFlags.docker, logFlags.journal, logFlags.kube} {
+		for _, v := range list {
+			if strings.TrimSpace(v) == "" {
+				return fmt.Errorf("an empty --log/--log-cmd/--docker/--journal/--kube value: give a file, command or name")
+			}
+		}
+	}
+	inputs := logInputs()
+	if env.SimLog != nil {
+		inputs = append(inputs, logs.Input{Reader: env.SimLog, Name: "simulator log"})
+	}
+	if len(inputs) == 0 {
+		return nil
+	}
+	// A log belongs to the endpoint when there is only one; with several
+	// endpoints its lines and samples carry no endpoint.
+	endpoint := ""
+	if len(env.URLs) == 1 {
+		endpoint = env.URLs[0]
+	}
+	for _, in := range inputs {
+		logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, env.Send)
+	}
+	return nil
+}
+
+// shellQuote quotes s for /bin/sh so a name cannot inject commands.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,194 @@
+package logs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// FileOptions tune file following.
+type FileOptions struct {
+	// Poll is the idle poll interval (default 250 ms); while data flows the
+	// file is re-read every Poll/4.
+	Poll time.Duration
+	// Backlog is how much of an existing file's end is shown first
+	// (default 64 KiB; the first, partial line is skipped). 0 = default,
+	// negative = start at the end.
+	Backlog int64
+}
+
+// FollowFile follows path like tail -F until ctx is done: it waits for the
+// file to exist, reads what is appended, notices truncation (size shrank or
+// the first bytes changed), rotation (the path now names another file: the
+// old one is drained first) and deletion (keeps reading the old file until
+// the path comes back). It polls instead of using inotify: one stat and one
+// 64-byte read per poll cost nothing, behave the same on every filesystem
+// (NFS, overlay, bind mounts) and avoid nxadm/tail's lost/duplicated lines
+// on truncate-then-rewrite.
+func FollowFile(ctx context.Context, path string, fo FileOptions, src *Source) {
+	if fo.Poll <= 0 {
+		fo.Poll = 250 * time.Millisecond
+	}
+	if fo.Backlog == 0 {
+		fo.Backlog = 64 << 10
+	}
+	f := &fileFollower{path: path, src: src, sp: newSplitter(), buf: make([]byte, 64<<10)}
+	defer f.close()
+	first := true
+	for ctx.Err() == nil {
+		wait := fo.Poll
+		if f.file == nil {
+			if f.open(first, fo.Backlog) {
+				first = false
+				continue
+			}
+			first = false
+		} else if f.step() {
+			wait = fo.Poll / 4
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+}
+
+type fileFollower struct {
+	path    string
+	src     *Source
+	sp      *splitter
+	buf     []byte
+	file    *os.File
+	info    os.FileInfo
+	off     int64
+	head    []byte // the file's first bytes, to notice a rewrite in place
+	waiting bool   // "waiting for the file" was said
+	gone    bool   // "the file disappeared" was said
+	failed  string // last read error said
+}
+
+func (f *fileFollower) emit(line []byte) { f.src.Line(line) }
+
+// open opens the path; on the first open of a file that already exists it
+// starts near the end (tail's backlog), otherwise at the start.
+func (f *fileFollower) open(first bool, backlog int64) bool {
+	file, err := os.Open(f.path)
+	if err != nil {
+		if !f.waiting {
+			f.waiting = true
+			if errors.Is(err, fs.ErrNotExist) {
+				f.src.notice("log_waiting", model.SevInfo, "waiting for %s to appear", f.path)
+			} else {
+				f.src.notice("log_error", model.SevWarn, "cannot open %s: %v (retrying)", f.path, err)
+			}
+		}
+		return false
+	}
+	info, err := file.Stat()
+	if err != nil || info.IsDir() {
+		file.Close()
+		if !f.waiting {
+			f.waiting = true
+			f.src.notice("log_error", model.SevWarn, "%s is not a readable file (retrying)", f.path)
+		}
+		return false
+	}
+	f.file, f.info, f.off, f.head, f.waiting, f.gone = file, info, 0, nil, false, false
+	f.sp.reset()
+	if first && backlog > 0 && info.Size() > backlog {
+		f.off = info.Size() - backlog
+		f.skipPartial()
+	}
+	return true
+}
+
+// skipPartial moves past the first (cut) line of the backlog window.
+func (f *fileFollower) skipPartial() {
+	for {
+		n, err := f.file.ReadAt(f.buf[:4096], f.off)
+		if i := bytes.IndexByte(f.buf[:n], '\n'); i >= 0 {
+			f.off += int64(i + 1)
+			return
+		}
+		f.off += int64(n)
+		if err != nil || n == 0 {
+			return
+		}
+	}
+}
+
+// step reads what was appended and checks the path; it reports whether
+// data was read.
+func (f *fileFollower) step() bool {
+	got := f.drain()
+	info, err := os.Stat(f.path)
+	switch {
+	case err != nil:
+		if !f.gone {
+			f.gone = true
+			f.src.notice("log_removed", model.SevWarn, "%s was removed or renamed; still reading the old file and waiting for a new one", f.path)
+		}
+	case !os.SameFile(info, f.info):
+		f.drain() // lines the writer added before it reopened
+		f.sp.flush(f.emit)
+		f.close()
+		f.src.notice("log_rotated", model.SevInfo, "%s was rotated; following the new file", f.path)
+	case info.Size() < f.off || f.rewritten():
+		f.src.notice("log_truncated", model.SevInfo, "%s was truncated; reading it from the start", f.path)
+		f.off, f.head = 0, nil
+		f.sp.reset()
+		return true
+	}
+	return got
+}
+
+// drain reads from the current offset to the end of the file.
+func (f *fileFollower) drain() bool {
+	got := false
+	for {
+		n, err := f.file.ReadAt(f.buf, f.off)
+		if n > 0 {
+			got = true
+			f.off += int64(n)
+			f.sp.write(f.buf[:n], f.emit)
+		}
+		if err != nil {
+			if err != io.EOF && f.failed != err.Error() {
+				f.failed = err.Error()
+				f.src.notice("log_error", model.SevWarn, "reading %s: %v", f.path, err)
+			}
+			return got
+		}
+	}
+}
+
+// rewritten reports whether the file's first bytes changed: truncated and
+// rewritten past the old offset between two polls. The first bytes are
+// remembered on the first check.
+func (f *fileFollower) rewritten() bool {
+	n := min(int64(64), f.off)
+	if n == 0 {
+		return false
+	}
+	if int64(len(f.head)) < n {
+		m, _ := f.file.ReadAt(f.buf[:n], 0)
+		f.head = append(f.head[:0], f.buf[:m]...)
+		return false
+	}
+	var cur [64]byte
+	m, _ := f.file.ReadAt(cur[:len(f.head)], 0)
+	return !bytes.Equal(cur[:m], f.head)
+}
+
+func (f *fileFollower) close() {
+	if f.file != nil {
+		f.file.Close()
+		f.file = nil
+	}
+}

@@ -1,0 +1,51 @@
+package logs
+
+import (
+	"context"
+	"io"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// FollowReader feeds r's lines to src until r ends or ctx is done (the
+// demo's in-process simulator log). A reader that blocks is abandoned, not
+// closed, when ctx ends: closing is its owner's job.
+func FollowReader(ctx context.Context, name string, r io.Reader, src *Source) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		readAll(r, src)
+	}()
+	select {
+	case <-ctx.Done():
+	case <-done:
+		if ctx.Err() == nil {
+			src.notice("log_ended", model.SevInfo, "%s ended", name)
+		}
+	}
+}
+
+// Input names one log to follow: a file, a shell command, or a reader.
+type Input struct {
+	File    string
+	Command string
+	Reader  io.Reader
+	// Name labels a Reader in notices ("simulator log").
+	Name string
+}
+
+// Start follows in and delivers through send until ctx is done; it returns
+// at once.
+func Start(ctx context.Context, in Input, opts Options, send func(any)) *Source {
+	src := NewSource(opts, send)
+	go src.Run(ctx)
+	switch {
+	case in.File != "":
+		go FollowFile(ctx, in.File, FileOptions{}, src)
+	case in.Command != "":
+		go FollowCommand(ctx, in.Command, CommandOptions{}, src)
+	case in.Reader != nil:
+		go FollowReader(ctx, in.Name, in.Reader, src)
+	}
+	return src
+}

@@ -1,0 +1,243 @@
+package logs
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Options configure a log source.
+type Options struct {
+	// Endpoint and Model label what the log belongs to (events, samples).
+	Endpoint string
+	Model    string
+	// MaxLinesPerSec caps plain lines handed to the UI (default 1000);
+	// matched lines, stats and notices are not capped.
+	MaxLinesPerSec int
+	// QueueLines bounds lines waiting for the UI (default 10 000).
+	QueueLines int
+	// DisplayBytes cuts a line's shown text (default 1024); matching
+	// always sees the whole line.
+	DisplayBytes int
+	Matcher      *Matcher         // default DefaultMatcher
+	Now          func() time.Time // default time.Now
+	Location     *time.Location   // zone of zone-less timestamps, default Local
+}
+
+func (o *Options) defaults() {
+	if o.MaxLinesPerSec <= 0 {
+		o.MaxLinesPerSec = 1000
+	}
+	if o.QueueLines <= 0 {
+		o.QueueLines = 10000
+	}
+	if o.DisplayBytes <= 0 {
+		o.DisplayBytes = 1024
+	}
+	if o.Matcher == nil {
+		o.Matcher = DefaultMatcher
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+}
+
+// Stats describe a source's traffic so far.
+type Stats struct {
+	Lines, Matched, Dropped uint64
+	// LinesPerSec is the input rate over the last full second.
+	LinesPerSec float64
+}
+
+// Source turns raw lines into model messages and delivers them to send
+// from its own goroutine, so neither a slow UI nor a flooding log blocks
+// the other. Line and notice are called by one follower goroutine.
+type Source struct {
+	opts  Options
+	send  func(any)
+	stats *statsState
+
+	mu       sync.Mutex
+	queue    []any
+	wake     chan struct{}
+	st       Stats
+	tokens   float64 // plain-line budget (token bucket)
+	refill   time.Time
+	kinds    map[string]*kindBudget
+	secStart time.Time
+	secLines uint64
+	secDrop  uint64
+}
+
+// kindBudget stops one repeating error from flooding the events pane:
+// beyond 20 events a second of one kind, lines are handled as plain.
+type kindBudget struct {
+	tokens float64
+	at     time.Time
+}
+
+// NewSource returns a source that delivers through send (env.Send).
+func NewSource(opts Options, send func(any)) *Source {
+	opts.defaults()
+	now := opts.Now()
+	return &Source{
+		opts: opts, send: send, stats: newStatsState(opts.Endpoint, opts.Model),
+		wake: make(chan struct{}, 1), tokens: float64(opts.MaxLinesPerSec), refill: now,
+		kinds: map[string]*kindBudget{}, secStart: now,
+	}
+}
+
+// Line processes one raw line (without its newline).
+func (s *Source) Line(raw []byte) {
+	arrival := s.opts.Now()
+	text := Sanitize(raw)
+	t := lineTime(text, arrival, s.opts.Location)
+	ll := model.LogLine{Time: t, Endpoint: s.opts.Endpoint, Text: Cut(text, s.opts.DisplayBytes)}
+	var samples []model.Sample
+	if mt, ok := s.opts.Matcher.Match(text); ok {
+		ll.Event = mt.Event(t, s.opts.Endpoint, text)
+		samples = s.stats.feed(mt, text, t)
+	}
+	s.mu.Lock()
+	s.count(ll.Event != nil)
+	keep := len(samples) > 0 || ll.Event != nil && s.kindAllows(ll.Event.Kind, arrival)
+	if !keep && !s.plainAllowed(arrival) {
+		s.st.Dropped++
+		s.secDrop++
+	} else {
+		s.queue = append(s.queue, ll)
+	}
+	for _, sm := range samples {
+		if len(s.queue) < 3*s.opts.QueueLines { // only a UI stalled for minutes fills this
+			s.queue = append(s.queue, sm)
+		}
+	}
+	s.mu.Unlock()
+	s.signal()
+}
+
+// notice reports something about the log source itself (waiting for a
+// file, a command that exited) as a line with an event.
+func (s *Source) notice(kind string, sev model.Severity, format string, args ...any) {
+	now := s.opts.Now()
+	title := fmt.Sprintf(format, args...)
+	ev := &model.Event{Time: now, Endpoint: s.opts.Endpoint, Source: "log", Kind: kind, Severity: sev,
+		Category: "availability", Title: title, Line: "llmtop: " + title}
+	s.mu.Lock()
+	s.queue = append(s.queue, model.LogLine{Time: now, Endpoint: s.opts.Endpoint, Text: ev.Line, Event: ev})
+	s.mu.Unlock()
+	s.signal()
+}
+
+func (s *Source) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// count keeps the totals and the per-second rate; called with mu held.
+func (s *Source) count(matched bool) {
+	s.st.Lines++
+	if matched {
+		s.st.Matched++
+	}
+	s.secLines++
+}
+
+// plainAllowed spends one token of the plain-line budget, refilled at
+// MaxLinesPerSec; a full queue (the UI stalled) also refuses.
+func (s *Source) plainAllowed(now time.Time) bool {
+	if len(s.queue) >= s.opts.QueueLines {
+		return false
+	}
+	rate := float64(s.opts.MaxLinesPerSec)
+	s.tokens += now.Sub(s.refill).Seconds() * rate
+	s.refill = now
+	if s.tokens > rate {
+		s.tokens = rate
+	}
+	if s.tokens < 1 {
+		return false
+	}
+	s.tokens--
+	return true
+}
+
+func (s *Source) kindAllows(kind string, now time.Time) bool {
+	if len(s.queue) >= 2*s.opts.QueueLines {
+		return false
+	}
+	b := s.kinds[kind]
+	if b == nil {
+		b = &kindBudget{tokens: 20, at: now}
+		s.kinds[kind] = b
+	}
+	b.tokens += now.Sub(b.at).Seconds() * 20
+	b.at = now
+	if b.tokens > 20 {
+		b.tokens = 20
+	}
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// Stats returns the traffic so far.
+func (s *Source) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st
+}
+
+// Run delivers queued messages until ctx is done. Once a second it closes
+// the rate window and, when lines were dropped, says so in the log.
+func (s *Source) Run(ctx context.Context) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var batch []any
+	for {
+		s.mu.Lock()
+		batch, s.queue = s.queue, batch[:0]
+		s.mu.Unlock()
+		for _, m := range batch {
+			if ctx.Err() != nil {
+				return
+			}
+			s.send(m)
+		}
+		clear(batch)
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		case <-tick.C:
+			s.closeSecond()
+		}
+	}
+}
+
+func (s *Source) closeSecond() {
+	now := s.opts.Now()
+	s.mu.Lock()
+	secs := now.Sub(s.secStart).Seconds()
+	if secs <= 0 {
+		s.mu.Unlock()
+		return
+	}
+	rate, dropped := float64(s.secLines)/secs, s.secDrop
+	s.st.LinesPerSec = rate
+	s.secStart, s.secLines, s.secDrop = now, 0, 0
+	s.mu.Unlock()
+	if dropped > 0 {
+		s.notice("log_flood", model.SevInfo, "log flood: %.0f lines/s, %d lines not shown in the last %.1f s (matched lines and stats are kept)", rate, dropped, secs)
+	}
+}
