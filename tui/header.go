@@ -47,13 +47,12 @@ func renderHeader(d *Data, w int) []string {
 	parts = append(parts, "model "+name)
 	ctx := missing
 	if mi != nil && mi.MaxContext > 0 {
-		ctx = fmtTokens(model.Some(float64(mi.MaxContext)))
+		ctx = fmt.Sprint(mi.MaxContext)
 	}
-	parts = append(parts, "ctx "+ctx, "up "+uptime(d), "every "+fmtDur(d.Interval), "window "+fmtDur(d.Window))
+	parts = append(parts, "ctx "+ctx, "up "+uptime(d))
 	b.WriteString("  " + strings.Join(parts, s.Faint.Render(" · ")))
-	lines := []string{fit(b.String(), w)}
-	lines = append(lines, fit(endpointLine(d, e), w))
-	return lines
+	second := s.Faint.Render("every "+fmtDur(d.Interval)+" · window "+fmtDur(d.Window)+" · ") + endpointLine(d, e)
+	return []string{fit(b.String(), w), fit(second, w)}
 }
 
 func modelInfo(e *EndpointInfo, name string) *model.ModelInfo {

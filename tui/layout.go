@@ -180,10 +180,10 @@ func (m *Model) Render() string {
 
 func tooSmall(w, h int) string {
 	msg := fmt.Sprintf("terminal too small: %d×%d — llmtop needs at least %d×%d (q quits)", w, h, minW, minH)
-	if w <= 0 {
-		return msg
+	if w <= 0 || h <= 0 {
+		return ""
 	}
-	return ansi.Wrap(msg, w, " ")
+	return strings.Join(padLines(strings.Split(ansi.Wrap(msg, w, " "), "\n"), w, h), "\n")
 }
 
 func (m *Model) paneBox(i, w, h int, focused bool) []string {
@@ -239,7 +239,12 @@ func (m *Model) column(col []int, w, h int) []string {
 		hs[t]--
 		total--
 	}
-	hs[len(hs)-1] += h - total
+	if extra := h - total; extra > 0 { // share what is left evenly
+		for i := range hs {
+			hs[i] += extra / len(hs)
+		}
+		hs[len(hs)-1] += extra % len(hs)
+	}
 	var lines []string
 	for i, pi := range col {
 		if hs[i] <= 0 {
@@ -255,13 +260,13 @@ func (m *Model) tabs(w int) string {
 	full := make([]string, len(m.panes))
 	width := 0
 	for i, p := range m.panes {
-		full[i] = fmt.Sprintf(" %d %s ", p.slot, p.p.Title())
+		full[i] = fmt.Sprintf(" %d %s", p.slot, p.p.Title())
 		width += len(full[i])
 	}
 	var b strings.Builder
 	for i, label := range full {
 		if width > w {
-			label = fmt.Sprintf(" %d %s ", m.panes[i].slot, clip(m.panes[i].p.Title(), 4))
+			label = fmt.Sprintf(" %d %s", m.panes[i].slot, clip(m.panes[i].p.Title(), 4))
 		}
 		if i == m.focus {
 			b.WriteString(s.Highlight.Bold(true).Render(label))

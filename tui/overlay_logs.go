@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+func init() {
+	RegisterOverlay(OverlaySpec{ID: "logs", Key: DefaultKeyMap().Logs, New: func() Overlay { return &logView{follow: true, match: -1} }})
+}
+
+// logView is the full engine log: scroll, follow, / search with n/N,
+// matched lines highlighted. It reads the root's bounded ring.
+type logView struct {
+	top       int // first shown line (index into the ring) when not following
+	match     int // the line n/N last found, -1 for none
+	follow    bool
+	searching bool
+	query     string
+	input     string
+	lastH     int
+}
+
+var logKeys = struct {
+	Follow, Search, Next, Prev, Top, Bottom, PgUp, PgDn key.Binding
+}{
+	Follow: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow on/off")),
+	Search: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
+	Next:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
+	Prev:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
+	Top:    key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "oldest")),
+	Bottom: key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "newest")),
+	PgUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+	PgDn:   key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+}
+
+func (*logView) Title() string { return "Log" }
+func (*logView) Keys() []key.Binding {
+	k := logKeys
+	return []key.Binding{k.Follow, k.Search, k.Next, k.Prev, k.Top, k.Bottom, k.PgUp}
+}
+
+func (v *logView) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
+	if v.searching {
+		switch msg.String() {
+		case "enter":
+			v.searching, v.query = false, v.input
+			v.find(d, 1, true)
+		case "esc":
+			v.searching = false
+		case "backspace":
+			if r := []rune(v.input); len(r) > 0 {
+				v.input = string(r[:len(r)-1])
+			}
+		default:
+			if t := msg.Key().Text; t != "" {
+				v.input += t
+			}
+		}
+		return true, nil
+	}
+	page := max(1, v.lastH-1)
+	switch {
+	case key.Matches(msg, logKeys.Search):
+		v.searching, v.input = true, ""
+	case key.Matches(msg, logKeys.Follow):
+		v.follow = !v.follow
+		if !v.follow {
+			v.top = max(0, d.Logs.Len()-page)
+		}
+	case key.Matches(msg, logKeys.Next):
+		v.find(d, 1, false)
+	case key.Matches(msg, logKeys.Prev):
+		v.find(d, -1, false)
+	case key.Matches(msg, d.Keys.Up):
+		v.move(d, -1)
+	case key.Matches(msg, d.Keys.Down):
+		v.move(d, 1)
+	case key.Matches(msg, logKeys.PgUp):
+		v.move(d, -page)
+	case key.Matches(msg, logKeys.PgDn):
+		v.move(d, page)
+	case key.Matches(msg, logKeys.Top):
+		v.follow, v.top = false, 0
+	case key.Matches(msg, logKeys.Bottom):
+		v.follow = true
+	case msg.String() == "esc" && v.query != "":
+		v.query = "" // first esc clears the search, the second closes
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// move scrolls; scrolling up leaves follow mode.
+func (v *logView) move(d *Data, delta int) {
+	if v.follow {
+		v.top = max(0, d.Logs.Len()-max(1, v.lastH-1))
+		if delta >= 0 {
+			return
+		}
+		v.follow = false
+	}
+	v.top = max(0, min(d.Logs.Len()-1, v.top+delta))
+}
+
+// find moves to the next (dir 1) or previous (-1) line matching the query;
+// from the current position, or including it when fresh.
+func (v *logView) find(d *Data, dir int, fresh bool) {
+	n := d.Logs.Len()
+	if v.query == "" || n == 0 {
+		return
+	}
+	q := strings.ToLower(v.query)
+	start := v.match
+	if start < 0 || start >= n {
+		start = v.top
+	}
+	if v.follow {
+		start = n - 1
+	}
+	if !fresh {
+		start += dir
+	}
+	for i := 0; i < n; i++ {
+		j := ((start+dir*i)%n + n) % n
+		if strings.Contains(strings.ToLower(d.Logs.At(j).Text), q) {
+			// keep the match in view, half a page down, and the page full
+			body := max(1, v.lastH-1)
+			v.follow, v.match = false, j
+			v.top = max(0, min(j-body/2, n-body))
+			return
+		}
+	}
+}
+
+func (v *logView) View(d *Data, w, h int) string {
+	s := d.Styles
+	v.lastH = h
+	n := d.Logs.Len()
+	status := fmt.Sprintf("%d lines", n)
+	if dropped := d.Logs.Seq - n; dropped > 0 {
+		status += fmt.Sprintf(" (%d older dropped)", dropped)
+	}
+	if v.follow {
+		status += " · following"
+	} else {
+		status += " · paused (f follows)"
+	}
+	switch {
+	case v.searching:
+		status = "/" + v.input + "▏  enter search · esc cancel"
+	case v.query != "":
+		status += fmt.Sprintf(" · /%s (n/N)", v.query)
+	}
+	body := h - 1
+	if n == 0 {
+		why := "no log lines yet"
+		if err, ok := d.Sources["logs"]; ok && err != "" {
+			why = "log source not running: " + err
+		} else if !ok && len(d.Sources) > 0 {
+			why = "no log source in this build"
+		}
+		return s.Faint.Render(why) + strings.Repeat("\n", max(0, body)) + s.Faint.Render(status)
+	}
+	top := v.top
+	if v.follow {
+		top = max(0, n-body)
+	}
+	top = max(0, min(top, n-body)) // a full page whenever there are enough lines
+	q := strings.ToLower(v.query)
+	out := make([]string, 0, h)
+	for i := top; i < n && len(out) < body; i++ {
+		l := d.Logs.At(i)
+		text := l.Text
+		if len(d.Endpoints) > 1 && l.Endpoint != "" {
+			text = l.Endpoint + " " + text
+		}
+		text = fit(text, w)
+		switch {
+		case q != "" && strings.Contains(strings.ToLower(l.Text), q):
+			text = s.Highlight.Render(text)
+		case l.Event != nil:
+			text = s.Level(sevLevel(l.Event.Severity)).Render(text)
+		}
+		out = append(out, text)
+	}
+	for len(out) < body {
+		out = append(out, "")
+	}
+	out = append(out, s.Faint.Render(status))
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,71 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
+
+func init() {
+	RegisterPane(PaneSpec{ID: "endpoints", Slot: 7, New: func() Pane { return endpointsPane{} }})
+}
+
+// endpointsPane lists every endpoint with its health, engine, models and
+// newest error, and every source with why it is not running.
+type endpointsPane struct{}
+
+func (endpointsPane) Title() string       { return "Endpoints" }
+func (endpointsPane) Keys() []key.Binding { return noKeys() }
+func (endpointsPane) Height(d *Data, w int) int {
+	return 2*len(d.Endpoints) + 2
+}
+
+func (endpointsPane) View(d *Data, w, h int) string {
+	s := d.Styles
+	var out []string
+	for _, u := range d.Endpoints {
+		e := d.Info[u]
+		badge, lvl := d.Health(e)
+		line := s.Accent.Render(u) + " " + s.Level(lvl).Render(badge)
+		if e != nil {
+			id := e.Identity
+			models := []string{}
+			for _, m := range id.Models {
+				models = append(models, m.ID)
+			}
+			line += fmt.Sprintf("  %s %s  models: %s", id.Engine, id.Version, strings.Join(models, ", "))
+			detail := fmt.Sprintf("   scrapes %d · last took %s", e.Scrapes, fmtDur(e.Took))
+			if e.Err != "" {
+				detail += " · " + s.Crit.Render(e.Err)
+				if e.Hint != "" {
+					detail += " — " + e.Hint
+				}
+			}
+			out = append(out, line, s.Faint.Render(detail))
+			continue
+		}
+		out = append(out, line)
+	}
+	if len(d.Sources) > 0 {
+		names := make([]string, 0, len(d.Sources))
+		for n := range d.Sources {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		parts := []string{}
+		for _, n := range names {
+			if err := d.Sources[n]; err != "" {
+				parts = append(parts, n+" "+s.Warn.Render("✗ "+err))
+			} else {
+				parts = append(parts, n+" "+s.OK.Render("ok"))
+			}
+		}
+		out = append(out, "sources: "+strings.Join(parts, " · "))
+	}
+	if d.FromLog > 0 {
+		out = append(out, s.Faint.Render(fmt.Sprintf("%d stats samples parsed from the engine log", d.FromLog)))
+	}
+	return lines(out, h)
+}

@@ -1,0 +1,75 @@
+package tui
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	RegisterPane(PaneSpec{ID: "events", Slot: 5, New: func() Pane { return &eventsPane{} }})
+}
+
+// eventsPane: restarts, scrape failures, log events and anything a source
+// reports, newest first, repeats collapsed into ×N.
+type eventsPane struct{ top int }
+
+func (*eventsPane) Title() string { return "Events" }
+func (*eventsPane) Keys() []key.Binding {
+	return []key.Binding{key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll events (focused)"))}
+}
+func (p *eventsPane) Scroll(delta int)        { p.top = max(0, p.top+delta) }
+func (*eventsPane) Height(d *Data, w int) int { return max(3, min(12, d.Events.Len())) }
+
+func (p *eventsPane) View(d *Data, w, h int) string {
+	s := d.Styles
+	n := d.Events.Len()
+	if n == 0 {
+		why := "no events yet"
+		if err, ok := d.Sources["logs"]; ok && err != "" {
+			why += " · log source not running: " + err
+		} else if !ok && len(d.Sources) > 0 {
+			why += " · no log source in this build (restarts and scrape failures still show)"
+		}
+		return s.Faint.Render(why)
+	}
+	p.top = min(p.top, max(0, n-h))
+	out := make([]string, 0, h)
+	for i := p.top; i < n && len(out) < h; i++ {
+		out = append(out, eventLine(d, d.Events.Newest(i)))
+	}
+	return lines(out, h)
+}
+
+func eventLine(d *Data, e EventEntry) string {
+	s := d.Styles
+	lvl := LevelOK
+	mark := "·"
+	switch e.Severity {
+	case model.SevWarn:
+		lvl, mark = LevelWarn, "!"
+	case model.SevCrit:
+		lvl, mark = LevelCrit, "✗"
+	}
+	txt := e.Title
+	if e.Count > 1 {
+		txt += fmt.Sprintf(" ×%d", e.Count)
+	}
+	where := ""
+	if len(d.Endpoints) > 1 && e.Endpoint != "" {
+		where = " " + e.Endpoint
+	}
+	return s.Faint.Render(e.Time.Local().Format("15:04:05")) + " " + s.Level(lvl).Render(mark+" "+txt) + s.Faint.Render(where)
+}
+
+func sevLevel(s model.Severity) Level {
+	switch s {
+	case model.SevWarn:
+		return LevelWarn
+	case model.SevCrit:
+		return LevelCrit
+	}
+	return LevelOK
+}

@@ -1,0 +1,143 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	RegisterPane(PaneSpec{ID: "latency", Slot: 1, New: func() Pane { return &latencyPane{} }})
+}
+
+// latencyPane: TTFT and TPOT/ITL (and E2E) with windowed percentiles, their
+// per-refresh means as sparklines, and where TTFT and E2E time goes.
+type latencyPane struct{}
+
+func (latencyPane) Title() string       { return "Latency" }
+func (latencyPane) Keys() []key.Binding { return noKeys() }
+func (p latencyPane) Height(d *Data, w int) int {
+	return len(p.rows(d)) + 3
+}
+
+// latRow is one latency line.
+type latRow struct {
+	label string
+	l     model.Latency
+	m     Metric
+}
+
+func (latencyPane) rows(d *Data) []latRow {
+	st := d.State()
+	rows := []latRow{{"TTFT", model.TTFT, MTTFT}}
+	if st.Latency[model.TPOT].Exposed || !st.Latency[model.ITL].Exposed {
+		rows = append(rows, latRow{"TPOT", model.TPOT, MITL})
+	}
+	if st.Latency[model.ITL].Exposed {
+		rows = append(rows, latRow{"ITL", model.ITL, MITL})
+	}
+	return append(rows, latRow{"E2E", model.E2E, -1})
+}
+
+func (p latencyPane) View(d *Data, w, h int) string {
+	if why := absentReason(d); why != "" {
+		return d.Styles.Faint.Render(why)
+	}
+	s, st := d.Styles, d.State()
+	var out []string
+	var window model.Dist
+	for _, r := range p.rows(d) {
+		dist := st.Latency[r.l]
+		if dist.Window > window.Window {
+			window = dist
+		}
+		var val string
+		switch {
+		case !dist.Exposed:
+			val = s.Faint.Render(missing + " not exposed by " + engineName(d))
+		default:
+			val = distText(s, d.Thresholds, dist, r.m)
+		}
+		out = append(out, metricRow(r.label, 4, d.Series(string(r.l)+model.SeriesLatencyMean), 0, val, w))
+	}
+	out = append(out, s.Faint.Render(windowNote(window, d)))
+	out = append(out, splitLines(s, st, w)...)
+	if extra := h - len(out) - 1; extra >= 4 {
+		out = append(out, s.Faint.Render("TTFT mean per refresh"))
+		out = append(out, chart(d.Series(string(model.TTFT)+model.SeriesLatencyMean), w, min(extra, 16),
+			func(v float64) string { return fmtSec(model.Some(v)) })...)
+	}
+	return lines(out, h)
+}
+
+// distText is "p50≈45ms p90≈120ms p99≈190ms mean 60ms"; ≈ marks bucket
+// estimates, the p99 (or the mean when there are no quantiles) is judged.
+func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
+	approx := ""
+	if dist.Estimate {
+		approx = "≈"
+	}
+	judge := func(v model.Opt, txt string) string {
+		if m < 0 {
+			return txt
+		}
+		return s.Judged(t, m, v).Render(txt)
+	}
+	if !dist.P50.OK && !dist.P99.OK {
+		txt := "mean " + fmtSec(dist.Mean)
+		if dist.Approx != "" {
+			txt += " (approx.)"
+		}
+		return judge(dist.Mean, txt)
+	}
+	return fmt.Sprintf("p50%s%-6s p90%s%-6s %s mean %-6s", approx, fmtSec(dist.P50), approx, fmtSec(dist.P90),
+		judge(dist.P99, fmt.Sprintf("p99%s%-6s", approx, fmtSec(dist.P99))), fmtSec(dist.Mean))
+}
+
+// windowNote says what the percentiles cover.
+func windowNote(dist model.Dist, d *Data) string {
+	if dist.Window <= 0 {
+		return fmt.Sprintf("≈ estimates from histogram buckets; no requests finished in the %s window yet", fmtDur(d.Window))
+	}
+	s := fmt.Sprintf("≈ bucket estimates over %s · %s requests", fmtDur(dist.Window), fmtNum(model.Some(dist.Count)))
+	if dist.Approx != "" {
+		s += " · approx: " + dist.Approx
+	}
+	return s
+}
+
+// splitLines shows where TTFT (queue vs prefill) and E2E (+ decode) time
+// goes, from the phase means, when the engine exposes the phases.
+func splitLines(s *Styles, st model.State, w int) []string {
+	q, pf, dc := st.Latency[model.Queue].Mean, st.Latency[model.Prefill].Mean, st.Latency[model.Decode].Mean
+	var out []string
+	if q.OK && pf.OK && q.V+pf.V > 0 {
+		share := q.V / (q.V + pf.V)
+		bw := max(4, min(30, w-40))
+		out = append(out, fmt.Sprintf("TTFT queue %s %s prefill %s",
+			fmtPct(model.Some(share)), splitBar(bw, share), fmtPct(model.Some(1-share))))
+	} else if !st.Latency[model.Queue].Exposed {
+		out = append(out, s.Faint.Render("TTFT split: queue/prefill "+missing+" (phases not exposed)"))
+	}
+	if q.OK && pf.OK && dc.OK {
+		tot := q.V + pf.V + dc.V
+		if tot > 0 {
+			bw := max(6, min(30, w-44))
+			nq, np := int(q.V/tot*float64(bw)+0.5), int(pf.V/tot*float64(bw)+0.5)
+			nq, np = min(nq, bw), min(np, bw-min(nq, bw))
+			out = append(out, fmt.Sprintf("E2E  queue %s prefill %s decode %s %s",
+				fmtSec(q), fmtSec(pf), fmtSec(dc),
+				strings.Repeat("▓", nq)+strings.Repeat("▒", np)+strings.Repeat("░", bw-nq-np)))
+		}
+	}
+	return out
+}
+
+func splitBar(w int, share float64) string {
+	n := int(share*float64(w) + 0.5)
+	n = max(0, min(w, n))
+	return strings.Repeat("▓", n) + strings.Repeat("░", w-n)
+}

@@ -1,0 +1,78 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	RegisterPane(PaneSpec{ID: "throughput", Slot: 2, New: func() Pane { return throughputPane{} }})
+}
+
+// throughputPane: prompt and generated tokens/s, requests/s, errors and
+// the finish-reason mix over the window.
+type throughputPane struct{}
+
+func (throughputPane) Title() string             { return "Throughput" }
+func (throughputPane) Keys() []key.Binding       { return noKeys() }
+func (throughputPane) Height(d *Data, w int) int { return 6 }
+
+func (throughputPane) View(d *Data, w, h int) string {
+	if why := absentReason(d); why != "" {
+		return d.Styles.Faint.Render(why)
+	}
+	s, st := d.Styles, d.State()
+	rate := func(v model.Opt, unit string) string {
+		if !v.OK {
+			return fmt.Sprintf("%8s %s", missing, unit)
+		}
+		return fmt.Sprintf("%8s %s", fmtNum(v), unit)
+	}
+	out := []string{
+		metricRow("prompt", 6, d.Series(model.SeriesPromptTPS), 0, rate(st.PromptTPS, "tok/s"), w),
+		metricRow("gen", 6, d.Series(model.SeriesGenTPS), 0, rate(st.GenTPS, "tok/s"), w),
+		metricRow("req", 6, d.Series(model.SeriesRequestsPS), 0, rate(st.RequestsPS, "req/s"), w),
+	}
+	errs := "errors " + fmtNum(st.ErrorsPS) + "/s"
+	if st.ErrorsPS.OK {
+		errs = s.Judged(d.Thresholds, MErrors, st.ErrorsPS).Render(errs)
+	}
+	spec := ""
+	if st.SpecAccept.OK {
+		spec = " · spec-decode accept " + fmtPct(st.SpecAccept)
+	}
+	out = append(out, errs+s.Faint.Render(fmt.Sprintf(" · rates over %s", fmtDur(st.RateWindow)))+spec)
+	out = append(out, finishMix(s, st))
+	if extra := h - len(out) - 1; extra >= 4 {
+		out = append(out, s.Faint.Render("generated tok/s"))
+		out = append(out, chart(d.Series(model.SeriesGenTPS), w, min(extra, 16),
+			func(v float64) string { return fmtNum(model.Some(v)) })...)
+	}
+	return lines(out, h)
+}
+
+// finishMix is "finish stop 80% · length 15% · abort 5% (n=204)"; a large
+// length share means max_tokens cut answers, abort that clients gave up.
+func finishMix(s *Styles, st model.State) string {
+	if st.FinishShare == nil {
+		return "finish " + s.Faint.Render(missing+" (no finish reasons exposed)")
+	}
+	var parts []string
+	total := 0.0
+	for _, r := range st.Reasons() {
+		total += st.FinishCount[r]
+		txt := r + " " + fmtPct(model.Some(st.FinishShare[r]))
+		if (r == "abort" || r == "error") && st.FinishShare[r] > 0.05 {
+			txt = s.Warn.Render(txt)
+		}
+		parts = append(parts, txt)
+	}
+	if total == 0 {
+		return "finish " + s.Faint.Render("no requests finished in the window")
+	}
+	return "finish " + strings.Join(parts, " · ") + s.Faint.Render(fmt.Sprintf(" (n=%s)", fmtNum(model.Some(total))))
+}

@@ -1,0 +1,113 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/guptarohit/asciigraph"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+var blocks = []rune("▁▂▃▄▅▆▇█")
+
+// resample fits points into n columns, averaging the points that share a
+// column; a column with no data is NaN (a gap, never a zero).
+func resample(pts []model.Point, n int) []float64 {
+	if n <= 0 {
+		return nil
+	}
+	out := make([]float64, 0, n)
+	if len(pts) <= n {
+		for _, p := range pts {
+			out = append(out, pointValue(p))
+		}
+		return out
+	}
+	for c := 0; c < n; c++ {
+		lo, hi := c*len(pts)/n, (c+1)*len(pts)/n
+		sum, k := 0.0, 0
+		for _, p := range pts[lo:hi] {
+			if p.OK {
+				sum += p.V
+				k++
+			}
+		}
+		if k == 0 {
+			out = append(out, math.NaN())
+		} else {
+			out = append(out, sum/float64(k))
+		}
+	}
+	return out
+}
+
+func pointValue(p model.Point) float64 {
+	if !p.OK {
+		return math.NaN()
+	}
+	return p.V
+}
+
+// sparkline draws one line of w cells, newest on the right, scaled from 0
+// to the largest value (or to ceil when that is larger, so a flat healthy
+// line does not look alarming). Gaps are blanks.
+func sparkline(pts []model.Point, w int, ceil float64) string {
+	vals := resample(pts, w)
+	hi := ceil
+	for _, v := range vals {
+		if !math.IsNaN(v) && v > hi {
+			hi = v
+		}
+	}
+	var b strings.Builder
+	b.Grow(w * 3)
+	for i := len(vals); i < w; i++ {
+		b.WriteByte(' ')
+	}
+	for _, v := range vals {
+		switch {
+		case math.IsNaN(v):
+			b.WriteByte(' ')
+		case hi <= 0:
+			b.WriteRune(blocks[0])
+		default:
+			i := int(v / hi * float64(len(blocks)-1))
+			b.WriteRune(blocks[max(0, min(len(blocks)-1, i))])
+		}
+	}
+	return b.String()
+}
+
+// chart draws an asciigraph plot of h lines and w cells with a y axis
+// labelled by format; with h < 3 it is a sparkline.
+func chart(pts []model.Point, w, h int, format func(float64) string) []string {
+	if h < 3 || w < 16 {
+		return []string{sparkline(pts, w, 0)}
+	}
+	const labelW = 7
+	vals := resample(pts, w-labelW-2)
+	ok := false
+	for _, v := range vals {
+		if !math.IsNaN(v) {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return []string{missing + " (no data in the window yet)"}
+	}
+	for len(vals) < w-labelW-2 { // keep the newest point on the right
+		vals = append([]float64{math.NaN()}, vals...)
+	}
+	out := asciigraph.Plot(vals, asciigraph.Height(h-1), asciigraph.LowerBound(0),
+		asciigraph.YAxisValueFormatter(func(v float64) string {
+			return fmt.Sprintf("%*s", labelW-1, format(max(0, v)))
+		}))
+	lines := strings.Split(out, "\n")
+	for i := range lines {
+		lines[i] = fit(lines[i], w)
+	}
+	return lines
+}
