@@ -4,6 +4,7 @@ package gpu
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -162,6 +163,16 @@ func (r *nvmlReader) refresh(now time.Time) (model.GPUSnapshot, []model.Event) {
 				map[string]string{"gpu": fmt.Sprint(d.index), "uuid": d.uuid}))
 		}
 		snap.GPUs = append(snap.GPUs, g)
+	}
+	if len(snap.GPUs) == 0 {
+		switch {
+		case len(r.skipped) > 0:
+			snap.Err = "NVML lists GPUs but none can be opened: " + strings.Join(r.skipped, "; ")
+		case r.filter.indices != nil || r.filter.visible != nil:
+			snap.Err = "no GPU matches --gpus and CUDA_VISIBLE_DEVICES"
+		default:
+			snap.Err = "NVML reports no GPUs"
+		}
 	}
 	snap.Note = joinNotes(append([]string{r.filter.Note(), foreignNote(len(foreign))}, r.skipped...)...)
 	return snap, events

@@ -340,3 +340,26 @@ func BenchmarkRefresh8GPUs(b *testing.B) {
 		r.refresh(t0)
 	}
 }
+
+func TestNoGPUSaysWhy(t *testing.T) {
+	none := newDGX()
+	none.DeviceGetCountFunc = func() (int, nvml.Return) { return 0, nvml.SUCCESS }
+	closed := newDGX()
+	closed.DeviceGetHandleByIndexFunc = func(int) (nvml.Device, nvml.Return) { return nil, nvml.ERROR_NO_PERMISSION }
+	for _, c := range []struct {
+		name string
+		lib  nvml.Interface
+		f    Filter
+		want string
+	}{
+		{"none", none, Filter{}, "NVML reports no GPUs"},
+		{"filtered out", newDGX(), NewFilter(map[int]bool{9: true}, "", false), "no GPU matches --gpus and CUDA_VISIBLE_DEVICES"},
+		{"cuda hides all", newDGX(), NewFilter(nil, "", true), "no GPU matches --gpus and CUDA_VISIBLE_DEVICES"},
+		{"none opens", closed, Filter{}, "NVML lists GPUs but none can be opened: GPU 0 not readable (ERROR_NO_PERMISSION)"},
+	} {
+		snap, _ := newNVMLReader(c.lib, c.f, newProcTable(dgxProcs())).refresh(t0)
+		if !strings.HasPrefix(snap.Err, c.want) || len(snap.GPUs) != 0 {
+			t.Errorf("%s: err %q", c.name, snap.Err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -61,7 +62,9 @@ func (t *procTable) process(pid int) model.GPUProcess {
 	if err != nil {
 		// Outside a container a missing PID has exited between the NVML
 		// call and now; when we cannot tell, it is most likely foreign.
-		if t.nested == -1 {
+		if errors.Is(err, fs.ErrPermission) {
+			p.Name = "(no permission)"
+		} else if t.nested == -1 {
 			p.Foreign = true
 		} else {
 			p.Name = "(exited)"

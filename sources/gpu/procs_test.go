@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"io/fs"
 	"testing"
 	"testing/fstest"
 
@@ -73,5 +74,18 @@ func TestProcessNamespaces(t *testing.T) {
 	}
 	if foreignNote(0) != "" {
 		t.Error("no foreign processes, no note")
+	}
+}
+
+// denyFS refuses every open, as /proc does for a process we may not read.
+type denyFS struct{}
+
+func (denyFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+}
+
+func TestProcessNoPermission(t *testing.T) {
+	if p := newProcTable(denyFS{}).process(55); p.Name != "(no permission)" || p.Foreign {
+		t.Errorf("%+v", p)
 	}
 }
