@@ -24,6 +24,9 @@ type SweepConfig struct {
 	// Waiting, when set, reads the server's queue depth (NaN when unknown)
 	// at the end of each step; saturation then also needs it climbing.
 	Waiting func() float64
+	// AfterStep, when set, is called with each finished step's result
+	// before the stop rules look at it (to attach the server's view).
+	AfterStep func(r *report.Result)
 	// OnProgress is called with the step's index and load and its run's
 	// progress.
 	OnProgress func(step int, load float64, p Progress)
@@ -87,6 +90,9 @@ func Sweep(ctx context.Context, sc SweepConfig) (report.Sweep, error) {
 				return sw, err
 			}
 			return sw, errors.Join(errors.New("sweep stopped"), err)
+		}
+		if sc.AfterStep != nil {
+			sc.AfterStep(&res)
 		}
 		// Later steps reuse what the first found out.
 		cfg.Model, cfg.NoExtras = res.ModelID, !res.IgnoreEOS

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -115,7 +116,7 @@ func Compute(recs []Record, dur time.Duration, slo SLO) Metrics {
 				continue
 			}
 			m.Failed++
-			if len(m.ErrorSamples) < maxErrorSamples && r.Detail != "" {
+			if len(m.ErrorSamples) < maxErrorSamples && r.Detail != "" && !slices.Contains(m.ErrorSamples, r.Detail) {
 				m.ErrorSamples = append(m.ErrorSamples, r.Detail)
 			}
 			if r.RetryAfter > 0 && (!m.MaxRetryAfterS.OK || r.RetryAfter.Seconds() > m.MaxRetryAfterS.V) {
