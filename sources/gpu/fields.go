@@ -3,7 +3,6 @@
 package gpu
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -57,7 +56,7 @@ func bytesOpt(v uint64) model.Opt {
 func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 	g := model.GPU{Index: d.index, UUID: d.uuid, Name: d.name}
 	if d.h == nil {
-		g.Lost, g.Err = true, "GPU not reachable: "+d.handleErr.Error()
+		g.Lost, g.Err = true, d.handleErr.Error()+": no handle at start; check dmesg for an Xid"
 		return g, d.handleErr
 	}
 	h, c := d.h, &guard{}
@@ -147,7 +146,7 @@ func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 	switch {
 	case !c.live():
 		g.Lost = true
-		g.Err = fmt.Sprintf("GPU stopped answering (%s): check dmesg for an Xid error; it may need a reset", c.lost.Error())
+		g.Err = c.lost.Error() + ": check dmesg for an Xid; the GPU may need a reset"
 	case len(c.failed) > 0:
 		g.Err = "could not read " + strings.Join(c.failed, ", ")
 	}

@@ -59,6 +59,14 @@ type nvmlDev struct {
 	handleErr  nvml.Return // why there is no handle (GPU lost at start)
 }
 
+// label names the device in event titles: "GPU 3 (NVIDIA H100 80GB HBM3)".
+func (d *nvmlDev) label() string {
+	if d.name == "" {
+		return fmt.Sprintf("GPU %d", d.index)
+	}
+	return fmt.Sprintf("GPU %d (%s)", d.index, d.name)
+}
+
 func newNVMLReader(lib nvml.Interface, f Filter, procs pidResolver) *nvmlReader {
 	return &nvmlReader{lib: lib, filter: f, procs: procs}
 }
@@ -154,12 +162,12 @@ func (r *nvmlReader) refresh(now time.Time) (model.GPUSnapshot, []model.Event) {
 		case lostRet != nvml.SUCCESS && !d.lost:
 			d.lost = true
 			events = append(events, gpuEvent(now, KindGPULost, model.SevCrit, "availability",
-				fmt.Sprintf("GPU %d (%s) stopped answering: %s", d.index, d.name, lostRet.Error()),
+				fmt.Sprintf("%s stopped answering: %s", d.label(), lostRet.Error()),
 				map[string]string{"gpu": fmt.Sprint(d.index), "uuid": d.uuid}))
 		case lostRet == nvml.SUCCESS && d.lost && d.h != nil:
 			d.lost = false
 			events = append(events, gpuEvent(now, KindGPURecovered, model.SevInfo, "availability",
-				fmt.Sprintf("GPU %d (%s) answers again", d.index, d.name),
+				d.label()+" answers again",
 				map[string]string{"gpu": fmt.Sprint(d.index), "uuid": d.uuid}))
 		}
 		snap.GPUs = append(snap.GPUs, g)
