@@ -51,7 +51,7 @@ func (p latencyPane) View(d *Data, w, h int) string {
 	var window model.Dist
 	for _, r := range p.rows(d) {
 		dist := st.Latency[r.l]
-		if dist.Window > window.Window {
+		if dist.Exposed && (!window.Exposed || dist.Window > window.Window) {
 			window = dist
 		}
 		var val string
@@ -63,9 +63,13 @@ func (p latencyPane) View(d *Data, w, h int) string {
 		}
 		out = append(out, metricRow(r.label, 4, d.Series(string(r.l)+model.SeriesLatencyMean), 0, val, w))
 	}
+	if !window.Exposed {
+		out = append(out, s.Faint.Render("no latency histograms from "+engineName(d)))
+		return lines(out, h)
+	}
 	out = append(out, s.Faint.Render(windowNote(window, d)))
 	out = append(out, splitLines(s, st, w)...)
-	if extra := h - len(out) - 1; extra >= 4 {
+	if extra := h - len(out) - 1; extra >= 4 && st.Latency[model.TTFT].Exposed {
 		out = append(out, s.Faint.Render("TTFT mean per refresh"))
 		out = append(out, chart(d.Series(string(model.TTFT)+model.SeriesLatencyMean), w, min(extra, 16),
 			func(v float64) string { return fmtSec(model.Some(v)) })...)
