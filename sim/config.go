@@ -36,6 +36,9 @@ type Config struct {
 	Background bool
 	// TrafficScale multiplies the scenario's arrival rate; default 1.
 	TrafficScale float64
+	// Rate, when set, replaces the scenario's arrival rate (requests/s)
+	// before TrafficScale: a fixed load to compare flags under.
+	Rate float64
 	// MaxBackgroundWaiting caps the queue the generator feeds (external
 	// clients are never capped); default 4000.
 	MaxBackgroundWaiting int

@@ -50,14 +50,18 @@ var scenarios = map[string]scenario{
 			t.rate = t.rateFor(c, p, 3*float64(p.tokens)/(t.promptMean+t.outMean/2))
 			return t
 		}},
-	LongPrompts: {name: LongPrompts, summary: "--no-enable-chunked-prefill, --max-model-len 16384, a quarter of prompts 6k-12k tokens: prefill-dominated TTFT, ITL spikes",
+	LongPrompts: {name: LongPrompts, summary: "--no-enable-chunked-prefill, --max-model-len 16384, 30% of prompts ~9k tokens: prefill-dominated TTFT, ITL spikes (with --enable-chunked-prefill: 2048-token chunks)",
 		engine: func(c Config, m ModelSpec, _ GPUSpec) Config {
+			if c.ChunkedPrefill != nil && *c.ChunkedPrefill {
+				// the fix being tried: chunks small enough to interleave with decodes
+				return c.merge(Config{MaxModelLen: min(16384, m.MaxModelLen), MaxNumBatchedTokens: 2048})
+			}
 			return c.merge(Config{ChunkedPrefill: ptr(false), MaxModelLen: min(16384, m.MaxModelLen)})
 		},
 		traffic: func(c engineConfig, p kvPlan) traffic {
-			t := chat(c, p, 0.5)
-			t.longFrac, t.longMean = 0.25, min(9000, float64(c.maxModelLen)*0.55)
-			t.rate = 0.5 * t.capacity(c, p)
+			t := chat(c, p, 0.7)
+			t.longFrac, t.longMean = 0.3, min(9000, float64(c.maxModelLen)*0.55)
+			t.rate = 0.7 * t.capacity(c, p)
 			return t
 		}},
 	DecodeBound: {name: DecodeBound, summary: "--max-num-seqs 1024 fully used by short prompts and long outputs: TPOT high from the batch size while KV has room",

@@ -79,7 +79,11 @@ func chainHashes(n int, content func(j int) uint64) []uint64 {
 
 // nextArrival draws the next Poisson arrival after now.
 func (s *Sim) nextArrivalAfter(now time.Time) time.Time {
-	rate := s.traffic.rate * s.user.TrafficScale
+	rate := s.traffic.rate
+	if s.user.Rate > 0 {
+		rate = s.user.Rate
+	}
+	rate *= s.user.TrafficScale
 	if s.traffic.ramp > 0 {
 		if f := now.Sub(s.upAt).Seconds() / s.traffic.ramp.Seconds(); f < 1 {
 			rate *= max(f, 0.05)
