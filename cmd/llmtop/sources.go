@@ -55,5 +55,12 @@ type sourcePlugin struct {
 
 var sourcePlugins []sourcePlugin
 
-// registerSource adds a source; wire_<name>.go files call it from init.
-func registerSource(p sourcePlugin) { sourcePlugins = append(sourcePlugins, p) }
+// registerSource adds a source; wire_<name>.go files call it from init. Its
+// flags become persistent root flags, so `llmtop --log f URL` and the
+// subcommands that watch endpoints (snapshot, diagnose) share them.
+func registerSource(p sourcePlugin) {
+	sourcePlugins = append(sourcePlugins, p)
+	if p.Flags != nil {
+		p.Flags(root.PersistentFlags())
+	}
+}
