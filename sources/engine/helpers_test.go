@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 	"time"
@@ -109,3 +110,5 @@ func checkHist(t *testing.T, s model.Sample, l model.Latency, count, sum, le, cu
 	}
 	t.Errorf("%s has no bucket le=%v", l, le)
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -25,6 +25,37 @@ var adapters = []adapter{
 			"start it without that flag, or pass --metrics-path",
 		collect: promCollect("vllm:", mapVLLM),
 	},
+	{
+		engine: model.SGLang, metricsPath: "/metrics",
+		hint404: "SGLang exposes metrics only when started with --enable-metrics",
+		collect: promCollect("sglang:", mapSGLang),
+	},
+	{
+		engine: model.TGI, metricsPath: "/metrics",
+		hint404: "TGI serves /metrics on its main port and on --prometheus-port (default 9000); pass --metrics-path if a proxy moved it",
+		collect: promCollect("tgi_", mapTGI),
+	},
+	{
+		engine: model.LlamaCpp, metricsPath: "/metrics",
+		hint404: "start llama-server with --metrics (env LLAMA_ARG_ENDPOINT_METRICS=1); " +
+			"in router mode pass --metrics-path '/metrics?model=ID'",
+		collect: collectLlamaCpp,
+	},
+	{
+		engine: model.TRTLLM, metricsPath: "/prometheus/metrics",
+		hint404: "trtllm-serve serves Prometheus at /prometheus/metrics only with return_perf_metrics: true " +
+			"in its --config (--extra_llm_api_options) YAML; add enable_iter_perf_stats: true for the iteration gauges",
+		collect: collectTRTLLM,
+	},
+	{
+		engine: model.Triton, metricsPath: "/metrics",
+		hint404: "Triton serves metrics on its metrics port (default 8002, --allow-metrics/--metrics-port): point llmtop at http://HOST:8002",
+		collect: promCollect("nv_", mapTriton),
+	},
+	{
+		engine: model.Ollama,
+		collect: collectOllama,
+	},
 }
 
 func adapterFor(e model.Engine) (adapter, bool) {

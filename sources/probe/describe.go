@@ -42,7 +42,7 @@ func (p *prober) describe(id *model.Identity) {
 		id.Version = p.versionAt("/v2")
 	case model.Ollama:
 		id.Version = p.versionAt("/api/version")
-		id.Models = OllamaModels(p.ctx, p.c, p.base)
+		id.Models, _ = OllamaModels(p.ctx, p.c, p.base)
 	}
 	if len(id.Models) == 0 {
 		id.Models = p.openAIModels()
@@ -130,16 +130,16 @@ type ollamaModel struct {
 
 // OllamaModels lists Ollama's loaded models (/api/ps) first, with their
 // VRAM, expiry and allocated context, then the other local models
-// (/api/tags) marked loaded=false. Nil when neither route answers.
-func OllamaModels(ctx context.Context, client *http.Client, base string) []model.ModelInfo {
+// (/api/tags) marked loaded=false. The error is /api/ps's: without it
+// nothing is known about what is loaded.
+func OllamaModels(ctx context.Context, client *http.Client, base string) ([]model.ModelInfo, error) {
 	var ps, tags struct {
 		Models []ollamaModel `json:"models"`
 	}
-	psErr := getJSON(ctx, client, base+"/api/ps", &ps)
-	tagsErr := getJSON(ctx, client, base+"/api/tags", &tags)
-	if psErr != nil && tagsErr != nil {
-		return nil
+	if err := getJSON(ctx, client, base+"/api/ps", &ps); err != nil {
+		return nil, err
 	}
+	_ = getJSON(ctx, client, base+"/api/tags", &tags) // optional: the catalogue
 	var out []model.ModelInfo
 	loaded := map[string]bool{}
 	for _, m := range ps.Models {
@@ -158,7 +158,7 @@ func OllamaModels(ctx context.Context, client *http.Client, base string) []model
 		rest = append(rest, mi)
 	}
 	sort.Slice(rest, func(i, j int) bool { return rest[i].ID < rest[j].ID })
-	return append(out, rest...)
+	return append(out, rest...), nil
 }
 
 func ollamaInfo(m ollamaModel) model.ModelInfo {

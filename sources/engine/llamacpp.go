@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+const (
+	llamaTPOTApprox = "aggregate: generation seconds ÷ tokens generated (llama.cpp has no per-request histogram)"
+	llamaKVNote     = "KV usage ≈ context held by busy slots (prompt + generated tokens) ÷ total slot context, from /slots"
+	llamaPrecision  = "llama.cpp prints 6 significant digits: counters above 999999 are rounded, so their rates are coarse"
+)
+
+// collectLlamaCpp reads /metrics (needs --metrics) and, when reachable,
+// /slots for the context in use: builds since 2025-05 expose no KV metric.
+func collectLlamaCpp(c *collector) ([]model.Sample, error) {
+	fams, err := c.prom(c.metricsPath())
+	if err != nil {
+		return nil, err
+	}
+	if !hasPrefix(fams, "llamacpp:") {
+		return nil, &scrapeError{model.ErrNotFound, c.s.cfg.URL + c.lastPath + " answers, but without any llamacpp: metrics", c.a.hint404}
+	}
+	ss := mapLlamaCpp(fams, c.meta())
+	if _, ok := ss[0].Gauges[model.KVUsage]; !ok {
+		if body, err := c.get("/slots", "application/json"); err == nil {
+			applySlots(&ss[0], body)
+		}
+	}
+	return ss, nil
+}
+
+// mapLlamaCpp maps llama-server's hand-written exposition: no labels, so
+// the model comes from /props or /v1/models.
+func mapLlamaCpp(f families, m meta) []model.Sample {
+	v := view{fams: f}
+	s := m.sample("")
+	setGauge(&s, model.Running, v, "llamacpp:requests_processing")
+	setGauge(&s, model.Waiting, v, "llamacpp:requests_deferred")
+	setGauge(&s, model.PromptTPSGauge, v, "llamacpp:prompt_tokens_seconds")
+	setGauge(&s, model.GenTPSGauge, v, "llamacpp:predicted_tokens_seconds")
+	// Removed 2025-05-21, still served by older builds.
+	setGauge(&s, model.KVUsage, v, "llamacpp:kv_cache_usage_ratio")
+
+	setCounter(&s, model.PromptTokens, v, "llamacpp:prompt_tokens_total")
+	setCounter(&s, model.GenTokens, v, "llamacpp:tokens_predicted_total")
+	// Since 2026-08-13 prompt_tokens_total excludes cached tokens, which
+	// prompt_tokens_cached_total counts: hit ratio = cached / (both).
+	if cached, ok := v.sum("llamacpp:prompt_tokens_cached_total"); ok {
+		if computed, ok := s.Counters[model.PromptTokens]; ok {
+			s.Counters[model.PrefixHits] = cached
+			s.Counters[model.PrefixQueries] = computed + cached
+		}
+	}
+	if setCounter(&s, model.SpecDraftTokens, v, "llamacpp:spec_decode_num_draft_tokens_total") != "" {
+		setCounter(&s, model.SpecAcceptTokens, v, "llamacpp:spec_decode_num_accepted_tokens_total")
+	}
+	secs, okS := v.sum("llamacpp:tokens_predicted_seconds_total")
+	toks, okT := s.Counters[model.GenTokens]
+	if okS && okT {
+		s.Latencies[model.TPOT] = meanOnly(secs, toks, llamaTPOTApprox)
+	}
+	for _, c := range s.Counters {
+		if c > 999999 {
+			s.Notes = append(s.Notes, llamaPrecision)
+			break
+		}
+	}
+	return []model.Sample{s}
+}
+
+// llamaSlot is the part of a /slots entry that says how much context the
+// slot holds.
+type llamaSlot struct {
+	NCtx         float64 `json:"n_ctx"`
+	IsProcessing bool    `json:"is_processing"`
+	NPrompt      float64 `json:"n_prompt_tokens"`
+	NextToken    struct {
+		NDecoded float64 `json:"n_decoded"`
+	} `json:"next_token"`
+}
+
+// applySlots derives KV usage from /slots: the context busy slots hold
+// over the context of every slot. Idle slots keep their last prompt for
+// reuse, but that is free to overwrite and counts as free here.
+func applySlots(s *model.Sample, body []byte) {
+	var slots []llamaSlot
+	if err := json.Unmarshal(body, &slots); err != nil || len(slots) == 0 {
+		return
+	}
+	var used, total float64
+	busy := 0
+	for _, sl := range slots {
+		total += sl.NCtx
+		if sl.IsProcessing {
+			used += sl.NPrompt + sl.NextToken.NDecoded
+			busy++
+		}
+	}
+	if total <= 0 {
+		return
+	}
+	s.Gauges[model.KVUsage] = min(used/total, 1)
+	s.Gauges[model.KVCapacityTokens] = total
+	s.Gauges[model.MaxRunning] = float64(len(slots))
+	s.Info["slots"] = fmt.Sprint(len(slots))
+	s.Notes = append(s.Notes, llamaKVNote)
+	if _, ok := s.Gauges[model.Running]; !ok {
+		s.Gauges[model.Running] = float64(busy)
+	}
+}

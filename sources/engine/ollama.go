@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/probe"
+)
+
+const ollamaNote = "Ollama exposes no request metrics (running, waiting, rates, latencies): " +
+	"only per-request timings in its generate/chat answers"
+
+// collectOllama reads Ollama's /api/ps (loaded models: VRAM, expiry,
+// allocated context) and /api/tags (the local catalogue). It refreshes the
+// identity's model list each poll, since Ollama loads and unloads models on
+// demand, and gives one sample per loaded model carrying those facts in
+// Info; no concept is set because Ollama exposes none.
+func collectOllama(c *collector) ([]model.Sample, error) {
+	c.lastPath = "/api/ps"
+	models, err := probe.OllamaModels(c.ctx, c.s.client, c.s.cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	c.id.Models = models
+	return ollamaSamples(models, c.meta()), nil
+}
+
+func ollamaSamples(models []model.ModelInfo, m meta) []model.Sample {
+	var out []model.Sample
+	for _, mi := range models {
+		if mi.Extra["loaded"] != "true" {
+			continue
+		}
+		s := m.sample(mi.ID)
+		for k, v := range mi.Extra {
+			if k != "loaded" {
+				s.Info[k] = v
+			}
+		}
+		if r, ok := mi.Extra["vram_ratio"]; ok && r != "1.000" {
+			s.Notes = append(s.Notes, "not all in VRAM (CPU offload slows it): size_vram / size = "+r)
+		}
+		s.Notes = append(s.Notes, ollamaNote)
+		out = append(out, s)
+	}
+	return out
+}

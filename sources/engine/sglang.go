@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// mapSGLang maps an SGLang scrape (only served with --enable-metrics) onto
+// one sample per model_name (`name` in the first 2024 releases).
+//
+// Scheduler-side series carry tp_rank/pp_rank (and dp_rank with DP
+// attention). Only attention-TP rank 0 reports unless
+// --enable-metrics-for-all-schedulers is set. Schedulers of one DP group
+// run the same batch, so counts are summed over DP groups (dp_rank), each
+// read from its lowest tp_rank, and only the first pipeline stage is read:
+// with the flag on a plain TP deployment, summing every tp_rank would count
+// each request TP times. Fractions (token_usage, cache_hit_rate) are
+// averaged, never summed.
+func mapSGLang(f families, m meta) []model.Sample {
+	lbl := "model_name"
+	names := modelNames(f, "sglang:", lbl)
+	if len(names) == 0 {
+		if names = modelNames(f, "sglang:", "name"); len(names) > 0 {
+			lbl = "name"
+		}
+	}
+	if len(names) == 0 {
+		names = []string{""}
+	}
+	out := make([]model.Sample, 0, len(names))
+	for _, name := range names {
+		v := view{fams: f}
+		if name != "" {
+			v.key, v.val = lbl, name
+		}
+		keep, groups, ranks := sglangRanks(v)
+		v.skip = func(s *dto.Metric) bool { return !keep(s) }
+		smp := m.sample(name)
+		mapSGLangModel(&smp, v)
+		if ranks > groups {
+			smp.Notes = append(smp.Notes, fmt.Sprintf("%d scheduler ranks report (--enable-metrics-for-all-schedulers): "+
+				"read once per DP group (%d), fractions averaged", ranks, groups))
+		} else if groups > 1 {
+			smp.Notes = append(smp.Notes, fmt.Sprintf("counts summed over %d DP-attention groups, fractions averaged", groups))
+		}
+		out = append(out, smp)
+	}
+	return out
+}
+
+// sglangRanks decides which scheduler series to read: per dp_rank the
+// lowest tp_rank, and the lowest pp_rank. Series without rank labels
+// (tokenizer side) are always read. It also returns how many DP groups and
+// how many scheduler ranks were seen.
+func sglangRanks(v view) (keep func(*dto.Metric) bool, groups, ranks int) {
+	minTP := map[string]int{} // dp_rank → lowest tp_rank
+	minPP := -1
+	seen := map[string]bool{}
+	for _, s := range v.series("sglang:num_running_reqs") {
+		tp, err := strconv.Atoi(label(s, "tp_rank"))
+		if err != nil {
+			continue
+		}
+		dp := label(s, "dp_rank")
+		if cur, ok := minTP[dp]; !ok || tp < cur {
+			minTP[dp] = tp
+		}
+		if pp, err := strconv.Atoi(label(s, "pp_rank")); err == nil && (minPP < 0 || pp < minPP) {
+			minPP = pp
+		}
+		seen[dp+"/"+label(s, "tp_rank")] = true
+	}
+	keep = func(s *dto.Metric) bool {
+		if pp, err := strconv.Atoi(label(s, "pp_rank")); err == nil && minPP >= 0 && pp != minPP {
+			return false
+		}
+		tp, err := strconv.Atoi(label(s, "tp_rank"))
+		if err != nil {
+			return true
+		}
+		want, ok := minTP[label(s, "dp_rank")]
+		return !ok || tp == want
+	}
+	return keep, len(minTP), len(seen)
+}
+
+func mapSGLangModel(s *model.Sample, v view) {
+	setGauge(s, model.Running, v, "sglang:num_running_reqs")
+	setGauge(s, model.Waiting, v, "sglang:num_queue_reqs")
+	if x, n := v.mean("sglang:token_usage"); n > 0 {
+		s.Gauges[model.KVUsage] = x
+	} else if used, ok := v.sum("sglang:kv_used_tokens"); ok {
+		if total, ok := v.sum("sglang:max_total_num_tokens"); ok && total > 0 {
+			s.Gauges[model.KVUsage] = used / total
+		}
+	}
+	setGauge(s, model.KVCapacityTokens, v, "sglang:max_total_num_tokens")
+	if x, n := v.mean("sglang:cache_hit_rate"); n > 0 {
+		s.Gauges[model.PrefixHitGauge] = x
+	}
+	setGauge(s, model.GenTPSGauge, v, "sglang:gen_throughput")
+	// spec_accept_rate reads 0 when speculative decoding is off; the
+	// acceptance length is ≥ 1 whenever it is on.
+	if l, n := v.mean("sglang:spec_accept_length"); n > 0 && l > 0 {
+		if x, n := v.mean("sglang:spec_accept_rate"); n > 0 {
+			s.Gauges[model.SpecAcceptGauge] = x
+		}
+	}
+
+	setCounter(s, model.PromptTokens, v, "sglang:prompt_tokens_total")
+	setCounter(s, model.GenTokens, v, "sglang:generation_tokens_total")
+	setCounter(s, model.Requests, v, "sglang:num_requests_total")
+	setCounter(s, model.Preemptions, v, "sglang:num_retracted_requests_total")
+	// Prefix hits: cached prompt tokens out of all prompt tokens.
+	if hits, ok := v.sum("sglang:cached_tokens_total"); ok {
+		if q, ok := s.Counters[model.PromptTokens]; ok {
+			s.Counters[model.PrefixHits] = hits
+			s.Counters[model.PrefixQueries] = q
+		}
+	}
+
+	setLatency(s, model.TTFT, v, "sglang:time_to_first_token_seconds")
+	setLatency(s, model.ITL, v, "sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds")
+	setLatency(s, model.E2E, v, "sglang:e2e_request_latency_seconds")
+	setLatency(s, model.Queue, v, "sglang:queue_time_seconds")
+	s.Info = sglangInfo(v)
+}
+
+// sglangInfo keeps the static capacity gauges worth showing next to the
+// flags they come from.
+func sglangInfo(v view) map[string]string {
+	info := map[string]string{}
+	for _, k := range []struct{ metric, key string }{
+		{"sglang:context_len", "context_len"},
+		{"sglang:page_size", "page_size"},
+		{"sglang:max_total_num_tokens", "max_total_num_tokens"},
+		{"sglang:kv_cache_memory_usage_gb", "kv_cache_memory_gb"},
+		{"sglang:weight_memory_usage_gb", "weight_memory_gb"},
+	} {
+		if x, n := v.mean(k.metric); n > 0 {
+			info[k.key] = strconv.FormatFloat(x, 'f', -1, 64)
+		}
+	}
+	return info
+}

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"github.com/llmtop/llmtop/model"
+)
+
+// TGI exposes no TTFT histogram; its maintainers point at the prefill
+// timings instead (huggingface/text-generation-inference#2887).
+const (
+	tgiTTFTApprox = "≈ mean validation + queue + prefill-batch time (TGI has no TTFT metric)"
+	tgiKVNote     = "KV usage ≈ tokens reserved by the running batch / max batch total tokens " +
+		"(tgi_batch_current_max_tokens / tgi_batch_max_total_tokens; TGI has no KV metric)"
+	tgiTokensNote = "token rates from tgi_request_input_length / generated_tokens sums: counted when requests finish"
+)
+
+// mapTGI maps a TGI scrape. Its exporter writes counters without _total and
+// has no model label: the model comes from /info. Prefill and decode are
+// per batch step, not per request, and say so.
+func mapTGI(f families, m meta) []model.Sample {
+	v := view{fams: f}
+	s := m.sample("")
+	setGauge(&s, model.Running, v, "tgi_batch_current_size")
+	setGauge(&s, model.Waiting, v, "tgi_queue_size")
+	if maxTok, ok := v.sum("tgi_batch_max_total_tokens"); ok && maxTok > 0 {
+		s.Gauges[model.KVCapacityTokens] = maxTok
+		if cur, ok := v.sum("tgi_batch_current_max_tokens"); ok {
+			s.Gauges[model.KVUsage] = cur / maxTok
+			s.Notes = append(s.Notes, tgiKVNote)
+		}
+	}
+
+	if succ, ok := v.sum("tgi_request_success"); ok {
+		s.FinishReasons["success"] = succ
+		total := succ
+		var errs float64
+		for reason, x := range v.byLabel("tgi_request_failure", "err") {
+			s.FinishReasons[reason] = x
+			errs += x
+			total += x
+		}
+		s.Counters[model.Requests] = total
+		if v.has("tgi_request_failure") {
+			s.Counters[model.RequestErrors] = errs
+		}
+	}
+	if h, ok := v.hist("tgi_request_input_length"); ok {
+		s.Counters[model.PromptTokens] = h.Sum
+	}
+	if h, ok := v.hist("tgi_request_generated_tokens"); ok {
+		s.Counters[model.GenTokens] = h.Sum
+	}
+	if has(s.Counters, model.PromptTokens) || has(s.Counters, model.GenTokens) {
+		s.Notes = append(s.Notes, tgiTokensNote)
+	}
+
+	setLatency(&s, model.E2E, v, "tgi_request_duration")
+	setLatency(&s, model.Queue, v, "tgi_request_queue_duration")
+	setLatency(&s, model.TPOT, v, "tgi_request_mean_time_per_token_duration")
+	stepFamily := v.first("tgi_batch_inference_duration", "tgi_batch_forward_duration")
+	if stepFamily != "" {
+		if h, ok := v.histWhere(stepFamily, "method", "prefill"); ok {
+			h.Approx = "per prefill batch step (" + stepFamily + "), not per request"
+			s.Latencies[model.Prefill] = h
+		}
+		if h, ok := v.histWhere(stepFamily, "method", "decode"); ok {
+			h.Approx = "per decode batch step (" + stepFamily + "), not per request"
+			s.Latencies[model.Decode] = h
+		}
+	}
+	val, okV := v.hist("tgi_request_validation_duration")
+	queue, okQ := v.hist("tgi_request_queue_duration")
+	prefill, okP := s.Latencies[model.Prefill]
+	if okV && okQ && okP {
+		prefill.Approx = ""
+		s.Latencies[model.TTFT] = model.Histogram{
+			Approx: tgiTTFTApprox,
+			Parts:  []model.Histogram{meanOnly(val.Sum, val.Count, ""), meanOnly(queue.Sum, queue.Count, ""), meanOnly(prefill.Sum, prefill.Count, "")},
+		}
+	}
+	return []model.Sample{s}
+}
+
+func has[K comparable](m map[K]float64, k K) bool {
+	_, ok := m[k]
+	return ok
+}

@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/probe"
+)
+
+const trtIterNote = "running, waiting and KV from trtllm-serve's /metrics iteration stats (JSON); " +
+	"reading them drains the stats queue other readers share"
+
+// collectTRTLLM reads trtllm-serve: Prometheus text at /prometheus/metrics
+// (only with return_perf_metrics: true) and, when that lacks the iteration
+// gauges or is off, the JSON iteration stats at /metrics.
+func collectTRTLLM(c *collector) ([]model.Sample, error) {
+	fams, promErr := c.prom(c.metricsPath())
+	var ss []model.Sample
+	if promErr == nil {
+		if !hasPrefix(fams, "trtllm_") {
+			promErr = &scrapeError{model.ErrNotFound, c.s.cfg.URL + c.lastPath + " answers, but without any trtllm_ metrics", c.a.hint404}
+		} else {
+			ss = mapTRTLLM(fams, c.meta())
+			if _, ok := ss[0].Gauges[model.Running]; ok {
+				return ss, nil
+			}
+		}
+	}
+	path := c.lastPath
+	body, err := c.get("/metrics", "application/json")
+	c.lastPath = path
+	if err != nil {
+		if promErr != nil {
+			return nil, promErr
+		}
+		return ss, nil // Prometheus without iteration gauges is still a scrape
+	}
+	var stats []trtIterStats
+	if json.Unmarshal(body, &stats) != nil {
+		if promErr != nil {
+			return nil, promErr
+		}
+		return ss, nil
+	}
+	if ss == nil {
+		var he *probe.HTTPError
+		if !errors.As(promErr, &he) || he.Status != 404 {
+			return nil, promErr // a real failure of the Prometheus route
+		}
+		s := c.meta().sample("")
+		s.Notes = append(s.Notes, "Prometheus route off ("+c.a.metricsPath+"): no latencies or token rates; "+c.a.hint404)
+		ss = []model.Sample{s}
+	}
+	if applyTRTIter(&ss[0], stats) {
+		ss[0].Notes = append(ss[0].Notes, trtIterNote)
+	}
+	return ss, nil
+}
+
+// mapTRTLLM maps trtllm-serve's Prometheus families. Its model_name label
+// reads "undefined" in the versions seen: the model then comes from
+// /v1/models.
+func mapTRTLLM(f families, m meta) []model.Sample {
+	name := ""
+	if ns := modelNames(f, "trtllm_", "model_name"); len(ns) == 1 && ns[0] != "undefined" {
+		name = ns[0]
+	}
+	v := view{fams: f}
+	s := m.sample(name)
+	setGauge(&s, model.Running, v, "trtllm_num_requests_running")
+	setGauge(&s, model.Waiting, v, "trtllm_num_requests_waiting")
+	setGauge(&s, model.KVUsage, v, "trtllm_kv_cache_utilization")
+	setGauge(&s, model.PrefixHitGauge, v, "trtllm_kv_cache_hit_rate")
+	setGauge(&s, model.MaxRunning, v, "trtllm_max_num_active_requests")
+	if blocks, ok := v.sum("trtllm_kv_cache_max_blocks"); ok {
+		if per, ok := v.sum("trtllm_kv_cache_tokens_per_block"); ok && per > 0 {
+			s.Gauges[model.KVCapacityTokens] = blocks * per
+		}
+	}
+
+	setCounter(&s, model.PromptTokens, v, "trtllm_prompt_tokens_total")
+	setCounter(&s, model.GenTokens, v, "trtllm_generation_tokens_total")
+	setCounter(&s, model.RequestErrors, v, "trtllm_request_error_total")
+	if reasons := v.byLabel("trtllm_request_success_total", "finished_reason"); len(reasons) > 0 {
+		var total float64
+		for r, x := range reasons {
+			s.FinishReasons[r] = x
+			total += x
+		}
+		s.Counters[model.Requests] = total
+	}
+	// Prefix hits in tokens when exposed, else in blocks (reused vs missed).
+	if hits, ok := v.sum("trtllm_prompt_cached_tokens_total"); ok && has(s.Counters, model.PromptTokens) {
+		s.Counters[model.PrefixHits] = hits
+		s.Counters[model.PrefixQueries] = s.Counters[model.PromptTokens]
+	} else if reused, ok := v.sum("trtllm_kv_cache_reused_blocks_total"); ok {
+		if missed, ok := v.sum("trtllm_kv_cache_missed_blocks_total"); ok {
+			s.Counters[model.PrefixHits] = reused
+			s.Counters[model.PrefixQueries] = reused + missed
+			s.Notes = append(s.Notes, "prefix-cache hit ratio in KV blocks (reused / reused+missed), not tokens")
+		}
+	}
+	if setCounter(&s, model.SpecDraftTokens, v, "trtllm_spec_decode_num_draft_tokens_total") != "" {
+		setCounter(&s, model.SpecAcceptTokens, v, "trtllm_spec_decode_num_accepted_tokens_total")
+	}
+
+	setLatency(&s, model.TTFT, v, "trtllm_time_to_first_token_seconds")
+	setLatency(&s, model.TPOT, v, "trtllm_time_per_output_token_seconds")
+	setLatency(&s, model.E2E, v, "trtllm_e2e_request_latency_seconds")
+	setLatency(&s, model.Queue, v, "trtllm_request_queue_time_seconds")
+	setLatency(&s, model.Prefill, v, "trtllm_request_prefill_time_seconds")
+	setLatency(&s, model.Decode, v, "trtllm_request_decode_time_seconds")
+	if has(s.Counters, model.PromptTokens) {
+		s.Notes = append(s.Notes, "token rates counted when requests finish")
+	}
+	return []model.Sample{s}
+}
+
+// trtIterStats is one iteration-stats entry of trtllm-serve's JSON
+// /metrics (the executor's IterationStats, camelCase).
+type trtIterStats struct {
+	NumActiveRequests    *float64 `json:"numActiveRequests"`
+	NumQueuedRequests    *float64 `json:"numQueuedRequests"`
+	MaxNumActiveRequests *float64 `json:"maxNumActiveRequests"`
+	KVCacheStats         *struct {
+		MaxNumBlocks   float64  `json:"maxNumBlocks"`
+		UsedNumBlocks  float64  `json:"usedNumBlocks"`
+		TokensPerBlock float64  `json:"tokensPerBlock"`
+		CacheHitRate   *float64 `json:"cacheHitRate"`
+	} `json:"kvCacheStats"`
+}
+
+// applyTRTIter fills the gauges the Prometheus route lacked from the newest
+// iteration entry; false when there was none (an idle server returns []).
+func applyTRTIter(s *model.Sample, stats []trtIterStats) bool {
+	if len(stats) == 0 {
+		return false
+	}
+	it := stats[len(stats)-1]
+	set := func(g model.Gauge, p *float64) {
+		if _, ok := s.Gauges[g]; !ok && p != nil && finite(*p) {
+			s.Gauges[g] = *p
+		}
+	}
+	set(model.Running, it.NumActiveRequests)
+	set(model.Waiting, it.NumQueuedRequests)
+	set(model.MaxRunning, it.MaxNumActiveRequests)
+	if kv := it.KVCacheStats; kv != nil && kv.MaxNumBlocks > 0 {
+		ratio := kv.UsedNumBlocks / kv.MaxNumBlocks
+		set(model.KVUsage, &ratio)
+		if kv.TokensPerBlock > 0 {
+			tokens := kv.MaxNumBlocks * kv.TokensPerBlock
+			set(model.KVCapacityTokens, &tokens)
+		}
+		set(model.PrefixHitGauge, kv.CacheHitRate)
+	}
+	return true
+}
