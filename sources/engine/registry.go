@@ -53,7 +53,7 @@ var adapters = []adapter{
 		collect: promCollect("nv_", mapTriton),
 	},
 	{
-		engine: model.Ollama,
+		engine:  model.Ollama,
 		collect: collectOllama,
 	},
 }

@@ -211,3 +211,59 @@ func TestConfigDefaults(t *testing.T) {
 		}
 	}
 }
+
+// A missing metrics route says how that engine turns its metrics on.
+func TestNotFoundHints(t *testing.T) {
+	for eng, hint := range map[model.Engine]string{
+		model.VLLM:     "--disable-log-stats",
+		model.SGLang:   "--enable-metrics",
+		model.LlamaCpp: "--metrics",
+		model.TRTLLM:   "return_perf_metrics",
+		model.TGI:      "--prometheus-port",
+		model.Triton:   "8002",
+	} {
+		t.Run(string(eng), func(t *testing.T) {
+			fake := enginetest.New(eng)
+			fake.Metrics.Store(nil)
+			mux := http.NewServeMux()
+			mux.Handle("/", fake)
+			mux.Handle("/metrics", http.NotFoundHandler()) // trtllm's JSON route too
+			sc := ScrapeOnce(context.Background(), Config{URL: serve(t, mux), Engine: eng})
+			if sc.ErrKind != model.ErrNotFound || !strings.Contains(sc.Hint, hint) {
+				t.Errorf("kind %q hint %q, want not_found with %q", sc.ErrKind, sc.Hint, hint)
+			}
+			if sc.Identity.Engine != eng {
+				t.Errorf("identity = %+v", sc.Identity)
+			}
+		})
+	}
+}
+
+// trtllm-serve without return_perf_metrics still has its JSON iteration
+// stats: the scrape works, with the hint in a note.
+func TestTRTLLMWithoutPrometheus(t *testing.T) {
+	fake := enginetest.New(model.TRTLLM)
+	fake.Metrics.Store(nil)
+	sc := ScrapeOnce(context.Background(), Config{URL: serve(t, fake)})
+	if !sc.OK() {
+		t.Fatalf("scrape failed: %s", sc.Err)
+	}
+	s := only(t, sc.Samples)
+	want{gauges: map[model.Gauge]float64{model.Running: 53, model.KVUsage: 4240.0 / 6400},
+		absentC: []model.Counter{model.PromptTokens}, absentL: []model.Latency{model.TTFT}}.check(t, s)
+	if s.Model != enginetest.TRTLLMModel || !strings.Contains(strings.Join(s.Notes, ";"), "return_perf_metrics") {
+		t.Errorf("model %q notes %v", s.Model, s.Notes)
+	}
+}
+
+// Every fake engine is detected, identified and scraped end to end.
+func TestScrapeOnceEachEngine(t *testing.T) {
+	for _, eng := range model.Engines {
+		t.Run(string(eng), func(t *testing.T) {
+			sc := ScrapeOnce(context.Background(), Config{URL: serve(t, enginetest.New(eng))})
+			if !sc.OK() || sc.Identity.Engine != eng || len(sc.Samples) == 0 {
+				t.Fatalf("scrape = %+v", sc)
+			}
+		})
+	}
+}
