@@ -24,6 +24,15 @@ type engine struct {
 	ivPrefixQueries, ivPrefixHits int
 	recent                        [256]span // recent steps, for GPU utilisation
 	recentN                       int
+
+	tally tally // the sim's own books, kept apart from the Prometheus registry
+}
+
+// tally counts what the engine did, independently of the metrics, so tests
+// can check that what /metrics says matches what happened.
+type tally struct {
+	prompt, cached, gen, preempt, prefixQ, prefixH, firstTokens, gaps int
+	finished                                                          map[string]int
 }
 
 type span struct{ start, end time.Time }
@@ -48,6 +57,7 @@ func newEngine(cfg engineConfig, plan kvPlan, now time.Time) *engine {
 		met:     newMetrics(cfg, plan),
 		waitq:   list.New(),
 		ivStart: now,
+		tally:   tally{finished: map[string]int{}},
 	}
 }
 
@@ -101,6 +111,7 @@ func (e *engine) preempt(r *request) {
 	r.computed = 0
 	r.queued = e.waitq.PushFront(r)
 	e.ivPreempt++
+	e.tally.preempt++
 	e.met.preemptions.Inc()
 }
 
@@ -176,6 +187,8 @@ func (e *engine) schedule(now time.Time) *step {
 			e.met.prefixHits.Add(float64(hit))
 			e.ivPrefixQueries += r.total()
 			e.ivPrefixHits += hit
+			e.tally.prefixQ += r.total()
+			e.tally.prefixH += hit
 		}
 		if r.scheduled.IsZero() {
 			r.scheduled = now
@@ -227,8 +240,12 @@ func (e *engine) commit(st *step) {
 func (e *engine) emit(r *request, at time.Time) {
 	r.generated++
 	e.ivGen++
+	e.tally.gen++
 	e.met.genTokens.Inc()
 	if r.generated == 1 {
+		e.tally.firstTokens++
+		e.tally.prompt += r.prompt
+		e.tally.cached += r.cached
 		r.firstTok = at
 		e.met.ttft.Observe(at.Sub(r.arrival).Seconds())
 		computed := r.prompt - r.cached
@@ -238,6 +255,7 @@ func (e *engine) emit(r *request, at time.Time) {
 		e.met.promptBySource.WithLabelValues("local_cache_hit").Add(float64(r.cached))
 		e.met.promptCached.Add(float64(r.cached))
 	} else {
+		e.tally.gaps++
 		e.met.itl.Observe(at.Sub(r.lastTok).Seconds())
 	}
 	r.lastTok = at
@@ -269,6 +287,7 @@ func (e *engine) finish(r *request, reason string, t time.Time) {
 		r.queued = nil
 	}
 	e.freeBlocks(r)
+	e.tally.finished[reason]++
 	e.met.observeFinished(r, t)
 	if r.out != nil {
 		r.out.done, r.out.finish = true, reason

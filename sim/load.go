@@ -19,9 +19,7 @@ type Load struct {
 func (s *Sim) Load() Load {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.fake == nil {
-		s.runUntil(s.clock.Now())
-	}
+	s.runUntil(s.clock.Now())
 	l := Load{MemTotal: s.cfg.gpu.VRAM, GPUName: s.cfg.gpu.Name, PowerLimit: s.cfg.gpu.PowerMax}
 	switch s.phase {
 	case phaseUp, phaseDead:

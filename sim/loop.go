@@ -195,8 +195,6 @@ func (s *Sim) abort(r *request) {
 func (s *Sim) Accepting() (bool, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.fake == nil {
-		s.runUntil(s.clock.Now())
-	}
+	s.runUntil(s.clock.Now())
 	return s.accepting(), s.acceptCh
 }

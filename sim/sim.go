@@ -109,6 +109,7 @@ func New(cfg Config) (*Sim, error) {
 	s.now = s.clock.Now()
 	s.mu.Lock()
 	s.enterSegment(0, true)
+	s.runUntil(s.now) // an instant start is done before New returns
 	s.mu.Unlock()
 	return s, nil
 }
