@@ -23,6 +23,8 @@ type Diagnoser struct {
 	base    map[string]*Baseline // newest picture per endpoint
 	before  map[string]*Baseline // picture before the newest restart
 	seenRst map[string]time.Time
+	down    map[string]bool      // seen down, not yet back
+	upSince map[string]time.Time // came back after being down
 }
 
 type trackKey struct{ id, endpoint string }
@@ -42,6 +44,8 @@ func NewDiagnoser(cfg Config) *Diagnoser {
 		base:    map[string]*Baseline{},
 		before:  map[string]*Baseline{},
 		seenRst: map[string]time.Time{},
+		down:    map[string]bool{},
+		upSince: map[string]time.Time{},
 	}
 }
 
@@ -142,6 +146,16 @@ func (d *Diagnoser) baseline(ep *Endpoint) {
 	}
 	if b := d.before[ep.URL]; b != nil && ep.Before == nil {
 		ep.Before = b
+	}
+	switch {
+	case ep.isDown():
+		d.down[ep.URL] = true
+	case d.down[ep.URL] && ep.State.Samples > 0:
+		d.down[ep.URL] = false
+		d.upSince[ep.URL] = ep.State.Time
+	}
+	if ep.UpSince.IsZero() {
+		ep.UpSince = d.upSince[ep.URL]
 	}
 }
 

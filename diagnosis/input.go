@@ -40,6 +40,15 @@ type Endpoint struct {
 	// Before is the picture just before the newest restart, kept by the
 	// Diagnoser to compare releases; nil when there was none.
 	Before *Baseline
+	// UpSince is when the endpoint last came up after being seen down (set
+	// by the Diagnoser); zero when it was never seen down.
+	UpSince time.Time
+}
+
+// isDown reports whether the newest poll found nothing listening.
+func (e Endpoint) isDown() bool {
+	k := e.Scrape.ErrKind
+	return k == model.ErrRefused || k == model.ErrTimeout || k == model.ErrUnreachable || e.Identity.Health == model.HealthDown
 }
 
 // BatchPoint is one refresh's running batch and per-token latency (seconds).

@@ -144,21 +144,37 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 }
 
 var categoryOrder = map[Category]int{
-	Availability: 0, Memory: 1, GPU: 2, Queueing: 3, Prefill: 4, Decode: 5,
-	Regression: 6, API: 7, Routing: 8, Behaviour: 9,
+	Availability: 10, Memory: 20, GPU: 30, Queueing: 40, Prefill: 50, Decode: 60,
+	Regression: 70, API: 80, Routing: 90, Behaviour: 100,
+}
+
+// idOrder moves findings within (or ahead of) their category: a log line
+// that says why the engine failed explains "endpoint down", a backlog
+// explains its TTFT, a prefill stall is fixed before prefill length, and
+// preemptions before a merely full cache.
+var idOrder = map[string]int{
+	"queue_backlog": -1, "itl_prefill_stall": -1, "kv_preemption": -1,
+	"cuda_oom": 1, // the generic OOM after the specific start-up failure it comes with
+}
+
+func order(f Finding) int {
+	if isEventFinding(f.ID) && f.Severity == model.SevCrit {
+		return idOrder[f.ID]
+	}
+	return categoryOrder[f.Category] + idOrder[f.ID]
 }
 
 // Rank orders findings: critical first, then by the runbooks' order of
-// categories (an engine that is down explains everything below it), then
-// newest first.
+// categories (an engine that is down explains everything below it; the log
+// line saying why it is down comes before that), then newest first.
 func Rank(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if a.Severity != b.Severity {
 			return a.Severity > b.Severity
 		}
-		if categoryOrder[a.Category] != categoryOrder[b.Category] {
-			return categoryOrder[a.Category] < categoryOrder[b.Category]
+		if oa, ob := order(a), order(b); oa != ob {
+			return oa < ob
 		}
 		if !a.Opened.Equal(b.Opened) {
 			return a.Opened.After(b.Opened)

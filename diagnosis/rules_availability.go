@@ -25,10 +25,10 @@ var defaultPorts = map[model.Engine]string{
 func ruleDown(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.in.Endpoints {
-		k := ep.Scrape.ErrKind
-		if k != model.ErrRefused && k != model.ErrTimeout && k != model.ErrUnreachable && ep.Identity.Health != model.HealthDown {
+		if !ep.isDown() {
 			continue
 		}
+		k := ep.Scrape.ErrKind
 		ev := []Evidence{{Text: fmt.Sprintf("%s: %s", k, ep.Scrape.Err), Source: "scrape " + ep.URL}}
 		if !ep.LastOK.IsZero() {
 			ev = append(ev, Evidence{Text: "last metrics " + dur(e.in.Time.Sub(ep.LastOK).Round(time.Second)) + " ago", Source: "scrape " + ep.URL})
@@ -171,8 +171,11 @@ func ruleColdStart(e *env) []Finding {
 				Actions:  forEngine(ep.Engine(), coldStartActs)})
 			continue
 		}
-		rs := recentRestarts(ep, e.in.Time)
-		if len(rs) == 0 || e.in.Time.Sub(rs[len(rs)-1]) > e.cfg.ColdStart {
+		started, what := ep.UpSince, "up"
+		if rs := recentRestarts(ep, e.in.Time); len(rs) > 0 && rs[len(rs)-1].After(started) {
+			started, what = rs[len(rs)-1], "restart"
+		}
+		if started.IsZero() || e.in.Time.Sub(started) > e.cfg.ColdStart {
 			continue
 		}
 		ttft := ep.State.Latency[model.TTFT]
@@ -180,8 +183,8 @@ func ruleColdStart(e *env) []Finding {
 			continue
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevInfo,
-			Title: "slow first requests after a restart (warm-up)",
-			Evidence: []Evidence{{Text: "TTFT p90≈" + secs(ttft.P90.V) + ", restart " + dur(e.in.Time.Sub(rs[len(rs)-1]).Round(time.Second)) + " ago",
+			Title: "slow first requests after a (re)start (warm-up)",
+			Evidence: []Evidence{{Text: "TTFT p90≈" + secs(ttft.P90.V) + ", " + what + " " + dur(e.in.Time.Sub(started).Round(time.Second)) + " ago",
 				Source: metricSource(ep, "ttft"), Window: ttft.Window}},
 			Cause:   "the prefix cache is empty and kernels/graphs compile on first use after a restart",
 			Actions: forEngine(ep.Engine(), coldStartActs)})

@@ -76,6 +76,7 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 	chunked, chunkedKnown := infoKey(ep, "enable_chunked_prefill", "chunked_prefill")
 	if spiky && (!chunkedKnown || !isTrue(chunked)) {
 		f.ID, f.Title = "itl_prefill_stall", "ITL spikes: decodes stall behind long prefills"
+		f.Category = Prefill
 		f.Cause = fmt.Sprintf("median gap %s but p99 %s: whole prompts are prefilled in the same steps as running decodes", secs(d.P50.V), secs(d.P99.V))
 		if chunkedKnown {
 			f.Evidence = append(f.Evidence, Evidence{Text: "chunked prefill: " + chunked, Source: "engine config"})

@@ -226,6 +226,16 @@ var eventRules = []eventRule{
 		}},
 }
 
+// isEventFinding reports whether id is one of the log-event findings.
+func isEventFinding(id string) bool {
+	for _, r := range eventRules {
+		if r.id == id {
+			return true
+		}
+	}
+	return false
+}
+
 func ruleEvents(e *env) []Finding {
 	byKind := map[string]*eventRule{}
 	for i := range eventRules {

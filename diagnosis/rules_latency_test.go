@@ -44,6 +44,24 @@ func TestTTFTRules(t *testing.T) {
 				t.Errorf("%+v", f.Actions)
 			}
 		}},
+		{name: "cap not exposed: inferred from a pinned batch with KV free", in: input(ep(func(e *Endpoint) {
+			queued(e)
+			e.State.Running, e.State.KVUsage = model.Some(31), model.Some(0.25)
+			e.Batch = []BatchPoint{{Running: 32, ITL: 0.02}, {Running: 30, ITL: 0.02}}
+		})), want: "ttft_queueing", check: func(t *testing.T, f *Finding) {
+			// cap 32 inferred; 0.25/31 per request → 111 fit, capped at 2×32.
+			if !hasAction(f, "--max-num-seqs 64") || !strings.Contains(f.Cause, "stays at 32") {
+				t.Errorf("%s %+v", f.Cause, f.Actions)
+			}
+		}},
+		{name: "cap not exposed and KV busy: no inference", in: input(ep(func(e *Endpoint) {
+			queued(e)
+			e.State.KVUsage = model.Some(0.85)
+		})), want: "ttft_queueing", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "--max-num-seqs N") {
+				t.Errorf("%+v", f.Actions)
+			}
+		}},
 		{name: "queueing at the cap, sglang flag", in: input(ep(func(e *Endpoint) {
 			queued(e)
 			e.Identity.Engine = model.SGLang

@@ -107,6 +107,12 @@ func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev mode
 	st := ep.State
 	f := Finding{ID: id, Endpoint: ep.URL, Category: Queueing, Severity: sev, Title: title, Evidence: ev}
 	limit, capKnown := currentCap(ep)
+	inferred := false
+	if !capKnown && st.Waiting.OK && st.Waiting.V > 0 && st.KVUsage.OK && st.KVUsage.V < 0.8 && st.Running.OK && st.Running.V > 0 {
+		// vLLM-style schedulers admit while running < cap and KV has room:
+		// with requests waiting and KV free, the batch is at the cap.
+		limit, capKnown, inferred = int(math.Round(maxRunning(ep))), true, true
+	}
 	atCap := capKnown && st.Running.OK && st.Running.V >= 0.9*float64(limit)
 	itlHot := false
 	if v, ok := itlValue(ep); ok && v >= 0.8*e.cfg.SLOITL.Seconds() {
@@ -121,6 +127,9 @@ func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev mode
 		n := int(math.Floor(0.9 / perSeq))
 		n = min(max(n, limit+1), 2*limit)
 		f.Cause = fmt.Sprintf("the running batch is at the concurrency cap (%d) while the KV cache is only %s used", limit, pct(st.KVUsage.V))
+		if inferred {
+			f.Cause = fmt.Sprintf("the running batch stays at %d while requests wait and the KV cache is only %s used: that is the concurrency cap", limit, pct(st.KVUsage.V))
+		}
 		f.Actions = []Action{{Change: capChange(eng, n),
 			Why:      fmt.Sprintf("%s KV per running request: %d requests fit in 90 %% of the pool", pct(perSeq), int(math.Floor(0.9/perSeq))),
 			TradeOff: "more requests per step: TPOT/ITL rise; watch ITL against its SLO"}, replicas(eng)}
@@ -191,4 +200,13 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 	}
 	f.Actions = append(f.Actions, forEngine(eng, tp)...)
 	return f
+}
+
+// maxRunning is the largest running batch seen: now or in the history.
+func maxRunning(ep Endpoint) float64 {
+	m := ep.State.Running.Or(0)
+	for _, p := range ep.Batch {
+		m = math.Max(m, p.Running)
+	}
+	return m
 }

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/engine"
+	"github.com/llmtop/llmtop/sources/logs"
+)
+
+// `llmtop diagnose`: watch the endpoints for a while, run the diagnosis
+// rules every refresh (with their hysteresis), and print the findings. The
+// exit status makes it usable from scripts and CI: 0 healthy, 1 warnings,
+// 2 critical, 3 nothing answered.
+
+var diagnoseFlags struct {
+	duration time.Duration
+	json     bool
+	sloTTFT  time.Duration
+	sloTPOT  time.Duration
+}
+
+func init() {
+	cmd := &cobra.Command{
+		Use:   "diagnose [URL...]",
+		Short: "Watch endpoints, then print findings with evidence and the flags to change (exit 0/1/2/3)",
+		Long: `Watch each endpoint for --duration (polling every --interval), run the
+diagnosis rules on every refresh, and print what is wrong: the evidence with
+its source and window, the likely cause, and the exact flags or environment
+variables to change for the engine in front of it.
+
+A rule's hold time (KV > 95 % for 5 m, waiting > 50 for 3 m…) is capped at
+half the watch, so a condition that held for most of a 30 s watch is
+reported. The rules and thresholds are in docs/diagnosis.md.
+
+Exit status: 0 no warnings, 1 warnings, 2 critical findings, 3 no endpoint
+answered.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runDiagnose(ctx, cmd.OutOrStdout(), args)
+		},
+	}
+	fs := cmd.Flags()
+	fs.DurationVar(&diagnoseFlags.duration, "duration", 30*time.Second, "how long to watch before reporting")
+	fs.BoolVar(&diagnoseFlags.json, "json", false, "print JSON instead of text")
+	def := diagnosis.DefaultConfig()
+	fs.DurationVar(&diagnoseFlags.sloTTFT, "slo-ttft", def.SLOTTFT, "TTFT p99 objective")
+	fs.DurationVar(&diagnoseFlags.sloTPOT, "slo-tpot", def.SLOITL, "inter-token latency (TPOT/ITL) p99 objective")
+	engineFlagSet(fs)
+	root.AddCommand(cmd)
+}
+
+// diagnoseConfig is the rules' configuration from the flags.
+func diagnoseConfig(watch time.Duration) diagnosis.Config {
+	c := diagnosis.DefaultConfig()
+	c.SLOTTFT, c.SLOITL = diagnoseFlags.sloTTFT, diagnoseFlags.sloTPOT
+	c.MaxHold = watch / 2
+	c.Clear = min(c.Clear, watch/2)
+	return c
+}
+
+func runDiagnose(ctx context.Context, out io.Writer, urls []string) error {
+	if _, err := parseEngine(engineFlags.engine); err != nil {
+		return err
+	}
+	if diagnoseFlags.duration <= 0 {
+		return fmt.Errorf("--duration %v: want a positive duration, e.g. 30s", diagnoseFlags.duration)
+	}
+	if diagnoseFlags.sloTTFT <= 0 || diagnoseFlags.sloTPOT <= 0 {
+		return errors.New("--slo-ttft and --slo-tpot must be positive, e.g. 200ms and 50ms")
+	}
+	if len(urls) == 0 && discoverLocal != nil {
+		urls = discoverLocal(ctx)
+	}
+	if len(urls) == 0 {
+		fmt.Fprint(out, nothingFound)
+		return &exitError{code: 3, err: errors.New("")}
+	}
+	for i, u := range urls {
+		urls[i] = normalizeURL(u)
+	}
+	interval := clampInterval(monitorFlags.interval)
+	w := newWatch(urls, diagnoseConfig(diagnoseFlags.duration))
+	rep, err := w.run(ctx, diagnoseFlags.duration, interval)
+	if err != nil {
+		return err
+	}
+	res := w.result(rep)
+	if diagnoseFlags.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		printDiagnosis(out, res)
+	}
+	if res.ExitCode != 0 {
+		return &exitError{code: res.ExitCode, err: errors.New("")}
+	}
+	return nil
+}
+
+// watch collects what the sources deliver and feeds the Diagnoser.
+type watch struct {
+	urls  []string
+	cfg   diagnosis.Config
+	d     *diagnosis.Diagnoser
+	store *model.Store
+
+	mu     sync.Mutex
+	last   map[string]model.Scrape
+	id     map[string]model.Identity
+	lastOK map[string]time.Time
+	events []model.Event
+	gpu    *model.GPUSnapshot
+	logsOn bool
+	start  time.Time
+}
+
+func newWatch(urls []string, cfg diagnosis.Config) *watch {
+	return &watch{
+		urls: urls, cfg: cfg, d: diagnosis.NewDiagnoser(cfg), store: model.NewStore(model.DefaultStoreConfig),
+		last: map[string]model.Scrape{}, id: map[string]model.Identity{}, lastOK: map[string]time.Time{},
+	}
+}
+
+// maxEvents bounds the events kept during a watch.
+const maxEvents = 512
+
+func (w *watch) onScrape(sc model.Scrape) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.last[sc.Endpoint] = sc
+	if sc.Identity.Engine != model.Unknown || sc.Identity.Health != "" {
+		w.id[sc.Endpoint] = sc.Identity
+	}
+	if sc.OK() {
+		w.lastOK[sc.Endpoint] = sc.Time
+	}
+	for _, s := range sc.Samples {
+		s.Endpoint = sc.Endpoint
+		w.addEvents(w.store.Add(s)...)
+	}
+}
+
+func (w *watch) addEvents(evs ...model.Event) {
+	w.events = append(w.events, evs...)
+	if n := len(w.events); n > maxEvents {
+		w.events = w.events[n-maxEvents:]
+	}
+}
+
+// onLog takes the log source's messages: matched lines become events,
+// stats lines log-derived samples.
+func (w *watch) onLog(msg any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch m := msg.(type) {
+	case model.LogLine:
+		if m.Event != nil {
+			w.addEvents(*m.Event)
+		}
+	case model.Event:
+		w.addEvents(m)
+	case model.Sample:
+		w.addEvents(w.store.Add(m)...)
+	}
+}
+
+// run polls every endpoint (and the GPUs and logs when available) for d,
+// evaluating the rules every interval, and returns the final report.
+func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.Report, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	w.start = time.Now()
+	var wg sync.WaitGroup
+	for _, u := range w.urls {
+		cfg, err := engineConfig(u, interval)
+		if err != nil {
+			return diagnosis.Report{}, err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			engine.NewPoller(cfg).Run(ctx, func(sc model.Scrape) { w.onScrape(withEndpoint(sc, u)) })
+		}()
+	}
+	endpoint := ""
+	if len(w.urls) == 1 {
+		endpoint = w.urls[0]
+	}
+	for _, in := range logInputs() {
+		w.logsOn = true
+		logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, w.onLog)
+	}
+	gpus, _ := newGPUSource(&monitorEnv{Interval: interval})
+	if gpus != nil {
+		defer gpus.Close()
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		if gpus != nil {
+			snap, evs := gpus.Refresh()
+			w.mu.Lock()
+			w.gpu = &snap
+			w.addEvents(evs...)
+			w.mu.Unlock()
+		}
+		w.evaluate(time.Now())
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return w.evaluate(time.Now()), nil
+		case <-tick.C:
+		}
+	}
+}
+
+// evaluate builds the rules' input from what was collected so far.
+func (w *watch) evaluate(now time.Time) diagnosis.Report {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	window := max(now.Sub(w.start), time.Second)
+	in := diagnosis.Input{Time: now, GPU: w.gpu, LogsOn: w.logsOn, Events: append([]model.Event(nil), w.events...)}
+	if w.gpu != nil && len(w.gpu.GPUs) == 0 {
+		in.GPU = nil
+	}
+	keys := w.store.Keys()
+	for _, u := range w.urls {
+		found := false
+		for _, k := range keys {
+			if k.Endpoint == u {
+				found = true
+				in.Endpoints = append(in.Endpoints, diagnosis.EndpointFromStore(w.store, k, w.id[u], w.last[u], w.lastOK[u], window))
+			}
+		}
+		if !found {
+			in.Endpoints = append(in.Endpoints, diagnosis.Endpoint{URL: u, Identity: w.id[u], Scrape: w.last[u], LastOK: w.lastOK[u]})
+		}
+	}
+	return w.d.Update(in)
+}
+
+// diagnoseResult is the JSON document (and what the text is printed from).
+type diagnoseResult struct {
+	Time      time.Time           `json:"time"`
+	WatchedS  float64             `json:"watched_s"`
+	Status    string              `json:"status"` // ok, warn, crit, unreachable
+	ExitCode  int                 `json:"exit_code"`
+	SLOTTFTms float64             `json:"slo_ttft_ms"`
+	SLOITLms  float64             `json:"slo_itl_ms"`
+	Endpoints []diagnoseEndpoint  `json:"endpoints"`
+	Findings  []diagnosis.Finding `json:"findings"`
+	Closed    []diagnosis.Finding `json:"closed"` // opened and closed again during the watch
+	Checked   []string            `json:"checked"`
+	Missing   []string            `json:"missing"`
+	Simulated bool                `json:"simulated,omitempty"`
+}
+
+type diagnoseEndpoint struct {
+	URL       string       `json:"url"`
+	Engine    model.Engine `json:"engine"`
+	Version   string       `json:"version"`
+	Health    model.Health `json:"health"`
+	Answered  bool         `json:"answered"`
+	Error     string       `json:"error,omitempty"`
+	Hint      string       `json:"hint,omitempty"`
+	Simulated bool         `json:"simulated,omitempty"`
+}
+
+func (w *watch) result(rep diagnosis.Report) diagnoseResult {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	res := diagnoseResult{
+		Time: rep.Time.UTC(), WatchedS: rep.Time.Sub(w.start).Round(100 * time.Millisecond).Seconds(),
+		SLOTTFTms: float64(w.cfg.SLOTTFT) / 1e6, SLOITLms: float64(w.cfg.SLOITL) / 1e6,
+		Findings: rep.Findings, Checked: rep.Checked, Missing: rep.Missing,
+	}
+	if res.Findings == nil {
+		res.Findings = []diagnosis.Finding{}
+	}
+	for _, f := range w.d.History() {
+		if !f.Active() {
+			res.Closed = append(res.Closed, f)
+		}
+	}
+	answered := false
+	for _, u := range w.urls {
+		id, sc := w.id[u], w.last[u]
+		e := diagnoseEndpoint{URL: u, Engine: id.Engine, Version: id.Version, Health: id.Health, Error: sc.Err, Hint: sc.Hint, Simulated: id.Simulated}
+		e.Answered = !w.lastOK[u].IsZero() || (id.Health != "" && id.Health != model.HealthDown && id.Health != model.HealthUnknown)
+		if e.Health == "" {
+			e.Health = model.HealthUnknown
+		}
+		answered = answered || e.Answered
+		res.Simulated = res.Simulated || id.Simulated
+		res.Endpoints = append(res.Endpoints, e)
+	}
+	sort.SliceStable(res.Endpoints, func(i, j int) bool { return res.Endpoints[i].URL < res.Endpoints[j].URL })
+	res.Status, res.ExitCode = "ok", 0
+	switch {
+	case !answered:
+		res.Status, res.ExitCode = "unreachable", 3
+	case worst(rep.Findings) == model.SevCrit:
+		res.Status, res.ExitCode = "crit", 2
+	case worst(rep.Findings) == model.SevWarn:
+		res.Status, res.ExitCode = "warn", 1
+	}
+	return res
+}
+
+// worst is the highest severity among findings (info when none).
+func worst(fs []diagnosis.Finding) model.Severity {
+	s := model.SevInfo
+	for _, f := range fs {
+		s = max(s, f.Severity)
+	}
+	return s
+}
