@@ -65,36 +65,66 @@ type chunk struct {
 	err     bool // an error object
 }
 
-// parse reads one event payload (a JSON object) of this API.
+// parse reads one event payload (a JSON object) of this API in one pass
+// over its keys, without allocating.
 func (a API) parse(b []byte) chunk {
 	var c chunk
+	var usage, promptOK, outputOK bool
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
+		}
+		end := stringEnd(b, i)
+		if end >= len(b) {
+			break
+		}
+		j := skipSpace(b, end+1)
+		if j >= len(b) || b[j] != ':' {
+			i = end // a string value
+			continue
+		}
+		v := skipSpace(b, j+1)
+		key := b[i+1 : end]
+		i = end
+		switch string(key) {
+		case "content", "reasoning_content", "reasoning", "text", "response", "thinking":
+			if a.textKey(string(key)) && v+1 < len(b) && b[v] == '"' && b[v+1] != '"' {
+				c.content = true
+			}
+		case "finish_reason":
+			c.finish = c.finish || (!a.ndjson() && !literal(b, v, "null"))
+		case "done":
+			c.finish = c.finish || (a.ndjson() && literal(b, v, "true"))
+		case "usage":
+			usage = !a.ndjson() && v < len(b) && b[v] == '{'
+		// Token counts: inside "usage" (OpenAI), top level (Ollama).
+		case "prompt_tokens", "prompt_eval_count":
+			if usage == !a.ndjson() {
+				c.prompt, promptOK = intAt(b, v)
+			}
+		case "completion_tokens", "eval_count":
+			if usage == !a.ndjson() {
+				c.output, outputOK = intAt(b, v)
+			}
+		case "error":
+			c.err = c.err || !literal(b, v, "null")
+		}
+	}
+	c.usage = promptOK && outputOK && (!a.ndjson() || c.finish)
+	return c
+}
+
+// textKey reports whether key carries generated text in this API.
+func (a API) textKey(key string) bool {
 	switch a {
 	case Chat:
-		c.content = hasText(b, "content") || hasText(b, "reasoning_content") || hasText(b, "reasoning")
+		return key == "content" || key == "reasoning_content" || key == "reasoning"
 	case Completions:
-		c.content = hasText(b, "text")
+		return key == "text"
 	case OllamaGenerate:
-		c.content = hasText(b, "response") || hasText(b, "thinking")
+		return key == "response" || key == "thinking"
 	case OllamaChat:
-		c.content = hasText(b, "content") || hasText(b, "thinking")
+		return key == "content" || key == "thinking"
 	}
-	if a.ndjson() {
-		if isTrue(b, "done") {
-			c.finish = true
-			c.prompt, c.usage = intKey(b, "prompt_eval_count", 0)
-			var ok bool
-			c.output, ok = intKey(b, "eval_count", 0)
-			c.usage = c.usage && ok
-		}
-	} else {
-		c.finish = notNull(b, "finish_reason")
-		if u := findKey(b, "usage", 0); u >= 0 && u < len(b) && b[u] == '{' {
-			var ok1, ok2 bool
-			c.prompt, ok1 = intKey(b, "prompt_tokens", u)
-			c.output, ok2 = intKey(b, "completion_tokens", u)
-			c.usage = ok1 && ok2
-		}
-	}
-	c.err = notNull(b, "error")
-	return c
+	return false
 }

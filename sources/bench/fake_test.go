@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,6 +30,8 @@ type fakeEngine struct {
 	refuseExtras bool
 	// slots, when set, is a batch of this many: further requests queue.
 	slots chan struct{}
+	// noRecord skips keeping flush times (long capacity runs).
+	noRecord bool
 
 	mu       sync.Mutex
 	flushes  map[string][]time.Time
@@ -64,6 +67,18 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/v1/models":
 		io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model"}]}`)
+		return
+	case "/debug/flushes":
+		f.mu.Lock()
+		m := make(map[string][]int64, len(f.flushes))
+		for id, ts := range f.flushes {
+			for _, t := range ts {
+				m[id] = append(m[id], t.UnixNano())
+			}
+		}
+		f.flushes = map[string][]time.Time{}
+		f.mu.Unlock()
+		json.NewEncoder(w).Encode(m)
 		return
 	case "/api/tags":
 		io.WriteString(w, `{"models":[{"name":"llama3:8b","model":"llama3:8b"}]}`)
@@ -145,7 +160,9 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Write(sseTok)
 		}
 		fl.Flush()
-		times = append(times, time.Now())
+		if !f.noRecord {
+			times = append(times, time.Now())
+		}
 	}
 	f.keep(id, times)
 	if ndjson {
@@ -160,6 +177,9 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *fakeEngine) keep(id string, times []time.Time) {
+	if f.noRecord {
+		return
+	}
 	f.mu.Lock()
 	f.flushes[id] = times
 	f.mu.Unlock()

@@ -83,3 +83,23 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestWellFormed(t *testing.T) {
+	for in, want := range map[string]bool{
+		`{"a":1}`:                       true,
+		`{"a":"}"}`:                     true,
+		`{"a":"\"}"}`:                   true,
+		`{"a":[{"b":{}}]} `:             true,
+		`{"a":1`:                        false,
+		`{"a":"x`:                       false,
+		`{"a":1}}`:                      false,
+		`{"a":1}{"b":2}`:                false,
+		`[1]`:                           false,
+		``:                              false,
+		`{"choices":[{"delta":{"c":"a"`: false,
+	} {
+		if got := wellFormed([]byte(in)); got != want {
+			t.Errorf("wellFormed(%s) = %v", in, got)
+		}
+	}
+}

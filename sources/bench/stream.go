@@ -3,7 +3,6 @@ package bench
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"time"
@@ -79,7 +78,7 @@ func (s *streamState) line(b []byte, now time.Time) (report.ErrKind, string) {
 	} else if len(bytes.TrimSpace(b)) == 0 {
 		return report.ErrNone, ""
 	}
-	if len(payload) == 0 || payload[0] != '{' || !json.Valid(payload) {
+	if !wellFormed(payload) {
 		return report.ErrMalformed, "payload is not a JSON object: " + clip(payload)
 	}
 	c := s.api.parse(payload)
