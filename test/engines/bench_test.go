@@ -1,0 +1,97 @@
+//go:build engines
+
+package engines
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/sources/bench"
+)
+
+// TestBenchAgainstLlamaServerClock runs the benchmark against llama-server and checks its numbers
+// against the server's own: token counts against the counters, client TTFT against the server's
+// prompt time (prompt_seconds_total moves by each request's timings.prompt_ms). The client cannot
+// see the first token before the server has processed the prompt, and on loopback it sees it soon
+// after; the bound is loose (a unit error is off by 1000×, not by a few ms).
+func TestBenchAgainstLlamaServerClock(t *testing.T) {
+	s := llama(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	before, _ := rawMetrics(t, ctx, s)
+	// One warmup: bench sends it (to learn whether ignore_eos is accepted) and does not count it,
+	// but the engine does.
+	const n, outLen, inLen, warmup = 8, 32, 128, 1
+	res, err := bench.Run(ctx, bench.Config{
+		URL: s.URL, Concurrency: 1, NumRequests: n, InputLen: inLen, OutputLen: outLen, Warmup: warmup, Timeout: time.Minute,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := rawMetrics(t, ctx, s)
+	if res.Failed > 0 && res.Failed == res.ErrorsByKind["disconnect"] && strings.Contains(strings.Join(res.ErrorSamples, " "), "EOF") {
+		knownBug(t, "bench-keepalive-eof", "%d of %d requests failed with %v: llama-server closes keep-alive connections after "+
+			"a streamed answer and Go does not resend a POST on a reused connection unless it carries an (X-)Idempotency-Key header", res.Failed, n, res.ErrorSamples)
+	} else if res.Failed != 0 {
+		t.Fatalf("bench: %d completed, %d failed (%v %v)", res.Completed, res.Failed, res.ErrorsByKind, res.ErrorSamples)
+	}
+	if res.Completed+res.Failed != n || res.Completed == 0 {
+		t.Fatalf("bench: %d completed + %d failed, sent %d", res.Completed, res.Failed, n)
+	}
+	// Failed requests above never reached a slot (the connection was gone), so the engine generated
+	// for the completed ones and the warmup.
+	dGen := after["llamacpp:tokens_predicted_total"] - before["llamacpp:tokens_predicted_total"]
+	if res.TotalOutputTokens != res.Completed*outLen || float64((res.Completed+warmup)*outLen) != dGen || res.OutputTokensFromChunks != 0 {
+		t.Errorf("bench counted %d output tokens (%d from chunks) for %d requests; engine generated %v incl. the warmup; asked %d each",
+			res.TotalOutputTokens, res.OutputTokensFromChunks, res.Completed, dGen, outLen)
+	}
+	// Every prompt word is at least one token of the test vocabulary, plus the chat template's.
+	if res.InputTokensFromTarget != 0 || res.TotalInputTokens < res.Completed*inLen {
+		t.Errorf("bench counted %d input tokens (%d from targets) for %d prompts of %d words", res.TotalInputTokens, res.InputTokensFromTarget, res.Completed, inLen)
+	}
+	served := float64(res.Completed + warmup)
+	serverPromptMS := (after["llamacpp:prompt_seconds_total"] - before["llamacpp:prompt_seconds_total"]) * 1000 / served
+	if !res.MeanTTFT.OK {
+		t.Fatal("bench reported no TTFT")
+	}
+	// Means over slightly different sets (the warmup is in the server's): a loose lower bound.
+	if ttft := res.MeanTTFT.V; ttft < serverPromptMS*0.75 || ttft > serverPromptMS+1000 {
+		t.Errorf("bench mean TTFT %.2f ms vs server's mean prompt time %.2f ms: must be about it or above, not far above", ttft, serverPromptMS)
+	}
+	serverTokMS := (after["llamacpp:tokens_predicted_seconds_total"] - before["llamacpp:tokens_predicted_seconds_total"]) * 1000 / dGen
+	if !res.MeanTPOT.OK || res.MeanTPOT.V < serverTokMS*0.5 || res.MeanTPOT.V > serverTokMS*3+50 {
+		t.Errorf("bench mean TPOT %v ms vs server's %.3f ms per generated token", res.MeanTPOT, serverTokMS)
+	}
+	t.Logf("bench: ttft %.2f ms (server prompt %.2f ms), tpot %.3f ms (server %.3f ms/token), %d in / %d out tokens",
+		res.MeanTTFT.V, serverPromptMS, res.MeanTPOT.V, serverTokMS, res.TotalInputTokens, res.TotalOutputTokens)
+}
+
+// TestBenchAgainstOllama runs the benchmark over Ollama's native streaming API and its OpenAI API:
+// every request completes and the token counts match what was asked.
+func TestBenchAgainstOllama(t *testing.T) {
+	s := ollama(t)
+	for _, api := range []bench.API{bench.Chat, bench.OllamaGenerate} {
+		t.Run(string(api), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			const n, outLen = 4, 16
+			res, err := bench.Run(ctx, bench.Config{
+				URL: s.URL, API: api, Concurrency: 1, NumRequests: n, InputLen: 32, OutputLen: outLen, Timeout: time.Minute,
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Completed != n || res.Failed != 0 {
+				t.Fatalf("%d completed, %d failed (%v %v)", res.Completed, res.Failed, res.ErrorsByKind, res.ErrorSamples)
+			}
+			if res.TotalOutputTokens != n*outLen || res.OutputTokensFromChunks != 0 {
+				t.Errorf("%d output tokens (%d from chunks), want %d from the engine's counts", res.TotalOutputTokens, res.OutputTokensFromChunks, n*outLen)
+			}
+			if res.ModelID != ollamaModel+":latest" && res.ModelID != ollamaModel {
+				t.Errorf("model %q", res.ModelID)
+			}
+		})
+	}
+}

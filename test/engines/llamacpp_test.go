@@ -1,0 +1,276 @@
+//go:build engines
+
+package engines
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/engine"
+	"github.com/llmtop/llmtop/sources/probe"
+)
+
+// llamaProps is the part of llama-server's /props the tests compare against.
+type llamaProps struct {
+	BuildInfo  string `json:"build_info"`
+	ModelPath  string `json:"model_path"`
+	ModelAlias string `json:"model_alias"`
+	TotalSlots int    `json:"total_slots"`
+	Settings   struct {
+		NCtx int `json:"n_ctx"`
+	} `json:"default_generation_settings"`
+}
+
+type llamaSlot struct {
+	ID           int  `json:"id"`
+	NCtx         int  `json:"n_ctx"`
+	IsProcessing bool `json:"is_processing"`
+	NextToken    []struct {
+		NDecoded int `json:"n_decoded"`
+		NRemain  int `json:"n_remain"`
+	} `json:"next_token"`
+}
+
+// rawMetrics reads llama-server's /metrics into name → value (the families have no labels).
+func rawMetrics(t *testing.T, ctx context.Context, s *server) (map[string]float64, string) {
+	t.Helper()
+	code, body, err := getText(ctx, s.URL+"/metrics")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("/metrics: %d %v", code, err)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(body, "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			t.Fatalf("/metrics line %q: want `name value`", line)
+		}
+		v, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			t.Fatalf("/metrics line %q: %v", line, err)
+		}
+		out[f[0]] = v
+	}
+	return out, body
+}
+
+func TestLlamaServerIdentity(t *testing.T) {
+	s := llama(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var props llamaProps
+	if err := getJSON(ctx, s.URL+"/props", &props); err != nil {
+		t.Fatal(err)
+	}
+	var models struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := getJSON(ctx, s.URL+"/v1/models", &models); err != nil {
+		t.Fatal(err)
+	}
+	if len(models.Data) != 1 {
+		t.Fatalf("/v1/models lists %d models", len(models.Data))
+	}
+	if props.TotalSlots != llamaSlots || props.Settings.NCtx != llamaCtx/llamaSlots {
+		t.Fatalf("engine says %d slots of %d tokens; started with -np %d -c %d", props.TotalSlots, props.Settings.NCtx, llamaSlots, llamaCtx)
+	}
+
+	id, err := probe.Identify(ctx, http.DefaultClient, s.URL, model.Unknown)
+	if err != nil {
+		t.Fatalf("Identify: %v", err)
+	}
+	if id.Engine != model.LlamaCpp || id.Health != model.HealthUp {
+		t.Errorf("engine %q health %q (%s), want llamacpp up", id.Engine, id.Health, id.HealthDetail)
+	}
+	if id.Version == "" || id.Version != props.BuildInfo {
+		t.Errorf("version %q, engine's build_info %q", id.Version, props.BuildInfo)
+	}
+	if len(id.Models) != 1 || id.Models[0].ID != models.Data[0].ID {
+		t.Fatalf("models %+v, engine serves %q", id.Models, models.Data[0].ID)
+	}
+	if m := id.Models[0]; m.MaxContext != props.Settings.NCtx {
+		t.Errorf("max context %d, want the per-slot n_ctx %d (a request cannot use more)", m.MaxContext, props.Settings.NCtx)
+	}
+	if got := id.Models[0].Extra["slots"]; got != strconv.Itoa(llamaSlots) {
+		t.Errorf("slots %q, want %d", got, llamaSlots)
+	}
+	// The bare URL detects llama.cpp; forcing the engine gives the same identity.
+	forced, err := probe.Identify(ctx, http.DefaultClient, s.URL, model.LlamaCpp)
+	if err != nil || forced.Engine != id.Engine || forced.Version != id.Version {
+		t.Errorf("forced identity %+v (%v) differs from detected %+v", forced, err, id)
+	}
+	t.Logf("llama-server %s: build_info %q model %q (path %s)", s.Version, props.BuildInfo, models.Data[0].ID, filepath.Base(props.ModelPath))
+}
+
+// TestLlamaServerTokenCounters sends requests with known sizes and checks the engine's counters
+// and the adapter's against them.
+func TestLlamaServerTokenCounters(t *testing.T) {
+	s := llama(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	before := engine.ScrapeOnce(ctx, engine.Config{URL: s.URL})
+	rawBefore, _ := rawMetrics(t, ctx, s)
+	if !before.OK() || len(before.Samples) != 1 {
+		t.Fatalf("scrape before: err %q (%s) hint %q, %d samples", before.Err, before.ErrKind, before.Hint, len(before.Samples))
+	}
+	const n, maxTokens = 3, 24
+	var gen, promptProcessed int
+	for i := 0; i < n; i++ {
+		// A distinct prompt per request keeps the prompt cache from hiding tokens, though the chat
+		// template's common prefix may still be reused: timings.prompt_n says what was processed.
+		res, err := chat(ctx, s.URL, "", fmt.Sprintf("request %d of the counter test %d", i, time.Now().UnixNano()), maxTokens, i%2 == 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Usage == nil || res.Timings == nil || res.Usage.CompletionTokens != maxTokens || res.Finish != "length" {
+			t.Fatalf("request %d: usage %+v timings %+v finish %q; the test model must run to max_tokens", i, res.Usage, res.Timings, res.Finish)
+		}
+		if res.Timings.PredictedN != maxTokens {
+			t.Errorf("request %d: timings.predicted_n %d, usage says %d", i, res.Timings.PredictedN, res.Usage.CompletionTokens)
+		}
+		gen += res.Usage.CompletionTokens
+		promptProcessed += res.Timings.PromptN
+	}
+	rawAfter, _ := rawMetrics(t, ctx, s)
+	after := engine.ScrapeOnce(ctx, engine.Config{URL: s.URL})
+	if !after.OK() || len(after.Samples) != 1 {
+		t.Fatalf("scrape after: err %q, %d samples", after.Err, len(after.Samples))
+	}
+	// The engine's own counters against the requests.
+	if d := rawAfter["llamacpp:tokens_predicted_total"] - rawBefore["llamacpp:tokens_predicted_total"]; d != float64(gen) {
+		t.Errorf("engine: tokens_predicted_total moved %v, requests generated %d", d, gen)
+	}
+	if d := rawAfter["llamacpp:prompt_tokens_total"] - rawBefore["llamacpp:prompt_tokens_total"]; d != float64(promptProcessed) {
+		t.Errorf("engine: prompt_tokens_total moved %v, timings.prompt_n add up to %d", d, promptProcessed)
+	}
+	// The adapter against the engine.
+	b, a := before.Samples[0], after.Samples[0]
+	if d := a.Counters[model.GenTokens] - b.Counters[model.GenTokens]; d != float64(gen) {
+		t.Errorf("adapter: generation_tokens moved %v, requests generated %d", d, gen)
+	}
+	if d := a.Counters[model.PromptTokens] - b.Counters[model.PromptTokens]; d != float64(promptProcessed) {
+		t.Errorf("adapter: prompt_tokens moved %v, engine processed %d", d, promptProcessed)
+	}
+	if _, ok := a.Gauges[model.Running]; !ok {
+		t.Errorf("adapter: running missing although requests_processing is exposed")
+	}
+	if a.Gauges[model.Running] != 0 {
+		t.Errorf("adapter: running %v while idle", a.Gauges[model.Running])
+	}
+	if _, ok := a.Gauges[model.KVUsage]; ok {
+		t.Errorf("adapter: kv_cache_usage_ratio %v, but this llama-server exposes no KV metric (must be absent, not invented)", a.Gauges[model.KVUsage])
+	}
+	t.Logf("adapter sample: gauges %v counters %v latencies %d notes %v", a.Gauges, a.Counters, len(a.Latencies), a.Notes)
+}
+
+// TestLlamaServerSlotsUnderLoad runs one more streaming request than there are slots and checks,
+// while they run, the engine's /slots and /metrics against the adapter: every slot busy, one
+// request deferred.
+func TestLlamaServerSlotsUnderLoad(t *testing.T) {
+	s := llama(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	const maxTokens = 1500 // ≈ seconds per request on one thread: long enough to look at
+	var wg sync.WaitGroup
+	errs := make(chan error, llamaSlots+1)
+	results := make(chan chatResult, llamaSlots+1)
+	for i := 0; i <= llamaSlots; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			res, err := chat(ctx, s.URL, "", fmt.Sprintf("load %d", i), maxTokens, true)
+			if err != nil {
+				errs <- err
+				return
+			}
+			results <- res
+		}(i)
+	}
+	// Wait until the engine itself says all slots are busy and one request waits.
+	var raw map[string]float64
+	var body string
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		raw, body = rawMetrics(t, ctx, s)
+		if raw["llamacpp:requests_processing"] == llamaSlots && raw["llamacpp:requests_deferred"] == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("engine never showed %d processing + 1 deferred: %v", llamaSlots, raw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	recordFixture(t, "llamacpp-metrics.txt", promPreamble("llama-server "+s.Version,
+		fmt.Sprintf("GET /metrics during load: %d slots busy, 1 request deferred (--metrics -np %d -c %d)", llamaSlots, llamaSlots, llamaCtx)), []byte(body))
+
+	var slots []llamaSlot
+	if err := getJSON(ctx, s.URL+"/slots", &slots); err != nil {
+		t.Fatal(err)
+	}
+	busy := 0
+	for _, sl := range slots {
+		if sl.IsProcessing {
+			busy++
+		}
+		if sl.NCtx != llamaCtx/llamaSlots {
+			t.Errorf("slot %d n_ctx %d, want %d", sl.ID, sl.NCtx, llamaCtx/llamaSlots)
+		}
+	}
+	if len(slots) != llamaSlots || busy != llamaSlots {
+		t.Errorf("/slots: %d slots, %d processing; want %d of %d", len(slots), busy, llamaSlots, llamaSlots)
+	}
+
+	scr := engine.ScrapeOnce(ctx, engine.Config{URL: s.URL})
+	if !scr.OK() || len(scr.Samples) != 1 {
+		t.Fatalf("scrape under load: err %q, %d samples", scr.Err, len(scr.Samples))
+	}
+	g := scr.Samples[0].Gauges
+	if g[model.Running] != llamaSlots {
+		t.Errorf("adapter: running %v, engine says requests_processing %d", g[model.Running], llamaSlots)
+	}
+	if g[model.Waiting] != 1 {
+		t.Errorf("adapter: waiting %v (gauges %v), engine says requests_deferred 1", g[model.Waiting], g)
+	}
+	wg.Wait()
+	close(errs)
+	close(results)
+	for err := range errs {
+		t.Error(err)
+	}
+	for res := range results {
+		if res.Usage == nil || res.Usage.CompletionTokens != maxTokens || res.Chunks != maxTokens {
+			t.Errorf("a load request ended with %d chunks, usage %+v", res.Chunks, res.Usage)
+		}
+	}
+}
+
+// TestLlamaServerStreamTranscript records (or checks the shape of) a real SSE transcript and
+// checks one content chunk per token and the usage chunk with the server's own timings.
+func TestLlamaServerStreamTranscript(t *testing.T) {
+	s := llama(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := chat(ctx, s.URL, "", "hello", 8, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Chunks != 8 || res.Usage == nil || res.Usage.CompletionTokens != 8 {
+		t.Errorf("%d content chunks, usage %+v: want 8 chunks, one token each", res.Chunks, res.Usage)
+	}
+	if res.Timings == nil || res.Timings.PromptMS <= 0 || res.Timings.PredictedMS <= 0 || res.Timings.PredictedN != 8 {
+		t.Errorf("usage chunk timings %+v: want prompt_ms, predicted_ms > 0 and predicted_n 8", res.Timings)
+	}
+	recordFixture(t, "llamacpp-chat-stream.sse", ssePreamble("llama-server "+s.Version, 8), res.Transcript)
+}
