@@ -152,6 +152,14 @@ func (s *session) scrape(ctx context.Context) model.Scrape {
 	if err != nil {
 		return finish(classify(err, s.cfg.URL+c.lastPath, s.cfg, a.hint404))
 	}
+	if len(sc.Identity.Models) == 0 {
+		// Triton and metrics-only ports name their models only in labels.
+		for _, smp := range samples {
+			if smp.Model != "" {
+				sc.Identity.Models = append(sc.Identity.Models, model.ModelInfo{ID: smp.Model})
+			}
+		}
+	}
 	s.id.Models = sc.Identity.Models // adapters may refresh the model list
 	sc.Samples = samples
 	return finish(nil)
