@@ -54,6 +54,13 @@ func (s *Sim) runUntil(t time.Time) {
 func (s *Sim) finishStep() {
 	st := s.eng.flight
 	s.eng.flight = nil
+	if s.fake == nil {
+		// On the real clock the tokens leave when the runner actually woke:
+		// record that, so the sim's books match what clients see.
+		if n := s.clock.Now(); n.After(st.end) {
+			st.end, s.now = n, n
+		}
+	}
 	s.eng.commit(st)
 	s.kick()
 }
@@ -167,7 +174,9 @@ func (s *Sim) submit(r *request) error {
 	}
 	s.reqSeq++
 	r.seq = s.reqSeq
-	r.arrival = s.now
+	if r.arrival.IsZero() || r.arrival.After(s.now) {
+		r.arrival = s.now
+	}
 	if r.target == 0 { // when the model would emit EOS
 		r.target = max(1, int(logNormal(s.rng, 200, 0.6)))
 	}

@@ -85,6 +85,7 @@ var words = strings.Fields("the model is a simulated engine that streams tokens 
 func tokenText(seq uint64, i int) string { return " " + words[(int(seq%97)+i*7)%len(words)] }
 
 func (s *Sim) serveGenerate(w http.ResponseWriter, hr *http.Request, chat bool) {
+	received := s.clock.Now() // vLLM's arrival_time: when the server got it
 	var g genRequest
 	body, err := io.ReadAll(http.MaxBytesReader(w, hr.Body, maxBody))
 	if err == nil {
@@ -127,7 +128,7 @@ func (s *Sim) serveGenerate(w http.ResponseWriter, hr *http.Request, chat bool) 
 		writeError(w, http.StatusBadRequest, "BadRequestError", fmt.Sprintf("min_tokens must be greater than or equal to 0, got %d.", g.MinTokens))
 		return
 	}
-	r := &request{prompt: prompt, minTokens: g.MinTokens, out: newStream()}
+	r := &request{prompt: prompt, minTokens: g.MinTokens, out: newStream(), arrival: received}
 	r.maxTokens = c.maxModelLen - prompt
 	if maxTok != nil {
 		r.maxTokens = *maxTok
