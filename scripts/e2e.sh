@@ -1,3 +1,191 @@
 #!/usr/bin/env bash
-# Placeholder until the TUI lands: nothing to drive yet.
-echo "e2e: no terminal tests yet"
+# The monitor in a real terminal: tmux runs bin/llmtop against a fixture
+# vLLM server (and against `llmtop demo` when the build has it), types keys
+# and reads the screen with capture-pane. `make e2e` builds the binary and
+# runs this; tmux comes from `make deps`.
+#
+# Uses its own tmux server (-L), so it never touches the user's sessions.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BIN=${BIN:-$ROOT/bin/llmtop}
+SOCK=llmtop-e2e-$$
+WORK=$(mktemp -d)
+FAILS=0
+
+command -v tmux >/dev/null || { echo "e2e: tmux missing: run make deps"; exit 1; }
+command -v python3 >/dev/null || { echo "e2e: python3 missing (it serves the fixture)"; exit 1; }
+[ -x "$BIN" ] || { echo "e2e: $BIN missing: run make build"; exit 1; }
+
+cleanup() {
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	[ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null || true
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# --- a vLLM-shaped fixture server on a free loopback port ----------------
+# A copy of shared/fixtures/metrics/vllm.txt (vLLM V1's exposition).
+METRICS=${METRICS:-$ROOT/tui/testdata/vllm_metrics.txt}
+cat >"$WORK/server.py" <<'PY'
+import http.server, json, socket, sys
+metrics = open(sys.argv[1], "rb").read()
+routes = {
+    "/health": (b"", "text/plain"),
+    "/version": (json.dumps({"version": "0.11.0"}).encode(), "application/json"),
+    "/v1/models": (json.dumps({"object": "list", "data": [{"id": "meta-llama/Llama-3.1-8B-Instruct",
+        "object": "model", "owned_by": "vllm", "max_model_len": 131072}]}).encode(), "application/json"),
+    "/metrics": (metrics, "text/plain; version=0.0.4"),
+}
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body, ctype = routes.get(self.path.split("?")[0], (None, None))
+        if body is None:
+            self.send_response(404); self.end_headers(); return
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+PY
+python3 "$WORK/server.py" "$METRICS" >"$WORK/port" 2>"$WORK/server.err" &
+SERVER_PID=$!
+for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+PORT=$(cat "$WORK/port")
+URL=http://127.0.0.1:$PORT
+echo "e2e: fixture vLLM at $URL"
+
+# --- helpers ---------------------------------------------------------------
+screen() { tmux -L "$SOCK" capture-pane -p -t e2e 2>/dev/null || true; }
+# keys K...: type keys one at a time; a pause after each keeps an Escape
+# from merging with the next key into alt+key, as it would from a person.
+keys() {
+	for k in "$@"; do
+		tmux -L "$SOCK" send-keys -t e2e "$k"
+		sleep 0.15
+	done
+}
+# wait_for TEXT [SECONDS]: poll the screen until TEXT shows
+wait_for() {
+	local deadline=$((SECONDS + ${2:-10}))
+	while [ $SECONDS -lt $deadline ]; do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check() { # check NAME TEXT [SECONDS]
+	if wait_for "$2" "${3:-5}"; then
+		echo "ok   $1"
+	else
+		echo "FAIL $1: \"$2\" not on screen:"
+		screen | sed 's/^/     | /'
+		FAILS=$((FAILS + 1))
+	fi
+}
+check_absent() { # check_absent NAME TEXT
+	sleep 0.3
+	if screen | grep -qF -- "$2"; then
+		echo "FAIL $1: \"$2\" still on screen"
+		FAILS=$((FAILS + 1))
+	else
+		echo "ok   $1"
+	fi
+}
+start() { # start W H ARGS...: run llmtop in a fresh tmux session
+	local w=$1 h=$2
+	shift 2
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	# NO_COLOR keeps capture-pane plain; XDG_CONFIG_HOME keeps the user's config out.
+	tmux -L "$SOCK" -f /dev/null new-session -d -s e2e -x "$w" -y "$h" -c "$WORK" \
+		"env TERM=xterm-256color NO_COLOR=1 XDG_CONFIG_HOME=$WORK/cfg $BIN $*; echo llmtop-exited-\$?; sleep 30"
+	tmux -L "$SOCK" set-option -t e2e window-size manual >/dev/null 2>&1 || true
+}
+resize() { tmux -L "$SOCK" resize-window -t e2e -x "$1" -y "$2"; }
+
+# --- the monitor against the fixture -------------------------------------
+t0=$(date +%s%N)
+start 200 60 --no-gpu "$URL"
+if wait_for "llmtop" 5; then
+	t1=$(date +%s%N)
+	echo "ok   first frame after $(((t1 - t0) / 1000000)) ms (tmux start + poll every 100 ms included)"
+else
+	echo "FAIL no frame within 5 s"
+	FAILS=$((FAILS + 1))
+fi
+check "health badge" " UP " 10
+check "engine and version" "vllm 0.11.0"
+check "model" "meta-llama/Llama-3.1-8B-Instruct"
+check "max context" "ctx 131072"
+check "three columns at 200x60" "6 Diagnosis"
+check "running from the fixture" "  37"
+check "KV usage from the fixture" "81%"
+check "GPU pane present" "4 GPU"
+
+keys '?'
+check "help screen" "shift+tab previous pane"
+check "help lists pane keys" "scroll events"
+keys Escape
+check_absent "esc closes help" "shift+tab previous pane"
+
+keys 4
+check "zoom GPU pane" "4 GPU"
+keys Escape
+keys e
+check "explain screen" "Sources for vllm"
+check "explain names the metric" "vllm:time_to_first_token_seconds"
+keys Escape
+keys l
+check "log view" "following"
+keys Escape
+keys ']'
+check "window 5m" "window 5m"
+keys '+'
+check "interval 2s" "every 2s"
+keys p
+check "pause" "PAUSED"
+keys p
+check_absent "resume" "PAUSED"
+keys s
+check "snapshot saved" "snapshot saved to"
+if ls "$WORK"/llmtop-snapshot-*.json >/dev/null 2>&1 && grep -q '"kv_cache_usage_ratio": 0.8123' "$WORK"/llmtop-snapshot-*.json; then
+	echo "ok   snapshot file holds the screen's KV value"
+else
+	echo "FAIL snapshot file missing or without kv 0.8123"
+	FAILS=$((FAILS + 1))
+fi
+
+resize 120 40
+check "two columns at 120x40" "4 GPU"
+resize 80 24
+check "tabs at 80x24" "1 Latency 2 Throughput"
+keys Tab
+check "tab moves to the next pane (from 4 GPU)" "5 Events ──"
+resize 50 12
+check "too small" "terminal too small"
+resize 200 60
+check "back to three columns" "6 Diagnosis"
+keys q
+check "q quits" "llmtop-exited-0"
+
+# --- the demo, when this build has it ------------------------------------
+if "$BIN" demo --help 2>/dev/null | grep -q "llmtop demo"; then
+	start 160 48 demo
+	check "demo: SIMULATED badge" "SIMULATED" 15
+	check "demo: engine numbers" "tok/s" 15
+	keys q
+	check "demo: q quits" "llmtop-exited-0"
+else
+	echo "skip demo (not in this build)"
+fi
+
+if [ "$FAILS" -gt 0 ]; then
+	echo "e2e: $FAILS check(s) failed"
+	exit 1
+fi
+echo "e2e: all checks passed"

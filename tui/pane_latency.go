@@ -58,6 +58,8 @@ func (p latencyPane) View(d *Data, w, h int) string {
 		switch {
 		case !dist.Exposed:
 			val = s.Faint.Render(missing + " not exposed by " + engineName(d))
+		case dist.Count == 0:
+			val = s.Faint.Render(missing + " no requests finished in the window")
 		default:
 			val = distText(s, d.Thresholds, dist, r.m)
 		}

@@ -1,0 +1,308 @@
+package tui
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// benchOverlay is the `b` screen: a small form (presets quick / sweep /
+// custom), a confirmation before loading a host that is not this machine,
+// a progress view while it runs (b or esc cancels, aborting the requests in
+// flight), then the result next to the server's own view, and the runs of
+// this session.
+type benchOverlay struct {
+	runner BenchRunner
+	stage  benchStage
+	url    string
+
+	preset, field int
+	choice        [4]int // indexes into benchChoices: streams, duration, input, output
+
+	runID    int
+	cancel   context.CancelFunc
+	ch       chan tea.Msg
+	progress BenchProgress
+	outcome  *BenchOutcome
+	server   *model.MetricsJSON // the server's view over the run's window
+	saved    string
+	history  []benchRun
+	top      int
+}
+
+type benchStage int
+
+const (
+	benchForm benchStage = iota
+	benchConfirm
+	benchRunning
+	benchDone
+)
+
+var benchPresets = []struct{ name, about string }{
+	{"quick", "30 s at 16 streams"},
+	{"sweep", "streams 1, 2, 4 … 128 until the knee (under 2 min)"},
+	{"custom", "choose streams, length and sizes below"},
+}
+
+// benchChoices are the custom fields' values: streams, duration, input
+// words, output tokens.
+var benchChoices = [4][]int{
+	{1, 2, 4, 8, 16, 32, 64, 128, 256},
+	{10, 30, 60, 120, 300},
+	{64, 128, 256, 512, 1024, 2048, 4096},
+	{32, 64, 128, 256, 512, 1024},
+}
+
+var benchFieldNames = [4]string{"streams", "duration s", "input words", "output tokens"}
+
+// NewBenchOverlay builds the benchmark overlay around a runner.
+func NewBenchOverlay(r BenchRunner) Overlay {
+	return &benchOverlay{runner: r, choice: [4]int{4, 1, 2, 2}}
+}
+
+// benchProgressMsg, benchDoneMsg and benchSavedMsg carry the run's news,
+// tagged with the run they belong to.
+type benchProgressMsg struct {
+	id int
+	p  BenchProgress
+}
+
+type benchDoneMsg struct {
+	id int
+	o  BenchOutcome
+}
+
+type benchSavedMsg struct {
+	id   int
+	path string
+	err  error
+}
+
+func (*benchOverlay) Title() string { return "Benchmark" }
+
+func (o *benchOverlay) Keys() []key.Binding {
+	b := func(k, h, d string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(h, d)) }
+	switch o.stage {
+	case benchForm:
+		return []key.Binding{b("enter", "enter", "start"), b("j", "j/k", "field"), b("right", "←/→", "change")}
+	case benchConfirm:
+		return []key.Binding{b("y", "y", "send the load"), b("n", "n", "back")}
+	case benchRunning:
+		return []key.Binding{b("b", "b/esc", "cancel")}
+	}
+	return []key.Binding{b("enter", "enter", "new run"), b("j", "j/k", "scroll")}
+}
+
+// Open targets the selected endpoint.
+func (o *benchOverlay) Open(d *Data) tea.Cmd {
+	if o.stage == benchRunning {
+		return nil
+	}
+	if e := d.Endpoint(); e != nil && e.URL != "" {
+		o.url = e.URL
+	} else if len(d.Endpoints) > 0 {
+		o.url = d.Endpoints[0]
+	}
+	if o.stage == benchConfirm {
+		o.stage = benchForm
+	}
+	return nil
+}
+
+func (o *benchOverlay) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
+	k := msg.String()
+	switch o.stage {
+	case benchForm:
+		return o.formKey(k, d)
+	case benchConfirm:
+		switch k {
+		case "y", "Y":
+			return true, o.start()
+		case "n", "N", "esc":
+			o.stage = benchForm
+			return true, nil
+		}
+		return true, nil
+	case benchRunning:
+		if k == "b" || k == "esc" {
+			o.cancel() // the runner aborts the requests in flight and returns what it has
+			return true, nil
+		}
+		return false, nil
+	}
+	switch k {
+	case "enter", "r":
+		o.stage, o.top = benchForm, 0
+		return true, nil
+	case "j", "down":
+		o.top++
+		return true, nil
+	case "k", "up":
+		o.top = max(0, o.top-1)
+		return true, nil
+	}
+	return false, nil
+}
+
+func (o *benchOverlay) formKey(k string, d *Data) (bool, tea.Cmd) {
+	rows := 1
+	if o.preset == 2 {
+		rows += len(benchChoices)
+	}
+	switch k {
+	case "j", "down", "tab":
+		o.field = (o.field + 1) % rows
+	case "k", "up", "shift+tab":
+		o.field = (o.field + rows - 1) % rows
+	case "l", "right", "+":
+		o.change(1)
+	case "h", "left", "-":
+		o.change(-1)
+	case "enter":
+		if o.url == "" {
+			return true, nil
+		}
+		if !loopback(o.url) {
+			o.stage = benchConfirm
+			return true, nil
+		}
+		return true, o.start()
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+func (o *benchOverlay) change(delta int) {
+	if o.field == 0 {
+		o.preset = (o.preset + len(benchPresets) + delta) % len(benchPresets)
+		return
+	}
+	f := o.field - 1
+	o.choice[f] = max(0, min(len(benchChoices[f])-1, o.choice[f]+delta))
+}
+
+// spec is what the form says.
+func (o *benchOverlay) spec() BenchSpec {
+	s := BenchSpec{URL: o.url, Preset: benchPresets[o.preset].name, Streams: 16, Duration: 30 * time.Second, InputLen: 256, OutputLen: 128}
+	if s.Preset == "custom" {
+		s.Streams = benchChoices[0][o.choice[0]]
+		s.Duration = time.Duration(benchChoices[1][o.choice[1]]) * time.Second
+		s.InputLen, s.OutputLen = benchChoices[2][o.choice[2]], benchChoices[3][o.choice[3]]
+	}
+	return s
+}
+
+// start runs the benchmark in the runner from a tea.Cmd; news come back on
+// a channel that wait relays as messages.
+func (o *benchOverlay) start() tea.Cmd {
+	o.runID++
+	id, spec, runner := o.runID, o.spec(), o.runner
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan tea.Msg, 8)
+	o.cancel, o.ch, o.stage = cancel, ch, benchRunning
+	o.progress, o.outcome, o.server, o.saved, o.top = BenchProgress{}, nil, nil, "", 0
+	return func() tea.Msg {
+		go func() {
+			out := runner.Run(ctx, spec, func(p BenchProgress) {
+				select {
+				case ch <- benchProgressMsg{id, p}:
+				default: // the screen is behind: skip this one
+				}
+			})
+			out.Spec = spec
+			ch <- benchDoneMsg{id, out}
+		}()
+		return <-ch
+	}
+}
+
+func wait(ch chan tea.Msg) tea.Cmd { return func() tea.Msg { return <-ch } }
+
+// Receive takes the run's news.
+func (o *benchOverlay) Receive(msg tea.Msg, d *Data) tea.Cmd {
+	switch msg := msg.(type) {
+	case benchProgressMsg:
+		if msg.id != o.runID {
+			return nil
+		}
+		o.progress = msg.p
+		return wait(o.ch)
+	case benchDoneMsg:
+		if msg.id != o.runID {
+			return nil
+		}
+		o.cancel()
+		out := msg.o
+		o.outcome, o.stage = &out, benchDone
+		o.server = serverView(d, o.url, out)
+		if out.Result != nil {
+			out.Result.Server = o.server
+		}
+		o.history = append(o.history, historyOf(out))
+		if len(o.history) > 10 {
+			o.history = o.history[1:]
+		}
+		if out.Result == nil && out.Sweep == nil {
+			return nil
+		}
+		runner, id := o.runner, o.runID
+		return func() tea.Msg {
+			p, err := runner.Save(out)
+			return benchSavedMsg{id, p, err}
+		}
+	case benchSavedMsg:
+		if msg.id == o.runID {
+			o.saved = msg.path
+			if msg.err != nil {
+				o.saved = "not saved: " + msg.err.Error()
+			}
+			if n := len(o.history); n > 0 {
+				o.history[n-1].saved = o.saved
+			}
+		}
+	}
+	return nil
+}
+
+// serverView is the server's own state over the run's window, from the
+// monitor's scrapes of the same endpoint (nil when it exposes none).
+func serverView(d *Data, target string, out BenchOutcome) *model.MetricsJSON {
+	start, end := out.window()
+	if start.IsZero() || d.Store == nil {
+		return nil
+	}
+	for _, k := range d.Store.Keys() {
+		if sameHost(k.Endpoint, target) {
+			st := d.Store.State(k, end.Sub(start)+d.Interval)
+			if st.Samples == 0 {
+				return nil
+			}
+			return model.MetricsOf(st)
+		}
+	}
+	return nil
+}
+
+func sameHost(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && ua.Host == ub.Host
+}
+
+// loopback reports whether a URL points at this machine.
+func loopback(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+}

@@ -1,0 +1,237 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/bench/report"
+)
+
+// benchRun is one line of the session's history.
+type benchRun struct {
+	at                  time.Time
+	label               string
+	completed, failed   int
+	outTPS              float64
+	ttftP50, ttftP99    model.Opt
+	tpotP50             model.Opt
+	saved, err, stopped string
+}
+
+func historyOf(o BenchOutcome) benchRun {
+	h := benchRun{at: time.Now(), label: o.Spec.Preset}
+	if o.Err != nil {
+		h.err = o.Err.Error()
+	}
+	r := o.Result
+	if o.Sweep != nil {
+		h.stopped = o.Sweep.Stopped
+		if o.Sweep.Knee >= 0 {
+			r = &o.Sweep.Steps[o.Sweep.Knee].Result
+			h.label = fmt.Sprintf("sweep knee %g", o.Sweep.Steps[o.Sweep.Knee].Load)
+		}
+	}
+	if r != nil {
+		if o.Sweep == nil {
+			h.label = fmt.Sprintf("%s %d×%s", o.Spec.Preset, r.MaxConcurrency, fmtDur(time.Duration(r.Duration*float64(time.Second))))
+		}
+		h.completed, h.failed, h.outTPS = r.Completed, r.Failed, r.OutputThroughput
+		h.ttftP50, h.ttftP99, h.tpotP50 = r.MedianTTFT, r.P99TTFT, r.MedianTPOT
+	}
+	return h
+}
+
+func (o *benchOverlay) View(d *Data, w, h int) string {
+	s := d.Styles
+	target := o.url
+	if target == "" {
+		target = missing + " (no endpoint)"
+	}
+	out := []string{s.Faint.Render("Target: ") + target}
+	switch o.stage {
+	case benchForm:
+		out = append(out, o.formView(d)...)
+	case benchConfirm:
+		out = append(out, "",
+			s.Warn.Render("This sends real load to "+o.url+", which is not this machine."),
+			"Other users of that server will feel it. Press y to start, n to go back.")
+	case benchRunning:
+		out = append(out, o.progressView(d, w)...)
+	case benchDone:
+		body := o.resultView(d, w)
+		o.top = min(o.top, max(0, len(body)-(h-1)))
+		out = append(out, body[o.top:]...)
+	}
+	for i := range out {
+		out[i] = clipStyled(out[i], w)
+	}
+	return lines(out, h)
+}
+
+func (o *benchOverlay) formView(d *Data) []string {
+	s := d.Styles
+	row := func(i int, label, value, about string) string {
+		cur := "  "
+		if i == o.field {
+			cur = s.Accent.Render("> ")
+		}
+		return fmt.Sprintf("%s%-14s ‹ %s ›  %s", cur, label, value, s.Faint.Render(about))
+	}
+	p := benchPresets[o.preset]
+	out := []string{"", row(0, "preset", p.name, p.about)}
+	if p.name == "custom" {
+		for f, name := range benchFieldNames {
+			out = append(out, row(f+1, name, fmt.Sprint(benchChoices[f][o.choice[f]]), ""))
+		}
+	}
+	out = append(out, "", s.Faint.Render("Prompts are random words (fixed seed); token counts come from the server's usage."),
+		s.Faint.Render("TPOT excludes the first token. Results are saved as JSON (vllm bench serve's names)."))
+	if o.url != "" && !loopback(o.url) {
+		out = append(out, s.Warn.Render("Not this machine: you will be asked to confirm."))
+	}
+	if len(o.history) > 0 {
+		out = append(out, "")
+		out = append(out, o.historyView(d)...)
+	}
+	return out
+}
+
+func (o *benchOverlay) progressView(d *Data, w int) []string {
+	s := d.Styles
+	p := o.progress
+	head := benchPresets[o.preset].name
+	if p.Step != "" {
+		head += " · step " + p.Step
+	}
+	if p.Warmup {
+		return []string{"", head + ": warming up…", fmt.Sprintf("sent %d", p.Sent), "", s.Faint.Render("b/esc cancels")}
+	}
+	bw := max(10, min(50, w-20))
+	ms := func(v model.Opt) string { return fmtSec(v.Scale(0.001)) }
+	return []string{"",
+		head,
+		fmt.Sprintf("%s %3.0f%%  %s", bar(p.Fraction, bw), p.Fraction*100, fmtDur(p.Elapsed)),
+		fmt.Sprintf("done %d   failed %d   in flight %d   sent %d", p.Completed, p.Failed, p.InFlight, p.Sent),
+		fmt.Sprintf("TTFT p50 %s  p99 %s     TPOT p50 %s  p99 %s", ms(p.MedianTTFT), ms(p.P99TTFT), ms(p.MedianTPOT), ms(p.P99TPOT)),
+		"", s.Faint.Render("b/esc cancels: requests in flight are aborted, what finished is kept"),
+	}
+}
+
+func (o *benchOverlay) resultView(d *Data, w int) []string {
+	s := d.Styles
+	oc := o.outcome
+	var out []string
+	if oc.Err != nil {
+		out = append(out, "", s.Crit.Render("The benchmark could not run: "+oc.Err.Error()))
+	}
+	if oc.Sweep != nil {
+		out = append(out, "")
+		out = append(out, strings.Split(strings.TrimRight(report.SweepText(*oc.Sweep), "\n"), "\n")...)
+	}
+	if r := oc.Result; r != nil {
+		out = append(out, "", fmt.Sprintf("%s · %d streams · %.1fs · model %s", oc.Spec.Preset, r.MaxConcurrency, r.Duration, r.ModelID),
+			fmt.Sprintf("completed %d   failed %d   cancelled %d   %.2f req/s   %.0f output tok/s   %.0f total tok/s",
+				r.Completed, r.Failed, r.Cancelled, r.RequestThroughput, r.OutputThroughput, r.TotalTokenThroughput), "")
+		out = append(out, sideBySide(d, r, o.server)...)
+		out = append(out, errorLines(r)...)
+		for _, n := range r.Notes {
+			out = append(out, s.Faint.Render("note: "+n))
+		}
+	}
+	if o.saved != "" {
+		out = append(out, "", s.Faint.Render("saved: "+o.saved))
+	}
+	out = append(out, "")
+	out = append(out, o.historyView(d)...)
+	return out
+}
+
+// sideBySide puts the client's latencies next to the server's own view of
+// the same window.
+func sideBySide(d *Data, r *report.Result, srv *model.MetricsJSON) []string {
+	s := d.Styles
+	ms := func(v model.Opt) string { return fmtSec(v.Scale(0.001)) }
+	est := func(j model.DistJSON) string {
+		if j.Estimate {
+			return "≈"
+		}
+		return ""
+	}
+	header := fmt.Sprintf("%-6s %10s %10s %10s │ %10s %10s", "", "mean", "p50", "p99", "server p50", "server p99")
+	out := []string{s.Title.Render(header)}
+	row := func(name string, mean, p50, p99 model.Opt, j *model.DistJSON) string {
+		sp50, sp99 := missing, missing
+		if j != nil {
+			sp50, sp99 = est(*j)+ms(j.P50), est(*j)+ms(j.P99)
+		}
+		return fmt.Sprintf("%-6s %10s %10s %10s │ %10s %10s", name, ms(mean), ms(p50), ms(p99), sp50, sp99)
+	}
+	var ttft, tpot, itl, e2e, queue *model.DistJSON
+	if srv != nil {
+		ttft, tpot, itl, e2e, queue = &srv.TTFTms, &srv.TPOTms, &srv.ITLms, &srv.E2Ems, &srv.Queuems
+	}
+	out = append(out,
+		row("TTFT", r.MeanTTFT, r.MedianTTFT, r.P99TTFT, ttft),
+		row("TPOT", r.MeanTPOT, r.MedianTPOT, r.P99TPOT, tpot),
+		row("ITL", r.MeanITL, r.MedianITL, r.P99ITL, itl),
+		row("E2EL", r.MeanE2EL, r.MedianE2EL, r.P99E2EL, e2e),
+		row("queue", model.None, model.None, model.None, queue))
+	if srv == nil {
+		out = append(out, s.Faint.Render("server: "+missing+" (the monitor has no metrics of this endpoint for the run's window)"))
+	} else {
+		out = append(out, s.Faint.Render(fmt.Sprintf("server (its /metrics over the run, %s window): running %s  waiting %s  gen %s tok/s",
+			fmtDur(time.Duration(srv.WindowS*float64(time.Second))), fmtNum(srv.Running), fmtNum(srv.Waiting), fmtNum(srv.GenerationTokensPerS))))
+	}
+	return out
+}
+
+func errorLines(r *report.Result) []string {
+	if len(r.ErrorsByKind) == 0 {
+		return nil
+	}
+	kinds := make([]string, 0, len(r.ErrorsByKind))
+	for k := range r.ErrorsByKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, r.ErrorsByKind[k])
+	}
+	out := []string{"errors: " + strings.Join(parts, ", ")}
+	for _, e := range r.ErrorSamples {
+		out = append(out, "  "+e)
+	}
+	return out
+}
+
+func (o *benchOverlay) historyView(d *Data) []string {
+	if len(o.history) == 0 {
+		return nil
+	}
+	s := d.Styles
+	out := []string{s.Title.Render("Runs this session")}
+	for i := len(o.history) - 1; i >= 0; i-- {
+		h := o.history[i]
+		line := fmt.Sprintf("%s  %-22s ok %-5d failed %-4d %7.0f tok/s  TTFT p50 %s p99 %s  TPOT p50 %s",
+			h.at.Format("15:04:05"), h.label, h.completed, h.failed, h.outTPS,
+			fmtSec(h.ttftP50.Scale(0.001)), fmtSec(h.ttftP99.Scale(0.001)), fmtSec(h.tpotP50.Scale(0.001)))
+		if h.err != "" {
+			line = h.at.Format("15:04:05") + "  " + h.label + "  " + h.err
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// clipStyled cuts a line that carries no styling; styled lines are short
+// by construction and left alone.
+func clipStyled(l string, w int) string {
+	if strings.Contains(l, "\x1b") {
+		return l
+	}
+	return clip(l, w)
+}
