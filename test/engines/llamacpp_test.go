@@ -29,11 +29,18 @@ type llamaProps struct {
 	} `json:"default_generation_settings"`
 }
 
+// llamaSlot is one /slots entry as this llama-server writes it: idle slots carry only id, n_ctx,
+// speculative and is_processing; busy ones add the task, the token counts and next_token, which is
+// an array (one entry per sequence), not an object. n_prompt_tokens grows while the slot generates:
+// it is prompt + generated tokens, the context the slot holds.
 type llamaSlot struct {
-	ID           int  `json:"id"`
-	NCtx         int  `json:"n_ctx"`
-	IsProcessing bool `json:"is_processing"`
-	NextToken    []struct {
+	ID               int  `json:"id"`
+	NCtx             int  `json:"n_ctx"`
+	IsProcessing     bool `json:"is_processing"`
+	NPrompt          int  `json:"n_prompt_tokens"`
+	NPromptProcessed int  `json:"n_prompt_tokens_processed"`
+	NPromptCache     int  `json:"n_prompt_tokens_cache"`
+	NextToken        []struct {
 		NDecoded int `json:"n_decoded"`
 		NRemain  int `json:"n_remain"`
 	} `json:"next_token"`
@@ -169,8 +176,10 @@ func TestLlamaServerTokenCounters(t *testing.T) {
 	if a.Gauges[model.Running] != 0 {
 		t.Errorf("adapter: running %v while idle", a.Gauges[model.Running])
 	}
-	if _, ok := a.Gauges[model.KVUsage]; ok {
-		t.Errorf("adapter: kv_cache_usage_ratio %v, but this llama-server exposes no KV metric (must be absent, not invented)", a.Gauges[model.KVUsage])
+	// This llama-server has no KV metric: a KV usage may only come from /slots, labelled as such,
+	// and with every slot idle it is 0.
+	if kv, ok := a.Gauges[model.KVUsage]; ok && (kv != 0 || !strings.Contains(strings.Join(a.Notes, " "), "/slots")) {
+		t.Errorf("adapter: kv_cache_usage_ratio %v while idle, notes %q: want 0 derived from /slots, or absent", kv, a.Notes)
 	}
 	t.Logf("adapter sample: gauges %v counters %v latencies %d notes %v", a.Gauges, a.Counters, len(a.Latencies), a.Notes)
 }
@@ -198,6 +207,7 @@ func TestLlamaServerSlotsUnderLoad(t *testing.T) {
 			results <- res
 		}(i)
 	}
+	rawAtStart, _ := rawMetrics(t, ctx, s)
 	// Wait until the engine itself says all slots are busy and one request waits.
 	var raw map[string]float64
 	var body string
@@ -232,11 +242,41 @@ func TestLlamaServerSlotsUnderLoad(t *testing.T) {
 		t.Errorf("/slots: %d slots, %d processing; want %d of %d", len(slots), busy, llamaSlots, llamaSlots)
 	}
 
+	// The context the busy slots hold, as the engine says, next to the adapter's KV usage.
+	held, total, decoded := 0, 0, 0
+	for _, sl := range slots {
+		total += sl.NCtx
+		if sl.IsProcessing {
+			held += sl.NPrompt
+			if len(sl.NextToken) > 0 {
+				decoded += sl.NextToken[0].NDecoded
+			}
+		}
+	}
+	if decoded == 0 {
+		t.Fatalf("/slots shows no decoded tokens under load: %+v", slots)
+	}
+	// Tokens are generated as they are counted, but the counter moves only when a request ends.
+	if raw["llamacpp:tokens_predicted_total"] == rawAtStart["llamacpp:tokens_predicted_total"] {
+		t.Logf("engine: tokens_predicted_total still %v with %d tokens decoded in flight (it moves when a request finishes)",
+			raw["llamacpp:tokens_predicted_total"], decoded)
+	}
 	scr := engine.ScrapeOnce(ctx, engine.Config{URL: s.URL})
 	if !scr.OK() || len(scr.Samples) != 1 {
 		t.Fatalf("scrape under load: err %q, %d samples", scr.Err, len(scr.Samples))
 	}
 	g := scr.Samples[0].Gauges
+	want := float64(held) / float64(total)
+	switch kv, ok := g[model.KVUsage]; {
+	case !ok:
+		knownBug(t, "llamacpp-slots-next-token-array", "adapter: no kv_cache_usage_ratio while %d slots are busy holding %d of %d tokens: "+
+			"/slots next_token is an array in this llama-server, so decoding it into an object fails and the KV usage is dropped", llamaSlots, held, total)
+	case kv > want*1.5+0.02:
+		knownBug(t, "llamacpp-slots-double-count", "adapter: kv_cache_usage_ratio %.3f, engine's slots hold %d of %d tokens (%.3f): "+
+			"n_prompt_tokens already includes the generated tokens, adding n_decoded counts them twice", kv, held, total, want)
+	case kv < want*0.5-0.02:
+		t.Errorf("adapter: kv_cache_usage_ratio %.3f, engine's slots hold %d of %d tokens (%.3f)", kv, held, total, want)
+	}
 	if g[model.Running] != llamaSlots {
 		t.Errorf("adapter: running %v, engine says requests_processing %d", g[model.Running], llamaSlots)
 	}
