@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmtop/llmtop/sim"
+)
+
+// `llmtop demo` (and `make run`): the simulated vLLM in-process on a free
+// loopback port, with background traffic cycling through the scenarios,
+// watched by the monitor with its log attached. Everything is badged
+// SIMULATED.
+
+var demoFlags struct {
+	headless bool
+	cfg      sim.Config
+}
+
+func init() {
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Watch a simulated vLLM (no GPU needed) cycle through healthy load, crashes, queueing, KV pressure…",
+		Long: `Start a simulated vLLM engine in-process on a free 127.0.0.1 port and open the
+monitor on it, with its log in the log pane and simulated GPUs following its
+load. Background traffic moves by itself and the scenario timeline loops:
+
+  ` + sim.DemoTimeline + `
+
+Everything shown is SIMULATED. The engine flags (--max-num-seqs, --gpu-memory-utilization…)
+and --scenario work as for 'llmtop sim'.`,
+		Args: cobra.NoArgs,
+		RunE: runDemo,
+	}
+	demoFlags.cfg.Scenario, demoFlags.cfg.Loop = sim.DemoTimeline, true
+	fs := cmd.Flags()
+	fs.BoolVar(&demoFlags.headless, "headless", false, "no monitor: print the sim's URL and its log, serve until Ctrl-C")
+	addSimFlags(fs, &demoFlags.cfg)
+	root.AddCommand(cmd)
+}
+
+func runDemo(cmd *cobra.Command, _ []string) error {
+	cfg := demoFlags.cfg
+	if err := simToggles(cmd.Flags(), &cfg); err != nil {
+		return err
+	}
+	cfg.Background = true
+	pipe := sim.NewLogPipe(1 << 20)
+	defer pipe.Close()
+	cfg.Log = pipe
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("demo: no free loopback port: %w", err)
+	}
+	cfg.Port = ln.Addr().(*net.TCPAddr).Port
+	s, err := sim.New(cfg)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.Start(ctx)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	url := "http://" + ln.Addr().String()
+
+	if demoFlags.headless {
+		fmt.Fprintf(cmd.ErrOrStderr(), "llmtop demo: SIMULATED vLLM on %s (scenario %s); Ctrl-C stops\n", url, cfg.Scenario)
+		go func() { _, _ = io.Copy(cmd.OutOrStdout(), pipe) }()
+		return <-served
+	}
+	err = runMonitor(ctx, monitorOptions{
+		URLs:      []string{url},
+		Simulated: true,
+		SimLog:    pipe,
+		SimGPU: func() SimGPULoad {
+			l := s.Load()
+			return SimGPULoad{Util: l.Util, MemUsed: l.MemUsed, MemTotal: l.MemTotal, BatchShare: l.BatchShare}
+		},
+	})
+	cancel()
+	<-served
+	return err
+}
