@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/llmtop/llmtop/sources/bench"
+	"github.com/llmtop/llmtop/tui"
+)
+
+// The TUI's `b`: the overlay lives in package tui; this runner gives it the
+// load generator and the results folder, which the tui may not touch.
+
+func init() {
+	tui.RegisterOverlay(tui.OverlaySpec{ID: "bench", Key: tui.DefaultKeyMap().Bench,
+		New: func() tui.Overlay { return tui.NewBenchOverlay(benchRunner{}) }})
+}
+
+type benchRunner struct{}
+
+// Run runs the preset: quick and custom are one closed-loop run, sweep steps
+// the streams to the knee.
+func (benchRunner) Run(ctx context.Context, spec tui.BenchSpec, progress func(tui.BenchProgress)) tui.BenchOutcome {
+	key := engineFlags.apiKey
+	if key == "" {
+		key = os.Getenv("OPENAI_API_KEY")
+	}
+	cfg := bench.Config{URL: spec.URL, APIKey: key, Concurrency: spec.Streams, Duration: spec.Duration,
+		InputLen: spec.InputLen, OutputLen: spec.OutputLen, Warmup: 2}
+	relay := func(step string, p bench.Progress) {
+		progress(tui.BenchProgress{Step: step, Warmup: p.Warmup, Fraction: p.Fraction(), Elapsed: p.Elapsed,
+			Sent: p.Sent, Completed: p.Completed, Failed: p.Failed, InFlight: p.InFlight,
+			MedianTTFT: p.MedianTTFT, P99TTFT: p.P99TTFT, MedianTPOT: p.MedianTPOT, P99TPOT: p.P99TPOT})
+	}
+	if spec.Preset == "sweep" {
+		sc := bench.SweepConfig{Base: cfg}
+		sc.Defaults()
+		n := len(sc.Loads())
+		sc.OnProgress = func(i int, load float64, p bench.Progress) {
+			relay(fmt.Sprintf("%d/%d · %g streams", i+1, n, load), p)
+		}
+		sw, err := bench.Sweep(ctx, sc)
+		if err != nil && len(sw.Steps) == 0 {
+			return tui.BenchOutcome{Err: err}
+		}
+		return tui.BenchOutcome{Sweep: &sw, Err: err}
+	}
+	res, err := bench.Run(ctx, cfg, func(p bench.Progress) { relay("", p) })
+	if err != nil {
+		return tui.BenchOutcome{Err: err}
+	}
+	return tui.BenchOutcome{Result: &res}
+}
+
+// Save writes the outcome under $XDG_STATE_HOME/llmtop/bench/ with a
+// timestamped name.
+func (benchRunner) Save(o tui.BenchOutcome) (string, error) {
+	dir, err := benchDir()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	name := time.Now().Format("20060102-150405") + "-" + o.Spec.Preset + ".json"
+	path := filepath.Join(dir, name)
+	var doc any
+	switch {
+	case o.Result != nil:
+		doc = o.Result
+	case o.Sweep != nil:
+		doc = o.Sweep
+	default:
+		return "", errors.New("nothing to save")
+	}
+	return path, writeJSONFile(path, doc)
+}
+
+// benchDir is $XDG_STATE_HOME/llmtop/bench (~/.local/state when unset).
+func benchDir() (string, error) {
+	state := os.Getenv("XDG_STATE_HOME")
+	if state == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no $XDG_STATE_HOME nor home directory to save benchmark results in")
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(state, "llmtop", "bench"), nil
+}

@@ -1,0 +1,160 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/bench/report"
+)
+
+// fakeRunner stands in for cmd's runner: it reports progress, then either
+// returns at once or waits for cancellation (block).
+type fakeRunner struct {
+	block bool
+	mu    sync.Mutex
+	specs []BenchSpec
+	saved int
+}
+
+func (f *fakeRunner) Run(ctx context.Context, spec BenchSpec, progress func(BenchProgress)) BenchOutcome {
+	f.mu.Lock()
+	f.specs = append(f.specs, spec)
+	f.mu.Unlock()
+	progress(BenchProgress{Fraction: 0.5, Sent: 20, Completed: 12, InFlight: 8, MedianTTFT: model.Some(42), P99TTFT: model.Some(90)})
+	r := &report.Result{Info: report.Info{ModelID: "Qwen/Qwen3-8B", MaxConcurrency: spec.Streams,
+		StartTime: t0.Add(60 * time.Second), EndTime: t0.Add(90 * time.Second)}}
+	r.Completed, r.Duration, r.OutputThroughput = 480, 30, 2048
+	r.MedianTTFT, r.P99TTFT, r.MeanTTFT = model.Some(61.5), model.Some(180), model.Some(70)
+	r.ErrorsByKind = map[string]int{}
+	if f.block {
+		<-ctx.Done()
+		r.Cancelled, r.ErrorsByKind["cancelled"] = 16, 16
+		r.Notes = []string{"cancelled after 3.0s: partial results"}
+	}
+	return BenchOutcome{Result: r}
+}
+
+func (f *fakeRunner) Save(o BenchOutcome) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.saved++
+	return "/state/llmtop/bench/20261122-050000-" + o.Spec.Preset + ".json", nil
+}
+
+// drive runs cmd and feeds its messages back until the overlay is idle.
+func drive(t *testing.T, o *benchOverlay, d *Data, cmd tea.Cmd) {
+	t.Helper()
+	for i := 0; cmd != nil && i < 100; i++ {
+		msg := cmd()
+		cmd = o.Receive(msg, d)
+	}
+}
+
+func TestBenchQuickPreset(t *testing.T) {
+	m := scenario(healthy, 1, false)
+	d := m.d
+	f := &fakeRunner{}
+	o := NewBenchOverlay(f).(*benchOverlay)
+	o.Open(d)
+	if o.url != testURL {
+		t.Fatalf("target %q", o.url)
+	}
+	if v := ansi.Strip(o.View(d, 100, 30)); !strings.Contains(v, "Target: "+testURL) || !strings.Contains(v, "quick") {
+		t.Fatalf("form:\n%s", v)
+	}
+	handled, cmd := o.HandleKey(press("enter"), d)
+	if !handled || cmd == nil || o.stage != benchRunning {
+		t.Fatalf("enter on a loopback target starts at once: handled=%v stage=%v", handled, o.stage)
+	}
+	msg := cmd()
+	next := o.Receive(msg, d)
+	if p, ok := msg.(benchProgressMsg); ok {
+		if v := ansi.Strip(o.View(d, 100, 30)); !strings.Contains(v, "in flight 8") || !strings.Contains(v, "42ms") {
+			t.Errorf("progress %+v:\n%s", p, v)
+		}
+	}
+	drive(t, o, d, next)
+	if o.stage != benchDone || len(f.specs) != 1 || f.specs[0].Streams != 16 || f.specs[0].Duration != 30*time.Second {
+		t.Fatalf("stage %v specs %+v", o.stage, f.specs)
+	}
+	if o.server == nil || !o.server.TTFTms.P50.OK || o.outcome.Result.Server != o.server {
+		t.Fatal("the server's own view over the run's window must sit next to the client's")
+	}
+	v := ansi.Strip(o.View(d, 120, 40))
+	for _, want := range []string{"TTFT", "61.5ms", "180ms", "server p50", "saved: /state/llmtop/bench/", "Runs this session", "quick 16×30s"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("result view lacks %q:\n%s", want, v)
+		}
+	}
+	if f.saved != 1 {
+		t.Errorf("saved %d times", f.saved)
+	}
+	// enter goes back to the form for another run.
+	o.HandleKey(press("enter"), d)
+	if o.stage != benchForm {
+		t.Errorf("stage %v", o.stage)
+	}
+}
+
+func TestBenchCancelAndConfirm(t *testing.T) {
+	m := scenario(healthy, 1, false)
+	d := m.d
+	f := &fakeRunner{block: true}
+	o := NewBenchOverlay(f).(*benchOverlay)
+	o.Open(d)
+	o.url = "http://10.0.0.7:8000"
+	if _, cmd := o.HandleKey(press("enter"), d); cmd != nil || o.stage != benchConfirm {
+		t.Fatalf("a non-loopback host needs confirmation: stage %v", o.stage)
+	}
+	if v := ansi.Strip(o.View(d, 100, 20)); !strings.Contains(v, "not this machine") {
+		t.Errorf("confirm view:\n%s", v)
+	}
+	o.HandleKey(press("n"), d)
+	if o.stage != benchForm {
+		t.Fatalf("n goes back: %v", o.stage)
+	}
+	// Custom: streams down to 8.
+	o.HandleKey(press("right"), d)
+	o.HandleKey(press("right"), d)
+	o.HandleKey(press("down"), d)
+	o.HandleKey(press("left"), d)
+	o.HandleKey(press("enter"), d)
+	_, cmd := o.HandleKey(press("y"), d)
+	if cmd == nil || o.stage != benchRunning {
+		t.Fatalf("y starts: %v", o.stage)
+	}
+	first := cmd()
+	next := o.Receive(first, d)
+	// b while running cancels instead of closing the overlay.
+	if handled, _ := o.HandleKey(press("b"), d); !handled {
+		t.Fatal("b while running must cancel, not close")
+	}
+	drive(t, o, d, next)
+	if o.stage != benchDone || f.specs[0].Preset != "custom" || f.specs[0].Streams != 8 {
+		t.Fatalf("stage %v spec %+v", o.stage, f.specs)
+	}
+	if v := ansi.Strip(o.View(d, 120, 40)); !strings.Contains(v, "cancelled 16") || !strings.Contains(v, "partial results") {
+		t.Errorf("cancelled result:\n%s", v)
+	}
+	// esc after the run is the root's: it closes the overlay.
+	if handled, _ := o.HandleKey(press("esc"), d); handled {
+		t.Error("esc on a finished run should close the overlay")
+	}
+}
+
+// BenchmarkFrameUnchanged is a redraw without new data (a key, a tick).
+func BenchmarkFrameUnchanged(b *testing.B) {
+	m, _ := fullModel(b, false)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = m.View()
+	}
+}
