@@ -44,6 +44,7 @@ type Data struct {
 
 	state      model.State
 	stateValid bool
+	series     map[string][]model.Point // per name, until the data changes
 }
 
 // EndpointInfo is an endpoint's newest scrape without its samples.
@@ -89,17 +90,30 @@ func (d *Data) State() model.State {
 	return d.state
 }
 
-// Series is a sparkline of the selected key over the window.
+// Series is a sparkline of the selected key over the window, read from the
+// store once per change of data.
 func (d *Data) Series(name string) []model.Point {
+	if pts, ok := d.series[name]; ok {
+		return pts
+	}
 	k, ok := d.Key()
 	if !ok {
 		return nil
 	}
-	return d.Store.SeriesSince(k, name, d.Now.Add(-d.Window))
+	pts := d.Store.SeriesSince(k, name, d.Now.Add(-d.Window))
+	if d.series == nil {
+		d.series = map[string][]model.Point{}
+	}
+	d.series[name] = pts
+	return pts
 }
 
 // invalidate drops cached derived values after data changed.
-func (d *Data) invalidate() { d.stateValid = false; d.Version++ }
+func (d *Data) invalidate() {
+	d.stateValid = false
+	clear(d.series)
+	d.Version++
+}
 
 // Endpoint returns the info of the selected key's endpoint (nil before
 // any scrape).

@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+)
+
+// fullModel has 16 minutes of one-second scrapes (the store's whole 15-min
+// history), 8 GPUs, events and logs, at 200×60 with a 15-min window.
+func fullModel(b *testing.B, noColor bool) *Model {
+	b.Helper()
+	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: noColor, Window: 15 * time.Minute,
+		Sources: map[string]string{"engine": "", "gpu": "", "logs": ""}})
+	ss := scrapes(960, stressed)
+	for _, s := range ss {
+		m.Update(s)
+	}
+	last := ss[len(ss)-1].Time
+	m.Update(gpus(8, last, true))
+	feedLogs(m, last.Add(-20*time.Second), true)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	return m
+}
+
+// BenchmarkFrame is one View at 200×60 after the data changed (the state
+// and series are read again from the store, as after every scrape).
+func BenchmarkFrame(b *testing.B) {
+	m := fullModel(b, false)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.d.invalidate()
+		_ = m.View()
+	}
+}
+
+// BenchmarkFrameNoColor is the same frame without colour.
+func BenchmarkFrameNoColor(b *testing.B) {
+	m := fullModel(b, true)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.d.invalidate()
+		_ = m.View()
+	}
+}
+
+// BenchmarkFrameUnchanged is a redraw without new data (a key, a tick).
+func BenchmarkFrameUnchanged(b *testing.B) {
+	m := fullModel(b, false)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = m.View()
+	}
+}
+
+// BenchmarkScrapeAndFrame applies one scrape (Store.Add) and renders.
+func BenchmarkScrapeAndFrame(b *testing.B) {
+	m := fullModel(b, false)
+	more := scrapes(960+b.N, stressed)[960:]
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Update(more[i])
+		_ = m.View()
+	}
+}
+
+// firstWrite records when the program first writes to the terminal.
+type firstWrite struct {
+	once sync.Once
+	at   chan time.Time
+	buf  bytes.Buffer
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	w.once.Do(func() { w.at <- time.Now() })
+	return w.buf.Write(p)
+}
+
+// BenchmarkStartToFirstFrame is New + tea.Program start until the first
+// frame reaches the (fake) terminal, which answers no queries (theme
+// "auto" asks for the background colour and must not wait for it).
+func BenchmarkStartToFirstFrame(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		out := &firstWrite{at: make(chan time.Time, 1)}
+		m := New(Options{Endpoints: []string{testURL}, Theme: "auto"})
+		p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(out), tea.WithWindowSize(200, 60),
+			tea.WithColorProfile(colorprofile.ANSI256), tea.WithEnvironment([]string{"TERM=xterm-256color"}))
+		done := make(chan struct{})
+		go func() { _, _ = p.Run(); close(done) }()
+		select {
+		case t := <-out.at:
+			b.ReportMetric(float64(t.Sub(start).Microseconds())/1000, "ms/first-frame")
+		case <-time.After(5 * time.Second):
+			b.Fatal("no frame within 5 s")
+		}
+		p.Quit()
+		<-done
+	}
+}
