@@ -264,3 +264,22 @@ func TestOllamaSamples(t *testing.T) {
 		t.Errorf("models = %v", ids)
 	}
 }
+
+// Builds whose /slots next_token is an array count generated tokens in
+// n_prompt_tokens already; upstream's object form does not.
+func TestLlamaCppSlotsArrayForm(t *testing.T) {
+	body := `[{"id":0,"n_ctx":4096,"is_processing":true,"n_prompt_tokens":900,"next_token":[{"has_next_token":true,"n_remain":-1,"n_decoded":400}]},
+	{"id":1,"n_ctx":4096,"is_processing":false,"n_prompt_tokens":3000,"next_token":[{"n_decoded":0}]},
+	{"id":2,"n_ctx":4096,"is_processing":true,"n_prompt_tokens":5000,"next_token":{"n_decoded":10}}]`
+	s := model.NewSample("e", "m", t0, model.FromScrape)
+	applySlots(&s, []byte(body))
+	want{gauges: map[model.Gauge]float64{
+		model.KVUsage: (900 + 4096) / (3 * 4096.0), // slot 2 capped at its n_ctx
+		model.Running: 2, model.KVCapacityTokens: 3 * 4096,
+	}}.check(t, s)
+	bad := model.NewSample("e", "m", t0, model.FromScrape)
+	applySlots(&bad, []byte(`{"error":"slots disabled"}`))
+	if len(bad.Gauges) != 0 {
+		t.Errorf("a non-list /slots set %v", bad.Gauges)
+	}
+}

@@ -9,7 +9,7 @@ import (
 
 const (
 	llamaTPOTApprox = "aggregate: generation seconds ÷ tokens generated (llama.cpp has no per-request histogram)"
-	llamaKVNote     = "KV usage ≈ context held by busy slots (prompt + generated tokens) ÷ total slot context, from /slots"
+	llamaKVNote     = "KV usage ≈ context held by busy slots ÷ total slot context, from /slots"
 	llamaPrecision  = "llama.cpp prints 6 significant digits: counters above 999999 are rounded, so their rates are coarse"
 )
 
@@ -72,14 +72,30 @@ func mapLlamaCpp(f families, m meta) []model.Sample {
 }
 
 // llamaSlot is the part of a /slots entry that says how much context the
-// slot holds.
+// slot holds. next_token is an object in upstream llama.cpp and an array of
+// objects in other builds seen in the wild.
 type llamaSlot struct {
-	NCtx         float64 `json:"n_ctx"`
-	IsProcessing bool    `json:"is_processing"`
-	NPrompt      float64 `json:"n_prompt_tokens"`
-	NextToken    struct {
-		NDecoded float64 `json:"n_decoded"`
-	} `json:"next_token"`
+	NCtx         float64         `json:"n_ctx"`
+	IsProcessing bool            `json:"is_processing"`
+	NPrompt      float64         `json:"n_prompt_tokens"`
+	NextToken    json.RawMessage `json:"next_token"`
+}
+
+type llamaNextToken struct {
+	NDecoded float64 `json:"n_decoded"`
+}
+
+// held is the context a busy slot holds. Where next_token is an object
+// (upstream), n_prompt_tokens is the prompt alone and n_decoded adds the
+// generated tokens; where it is an array, n_prompt_tokens was seen to count
+// the generated tokens already (a real llama-server under load), so adding
+// n_decoded would count them twice.
+func (sl llamaSlot) held() float64 {
+	var one llamaNextToken
+	if json.Unmarshal(sl.NextToken, &one) == nil {
+		return min(sl.NPrompt+one.NDecoded, sl.NCtx)
+	}
+	return min(sl.NPrompt, sl.NCtx)
 }
 
 // applySlots derives KV usage from /slots: the context busy slots hold
@@ -93,16 +109,19 @@ func applySlots(s *model.Sample, body []byte) {
 	var used, total float64
 	busy := 0
 	for _, sl := range slots {
+		if !finite(sl.NCtx) || sl.NCtx <= 0 {
+			continue
+		}
 		total += sl.NCtx
 		if sl.IsProcessing {
-			used += sl.NPrompt + sl.NextToken.NDecoded
+			used += sl.held()
 			busy++
 		}
 	}
 	if total <= 0 {
 		return
 	}
-	s.Gauges[model.KVUsage] = min(used/total, 1)
+	s.Gauges[model.KVUsage] = used / total
 	s.Gauges[model.KVCapacityTokens] = total
 	s.Gauges[model.MaxRunning] = float64(len(slots))
 	s.Info["slots"] = fmt.Sprint(len(slots))

@@ -15,7 +15,12 @@ import (
 func (p *prober) describe(id *model.Identity) {
 	switch id.Engine {
 	case model.VLLM, model.TRTLLM:
-		id.Version = p.versionAt("/version")
+		var v struct {
+			Version   string `json:"version"`
+			Simulated bool   `json:"simulated"` // llmtop's own simulator says so
+		}
+		_ = p.json("/version", &v)
+		id.Version, id.Simulated = v.Version, v.Simulated
 	case model.SGLang:
 		var v struct {
 			Version string `json:"version"`
