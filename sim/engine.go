@@ -54,7 +54,7 @@ func newEngine(cfg engineConfig, plan kvPlan, now time.Time) *engine {
 		phys:    newPhysics(cfg.model, cfg.gpu, cfg.fp8),
 		plan:    plan,
 		kv:      newKVPool(plan.numBlocks, cfg.prefixCaching),
-		met:     newMetrics(cfg, plan),
+		met:     newMetrics(cfg, plan, now),
 		waitq:   list.New(),
 		ivStart: now,
 		tally:   tally{finished: map[string]int{}},

@@ -50,8 +50,13 @@ type metrics struct {
 	e2e, queue, inference, prefillTime, decodeTime prometheus.Histogram
 }
 
-func newMetrics(cfg engineConfig, plan kvPlan) *metrics {
+func newMetrics(cfg engineConfig, plan kvPlan, start time.Time) *metrics {
 	reg := prometheus.NewRegistry()
+	// What Python's process collector exposes in every vLLM: the restart
+	// marker monitors read uptime from.
+	startGauge := prometheus.NewGauge(prometheus.GaugeOpts{Name: "process_start_time_seconds", Help: "Start time of the process since unix epoch in seconds."})
+	reg.MustRegister(startGauge)
+	startGauge.Set(float64(start.UnixNano()) / 1e9)
 	labels := prometheus.Labels{"model_name": cfg.served, "engine": "0"}
 	gauge := func(name, help string) prometheus.Gauge {
 		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels})
