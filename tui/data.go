@@ -61,9 +61,31 @@ type EndpointInfo struct {
 	Scrapes   int
 }
 
+// ModelKeys are the endpoint+model pairs to choose from. Log-derived samples
+// that carry no model name are the same endpoint's picture from its log:
+// they are not a separate choice when the endpoint is scraped too (the
+// store prefers scraped data anyway).
+func (d *Data) ModelKeys() []model.Key {
+	all := d.Store.Keys()
+	scraped := map[string]bool{}
+	for _, k := range all {
+		if d.Store.HasSource(k, model.FromScrape) {
+			scraped[k.Endpoint] = true
+		}
+	}
+	out := all[:0]
+	for _, k := range all {
+		if !d.Store.HasSource(k, model.FromScrape) && scraped[k.Endpoint] {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
 // Key is the endpoint+model on screen; ok is false before any sample.
 func (d *Data) Key() (model.Key, bool) {
-	keys := d.Store.Keys()
+	keys := d.ModelKeys()
 	if len(keys) == 0 {
 		return model.Key{}, false
 	}

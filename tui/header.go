@@ -97,7 +97,7 @@ func endpointLine(d *Data, e *EndpointInfo) string {
 		url = e.URL
 	}
 	b.WriteString(s.Accent.Render(url))
-	if keys := d.Store.Keys(); len(keys) > 1 {
+	if keys := d.ModelKeys(); len(keys) > 1 {
 		b.WriteString(s.Faint.Render(fmt.Sprintf("  [%d/%d h/→]", d.Selected+1, len(keys))))
 	}
 	if len(d.Endpoints) > 1 {

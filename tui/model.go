@@ -419,7 +419,7 @@ func (m *Model) stepWindow(dir int) {
 }
 
 func (m *Model) selectKey(dir int) {
-	n := len(m.d.Store.Keys())
+	n := len(m.d.ModelKeys())
 	if n < 2 {
 		return
 	}

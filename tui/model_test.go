@@ -394,3 +394,26 @@ func (fakePane) Title() string               { return "Findings" }
 func (fakePane) Height(*Data, int) int       { return 1 }
 func (fakePane) View(*Data, int, int) string { return "fake findings" }
 func (fakePane) Keys() []key.Binding         { return nil }
+
+func TestLogSamplesJoinTheirScrapedEndpoint(t *testing.T) {
+	m := newTestModel()
+	for _, s := range scrapes(3, healthy) {
+		m.Update(s)
+	}
+	sm := model.NewSample(testURL, "", t0.Add(2500*time.Millisecond), model.FromLog)
+	sm.Gauges[model.Running] = 3
+	m.Update(sm)
+	if n := len(m.d.ModelKeys()); n != 1 {
+		t.Fatalf("%d keys, want 1 (the log's picture is the same endpoint)", n)
+	}
+	if strings.Contains(screen(t, m, 200, 60), "[1/2") {
+		t.Fatal("the log-derived key is offered as a second endpoint")
+	}
+	// A log-only endpoint (nothing scrapes it) stays a choice.
+	other := model.NewSample("http://10.0.0.9:8000", "", t0.Add(3*time.Second), model.FromLog)
+	other.Gauges[model.Running] = 1
+	m.Update(other)
+	if n := len(m.d.ModelKeys()); n != 2 {
+		t.Fatalf("%d keys, want 2", n)
+	}
+}
