@@ -4,11 +4,13 @@ package engines
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/llmtop/llmtop/sources/bench"
+	"github.com/llmtop/llmtop/sources/bench/report"
 )
 
 // TestBenchAgainstLlamaServerClock runs the benchmark against llama-server and checks its numbers
@@ -91,6 +93,38 @@ func TestBenchAgainstOllama(t *testing.T) {
 			}
 			if res.ModelID != ollamaModel+":latest" && res.ModelID != ollamaModel {
 				t.Errorf("model %q", res.ModelID)
+			}
+		})
+	}
+}
+
+// TestBenchCLI runs `llmtop bench --json` against both engines: vllm's field names, counts from the
+// engines' usage, and (llama-server) the server's own view attached.
+func TestBenchCLI(t *testing.T) {
+	for _, eng := range []string{"llama-server", "ollama"} {
+		t.Run(eng, func(t *testing.T) {
+			var s *server
+			if eng == "ollama" {
+				s = ollama(t)
+			} else {
+				s = llama(t)
+			}
+			out, stderr, code := runLLMTop(t, 2*time.Minute, "bench", s.URL, "--json", "--no-gpu", "--num-requests", "4",
+				"--concurrency", "1", "--input-len", "32", "--output-len", "16", "--warmup", "1")
+			var res report.Result
+			if err := json.Unmarshal(out, &res); err != nil || code != 0 {
+				t.Fatalf("bench --json: exit %d, %v; stderr %s; stdout %.400s", code, err, stderr, out)
+			}
+			if res.Failed > 0 && eng == "llama-server" && res.Failed == res.ErrorsByKind["disconnect"] {
+				knownBug(t, "bench-keepalive-eof", "%d of 4 requests failed: %v", res.Failed, res.ErrorSamples)
+			} else if res.Completed != 4 || res.Failed != 0 {
+				t.Fatalf("%d completed, %d failed: %v", res.Completed, res.Failed, res.ErrorSamples)
+			}
+			if res.TotalOutputTokens != res.Completed*16 || res.OutputTokensFromChunks != 0 || !res.MeanTTFT.OK || !res.MeanTPOT.OK {
+				t.Errorf("output tokens %d (%d from chunks), ttft %v tpot %v", res.TotalOutputTokens, res.OutputTokensFromChunks, res.MeanTTFT, res.MeanTPOT)
+			}
+			if eng == "llama-server" && res.Server == nil {
+				t.Errorf("no server view attached although llama-server serves /metrics")
 			}
 		})
 	}

@@ -1,0 +1,229 @@
+//go:build engines
+
+package engines
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// runLLMTop runs bin/llmtop with args and returns stdout, stderr and the exit code.
+func runLLMTop(t *testing.T, timeout time.Duration, args ...string) ([]byte, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, llmtopBin(t), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Env = append(cmd.Environ(), "NO_COLOR=1", "HOME="+workDir) // no user config file
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("llmtop %v: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("llmtop %v did not finish in %v; stderr: %s", args, timeout, errb.String())
+	}
+	return out.Bytes(), errb.String(), code
+}
+
+func snapshot(t *testing.T, url string) model.EndpointJSON {
+	t.Helper()
+	out, stderr, code := runLLMTop(t, 30*time.Second, "snapshot", "--json", "--no-gpu", "--interval", "1s", url)
+	var doc model.SnapshotJSON
+	if err := json.Unmarshal(out, &doc); err != nil || code != 0 || len(doc.Endpoints) != 1 {
+		t.Fatalf("snapshot --json: exit %d, %v, %d endpoints; stderr %s; stdout %.500s", code, err, len(doc.Endpoints), stderr, out)
+	}
+	return doc.Endpoints[0]
+}
+
+func TestSnapshotJSONLlamaServer(t *testing.T) {
+	s := llama(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var props llamaProps
+	if err := getJSON(ctx, s.URL+"/props", &props); err != nil {
+		t.Fatal(err)
+	}
+	ep := snapshot(t, s.URL)
+	if ep.Engine != model.LlamaCpp || ep.Version != props.BuildInfo || ep.Health != model.HealthUp || ep.Error != "" {
+		t.Errorf("endpoint %s %q %s err %q; engine says build_info %q", ep.Engine, ep.Version, ep.Health, ep.Error, props.BuildInfo)
+	}
+	if len(ep.Models) != 1 || ep.Model != ep.Models[0] || !ep.MaxContext.OK || ep.MaxContext.V != float64(props.Settings.NCtx) {
+		t.Errorf("models %v model %q max_context %v; engine serves one model with %d tokens per slot", ep.Models, ep.Model, ep.MaxContext, props.Settings.NCtx)
+	}
+	m := ep.Metrics
+	if m == nil {
+		t.Fatal("no metrics")
+	}
+	if !m.Running.OK || m.Running.V != 0 || !m.Waiting.OK || m.Waiting.V != 0 {
+		t.Errorf("idle: running %v waiting %v, want 0 and 0", m.Running, m.Waiting)
+	}
+	if !m.KVCapacityTokens.OK || m.KVCapacityTokens.V != llamaCtx {
+		t.Errorf("kv_capacity_tokens %v, want the -c %d", m.KVCapacityTokens, llamaCtx)
+	}
+	// llama.cpp exposes no TTFT, ITL, queue or request count: null, never 0.
+	for name, o := range map[string]model.Opt{"ttft_ms.p99": m.TTFTms.P99, "itl_ms.p99": m.ITLms.P99, "queue_ms.p99": m.Queuems.P99,
+		"requests_per_s": m.RequestsPerS, "preemptions_per_s": m.PreemptionsPerS} {
+		if o.OK {
+			t.Errorf("%s = %v: llama.cpp does not expose it, it must be null", name, o.V)
+		}
+	}
+
+	// Under load: one more request than slots (cancelled once seen: a client going away frees its slot).
+	load, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	for i := 0; i <= llamaSlots; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, _ = chat(load, s.URL, "", fmt.Sprintf("snapshot load %d", i), 3000, true)
+		}(i)
+	}
+	waitDeferred(t, ctx, s, 1)
+	ep = snapshot(t, s.URL)
+	if m := ep.Metrics; m == nil || m.Running.V != llamaSlots || m.Waiting.V != 1 {
+		t.Errorf("under load: metrics %+v; engine says %d processing, 1 deferred", m, llamaSlots)
+	}
+	stop()
+	wg.Wait()
+}
+
+// waitDeferred waits until llama-server's own metrics show all slots busy and n requests deferred.
+func waitDeferred(t *testing.T, ctx context.Context, s *server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		raw, _ := rawMetrics(t, ctx, s)
+		if raw["llamacpp:requests_processing"] == llamaSlots && raw["llamacpp:requests_deferred"] == float64(n) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("engine never showed %d processing + %d deferred: %v", llamaSlots, n, raw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestSnapshotJSONOllama(t *testing.T) {
+	s := ollama(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := chat(ctx, s.URL, ollamaModel, "snapshot", 4, false); err != nil {
+		t.Fatal(err)
+	}
+	ep := snapshot(t, s.URL)
+	if ep.Engine != model.Ollama || ep.Version != s.Version || ep.Health != model.HealthUp || ep.Error != "" {
+		t.Errorf("endpoint %s %q %s err %q hint %q; want ollama %s up", ep.Engine, ep.Version, ep.Health, ep.Error, ep.Hint, s.Version)
+	}
+	if ep.Model != ollamaModel+":latest" || !ep.MaxContext.OK || ep.MaxContext.V != 4096 {
+		t.Errorf("model %q (models %v) max_context %v; /api/ps says %s:latest with context_length 4096", ep.Model, ep.Models, ep.MaxContext, ollamaModel)
+	}
+	// Ollama exposes no running/waiting/throughput: null, never 0.
+	if m := ep.Metrics; m != nil {
+		for name, o := range map[string]model.Opt{"running": m.Running, "waiting": m.Waiting, "generation_tokens_per_s": m.GenerationTokensPerS,
+			"kv_cache_usage_ratio": m.KVCacheUsageRatio, "ttft_ms.p50": m.TTFTms.P50} {
+			if o.OK {
+				t.Errorf("%s = %v: Ollama does not expose it, it must be null", name, o.V)
+			}
+		}
+	}
+	if ep.Info["expires_at"] == "" || ep.Info["size_vram"] != "0" {
+		t.Errorf("info %v: want expires_at and size_vram 0 (CPU) from /api/ps", ep.Info)
+	}
+}
+
+// diagnoseJSON is the part of `llmtop diagnose --json` the tests read.
+type diagnoseJSON struct {
+	Status    string `json:"status"`
+	ExitCode  int    `json:"exit_code"`
+	Endpoints []struct {
+		Engine   model.Engine `json:"engine"`
+		Health   model.Health `json:"health"`
+		Answered bool         `json:"answered"`
+	} `json:"endpoints"`
+	Findings []struct {
+		ID       string `json:"id"`
+		Severity string `json:"severity"`
+		Title    string `json:"title"`
+	} `json:"findings"`
+	Missing []string `json:"missing"`
+}
+
+func diagnose(t *testing.T, url string, watch time.Duration) (diagnoseJSON, int, []byte) {
+	t.Helper()
+	out, stderr, code := runLLMTop(t, watch+30*time.Second, "diagnose", "--json", "--no-gpu", "--interval", "500ms", "--duration", watch.String(), url)
+	var d diagnoseJSON
+	if err := json.Unmarshal(out, &d); err != nil {
+		t.Fatalf("diagnose --json: exit %d, %v; stderr %s; stdout %.500s", code, err, stderr, out)
+	}
+	if d.ExitCode != code {
+		t.Errorf("JSON says exit_code %d, the process exited %d", d.ExitCode, code)
+	}
+	return d, code, out
+}
+
+func TestDiagnoseLlamaServer(t *testing.T) {
+	s := llama(t)
+	d, code, _ := diagnose(t, s.URL, 3*time.Second)
+	if code != 0 || d.Status != "ok" || len(d.Findings) != 0 || len(d.Endpoints) != 1 || d.Endpoints[0].Engine != model.LlamaCpp || !d.Endpoints[0].Answered {
+		t.Errorf("idle llama-server: exit %d status %q findings %+v endpoints %+v; want 0, ok, none", code, d.Status, d.Findings, d.Endpoints)
+	}
+
+	// Twice as many concurrent requests as slots, for the whole watch: requests wait for a slot.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := 0; i < 2*llamaSlots; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, _ = chat(ctx, s.URL, "", fmt.Sprintf("diagnose load %d", i), 3000, true) // cancelled below
+		}(i)
+	}
+	waitDeferred(t, ctx, s, llamaSlots)
+	d, code, out := diagnose(t, s.URL, 6*time.Second)
+	cancel()
+	wg.Wait()
+	found := false
+	for _, f := range d.Findings {
+		if strings.Contains(f.ID, "queue") || strings.Contains(f.ID, "backlog") || strings.Contains(f.ID, "concurrency") || strings.Contains(f.ID, "slots") {
+			found = true
+		}
+	}
+	if !found {
+		knownBug(t, "diagnose-llamacpp-deferred-silent", "every slot busy and %d requests deferred for the whole %s watch, "+
+			"but diagnose exits %d with findings %+v (queue_backlog needs waiting > 50; the slot cap -np is the cause here)", llamaSlots, "6s", code, d.Findings)
+	}
+	if code == 3 || len(d.Endpoints) != 1 || !d.Endpoints[0].Answered {
+		t.Errorf("under load: exit %d endpoints %+v: %s", code, d.Endpoints, out)
+	}
+}
+
+func TestDiagnoseOllama(t *testing.T) {
+	s := ollama(t)
+	d, code, out := diagnose(t, s.URL, 3*time.Second)
+	if code != 0 || len(d.Endpoints) != 1 || d.Endpoints[0].Engine != model.Ollama || d.Endpoints[0].Health != model.HealthUp {
+		t.Errorf("idle Ollama: exit %d: %s", code, out)
+	}
+	for _, f := range d.Findings {
+		if f.ID == "metrics_unavailable" {
+			t.Errorf("Ollama has no /metrics by design, yet diagnose reports %+v", f)
+		}
+	}
+}
