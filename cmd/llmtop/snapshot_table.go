@@ -29,8 +29,11 @@ func printEntry(w io.Writer, e model.EndpointJSON) {
 	if eng == "" {
 		eng = "unknown engine"
 	}
-	health := string(e.Health)
-	fmt.Fprintf(w, "%s  %s\n", e.URL, joinNonEmpty("  ", eng, e.Version, health))
+	sim := ""
+	if e.Simulated {
+		sim = "SIMULATED"
+	}
+	fmt.Fprintf(w, "%s  %s\n", e.URL, joinNonEmpty("  ", eng, e.Version, string(e.Health), sim))
 	if e.Model != "" {
 		ctx := ""
 		if e.MaxContext.OK {
@@ -50,9 +53,7 @@ func printEntry(w io.Writer, e model.EndpointJSON) {
 	if m := e.Metrics; m != nil {
 		printMetrics(w, m)
 	}
-	for _, k := range sortedKeys(e.Info) {
-		fmt.Fprintf(w, "  info   %s=%s\n", k, e.Info[k])
-	}
+	printInfo(w, e.Info)
 	for _, n := range e.Notes {
 		fmt.Fprintf(w, "  note   %s\n", n)
 	}
@@ -99,12 +100,37 @@ func printMetrics(w io.Writer, m *model.MetricsJSON) {
 	if len(m.FinishReasons) > 0 {
 		var parts []string
 		for _, k := range sortedFloatKeys(m.FinishReasons) {
-			parts = append(parts, fmt.Sprintf("%s %.0f%%", k, 100*m.FinishReasons[k]))
+			if m.FinishReasons[k] > 0 {
+				parts = append(parts, fmt.Sprintf("%s %.0f%%", k, 100*m.FinishReasons[k]))
+			}
 		}
-		fmt.Fprintf(w, "  finish %s\n", strings.Join(parts, ", "))
+		if len(parts) > 0 {
+			fmt.Fprintf(w, "  finish %s\n", strings.Join(parts, ", "))
+		}
 	}
 	if m.Restarts > 0 {
 		fmt.Fprintf(w, "  restarts seen: %d (counters went backwards)\n", m.Restarts)
+	}
+}
+
+// printInfo writes the static facts as k=v pairs, wrapped, leaving out
+// unset ones ("None").
+func printInfo(w io.Writer, info map[string]string) {
+	line := "  info  "
+	for _, k := range sortedKeys(info) {
+		v := info[k]
+		if v == "" || v == "None" {
+			continue
+		}
+		kv := " " + k + "=" + v
+		if len(line)+len(kv) > 100 && line != "  info  " {
+			fmt.Fprintln(w, line)
+			line = "        "
+		}
+		line += kv
+	}
+	if strings.TrimSpace(line) != "info" {
+		fmt.Fprintln(w, line)
 	}
 }
 
