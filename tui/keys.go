@@ -95,3 +95,21 @@ func (k *KeyMap) Rebind(name string, keys []string) error {
 	b.SetHelp(strings.Join(keys, "/"), desc)
 	return nil
 }
+
+// overlayKey is the keymap's binding for an overlay registered under id,
+// so that a [keys] rebinding in the config moves the overlay too.
+func (k KeyMap) overlayKey(id string) (key.Binding, bool) {
+	switch id {
+	case "help":
+		return k.Help, true
+	case "logs":
+		return k.Logs, true
+	case "explain":
+		return k.Explain, true
+	case "bench":
+		return k.Bench, true
+	case "diagnosis", "diagnose":
+		return k.Diagnose, true
+	}
+	return key.Binding{}, false
+}

@@ -49,7 +49,11 @@ func (*helpOverlay) View(d *Data, w, h int) string {
 	b.WriteString("\n" + d.Styles.Title.Render("Screens") + "\n")
 	for _, s := range overlaySpecs {
 		o := s.New()
-		line := "  " + s.Key.Help().Key + " " + o.Title()
+		k := s.Key
+		if b, ok := d.Keys.overlayKey(s.ID); ok {
+			k = b
+		}
+		line := "  " + k.Help().Key + " " + o.Title()
 		var ks []string
 		for _, k := range o.Keys() {
 			ks = append(ks, k.Help().Key+" "+k.Help().Desc)
