@@ -94,6 +94,10 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 			f.ID, f.Title = "itl_decode_batch", fmt.Sprintf("ITL over SLO at batch %s: decode-bound past the knee", num(st.Running.V))
 			f.Cause = "every decode step reads the weights and each running request's KV; past the knee a bigger batch costs every request latency"
 			f.Evidence = append(f.Evidence, Evidence{Text: why, Source: metricSource(ep, "running") + " × " + metricSource(ep, "itl")})
+			if v, label, over := ttftOver(ep, e.cfg.SLOTTFT.Seconds()); over && slowSteps(e, ep) {
+				f.Evidence = append(f.Evidence, Evidence{Text: label + secs(v) + " also over its SLO: short prompts wait on the same slow steps",
+					Source: metricSource(ep, "ttft"), Window: ep.State.Latency[model.TTFT].Window})
+			}
 			f.Actions = []Action{{Change: capChange(eng, limit), Why: "just under the batch size where ITL crossed the SLO",
 				TradeOff: "lower peak throughput; excess requests queue (TTFT rises) unless another replica takes them"}, replicas(eng)}
 			return f
@@ -120,13 +124,18 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 
 // kneeCap finds the largest batch whose per-token latency met the SLO, from
 // the endpoint's (running, ITL mean) history. The SLO is on p99 but the
-// history holds per-refresh means, so the limit for means is scaled by the
-// window's mean/p99 ratio. Without a batch that met it, a straight line
-// through the history (or through the origin and now) is solved for the SLO.
+// history holds per-refresh means, so the limit for means is the SLO less
+// the window's tail (p99 − mean: the occasional step that carries a prefill
+// chunk costs about the same whatever the batch), or the SLO scaled by
+// mean/p99, whichever is lower. Without a batch that met it, a straight line
+// through the history (or through the origin and now) is solved for it.
 func kneeCap(ep Endpoint, d model.Dist, slo float64) (int, string) {
 	limit := slo
 	if d.P99.OK && d.Mean.OK && d.P99.V > 0 {
-		limit = slo * d.Mean.V / d.P99.V
+		limit = math.Min(slo*d.Mean.V/d.P99.V, slo-(d.P99.V-d.Mean.V))
+	}
+	if limit <= 0 {
+		return 0, ""
 	}
 	type agg struct{ sum, n float64 }
 	by := map[int]*agg{}
@@ -163,7 +172,7 @@ func kneeCap(ep Endpoint, d model.Dist, slo float64) (int, string) {
 			}
 		}
 		if good > 0 {
-			return good, fmt.Sprintf("mean ITL %s at batch %d, %s at batch %d (limit for means %s, from the SLO and the window's mean/p99)",
+			return good, fmt.Sprintf("mean ITL %s at batch %d, %s at batch %d (limit for means %s: the SLO less the window's p99−mean tail)",
 				secs(by[good].sum/by[good].n), good, secs(by[firstBad].sum/by[firstBad].n), firstBad, secs(limit))
 		}
 	}

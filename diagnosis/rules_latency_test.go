@@ -151,7 +151,7 @@ func TestTTFTAbsentIsSaid(t *testing.T) {
 func TestDecodeRules(t *testing.T) {
 	knee := func(e *Endpoint) {
 		e.State.Running = model.Some(96)
-		e.State.Latency[model.ITL] = dist(0.05, 0.07, 0.09, 0.055)
+		e.State.Latency[model.ITL] = dist(0.05, 0.06, 0.065, 0.055)
 		for _, b := range []struct{ r, itl float64 }{{8, 0.012}, {16, 0.015}, {32, 0.022}, {48, 0.03}, {52, 0.033}, {64, 0.042}, {96, 0.055}} {
 			e.Batch = append(e.Batch, BatchPoint{Running: b.r, ITL: b.itl}, BatchPoint{Running: b.r, ITL: b.itl})
 		}
@@ -159,8 +159,9 @@ func TestDecodeRules(t *testing.T) {
 	runCases(t, []ruleCase{
 		{name: "knee from history: cap just under where ITL crossed", in: input(ep(knee)), want: "itl_decode_batch",
 			check: func(t *testing.T, f *Finding) {
-				// mean limit = 50 ms × 55/90 ≈ 30.6 ms: batch 48 met it, 52 did not.
-				if !hasAction(f, "--max-num-seqs 48") || !hasEvidence(f, "batch 48") {
+				// limit for means = min(50 × 55/65, 50 − (65 − 55)) = 40 ms:
+				// batch 52 met it (33 ms), 64 did not (42 ms).
+				if !hasAction(f, "--max-num-seqs 52") || !hasEvidence(f, "batch 52") {
 					t.Errorf("%+v %+v", f.Actions, f.Evidence)
 				}
 			}},
@@ -168,8 +169,8 @@ func TestDecodeRules(t *testing.T) {
 			knee(e)
 			e.Batch = []BatchPoint{{64, 0.042}, {80, 0.05}, {96, 0.058}}
 		})), want: "itl_decode_batch", check: func(t *testing.T, f *Finding) {
-			// ITL = 0.010 + 0.0005·r → 0.0306 at r≈41
-			if !hasAction(f, "--max-num-seqs 41") || !hasEvidence(f, "fit over 3 batch sizes") {
+			// ITL = 0.010 + 0.0005·r → 0.040 at r = 60
+			if !hasAction(f, "--max-num-seqs 60") || !hasEvidence(f, "fit over 3 batch sizes") {
 				t.Errorf("%+v %+v", f.Actions, f.Evidence)
 			}
 		}},
@@ -177,10 +178,25 @@ func TestDecodeRules(t *testing.T) {
 			knee(e)
 			e.Batch = nil
 		})), want: "itl_decode_batch", check: func(t *testing.T, f *Finding) {
-			if !hasAction(f, "--max-num-seqs 53") {
+			// 96 × 40/55 = 69.8
+			if !hasAction(f, "--max-num-seqs 69") {
 				t.Errorf("%+v", f.Actions)
 			}
 		}},
+		{name: "short prompts in slow decode steps: TTFT folded into the decode finding", in: input(ep(func(e *Endpoint) {
+			knee(e)
+			e.State.Latency[model.TTFT] = dist(0.2, 0.3, 0.4, 0.25)
+			e.State.Latency[model.Prefill] = dist(0.15, 0.25, 0.35, 0.2)
+			e.State.PromptTPS, e.State.RequestsPS = model.Some(4000), model.Some(20) // 200-token prompts
+		})), want: "itl_decode_batch", none: "ttft_prefill", check: func(t *testing.T, f *Finding) {
+			if !hasEvidence(f, "TTFT p99≈400 ms also over its SLO") {
+				t.Errorf("%+v", f.Evidence)
+			}
+		}},
+		{name: "long prompts keep their own TTFT finding beside a slow decode", in: input(ep(func(e *Endpoint) {
+			knee(e)
+			prefilled(e)
+		})), want: "ttft_prefill"},
 		{name: "spiky ITL without chunked prefill", in: input(ep(func(e *Endpoint) {
 			e.State.Latency[model.ITL] = dist(0.015, 0.03, 0.4, 0.03)
 		})), want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {

@@ -69,6 +69,9 @@ func ruleTTFT(e *env) []Finding {
 			out = append(out, queueFinding(e, ep, "ttft_queueing", "TTFT over SLO: requests wait in the queue", ev, model.SevWarn))
 			continue
 		}
+		if slowSteps(e, ep) {
+			continue // short prompts in slow decode steps: the ITL finding explains both
+		}
 		out = append(out, prefillFinding(e, ep, ev))
 	}
 	return out
@@ -114,15 +117,13 @@ func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev mode
 		limit, capKnown, inferred = int(math.Round(maxRunning(ep))), true, true
 	}
 	atCap := capKnown && st.Running.OK && st.Running.V >= 0.9*float64(limit)
-	itlHot := false
-	if v, ok := itlValue(ep); ok && v >= 0.8*e.cfg.SLOITL.Seconds() {
-		itlHot = true
-	}
+	itlV, itlOK := itlValue(ep)
+	itlOver := itlOK && itlV > e.cfg.SLOITL.Seconds()
 	switch {
 	case st.KVUsage.OK && st.KVUsage.V >= 0.9:
 		f.Cause = "the KV cache is full (" + pct(st.KVUsage.V) + "): new requests cannot be admitted until running ones finish"
 		f.Actions = kvActions(e, ep)
-	case atCap && st.KVUsage.OK && st.Running.V > 0 && !itlHot:
+	case atCap && st.KVUsage.OK && st.Running.V > 0 && !itlOver:
 		perSeq := st.KVUsage.V / st.Running.V
 		n := int(math.Floor(0.9 / perSeq))
 		n = min(max(n, limit+1), 2*limit)
@@ -130,11 +131,15 @@ func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev mode
 		if inferred {
 			f.Cause = fmt.Sprintf("the running batch stays at %d while requests wait and the KV cache is only %s used: that is the concurrency cap", limit, pct(st.KVUsage.V))
 		}
+		trade := "more requests per step: ITL rises with the batch; check it against its SLO after the change"
+		if itlOK {
+			trade = fmt.Sprintf("more requests per step: ITL (p99≈%s now, SLO %s) rises with the batch; check it after the change", secs(itlV), dur(e.cfg.SLOITL))
+		}
 		f.Actions = []Action{{Change: capChange(eng, n),
-			Why:      fmt.Sprintf("%s KV per running request: %d requests fit in 90 %% of the pool", pct(perSeq), int(math.Floor(0.9/perSeq))),
-			TradeOff: "more requests per step: TPOT/ITL rise; watch ITL against its SLO"}, replicas(eng)}
-	case atCap && itlHot:
-		f.Cause = fmt.Sprintf("the batch is at the cap (%d) and per-token latency is already near its SLO: the engine is at capacity", limit)
+			Why:      fmt.Sprintf("%s KV per running request: %d requests fit in 90 %% of the pool (at most doubling the cap)", pct(perSeq), int(math.Floor(0.9/perSeq))),
+			TradeOff: trade}, replicas(eng)}
+	case atCap && itlOver:
+		f.Cause = fmt.Sprintf("the batch is at the cap (%d) and per-token latency is already over its SLO: the engine is at capacity", limit)
 		f.Actions = []Action{replicas(eng)}
 	default:
 		f.Cause = "requests arrive faster than the engine finishes them"
@@ -154,10 +159,9 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 	f := Finding{ID: "ttft_prefill", Endpoint: ep.URL, Category: Prefill, Severity: model.SevWarn,
 		Title: "TTFT over SLO: prompt processing (prefill) dominates", Evidence: ev,
 		Cause: "long prompts take long to prefill; the queue is not the problem"}
-	meanPrompt := 0.0
-	if st.PromptTPS.OK && st.RequestsPS.OK && st.RequestsPS.V > 0 {
-		meanPrompt = st.PromptTPS.V / st.RequestsPS.V
-		f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("prompt ≈%s tokens per request (%s tok/s over %s req/s)", num(math.Round(meanPrompt)), num(st.PromptTPS.V), num(st.RequestsPS.V)),
+	mp, mpOK := meanPrompt(ep)
+	if mpOK {
+		f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("prompt ≈%s tokens per request (%s tok/s over %s req/s)", num(math.Round(mp)), num(st.PromptTPS.V), num(st.RequestsPS.V)),
 			Source: metricSource(ep, "prompt"), Window: st.RateWindow})
 	}
 	if st.PrefixHit.OK {
@@ -165,8 +169,8 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 	}
 	// A bigger step budget finishes a long prompt in fewer steps.
 	chunk := 8192
-	if meanPrompt > 0 {
-		chunk = int(math.Min(16384, math.Max(2048, math.Exp2(math.Ceil(math.Log2(meanPrompt))))))
+	if mpOK && mp > 0 {
+		chunk = int(math.Min(16384, math.Max(2048, math.Exp2(math.Ceil(math.Log2(mp))))))
 	}
 	switch eng {
 	case model.VLLM, model.Unknown:
@@ -209,4 +213,26 @@ func maxRunning(ep Endpoint) float64 {
 		m = math.Max(m, p.Running)
 	}
 	return m
+}
+
+// longPrompt is the mean prompt length (tokens) from which prefill itself is
+// a plausible cause of slow first tokens.
+const longPrompt = 1024
+
+// meanPrompt is prompt tokens per finished request over the window.
+func meanPrompt(ep Endpoint) (float64, bool) {
+	st := ep.State
+	if st.PromptTPS.OK && st.RequestsPS.OK && st.RequestsPS.V > 0 {
+		return st.PromptTPS.V / st.RequestsPS.V, true
+	}
+	return 0, false
+}
+
+// slowSteps reports TTFT made slow by the decode batch, not by prompt
+// length: short prompts, per-token latency over its SLO with a real batch.
+// Each prefill rides in a step that also decodes the whole batch.
+func slowSteps(e *env, ep Endpoint) bool {
+	mp, ok := meanPrompt(ep)
+	v, itlOK := itlValue(ep)
+	return ok && mp < longPrompt && itlOK && v > e.cfg.SLOITL.Seconds() && ep.State.Running.Or(0) >= 4
 }
