@@ -60,8 +60,43 @@ func (rs *responder) flush() error {
 	return rs.err
 }
 
-func (rs *responder) head() map[string]any {
-	return map[string]any{"id": rs.id, "object": rs.object(), "created": rs.created, "model": rs.model}
+// chunk is one SSE event in vLLM's field order (ChatCompletionStreamResponse
+// / CompletionStreamResponse, serialised without unset fields).
+type chunk struct {
+	ID      string     `json:"id"`
+	Object  string     `json:"object"`
+	Created int64      `json:"created"`
+	Model   string     `json:"model"`
+	Choices []any      `json:"choices"`
+	Usage   *usageJSON `json:"usage,omitempty"`
+}
+
+type delta struct {
+	Role    string `json:"role,omitempty"`
+	Content string `json:"content"`
+}
+
+type chatChoice struct {
+	Index        int     `json:"index"`
+	Delta        delta   `json:"delta"`
+	Logprobs     any     `json:"logprobs"`
+	FinishReason *string `json:"finish_reason"`
+	StopReason   any     `json:"stop_reason,omitempty"`
+}
+
+type textChoice struct {
+	Index        int     `json:"index"`
+	Text         string  `json:"text"`
+	Logprobs     any     `json:"logprobs"`
+	FinishReason *string `json:"finish_reason"`
+	StopReason   any     `json:"stop_reason"`
+}
+
+func (rs *responder) chunk(choices ...any) chunk {
+	if choices == nil {
+		choices = []any{}
+	}
+	return chunk{ID: rs.id, Object: rs.object(), Created: rs.created, Model: rs.model, Choices: choices}
 }
 
 // startStream sends the SSE headers and, for chat, the role-only chunk that
@@ -72,35 +107,32 @@ func (rs *responder) startStream() {
 	h.Set("Cache-Control", "no-cache")
 	rs.w.WriteHeader(http.StatusOK)
 	if rs.chat {
-		c := rs.head()
-		c["choices"] = []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": ""}, "logprobs": nil, "finish_reason": nil}}
-		rs.event(c)
+		rs.event(rs.chunk(chatChoice{Delta: delta{Role: "assistant"}}))
 	}
 	_ = rs.flush()
 }
 
-func (rs *responder) choice(text string, finish string) map[string]any {
-	var fin any
+func (rs *responder) tokenChunk(i int, finish string) {
+	text := tokenText(rs.r.seq, i)
+	var fin *string
 	if finish != "" {
-		fin = finish
+		fin = &finish
 	}
 	if rs.chat {
-		return map[string]any{"index": 0, "delta": map[string]any{"content": text}, "logprobs": nil, "finish_reason": fin, "stop_reason": nil}
+		c := chatChoice{Delta: delta{Content: text}, FinishReason: fin}
+		if fin != nil {
+			c.StopReason = json.RawMessage("null") // vLLM sets it (to null) on the last chunk
+		}
+		rs.event(rs.chunk(c))
+		return
 	}
-	return map[string]any{"index": 0, "text": text, "logprobs": nil, "finish_reason": fin, "stop_reason": nil}
-}
-
-func (rs *responder) tokenChunk(i int, finish string) {
-	c := rs.head()
-	c["choices"] = []any{rs.choice(tokenText(rs.r.seq, i), finish)}
-	rs.event(c)
+	rs.event(rs.chunk(textChoice{Text: text, FinishReason: fin}))
 }
 
 func (rs *responder) finishStream(n int, _ string) {
 	if rs.usage {
-		c := rs.head()
-		c["choices"] = []any{}
-		c["usage"] = usageJSON{rs.r.prompt, rs.r.prompt + n, n}
+		c := rs.chunk()
+		c.Usage = &usageJSON{rs.r.prompt, rs.r.prompt + n, n}
 		rs.event(c)
 	}
 	rs.done()
@@ -119,23 +151,43 @@ func (rs *responder) errorEvent(err error) {
 	rs.done()
 }
 
-// whole writes a non-streaming response.
+// whole writes a non-streaming response in vLLM's field order.
 func (rs *responder) whole(n int, finish string) {
 	var b strings.Builder
 	for i := 0; i < n; i++ {
 		b.WriteString(tokenText(rs.r.seq, i))
 	}
-	var ch map[string]any
-	if rs.chat {
-		ch = map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": b.String(), "reasoning_content": nil, "tool_calls": []any{}},
-			"logprobs": nil, "finish_reason": finish, "stop_reason": nil}
-	} else {
-		ch = map[string]any{"index": 0, "text": b.String(), "logprobs": nil, "finish_reason": finish, "stop_reason": nil, "prompt_logprobs": nil}
+	type message struct {
+		Role             string `json:"role"`
+		ReasoningContent any    `json:"reasoning_content"`
+		Content          string `json:"content"`
+		ToolCalls        []any  `json:"tool_calls"`
 	}
+	type choice struct {
+		Index          int      `json:"index"`
+		Message        *message `json:"message,omitempty"`
+		Text           *string  `json:"text,omitempty"`
+		Logprobs       any      `json:"logprobs"`
+		FinishReason   string   `json:"finish_reason"`
+		StopReason     any      `json:"stop_reason"`
+		PromptLogprobs any      `json:"prompt_logprobs,omitempty"`
+	}
+	c := choice{FinishReason: finish}
 	obj := "chat.completion"
-	if !rs.chat {
+	if rs.chat {
+		c.Message = &message{Role: "assistant", Content: b.String(), ToolCalls: []any{}}
+	} else {
 		obj = "text_completion"
+		text := b.String()
+		c.Text = &text
 	}
-	writeJSON(rs.w, http.StatusOK, map[string]any{"id": rs.id, "object": obj, "created": rs.created, "model": rs.model,
-		"choices": []any{ch}, "usage": usageJSON{rs.r.prompt, rs.r.prompt + n, n}, "prompt_logprobs": nil})
+	writeJSON(rs.w, http.StatusOK, struct {
+		ID             string    `json:"id"`
+		Object         string    `json:"object"`
+		Created        int64     `json:"created"`
+		Model          string    `json:"model"`
+		Choices        []choice  `json:"choices"`
+		Usage          usageJSON `json:"usage"`
+		PromptLogprobs any       `json:"prompt_logprobs"`
+	}{rs.id, obj, rs.created, rs.model, []choice{c}, usageJSON{rs.r.prompt, rs.r.prompt + n, n}, nil})
 }
