@@ -27,8 +27,8 @@ const fixtureDir = "../../testdata/engines"
 func recording() bool { return os.Getenv("LLMTOP_RECORD_FIXTURES") == "1" }
 
 // recordFixture writes (when recording) or compares the shape of a fixture against live output.
-// SSE transcripts compare the set of JSON key paths in their chunks; Prometheus text compares the
-// metric families, their types and label names.
+// SSE transcripts compare the set of JSON key paths in their chunks, JSON documents their key
+// paths; Prometheus text compares the metric families, their types and label names.
 func recordFixture(t *testing.T, name, preamble string, live []byte) {
 	t.Helper()
 	path := filepath.Join(fixtureDir, name)
@@ -47,8 +47,11 @@ func recordFixture(t *testing.T, name, preamble string, live []byte) {
 		t.Fatalf("fixture %s missing (%v): record it with LLMTOP_RECORD_FIXTURES=1 make test-engines", path, err)
 	}
 	shape := sseShape
-	if strings.HasSuffix(name, ".txt") {
+	switch {
+	case strings.HasSuffix(name, ".txt"):
 		shape = promShape
+	case strings.HasSuffix(name, ".json"):
+		shape = jsonShape
 	}
 	want, got := shape(saved), shape(live)
 	if !slices.Equal(want, got) {
@@ -92,6 +95,18 @@ func sseShape(b []byte) []string {
 		}
 		keyPaths("", v, set)
 	}
+	return sortedKeys(set)
+}
+
+// jsonShape lists the distinct key paths of a JSON document (a recorded JSON fixture carries its
+// engine version in its file name: JSON has no comments).
+func jsonShape(b []byte) []string {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return []string{"<not json>"}
+	}
+	set := map[string]bool{}
+	keyPaths("", v, set)
 	return sortedKeys(set)
 }
 

@@ -4,6 +4,7 @@ package engines
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -225,8 +226,13 @@ func TestLlamaServerSlotsUnderLoad(t *testing.T) {
 	recordFixture(t, "llamacpp-metrics.txt", promPreamble("llama-server "+s.Version,
 		fmt.Sprintf("GET /metrics during load: %d slots busy, 1 request deferred (--metrics -np %d -c %d)", llamaSlots, llamaSlots, llamaCtx)), []byte(body))
 
+	code, slotsBody, err := getText(ctx, s.URL+"/slots")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("/slots: %d %v", code, err)
+	}
+	recordFixture(t, "llamacpp-"+s.Tag+"-slots-busy.json", "", []byte(slotsBody))
 	var slots []llamaSlot
-	if err := getJSON(ctx, s.URL+"/slots", &slots); err != nil {
+	if err := json.Unmarshal([]byte(slotsBody), &slots); err != nil {
 		t.Fatal(err)
 	}
 	busy := 0

@@ -64,8 +64,13 @@ func TestOllamaLoadedModelAndExpiry(t *testing.T) {
 	if res.Usage == nil || res.Usage.CompletionTokens != 12 || res.Finish != "length" {
 		t.Fatalf("non-streaming request: usage %+v finish %q; the tiny model must run to max_tokens", res.Usage, res.Finish)
 	}
+	code, psBody, err := getText(ctx, s.URL+"/api/ps")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("/api/ps: %d %v", code, err)
+	}
+	recordFixture(t, "ollama-"+s.Tag+"-api-ps.json", "", []byte(psBody))
 	var ps ollamaPS
-	if err := getJSON(ctx, s.URL+"/api/ps", &ps); err != nil {
+	if err := json.Unmarshal([]byte(psBody), &ps); err != nil {
 		t.Fatal(err)
 	}
 	if len(ps.Models) != 1 {

@@ -36,6 +36,7 @@ type server struct {
 	Proc    *proc
 	Model   string // the GGUF path
 	Version string // what the binary says about itself, for fixtures
+	Tag     string // a file-name-safe version: llama.cpp's build_info, Ollama's version
 }
 
 type lazy struct {
@@ -81,6 +82,11 @@ func startLlama(bin, modelPath string) (*server, error) {
 	if err := waitHTTP(ctx, p, s.URL+"/health"); err != nil {
 		return nil, err
 	}
+	var props llamaProps
+	if err := getJSON(ctx, s.URL+"/props", &props); err != nil {
+		return nil, err
+	}
+	s.Tag = props.BuildInfo
 	return s, nil
 }
 
@@ -142,7 +148,7 @@ func startOllama(bin, modelPath string) (*server, error) {
 	if err := getJSON(ctx, s.URL+"/api/version", &v); err != nil {
 		return nil, err
 	}
-	s.Version = v.Version
+	s.Version, s.Tag = v.Version, v.Version
 	return s, nil
 }
 
