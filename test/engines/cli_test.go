@@ -165,9 +165,15 @@ type diagnoseJSON struct {
 	Missing []string `json:"missing"`
 }
 
-func diagnose(t *testing.T, url string, watch time.Duration) (diagnoseJSON, int, []byte) {
+// diagnose runs `llmtop diagnose --json` on url for watch, following the engine's log file when
+// logPath is set.
+func diagnose(t *testing.T, url, logPath string, watch time.Duration) (diagnoseJSON, int, []byte) {
 	t.Helper()
-	out, stderr, code := runLLMTop(t, watch+30*time.Second, "diagnose", "--json", "--no-gpu", "--interval", "500ms", "--duration", watch.String(), url)
+	args := []string{"diagnose", "--json", "--no-gpu", "--interval", "500ms", "--duration", watch.String(), url}
+	if logPath != "" {
+		args = append(args, "--log", logPath)
+	}
+	out, stderr, code := runLLMTop(t, watch+30*time.Second, args...)
 	var d diagnoseJSON
 	if err := json.Unmarshal(out, &d); err != nil {
 		t.Fatalf("diagnose --json: exit %d, %v; stderr %s; stdout %.500s", code, err, stderr, out)
@@ -175,12 +181,20 @@ func diagnose(t *testing.T, url string, watch time.Duration) (diagnoseJSON, int,
 	if d.ExitCode != code {
 		t.Errorf("JSON says exit_code %d, the process exited %d", d.ExitCode, code)
 	}
+	if logPath != "" {
+		for _, m := range d.Missing {
+			if strings.Contains(m, "engine log") {
+				t.Errorf("--log %s given, yet diagnose says the log is missing: %q", logPath, m)
+			}
+		}
+	}
 	return d, code, out
 }
 
 func TestDiagnoseLlamaServer(t *testing.T) {
 	s := llama(t)
-	d, code, _ := diagnose(t, s.URL, 3*time.Second)
+	// Idle, with its real log attached: a healthy engine's startup lines raise nothing.
+	d, code, _ := diagnose(t, s.URL, s.Proc.logPath, 3*time.Second)
 	if code != 0 || d.Status != "ok" || len(d.Findings) != 0 || len(d.Endpoints) != 1 || d.Endpoints[0].Engine != model.LlamaCpp || !d.Endpoints[0].Answered {
 		t.Errorf("idle llama-server: exit %d status %q findings %+v endpoints %+v; want 0, ok, none", code, d.Status, d.Findings, d.Endpoints)
 	}
@@ -197,7 +211,7 @@ func TestDiagnoseLlamaServer(t *testing.T) {
 		}(i)
 	}
 	waitDeferred(t, ctx, s, llamaSlots)
-	d, code, out := diagnose(t, s.URL, 6*time.Second)
+	d, code, out := diagnose(t, s.URL, "", 6*time.Second)
 	cancel()
 	wg.Wait()
 	found := false
@@ -217,7 +231,7 @@ func TestDiagnoseLlamaServer(t *testing.T) {
 
 func TestDiagnoseOllama(t *testing.T) {
 	s := ollama(t)
-	d, code, out := diagnose(t, s.URL, 3*time.Second)
+	d, code, out := diagnose(t, s.URL, s.Proc.logPath, 3*time.Second)
 	if code != 0 || len(d.Endpoints) != 1 || d.Endpoints[0].Engine != model.Ollama || d.Endpoints[0].Health != model.HealthUp {
 		t.Errorf("idle Ollama: exit %d: %s", code, out)
 	}
