@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"net/http"
@@ -62,9 +63,9 @@ func status(code int) http.HandlerFunc {
 func TestScrapeBadInput(t *testing.T) {
 	const good = "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\",model_name=\"m\"} 3.0\n"
 	huge := func(w http.ResponseWriter, _ *http.Request) {
-		line := []byte("# padding padding padding padding padding padding padding padding padding padding\n")
-		for n := 0; n < 50<<20; n += len(line) {
-			if _, err := w.Write(line); err != nil {
+		chunk := bytes.Repeat([]byte("# padding padding padding padding padding padding padding padding padding padding\n"), 1<<10)
+		for n := 0; n < 50<<20; n += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
 				return
 			}
 		}
@@ -87,7 +88,7 @@ func TestScrapeBadInput(t *testing.T) {
 			w.Header().Set("Content-Length", "100000")
 			_, _ = w.Write([]byte(good))
 		}, kind: model.ErrMalformed, msg: "truncated"},
-		{name: "50 MB body", h: huge, kind: model.ErrTooLarge, msg: "16 MiB", hint: "--metrics-path"},
+		{name: "50 MB body", h: huge, cfg: Config{Timeout: 20 * time.Second}, kind: model.ErrTooLarge, msg: "16 MiB", hint: "--metrics-path"},
 		{name: "401", h: status(401), kind: model.ErrAuth, hint: "--api-key"},
 		{name: "403", h: status(403), kind: model.ErrAuth, hint: "Authorization"},
 		{name: "404", h: status(404), kind: model.ErrNotFound, hint: "--disable-log-stats"},
@@ -265,5 +266,85 @@ func TestScrapeOnceEachEngine(t *testing.T) {
 				t.Fatalf("scrape = %+v", sc)
 			}
 		})
+	}
+}
+
+// vLLM's --api-key guards /v1/* only; /metrics stays open. Without the key
+// the engine is still found from its metrics and read.
+func TestAPIKeyOnV1Only(t *testing.T) {
+	fake := enginetest.New(model.VLLM)
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/") && r.Header.Get("Authorization") != "Bearer k" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		fake.ServeHTTP(w, r)
+	}))
+	sc := ScrapeOnce(context.Background(), Config{URL: url})
+	if !sc.OK() || sc.Identity.Engine != model.VLLM || only(t, sc.Samples).Model != enginetest.VLLMModel {
+		t.Fatalf("scrape = %+v", sc)
+	}
+	if len(sc.Identity.Models) != 1 || sc.Identity.Models[0].ID != enginetest.VLLMModel {
+		t.Errorf("models from the metrics' labels = %+v", sc.Identity.Models)
+	}
+}
+
+// A server that accepts the connection and never answers costs the default
+// 2 s timeout, then says so.
+func TestScrapeSilentServerDefaultTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { <-done; c.Close() }()
+		}
+	}()
+	sc := ScrapeOnce(context.Background(), Config{URL: ln.Addr().String()})
+	if sc.ErrKind != model.ErrTimeout || !strings.Contains(sc.Err, "2s") || !strings.Contains(sc.Hint, "--timeout") {
+		t.Errorf("scrape = %+v", sc)
+	}
+	if sc.Took < 2*time.Second || sc.Took > 6*time.Second {
+		t.Errorf("took %v, want about the 2 s default", sc.Took)
+	}
+}
+
+// The poller identifies the endpoint again when it comes back after being
+// down.
+func TestPollerRedetectsAfterDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // down: connection refused
+	p := NewPoller(Config{URL: addr, Interval: MinInterval})
+	var srv *httptest.Server
+	var listenErr error
+	got := scrapes(t, p, 2, func(int) {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			listenErr = err
+			return
+		}
+		srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: enginetest.New(model.SGLang)}}
+		srv.Start()
+	})
+	if listenErr != nil {
+		t.Skipf("port %s taken meanwhile: %v", addr, listenErr)
+	}
+	defer srv.Close()
+	if got[0].ErrKind != model.ErrRefused || got[0].Identity.Health != model.HealthDown {
+		t.Errorf("first scrape = %+v", got[0])
+	}
+	if !got[1].OK() || got[1].Identity.Engine != model.SGLang {
+		t.Errorf("second scrape = %+v", got[1])
 	}
 }

@@ -117,8 +117,14 @@ func (p *prober) modelList() (*modelList, error) {
 // detect runs the fingerprints cheapest and most common first.
 func (p *prober) detect() (model.Engine, error) {
 	ml, err := p.modelList()
-	if err != nil && (!answered(err) || needsAuth(err)) {
-		return model.Unknown, err // nothing listens there, or it wants a key
+	if err != nil && !answered(err) {
+		return model.Unknown, err // nothing listens there
+	}
+	// vLLM's --api-key guards /v1 only: the other fingerprints and the
+	// metrics may still say which engine this is.
+	authErr := err
+	if !needsAuth(err) {
+		authErr = nil
 	}
 	if ml != nil && len(ml.Data) > 0 {
 		switch strings.ToLower(ml.Data[0].OwnedBy) {
@@ -139,6 +145,9 @@ func (p *prober) detect() (model.Engine, error) {
 	}
 	if sniffed := p.sniffMetrics(); sniffed != model.Unknown {
 		return sniffed, nil
+	}
+	if authErr != nil {
+		return model.Unknown, authErr
 	}
 	if !p.anyAnswer {
 		if p.transportErr != nil {
