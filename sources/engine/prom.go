@@ -37,6 +37,12 @@ func parseProm(body []byte) (families, error) {
 	}
 	p := expfmt.NewTextParser(pmodel.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil && (strings.Contains(err.Error(), "second HELP line") || strings.Contains(err.Error(), "second TYPE line")) {
+		// A family written in two blocks (two registries, a proxy
+		// concatenating exporters): its samples are fine, only the
+		// repeated HELP/TYPE lines upset the parser.
+		fams, err = p.TextToMetricFamilies(bytes.NewReader(dropRepeatedMeta(body)))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("not valid Prometheus text: %v", firstLine(err.Error()))
 	}
@@ -44,6 +50,30 @@ func parseProm(body []byte) (families, error) {
 		dedupe(f)
 	}
 	return families(fams), nil
+}
+
+// dropRepeatedMeta removes HELP and TYPE lines for a family already
+// described earlier in the body.
+func dropRepeatedMeta(body []byte) []byte {
+	seen := map[string]bool{}
+	out := make([]byte, 0, len(body))
+	for len(body) > 0 {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i+1], body[i+1:]
+		} else {
+			body = nil
+		}
+		if f := bytes.Fields(line); len(f) >= 3 && string(f[0]) == "#" && (string(f[1]) == "HELP" || string(f[1]) == "TYPE") {
+			key := string(f[1]) + " " + string(f[2])
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+		}
+		out = append(out, line...)
+	}
+	return out
 }
 
 // notPromText recognises the common wrong bodies so the error says what

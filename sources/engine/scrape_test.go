@@ -119,6 +119,15 @@ vllm:e2e_request_latency_seconds_sum{engine="0",model_name="m"} NaN
 				absentL: []model.Latency{model.E2E},
 			}.check(t, only(t, sc.Samples))
 		}},
+		{name: "family in two blocks", h: body(`# HELP vllm:num_requests_running Number of requests.
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="m"} 3.0
+# HELP vllm:num_requests_running Number of requests.
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="1",model_name="m"} 4.0
+`), validate: func(t *testing.T, sc model.Scrape) {
+			want{gauges: map[model.Gauge]float64{model.Running: 7}}.check(t, only(t, sc.Samples))
+		}},
 		{name: "duplicate series", h: body(`# TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{engine="0",model_name="m"} 3.0
 vllm:num_requests_running{engine="0",model_name="m"} 4.0
