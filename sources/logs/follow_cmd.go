@@ -108,7 +108,14 @@ func runOnce(ctx context.Context, command string, grace time.Duration, src *Sour
 		}
 		_ = syscall.Kill(-pgid, syscall.SIGKILL) // stragglers that ignored SIGTERM
 	}
-	<-readDone
+	select {
+	case <-readDone:
+	case <-time.After(time.Second):
+		// Something outside the group (it called setsid) still holds the
+		// pipe: stop reading rather than hang.
+		pr.Close()
+		<-readDone
+	}
 	return describeExit(werr), nil
 }
 

@@ -123,11 +123,18 @@ func (f *fileFollower) skipPartial() {
 	}
 }
 
-// step reads what was appended and checks the path; it reports whether
-// data was read.
+// step checks the path for truncation, reads what was appended, then
+// checks for deletion and rotation; it reports whether data was read.
 func (f *fileFollower) step() bool {
-	got := f.drain()
 	info, err := os.Stat(f.path)
+	if err == nil && os.SameFile(info, f.info) && (info.Size() < f.off || f.rewritten()) {
+		// Checked before reading, or the rewritten file's tail would be
+		// read from the old offset as if it were appended.
+		f.src.notice("log_truncated", model.SevInfo, "%s was truncated; reading it from the start", f.path)
+		f.off, f.head = 0, nil
+		f.sp.reset()
+	}
+	got := f.drain()
 	switch {
 	case err != nil:
 		if !f.gone {
@@ -139,11 +146,6 @@ func (f *fileFollower) step() bool {
 		f.sp.flush(f.emit)
 		f.close()
 		f.src.notice("log_rotated", model.SevInfo, "%s was rotated; following the new file", f.path)
-	case info.Size() < f.off || f.rewritten():
-		f.src.notice("log_truncated", model.SevInfo, "%s was truncated; reading it from the start", f.path)
-		f.off, f.head = 0, nil
-		f.sp.reset()
-		return true
 	}
 	return got
 }
@@ -159,6 +161,9 @@ func (f *fileFollower) drain() bool {
 			f.sp.write(f.buf[:n], f.emit)
 		}
 		if err != nil {
+			if got {
+				f.captureHead()
+			}
 			if err != io.EOF && f.failed != err.Error() {
 				f.failed = err.Error()
 				f.src.notice("log_error", model.SevWarn, "reading %s: %v", f.path, err)
@@ -168,17 +173,21 @@ func (f *fileFollower) drain() bool {
 	}
 }
 
-// rewritten reports whether the file's first bytes changed: truncated and
-// rewritten past the old offset between two polls. The first bytes are
-// remembered on the first check.
-func (f *fileFollower) rewritten() bool {
+// captureHead remembers the file's first bytes (up to 64) once they have
+// been read, to notice a truncate-and-rewrite later.
+func (f *fileFollower) captureHead() {
 	n := min(int64(64), f.off)
-	if n == 0 {
-		return false
+	if int64(len(f.head)) >= n {
+		return
 	}
-	if int64(len(f.head)) < n {
-		m, _ := f.file.ReadAt(f.buf[:n], 0)
-		f.head = append(f.head[:0], f.buf[:m]...)
+	m, _ := f.file.ReadAt(f.buf[:n], 0)
+	f.head = append(f.head[:0], f.buf[:m]...)
+}
+
+// rewritten reports whether the file's first bytes changed: truncated and
+// rewritten past the old offset between two polls.
+func (f *fileFollower) rewritten() bool {
+	if len(f.head) == 0 {
 		return false
 	}
 	var cur [64]byte
