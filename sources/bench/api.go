@@ -63,6 +63,7 @@ type chunk struct {
 	output  int
 	finish  bool // says the generation finished (finish_reason, done:true)
 	err     bool // an error object
+	id      []byte // the response's "id" (a slice of the payload)
 }
 
 // parse reads one event payload (a JSON object) of this API in one pass
@@ -105,6 +106,12 @@ func (a API) parse(b []byte) chunk {
 		case "completion_tokens", "eval_count":
 			if usage == !a.ndjson() {
 				c.output, outputOK = intAt(b, v)
+			}
+		case "id":
+			if c.id == nil && v < len(b) && b[v] == '"' {
+				if e := stringEnd(b, v); e < len(b) {
+					c.id = b[v+1 : e]
+				}
 			}
 		case "error":
 			c.err = c.err || !literal(b, v, "null")

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -37,9 +38,18 @@ func TestParseChunks(t *testing.T) {
 		{OllamaChat, `{"error":"model not found"}`, chunk{err: true}},
 	}
 	for _, c := range cases {
-		if got := c.api.parse([]byte(c.in)); got != c.want {
+		got := c.api.parse([]byte(c.in))
+		got.id = nil
+		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s %s:\n got %+v\nwant %+v", c.api, c.in, got, c.want)
 		}
+	}
+}
+
+func TestResponseID(t *testing.T) {
+	c := Chat.parse([]byte(`{"id":"chatcmpl-7f","choices":[{"delta":{"tool_calls":[{"id":"call_1"}]}}]}`))
+	if string(c.id) != "chatcmpl-7f" {
+		t.Errorf("id %q", c.id)
 	}
 }
 
@@ -61,7 +71,7 @@ func TestStreamLines(t *testing.T) {
 			t.Fatalf("%s: %s", kind, d)
 		}
 	}
-	if rec.Chunks != 2 || len(rec.ITL) != 1 || !st.done {
+	if rec.Chunks != 2 || len(rec.ITL) != 1 || !st.done || rec.ResponseID != "" {
 		t.Fatalf("chunks %d itl %d done %v", rec.Chunks, len(rec.ITL), st.done)
 	}
 	// An SSE error event fails the request even when its payload looks fine.

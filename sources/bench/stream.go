@@ -86,6 +86,9 @@ func (s *streamState) line(b []byte, now time.Time) (report.ErrKind, string) {
 		return report.ErrStream, "server error in stream: " + clip(payload)
 	}
 	r := s.rec
+	if r.ResponseID == "" && len(c.id) > 0 {
+		r.ResponseID = string(c.id) // once per request
+	}
 	if c.content {
 		if r.Chunks == 0 {
 			r.TTFT = now.Sub(r.Start)

@@ -50,7 +50,8 @@ func (sc *SweepConfig) Defaults() {
 }
 
 // Loads lists the levels the sweep will try, doubling from Start to Max.
-func (sc *SweepConfig) Loads() []float64 {
+func (sc SweepConfig) Loads() []float64 {
+	sc.Defaults()
 	var ls []float64
 	for l := sc.Start; l <= sc.Max*(1+1e-9); l *= 2 {
 		ls = append(ls, l)

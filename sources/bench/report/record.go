@@ -30,6 +30,9 @@ type Record struct {
 	// Index is the request's number in the run; it is sent as the
 	// X-Request-Id "llmtop-bench-<Index>" so server logs can be matched.
 	Index int
+	// ResponseID is the id the server gave its answer ("chatcmpl-…"), to
+	// find the request in the server's logs and records.
+	ResponseID string
 	// Start is when the request was sent, after any wait for a concurrency
 	// slot (Queued).
 	Start  time.Time

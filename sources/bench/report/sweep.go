@@ -49,11 +49,13 @@ func StepMeetsSLO(r Result) *bool {
 	return &ok
 }
 
-// Saturated reports whether the last two steps each grew median TTFT by
-// ttftGrowth or more while output throughput grew by less than flatGain:
-// the server queues the extra load instead of serving it. waiting, when
-// non-nil, is the server's queue depth per step (NaN unknown); if known for
-// the last three steps it must also be climbing.
+// Saturated reports whether each of the last two steps grew median TTFT by
+// ttftGrowth or more over the step before while its output throughput stayed
+// below flatGain × the best of the earlier steps: the server queues the
+// extra load instead of serving it. (The best so far, not the previous step,
+// so that one noisy step cannot hide a plateau.) waiting, when non-nil, is
+// the server's queue depth per step (NaN unknown); where known it must be
+// climbing too.
 func Saturated(steps []Step, waiting []float64) bool {
 	n := len(steps)
 	if n < 3 {
@@ -61,10 +63,14 @@ func Saturated(steps []Step, waiting []float64) bool {
 	}
 	for i := n - 2; i < n; i++ {
 		a, b := steps[i-1].Result, steps[i].Result
-		if !a.MedianTTFT.OK || !b.MedianTTFT.OK || a.OutputThroughput <= 0 {
+		best := 0.0
+		for _, s := range steps[:i] {
+			best = max(best, s.Result.OutputThroughput)
+		}
+		if !a.MedianTTFT.OK || !b.MedianTTFT.OK || best <= 0 {
 			return false
 		}
-		if b.MedianTTFT.V < ttftGrowth*a.MedianTTFT.V || b.OutputThroughput >= flatGain*a.OutputThroughput {
+		if b.MedianTTFT.V < ttftGrowth*a.MedianTTFT.V || b.OutputThroughput >= flatGain*best {
 			return false
 		}
 		if len(waiting) == n && !(waiting[i] > waiting[i-1]) && !isNaN(waiting[i]) && !isNaN(waiting[i-1]) {
