@@ -61,8 +61,8 @@ type chunk struct {
 	usage   bool // carries token counts
 	prompt  int
 	output  int
-	finish  bool // says the generation finished (finish_reason, done:true)
-	err     bool // an error object
+	finish  bool   // says the generation finished (finish_reason, done:true)
+	err     bool   // an error object
 	id      []byte // the response's "id" (a slice of the payload)
 }
 
