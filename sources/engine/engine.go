@@ -124,8 +124,13 @@ func (s *session) scrape(ctx context.Context) model.Scrape {
 			sc.Err, sc.ErrKind, sc.Hint = err.msg, err.kind, err.hint
 			s.lastDown = err.down()
 			if s.lastDown {
+				// Identify again when it answers (it may come back as
+				// something else); meanwhile show what it was, down.
 				s.known = false
-				sc.Identity.Health = model.HealthDown
+				if s.id.Engine != model.Unknown {
+					sc.Identity = s.id
+				}
+				sc.Identity.Health, sc.Identity.HealthDetail = model.HealthDown, err.msg
 			}
 		} else {
 			s.lastDown = false

@@ -357,3 +357,19 @@ func TestPollerRedetectsAfterDown(t *testing.T) {
 		t.Errorf("second scrape = %+v", got[1])
 	}
 }
+
+// While an identified endpoint is down, its scrapes keep saying what it
+// was (engine, models) with health down.
+func TestDownKeepsIdentity(t *testing.T) {
+	srv := httptest.NewServer(enginetest.New(model.VLLM))
+	p := NewPoller(Config{URL: srv.URL, Interval: MinInterval})
+	got := scrapes(t, p, 2, func(int) { srv.Close() })
+	if !got[0].OK() {
+		t.Fatalf("first scrape: %s", got[0].Err)
+	}
+	id := got[1].Identity
+	if got[1].ErrKind != model.ErrRefused || id.Engine != model.VLLM || len(id.Models) != 1 ||
+		id.Health != model.HealthDown || !strings.Contains(id.HealthDetail, "refused") {
+		t.Errorf("down scrape = %+v", got[1])
+	}
+}
