@@ -98,7 +98,13 @@ func TestSnapshotJSONLlamaServer(t *testing.T) {
 	waitDeferred(t, ctx, s, 1)
 	ep = snapshot(t, s.URL)
 	if m := ep.Metrics; m == nil || m.Running.V != llamaSlots || m.Waiting.V != 1 {
-		t.Errorf("under load: metrics %+v; engine says %d processing, 1 deferred", m, llamaSlots)
+		t.Fatalf("under load: metrics %+v; engine says %d processing, 1 deferred", m, llamaSlots)
+	}
+	// Both slots generate during the whole snapshot window, yet llama.cpp's token counters move only
+	// when a request ends and predicted_tokens_seconds averages finished requests only.
+	if g := ep.Metrics.GenerationTokensPerS; !g.OK || g.V <= 0 {
+		knownBug(t, "llamacpp-gen-rate-zero-in-flight", "generation_tokens_per_s %v while %d slots generate: tokens_predicted_total moves "+
+			"only when a request finishes; /slots next_token[0].n_decoded (summed over busy slots) moves with every token", g, llamaSlots)
 	}
 	stop()
 	wg.Wait()

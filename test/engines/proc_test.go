@@ -94,12 +94,18 @@ func (p *proc) stop() {
 	}
 }
 
-// stopAll stops every engine this test binary started.
+// stopAll stops every engine this test binary started. Idle keep-alive connections are closed
+// first: llama-server waits for open connections before it exits.
 func stopAll() {
+	http.DefaultClient.CloseIdleConnections()
 	procsMu.Lock()
 	defer procsMu.Unlock()
 	for _, p := range procs {
+		start := time.Now()
 		p.stop()
+		if d := time.Since(start); d > 3*time.Second {
+			fmt.Fprintf(os.Stderr, "engines: stopping %s took %v\n", p.name, d.Round(100*time.Millisecond))
+		}
 	}
 	procs = nil
 }
