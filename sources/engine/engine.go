@@ -64,7 +64,8 @@ func (c Config) withDefaults() Config {
 }
 
 // SplitURL normalises a user-given endpoint into a base URL (the endpoint's
-// ID) and the metrics path it named, if any.
+// ID) and the metrics path it named, if any: "host:8000" and
+// "http://host:8000/v1" are both "http://host:8000".
 func SplitURL(raw string) (base, metricsPath string) {
 	s := strings.TrimSpace(raw)
 	if !strings.Contains(s, "://") {
@@ -85,6 +86,8 @@ func SplitURL(raw string) (base, metricsPath string) {
 			break
 		}
 	}
+	// An OpenAI base URL (…/v1, as in OPENAI_BASE_URL) names the server.
+	p = strings.TrimSuffix(p, "/v1")
 	u.Path, u.RawQuery, u.Fragment = p, "", ""
 	return strings.TrimRight(u.String(), "/"), metricsPath
 }

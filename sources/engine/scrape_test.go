@@ -215,6 +215,7 @@ func TestConfigDefaults(t *testing.T) {
 		"http://h:30000/":                         {"http://h:30000", ""},
 		"https://gw.example/v/prometheus/metrics": {"https://gw.example/v", "/prometheus/metrics"},
 		"h:8080/metrics?model=a":                  {"http://h:8080", "/metrics?model=a"},
+		"http://h:8000/v1/":                       {"http://h:8000", ""},
 	} {
 		if b, p := SplitURL(in); b != want[0] || p != want[1] {
 			t.Errorf("SplitURL(%q) = %q, %q; want %q", in, b, p, want)
