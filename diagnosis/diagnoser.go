@@ -32,7 +32,15 @@ type trackKey struct{ id, endpoint string }
 type tracker struct {
 	first, lastTrue time.Time
 	open            bool
+	hold            time.Duration
 	f               Finding
+}
+
+// Pending is a condition on its way to becoming a finding.
+type Pending struct {
+	Finding
+	Held time.Duration `json:"held"` // how long the condition has held
+	Hold time.Duration `json:"hold"` // how long it must hold to open
 }
 
 // NewDiagnoser returns a Diagnoser with the given thresholds.
@@ -72,6 +80,7 @@ func (d *Diagnoser) Update(in Input) Report {
 		}
 		t.lastTrue = now
 		hold := d.cfg.hold(byID[f.ID].hold(d.cfg))
+		t.hold = hold
 		if !t.open && now.Sub(t.first) >= hold {
 			t.open = true
 			t.f.Opened = now
@@ -97,7 +106,27 @@ func (d *Diagnoser) Update(in Input) Report {
 		}
 	}
 	rep.Findings = d.Open()
+	rep.Pending = d.pending(seen, now)
 	return rep
+}
+
+// pending lists the conditions seen now that have not opened yet.
+func (d *Diagnoser) pending(seen map[trackKey]bool, now time.Time) []Pending {
+	var fs []Finding
+	byKey := map[trackKey]*tracker{}
+	for k, t := range d.track {
+		if !t.open && seen[k] {
+			fs = append(fs, t.f)
+			byKey[k] = t
+		}
+	}
+	Rank(fs)
+	out := make([]Pending, len(fs))
+	for i, f := range fs {
+		t := byKey[trackKey{f.ID, f.Endpoint}]
+		out[i] = Pending{Finding: f, Held: now.Sub(t.first), Hold: t.hold}
+	}
+	return out
 }
 
 func holdText(hold time.Duration) string {

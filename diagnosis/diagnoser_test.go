@@ -175,3 +175,18 @@ func BenchmarkDiagnoserUpdate(b *testing.B) {
 		d.Update(in)
 	}
 }
+
+func TestPendingShowsConditionsBeforeTheyOpen(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	var rep Report
+	for i := 0; i <= 60; i++ {
+		e := ep(func(e *Endpoint) { e.State.KVUsage = model.Some(0.97) })
+		rep = d.Update(Input{Time: t0.Add(time.Duration(i) * time.Second), Endpoints: []Endpoint{e}})
+	}
+	if len(rep.Findings) != 0 {
+		t.Fatalf("opened early: %v", ids(rep.Findings))
+	}
+	if len(rep.Pending) != 1 || rep.Pending[0].ID != "kv_full" || rep.Pending[0].Held != time.Minute || rep.Pending[0].Hold != 5*time.Minute {
+		t.Fatalf("pending %+v", rep.Pending)
+	}
+}

@@ -95,8 +95,11 @@ func (e *env) has(n need) bool {
 type Report struct {
 	Time     time.Time `json:"time"`
 	Findings []Finding `json:"findings"`
-	Checked  []string  `json:"checked"`
-	Missing  []string  `json:"missing"`
+	// Pending are conditions seen but not yet held long enough to open a
+	// finding (Diagnoser only), ranked; each says how long it has held.
+	Pending []Pending `json:"pending,omitempty"`
+	Checked []string  `json:"checked"`
+	Missing []string  `json:"missing"`
 }
 
 // Evaluate runs every rule once, without hysteresis: the findings whose

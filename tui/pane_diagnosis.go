@@ -9,10 +9,6 @@ import (
 	"github.com/llmtop/llmtop/model"
 )
 
-func init() {
-	RegisterPane(PaneSpec{ID: "diagnosis", Slot: 6, New: func() Pane { return symptomPane{} }})
-}
-
 // symptomPane is the diagnosis side panel until the diagnosis feature
 // replaces it: the runbooks' symptom split as a table, each number judged
 // against its SLO, so the bad one stands out.

@@ -1,0 +1,130 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/llmtop/llmtop/diagnosis"
+)
+
+func init() {
+	RegisterOverlay(OverlaySpec{ID: "diagnosis", Key: DefaultKeyMap().Diagnose, New: func() Overlay { return &findingsList{} }})
+}
+
+// findingsList is the `d` overlay: every open finding with its evidence
+// (source and window), cause and actions (why, trade-off), then the history
+// of closed ones with their opened and closed times, then what was checked
+// and which inputs were missing.
+type findingsList struct{ top int }
+
+func (*findingsList) Title() string { return "Diagnosis" }
+func (*findingsList) Keys() []key.Binding {
+	return []key.Binding{DefaultKeyMap().Down, DefaultKeyMap().Up}
+}
+
+func (o *findingsList) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
+	switch {
+	case key.Matches(msg, d.Keys.Down):
+		o.top++
+	case key.Matches(msg, d.Keys.Up):
+		o.top = max(0, o.top-1)
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+func (o *findingsList) View(d *Data, w, h int) string {
+	l := liveFor(d)
+	out := listLines(d, l.rep, l.dg.History(), l.dg.Config(), w)
+	o.top = min(o.top, max(0, len(out)-h))
+	return lines(out[o.top:], h)
+}
+
+func listLines(d *Data, rep diagnosis.Report, hist []diagnosis.Finding, cfg diagnosis.Config, w int) []string {
+	s := d.Styles
+	wrap := func(prefix, text string) []string {
+		var out []string
+		for i, l := range strings.Split(ansi.Wrap(text, max(10, w-len(prefix)), " "), "\n") {
+			if i > 0 {
+				prefix = strings.Repeat(" ", len(prefix))
+			}
+			out = append(out, prefix+l)
+		}
+		return out
+	}
+	out := []string{s.Faint.Render(clip(fmt.Sprintf("%d open · SLO TTFT p99 ≤ %s, ITL p99 ≤ %s · window %s · j/k scroll, esc closes",
+		len(rep.Findings), shortDur(cfg.SLOTTFT), shortDur(cfg.SLOITL), shortDur(d.Window)), w)), ""}
+	if len(rep.Findings) == 0 {
+		out = append(out, s.OK.Render("No open findings."), "")
+	}
+	for _, f := range rep.Findings {
+		head := s.Level(sevLevel(f.Severity)).Render(sevTag(f.Severity)) + " " + s.Title.Render(f.Title)
+		if d.Now.Sub(f.Opened) < newFor {
+			head = s.Level(sevLevel(f.Severity)).Render(sevTag(f.Severity)) + " " + s.Highlight.Render(f.Title)
+		}
+		out = append(out, head)
+		out = append(out, s.Faint.Render(clip(fmt.Sprintf("  %s · %s · opened %s (%s ago)", f.ID, nonEmptyStr(f.Endpoint, "all endpoints"),
+			f.Opened.Local().Format("15:04:05"), shortDur(d.Now.Sub(f.Opened).Round(time.Second))), w)))
+		for _, e := range f.Evidence {
+			src := e.Source
+			if e.Window > 0 {
+				src += ", " + shortDur(e.Window)
+			}
+			out = append(out, wrap("  · ", e.Text+" ["+src+"]")...)
+		}
+		out = append(out, wrap("  cause: ", f.Cause)...)
+		for i, a := range f.Actions {
+			out = append(out, s.Accent.Render(clip(fmt.Sprintf("  %d. %s", i+1, a.Change), w)))
+			out = append(out, wrap("     ", "why: "+a.Why+"; trade-off: "+a.TradeOff)...)
+		}
+		out = append(out, "")
+	}
+	var closed []diagnosis.Finding
+	for _, f := range hist {
+		if !f.Active() {
+			closed = append(closed, f)
+		}
+	}
+	if len(closed) > 0 {
+		out = append(out, s.Title.Render("History"))
+		for _, f := range closed {
+			out = append(out, clip(fmt.Sprintf("  %s %s → %s (%s)  %s", sevTag(f.Severity), f.Opened.Local().Format("15:04:05"),
+				f.Closed.Local().Format("15:04:05"), shortDur(f.Closed.Sub(f.Opened).Round(time.Second)), f.Title), w))
+		}
+		out = append(out, "")
+	}
+	out = append(out, s.Title.Render("Checked"))
+	out = append(out, wrap("  ", strings.Join(rep.Checked, "; "))...)
+	if len(rep.Missing) > 0 {
+		out = append(out, s.Title.Render("Not checked (input missing)"))
+		for _, m := range rep.Missing {
+			out = append(out, wrap("  - ", m)...)
+		}
+	}
+	return out
+}
+
+func shortDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return d.String()
+}
+
+func nonEmptyStr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,163 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	RegisterPane(PaneSpec{ID: "diagnosis", Slot: 6, New: func() Pane { return findingsPane{} }})
+}
+
+// newFor is how long a newly opened finding stays highlighted.
+const newFor = 5 * time.Second
+
+// findingsPane is the diagnosis side panel: findings ranked by severity,
+// the top one expanded with its evidence and first actions, the newest
+// highlighted for a few seconds. When all is well it shows the symptom
+// table it checked and names the inputs it lacked.
+type findingsPane struct{}
+
+func (findingsPane) Title() string       { return "Diagnosis" }
+func (findingsPane) Keys() []key.Binding { return []key.Binding{DefaultKeyMap().Diagnose} }
+
+func (findingsPane) Height(d *Data, w int) int {
+	rep := liveFor(d).rep
+	if len(rep.Findings) == 0 {
+		return 9
+	}
+	return min(14, max(9, len(topLines(d, rep.Findings[0], w))+len(rep.Findings)))
+}
+
+func (findingsPane) View(d *Data, w, h int) string {
+	s := d.Styles
+	rep := liveFor(d).rep
+	if len(rep.Findings) == 0 {
+		return allClear(d, rep, w, h)
+	}
+	out := topLines(d, rep.Findings[0], w)
+	rest := rep.Findings[1:]
+	// Keep room for the other findings' one-liners: cut the top's detail.
+	if room := h - len(rest) - 1; len(out) > room && room >= 2 {
+		out = out[:room]
+	}
+	for i, f := range rest {
+		if len(out) == h-1 && i < len(rest)-1 {
+			out = append(out, s.Faint.Render(fmt.Sprintf("+%d more: d for the full list", len(rest)-i)))
+			break
+		}
+		out = append(out, findingLine(d, f, w))
+	}
+	if len(out) < h {
+		out = append(out, s.Faint.Render(clip("d: evidence, actions and history for every finding", w)))
+	}
+	return lines(out, h)
+}
+
+func sevTag(s model.Severity) string {
+	switch s {
+	case model.SevCrit:
+		return "CRIT"
+	case model.SevWarn:
+		return "WARN"
+	}
+	return "INFO"
+}
+
+// findingLine is one finding on one line; a new one is highlighted.
+func findingLine(d *Data, f diagnosis.Finding, w int) string {
+	s := d.Styles
+	title := clip(f.Title, max(1, w-5))
+	if d.Now.Sub(f.Opened) < newFor {
+		title = s.Highlight.Render(title)
+	}
+	return s.Level(sevLevel(f.Severity)).Render(sevTag(f.Severity)) + " " + title
+}
+
+// topLines is the top finding expanded: title, evidence, the first two
+// actions.
+func topLines(d *Data, f diagnosis.Finding, w int) []string {
+	s := d.Styles
+	out := []string{findingLine(d, f, w)}
+	for i, e := range f.Evidence {
+		if i == 3 {
+			break
+		}
+		out = append(out, s.Faint.Render(clip("  "+e.Text, w)))
+	}
+	for i, a := range f.Actions {
+		if i == 2 {
+			break
+		}
+		out = append(out, s.Accent.Render(clip("→ "+a.Change, w)))
+	}
+	return out
+}
+
+// allClear says what was checked: the symptom table, and the inputs that
+// were missing.
+func allClear(d *Data, rep diagnosis.Report, w, h int) string {
+	s := d.Styles
+	if why := absentReason(d); why != "" && len(d.Endpoints) == 0 {
+		return s.Faint.Render(why)
+	}
+	var out []string
+	if len(rep.Pending) == 0 {
+		out = append(out, s.OK.Render(clip(fmt.Sprintf("no findings: %d checks passed", len(rep.Checked)), w)))
+	} else {
+		out = append(out, clip(fmt.Sprintf("no findings yet (%d checks)", len(rep.Checked)), w))
+		for i, p := range rep.Pending {
+			if i == 2 {
+				out = append(out, s.Faint.Render(fmt.Sprintf("  +%d more forming", len(rep.Pending)-i)))
+				break
+			}
+			out = append(out, pendingLine(d, p, w))
+		}
+	}
+	if _, ok := d.Key(); ok {
+		out = append(out, s.Faint.Render(clip(fmt.Sprintf("%-15s %8s  %-8s", "signal", "now", "target"), w)))
+		for _, r := range symptoms(d) {
+			verdict := ""
+			switch {
+			case r.lvl >= LevelWarn:
+				verdict = "watch" // over its target, not (yet) held long enough to be a finding
+			case r.lvl == LevelOK:
+				verdict = "ok"
+			}
+			out = append(out, clip(fmt.Sprintf("%-15s %8s  %-8s ", clip(r.name, 15), r.value, r.target), max(1, w-3))+s.Level(r.lvl).Render(verdict))
+		}
+	}
+	if m := missingShort(rep.Missing); m != "" {
+		out = append(out, s.Faint.Render(clip("not checked: "+m, w)))
+	}
+	return lines(out, h)
+}
+
+// missingShort names the missing inputs without their explanations.
+func missingShort(missing []string) string {
+	var names []string
+	for _, m := range missing {
+		if strings.HasPrefix(m, "http") {
+			continue // per-endpoint gaps: the full list shows them
+		}
+		if i := strings.Index(m, " ("); i > 0 {
+			m = m[:i]
+		}
+		names = append(names, m)
+	}
+	return strings.Join(names, ", ")
+}
+
+// pendingLine is a condition holding but not yet a finding, with how long
+// it has held of the time it needs.
+func pendingLine(d *Data, p diagnosis.Pending, w int) string {
+	s := d.Styles
+	held := fmt.Sprintf(" · %s of %s", shortDur(p.Held.Round(time.Second)), shortDur(p.Hold))
+	return s.Level(sevLevel(p.Severity)).Render("forming") + " " + clip(p.Title, max(1, w-8-len(held))) + s.Faint.Render(held)
+}

@@ -1,0 +1,105 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// live feeds n seconds of load f one scrape at a time, with a tick each
+// second, running the diagnosis as the screen would on every frame.
+func live(m *Model, ss []model.Scrape, withGPU bool) {
+	for _, s := range ss {
+		m.Update(s)
+		if withGPU {
+			m.Update(gpus(1, s.Time, false))
+		}
+		m.Update(tickMsg(s.Time))
+		liveFor(m.Data())
+	}
+}
+
+func paneView(m *Model, w, h int) string {
+	return findingsPane{}.View(m.Data(), w, h)
+}
+
+func TestDiagnosisPaneRanksLiveFindings(t *testing.T) {
+	m := newTestModel()
+	live(m, scrapes(400, stressed), true)
+	got := ansi.Strip(paneView(m, 60, 14))
+	first := strings.SplitN(got, "\n", 2)[0]
+	// waiting passes 50 at 150 s and holds 3 m: the backlog is critical and
+	// on top, expanded with its evidence and the first fixes.
+	if !strings.HasPrefix(first, "CRIT queue backlog") {
+		t.Fatalf("top line %q\n%s", first, got)
+	}
+	for _, want := range []string{"waiting 133 > 50", "→ --gpu-memory-utilization 0.97", "WARN KV cache full (97 %)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("pane lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestDiagnosisListOpensOnDWithHistory(t *testing.T) {
+	m := newTestModel()
+	ss := scrapes(400, stressed)
+	live(m, ss, false)
+	// Then the load eases: findings close after a minute clear.
+	calm := scrapes(600, healthy)
+	for i := range calm {
+		calm[i].Time = ss[len(ss)-1].Time.Add(time.Duration(i+1) * time.Second)
+		calm[i].Samples[0].Time = calm[i].Time
+	}
+	live(m, calm[400:], false) // counters must keep rising: use the later part
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 60})
+	m.Update(press("d"))
+	out := ansi.Strip(m.Render())
+	for _, want := range []string{"Diagnosis", "History", "queue backlog", "Checked", "Not checked (input missing)", "GPU readings"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	m.Update(press("esc"))
+	if strings.Contains(ansi.Strip(m.Render()), "Not checked (input missing)") {
+		t.Error("esc did not close the list")
+	}
+}
+
+func TestDiagnosisAllClearSaysWhatItChecked(t *testing.T) {
+	m := newTestModel()
+	live(m, scrapes(90, healthy), false)
+	got := ansi.Strip(paneView(m, 60, 14))
+	for _, want := range []string{"no findings:", "checks passed", "TTFT p99", "not checked: GPU readings"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("all-clear lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestDiagnosisNewestFindingHighlighted(t *testing.T) {
+	m := newTestModel()
+	ss := scrapes(200, stressed)
+	// Feed until the first finding opens, look right away, then once the
+	// ones opening soon after have aged too.
+	for i, s := range ss {
+		m.Update(s)
+		m.Update(tickMsg(s.Time))
+		if rep := liveFor(m.Data()).rep; len(rep.Findings) > 0 {
+			raw := paneView(m, 60, 14)
+			if !strings.Contains(raw, "\x1b[7m") {
+				t.Fatalf("new finding not highlighted: %q", raw)
+			}
+			live(m, ss[i+1:i+41], false)
+			if strings.Contains(paneView(m, 60, 14), "\x1b[7m") {
+				t.Fatal("still highlighted 40 s later")
+			}
+			return
+		}
+	}
+	t.Fatal("no finding opened")
+}
