@@ -5,8 +5,6 @@ package engines
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -27,18 +25,7 @@ func TestPollerAcrossLlamaServerRestart(t *testing.T) {
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	start := func(n int) *proc {
 		t.Helper()
-		args := []string{"-m", modelPath, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--metrics", "-np", "1", "-c", "2048", "-t", "1", "--no-webui"}
-		p, err := startProc("llama-server", bin, args, nil, filepath.Join(workDir, fmt.Sprintf("llama-server-restart-%d.log", n)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-		defer cancel()
-		if err := waitHTTP(ctx, p, url+"/health"); err != nil {
-			p.stop()
-			t.Fatal(err)
-		}
-		return p
+		return startPrivateLlama(t, bin, modelPath, port, fmt.Sprintf("restart-%d", n), "-np", "1", "-c", "2048")
 	}
 	first := start(1)
 	defer first.stop() // stopping twice is harmless: the group is gone, done is closed

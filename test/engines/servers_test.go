@@ -157,3 +157,21 @@ func binVersion(bin, flag string) string {
 	out, _ := exec.Command(bin, flag).CombinedOutput()
 	return firstLineWith(string(out), "version")
 }
+
+// startPrivateLlama starts a llama-server of the calling test's own on port (one thread, metrics on)
+// and waits until it is healthy; extra flags are appended. The caller stops it (stopAll would too).
+func startPrivateLlama(t *testing.T, bin, modelPath string, port int, name string, extra ...string) *proc {
+	t.Helper()
+	args := append([]string{"-m", modelPath, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--metrics", "-t", "1", "--no-webui"}, extra...)
+	p, err := startProc("llama-server", bin, args, nil, filepath.Join(workDir, "llama-server-"+name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	if err := waitHTTP(ctx, p, fmt.Sprintf("http://127.0.0.1:%d/health", port)); err != nil {
+		p.stop()
+		t.Fatal(err)
+	}
+	return p
+}
