@@ -283,3 +283,12 @@ func TestLlamaCppSlotsArrayForm(t *testing.T) {
 		t.Errorf("a non-list /slots set %v", bad.Gauges)
 	}
 }
+
+func TestWithPort(t *testing.T) {
+	if got := withPort("http://gpu1:8000", "8002"); got != "http://gpu1:8002" {
+		t.Errorf("withPort = %q", got)
+	}
+	if got := withPort("http://[::1]:8002", "8002"); got != "" {
+		t.Errorf("withPort on the metrics port = %q", got)
+	}
+}

@@ -50,7 +50,7 @@ var adapters = []adapter{
 	{
 		engine: model.Triton, metricsPath: "/metrics",
 		hint404: "Triton serves metrics on its metrics port (default 8002, --allow-metrics/--metrics-port): point llmtop at http://HOST:8002",
-		collect: promCollect("nv_", mapTriton),
+		collect: collectTriton,
 	},
 	{
 		engine:  model.Ollama,

@@ -1,10 +1,52 @@
 package engine
 
 import (
+	"net"
+	"net/url"
 	"sort"
 
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/probe"
 )
+
+// tritonMetricsPort is where Triton serves /metrics (HTTP is 8000).
+const tritonMetricsPort = "8002"
+
+// collectTriton reads Triton's metrics. Given Triton's HTTP port, whose
+// /metrics does not exist, it reads the same host's metrics port instead.
+func collectTriton(c *collector) ([]model.Sample, error) {
+	ss, err := promCollect("nv_", mapTriton)(c)
+	if err == nil || c.s.cfg.MetricsPath != "" {
+		return ss, err
+	}
+	alt := withPort(c.s.cfg.URL, tritonMetricsPort)
+	if alt == "" {
+		return nil, err
+	}
+	body, _, err2 := probe.Get(c.ctx, c.s.client, alt+"/metrics", promAccept, c.s.cfg.MaxBodyBytes)
+	if err2 != nil {
+		return nil, err
+	}
+	fams, perr := parseProm(body)
+	if perr != nil || !hasPrefix(fams, "nv_") {
+		return nil, err
+	}
+	ss = mapTriton(fams, c.meta())
+	for i := range ss {
+		ss[i].Notes = append(ss[i].Notes, "metrics read from "+alt+"/metrics, Triton's metrics port")
+	}
+	return ss, nil
+}
+
+// withPort is base with its port replaced; "" when it already uses it.
+func withPort(base, port string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.Port() == port {
+		return ""
+	}
+	u.Host = net.JoinHostPort(u.Hostname(), port)
+	return u.String()
+}
 
 const tritonMeanApprox = "mean only: Triton's cumulative µs counter ÷ successful requests"
 
