@@ -292,3 +292,18 @@ func TestWithPort(t *testing.T) {
 		t.Errorf("withPort on the metrics port = %q", got)
 	}
 }
+
+func TestSGLangStages(t *testing.T) {
+	body := `# TYPE sglang:per_stage_req_latency_seconds histogram
+sglang:per_stage_req_latency_seconds_bucket{le="0.1",model_name="m",stage="prefill_forward",tp_rank="0"} 3.0
+sglang:per_stage_req_latency_seconds_bucket{le="+Inf",model_name="m",stage="prefill_forward",tp_rank="0"} 4.0
+sglang:per_stage_req_latency_seconds_sum{model_name="m",stage="prefill_forward",tp_rank="0"} 0.5
+sglang:per_stage_req_latency_seconds_count{model_name="m",stage="prefill_forward",tp_rank="0"} 4.0
+sglang:per_stage_req_latency_seconds_bucket{le="+Inf",model_name="m",stage="request_process",tp_rank="0"} 4.0
+sglang:per_stage_req_latency_seconds_sum{model_name="m",stage="request_process",tp_rank="0"} 0.01
+sglang:per_stage_req_latency_seconds_count{model_name="m",stage="request_process",tp_rank="0"} 4.0
+`
+	s := only(t, mapSGLang(mustParse(t, []byte(body)), testMeta("")))
+	checkHist(t, s, model.Prefill, 4, 0.5, 0.1, 3)
+	want{absentL: []model.Latency{model.Decode, model.TTFT}}.check(t, s)
+}

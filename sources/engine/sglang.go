@@ -127,6 +127,18 @@ func mapSGLangModel(s *model.Sample, v view) {
 	setLatency(s, model.ITL, v, "sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds")
 	setLatency(s, model.E2E, v, "sglang:e2e_request_latency_seconds")
 	setLatency(s, model.Queue, v, "sglang:queue_time_seconds")
+	// Per-request stage timings; stage names seen: prefill_forward,
+	// decode_forward / decode_loop, request_process, tokenize.
+	const stages = "sglang:per_stage_req_latency_seconds"
+	if h, ok := v.histWhere(stages, "stage", "prefill_forward"); ok {
+		s.Latencies[model.Prefill] = h
+	}
+	for _, st := range []string{"decode_forward", "decode_loop"} {
+		if h, ok := v.histWhere(stages, "stage", st); ok {
+			s.Latencies[model.Decode] = h
+			break
+		}
+	}
 	s.Info = sglangInfo(v)
 }
 
