@@ -100,12 +100,18 @@ func (s *Source) Line(raw []byte) {
 	t := lineTime(text, arrival, s.opts.Location)
 	ll := model.LogLine{Time: t, Endpoint: s.opts.Endpoint, Text: Cut(text, s.opts.DisplayBytes)}
 	var samples []model.Sample
+	matched := false
 	if mt, ok := s.opts.Matcher.Match(text); ok {
-		ll.Event = mt.Event(t, s.opts.Endpoint, text)
+		// Periodic stats lines become samples, not events: one every few
+		// seconds would bury the events that matter.
+		if mt.Pattern.Category != "stats" {
+			ll.Event = mt.Event(t, s.opts.Endpoint, text)
+		}
 		samples = s.stats.feed(mt, text, t)
+		matched = true
 	}
 	s.mu.Lock()
-	s.count(ll.Event != nil)
+	s.count(matched)
 	keep := len(samples) > 0 || ll.Event != nil && s.kindAllows(ll.Event.Kind, arrival)
 	if !keep && !s.plainAllowed(arrival) {
 		s.st.Dropped++

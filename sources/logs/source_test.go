@@ -52,6 +52,11 @@ func TestSourceFloodKeepsEventsAndStats(t *testing.T) {
 	if n := len(c.samples()); n != 3 {
 		t.Errorf("%d of 3 samples delivered", n)
 	}
+	for _, m := range c.msgs {
+		if ll, ok := m.(model.LogLine); ok && ll.Text == statsLine && ll.Event != nil {
+			t.Error("a periodic stats line must not raise an event")
+		}
+	}
 	if n := len(c.plain()); n != 100+8 {
 		t.Errorf("%d lines delivered, want the 100-line budget plus 8 matched", n)
 	}
