@@ -81,7 +81,21 @@ func TestLogsLlamaServerTimings(t *testing.T) {
 	})
 	go src.Run(ctx)
 	go logs.FollowFile(ctx, s.Proc.logPath, logs.FileOptions{Backlog: -1, Poll: 50 * time.Millisecond}, src)
-	time.Sleep(300 * time.Millisecond) // let the follower open the file at its end
+	latest := func() model.Sample {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(samples) == 0 {
+			return model.Sample{Counters: map[model.Counter]float64{}, Latencies: map[model.Latency]model.Histogram{}}
+		}
+		return samples[len(samples)-1]
+	}
+	// Let the follower open the file and read whatever it reads of the past.
+	time.Sleep(500 * time.Millisecond)
+	base := latest()
+	if base.Counters[model.Requests] > 0 {
+		knownBug(t, "logs-backlog-negative-ignored", "FileOptions{Backlog: -1} is documented as \"start at the end\", yet the "+
+			"follower read the whole log (%v earlier requests counted): open() only handles backlog > 0", base.Counters[model.Requests])
+	}
 
 	const n, maxTokens = 3, 20
 	var promptN int
@@ -99,29 +113,27 @@ func TestLogsLlamaServerTimings(t *testing.T) {
 	}
 	var last model.Sample
 	for {
-		mu.Lock()
-		if len(samples) > 0 {
-			last = samples[len(samples)-1]
-		}
-		mu.Unlock()
-		if last.Counters[model.Requests] >= n {
+		last = latest()
+		if last.Counters[model.Requests] >= base.Counters[model.Requests]+n {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("log-derived samples never counted %d requests; last %+v", n, last.Counters)
+			t.Fatalf("log-derived samples never counted %d more requests; last %+v", n, last.Counters)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	if last.Source != model.FromLog || last.Counters[model.Requests] != n {
-		t.Fatalf("log sample source %q requests %v, want log and %d", last.Source, last.Counters[model.Requests], n)
+	delta := func(c model.Counter) float64 { return last.Counters[c] - base.Counters[c] }
+	if last.Source != model.FromLog || delta(model.Requests) != n {
+		t.Fatalf("log sample source %q counted %v requests, want log and %d", last.Source, delta(model.Requests), n)
 	}
-	if last.Counters[model.GenTokens] != n*maxTokens || last.Counters[model.PromptTokens] != float64(promptN) {
-		t.Errorf("log counted %v generated / %v prompt tokens; the engine answered %d / %d", last.Counters[model.GenTokens], last.Counters[model.PromptTokens], n*maxTokens, promptN)
+	if delta(model.GenTokens) != n*maxTokens || delta(model.PromptTokens) != float64(promptN) {
+		t.Errorf("log counted %v generated / %v prompt tokens; the engine answered %d / %d", delta(model.GenTokens), delta(model.PromptTokens), n*maxTokens, promptN)
 	}
 	dec, ok := last.Latencies[model.Decode]
-	if !ok || dec.Count != n || math.Abs(dec.Sum*1000-predictedMS) > 0.05*float64(n) {
-		t.Errorf("log decode latency %+v; the answers' timings.predicted_ms add up to %.2f ms over %d requests", dec, predictedMS, n)
+	dCount, dSumMS := dec.Count-base.Latencies[model.Decode].Count, (dec.Sum-base.Latencies[model.Decode].Sum)*1000
+	if !ok || dCount != n || math.Abs(dSumMS-predictedMS) > 0.05*float64(n) {
+		t.Errorf("log decode latency: %v more requests, %.2f ms more; the answers' timings.predicted_ms add up to %.2f ms over %d requests", dCount, dSumMS, predictedMS, n)
 	}
 	mu.Lock()
 	defer mu.Unlock()
