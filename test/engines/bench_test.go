@@ -78,7 +78,7 @@ func TestBenchAgainstLlamaServerClock(t *testing.T) {
 // every request completes and the token counts match what was asked.
 func TestBenchAgainstOllama(t *testing.T) {
 	s := ollama(t)
-	for _, api := range []bench.API{bench.Chat, bench.OllamaGenerate} {
+	for _, api := range []bench.API{bench.Chat, bench.OllamaGenerate, bench.OllamaChat} {
 		t.Run(string(api), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
