@@ -45,6 +45,7 @@ type Data struct {
 	state      model.State
 	stateValid bool
 	series     map[string][]model.Point // per name, until the data changes
+	restarts   map[string]time.Time     // newest restart per endpoint, until the data changes
 }
 
 // EndpointInfo is an endpoint's newest scrape without its samples.
@@ -134,6 +135,7 @@ func (d *Data) Series(name string) []model.Point {
 func (d *Data) invalidate() {
 	d.stateValid = false
 	clear(d.series)
+	clear(d.restarts)
 	d.Version++
 }
 
@@ -173,8 +175,7 @@ func (d *Data) Health(e *EndpointInfo) (string, Level) {
 	case d.Stale(e):
 		return "STALE", LevelWarn
 	}
-	st := d.Store.State(model.Key{Endpoint: e.URL, Model: firstModel(e)}, d.Window)
-	if n := len(st.Restarts); n > 0 && d.Now.Sub(st.Restarts[n-1]) < d.Window {
+	if r := d.lastRestart(e); !r.IsZero() && d.Now.Sub(r) < d.Window {
 		return "RESTARTED", LevelWarn
 	}
 	if e.Err != "" || (e.Identity.Health != model.HealthUp && e.Identity.Health != model.HealthUnknown && e.Identity.Health != "") {
@@ -183,11 +184,26 @@ func (d *Data) Health(e *EndpointInfo) (string, Level) {
 	return "UP", LevelOK
 }
 
-func firstModel(e *EndpointInfo) string {
-	if len(e.Identity.Models) > 0 {
-		return e.Identity.Models[0].ID
+// lastRestart is the newest restart the store saw on any of the
+// endpoint's models, computed once per change of data.
+func (d *Data) lastRestart(e *EndpointInfo) time.Time {
+	if r, ok := d.restarts[e.URL]; ok {
+		return r
 	}
-	return ""
+	var last time.Time
+	for _, k := range d.Store.Keys() {
+		if k.Endpoint != e.URL {
+			continue
+		}
+		if rs := d.Store.State(k, d.Window).Restarts; len(rs) > 0 && rs[len(rs)-1].After(last) {
+			last = rs[len(rs)-1]
+		}
+	}
+	if d.restarts == nil {
+		d.restarts = map[string]time.Time{}
+	}
+	d.restarts[e.URL] = last
+	return last
 }
 
 // EventLog keeps recent events newest last, collapsing an event that

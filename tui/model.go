@@ -167,7 +167,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tickMsg:
-		m.advance(time.Time(msg))
+		// The clock moves the header (uptime, STALE) only: the state and
+		// the series stay cached until data changes, so an idle second
+		// costs one cheap frame.
+		if t := time.Time(msg); t.After(m.d.Now) {
+			m.d.Now = t
+		}
 		return m, tick()
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
