@@ -97,7 +97,16 @@ func (d *Diagnoser) Update(in Input) Report {
 			continue
 		}
 		switch {
-		case t.open && now.Sub(t.lastTrue) >= d.cfg.Clear:
+		case t.open && now.Sub(t.lastTrue) < d.cfg.Clear:
+			// Still open, condition gone: say so until it closes.
+			clear := Evidence{Text: "condition clear for " + dur(now.Sub(t.lastTrue).Round(time.Second)) + " (closes after " + dur(d.cfg.Clear) + ")", Source: "llmtop"}
+			ev := t.f.Evidence
+			if n := len(ev); n > 0 && ev[n-1].Source == "llmtop" {
+				ev = ev[:n-1]
+			}
+			// A fresh slice: reports already handed out keep theirs.
+			t.f.Evidence = append(append([]Evidence(nil), ev...), clear)
+		case t.open:
 			t.f.Closed = now
 			d.closed.Push(t.f)
 			delete(d.track, k)

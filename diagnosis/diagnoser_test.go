@@ -190,3 +190,14 @@ func TestPendingShowsConditionsBeforeTheyOpen(t *testing.T) {
 		t.Fatalf("pending %+v", rep.Pending)
 	}
 }
+
+func TestClearingFindingSaysSo(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	drive(d, t0, 320, func(int) float64 { return 0.97 })
+	e := ep(func(e *Endpoint) { e.State.KVUsage = model.Some(0.5) })
+	rep := d.Update(Input{Time: t0.Add(340 * time.Second), Endpoints: []Endpoint{e}})
+	f := byID(rep, "kv_full")
+	if f == nil || !hasEvidence(f, "condition clear for 21 s (closes after 1 m)") || hasEvidence(f, "condition holding") {
+		t.Fatalf("%+v", f)
+	}
+}

@@ -27,7 +27,7 @@ func dur(d time.Duration) string {
 	case d < time.Second:
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	case d < time.Minute:
-		return trimFloat(d.Seconds()) + " s"
+		return fmt.Sprintf("%.0f s", d.Seconds())
 	case d%time.Minute == 0:
 		return fmt.Sprintf("%d m", int(d.Minutes()))
 	default:

@@ -29,7 +29,7 @@ func ruleDown(e *env) []Finding {
 			continue
 		}
 		k := ep.Scrape.ErrKind
-		ev := []Evidence{{Text: fmt.Sprintf("%s: %s", k, ep.Scrape.Err), Source: "scrape " + ep.URL}}
+		ev := []Evidence{{Text: nonEmpty(ep.Scrape.Err, "health route: down"), Source: "scrape " + ep.URL}}
 		if !ep.LastOK.IsZero() {
 			ev = append(ev, Evidence{Text: "last metrics " + dur(e.in.Time.Sub(ep.LastOK).Round(time.Second)) + " ago", Source: "scrape " + ep.URL})
 		} else {
@@ -48,7 +48,7 @@ func ruleDown(e *env) []Finding {
 				Why: "a moved port looks like a crash", TradeOff: "none"})
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevCrit,
-			Title: "endpoint down: " + string(k), Evidence: ev, Cause: cause, Actions: acts})
+			Title: "endpoint down: " + nonEmpty(string(k), "no answer"), Evidence: ev, Cause: cause, Actions: acts})
 	}
 	return out
 }

@@ -58,7 +58,11 @@ var eventRules = []eventRule{
 				if n >= 4096 {
 					v = roundDown(n, 256)
 				}
-				acts = append(acts, Action{Change: maxLenChange(eng, v), Why: "vLLM's own estimate of the longest context the pool can hold is " + strconv.Itoa(n),
+				why := "vLLM's own estimate of the longest context the pool can hold is " + strconv.Itoa(n)
+				if x.Fields["estimated_max_len"] == "" {
+					why = "the KV pool holds " + strconv.Itoa(n) + " tokens"
+				}
+				acts = append(acts, Action{Change: maxLenChange(eng, v), Why: why + " (rounded down to a multiple of 256)",
 					TradeOff: "prompts+outputs longer than this are rejected"})
 			} else {
 				acts = append(acts, Action{Change: maxLenChange(eng, 0) + " lower", Why: "the pool cannot hold one full-length request", TradeOff: "longer requests are rejected"})
@@ -245,6 +249,7 @@ func ruleEvents(e *env) []Finding {
 	}
 	type key struct{ id, ep string }
 	found := map[key]int{}
+	logEngine := engineFromEvents(e.in.Events)
 	var out []Finding
 	for _, x := range e.in.Events {
 		r := byKind[x.Kind]
@@ -252,10 +257,13 @@ func ruleEvents(e *env) []Finding {
 			continue
 		}
 		ep := endpointOf(e, x.Endpoint)
+		if ep.Identity.Engine == model.Unknown {
+			ep.Identity.Engine = logEngine[x.Endpoint]
+		}
 		k := key{r.id, ep.URL}
 		if i, ok := found[k]; ok {
 			// Keep one finding per fix; the newest line is the evidence.
-			out[i].Evidence[0] = eventEvidence(x)
+			out[i].Evidence = eventEvidence(x)
 			continue
 		}
 		sev := x.Severity
@@ -264,20 +272,41 @@ func ruleEvents(e *env) []Finding {
 		}
 		found[k] = len(out)
 		out = append(out, Finding{ID: r.id, Endpoint: ep.URL, Category: r.category, Severity: sev, Title: r.title,
-			Evidence: []Evidence{eventEvidence(x)}, Cause: r.cause, Actions: r.actions(x, ep)})
+			Evidence: eventEvidence(x), Cause: r.cause, Actions: r.actions(x, ep)})
 	}
 	return out
 }
 
-func eventEvidence(x model.Event) Evidence {
-	t := x.Line
-	if t == "" {
-		t = x.Title
+// eventEvidence is the event's headline with its time, then the line.
+func eventEvidence(x model.Event) []Evidence {
+	src := "log (" + x.Kind + ")"
+	ev := []Evidence{{Text: x.Time.Format("15:04:05") + " " + nonEmpty(x.Title, x.Kind), Source: src}}
+	if l := x.Line; l != "" && l != x.Title {
+		if r := []rune(l); len(r) > 240 {
+			l = string(r[:240]) + "…"
+		}
+		ev = append(ev, Evidence{Text: l, Source: src})
 	}
-	if len(t) > 200 {
-		t = t[:200] + "…"
+	return ev
+}
+
+// engineFromEvents names the engine behind each endpoint's log from the
+// engine-specific messages in it (the logs catalogue prefixes its ids with
+// the engine), for endpoints that never answered to say who they are.
+func engineFromEvents(evs []model.Event) map[string]model.Engine {
+	prefixes := []struct {
+		p string
+		e model.Engine
+	}{{"vllm_", model.VLLM}, {"sglang_", model.SGLang}, {"tgi_", model.TGI}, {"llamacpp_", model.LlamaCpp}, {"trtllm_", model.TRTLLM}, {"ollama_", model.Ollama}}
+	out := map[string]model.Engine{}
+	for _, x := range evs {
+		for _, p := range prefixes {
+			if strings.HasPrefix(x.Kind, p.p) {
+				out[x.Endpoint] = p.e
+			}
+		}
 	}
-	return Evidence{Text: x.Time.Format("15:04:05") + " " + t, Source: "log (" + x.Kind + ")"}
+	return out
 }
 
 // endpointOf finds the endpoint an event belongs to; a log attached without

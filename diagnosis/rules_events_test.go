@@ -104,3 +104,21 @@ func TestNoLogSaysSo(t *testing.T) {
 		t.Fatalf("%v", rep.Missing)
 	}
 }
+
+func TestEngineInferredFromTheLog(t *testing.T) {
+	down := ep(func(e *Endpoint) {
+		e.Identity = model.Identity{}
+		e.Scrape.ErrKind, e.Scrape.Err = model.ErrRefused, "connection refused"
+		e.State = model.State{}
+	})
+	oom, warm := logEvent("torch_cuda_oom", nil), logEvent("vllm_sampler_warmup_oom", map[string]string{"num_reqs": "1024"})
+	oom.Endpoint, warm.Endpoint = url, url
+	rep := Evaluate(withEvents(down, oom, warm), DefaultConfig())
+	f := byID(rep, "cuda_oom")
+	if f == nil || len(f.Actions) != 2 || !hasAction(f, "--gpu-memory-utilization 0.85") || hasAction(f, "SGLang") {
+		t.Fatalf("%+v", f)
+	}
+	if top := rep.Findings[0]; top.ID != "startup_warmup_oom" {
+		t.Fatalf("top %s, want the specific start-up failure before the generic OOM and the down endpoint: %v", top.ID, ids(rep.Findings))
+	}
+}
