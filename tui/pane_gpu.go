@@ -28,7 +28,7 @@ func (*gpuPane) Height(d *Data, w int) int {
 	if d.GPU == nil || d.GPU.Err != "" {
 		return 1
 	}
-	return len(d.GPU.GPUs) + 2
+	return 2*len(d.GPU.GPUs) + 1
 }
 
 func (p *gpuPane) View(d *Data, w, h int) string {
@@ -68,8 +68,14 @@ func (p *gpuPane) View(d *Data, w, h int) string {
 	if more {
 		shown = max(0, rows-1)
 	}
+	// With room for two lines per GPU, a faint second line says who holds
+	// the memory and how the clocks stand.
+	detail := !more && rows >= 2*len(g.GPUs)
 	for i := p.top; i < p.top+shown; i++ {
 		out = append(out, gpuRow(s, d.Thresholds, g.GPUs[i], w, st.Waiting))
+		if detail {
+			out = append(out, s.Faint.Render("  "+gpuDetail(g.GPUs[i])))
+		}
 	}
 	if more {
 		out = append(out, s.Faint.Render(fmt.Sprintf("… %d more (focus and j/k, or zoom 4)", len(g.GPUs)-p.top-shown)))
@@ -135,9 +141,6 @@ func gpuRow(s *Styles, t Thresholds, g model.GPU, w int, waiting model.Opt) stri
 		temp = fmt.Sprintf("%.0f°C", g.Temp.V)
 	}
 	b.WriteString(" " + s.Judged(t, MGPUTemp, g.Temp).Render(fmt.Sprintf("%5s", temp)))
-	if eng, other, ok := memSplit(g); ok && wide {
-		b.WriteString(s.Faint.Render("  engine " + fmtBytes(eng) + " other " + fmtBytes(other)))
-	}
 	if len(g.Throttle) > 0 {
 		b.WriteString(" " + s.Warn.Render(strings.Join(g.Throttle, ",")))
 	}
@@ -145,6 +148,27 @@ func gpuRow(s *Styles, t Thresholds, g model.GPU, w int, waiting model.Opt) stri
 		b.WriteString(" " + s.Warn.Render(g.Err))
 	}
 	return b.String()
+}
+
+// gpuDetail is a GPU's second line: engine vs other memory, clocks, ECC.
+func gpuDetail(g model.GPU) string {
+	var parts []string
+	if eng, other, ok := memSplit(g); ok {
+		parts = append(parts, "engine "+fmtBytes(eng)+" · other "+fmtBytes(other))
+	} else {
+		parts = append(parts, "processes "+missing)
+	}
+	if g.SMClock.OK {
+		c := "SM " + fmtNum(g.SMClock)
+		if g.SMClockMax.OK {
+			c += "/" + fmtNum(g.SMClockMax)
+		}
+		parts = append(parts, c+" MHz")
+	}
+	if g.ECCVolatile.OK && g.ECCVolatile.V > 0 {
+		parts = append(parts, "ECC errors "+fmtNum(g.ECCVolatile))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // memPair is "71.5/80.0Gi" (both in the total's unit when they share it).
