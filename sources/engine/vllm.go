@@ -2,7 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -114,8 +117,15 @@ func vllmCacheConfig(v view) (map[string]string, float64) {
 	}
 	info := map[string]string{}
 	first := series[0]
+	engineNo := func(m *dto.Metric) int {
+		n, err := strconv.Atoi(label(m, "engine"))
+		if err != nil {
+			return math.MaxInt
+		}
+		return n
+	}
 	for _, m := range series {
-		if label(m, "engine") < label(first, "engine") {
+		if engineNo(m) < engineNo(first) {
 			first = m
 		}
 	}
