@@ -182,7 +182,7 @@ func sideBySide(d *Data, r *report.Result, srv *model.MetricsJSON) []string {
 	if srv == nil {
 		out = append(out, s.Faint.Render("server: "+missing+" (the monitor has no metrics of this endpoint for the run's window)"))
 	} else {
-		out = append(out, s.Faint.Render(fmt.Sprintf("server (its /metrics over the run, %s window): running %s  waiting %s  gen %s tok/s",
+		out = append(out, s.Faint.Render(fmt.Sprintf("server: its /metrics over the run (%s window, all its traffic): running %s  waiting %s  gen %s tok/s",
 			fmtDur(time.Duration(srv.WindowS*float64(time.Second))), fmtNum(srv.Running), fmtNum(srv.Waiting), fmtNum(srv.GenerationTokensPerS))))
 	}
 	return out

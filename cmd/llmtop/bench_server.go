@@ -96,13 +96,25 @@ func (v *serverView) attach(r *report.Result) {
 	r.Server = model.MetricsOf(st)
 }
 
-// waiting is the server's queue depth now (NaN when unknown).
-func (v *serverView) waiting() float64 {
+// waiting is the server's mean queue depth over [start, end] (NaN when
+// unknown), from the scrapes taken in that window.
+func (v *serverView) waiting(start, end time.Time) float64 {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	k, ok := v.key("")
 	if !ok {
 		return math.NaN()
 	}
-	return v.store.State(k, time.Minute).Waiting.Or(math.NaN())
+	var sum float64
+	n := 0
+	for _, p := range v.store.SeriesSince(k, string(model.Waiting), start) {
+		if p.OK && !p.T.After(end) {
+			sum += p.V
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
 }

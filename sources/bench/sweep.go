@@ -21,9 +21,9 @@ type SweepConfig struct {
 	Start, Max float64
 	// Step is each level's length (default 10 s).
 	Step time.Duration
-	// Waiting, when set, reads the server's queue depth (NaN when unknown)
-	// at the end of each step; saturation then also needs it climbing.
-	Waiting func() float64
+	// Waiting, when set, gives the server's mean queue depth over a step's
+	// window (NaN when unknown); saturation then also needs it climbing.
+	Waiting func(start, end time.Time) float64
 	// AfterStep, when set, is called with each finished step's result
 	// before the stop rules look at it (to attach the server's view).
 	AfterStep func(r *report.Result)
@@ -98,15 +98,13 @@ func Sweep(ctx context.Context, sc SweepConfig) (report.Sweep, error) {
 		// Later steps reuse what the first found out.
 		cfg.Model, cfg.NoExtras = res.ModelID, !res.IgnoreEOS
 		if ctx.Err() != nil {
-			if res.Completed > 0 {
-				sw.Steps = append(sw.Steps, report.Step{Load: load, MeetsSLO: report.StepMeetsSLO(res), Result: res})
-			}
+			// A level cut short is not that level's numbers: leave it out.
 			sw.Stopped = "cancelled"
 			break
 		}
 		sw.Steps = append(sw.Steps, report.Step{Load: load, MeetsSLO: report.StepMeetsSLO(res), Result: res})
 		if sc.Waiting != nil {
-			waiting = append(waiting, sc.Waiting())
+			waiting = append(waiting, sc.Waiting(res.StartTime, res.EndTime))
 		}
 		if res.Completed == 0 {
 			sw.Stopped = "errors"

@@ -70,7 +70,7 @@ func BenchmarkSimFidelity(b *testing.B) {
 	}
 }
 
-func waitHealthy(b *testing.B, url string) {
+func waitHealthy(b testing.TB, url string) {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if resp, err := http.Get(url + "/health"); err == nil {
 			resp.Body.Close()
@@ -80,4 +80,33 @@ func waitHealthy(b *testing.B, url string) {
 		}
 	}
 	b.Fatal("the sim did not become healthy")
+}
+
+// The simulator runs at most --max-num-seqs requests at once; the sweep
+// must put the knee there: throughput flat and TTFT climbing beyond it.
+func TestSweepFindsSimKnee(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ~10 s of load against the simulator")
+	}
+	s, err := sim.New(sim.Config{Seed: 1, StartupTime: time.Millisecond, MaxNumSeqs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.Start(ctx)
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	waitHealthy(t, srv.URL)
+	sc := SweepConfig{Base: Config{URL: srv.URL, InputLen: 64, OutputLen: 24, Warmup: 1}, Max: 32, Step: time.Second}
+	sw, err := Sweep(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sw.Steps {
+		t.Logf("%g streams: %.0f tok/s, TTFT p50 %.1f ms", st.Load, st.Result.OutputThroughput, st.Result.MedianTTFT.V)
+	}
+	if sw.Knee < 0 || sw.Steps[sw.Knee].Load != 4 {
+		t.Fatalf("knee %d (%s), want 4 streams (the sim's --max-num-seqs)", sw.Knee, sw.KneeRule)
+	}
 }
