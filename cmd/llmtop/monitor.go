@@ -136,7 +136,9 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,
 		Init: opts.Extra,
 	})
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// 20 frames a second at most: data comes once per interval, keys feel
+	// immediate at 50 ms, and an idle screen wakes less often than at 60.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(20)}
 	if noColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
