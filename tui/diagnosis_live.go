@@ -53,7 +53,7 @@ func liveFor(d *Data) *liveDiagnosis {
 func (l *liveDiagnosis) refresh(d *Data) {
 	if l.dg == nil || l.th != d.Thresholds {
 		l.th = d.Thresholds
-		l.dg = diagnosis.NewDiagnoser(diagnosisConfig(d.Thresholds))
+		l.dg = diagnosis.NewDiagnoser(DiagnosisConfig(d.Thresholds))
 		l.ran = false
 	}
 	if l.ran && (d.Version == l.version || d.Now.Sub(l.at) < time.Second) {
@@ -63,9 +63,10 @@ func (l *liveDiagnosis) refresh(d *Data) {
 	l.rep = l.dg.Update(diagnosisInput(d))
 }
 
-// diagnosisConfig carries the screen's thresholds (config file, flags) into
-// the rules; the rest are the diagnosis defaults.
-func diagnosisConfig(t Thresholds) diagnosis.Config {
+// DiagnosisConfig carries the screen's thresholds (config file, flags) into
+// the rules; the rest are the diagnosis defaults. `llmtop diagnose` uses it
+// too, so both judge by the same [thresholds].
+func DiagnosisConfig(t Thresholds) diagnosis.Config {
 	c := diagnosis.DefaultConfig()
 	if t.TTFTp99 > 0 {
 		c.SLOTTFT = t.TTFTp99

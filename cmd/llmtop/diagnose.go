@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"sync"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/sources/logs"
+	"github.com/llmtop/llmtop/tui"
 )
 
 // `llmtop diagnose`: watch the endpoints for a while, run the diagnosis
@@ -51,30 +51,41 @@ answered.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			return runDiagnose(ctx, cmd.OutOrStdout(), args)
+			return runDiagnose(ctx, cmd, args)
 		},
 	}
 	fs := cmd.Flags()
 	fs.DurationVar(&diagnoseFlags.duration, "duration", 30*time.Second, "how long to watch before reporting")
 	fs.BoolVar(&diagnoseFlags.json, "json", false, "print JSON instead of text")
 	def := diagnosis.DefaultConfig()
-	fs.DurationVar(&diagnoseFlags.sloTTFT, "slo-ttft", def.SLOTTFT, "TTFT p99 objective")
-	fs.DurationVar(&diagnoseFlags.sloTPOT, "slo-tpot", def.SLOITL, "inter-token latency (TPOT/ITL) p99 objective")
+	fs.DurationVar(&diagnoseFlags.sloTTFT, "slo-ttft", def.SLOTTFT, "TTFT p99 objective (default: the config file's [thresholds] ttft_p99_ms, else 200ms)")
+	fs.DurationVar(&diagnoseFlags.sloTPOT, "slo-tpot", def.SLOITL, "inter-token latency (TPOT/ITL) p99 objective (default: [thresholds] itl_p99_ms, else 50ms)")
 	engineFlagSet(fs)
 	root.AddCommand(cmd)
 }
 
-// diagnoseConfig is the rules' configuration from the flags.
-func diagnoseConfig(watch time.Duration) diagnosis.Config {
-	c := diagnosis.DefaultConfig()
-	c.SLOTTFT, c.SLOITL = diagnoseFlags.sloTTFT, diagnoseFlags.sloTPOT
+// diagnoseConfig is the rules' configuration: the config file's
+// [thresholds], then the flags given on the command line.
+func diagnoseConfig(cmd *cobra.Command, th tui.Thresholds, watch time.Duration) diagnosis.Config {
+	c := tui.DiagnosisConfig(th)
+	if f := cmd.Flags().Lookup("slo-ttft"); f != nil && f.Changed {
+		c.SLOTTFT = diagnoseFlags.sloTTFT
+	}
+	if f := cmd.Flags().Lookup("slo-tpot"); f != nil && f.Changed {
+		c.SLOITL = diagnoseFlags.sloTPOT
+	}
 	c.MaxHold = watch / 2
 	c.Clear = min(c.Clear, watch/2)
 	return c
 }
 
-func runDiagnose(ctx context.Context, out io.Writer, urls []string) error {
+func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
+	out := cmd.OutOrStdout()
 	if _, err := parseEngine(engineFlags.engine); err != nil {
+		return err
+	}
+	fileCfg, err := loadConfig(monitorFlags.config)
+	if err != nil {
 		return err
 	}
 	if diagnoseFlags.duration <= 0 {
@@ -82,6 +93,9 @@ func runDiagnose(ctx context.Context, out io.Writer, urls []string) error {
 	}
 	if diagnoseFlags.sloTTFT <= 0 || diagnoseFlags.sloTPOT <= 0 {
 		return errors.New("--slo-ttft and --slo-tpot must be positive, e.g. 200ms and 50ms")
+	}
+	if len(urls) == 0 {
+		urls = append(urls, fileCfg.Endpoints...)
 	}
 	if len(urls) == 0 && discoverLocal != nil {
 		urls = discoverLocal(ctx)
@@ -94,7 +108,7 @@ func runDiagnose(ctx context.Context, out io.Writer, urls []string) error {
 		urls[i] = normalizeURL(u)
 	}
 	interval := clampInterval(monitorFlags.interval)
-	w := newWatch(urls, diagnoseConfig(diagnoseFlags.duration))
+	w := newWatch(urls, diagnoseConfig(cmd, fileCfg.Thresholds, diagnoseFlags.duration))
 	rep, err := w.run(ctx, diagnoseFlags.duration, interval)
 	if err != nil {
 		return err
@@ -295,6 +309,7 @@ func (w *watch) result(rep diagnosis.Report) diagnoseResult {
 	if res.Findings == nil {
 		res.Findings = []diagnosis.Finding{}
 	}
+	res.Closed = []diagnosis.Finding{}
 	for _, f := range w.d.History() {
 		if !f.Active() {
 			res.Closed = append(res.Closed, f)

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/sim"
+)
+
+// decoded is the JSON document as a script reads it (severity is a word;
+// model.Severity only marshals).
+type decoded struct {
+	Status    string `json:"status"`
+	ExitCode  int    `json:"exit_code"`
+	Simulated bool   `json:"simulated"`
+	Endpoints []struct {
+		URL      string `json:"url"`
+		Answered bool   `json:"answered"`
+	} `json:"endpoints"`
+	Findings []struct {
+		ID       string `json:"id"`
+		Severity string `json:"severity"`
+		Evidence []struct {
+			Text   string `json:"text"`
+			Source string `json:"source"`
+		} `json:"evidence"`
+		Actions []struct {
+			Change string `json:"change"`
+		} `json:"actions"`
+	} `json:"findings"`
+	Closed  []json.RawMessage `json:"closed"`
+	Checked []string          `json:"checked"`
+	Missing []string          `json:"missing"`
+}
+
+// diagnoseOnce runs `llmtop diagnose --json --duration d` against urls and
+// returns the decoded result and the exit code.
+func diagnoseOnce(t *testing.T, d time.Duration, args ...string) (decoded, int) {
+	t.Helper()
+	cmd, _, err := root.Find([]string{"diagnose"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	defer cmd.SetOut(nil)
+	diagnoseFlags.duration, diagnoseFlags.json = d, true
+	defer func() { diagnoseFlags.duration, diagnoseFlags.json = 30*time.Second, false }()
+	err = runDiagnose(context.Background(), cmd, args)
+	code := 0
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var res decoded
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if res.ExitCode != code {
+		t.Errorf("JSON exit_code %d, process %d", res.ExitCode, code)
+	}
+	return res, code
+}
+
+func TestDiagnoseUnreachableExits3(t *testing.T) {
+	res, code := diagnoseOnce(t, 2500*time.Millisecond, "http://127.0.0.1:1")
+	if code != 3 || res.Status != "unreachable" || res.Endpoints[0].Answered {
+		t.Fatalf("code %d %+v", code, res)
+	}
+	if len(res.Findings) == 0 || res.Findings[0].ID != "endpoint_down" || res.Findings[0].Severity != "crit" {
+		t.Fatalf("findings %+v", res.Findings)
+	}
+	if res.Closed == nil {
+		t.Error(`"closed" is null, want []`)
+	}
+}
+
+// The simulator on the real clock: a healthy engine exits 0 and says what
+// it checked; one whose /metrics is broken exits 1 with that finding.
+func TestDiagnoseAgainstTheSimulator(t *testing.T) {
+	serve := func(scenario string) string {
+		s, err := sim.New(sim.Config{Scenario: scenario, Background: true, Seed: 3, StartupTime: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		s.Start(ctx)
+		srv := httptest.NewServer(s.Handler())
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	healthy, broken := serve(sim.Healthy), serve(sim.MetricsBroken)
+	time.Sleep(200 * time.Millisecond) // the simulated engine starts
+
+	res, code := diagnoseOnce(t, 3*time.Second, healthy)
+	if code != 0 || res.Status != "ok" || len(res.Findings) != 0 || !res.Simulated {
+		t.Fatalf("healthy: code %d %+v", code, res)
+	}
+	if len(res.Checked) < 10 || !strings.Contains(strings.Join(res.Missing, "\n"), "benchmark") {
+		t.Fatalf("healthy: checked %v missing %v", res.Checked, res.Missing)
+	}
+
+	res, code = diagnoseOnce(t, 3*time.Second, broken)
+	if code != 1 || len(res.Findings) == 0 || res.Findings[0].ID != "metrics_unavailable" {
+		t.Fatalf("metrics-broken: code %d %+v", code, res.Findings)
+	}
+}
