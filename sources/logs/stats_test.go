@@ -195,3 +195,31 @@ func TestLeadingNum(t *testing.T) {
 		}
 	}
 }
+
+// An engine that stops printing (idle vLLM logs its stats at DEBUG) is
+// dropped from the sum after three of its intervals.
+func TestVLLMDataParallelIdleEngineExpires(t *testing.T) {
+	st := newStatsState("", "")
+	at := time.Date(2026, 8, 14, 12, 0, 0, 0, time.UTC)
+	line := func(e string, run int) string {
+		return "Engine " + e + ": Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 1.0 tokens/s, Running: " + strconv.Itoa(run) + " reqs, Waiting: 0 reqs"
+	}
+	feed := func(l string, t time.Time) []model.Sample {
+		mt, _ := DefaultMatcher.Match(l)
+		return st.feed(mt, l, t)
+	}
+	feed(line("000", 1), at)
+	feed(line("001", 2), at.Add(time.Second))
+	feed(line("000", 1), at.Add(10*time.Second))
+	feed(line("001", 2), at.Add(11*time.Second))
+	// Engine 1 goes quiet; engine 0 keeps printing every 10 s.
+	var last []model.Sample
+	for i := 2; i < 8; i++ {
+		if s := feed(line("000", 5), at.Add(time.Duration(i)*10*time.Second)); len(s) > 0 {
+			last = s
+		}
+	}
+	if len(last) == 0 || last[len(last)-1].Gauges[model.Running] != 5 {
+		t.Fatalf("idle engine still summed: %+v", last)
+	}
+}
