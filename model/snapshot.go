@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // The JSON contract of `llmtop snapshot --json` (and the TUI's `s`). Scripts
 // depend on it: add fields, never rename or repurpose them. A value the
@@ -104,5 +107,6 @@ func MetricsOf(st State) *MetricsJSON {
 			}
 		}
 	}
+	m.WindowS = math.Round(m.WindowS*1000) / 1000 // ms precision: scrape jitter is noise
 	return m
 }

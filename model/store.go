@@ -170,7 +170,7 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 	if reset {
 		es.restarts.Push(sm.Time)
 		events = append(events, Event{
-			Time: sm.Time, Endpoint: sm.Endpoint, Source: string(FromScrape), Kind: KindRestart,
+			Time: sm.Time, Endpoint: sm.Endpoint, Source: string(sm.Source), Kind: KindRestart,
 			Severity: SevWarn, Category: "availability",
 			Title: "engine restarted: counters went back to " + fmt.Sprint(es.resetEvidence(sm)),
 		})
@@ -259,7 +259,7 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 			changed, dSum, dCnt := tracks[i].observe(sm.Time, p, isFirst, reset, spacing)
 			if changed && i == 0 {
 				events = append(events, Event{
-					Time: sm.Time, Endpoint: sm.Endpoint, Source: string(FromScrape), Kind: KindBucketsChanged,
+					Time: sm.Time, Endpoint: sm.Endpoint, Source: string(sm.Source), Kind: KindBucketsChanged,
 					Severity: SevInfo, Category: "config",
 					Title: fmt.Sprintf("%s histogram buckets changed (engine upgraded?): window restarted", l),
 				})
