@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -49,10 +51,16 @@ func renderHeader(d *Data, w int) []string {
 	if mi != nil && mi.MaxContext > 0 {
 		ctx = fmt.Sprint(mi.MaxContext)
 	}
-	parts = append(parts, "ctx "+ctx, "up "+uptime(d))
-	b.WriteString("  " + strings.Join(parts, s.Faint.Render(" · ")))
+	more := []string{"ctx " + ctx, "up " + uptime(d)}
+	dot := s.Faint.Render(" · ")
+	first := b.String() + "  " + strings.Join(parts, dot)
 	second := s.Faint.Render("every "+fmtDur(d.Interval)+" · window "+fmtDur(d.Window)+" · ") + endpointLine(d, e)
-	return []string{fit(b.String(), w), fit(second, w)}
+	if full := first + dot + strings.Join(more, dot); lipgloss.Width(full) <= w {
+		first = full
+	} else { // narrow: context and uptime lead the second line
+		second = s.Faint.Render(strings.Join(more, " · ")+" · ") + second
+	}
+	return []string{fit(first, w), fit(second, w)}
 }
 
 func modelInfo(e *EndpointInfo, name string) *model.ModelInfo {

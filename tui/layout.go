@@ -255,23 +255,31 @@ func (m *Model) column(col []int, w, h int) []string {
 	return padLines(lines, w, h)
 }
 
+// tabs is the compact layout's tab bar; the shown pane is bracketed (and
+// highlighted), so it reads without colour too.
 func (m *Model) tabs(w int) string {
 	s := m.d.Styles
-	full := make([]string, len(m.panes))
-	width := 0
-	for i, p := range m.panes {
-		full[i] = fmt.Sprintf(" %d %s", p.slot, p.p.Title())
-		width += len(full[i])
-	}
-	var b strings.Builder
-	for i, label := range full {
-		if width > w {
-			label = fmt.Sprintf(" %d %s", m.panes[i].slot, clip(m.panes[i].p.Title(), 4))
+	label := func(i int, short bool) string {
+		t := m.panes[i].p.Title()
+		if short {
+			t = clip(t, 4)
 		}
 		if i == m.focus {
-			b.WriteString(s.Highlight.Bold(true).Render(label))
+			return fmt.Sprintf("[%d %s]", m.panes[i].slot, t)
+		}
+		return fmt.Sprintf(" %d %s", m.panes[i].slot, t)
+	}
+	width := 0
+	for i := range m.panes {
+		width += len(label(i, false))
+	}
+	var b strings.Builder
+	for i := range m.panes {
+		l := label(i, width > w)
+		if i == m.focus {
+			b.WriteString(s.Highlight.Bold(true).Render(l))
 		} else {
-			b.WriteString(s.Faint.Render(label))
+			b.WriteString(s.Faint.Render(l))
 		}
 	}
 	return fit(b.String(), w)
