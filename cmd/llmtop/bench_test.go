@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmtop/llmtop/sim"
+)
+
+func benchCmd() (*cobra.Command, *bytes.Buffer) {
+	var out bytes.Buffer
+	c := &cobra.Command{}
+	c.SetOut(&out)
+	c.SetErr(&bytes.Buffer{})
+	return c, &out
+}
+
+// `llmtop bench` against the simulator: vllm's JSON names, the server's own
+// view attached, the key never written anywhere.
+func TestBenchAgainstSim(t *testing.T) {
+	s, err := sim.New(sim.Config{Seed: 1, StartupTime: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.Start(ctx)
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	for i := 0; i < 100; i++ {
+		if r, err := http.Get(srv.URL + "/health"); err == nil {
+			r.Body.Close()
+			if r.StatusCode == 200 {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	save := filepath.Join(t.TempDir(), "run.json")
+	old := benchFlags
+	defer func() { benchFlags = old }()
+	benchFlags.api, benchFlags.rate, benchFlags.burstiness = "chat", "inf", 1
+	benchFlags.concurrency, benchFlags.numRequests, benchFlags.inputLen, benchFlags.outputLen = 4, 8, 16, 8
+	benchFlags.warmup, benchFlags.seed, benchFlags.timeout = 1, 1, time.Minute
+	benchFlags.asJSON, benchFlags.save, benchFlags.apiKey = true, save, "sk-secret-4242"
+	c, out := benchCmd()
+	if err := runBench(ctx, c, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	for _, k := range []string{"completed", "failed", "total_input_tokens", "total_output_tokens", "request_throughput",
+		"output_throughput", "total_token_throughput", "request_goodput", "mean_ttft_ms", "median_tpot_ms", "p99_itl_ms",
+		"std_e2el_ms", "max_concurrent_requests", "duration"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	if got["completed"] != 8.0 || got["total_output_tokens"] != 64.0 {
+		t.Errorf("completed %v, output tokens %v (the sim honours ignore_eos)", got["completed"], got["total_output_tokens"])
+	}
+	if srvView, ok := got["server"].(map[string]any); !ok || srvView["ttft_ms"] == nil {
+		t.Errorf("the server's view is missing: %v", got["server"])
+	}
+	saved, err := os.ReadFile(save)
+	if err != nil || !bytes.Contains(saved, []byte(`"mean_ttft_ms"`)) {
+		t.Fatalf("saved file: %v", err)
+	}
+	if bytes.Contains(saved, []byte("sk-secret")) || strings.Contains(out.String(), "sk-secret") {
+		t.Error("the API key leaked into the result")
+	}
+}
+
+func TestBenchUnreachableExitsWithCounts(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	old := benchFlags
+	defer func() { benchFlags = old }()
+	benchFlags.api, benchFlags.rate, benchFlags.burstiness, benchFlags.model = "chat", "inf", 1, "m"
+	benchFlags.concurrency, benchFlags.duration, benchFlags.inputLen, benchFlags.outputLen = 2, 10*time.Second, 8, 8
+	benchFlags.timeout, benchFlags.asJSON, benchFlags.noServer, benchFlags.save = time.Second, false, true, ""
+	c, out := benchCmd()
+	err = runBench(context.Background(), c, url)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 1 {
+		t.Fatalf("err %v: want exit 1 when nothing succeeded", err)
+	}
+	if !strings.Contains(out.String(), "connect:") || !strings.Contains(out.String(), "refused every connection") {
+		t.Errorf("report:\n%s", out.String())
+	}
+}
