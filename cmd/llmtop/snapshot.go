@@ -71,6 +71,12 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 	}
 	results := make([]endpointResult, len(urls))
 	var wg sync.WaitGroup
+	var gpus *model.GPUSnapshot
+	wg.Add(1)
+	go func() { // NVML is read while the endpoints are scraped
+		defer wg.Done()
+		gpus = readGPUsOnce()
+	}()
 	for i, u := range urls {
 		cfg, err := engineConfig(u, interval)
 		if err != nil {
@@ -84,6 +90,7 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 	}
 	wg.Wait()
 	snap := buildSnapshot(time.Now(), results)
+	snap.GPU = gpus
 	if asJSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")

@@ -22,6 +22,48 @@ func printSnapshot(w io.Writer, snap model.SnapshotJSON) {
 		}
 		printEntry(w, e)
 	}
+	if snap.GPU != nil {
+		fmt.Fprintln(w)
+		printGPUs(w, *snap.GPU)
+	}
+}
+
+// printGPUs writes one line per GPU, or the reason none can be read.
+func printGPUs(w io.Writer, g model.GPUSnapshot) {
+	if g.Err != "" {
+		fmt.Fprintf(w, "GPU    %s\n", g.Err)
+		return
+	}
+	for _, d := range g.GPUs {
+		if d.Lost {
+			fmt.Fprintf(w, "GPU %d  %s  lost: %s\n", d.Index, d.Name, d.Err)
+			continue
+		}
+		mem := "--"
+		if d.MemUsed.OK && d.MemTotal.OK {
+			mem = fmt.Sprintf("%.1f/%.1f GiB", d.MemUsed.V/(1<<30), d.MemTotal.V/(1<<30))
+		}
+		fmt.Fprintf(w, "GPU %d  %s  util %s  mem %s  power %s  temp %s%s\n", d.Index, d.Name,
+			optUnit(d.Util, "%.0f%%"), mem, optUnit(d.Power, "%.0f W"), optUnit(d.Temp, "%.0f°C"),
+			throttleSuffix(d.Throttle))
+	}
+	if g.Note != "" {
+		fmt.Fprintf(w, "       %s\n", g.Note)
+	}
+}
+
+func optUnit(o model.Opt, format string) string {
+	if !o.OK {
+		return "--"
+	}
+	return fmt.Sprintf(format, o.V)
+}
+
+func throttleSuffix(reasons []string) string {
+	if len(reasons) == 0 {
+		return ""
+	}
+	return "  throttled: " + strings.Join(reasons, ", ")
 }
 
 func printEntry(w io.Writer, e model.EndpointJSON) {
