@@ -76,6 +76,10 @@ var Catalogue = []Pattern{
 		Regex:   `id +(?P<slot>\d+) \| task (?P<task>\d+) \| +(?P<what>prompt eval|eval|total) time = +(?P<ms>[\d.]+) ms / +(?P<tokens>\d+) tokens`,
 		Title:   "llama.cpp task {task}: {what} {tokens} tokens in {ms} ms",
 		Meaning: "llama-server's per-request timing, printed when a slot is released"},
+	{ID: "ollama_request", Engines: ollama, Sev: info, Category: "stats", Needle: "[GIN] ",
+		Regex:   `\[GIN\] \d{4}/\d\d/\d\d - \d\d:\d\d:\d\d \|\s*(?P<status>\d{3})\s*\|\s*(?P<latency>\S+)\s*\|\s*(?P<client>\S*)\s*\|\s*(?P<method>[A-Z]+)\s+"(?P<path>[^"]*)"`,
+		Title:   "Ollama {method} {path}: {status} in {latency}",
+		Meaning: "Ollama's (gin) access log line, one per HTTP request"},
 
 	// ---- memory ----
 	{ID: "torch_cuda_oom", Engines: torch, Sev: crit, Category: "memory", Needle: "CUDA out of memory. Tried to allocate",

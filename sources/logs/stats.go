@@ -21,6 +21,7 @@ type statsState struct {
 	vllm   vllmState
 	sglang sglangState
 	llama  llamaState
+	ollama ollamaState
 }
 
 func newStatsState(endpoint, modelName string) *statsState {
@@ -49,6 +50,8 @@ func (s *statsState) feed(mt Match, line string, t time.Time) []model.Sample {
 		s.sglang.retracted += parseNum(mt.Fields["retracted"])
 	case "llamacpp_timing":
 		return s.llama.timing(s, mt, t)
+	case "ollama_request":
+		return s.ollama.request(s, mt, t)
 	case "llamacpp_slots":
 		s.llama.slots = some(parseNum(mt.Fields["n_slots"]))
 	}

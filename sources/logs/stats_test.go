@@ -223,3 +223,27 @@ func TestVLLMDataParallelIdleEngineExpires(t *testing.T) {
 		t.Fatalf("idle engine still summed: %+v", last)
 	}
 }
+
+func TestOllamaAccessLog(t *testing.T) {
+	lines := []string{
+		Sanitize([]byte("[GIN] 2026/08/21 - 10:00:00 |\x1b[97;42m 200 \x1b[0m|    2.5012ms |       127.0.0.1 |\x1b[97;46m POST    \x1b[0m \"/api/generate\"")),
+		`[GIN] 2026/08/21 - 10:00:01 | 200 |      1.5s |       127.0.0.1 | GET      "/api/ps"`, // a monitor's poll: not a request to count
+		`[GIN] 2026/08/21 - 10:00:02 | 200 |  3.4975s |       127.0.0.1 | POST     "/api/chat"`,
+		`[GIN] 2026/08/21 - 10:00:03 | 404 |   120µs |       127.0.0.1 | POST     "/api/chat"`,
+	}
+	s := feedLines(t, lines...)
+	if len(s) != 3 {
+		t.Fatalf("%d samples, want 3 (the /api/ps poll is not a request)", len(s))
+	}
+	last := s[2]
+	if last.Counters[model.Requests] != 3 || last.Counters[model.RequestErrors] != 1 {
+		t.Errorf("counters %v", last.Counters)
+	}
+	if h := last.Latencies[model.E2E]; h.Count != 2 || !near(h.Sum, 0.0025012+3.4975) {
+		t.Errorf("e2e %+v", h)
+	}
+	at := lineTime(lines[0], time.Date(2026, 8, 21, 12, 0, 0, 0, time.UTC), time.UTC)
+	if !at.Equal(time.Date(2026, 8, 21, 10, 0, 0, 0, time.UTC)) {
+		t.Errorf("gin timestamp %v", at)
+	}
+}

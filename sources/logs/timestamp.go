@@ -15,6 +15,8 @@ var (
 	reISOSpace = regexp.MustCompile(`^\[?(\d{4})[-/](\d\d)[-/](\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?[\s\]]`)
 	// vLLM "INFO 08-14 12:00:01 [loggers.py:259]", optionally after "(EngineCore_DP0 pid=456) ".
 	reVLLM = regexp.MustCompile(`^(?:\([\w.-]+ pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))? `)
+	// Ollama's gin access log "[GIN] 2026/08/21 - 10:00:00 | 200 | …".
+	reGIN = regexp.MustCompile(`^\[GIN\] (\d{4})/(\d\d)/(\d\d) - (\d\d):(\d\d):(\d\d) `)
 	// journalctl's default short format "Nov 22 04:50:01 host unit[123]: ".
 	reSyslog = regexp.MustCompile(`^([A-Z][a-z]{2}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) `)
 )
@@ -48,6 +50,9 @@ func parseStamp(line string, now time.Time, loc *time.Location) (t time.Time, wh
 	}
 	switch c := line[0]; {
 	case c >= '0' && c <= '9' || c == 't' || c == '[':
+		if m := reGIN.FindStringSubmatch(line); m != nil {
+			return build(atoi(m[1]), time.Month(atoi(m[2])), append(m[3:], ""), loc)
+		}
 		if m := reRFC3339.FindStringSubmatch(line); m != nil {
 			return parseRFC3339(m[1], loc)
 		}

@@ -1,0 +1,50 @@
+package logs
+
+import (
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// ollamaState follows Ollama's gin access log. Ollama has no /metrics and
+// no stats line, so one line per finished request is what there is: it
+// becomes a finished-request counter, an error counter and a mean-only
+// end-to-end latency, for the inference routes only (not /api/ps, /api/tags
+// or the health checks a monitor sends).
+type ollamaState struct {
+	requests, errors float64
+	e2e              model.Histogram
+}
+
+// ollamaInference are the routes that run the model.
+var ollamaInference = []string{"/api/generate", "/api/chat", "/api/embed", "/api/embeddings", "/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/responses"}
+
+func (st *ollamaState) request(s *statsState, mt Match, t time.Time) []model.Sample {
+	path := mt.Fields["path"]
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	inference := false
+	for _, p := range ollamaInference {
+		inference = inference || path == p
+	}
+	if !inference {
+		return nil
+	}
+	st.requests++
+	if parseNum(mt.Fields["status"]) >= 400 {
+		st.errors++
+	} else if d, err := time.ParseDuration(mt.Fields["latency"]); err == nil {
+		st.e2e.Sum += d.Seconds()
+		st.e2e.Count++
+		st.e2e.Approx = "mean only, from Ollama's access log (successful requests; includes model load time)"
+	}
+	sm := s.sample(t, "from Ollama's access log: requests counted since llmtop started following; errors are HTTP status ≥ 400")
+	sm.Counters[model.Requests] = st.requests
+	sm.Counters[model.RequestErrors] = st.errors
+	if st.e2e.Count > 0 {
+		sm.Latencies[model.E2E] = st.e2e
+	}
+	return []model.Sample{sm}
+}
