@@ -21,6 +21,9 @@ type DistJSON struct {
 	// Estimate: quantiles interpolated from histogram buckets.
 	Estimate bool   `json:"estimate"`
 	Approx   string `json:"approx,omitempty"`
+	// AllBelowMS is set when every observation fell in the lowest bucket:
+	// the quantiles only say "< all_below_ms".
+	AllBelowMS Opt `json:"all_below_ms,omitzero"`
 }
 
 // MetricsJSON is one endpoint+model's metrics over the snapshot window.
@@ -78,7 +81,7 @@ type SnapshotJSON struct {
 func DistMS(d Dist) DistJSON {
 	j := DistJSON{
 		P50: d.P50.Scale(1000), P90: d.P90.Scale(1000), P99: d.P99.Scale(1000), Mean: d.Mean.Scale(1000),
-		Estimate: d.Estimate, Approx: d.Approx,
+		Estimate: d.Estimate, Approx: d.Approx, AllBelowMS: d.AllBelow.Scale(1000),
 	}
 	if d.Exposed {
 		j.Count = Some(d.Count)

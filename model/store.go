@@ -33,6 +33,11 @@ type Dist struct {
 	Approx string
 	// Exposed is false when the engine does not publish this latency.
 	Exposed bool
+	// AllBelow is set when every observation in the window fell in the
+	// lowest bucket: the quantiles are then interpolations inside
+	// (0, AllBelow] and say little (vLLM's queue/prefill buckets start at
+	// 300 ms, so a 15 ms queue reads p50≈150ms). Show "<AllBelow" instead.
+	AllBelow Opt
 }
 
 // Point is one sparkline sample; OK=false is a gap (no data).

@@ -293,3 +293,28 @@ func TestRing(t *testing.T) {
 		t.Fatal("setlast")
 	}
 }
+
+func TestAllBelowLowestBucket(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	b := []float64{0.3, 0.5, inf}
+	for i, c := range [][]float64{{0, 0, 0}, {10, 10, 10}} {
+		sm := sample(i * 10)
+		sm.Latencies[Queue] = hist(b, c, c[2]*0.015)
+		s.Add(sm)
+	}
+	d := s.State(k, time.Minute).Latency[Queue]
+	if !d.AllBelow.OK || d.AllBelow.V != 0.3 || math.Abs(d.Mean.V-0.015) > 1e-12 {
+		t.Fatalf("dist = %+v, want all below 0.3 with mean 15ms", d)
+	}
+	j, _ := json.Marshal(DistMS(d))
+	if !strings.Contains(string(j), `"all_below_ms":300`) {
+		t.Fatalf("json = %s", j)
+	}
+	sm := sample(20)
+	sm.Latencies[Queue] = hist(b, []float64{10, 11, 11}, 10*0.015+0.4)
+	s.Add(sm)
+	if d := s.State(k, 15*time.Second).Latency[Queue]; d.AllBelow.OK {
+		t.Fatalf("an observation above the lowest bucket must clear AllBelow: %+v", d)
+	}
+}

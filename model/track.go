@@ -225,6 +225,9 @@ func (h *histTrack) window(window time.Duration) Dist {
 		buckets[i] = Bucket{UpperBound: ub, Count: last.counts[i] - base.counts[i]}
 	}
 	d.Estimate = true
+	if buckets[0].Count >= buckets[len(buckets)-1].Count && !math.IsInf(buckets[0].UpperBound, 1) {
+		d.AllBelow = Some(buckets[0].UpperBound)
+	}
 	d.P50 = BucketQuantile(0.50, buckets)
 	d.P90 = BucketQuantile(0.90, buckets)
 	d.P99 = BucketQuantile(0.99, buckets)
