@@ -417,3 +417,26 @@ func TestLogSamplesJoinTheirScrapedEndpoint(t *testing.T) {
 		t.Fatalf("%d keys, want 2", n)
 	}
 }
+
+func TestLogViewWrapAndNoMatch(t *testing.T) {
+	m := newTestModel()
+	long := "ERROR Traceback: " + strings.Repeat("x", 150) + " END"
+	m.Update(model.LogLine{Time: t0, Text: "first"})
+	m.Update(model.LogLine{Time: t0, Text: long})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.Update(press("l"))
+	if out := screen(t, m, 80, 24); strings.Contains(out, " END") {
+		t.Fatal("a long line is not cut without wrap")
+	}
+	m.Update(press("w"))
+	out := screen(t, m, 80, 24)
+	if !strings.Contains(out, " END") || !strings.Contains(out, "wrapped") || !strings.Contains(out, "first") {
+		t.Fatalf("wrap:\n%s", out)
+	}
+	for _, k := range []string{"/", "z", "z", "z", "enter"} {
+		m.Update(press(k))
+	}
+	if out := screen(t, m, 80, 24); !strings.Contains(out, "/zzz: no match") {
+		t.Fatalf("no-match status missing:\n%s", out)
+	}
+}

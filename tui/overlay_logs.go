@@ -6,6 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 func init() {
@@ -19,14 +21,16 @@ type logView struct {
 	match     int // the line n/N last found, -1 for none
 	follow    bool
 	searching bool
+	wrap      bool
 	query     string
 	input     string
 	lastH     int
 }
 
 var logKeys = struct {
-	Follow, Search, Next, Prev, Top, Bottom, PgUp, PgDn key.Binding
+	Follow, Search, Next, Prev, Top, Bottom, PgUp, PgDn, Wrap key.Binding
 }{
+	Wrap:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "wrap long lines")),
 	Follow: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow on/off")),
 	Search: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
 	Next:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
@@ -40,7 +44,7 @@ var logKeys = struct {
 func (*logView) Title() string { return "Log" }
 func (*logView) Keys() []key.Binding {
 	k := logKeys
-	return []key.Binding{k.Follow, k.Search, k.Next, k.Prev, k.Top, k.Bottom, k.PgUp}
+	return []key.Binding{k.Follow, k.Search, k.Next, k.Prev, k.Wrap, k.Top, k.Bottom, k.PgUp}
 }
 
 func (v *logView) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
@@ -66,6 +70,8 @@ func (v *logView) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 	switch {
 	case key.Matches(msg, logKeys.Search):
 		v.searching, v.input = true, ""
+	case key.Matches(msg, logKeys.Wrap):
+		v.wrap = !v.wrap
 	case key.Matches(msg, logKeys.Follow):
 		v.follow = !v.follow
 		if !v.follow {
@@ -137,6 +143,19 @@ func (v *logView) find(d *Data, dir int, fresh bool) {
 	}
 }
 
+// rows is log line i as shown: cut to w, or wrapped to several rows.
+func (v *logView) rows(d *Data, i, w int) []string {
+	l := d.Logs.At(i)
+	text := l.Text
+	if len(d.Endpoints) > 1 && l.Endpoint != "" {
+		text = l.Endpoint + " " + text
+	}
+	if !v.wrap {
+		return []string{fit(text, w)}
+	}
+	return strings.Split(ansi.Hardwrap(text, w, true), "\n")
+}
+
 func (v *logView) View(d *Data, w, h int) string {
 	s := d.Styles
 	v.lastH = h
@@ -153,8 +172,13 @@ func (v *logView) View(d *Data, w, h int) string {
 	switch {
 	case v.searching:
 		status = "/" + v.input + "▏  enter search · esc cancel"
+	case v.query != "" && v.match < 0:
+		status += fmt.Sprintf(" · /%s: no match", v.query)
 	case v.query != "":
 		status += fmt.Sprintf(" · /%s (n/N)", v.query)
+	}
+	if v.wrap {
+		status += " · wrapped"
 	}
 	body := h - 1
 	if n == 0 {
@@ -171,22 +195,33 @@ func (v *logView) View(d *Data, w, h int) string {
 		top = max(0, n-body)
 	}
 	top = max(0, min(top, n-body)) // a full page whenever there are enough lines
+	if v.wrap && v.follow {
+		// fill the page from the newest line upwards
+		rows := 0
+		for top = n - 1; top > 0; top-- {
+			rows += len(v.rows(d, top, w))
+			if rows >= body {
+				break
+			}
+		}
+	}
 	q := strings.ToLower(v.query)
 	out := make([]string, 0, h)
 	for i := top; i < n && len(out) < body; i++ {
 		l := d.Logs.At(i)
-		text := l.Text
-		if len(d.Endpoints) > 1 && l.Endpoint != "" {
-			text = l.Endpoint + " " + text
-		}
-		text = fit(text, w)
+		st := lipgloss.NewStyle()
 		switch {
 		case q != "" && strings.Contains(strings.ToLower(l.Text), q):
-			text = s.Highlight.Render(text)
+			st = s.Highlight
 		case l.Event != nil:
-			text = s.Level(sevLevel(l.Event.Severity)).Render(text)
+			st = s.Level(sevLevel(l.Event.Severity))
 		}
-		out = append(out, text)
+		for _, r := range v.rows(d, i, w) {
+			out = append(out, st.Render(r))
+		}
+	}
+	if len(out) > body { // a wrapped line cut at the bottom
+		out = out[:body]
 	}
 	for len(out) < body {
 		out = append(out, "")
