@@ -86,6 +86,10 @@ var Catalogue = []Pattern{
 		Regex:   `CUDA out of memory\. Tried to allocate (?P<tried>` + size + `)(?:\. GPU (?P<gpu>\d+) has a total capacity of (?P<total>` + size + `) of which (?P<free>` + size + `) is free| \(GPU (?P<gpu_old>\d+); (?P<total_old>` + size + `) total capacity)?`,
 		Title:   "GPU out of memory: tried to allocate {tried}",
 		Meaning: "PyTorch ran out of GPU memory: lower --gpu-memory-utilization / --mem-fraction-static, batch size or context, or add GPUs"},
+	{ID: "cuda_error_oom", Engines: anyEngine, Sev: crit, Category: "memory", Needle: "CUDA error: out of memory",
+		Regex:   `CUDA error: out of memory`,
+		Title:   "CUDA error: out of memory",
+		Meaning: "a CUDA allocation outside PyTorch's allocator failed (NCCL, cuBLAS workspace, ggml): leave more headroom (lower memory utilisation, -ngl or context)"},
 	{ID: "vllm_sampler_warmup_oom", Engines: vllm, Sev: crit, Category: "memory", Needle: "CUDA out of memory occurred when warming up sampler",
 		Regex:   `CUDA out of memory occurred when warming up sampler with (?P<num_reqs>\d+) dummy requests`,
 		Title:   "vLLM OOM warming up the sampler with {num_reqs} requests",
@@ -325,8 +329,8 @@ var Catalogue = []Pattern{
 	{ID: "ollama_default_context", Engines: ollama, Sev: info, Category: "config", Needle: "vram-based default context",
 		Regex: `vram-based default context.*?total_vram=(?P<total_vram>\S+).*?default_num_ctx=(?P<default_num_ctx>\d+)`,
 		Title: "Ollama default context {default_num_ctx} tokens ({total_vram} VRAM)", Meaning: "num_ctx used when a request does not set one"},
-	{ID: "ollama_runner_started", Engines: ollama, Sev: info, Category: "availability", Needle: "llama-server started in",
-		Regex: `llama-server started in (?P<seconds>[\d.]+) seconds`,
+	{ID: "ollama_runner_started", Engines: ollama, Sev: info, Category: "availability", Needle: "llama-server started in|llama runner started in",
+		Regex: `(?:llama-server|llama runner) started in (?P<seconds>[\d.]+) seconds`,
 		Title: "Ollama model runner started in {seconds} s", Meaning: "a model was loaded"},
 
 	// ---- generic ----

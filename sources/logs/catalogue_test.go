@@ -47,6 +47,8 @@ var catalogueExamples = []struct {
 		map[string]string{"tried": "2.00 GiB", "gpu": "0", "total": "79.15 GiB", "free": "1.02 GiB"}},
 	{"torch_cuda_oom", "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.65 GiB total capacity; 22.80 GiB already allocated; 9.06 MiB free; 23.02 GiB reserved in total by PyTorch)",
 		map[string]string{"tried": "20.00 MiB", "gpu_old": "0", "total_old": "23.65 GiB"}},
+	{"cuda_error_oom", "RuntimeError: CUDA error: out of memory", nil},
+	{"cuda_error_oom", "CUDA error: out of memory", nil},
 	{"vllm_sampler_warmup_oom", "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.",
 		map[string]string{"num_reqs": "1024"}},
 	{"vllm_load_oom", "ValueError: Failed to load model - not enough GPU memory. Try lowering --gpu-memory-utilization to free memory for weights, increasing --tensor-parallel-size, or using --quantization. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more tips. (original error: CUDA out of memory)", nil},
@@ -157,6 +159,7 @@ var catalogueExamples = []struct {
 	{"ollama_default_context", `time=2026-08-21T10:00:00.000Z level=INFO source=routes.go:1600 msg="vram-based default context" total_vram="24.0 GiB" default_num_ctx=8192`,
 		map[string]string{"total_vram": `"24.0`, "default_num_ctx": "8192"}},
 	{"ollama_runner_started", `time=2026-08-21T10:00:05.000Z level=INFO source=llama_server.go:600 msg="llama-server started in 4.21 seconds"`, map[string]string{"seconds": "4.21"}},
+	{"ollama_runner_started", `time=2025-05-01T10:00:05.000Z level=INFO source=server.go:619 msg="llama runner started in 2.01 seconds"`, map[string]string{"seconds": "2.01"}},
 	{"python_traceback", "Traceback (most recent call last):", nil},
 }
 
@@ -170,6 +173,7 @@ var catalogueNearMisses = []struct{ id, line string }{
 	{"llamacpp_timing", "slot print_timing: id  0 | task 12 |    graphs reused =         10"},
 	{"ollama_request", "[GIN-debug] POST   /api/chat                 --> github.com/ollama/ollama/server.(*Server).ChatHandler-fm (5 handlers)"},
 	{"torch_cuda_oom", "CUDA out of memory occurred when warming up sampler with 256 dummy requests."},
+	{"cuda_error_oom", "CUDA error: an illegal memory access was encountered"},
 	{"vllm_sampler_warmup_oom", "CUDA out of memory. Tried to allocate 2.00 GiB."},
 	{"vllm_load_oom", "Failed to load model from cache"},
 	{"vllm_no_kv_memory", "Available memory for the cache blocks: 10 GiB"},
