@@ -124,6 +124,10 @@ func printMetrics(w io.Writer, m *model.MetricsJSON) {
 	var approx []string
 	for _, r := range rows {
 		q := func(o model.Opt) string {
+			if o.OK && r.d.AllBelowMS.OK {
+				// every observation in the lowest bucket: only a bound is known
+				return "<" + fmtOpt(r.d.AllBelowMS, "")
+			}
 			s := fmtOpt(o, "")
 			if o.OK && r.d.Estimate {
 				s = "≈" + s
