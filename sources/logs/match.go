@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -27,6 +28,7 @@ type rule struct {
 type Match struct {
 	Pattern *Pattern
 	Fields  map[string]string
+	Start   int // byte offset of the match in the line
 }
 
 // NewMatcher compiles patterns (normally Catalogue). A row whose regex does
@@ -70,17 +72,17 @@ func (m *Matcher) Match(line string) (Match, bool) {
 		if !r.prefilter(line) {
 			continue
 		}
-		sub := r.re.FindStringSubmatch(line)
-		if sub == nil {
+		loc := r.re.FindStringSubmatchIndex(line)
+		if loc == nil {
 			continue
 		}
 		fields := map[string]string{}
 		for j, name := range r.names {
-			if name != "" && sub[j] != "" {
-				fields[name] = sub[j]
+			if a, b := loc[2*j], loc[2*j+1]; name != "" && a >= 0 && b > a {
+				fields[name] = line[a:b]
 			}
 		}
-		return Match{Pattern: &r.Pattern, Fields: fields}, true
+		return Match{Pattern: &r.Pattern, Fields: fields, Start: loc[0]}, true
 	}
 	return Match{}, false
 }
@@ -122,7 +124,7 @@ func (mt Match) Event(t time.Time, endpoint, line string) *model.Event {
 		Time: t, Endpoint: endpoint, Source: "log", Kind: p.ID,
 		Severity: p.Sev, Category: p.Category,
 		Title:  expand(p.Title, mt.Fields),
-		Line:   Cut(line, maxEventLine),
+		Line:   Cut(around(line, mt.Start), maxEventLine),
 		Fields: fields,
 	}
 }
@@ -150,4 +152,18 @@ func expand(title string, fields map[string]string) string {
 		title = title[i+j+1:]
 	}
 	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// around keeps a long line's part from a little before the match, so the
+// event shows the message rather than the line's preamble.
+func around(line string, start int) string {
+	const before = 200
+	if len(line) <= maxEventLine || start < maxEventLine-before {
+		return line
+	}
+	i := start - before
+	for i > 0 && !utf8.RuneStart(line[i]) {
+		i--
+	}
+	return "… " + line[i:]
 }
