@@ -238,46 +238,6 @@ func TestEventsCollapseNewestFirst(t *testing.T) {
 	}
 }
 
-func TestLogRingBoundedAndSearch(t *testing.T) {
-	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: true, LogLines: 50})
-	for i := 0; i < 200; i++ {
-		text := "INFO request done"
-		if i%40 == 0 {
-			text = "ERROR boom " + string(rune('a'+i/40))
-		}
-		m.Update(model.LogLine{Time: t0.Add(time.Duration(i) * time.Millisecond), Text: text})
-	}
-	if m.d.Logs.Len() != 50 || m.d.Logs.Seq != 200 {
-		t.Fatalf("ring %d/%d, want 50 held of 200", m.d.Logs.Len(), m.d.Logs.Seq)
-	}
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	m.Update(press("l"))
-	for _, k := range []string{"/", "b", "o", "o", "m", "enter"} {
-		m.Update(press(k))
-	}
-	out := screen(t, m, 100, 30)
-	if !strings.Contains(out, "ERROR boom e") || !strings.Contains(out, "150 older dropped") {
-		t.Fatalf("search view:\n%s", out)
-	}
-	lv := m.overlays[m.overlay].o.(*logView)
-	if lv.follow || m.d.Logs.At(lv.match).Text != "ERROR boom e" {
-		t.Fatalf("match %d follow %v", lv.match, lv.follow)
-	}
-	m.Update(press("n")) // only one match held: wraps to itself
-	if m.d.Logs.At(lv.match).Text != "ERROR boom e" {
-		t.Fatal("n lost the match")
-	}
-	m.Update(press("f"))
-	if !lv.follow {
-		t.Fatal("f did not follow")
-	}
-	m.Update(press("esc")) // clears the search
-	m.Update(press("esc")) // closes
-	if m.overlay != -1 {
-		t.Fatal("esc esc did not close the log view")
-	}
-}
-
 func TestSaveSnapshotMatchesScreen(t *testing.T) {
 	var saved []byte
 	m := scenario(stressed, 2, true)
@@ -415,28 +375,5 @@ func TestLogSamplesJoinTheirScrapedEndpoint(t *testing.T) {
 	m.Update(other)
 	if n := len(m.d.ModelKeys()); n != 2 {
 		t.Fatalf("%d keys, want 2", n)
-	}
-}
-
-func TestLogViewWrapAndNoMatch(t *testing.T) {
-	m := newTestModel()
-	long := "ERROR Traceback: " + strings.Repeat("x", 150) + " END"
-	m.Update(model.LogLine{Time: t0, Text: "first"})
-	m.Update(model.LogLine{Time: t0, Text: long})
-	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	m.Update(press("l"))
-	if out := screen(t, m, 80, 24); strings.Contains(out, " END") {
-		t.Fatal("a long line is not cut without wrap")
-	}
-	m.Update(press("w"))
-	out := screen(t, m, 80, 24)
-	if !strings.Contains(out, " END") || !strings.Contains(out, "wrapped") || !strings.Contains(out, "first") {
-		t.Fatalf("wrap:\n%s", out)
-	}
-	for _, k := range []string{"/", "z", "z", "z", "enter"} {
-		m.Update(press(k))
-	}
-	if out := screen(t, m, 80, 24); !strings.Contains(out, "/zzz: no match") {
-		t.Fatalf("no-match status missing:\n%s", out)
 	}
 }

@@ -1,0 +1,171 @@
+package tui
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// The root's answers to the global keys: focus, zoom, pause, interval,
+// window, endpoint choice, snapshot. Overlays and panes get their keys
+// first (see key).
+
+// key handles a key press: the open overlay first, then global keys, then
+// the focused pane.
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.d.Keys
+	if m.overlay >= 0 {
+		if handled, cmd := m.overlays[m.overlay].o.HandleKey(msg, m.d); handled {
+			return cmd
+		}
+		switch {
+		case key.Matches(msg, k.Back), key.Matches(msg, m.overlays[m.overlay].key):
+			m.overlay = -1
+			return nil
+		case key.Matches(msg, k.Quit):
+			m.quitting = true
+			return tea.Quit
+		}
+		return nil
+	}
+	for i, o := range m.overlays {
+		if key.Matches(msg, o.key) {
+			m.overlay = i
+			if op, ok := o.o.(Opener); ok {
+				return op.Open(m.d)
+			}
+			return nil
+		}
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		m.quitting = true
+		return tea.Quit
+	case key.Matches(msg, k.Back):
+		m.zoom = ""
+	case key.Matches(msg, k.Focus):
+		m.moveFocus(1)
+	case key.Matches(msg, k.FocusBack):
+		m.moveFocus(-1)
+	case key.Matches(msg, k.Zoom):
+		m.zoomTo(msg.String())
+	case key.Matches(msg, k.Pause):
+		m.togglePause()
+	case key.Matches(msg, k.Slower):
+		return m.stepInterval(1)
+	case key.Matches(msg, k.Faster):
+		return m.stepInterval(-1)
+	case key.Matches(msg, k.WindowPrev):
+		m.stepWindow(-1)
+	case key.Matches(msg, k.WindowNext):
+		m.stepWindow(1)
+	case key.Matches(msg, k.Save):
+		return m.save()
+	case key.Matches(msg, k.Bench):
+		m.flash("benchmark: not available in this build")
+	case key.Matches(msg, k.Diagnose):
+		m.flash("full diagnosis list: not available in this build")
+	case key.Matches(msg, k.Up):
+		m.scroll(-1)
+	case key.Matches(msg, k.Down):
+		m.scroll(1)
+	case key.Matches(msg, k.PrevEndpoint):
+		m.selectKey(-1)
+	case key.Matches(msg, k.NextEndpoint):
+		m.selectKey(1)
+	}
+	return nil
+}
+
+func (m *Model) togglePause() {
+	m.d.Paused = !m.d.Paused
+	if !m.d.Paused {
+		for _, q := range m.queued {
+			m.apply(q)
+		}
+		m.queued = nil
+	}
+	m.d.invalidate()
+}
+
+func (m *Model) stepInterval(dir int) tea.Cmd {
+	i := 0
+	for j, iv := range Intervals {
+		if iv <= m.d.Interval {
+			i = j
+		}
+	}
+	i = max(0, min(len(Intervals)-1, i+dir))
+	if Intervals[i] == m.d.Interval {
+		m.flash("refresh interval stays " + fmtDur(m.d.Interval) + " (limit)")
+		return nil
+	}
+	m.d.Interval = Intervals[i]
+	m.d.invalidate()
+	m.flash("refresh every " + fmtDur(m.d.Interval))
+	if set := m.opts.SetInterval; set != nil {
+		iv := m.d.Interval
+		return func() tea.Msg { set(iv); return nil }
+	}
+	return nil
+}
+
+func (m *Model) stepWindow(dir int) {
+	i := 0
+	for j, w := range Windows {
+		if w <= m.d.Window {
+			i = j
+		}
+	}
+	i = max(0, min(len(Windows)-1, i+dir))
+	m.d.Window = Windows[i]
+	m.d.invalidate()
+}
+
+func (m *Model) selectKey(dir int) {
+	n := len(m.d.ModelKeys())
+	if n < 2 {
+		return
+	}
+	m.d.Selected = ((m.d.Selected+dir)%n + n) % n
+	m.d.invalidate()
+}
+
+func (m *Model) zoomTo(s string) {
+	var slot int
+	fmt.Sscan(s, &slot)
+	for i, p := range m.panes {
+		if p.slot == slot {
+			m.zoom, m.focus = p.id, i
+			return
+		}
+	}
+}
+
+func (m *Model) scroll(delta int) {
+	if m.focus < len(m.panes) {
+		if s, ok := m.panes[m.focus].p.(Scroller); ok {
+			s.Scroll(delta)
+			return
+		}
+	}
+	m.moveFocus(delta)
+}
+
+func (m *Model) save() tea.Cmd {
+	if m.opts.Save == nil {
+		m.flash("snapshot: no place to save in this mode")
+		return nil
+	}
+	snap := BuildSnapshot(m.d)
+	save := m.opts.Save
+	return func() tea.Msg {
+		b, err := snapshotBytes(snap)
+		if err != nil {
+			return savedMsg{err: err}
+		}
+		p, err := save(b)
+		return savedMsg{path: p, err: err}
+	}
+}
