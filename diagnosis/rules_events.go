@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -247,32 +248,43 @@ func ruleEvents(e *env) []Finding {
 			byKind[k] = &eventRules[i]
 		}
 	}
-	type key struct{ id, ep string }
-	found := map[key]int{}
 	logEngine := engineFromEvents(e.in.Events)
-	var out []Finding
+	// One finding per fix and endpoint, from its newest event.
+	type key struct{ id, ep string }
+	newest := map[key]model.Event{}
+	var order []key
 	for _, x := range e.in.Events {
 		r := byKind[x.Kind]
 		if r == nil || e.in.Time.Sub(x.Time) > e.cfg.EventWindow || x.Time.After(e.in.Time) {
 			continue
 		}
+		k := key{r.id, endpointOf(e, x.Endpoint).URL}
+		old, seen := newest[k]
+		if !seen {
+			order = append(order, k)
+		}
+		if !seen || !x.Time.Before(old.Time) {
+			newest[k] = x
+		}
+	}
+	var out []Finding
+	for _, k := range order {
+		x := newest[k]
+		r := byKind[x.Kind]
 		ep := endpointOf(e, x.Endpoint)
 		if ep.Identity.Engine == model.Unknown {
 			ep.Identity.Engine = logEngine[x.Endpoint]
 		}
-		k := key{r.id, ep.URL}
-		if i, ok := found[k]; ok {
-			// Keep one finding per fix; the newest line is the evidence.
-			out[i].Evidence = eventEvidence(x)
-			continue
-		}
-		sev := x.Severity
-		if sev < model.SevWarn {
+		sev := max(x.Severity, model.SevWarn)
+		ev := eventEvidence(x)
+		// The engine came back after the failure: still worth knowing,
+		// no longer the emergency.
+		if back := servingSince(ep); !back.IsZero() && back.After(x.Time) {
 			sev = model.SevWarn
+			ev = append(ev, Evidence{Text: "serving again since " + back.Format("15:04:05"), Source: "scrape " + ep.URL})
 		}
-		found[k] = len(out)
 		out = append(out, Finding{ID: r.id, Endpoint: ep.URL, Category: r.category, Severity: sev, Title: r.title,
-			Evidence: eventEvidence(x), Cause: r.cause, Actions: r.actions(x, ep)})
+			Evidence: ev, Cause: r.cause, Actions: r.actions(x, ep)})
 	}
 	return out
 }
@@ -321,4 +333,18 @@ func endpointOf(e *env, url string) Endpoint {
 		return e.in.Endpoints[0]
 	}
 	return Endpoint{URL: url}
+}
+
+// servingSince is when the endpoint came back (a restart seen in its
+// counters, or up again after being down), zero when it is not serving now
+// or never went away.
+func servingSince(ep Endpoint) time.Time {
+	if ep.isDown() || ep.State.Samples == 0 || (ep.Identity.Health != model.HealthUp && ep.Identity.Health != "") {
+		return time.Time{}
+	}
+	t := ep.UpSince
+	if n := len(ep.State.Restarts); n > 0 && ep.State.Restarts[n-1].After(t) {
+		t = ep.State.Restarts[n-1]
+	}
+	return t
 }

@@ -122,3 +122,29 @@ func TestEngineInferredFromTheLog(t *testing.T) {
 		t.Fatalf("top %s, want the specific start-up failure before the generic OOM and the down endpoint: %v", top.ID, ids(rep.Findings))
 	}
 }
+
+func TestEventsNewestWinsWhateverTheOrder(t *testing.T) {
+	a, b := logEvent("torch_cuda_oom", nil), logEvent("torch_cuda_oom", nil)
+	b.Time, b.Line = t0.Add(-10*time.Second), "newest line"
+	f := byID(Evaluate(withEvents(ep(nil), b, a), DefaultConfig()), "cuda_oom") // newest first, as the events pane keeps them
+	if f == nil || !hasEvidence(f, "newest line") {
+		t.Fatalf("%+v", f)
+	}
+}
+
+func TestFailureBeforeARestartIsNoLongerCritical(t *testing.T) {
+	x := logEvent("cuda_illegal_access", nil)
+	x.Time = t0.Add(-3 * time.Minute)
+	serving := ep(func(e *Endpoint) { e.State.Restarts = []time.Time{t0.Add(-2 * time.Minute)} })
+	f := byID(Evaluate(withEvents(serving, x), DefaultConfig()), "cuda_illegal_access")
+	if f == nil || f.Severity != model.SevWarn || !hasEvidence(f, "serving again since 04:58:00") {
+		t.Fatalf("%+v", f)
+	}
+	down := ep(func(e *Endpoint) {
+		e.State.Restarts = []time.Time{t0.Add(-2 * time.Minute)}
+		e.Scrape.ErrKind = model.ErrRefused
+	})
+	if f := byID(Evaluate(withEvents(down, x), DefaultConfig()), "cuda_illegal_access"); f == nil || f.Severity != model.SevCrit {
+		t.Fatalf("down again: %+v", f)
+	}
+}
