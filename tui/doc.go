@@ -18,9 +18,11 @@
 //	func init() { RegisterPane(PaneSpec{ID: "diagnosis", Slot: 6, New: newFindingsPane}) }
 //	func init() { RegisterOverlay(OverlaySpec{ID: "bench", Key: DefaultKeyMap().Bench, New: newBenchForm}) }
 //
-// Registering an existing pane ID replaces that pane: the diagnosis feature
-// replaces the built-in symptom table ("diagnosis") with its ranked findings,
-// computed from Data (pure) and cached until Data.Version changes. An overlay registered for
+// Registering an existing pane ID replaces the pane registered before it
+// (init functions run in file-name order). The diagnosis feature's side
+// panel ("diagnosis", slot 6) computes its findings from Data (pure) and
+// caches them until Data.Version changes; it shows the symptom table
+// (symptoms.go) under them. An overlay registered for
 // the reserved keys b (benchmark) and d (diagnosis list) enables them. Any
 // message the root does not know is passed to every pane and overlay that
 // implements Receiver, so a component can start work with its own tea.Cmd

@@ -68,8 +68,8 @@ var (
 	overlaySpecs []OverlaySpec
 )
 
-// RegisterPane adds a pane, or replaces the pane with the same ID. Call it
-// from an init function.
+// RegisterPane adds a pane, or replaces the pane with the same ID that was
+// registered before it. Call it from an init function.
 func RegisterPane(s PaneSpec) {
 	for i, p := range paneSpecs {
 		if p.ID == s.ID {

@@ -1,0 +1,68 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// symptom is one row of the runbooks' symptom split: a number, its
+// target, and whether it meets it. The diagnosis side panel shows the rows
+// under its findings, so that the bad number stands out even before a
+// finding opens.
+type symptom struct {
+	name, value, target string
+	lvl                 Level
+}
+
+// symptoms computes the table from the state and the GPUs.
+func symptoms(d *Data) []symptom {
+	st, t := d.State(), d.Thresholds
+	ttft := st.Latency[model.TTFT]
+	out := []symptom{{"TTFT p99", fmtSec(ttft.P99), "≤" + fmtSec(model.Some(t.TTFTp99.Seconds())), t.Judge(MTTFT, ttft.P99)}}
+	q, pf := st.Latency[model.Queue].Mean, st.Latency[model.Prefill].Mean
+	qs, ps := model.None, model.None
+	if q.OK && pf.OK && q.V+pf.V > 0 {
+		qs, ps = model.Some(q.V/(q.V+pf.V)), model.Some(pf.V/(q.V+pf.V))
+	}
+	out = append(out, symptom{" queue share", fmtPct(qs), "", LevelNone}, symptom{" prefill share", fmtPct(ps), "", LevelNone})
+	tp := st.Latency[model.ITL]
+	name := "ITL p99"
+	if !tp.P99.OK {
+		tp, name = st.Latency[model.TPOT], "TPOT p99"
+	}
+	out = append(out, symptom{name, fmtSec(tp.P99), "≤" + fmtSec(model.Some(t.ITLp99.Seconds())), t.Judge(MITL, tp.P99)})
+	out = append(out, symptom{"KV cache", fmtPct(st.KVUsage), "<" + fmtPct(model.Some(t.KVCrit)), kvSLO(t, st.KVUsage)})
+	out = append(out, symptom{"waiting", fmtNum(st.Waiting), fmt.Sprintf("≤%g", t.WaitingMax), t.Judge(MWaiting, st.Waiting)})
+	util := meanGPUUtil(d.GPU)
+	out = append(out, symptom{"GPU util", fmtPct(util.Scale(0.01)), "busy", t.Judge(MGPUUtil, util, st.Waiting.Or(0))})
+	return out
+}
+
+// kvSLO: the KV line of the symptom table is bad only at the critical
+// share (the gauge turns yellow earlier).
+func kvSLO(t Thresholds, v model.Opt) Level {
+	if l := t.Judge(MKV, v); l == LevelCrit {
+		return l
+	} else if l == LevelNone {
+		return l
+	}
+	return LevelOK
+}
+
+func meanGPUUtil(g *model.GPUSnapshot) model.Opt {
+	if g == nil || g.Err != "" {
+		return model.None
+	}
+	sum, n := 0.0, 0
+	for _, x := range g.GPUs {
+		if x.Util.OK {
+			sum += x.Util.V
+			n++
+		}
+	}
+	if n == 0 {
+		return model.None
+	}
+	return model.Some(sum / float64(n))
+}
