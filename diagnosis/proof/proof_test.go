@@ -105,7 +105,16 @@ func TestFaultScenariosRankTheCauseFirst(t *testing.T) {
 		check    func(t *testing.T, r *rig, f diagnosis.Finding)
 	}{
 		{scenario: sim.Healthy, at: 3 * time.Minute},
-		{scenario: sim.ColdStart, at: 30 * time.Second, want: "endpoint_down"},
+		{scenario: sim.ColdStart, at: 30 * time.Second, want: "endpoint_down", check: func(t *testing.T, r *rig, f diagnosis.Finding) {
+			// Up at 45 s; clear for a minute later the finding is history.
+			rep := r.run(90*time.Second, step)
+			if byID(rep.Findings, "endpoint_down") != nil {
+				t.Errorf("still open after the engine came up: %v", idsOf(rep.Findings))
+			}
+			if h := r.d.History(); len(h) == 0 || h[len(h)-1].ID != "endpoint_down" || h[len(h)-1].Active() {
+				t.Errorf("history %+v", h)
+			}
+		}},
 		{scenario: sim.CrashRestart, at: 25 * time.Second, want: "cuda_illegal_access", check: func(t *testing.T, r *rig, f diagnosis.Finding) {
 			// Then it comes back with counters reset: the restart is seen.
 			rep := r.run(30*time.Second, step)
