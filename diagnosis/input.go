@@ -89,7 +89,9 @@ type Bench struct {
 	// benchmark window, ms.
 	ServerTTFTp50, ServerITLp50 model.Opt
 
-	// Responses the client judged bad (counts of Completed).
+	// Responses the client judged bad: Empty streams (the benchmark counts
+	// them as failures), and completed ones that echo the prompt or repeat
+	// themselves.
 	Empty, Echoed, Repetitive int
 }
 

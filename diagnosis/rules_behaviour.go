@@ -78,17 +78,20 @@ func ruleFinishErrors(e *env) []Finding {
 
 func ruleBadOutput(e *env) []Finding {
 	b := e.in.Bench
-	if b.Completed == 0 {
+	// Empty streams count as failures in the benchmark: they are answers
+	// too, for this rule.
+	answers := b.Completed + b.Empty
+	if answers == 0 {
 		return nil
 	}
 	bad := b.Empty + b.Echoed + b.Repetitive
-	share := float64(bad) / float64(b.Completed)
+	share := float64(bad) / float64(answers)
 	if share < e.cfg.BadOutputShare {
 		return nil
 	}
 	return []Finding{{Endpoint: b.URL, Category: Behaviour, Severity: model.SevWarn,
 		Title: fmt.Sprintf("benchmark responses look wrong (%s bad)", pct(share)),
-		Evidence: []Evidence{{Text: fmt.Sprintf("%d empty, %d echoing the prompt, %d repetitive of %d completed", b.Empty, b.Echoed, b.Repetitive, b.Completed),
+		Evidence: []Evidence{{Text: fmt.Sprintf("%d empty, %d echoing the prompt, %d repetitive of %d answers", b.Empty, b.Echoed, b.Repetitive, answers),
 			Source: "benchmark", Window: b.End.Sub(b.Start)}},
 		Cause: "empty or echoed text usually means a wrong chat template or the completions route used for a chat model; repetition means no stop token or too greedy sampling",
 		Actions: []Action{

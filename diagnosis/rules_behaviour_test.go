@@ -56,11 +56,12 @@ func TestBehaviourRules(t *testing.T) {
 			}},
 		{name: "bad outputs", in: bench(func(b *Bench) { b.Empty, b.Repetitive = 8, 4 }), want: "bench_bad_output",
 			check: func(t *testing.T, f *Finding) {
-				if !hasEvidence(f, "8 empty, 0 echoing the prompt, 4 repetitive of 100") {
+				if !hasEvidence(f, "8 empty, 0 echoing the prompt, 4 repetitive of 108 answers") {
 					t.Errorf("%+v", f.Evidence)
 				}
 			}},
-		{name: "few bad outputs", in: bench(func(b *Bench) { b.Empty = 9 }), none: "bench_bad_output"},
+		{name: "few bad outputs", in: bench(func(b *Bench) { b.Empty = 11 }), none: "bench_bad_output"},
+		{name: "bad outputs at 10 %", in: bench(func(b *Bench) { b.Repetitive = 10 }), want: "bench_bad_output"},
 		{name: "client close to server", in: bench(nil), none: "client_server_gap"},
 		{name: "client TTFT far above server", in: bench(func(b *Bench) { b.TTFTp50 = model.Some(400) }), want: "client_server_gap",
 			check: func(t *testing.T, f *Finding) {

@@ -22,6 +22,7 @@ type liveDiagnosis struct {
 	at      time.Time
 	rep     diagnosis.Report
 	ran     bool
+	bench   *diagnosis.Bench // newest finished benchmark
 }
 
 var lives = struct {
@@ -60,7 +61,9 @@ func (l *liveDiagnosis) refresh(d *Data) {
 		return
 	}
 	l.version, l.at, l.ran = d.Version, d.Now, true
-	l.rep = l.dg.Update(diagnosisInput(d))
+	in := diagnosisInput(d)
+	in.Bench = l.bench
+	l.rep = l.dg.Update(in)
 }
 
 // DiagnosisConfig carries the screen's thresholds (config file, flags) into

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/bench/report"
 )
 
 // live feeds n seconds of load f one scrape at a time, with a tick each
@@ -102,4 +103,21 @@ func TestDiagnosisNewestFindingHighlighted(t *testing.T) {
 		}
 	}
 	t.Fatal("no finding opened")
+}
+
+func TestDiagnosisReadsTheFinishedBenchmark(t *testing.T) {
+	m := newTestModel()
+	ss := scrapes(60, healthy)
+	live(m, ss, false)
+	end := ss[len(ss)-1].Time
+	r := &report.Result{Info: report.Info{BaseURL: testURL, StartTime: end.Add(-30 * time.Second), EndTime: end},
+		Metrics: report.Metrics{Completed: 100, MedianTTFT: model.Some(400), MedianITL: model.Some(16), ErrorsByKind: map[string]int{}}}
+	m.Update(benchDoneMsg{o: BenchOutcome{Spec: BenchSpec{URL: testURL}, Result: r}})
+	m.Update(tickMsg(end.Add(time.Second)))
+	got := ansi.Strip(paneView(m, 70, 14))
+	// The server's own TTFT p50 over the run comes from the scrapes (~60 ms).
+	if !strings.Contains(got, "client sees much worse latency than the server reports") ||
+		!strings.Contains(got, "TTFT p50 client 400 ms vs server ≈") {
+		t.Fatalf("pane:\n%s", got)
+	}
 }

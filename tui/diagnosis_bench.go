@@ -1,0 +1,49 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/sources/bench/report"
+)
+
+// The benchmark's newest result feeds the client-vs-server and bad-output
+// rules: the pane catches the run's end on its way to the bench overlay.
+
+// Receive keeps the newest finished benchmark for the diagnosis.
+func (findingsPane) Receive(msg tea.Msg, d *Data) tea.Cmd {
+	if m, ok := msg.(benchDoneMsg); ok {
+		if b := benchInput(d, m.o); b != nil {
+			l := liveFor(d)
+			l.bench, l.ran = b, false
+		}
+	}
+	return nil
+}
+
+// benchInput turns an outcome into the rules' client-side numbers, with
+// the server's view over the same window from the monitor's scrapes. A
+// sweep contributes its last level.
+func benchInput(d *Data, o BenchOutcome) *diagnosis.Bench {
+	r := o.Result
+	if r == nil && o.Sweep != nil && len(o.Sweep.Steps) > 0 {
+		r = &o.Sweep.Steps[len(o.Sweep.Steps)-1].Result
+	}
+	if r == nil || r.Completed+r.ErrorsByKind[string(report.ErrEmpty)] == 0 {
+		return nil
+	}
+	b := &diagnosis.Bench{URL: o.Spec.URL, Start: r.StartTime, End: r.EndTime, Completed: r.Completed, Failed: r.Failed,
+		TTFTp50: r.MedianTTFT, TTFTp99: r.P99TTFT, ITLp50: r.MedianITL, ITLp99: r.P99ITL, TPOTp50: r.MedianTPOT,
+		Empty: r.ErrorsByKind[string(report.ErrEmpty)]}
+	if b.URL == "" {
+		b.URL = r.BaseURL
+	}
+	server := r.Server
+	if server == nil {
+		server = serverView(d, b.URL, BenchOutcome{Result: r})
+	}
+	if server != nil {
+		b.ServerTTFTp50, b.ServerITLp50 = server.TTFTms.P50, server.ITLms.P50
+	}
+	return b
+}
