@@ -252,7 +252,12 @@ func (m *Model) column(col []int, w, h int) []string {
 		}
 		lines = append(lines, m.paneBox(pi, w, hs[i], pi == m.focus && m.zoom == "")...)
 	}
-	return padLines(lines, w, h)
+	// the boxes are exactly w wide already: only the count needs fixing
+	blank := strings.Repeat(" ", max(0, w))
+	for len(lines) < h {
+		lines = append(lines, blank)
+	}
+	return lines[:h]
 }
 
 // tabs is the compact layout's tab bar; the shown pane is bracketed (and
@@ -331,7 +336,7 @@ func box(s *Styles, title, content string, w, h int, focused bool) []string {
 
 // fit pads or truncates a styled line to exactly w cells.
 func fit(l string, w int) string {
-	n := ansi.StringWidth(l)
+	n := width(l)
 	switch {
 	case n == w:
 		return l
@@ -340,6 +345,17 @@ func fit(l string, w int) string {
 	default:
 		return ansi.Truncate(l, w, "…")
 	}
+}
+
+// width is a line's width in cells; plain ASCII (most numbers and labels)
+// skips the grapheme walk.
+func width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || c == 0x1b || c < 0x20 {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
 }
 
 // padLines makes exactly h lines of w cells.

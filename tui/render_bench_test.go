@@ -27,12 +27,20 @@ func fullModel(b *testing.B, noColor bool) *Model {
 	return m
 }
 
+// reportCPU adds the CPU time per op (see cpuTime) to a benchmark.
+func reportCPU(b *testing.B, start time.Duration) {
+	if c := cpuTime(); c > 0 && b.N > 0 {
+		b.ReportMetric(float64((c-start).Microseconds())/float64(b.N)/1000, "cpu-ms/op")
+	}
+}
+
 // BenchmarkFrame is one View at 200×60 after the data changed (the state
 // and series are read again from the store, as after every scrape).
 func BenchmarkFrame(b *testing.B) {
 	m := fullModel(b, false)
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
 	for i := 0; i < b.N; i++ {
 		m.d.invalidate()
 		_ = m.View()
@@ -44,6 +52,7 @@ func BenchmarkFrameNoColor(b *testing.B) {
 	m := fullModel(b, true)
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
 	for i := 0; i < b.N; i++ {
 		m.d.invalidate()
 		_ = m.View()
@@ -55,6 +64,7 @@ func BenchmarkFrameUnchanged(b *testing.B) {
 	m := fullModel(b, false)
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
 	for i := 0; i < b.N; i++ {
 		_ = m.View()
 	}
@@ -66,6 +76,7 @@ func BenchmarkScrapeAndFrame(b *testing.B) {
 	more := scrapes(960+b.N, stressed)[960:]
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
 	for i := 0; i < b.N; i++ {
 		m.Update(more[i])
 		_ = m.View()
