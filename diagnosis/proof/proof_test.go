@@ -29,10 +29,10 @@ type fixCase struct {
 }
 
 var fixCases = []fixCase{
-	{scenario: sim.QueueBuildup, watch: 4 * time.Minute, want: "queue_backlog", action: "--max-num-seqs ",
+	{scenario: sim.QueueBuildup, watch: 2 * time.Minute, want: "ttft_queueing", action: "--max-num-seqs ",
 		metric: "TTFT p90", value: func(m metrics) float64 { return m.TTFTp90 },
 		improved: func(b, a float64) bool { return a < 0.5*b }},
-	{scenario: sim.KVPressure, watch: 3 * time.Minute, want: "kv_preemption", action: "--gpu-memory-utilization ",
+	{scenario: sim.KVPressure, watch: 2 * time.Minute, want: "kv_preemption", action: "--gpu-memory-utilization ",
 		metric: "preemptions/s", value: func(m metrics) float64 { return m.PreemptPS },
 		improved: func(b, a float64) bool { return b > 1 && a < 0.05 }},
 	{scenario: sim.LongPrompts, watch: 2 * time.Minute, want: "itl_prefill_stall", action: "--enable-chunked-prefill ",
@@ -40,7 +40,7 @@ var fixCases = []fixCase{
 		improved: func(b, a float64) bool { return a < 0.5*b }},
 	// The sim's decode-bound batch puts ITL p99 right at the default 50 ms
 	// SLO; a 40 ms objective (--slo-tpot 40ms) makes the knee unambiguous.
-	{scenario: sim.DecodeBound, watch: 3 * time.Minute, cfg: func(c *diagnosis.Config) { c.SLOITL = 40 * time.Millisecond },
+	{scenario: sim.DecodeBound, watch: 2 * time.Minute, cfg: func(c *diagnosis.Config) { c.SLOITL = 40 * time.Millisecond },
 		want: "itl_decode_batch", action: "--max-num-seqs ",
 		metric: "ITL p99", value: func(m metrics) float64 { return m.ITLp99 },
 		improved: func(b, a float64) bool { return a < 0.9*b }},
@@ -53,6 +53,7 @@ var fixCases = []fixCase{
 func TestScenarioFixesImproveTheTarget(t *testing.T) {
 	for _, c := range fixCases {
 		t.Run(c.scenario, func(t *testing.T) {
+			t.Parallel() // each rig is independent; the sims are CPU-bound
 			dcfg := diagnosis.DefaultConfig()
 			if c.cfg != nil {
 				c.cfg(&dcfg)
