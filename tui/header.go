@@ -91,7 +91,13 @@ func uptime(d *Data) string {
 	if start.IsZero() || start.After(d.Now) {
 		return missing
 	}
-	return fmtDur(d.Now.Sub(start))
+	up := d.Now.Sub(start)
+	if up >= time.Minute {
+		// minutes are enough past the first one, and a header that does
+		// not change every second spares the terminal a redraw per tick
+		up = up.Truncate(time.Minute)
+	}
+	return fmtDur(up)
 }
 
 func endpointLine(d *Data, e *EndpointInfo) string {
