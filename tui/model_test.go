@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"image/color"
 	"strings"
 	"sync"
 	"testing"
@@ -375,5 +376,33 @@ func TestLogSamplesJoinTheirScrapedEndpoint(t *testing.T) {
 	m.Update(other)
 	if n := len(m.d.ModelKeys()); n != 2 {
 		t.Fatalf("%d keys, want 2", n)
+	}
+}
+
+func TestThemeFollowsTheTerminalUnlessForced(t *testing.T) {
+	white := tea.BackgroundColorMsg{Color: color.White}
+	m := New(Options{Endpoints: []string{testURL}, Now: t0})
+	if !m.d.Styles.Dark {
+		t.Fatal("dark is the default until the terminal answers")
+	}
+	m.Update(white)
+	if m.d.Styles.Dark {
+		t.Fatal("a white background did not switch to the light palette")
+	}
+	forced := New(Options{Endpoints: []string{testURL}, Now: t0, Theme: "dark"})
+	forced.Update(white)
+	if !forced.d.Styles.Dark {
+		t.Fatal("theme = dark was overridden by the terminal")
+	}
+	mono := New(Options{Endpoints: []string{testURL}, Now: t0, Theme: "mono"})
+	if !mono.d.Styles.NoColor {
+		t.Fatal("theme = mono is not colourless")
+	}
+	for _, s := range scrapes(3, stressed) {
+		mono.Update(s)
+	}
+	mono.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	if out := mono.Render(); strings.Contains(out, "\x1b[3") || strings.Contains(out, "\x1b[4") || strings.Contains(out, "38;") {
+		t.Fatalf("colour codes without colour: %q", out[:200])
 	}
 }
