@@ -13,6 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/llmtop/llmtop/tui"
@@ -97,6 +98,9 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	cfg, err := loadConfig(monitorFlags.config)
 	if err != nil {
 		return err
+	}
+	if !term.IsTerminal(os.Stdout.Fd()) {
+		return errors.New("the monitor needs a terminal on stdout: for scripts and pipes use `llmtop snapshot --json` or `llmtop diagnose`")
 	}
 	urls := make([]string, 0, len(opts.URLs))
 	for _, u := range opts.URLs {
