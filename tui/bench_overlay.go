@@ -33,6 +33,7 @@ type benchOverlay struct {
 	server   *model.MetricsJSON // the server's view over the run's window
 	saved    string
 	history  []benchRun
+	loaded   bool // the saved runs were asked for
 	top      int
 }
 
@@ -79,6 +80,9 @@ type benchDoneMsg struct {
 	o  BenchOutcome
 }
 
+// benchHistoryMsg brings the runs saved by earlier sessions.
+type benchHistoryMsg []BenchOutcome
+
 type benchSavedMsg struct {
 	id   int
 	path string
@@ -113,8 +117,15 @@ func (o *benchOverlay) Open(d *Data) tea.Cmd {
 	if o.stage == benchConfirm {
 		o.stage = benchForm
 	}
+	if !o.loaded {
+		o.loaded = true
+		runner := o.runner
+		return func() tea.Msg { return benchHistoryMsg(runner.Saved(maxHistory)) }
+	}
 	return nil
 }
+
+const maxHistory = 10
 
 func (o *benchOverlay) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 	k := msg.String()
@@ -229,6 +240,15 @@ func wait(ch chan tea.Msg) tea.Cmd { return func() tea.Msg { return <-ch } }
 // Receive takes the run's news.
 func (o *benchOverlay) Receive(msg tea.Msg, d *Data) tea.Cmd {
 	switch msg := msg.(type) {
+	case benchHistoryMsg:
+		var old []benchRun
+		for i := len(msg) - 1; i >= 0; i-- {
+			h := historyOf(msg[i])
+			h.saved = msg[i].Saved
+			old = append(old, h)
+		}
+		o.history = append(old, o.history...)
+		o.trimHistory()
 	case benchProgressMsg:
 		if msg.id != o.runID {
 			return nil
@@ -247,9 +267,7 @@ func (o *benchOverlay) Receive(msg tea.Msg, d *Data) tea.Cmd {
 			out.Result.Server = o.server
 		}
 		o.history = append(o.history, historyOf(out))
-		if len(o.history) > 10 {
-			o.history = o.history[1:]
-		}
+		o.trimHistory()
 		if out.Result == nil && out.Sweep == nil {
 			return nil
 		}
@@ -270,6 +288,12 @@ func (o *benchOverlay) Receive(msg tea.Msg, d *Data) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+func (o *benchOverlay) trimHistory() {
+	if n := len(o.history); n > maxHistory {
+		o.history = o.history[n-maxHistory:]
+	}
 }
 
 // serverView is the server's own state over the run's window, from the

@@ -23,6 +23,9 @@ type BenchRunner interface {
 	Run(ctx context.Context, spec BenchSpec, progress func(BenchProgress)) BenchOutcome
 	// Save writes the outcome as JSON and says where.
 	Save(o BenchOutcome) (string, error)
+	// Saved reads back the newest n saved outcomes, newest first, with the
+	// file each came from in Saved.
+	Saved(n int) []BenchOutcome
 }
 
 // BenchSpec is what the form asks for.
@@ -53,6 +56,8 @@ type BenchOutcome struct {
 	Result *report.Result
 	Sweep  *report.Sweep
 	Err    error
+	// Saved is the file the outcome was read from (history from disk).
+	Saved string
 }
 
 // window is the span the outcome's load covered.

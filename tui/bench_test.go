@@ -41,6 +41,12 @@ func (f *fakeRunner) Run(ctx context.Context, spec BenchSpec, progress func(Benc
 	return BenchOutcome{Result: r}
 }
 
+func (f *fakeRunner) Saved(n int) []BenchOutcome {
+	r := &report.Result{Info: report.Info{StartTime: t0.Add(-time.Hour)}}
+	r.Completed, r.OutputThroughput = 99, 777
+	return []BenchOutcome{{Result: r, Saved: "/state/old.json"}}
+}
+
 func (f *fakeRunner) Save(o BenchOutcome) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -62,7 +68,7 @@ func TestBenchQuickPreset(t *testing.T) {
 	d := m.d
 	f := &fakeRunner{}
 	o := NewBenchOverlay(f).(*benchOverlay)
-	o.Open(d)
+	drive(t, o, d, o.Open(d))
 	if o.url != testURL {
 		t.Fatalf("target %q", o.url)
 	}
@@ -88,7 +94,7 @@ func TestBenchQuickPreset(t *testing.T) {
 		t.Fatal("the server's own view over the run's window must sit next to the client's")
 	}
 	v := ansi.Strip(o.View(d, 120, 40))
-	for _, want := range []string{"TTFT", "61.5ms", "180ms", "server p50", "saved: /state/llmtop/bench/", "Runs this session", "quick 16×30s"} {
+	for _, want := range []string{"TTFT", "61.5ms", "180ms", "server p50", "saved: /state/llmtop/bench/", "Recent runs", "quick 16×30s", "saved 0×", "777 tok/s"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("result view lacks %q:\n%s", want, v)
 		}
@@ -146,15 +152,5 @@ func TestBenchCancelAndConfirm(t *testing.T) {
 	// esc after the run is the root's: it closes the overlay.
 	if handled, _ := o.HandleKey(press("esc"), d); handled {
 		t.Error("esc on a finished run should close the overlay")
-	}
-}
-
-// BenchmarkFrameUnchanged is a redraw without new data (a key, a tick).
-func BenchmarkFrameUnchanged(b *testing.B) {
-	m, _ := fullModel(b, false)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_ = m.View()
 	}
 }

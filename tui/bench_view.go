@@ -23,6 +23,12 @@ type benchRun struct {
 
 func historyOf(o BenchOutcome) benchRun {
 	h := benchRun{at: time.Now(), label: o.Spec.Preset}
+	if start, _ := o.window(); !start.IsZero() {
+		h.at = start
+	}
+	if h.label == "" {
+		h.label = "saved"
+	}
 	if o.Err != nil {
 		h.err = o.Err.Error()
 	}
@@ -36,7 +42,7 @@ func historyOf(o BenchOutcome) benchRun {
 	}
 	if r != nil {
 		if o.Sweep == nil {
-			h.label = fmt.Sprintf("%s %d×%s", o.Spec.Preset, r.MaxConcurrency, fmtDur(time.Duration(r.Duration*float64(time.Second))))
+			h.label = fmt.Sprintf("%s %d×%s", h.label, r.MaxConcurrency, fmtDur(time.Duration(r.Duration*float64(time.Second))))
 		}
 		h.completed, h.failed, h.outTPS = r.Completed, r.Failed, r.OutputThroughput
 		h.ttftP50, h.ttftP99, h.tpotP50 = r.MedianTTFT, r.P99TTFT, r.MedianTPOT
@@ -213,14 +219,14 @@ func (o *benchOverlay) historyView(d *Data) []string {
 		return nil
 	}
 	s := d.Styles
-	out := []string{s.Title.Render("Runs this session")}
+	out := []string{s.Title.Render("Recent runs")}
 	for i := len(o.history) - 1; i >= 0; i-- {
 		h := o.history[i]
 		line := fmt.Sprintf("%s  %-22s ok %-5d failed %-4d %7.0f tok/s  TTFT p50 %s p99 %s  TPOT p50 %s",
-			h.at.Format("15:04:05"), h.label, h.completed, h.failed, h.outTPS,
+			h.at.Local().Format("01-02 15:04"), h.label, h.completed, h.failed, h.outTPS,
 			fmtSec(h.ttftP50.Scale(0.001)), fmtSec(h.ttftP99.Scale(0.001)), fmtSec(h.tpotP50.Scale(0.001)))
 		if h.err != "" {
-			line = h.at.Format("15:04:05") + "  " + h.label + "  " + h.err
+			line = h.at.Local().Format("01-02 15:04") + "  " + h.label + "  " + h.err
 		}
 		out = append(out, line)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmtop/llmtop/sim"
+	"github.com/llmtop/llmtop/sources/bench/report"
+	"github.com/llmtop/llmtop/tui"
 )
 
 func benchCmd() (*cobra.Command, *bytes.Buffer) {
@@ -105,5 +107,27 @@ func TestBenchUnreachableExitsWithCounts(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "connect:") || !strings.Contains(out.String(), "refused every connection") {
 		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+// Results saved by the TUI come back as its history, newest first.
+func TestBenchSavedRoundTrip(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	r := &report.Result{Info: report.Info{ModelID: "m", StartTime: time.Now()}}
+	r.Completed = 3
+	sw := &report.Sweep{Mode: "concurrency", Knee: -1, Steps: []report.Step{{Load: 1, Result: *r}}}
+	var br benchRunner
+	p1, err := br.Save(tui.BenchOutcome{Spec: tui.BenchSpec{Preset: "quick"}, Result: r})
+	if err != nil || !strings.HasSuffix(p1, "-quick.json") {
+		t.Fatalf("%q %v", p1, err)
+	}
+	time.Sleep(1100 * time.Millisecond) // names carry the second
+	if _, err := br.Save(tui.BenchOutcome{Spec: tui.BenchSpec{Preset: "sweep"}, Sweep: sw}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(filepath.Dir(p1), "99999999-999999-junk.json"), []byte("{not json"), 0o644)
+	got := br.Saved(10)
+	if len(got) != 2 || got[0].Sweep == nil || got[1].Result == nil || got[1].Result.Completed != 3 || got[1].Spec.Preset != "quick" {
+		t.Fatalf("saved: %+v", got)
 	}
 }

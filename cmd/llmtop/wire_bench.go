@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/sources/bench"
+	"github.com/llmtop/llmtop/sources/bench/report"
 	"github.com/llmtop/llmtop/tui"
 )
 
@@ -78,6 +82,52 @@ func (benchRunner) Save(o tui.BenchOutcome) (string, error) {
 		return "", errors.New("nothing to save")
 	}
 	return path, writeJSONFile(path, doc)
+}
+
+// Saved reads the newest n results under the bench folder, newest first;
+// files that do not parse are skipped.
+func (benchRunner) Saved(n int) []tui.BenchOutcome {
+	dir, err := benchDir()
+	if err != nil {
+		return nil
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	sort.Sort(sort.Reverse(sort.StringSlice(names))) // timestamped names sort by time
+	var out []tui.BenchOutcome
+	for _, p := range names {
+		if len(out) == n {
+			break
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var probe struct {
+			Steps json.RawMessage `json:"steps"`
+		}
+		if json.Unmarshal(b, &probe) != nil {
+			continue
+		}
+		o := tui.BenchOutcome{Saved: p}
+		if probe.Steps != nil {
+			var sw report.Sweep
+			if json.Unmarshal(b, &sw) != nil {
+				continue
+			}
+			o.Sweep, o.Spec.Preset = &sw, "sweep"
+		} else {
+			var r report.Result
+			if json.Unmarshal(b, &r) != nil {
+				continue
+			}
+			o.Result = &r
+			if i := strings.LastIndexByte(p, '-'); i > 0 {
+				o.Spec.Preset = strings.TrimSuffix(filepath.Base(p[i+1:]), ".json")
+			}
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // benchDir is $XDG_STATE_HOME/llmtop/bench (~/.local/state when unset).
