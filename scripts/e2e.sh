@@ -127,6 +127,13 @@ check "running from the fixture" "  37"
 check "KV usage from the fixture" "81%"
 check "GPU pane present" "4 GPU"
 
+if tmux -L "$SOCK" capture-pane -p -e -t e2e | grep -q $'\e\[[0-9;]*38;'; then
+	echo "FAIL NO_COLOR: colour codes on screen"
+	FAILS=$((FAILS + 1))
+else
+	echo "ok   NO_COLOR draws without colour"
+fi
+
 keys '?'
 check "help screen" "shift+tab previous pane"
 check "help lists pane keys" "scroll events"
@@ -172,6 +179,18 @@ resize 200 60
 check "back to three columns" "6 Diagnosis"
 keys q
 check "q quits" "llmtop-exited-0"
+
+# --- a wrong config file is named with its line ---------------------------
+printf 'theme = "dark"\n[thresholds]\nttft_p99_ms = fast\n' >"$WORK/bad.toml"
+if out=$("$BIN" --config "$WORK/bad.toml" "$URL" 2>&1 </dev/null); then
+	echo "FAIL bad config accepted"
+	FAILS=$((FAILS + 1))
+elif grep -qF "bad.toml:3: ttft_p99_ms" <<<"$out"; then
+	echo "ok   bad config names file and line"
+else
+	echo "FAIL bad config message: $out"
+	FAILS=$((FAILS + 1))
+fi
 
 # --- the demo, when this build has it ------------------------------------
 if "$BIN" demo --help 2>/dev/null | grep -q "llmtop demo"; then
