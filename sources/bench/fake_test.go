@@ -191,7 +191,7 @@ func (f *fakeEngine) flushTimes(index int) []time.Time {
 	return f.flushes["llmtop-bench-"+strconv.Itoa(index)]
 }
 
-// sleep waits d; short waits spin on the clock's own sleep, good to ~0.1 ms.
+// sleep waits d (zero: not at all).
 func sleep(d time.Duration) {
 	if d > 0 {
 		time.Sleep(d)
