@@ -116,7 +116,9 @@ func shortDur(d time.Duration) string {
 		return "0s"
 	case d < time.Second:
 		return fmt.Sprintf("%d ms", d.Milliseconds())
-	case d%time.Minute == 0:
+	}
+	d = d.Round(time.Second)
+	if d%time.Minute == 0 {
 		return fmt.Sprintf("%dm", int(d.Minutes()))
 	}
 	return d.String()
