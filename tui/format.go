@@ -22,6 +22,8 @@ func fmtSec(v model.Opt) string {
 	switch {
 	case s < 0:
 		return missing
+	case s == 0:
+		return "0"
 	case s < 0.001:
 		return fmt.Sprintf("%.0fµs", s*1e6)
 	case s < 0.0995:
