@@ -28,7 +28,8 @@ func (*gpuPane) Height(d *Data, w int) int {
 	if d.GPU == nil || d.GPU.Err != "" {
 		return 1
 	}
-	return 2*len(d.GPU.GPUs) + 1
+	// one row each; the second (detail) line per GPU only in space left over
+	return len(d.GPU.GPUs) + 1
 }
 
 func (p *gpuPane) View(d *Data, w, h int) string {
