@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // secs formats a duration in seconds the way the panes do: "180 ms", "2.4 s".
@@ -52,6 +54,14 @@ func num(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+// optNum formats a value that may be absent: "--" when it is.
+func optNum(o model.Opt) string {
+	if !o.OK {
+		return "--"
+	}
+	return num(o.V)
 }
 
 // gib formats bytes as GiB.

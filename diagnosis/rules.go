@@ -259,7 +259,7 @@ var sourceNames = map[model.Engine]map[string]string{
 		"waiting": "vllm:num_requests_waiting", "kv": "vllm:kv_cache_usage_perc",
 		"preemptions": "vllm:num_preemptions_total", "prefix": "vllm:prefix_cache_hits_total/queries_total",
 		"finish": "vllm:request_success_total", "spec": "vllm:spec_decode_num_accepted_tokens_total/draft_tokens_total",
-		"prompt": "vllm:prompt_tokens_total",
+		"prompt": "vllm:prompt_tokens_total", "gen": "vllm:generation_tokens_total",
 	},
 	model.SGLang: {
 		"ttft": "sglang:time_to_first_token_seconds", "itl": "sglang:inter_token_latency_seconds",

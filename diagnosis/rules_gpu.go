@@ -64,7 +64,7 @@ func ruleIdleWaiting(e *env) []Finding {
 		out = append(out, Finding{Endpoint: ep.URL, Category: GPU, Severity: model.SevWarn,
 			Title: fmt.Sprintf("GPU idle (%.0f %%) while %s requests wait", util, num(w.V)),
 			Evidence: []Evidence{{Text: fmt.Sprintf("GPU utilisation %.0f %% < %.0f %% over %d device(s)", util, e.cfg.GPUIdleUtil, n), Source: gpuSource(g)},
-				{Text: "waiting " + num(w.V) + ", running " + num(ep.State.Running.Or(0)), Source: metricSource(ep, "waiting")}},
+				{Text: "waiting " + num(w.V) + ", running " + optNum(ep.State.Running), Source: metricSource(ep, "waiting")}},
 			Cause: "the bottleneck is before the GPU: tokenisation, the API server's CPU, request admission (a cap or the KV pool), or a slow client",
 			Actions: []Action{{Change: "check the API server's CPU (top -H): one core at 100 % is the Python front-end",
 				Why: "the GPU cannot batch requests it is not handed", TradeOff: "none"},

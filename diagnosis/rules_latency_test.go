@@ -125,6 +125,13 @@ func TestTTFTRules(t *testing.T) {
 					t.Errorf("sev %v", f.Severity)
 				}
 			}},
+		{name: "backlog with running not exposed says --, not 0", in: input(ep(func(e *Endpoint) {
+			e.State.Waiting, e.State.Running = model.Some(60), model.None
+		})), want: "queue_backlog", check: func(t *testing.T, f *Finding) {
+			if !hasEvidence(f, "waiting 60 > 50 (running --)") {
+				t.Errorf("%+v", f.Evidence)
+			}
+		}},
 		{name: "backlog at 50 is not over", in: input(ep(func(e *Endpoint) { e.State.Waiting = model.Some(50) })), none: "queue_backlog"},
 		{name: "llama.cpp backlog says -np", in: input(ep(func(e *Endpoint) {
 			e.Identity.Engine = model.LlamaCpp

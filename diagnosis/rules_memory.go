@@ -53,7 +53,7 @@ func rulePreempt(e *env) []Finding {
 		if ep.Engine() == model.SGLang {
 			word = "retractions"
 		}
-		ev := []Evidence{{Text: fmt.Sprintf("%s %s/s > %s/s (%s in %s)", word, num(p.V), num(e.cfg.PreemptPS), num(ep.State.Preemptions.Or(math.NaN())), dur(ep.State.RateWindow)),
+		ev := []Evidence{{Text: fmt.Sprintf("%s %s/s > %s/s (%s in %s)", word, num(p.V), num(e.cfg.PreemptPS), optNum(ep.State.Preemptions), dur(ep.State.RateWindow)),
 			Source: metricSource(ep, "preemptions"), Window: ep.State.RateWindow}}
 		if kv := ep.State.KVUsage; kv.OK {
 			ev = append(ev, Evidence{Text: "KV usage " + pct(kv.V), Source: metricSource(ep, "kv")})

@@ -59,7 +59,7 @@ func ruleTTFT(e *env) []Finding {
 				Source: metricSource(ep, "prefill"), Window: ep.State.Latency[model.Prefill].Window})
 		}
 		if waiting.OK {
-			ev = append(ev, Evidence{Text: "waiting " + num(waiting.V) + ", running " + num(ep.State.Running.Or(math.NaN())), Source: metricSource(ep, "waiting")})
+			ev = append(ev, Evidence{Text: "waiting " + num(waiting.V) + ", running " + optNum(ep.State.Running), Source: metricSource(ep, "waiting")})
 		}
 		queueing := waiting.OK && waiting.V > 0 && (!qOK || qShare >= e.cfg.DominantShare) && (!pOK || !qOK || qShare >= pShare)
 		if !qOK && !pOK && !waiting.OK {
@@ -97,7 +97,7 @@ func ruleBacklog(e *env) []Finding {
 		if w.V <= e.cfg.WaitingHigh {
 			continue
 		}
-		ev := []Evidence{{Text: fmt.Sprintf("waiting %s > %s (running %s)", num(w.V), num(e.cfg.WaitingHigh), num(ep.State.Running.Or(math.NaN()))), Source: metricSource(ep, "waiting")}}
+		ev := []Evidence{{Text: fmt.Sprintf("waiting %s > %s (running %s)", num(w.V), num(e.cfg.WaitingHigh), optNum(ep.State.Running)), Source: metricSource(ep, "waiting")}}
 		out = append(out, queueFinding(e, ep, "queue_backlog", "queue backlog: "+num(w.V)+" requests waiting", ev, model.SevCrit))
 	}
 	return out
