@@ -175,7 +175,8 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 	switch eng {
 	case model.VLLM, model.Unknown:
 		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-num-batched-tokens %d", chunk),
-			Why: "a larger per-step token budget prefills a long prompt in fewer steps", TradeOff: "decodes in the same steps wait longer: ITL p99 rises"})
+			Why:      "with chunked prefill (vLLM's default) a long prompt is prefilled in chunks of this many tokens: bigger chunks, fewer steps (without chunked prefill it must be ≥ --max-model-len and does not help)",
+			TradeOff: "decodes in the same steps wait longer: ITL p99 rises"})
 	case model.SGLang:
 		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-prefill-tokens %d --chunked-prefill-size %d", max(chunk, 16384), chunk), Why: "more prompt tokens per prefill step", TradeOff: "decode stalls grow"})
 	case model.TGI:
