@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sim"
 )
 
@@ -112,5 +114,36 @@ func TestDiagnoseAgainstTheSimulator(t *testing.T) {
 	res, code = diagnoseOnce(t, 3*time.Second, broken)
 	if code != 1 || len(res.Findings) == 0 || res.Findings[0].ID != "metrics_unavailable" {
 		t.Fatalf("metrics-broken: code %d %+v", code, res.Findings)
+	}
+}
+
+func TestDiagnoseTextNamesEvidenceCauseAndActions(t *testing.T) {
+	at := time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
+	res := diagnoseResult{WatchedS: 30, Status: "crit", ExitCode: 2, SLOTTFTms: 200, SLOITLms: 50,
+		Endpoints: []diagnoseEndpoint{{URL: "http://a:8000", Engine: model.VLLM, Version: "0.11.0", Health: model.HealthUp, Answered: true}},
+		Findings: []diagnosis.Finding{{ID: "kv_preemption", Endpoint: "http://a:8000", Category: diagnosis.Memory, Severity: model.SevCrit,
+			Title:    "KV pressure: 3.2/s preemptions",
+			Evidence: []diagnosis.Evidence{{Text: "preemptions 3.2/s > 1/s", Source: "vllm:num_preemptions_total", Window: time.Minute}},
+			Cause:    "the pool is too small",
+			Actions:  []diagnosis.Action{{Change: "--gpu-memory-utilization 0.95", Why: "GPU 0 has 8 GiB free", TradeOff: "less activation room"}},
+			Opened:   at}},
+		Closed:  []diagnosis.Finding{{ID: "endpoint_down", Severity: model.SevCrit, Title: "endpoint down", Opened: at.Add(-time.Minute), Closed: at}},
+		Checked: []string{"every endpoint answers"}, Missing: []string{"GPU readings (no NVML driver or --no-gpu)"}}
+	var b bytes.Buffer
+	printDiagnosis(&b, res)
+	out := b.String()
+	for _, want := range []string{
+		"1. CRIT  KV pressure: 3.2/s preemptions  kv_preemption  [http://a:8000]",
+		"· preemptions 3.2/s > 1/s  (vllm:num_preemptions_total, 1m)",
+		"cause: the pool is too small",
+		"try 1: --gpu-memory-utilization 0.95",
+		"why: GPU 0 has 8 GiB free; trade-off: less activation room",
+		"CRIT endpoint_down  endpoint down (04:59:00–05:00:00)",
+		"Checked: every endpoint answers.",
+		"  - GPU readings (no NVML driver or --no-gpu)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
 	}
 }
