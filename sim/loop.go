@@ -66,11 +66,14 @@ func (s *Sim) finishStep() {
 }
 
 // kick plans the next step if the engine is idle and has work.
+// The gauges are refreshed either way: a queued request shows at once.
 func (s *Sim) kick() {
-	if s.phase != phaseUp || s.eng.flight != nil {
+	if s.phase != phaseUp {
 		return
 	}
-	s.eng.flight = s.eng.schedule(s.now)
+	if s.eng.flight == nil {
+		s.eng.flight = s.eng.schedule(s.now)
+	}
 	s.eng.updateGauges()
 }
 
