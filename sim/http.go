@@ -90,6 +90,9 @@ func (s *Sim) serveHealth(w http.ResponseWriter, _ *http.Request) {
 func (s *Sim) serveModels(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	c, created := s.cfg, s.upAt.Unix()
+	if s.upAt.IsZero() {
+		created = s.now.Unix()
+	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{map[string]any{
 		"id": c.served, "object": "model", "created": created, "owned_by": "vllm",

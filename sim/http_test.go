@@ -296,3 +296,25 @@ func TestManyConcurrentConnections(t *testing.T) {
 	}
 	tr.CloseIdleConnections()
 }
+
+// A request queued while a step runs shows in the gauges at once, not only
+// after the step.
+func TestQueuedRequestShowsImmediately(t *testing.T) {
+	s := newDriven(t, Config{})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := 0; i < 3; i++ {
+		req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/v1/completions", strings.NewReader(`{"prompt":"hi","max_tokens":50,"stream":true}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+	}
+	f := families(t, s) // the clock has not moved: one step in flight, two queued
+	if r, w := value(f, "vllm:num_requests_running", "", ""), value(f, "vllm:num_requests_waiting", "", ""); r != 1 || w != 2 {
+		t.Errorf("running %v waiting %v, want 1 and 2", r, w)
+	}
+}
