@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Severity orders events and findings.
 type Severity int
@@ -24,6 +27,21 @@ func (s Severity) String() string {
 
 // MarshalText writes the severity as a word in JSON.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads the word back, so saved snapshots and findings load.
+func (s *Severity) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "info":
+		*s = SevInfo
+	case "warn":
+		*s = SevWarn
+	case "crit":
+		*s = SevCrit
+	default:
+		return fmt.Errorf("unknown severity %q (want info, warn or crit)", b)
+	}
+	return nil
+}
 
 // Event is something that happened: a restart seen in the counters, a known
 // error line in the log, a GPU that fell off the bus. Events feed the events

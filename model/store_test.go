@@ -318,3 +318,17 @@ func TestAllBelowLowestBucket(t *testing.T) {
 		t.Fatalf("an observation above the lowest bucket must clear AllBelow: %+v", d)
 	}
 }
+
+func TestSeverityJSONRoundTrip(t *testing.T) {
+	for _, sev := range []Severity{SevInfo, SevWarn, SevCrit} {
+		b, _ := json.Marshal(sev)
+		var back Severity
+		if err := json.Unmarshal(b, &back); err != nil || back != sev {
+			t.Fatalf("%s: %s → %v (%v)", sev, b, back, err)
+		}
+	}
+	var s Severity
+	if err := json.Unmarshal([]byte(`"fatal"`), &s); err == nil {
+		t.Fatal("an unknown severity must be an error")
+	}
+}
