@@ -186,13 +186,31 @@ func tooSmall(w, h int) string {
 	return strings.Join(padLines(strings.Split(ansi.Wrap(msg, w, " "), "\n"), w, h), "\n")
 }
 
+// boxKey is what a drawn pane depends on: the data, anything the user did
+// since (gen), its size and focus, and the clock in 5-second steps (the few
+// clock-dependent words in panes, like a STALE badge, may lag that much;
+// the header is always drawn fresh).
+type boxKey struct {
+	version, gen uint64
+	w, h         int
+	focused      bool
+	clock        int64
+}
+
+// paneBox is pane i drawn in its box, reused while nothing it depends on
+// changed: a clock tick then costs the header only.
 func (m *Model) paneBox(i, w, h int, focused bool) []string {
 	if i < 0 || i >= len(m.panes) {
 		return padLines(nil, w, h)
 	}
-	p := m.panes[i]
+	k := boxKey{m.d.Version, m.gen, w, h, focused, m.d.Now.Unix() / 5}
+	p := &m.panes[i]
+	if p.cached != nil && p.key == k {
+		return p.cached
+	}
 	title := fmt.Sprintf("%d %s", p.slot, p.p.Title())
-	return box(m.d.Styles, title, p.p.View(m.d, w-2, h-2), w, h, focused)
+	p.cached, p.key = box(m.d.Styles, title, p.p.View(m.d, w-2, h-2), w, h, focused), k
+	return p.cached
 }
 
 // grid lays the columns side by side; each column shares its height among

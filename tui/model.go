@@ -80,6 +80,9 @@ type Model struct {
 	statusUntil   time.Time
 	quitting      bool
 	themeForced   bool
+	// gen counts every message but the clock tick: anything may have
+	// changed a pane's state (a scroll, a resize, a component's result).
+	gen uint64
 }
 
 // New builds the root model.
@@ -153,6 +156,9 @@ func (m *Model) Init() tea.Cmd {
 
 // Update routes one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(tickMsg); !ok {
+		m.gen++
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height

@@ -406,3 +406,28 @@ func TestThemeFollowsTheTerminalUnlessForced(t *testing.T) {
 		t.Fatalf("colour codes without colour: %q", out[:200])
 	}
 }
+
+// Panes drawn for one state are reused on clock ticks, but clock-dependent
+// words (a STALE badge in the endpoints pane) still follow within 5 s.
+func TestCachedPanesFollowTheClock(t *testing.T) {
+	m := newTestModel()
+	ss := scrapes(3, healthy)
+	for _, s := range ss {
+		m.Update(s)
+	}
+	m.Update(press("7"))
+	if out := screen(t, m, 120, 40); strings.Count(out, " UP") < 2 {
+		t.Fatalf("header and endpoints pane should both say UP:\n%s", out)
+	}
+	m.Update(tickMsg(ss[2].Time.Add(10 * time.Second)))
+	out := screen(t, m, 120, 40)
+	if strings.Count(out, "STALE") < 2 {
+		t.Fatalf("header and endpoints pane should both say STALE:\n%s", out)
+	}
+	before := m.panes[m.paneIndex("endpoints")].cached
+	m.Update(tickMsg(ss[2].Time.Add(11 * time.Second)))
+	_ = m.Render()
+	if after := m.panes[m.paneIndex("endpoints")].cached; &after[0] != &before[0] {
+		t.Fatal("a tick within the same 5 s redrew an unchanged pane")
+	}
+}

@@ -95,9 +95,11 @@ func RegisterOverlay(s OverlaySpec) {
 
 // paneEntry is a live pane.
 type paneEntry struct {
-	id   string
-	slot int
-	p    Pane
+	id     string
+	slot   int
+	p      Pane
+	key    boxKey   // what cached was drawn for
+	cached []string // the pane in its box
 }
 
 // overlayEntry is a live overlay and the key that opens it.
