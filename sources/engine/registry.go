@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/llmtop/llmtop/model"
@@ -80,7 +81,29 @@ func promCollect(prefix string, mapFn func(families, meta) []model.Sample) func(
 			return nil, &scrapeError{model.ErrNotFound,
 				c.s.cfg.URL + c.lastPath + " answers, but without any " + prefix + " metrics", c.a.hint404}
 		}
-		return mapFn(fams, c.meta()), nil
+		samples := mapFn(fams, c.meta())
+		addProcessStart(fams, samples)
+		return samples, nil
+	}
+}
+
+// addProcessStart copies the standard process_start_time_seconds (served by
+// single-process Python engines such as vLLM) into each sample's Info, where
+// the header reads the engine's uptime from.
+func addProcessStart(f families, samples []model.Sample) {
+	fam, ok := f["process_start_time_seconds"]
+	if !ok || len(fam.GetMetric()) == 0 {
+		return
+	}
+	v := scalar(fam.GetMetric()[0])
+	if !finite(v) || v <= 0 {
+		return
+	}
+	for i := range samples {
+		if samples[i].Info == nil {
+			samples[i].Info = map[string]string{}
+		}
+		samples[i].Info["process_start_time_seconds"] = strconv.FormatFloat(v, 'f', -1, 64)
 	}
 }
 

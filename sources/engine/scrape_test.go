@@ -41,6 +41,10 @@ func TestScrapeOnceVLLM(t *testing.T) {
 	if sc.Endpoint != url || sc.Took <= 0 {
 		t.Errorf("scrape endpoint/took = %q/%v", sc.Endpoint, sc.Took)
 	}
+	// The fixture's process_start_time_seconds 1.79531848799e+09 feeds uptime.
+	if got := s.Info["process_start_time_seconds"]; got != "1795318487.99" {
+		t.Errorf("process start = %q", got)
+	}
 }
 
 // metricsHandler serves a fake vLLM whose /metrics is h.
