@@ -33,7 +33,8 @@ log() { printf '[engines %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 loud() {
 	printf '\n'
 	printf '!%.0s' $(seq 1 78)
-	printf '\n!!! %s\n' "$@"
+	printf '\n'
+	printf '!!! %s\n' "$@"
 	printf '!%.0s' $(seq 1 78)
 	printf '\n\n'
 }
@@ -132,7 +133,7 @@ build_ollama() {
 		loud "ollama $OLLAMA_VERSION BUILD FAILED (see $OLLAMA_DIR/build.log)"
 		return 1
 	fi
-	log "ollama $OLLAMA_VERSION: built in $(secs "$t0")s -> $bin ($("$bin" --version 2>&1 | tail -1))"
+	log "ollama $OLLAMA_VERSION: built in $(secs "$t0")s -> $bin ($("$bin" --version 2>&1 | grep -o "version is .*" | sed "s/is //"))"
 }
 
 build_llama_server() {
