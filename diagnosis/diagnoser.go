@@ -23,8 +23,9 @@ type Diagnoser struct {
 	base    map[string]*Baseline // newest picture per endpoint
 	before  map[string]*Baseline // picture before the newest restart
 	seenRst map[string]time.Time
-	down    map[string]bool      // seen down, not yet back
-	upSince map[string]time.Time // came back after being down
+	down    map[string]bool         // seen down, not yet back
+	upSince map[string]time.Time    // came back after being down
+	facts   map[factKey]model.Event // newest start-up fact per kind and endpoint
 }
 
 type trackKey struct{ id, endpoint string }
@@ -54,6 +55,7 @@ func NewDiagnoser(cfg Config) *Diagnoser {
 		seenRst: map[string]time.Time{},
 		down:    map[string]bool{},
 		upSince: map[string]time.Time{},
+		facts:   map[factKey]model.Event{},
 	}
 }
 
@@ -65,6 +67,7 @@ func (d *Diagnoser) Config() Config { return d.cfg }
 func (d *Diagnoser) Update(in Input) Report {
 	now := in.Time
 	in.Endpoints = append([]Endpoint(nil), in.Endpoints...)
+	in.Events = d.keepFacts(in.Events)
 	for i := range in.Endpoints {
 		d.baseline(&in.Endpoints[i])
 	}

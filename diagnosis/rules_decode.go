@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -74,7 +75,12 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 	f := Finding{Endpoint: ep.URL, Category: Decode, Severity: model.SevWarn, Evidence: ev}
 	spiky := d.P50.OK && d.P99.OK && d.P99.V >= 3*d.P50.V && d.P50.V <= e.cfg.SLOITL.Seconds()
 	chunked, chunkedKnown := infoKey(ep, "enable_chunked_prefill", "chunked_prefill")
-	if spiky && (!chunkedKnown || !isTrue(chunked)) {
+	budget, budgetAt, budgetKnown := e.chunkedBudget(ep)
+	if spiky && budgetKnown {
+		if g, ok := stepBudgetStall(f, ep, d, budget, budgetAt); ok {
+			return g
+		}
+	} else if spiky && (!chunkedKnown || !isTrue(chunked)) {
 		f.ID, f.Title = "itl_prefill_stall", "ITL spikes: decodes stall behind long prefills"
 		f.Category = Prefill
 		f.Cause = fmt.Sprintf("median gap %s but p99 %s: whole prompts are prefilled in the same steps as running decodes", secs(d.P50.V), secs(d.P99.V))
@@ -120,6 +126,34 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 	}
 	f.Actions = append(f.Actions, forEngine(eng, tp)...)
 	return f
+}
+
+// stepBudgetStall is the prefill stall with chunked prefill already on (the
+// log said so, with the step budget n): a step that carries a chunk of up
+// to n prompt tokens holds every decode in it, so the fix is a smaller
+// budget, half of n but not below 512 nor below the concurrency cap (vLLM
+// refuses a budget under --max-num-seqs). ok is false when no smaller budget
+// is left: then the spikes are not long-prefill stalls.
+func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) (Finding, bool) {
+	const floor = 512
+	m := max(n/2, floor)
+	why := fmt.Sprintf("half the current %d tokens per step (not below %d): a step carrying a prompt chunk stalls the decodes in it about half as long", n, floor)
+	if c, ok := currentCap(ep); ok && c > m {
+		m = c
+		why = fmt.Sprintf("fewer tokens per step (%d now), down to the concurrency cap %d: vLLM refuses a budget below --max-num-seqs", n, c)
+	}
+	if m >= n {
+		return f, false
+	}
+	f.ID, f.Title = "itl_prefill_stall", fmt.Sprintf("ITL spikes: decodes stall behind %d-token prefill chunks", n)
+	f.Category = Prefill
+	f.Cause = fmt.Sprintf("median gap %s but p99 %s: chunked prefill is on, but a step that carries up to %d prompt tokens holds every running decode until it is done",
+		secs(d.P50.V), secs(d.P99.V), n)
+	f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("chunked prefill on, max_num_batched_tokens=%d (start-up line at %s)", n, at.Format("15:04:05")),
+		Source: "log (" + kindChunkedPrefill + ")"})
+	f.Actions = []Action{{Change: fmt.Sprintf("--max-num-batched-tokens %d", m), Why: why,
+		TradeOff: "long prompts need more steps: their TTFT and the prefill throughput drop somewhat"}}
+	return f, true
 }
 
 // kneeCap finds the largest batch whose per-token latency met the SLO, from

@@ -1,0 +1,68 @@
+package diagnosis
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Start-up facts: log lines an engine prints once when it starts, stating
+// its configuration. They stay true until the engine starts again, long
+// after the events window has dropped them, so the Diagnoser keeps the
+// newest of each kind per endpoint and hands it back to the rules.
+
+// kindChunkedPrefill is the logs catalogue's id for vLLM's start-up line
+// "Chunked prefill is enabled with max_num_batched_tokens=N.".
+const kindChunkedPrefill = "vllm_chunked_prefill"
+
+// factKinds are the event kinds kept as start-up facts.
+var factKinds = map[string]bool{kindChunkedPrefill: true}
+
+type factKey struct{ kind, endpoint string }
+
+// keepFacts remembers the newest start-up fact of each kind per endpoint
+// from evs and returns evs plus the remembered facts it no longer holds.
+func (d *Diagnoser) keepFacts(evs []model.Event) []model.Event {
+	held := map[factKey]time.Time{}
+	for _, x := range evs {
+		if !factKinds[x.Kind] {
+			continue
+		}
+		k := factKey{x.Kind, x.Endpoint}
+		held[k] = x.Time
+		if old, ok := d.facts[k]; !ok || !x.Time.Before(old.Time) {
+			d.facts[k] = x
+		}
+	}
+	var out []model.Event
+	for k, x := range d.facts {
+		if t, ok := held[k]; !ok || !t.Equal(x.Time) {
+			out = append(out, x)
+		}
+	}
+	if out == nil {
+		return evs
+	}
+	return append(out, evs...) // a new slice: the caller's is not written to
+}
+
+// chunkedBudget is vLLM's step budget (max_num_batched_tokens) from the
+// newest chunked-prefill start-up line of ep's log, with the line's time;
+// ok is false when no such line was seen. The events window does not apply:
+// the line is printed once per start.
+func (e *env) chunkedBudget(ep Endpoint) (n int, at time.Time, ok bool) {
+	for _, x := range e.in.Events {
+		if x.Kind != kindChunkedPrefill || x.Time.After(e.in.Time) || endpointOf(e, x.Endpoint).URL != ep.URL {
+			continue
+		}
+		v, err := strconv.Atoi(x.Fields["max_num_batched_tokens"])
+		if err != nil || v <= 0 {
+			continue
+		}
+		if !ok || x.Time.After(at) {
+			n, at, ok = v, x.Time, true
+		}
+	}
+	return n, at, ok
+}

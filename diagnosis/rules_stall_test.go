@@ -1,0 +1,124 @@
+package diagnosis
+
+import (
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// spiky is ITL with a tail far above its median: decodes stall now and then.
+func spiky(e *Endpoint) { e.State.Latency[model.ITL] = dist(0.015, 0.03, 0.4, 0.03) }
+
+// chunkedLine is the event the logs source raises for vLLM's start-up line
+// "Chunked prefill is enabled with max_num_batched_tokens=N." at time at.
+func chunkedLine(endpoint, n string, at time.Time) model.Event {
+	return model.Event{Time: at, Endpoint: endpoint, Source: "log", Kind: kindChunkedPrefill, Severity: model.SevInfo, Category: "config",
+		Title: "vLLM chunked prefill on: " + n + " tokens per step", Fields: map[string]string{"max_num_batched_tokens": n}}
+}
+
+// wantBudget checks the stall's advice is a smaller step budget, not
+// turning chunked prefill on.
+func wantBudget(change string) func(t *testing.T, f *Finding) {
+	return func(t *testing.T, f *Finding) {
+		t.Helper()
+		if len(f.Actions) != 1 || f.Actions[0].Change != change || hasAction(f, "--enable-chunked-prefill") {
+			t.Errorf("want only %q, got %+v", change, f.Actions)
+		}
+		if !hasEvidence(f, "max_num_batched_tokens=") {
+			t.Errorf("evidence lacks the start-up line: %+v", f.Evidence)
+		}
+	}
+}
+
+func TestPrefillStallWithChunkedPrefillFromLog(t *testing.T) {
+	hourAgo := t0.Add(-time.Hour) // past the events window: a start-up fact still holds
+	runCases(t, []ruleCase{
+		{name: "chunked on at 8192: halve the budget", in: withEvents(ep(spiky), chunkedLine(url, "8192", hourAgo)),
+			want: "itl_prefill_stall", check: wantBudget("--max-num-batched-tokens 4096")},
+		{name: "a log without an endpoint belongs to the only one watched", in: withEvents(ep(spiky), chunkedLine("", "2048", hourAgo)),
+			want: "itl_prefill_stall", check: wantBudget("--max-num-batched-tokens 1024")},
+		{name: "the newest start-up line wins", in: withEvents(ep(spiky), chunkedLine(url, "16384", hourAgo), chunkedLine(url, "4096", t0.Add(-time.Minute))),
+			want: "itl_prefill_stall", check: wantBudget("--max-num-batched-tokens 2048")},
+		{name: "half of 1024 is the floor exactly", in: withEvents(ep(spiky), chunkedLine(url, "1024", hourAgo)),
+			want: "itl_prefill_stall", check: wantBudget("--max-num-batched-tokens 512")},
+		{name: "half of 800 is below the floor: 512", in: withEvents(ep(spiky), chunkedLine(url, "800", hourAgo)),
+			want: "itl_prefill_stall", check: wantBudget("--max-num-batched-tokens 512")},
+		{name: "not below the concurrency cap", in: withEvents(ep(func(e *Endpoint) { spiky(e); e.State.MaxRunning = model.Some(1536) }), chunkedLine(url, "2048", hourAgo)),
+			want: "itl_prefill_stall", check: wantBudget("--max-num-batched-tokens 1536")},
+		{name: "already at 512: not a prefill stall", in: withEvents(ep(func(e *Endpoint) { spiky(e); e.State.Running = model.Some(2) }), chunkedLine(url, "512", hourAgo)),
+			want: "itl_bandwidth", none: "itl_prefill_stall"},
+		{name: "cap at the budget leaves nothing to lower", in: withEvents(ep(func(e *Endpoint) {
+			spiky(e)
+			e.State.Running, e.State.MaxRunning = model.Some(2), model.Some(2048)
+		}), chunkedLine(url, "2048", hourAgo)),
+			want: "itl_bandwidth", none: "itl_prefill_stall"},
+		{name: "another endpoint's line does not count", in: withEvents(ep(spiky), chunkedLine("http://127.0.0.1:9000", "8192", hourAgo)),
+			want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {
+				if !hasAction(f, "--enable-chunked-prefill --max-num-batched-tokens 2048") {
+					t.Errorf("%+v", f.Actions)
+				}
+			}},
+		{name: "a line from the future (clock skew) does not count", in: withEvents(ep(spiky), chunkedLine(url, "8192", t0.Add(time.Minute))),
+			want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {
+				if !hasAction(f, "--enable-chunked-prefill") {
+					t.Errorf("%+v", f.Actions)
+				}
+			}},
+		{name: "an unreadable budget does not count", in: withEvents(ep(spiky), chunkedLine(url, "", hourAgo)),
+			want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {
+				if !hasAction(f, "--enable-chunked-prefill") {
+					t.Errorf("%+v", f.Actions)
+				}
+			}},
+		{name: "steady ITL within the SLO: no finding", in: withEvents(ep(nil), chunkedLine(url, "8192", hourAgo)),
+			none: "itl_prefill_stall"},
+	})
+}
+
+// The TUI hands the rules only the events of the last EventWindow; the
+// Diagnoser keeps the start-up line so the advice does not fall back to
+// "turn chunked prefill on" ten minutes after the engine started.
+func TestDiagnoserKeepsStartupLinePastEventWindow(t *testing.T) {
+	cfg := DefaultConfig()
+	d := NewDiagnoser(cfg)
+	started := t0
+	line := chunkedLine(url, "8192", started)
+	d.Update(Input{Time: started, Events: []model.Event{line}, LogsOn: true})
+	later := started.Add(cfg.EventWindow + time.Hour)
+	var f *Finding
+	for i := 0; i <= int(cfg.Hold/time.Second)+1; i++ {
+		now := later.Add(time.Duration(i) * time.Second)
+		e := ep(spiky)
+		e.State.Time = now
+		rep := d.Update(Input{Time: now, Endpoints: []Endpoint{e}, LogsOn: true})
+		f = byID(rep, "itl_prefill_stall")
+	}
+	if f == nil {
+		t.Fatal("itl_prefill_stall did not open")
+	}
+	wantBudget("--max-num-batched-tokens 4096")(t, f)
+
+	// Without the Diagnoser (nothing remembered) the same input gets the old advice.
+	e := ep(spiky)
+	if g := byID(Evaluate(Input{Time: later, Endpoints: []Endpoint{e}, LogsOn: true}, cfg), "itl_prefill_stall"); g == nil || !hasAction(g, "--enable-chunked-prefill") {
+		t.Fatalf("stateless evaluation: %+v", g)
+	}
+}
+
+// keepFacts must not write into the caller's slice (the TUI reuses it).
+func TestKeepFactsLeavesInputAlone(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	d.keepFacts([]model.Event{chunkedLine(url, "4096", t0)})
+	other := model.Event{Time: t0.Add(time.Minute), Kind: "python_traceback"}
+	evs := make([]model.Event, 1, 8)
+	evs[0] = other
+	got := d.keepFacts(evs)
+	if len(got) != 2 || evs[0].Kind != "python_traceback" || evs[:2][1].Kind != "" {
+		t.Fatalf("got %+v, input now %+v", got, evs[:2])
+	}
+	// Held again in the input: not added twice.
+	if got := d.keepFacts([]model.Event{chunkedLine(url, "4096", t0)}); len(got) != 1 {
+		t.Fatalf("fact doubled: %+v", got)
+	}
+}
