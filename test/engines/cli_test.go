@@ -43,7 +43,7 @@ func runLLMTop(t *testing.T, timeout time.Duration, args ...string) ([]byte, str
 
 func snapshot(t *testing.T, url string) model.EndpointJSON {
 	t.Helper()
-	out, stderr, code := runLLMTop(t, 30*time.Second, "snapshot", "--json", "--no-gpu", "--interval", "1s", url)
+	out, stderr, code := runLLMTop(t, 30*time.Second, "snapshot", "--json", "--no-gpu", "--interval", "1s", "--timeout", "10s", url)
 	var doc model.SnapshotJSON
 	if err := json.Unmarshal(out, &doc); err != nil || code != 0 || len(doc.Endpoints) != 1 {
 		t.Fatalf("snapshot --json: exit %d, %v, %d endpoints; stderr %s; stdout %.500s", code, err, len(doc.Endpoints), stderr, out)
@@ -175,7 +175,7 @@ type diagnoseJSON struct {
 // logPath is set.
 func diagnose(t *testing.T, url, logPath string, watch time.Duration) (diagnoseJSON, int, []byte) {
 	t.Helper()
-	args := []string{"diagnose", "--json", "--no-gpu", "--interval", "500ms", "--duration", watch.String(), url}
+	args := []string{"diagnose", "--json", "--no-gpu", "--interval", "500ms", "--timeout", "10s", "--duration", watch.String(), url}
 	if logPath != "" {
 		args = append(args, "--log", logPath)
 	}

@@ -128,7 +128,7 @@ func TestLlamaServerTokenCounters(t *testing.T) {
 	s := llama(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	before := engine.ScrapeOnce(ctx, engine.Config{URL: s.URL})
+	before := engine.ScrapeOnce(ctx, scrapeConfig(s.URL))
 	rawBefore, _ := rawMetrics(t, ctx, s)
 	if !before.OK() || len(before.Samples) != 1 {
 		t.Fatalf("scrape before: err %q (%s) hint %q, %d samples", before.Err, before.ErrKind, before.Hint, len(before.Samples))
@@ -152,7 +152,7 @@ func TestLlamaServerTokenCounters(t *testing.T) {
 		promptProcessed += res.Timings.PromptN
 	}
 	rawAfter, _ := rawMetrics(t, ctx, s)
-	after := engine.ScrapeOnce(ctx, engine.Config{URL: s.URL})
+	after := engine.ScrapeOnce(ctx, scrapeConfig(s.URL))
 	if !after.OK() || len(after.Samples) != 1 {
 		t.Fatalf("scrape after: err %q, %d samples", after.Err, len(after.Samples))
 	}
@@ -267,7 +267,7 @@ func TestLlamaServerSlotsUnderLoad(t *testing.T) {
 		t.Logf("engine: tokens_predicted_total still %v with %d tokens decoded in flight (it moves when a request finishes)",
 			raw["llamacpp:tokens_predicted_total"], decoded)
 	}
-	scr := engine.ScrapeOnce(ctx, engine.Config{URL: s.URL})
+	scr := engine.ScrapeOnce(ctx, scrapeConfig(s.URL))
 	if !scr.OK() || len(scr.Samples) != 1 {
 		t.Fatalf("scrape under load: err %q, %d samples", scr.Err, len(scr.Samples))
 	}

@@ -81,7 +81,7 @@ func TestOllamaLoadedModelAndExpiry(t *testing.T) {
 		t.Errorf("engine says expires_at %v, %v after the request; OLLAMA_KEEP_ALIVE is %v", raw.ExpiresAt, d, ollamaKeep)
 	}
 
-	scr := engine.ScrapeOnce(ctx, engine.Config{URL: s.URL})
+	scr := engine.ScrapeOnce(ctx, scrapeConfig(s.URL))
 	if scr.Identity.Engine != model.Ollama {
 		t.Fatalf("ScrapeOnce detected %q", scr.Identity.Engine)
 	}

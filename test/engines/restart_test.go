@@ -33,7 +33,7 @@ func TestPollerAcrossLlamaServerRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	scrapes := make(chan model.Scrape, 256)
-	p := engine.NewPoller(engine.Config{URL: url, Interval: 250 * time.Millisecond, Timeout: time.Second})
+	p := engine.NewPoller(engine.Config{URL: url, Interval: 250 * time.Millisecond, Timeout: 5 * time.Second})
 	go p.Run(ctx, func(s model.Scrape) {
 		select {
 		case scrapes <- s:
@@ -74,9 +74,9 @@ func TestPollerAcrossLlamaServerRestart(t *testing.T) {
 	await("16 generated tokens", func(s model.Scrape) bool { return s.OK() && gen(s) == 16 })
 
 	first.stop()
-	down := await("the engine down", func(s model.Scrape) bool { return !s.OK() })
-	if down.ErrKind != model.ErrRefused || down.Identity.Health != model.HealthDown {
-		t.Errorf("stopped engine: err kind %q health %q (%s); want refused and down", down.ErrKind, down.Identity.Health, down.Err)
+	down := await("the engine down (connection refused)", func(s model.Scrape) bool { return s.ErrKind == model.ErrRefused })
+	if down.Identity.Health != model.HealthDown || down.Hint == "" {
+		t.Errorf("stopped engine: health %q hint %q (%s); want down, with a hint", down.Identity.Health, down.Hint, down.Err)
 	}
 
 	second := start(2)

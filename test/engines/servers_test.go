@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/cmd/tinygguf/gguf"
+	"github.com/llmtop/llmtop/sources/engine"
 )
 
 // The llama-server test model is larger than gguf.Tiny so that a request is in flight long enough
@@ -174,4 +175,11 @@ func startPrivateLlama(t *testing.T, bin, modelPath string, port int, name strin
 		t.Fatal(err)
 	}
 	return p
+}
+
+// scrapeConfig is how the tests scrape: a generous per-request timeout, because a CPU-bound engine on
+// a shared 2-core machine can be slow to answer and these tests check values, not latency (one
+// scrape under load once took longer than the 2 s default while other builds ran).
+func scrapeConfig(url string) engine.Config {
+	return engine.Config{URL: url, Timeout: 10 * time.Second}
 }
