@@ -7,7 +7,7 @@ type Gauge string
 const (
 	Running  Gauge = "running"  // requests in the running batch
 	Waiting  Gauge = "waiting"  // requests queued (vLLM: capacity + deferred)
-	Deferred Gauge = "deferred" // vLLM waiting_by_reason="deferred", llama.cpp has none
+	Deferred Gauge = "deferred" // vLLM waiting_by_reason="deferred" (part of Waiting); llama.cpp requests_deferred is its whole Waiting
 	KVUsage  Gauge = "kv_cache_usage_ratio"
 	// PrefixHitGauge is used only for engines that publish a hit-rate gauge
 	// (SGLang cache_hit_rate, TRT-LLM kv_cache_hit_rate); engines with
