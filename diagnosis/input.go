@@ -90,9 +90,10 @@ type Bench struct {
 	ServerTTFTp50, ServerITLp50 model.Opt
 
 	// Responses the client judged bad: Empty streams (the benchmark counts
-	// them as failures), and completed ones that echo the prompt or repeat
-	// themselves.
-	Empty, Echoed, Repetitive int
+	// them as failures), and completed ones whose text is Blank (white
+	// space only), echoes the prompt or repeats itself (each completed
+	// answer in at most one of the three).
+	Empty, Blank, Echoed, Repetitive int
 }
 
 // Engine returns the endpoint's engine (Triton folds into TensorRT-LLM: the

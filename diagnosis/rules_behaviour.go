@@ -84,14 +84,14 @@ func ruleBadOutput(e *env) []Finding {
 	if answers == 0 {
 		return nil
 	}
-	bad := b.Empty + b.Echoed + b.Repetitive
+	bad := b.Empty + b.Blank + b.Echoed + b.Repetitive
 	share := float64(bad) / float64(answers)
 	if share < e.cfg.BadOutputShare {
 		return nil
 	}
 	return []Finding{{Endpoint: b.URL, Category: Behaviour, Severity: model.SevWarn,
 		Title: fmt.Sprintf("benchmark responses look wrong (%s bad)", pct(share)),
-		Evidence: []Evidence{{Text: fmt.Sprintf("%d empty, %d echoing the prompt, %d repetitive of %d answers", b.Empty, b.Echoed, b.Repetitive, answers),
+		Evidence: []Evidence{{Text: fmt.Sprintf("%d empty, %d echoing the prompt, %d repetitive of %d answers", b.Empty+b.Blank, b.Echoed, b.Repetitive, answers),
 			Source: "benchmark", Window: b.End.Sub(b.Start)}},
 		Cause: "empty or echoed text usually means a wrong chat template or the completions route used for a chat model; repetition means no stop token or too greedy sampling",
 		Actions: []Action{

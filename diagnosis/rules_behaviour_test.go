@@ -62,6 +62,13 @@ func TestBehaviourRules(t *testing.T) {
 			}},
 		{name: "few bad outputs", in: bench(func(b *Bench) { b.Empty = 11 }), none: "bench_bad_output"},
 		{name: "bad outputs at 10 %", in: bench(func(b *Bench) { b.Repetitive = 10 }), want: "bench_bad_output"},
+		{name: "echoed and blank answers", in: bench(func(b *Bench) { b.Echoed, b.Blank = 7, 3 }), want: "bench_bad_output",
+			check: func(t *testing.T, f *Finding) {
+				if !hasEvidence(f, "3 empty, 7 echoing the prompt, 0 repetitive of 100 answers") {
+					t.Errorf("%+v", f.Evidence)
+				}
+			}},
+		{name: "echoed just under 10 %", in: bench(func(b *Bench) { b.Echoed = 9 }), none: "bench_bad_output"},
 		{name: "client close to server", in: bench(nil), none: "client_server_gap"},
 		{name: "client TTFT far above server", in: bench(func(b *Bench) { b.TTFTp50 = model.Some(400) }), want: "client_server_gap",
 			check: func(t *testing.T, f *Finding) {

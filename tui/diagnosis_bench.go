@@ -34,7 +34,12 @@ func benchInput(d *Data, o BenchOutcome) *diagnosis.Bench {
 	}
 	b := &diagnosis.Bench{URL: o.Spec.URL, Start: r.StartTime, End: r.EndTime, Completed: r.Completed, Failed: r.Failed,
 		TTFTp50: r.MedianTTFT, TTFTp99: r.P99TTFT, ITLp50: r.MedianITL, ITLp99: r.P99ITL, TPOTp50: r.MedianTPOT,
-		Empty: r.ErrorsByKind[string(report.ErrEmpty)]}
+		Empty: r.ErrorsByKind[string(report.ErrEmpty)], Blank: r.BlankResponses, Echoed: r.EchoedResponses}
+	// With ignore_eos the engine generates past the model's own end, where
+	// loops are expected of a healthy model: they say nothing about it.
+	if !r.IgnoreEOS {
+		b.Repetitive = r.RepetitiveResponses
+	}
 	if b.URL == "" {
 		b.URL = r.BaseURL
 	}

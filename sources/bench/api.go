@@ -58,12 +58,16 @@ func (a API) ndjson() bool { return a == OllamaGenerate || a == OllamaChat }
 // chunk is what one streamed event says, as far as timing needs.
 type chunk struct {
 	content bool // carries generated text (or reasoning text)
-	usage   bool // carries token counts
-	prompt  int
-	output  int
-	finish  bool   // says the generation finished (finish_reason, done:true)
-	err     bool   // an error object
-	id      []byte // the response's "id" (a slice of the payload)
+	// text is the answer text's JSON string contents, still escaped (a
+	// slice of the payload); reasoning text is not answer text.
+	text      []byte
+	reasoning bool
+	usage     bool // carries token counts
+	prompt    int
+	output    int
+	finish    bool   // says the generation finished (finish_reason, done:true)
+	err       bool   // an error object
+	id        []byte // the response's "id" (a slice of the payload)
 }
 
 // parse reads one event payload (a JSON object) of this API in one pass
@@ -91,6 +95,11 @@ func (a API) parse(b []byte) chunk {
 		case "content", "reasoning_content", "reasoning", "text", "response", "thinking":
 			if a.textKey(string(key)) && v+1 < len(b) && b[v] == '"' && b[v+1] != '"' {
 				c.content = true
+				if reasoningKey(string(key)) {
+					c.reasoning = true
+				} else if e := stringEnd(b, v); e < len(b) {
+					c.text = b[v+1 : e]
+				}
 			}
 		case "finish_reason":
 			c.finish = c.finish || (!a.ndjson() && !literal(b, v, "null"))
@@ -119,6 +128,11 @@ func (a API) parse(b []byte) chunk {
 	}
 	c.usage = promptOK && outputOK && (!a.ndjson() || c.finish)
 	return c
+}
+
+// reasoningKey reports the keys that carry reasoning rather than the answer.
+func reasoningKey(key string) bool {
+	return key == "reasoning_content" || key == "reasoning" || key == "thinking"
 }
 
 // textKey reports whether key carries generated text in this API.

@@ -88,7 +88,9 @@ func (q *requester) do(ctx context.Context, body []byte, rec *report.Record) {
 	}
 	defer func() { br.Reset(nil); q.readers.Put(br) }()
 	lr := lineReader{br: br}
-	st := streamState{api: q.api, rec: rec}
+	sc := scratchPool.Get().(*textScratch)
+	defer scratchPool.Put(sc)
+	st := streamState{api: q.api, rec: rec, text: sc.text[:0]}
 	for {
 		line, err := lr.next()
 		now := time.Now()
@@ -114,6 +116,7 @@ func (q *requester) do(ctx context.Context, body []byte, rec *report.Record) {
 		if !rec.OutputFromUsage {
 			rec.OutputTokens = rec.Chunks
 		}
+		judge(rec, st.text, body, st.reasoning, sc)
 	}
 }
 

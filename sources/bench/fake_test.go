@@ -150,6 +150,8 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, "<html>proxy error</html>\n")
 		case f.mode == "errobj" && k == 2:
 			io.WriteString(w, "data: {\"error\":{\"message\":\"out of memory\",\"code\":500}}\n\n")
+		case f.mode == "echo" || f.mode == "blank":
+			writePiece(w, r.URL.Path, f.piece(k, body))
 		case r.URL.Path == "/api/generate":
 			io.WriteString(w, `{"model":"llama3:8b","response":" tok","done":false}`+"\n")
 		case r.URL.Path == "/api/chat":
@@ -174,6 +176,44 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(sseUsage(11, f.tokens))
 	}
 	w.Write(sseDone)
+}
+
+// piece is content chunk k's text in the modes that answer with text:
+// "echo" sends the prompt's words back, "blank" a newline.
+func (f *fakeEngine) piece(k int, body []byte) string {
+	if f.mode == "blank" {
+		return "\n"
+	}
+	var req struct {
+		Prompt   string `json:"prompt"`
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(body, &req)
+	if len(req.Messages) > 0 {
+		req.Prompt = req.Messages[0].Content
+	}
+	w := strings.Fields(req.Prompt)
+	if len(w) == 0 {
+		return " ?"
+	}
+	return " " + w[k%len(w)]
+}
+
+// writePiece writes one content chunk carrying text in path's protocol.
+func writePiece(w io.Writer, path, text string) {
+	t, _ := json.Marshal(text)
+	switch path {
+	case "/api/generate":
+		fmt.Fprintf(w, `{"model":"llama3:8b","response":%s,"done":false}`+"\n", t)
+	case "/api/chat":
+		fmt.Fprintf(w, `{"model":"llama3:8b","message":{"role":"assistant","content":%s},"done":false}`+"\n", t)
+	case "/v1/completions":
+		fmt.Fprintf(w, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"text\":%s,\"finish_reason\":null}]}\n\n", t)
+	default:
+		fmt.Fprintf(w, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%s},\"finish_reason\":null}]}\n\n", t)
+	}
 }
 
 func (f *fakeEngine) keep(id string, times []time.Time) {

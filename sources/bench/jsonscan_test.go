@@ -17,24 +17,24 @@ func TestParseChunks(t *testing.T) {
 		want chunk
 	}{
 		{Chat, `{"choices":[{"delta":{"role":"assistant","content":""},"finish_reason":null}]}`, chunk{}},
-		{Chat, `{"choices":[{"delta":{"content":"Hi"},"finish_reason":null}]}`, chunk{content: true}},
-		{Chat, `{"choices":[{"delta":{"reasoning_content":"hmm"}}]}`, chunk{content: true}},
-		{Chat, `{"choices":[{"delta":{"content":null,"reasoning":"so"}}]}`, chunk{content: true}},
+		{Chat, `{"choices":[{"delta":{"content":"Hi"},"finish_reason":null}]}`, chunk{content: true, text: []byte("Hi")}},
+		{Chat, `{"choices":[{"delta":{"reasoning_content":"hmm"}}]}`, chunk{content: true, reasoning: true}},
+		{Chat, `{"choices":[{"delta":{"content":null,"reasoning":"so"}}]}`, chunk{content: true, reasoning: true}},
 		// logprobs.content is an array: not text.
 		{Chat, `{"choices":[{"delta":{"content":""},"logprobs":{"content":[{"token":"x"}]}}]}`, chunk{}},
 		// A key-like sequence inside a string value is not a key.
 		{Chat, `{"choices":[{"delta":{"role":"\"content\":\"x"}}]}`, chunk{}},
-		{Chat, `{"choices":[{"delta":{"content":"\\"},"finish_reason":"stop"}]}`, chunk{content: true, finish: true}},
+		{Chat, `{"choices":[{"delta":{"content":"\\"},"finish_reason":"stop"}]}`, chunk{content: true, text: []byte(`\\`), finish: true}},
 		{Chat, `{"choices":[],"usage":{"prompt_tokens":12,"total_tokens":40,"completion_tokens":28}}`, chunk{usage: true, prompt: 12, output: 28}},
 		{Chat, `{"choices":[],"usage":null}`, chunk{}},
 		{Chat, `{"error":{"message":"oom"}}`, chunk{err: true}},
-		{Chat, `{"choices":[{"delta":{"content":"a"}}],"error":null}`, chunk{content: true}},
-		{Completions, `{"choices":[{"text":" the","finish_reason":null}]}`, chunk{content: true}},
+		{Chat, `{"choices":[{"delta":{"content":"a"}}],"error":null}`, chunk{content: true, text: []byte("a")}},
+		{Completions, `{"choices":[{"text":" the","finish_reason":null}]}`, chunk{content: true, text: []byte(" the")}},
 		{Completions, `{"choices":[{"text":"","finish_reason":"length"}]}`, chunk{finish: true}},
-		{OllamaGenerate, `{"response":"Hi","done":false}`, chunk{content: true}},
+		{OllamaGenerate, `{"response":"Hi","done":false}`, chunk{content: true, text: []byte("Hi")}},
 		{OllamaGenerate, `{"response":"","done":true,"prompt_eval_count":26,"eval_count":290}`, chunk{finish: true, usage: true, prompt: 26, output: 290}},
-		{OllamaChat, `{"message":{"role":"assistant","content":"Hi"},"done":false}`, chunk{content: true}},
-		{OllamaChat, `{"message":{"role":"assistant","thinking":"…"},"done":false}`, chunk{content: true}},
+		{OllamaChat, `{"message":{"role":"assistant","content":"Hi"},"done":false}`, chunk{content: true, text: []byte("Hi")}},
+		{OllamaChat, `{"message":{"role":"assistant","thinking":"…"},"done":false}`, chunk{content: true, reasoning: true}},
 		{OllamaChat, `{"error":"model not found"}`, chunk{err: true}},
 	}
 	for _, c := range cases {

@@ -51,6 +51,10 @@ type streamState struct {
 	last     time.Time // the previous content chunk's arrival
 	done     bool      // an end marker arrived ([DONE], finish_reason, done:true)
 	errEvent bool      // the SSE event type was "error"
+	// text keeps the start of the answer's text, up to its capacity (never
+	// grown: nil keeps none); reasoning says reasoning text came.
+	text      []byte
+	reasoning bool
 }
 
 // line handles one line that arrived at now. It returns a non-empty error
@@ -98,6 +102,10 @@ func (s *streamState) line(b []byte, now time.Time) (report.ErrKind, string) {
 		s.last = now
 		r.E2EL = now.Sub(r.Start)
 		r.Chunks++
+		s.reasoning = s.reasoning || c.reasoning
+		if len(c.text) > 0 && len(s.text) < cap(s.text) {
+			s.text = appendText(s.text, c.text)
+		}
 	}
 	if c.usage {
 		r.PromptTokens, r.PromptFromUsage = c.prompt, true

@@ -91,6 +91,13 @@ type Metrics struct {
 	// usage: output from the content chunk count, input from the target length.
 	OutputTokensFromChunks int `json:"output_tokens_from_chunks"`
 	InputTokensFromTarget  int `json:"input_tokens_from_target"`
+	// Successful answers whose text (the first 2 KB of content) is white
+	// space only, repeats the prompt, or loops (Record.Blank, Echoed,
+	// Repetitive). Streams with no content at all are failures
+	// (empty_response), not counted here.
+	BlankResponses      int `json:"blank_responses"`
+	EchoedResponses     int `json:"echoed_responses"`
+	RepetitiveResponses int `json:"repetitive_responses"`
 }
 
 const maxErrorSamples = 5
@@ -133,6 +140,9 @@ func Compute(recs []Record, dur time.Duration, slo SLO) Metrics {
 		if !r.PromptFromUsage {
 			m.InputTokensFromTarget++
 		}
+		m.BlankResponses += b2i(r.Blank)
+		m.EchoedResponses += b2i(r.Echoed)
+		m.RepetitiveResponses += b2i(r.Repetitive)
 		ttfts = append(ttfts, r.TTFT.Seconds())
 		e2els = append(e2els, r.E2EL.Seconds())
 		if r.OutputTokens > 1 {
@@ -163,6 +173,13 @@ func Compute(recs []Record, dur time.Duration, slo SLO) Metrics {
 	m.MaxConcurrent = peakConcurrency(recs)
 	m.MaxOutputTokensPerS = peakTokensPerSecond(recs)
 	return m
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // peakConcurrency sweeps successful requests' [start, start+E2EL) intervals,

@@ -52,6 +52,13 @@ type Record struct {
 	PromptTokens, OutputTokens       int
 	PromptFromUsage, OutputFromUsage bool
 
+	// The answer's text, judged when the request completed (its first 2 KB
+	// of content, reasoning excluded), at most one of them: Blank is white
+	// space only (and no reasoning), Echoed repeats 16 consecutive words of
+	// the prompt (all of a shorter prompt), Repetitive ends in (or is
+	// mostly) a unit of up to 32 words repeated back to back.
+	Blank, Echoed, Repetitive bool
+
 	OK         bool
 	Err        ErrKind
 	Status     int           // HTTP status, 0 when none came

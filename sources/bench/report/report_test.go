@@ -187,3 +187,27 @@ func TestTextShowsMissingAsDashes(t *testing.T) {
 		t.Errorf("sweep text:\n%s", s)
 	}
 }
+
+// Answer judgements are counted over successful requests only, and the
+// text report shows them only when there are some.
+func TestComputeCountsBadAnswers(t *testing.T) {
+	start := time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC)
+	ok := func(blank, echoed, rep bool) Record {
+		return Record{Start: start, TTFT: time.Millisecond, E2EL: 2 * time.Millisecond, Chunks: 2, OutputTokens: 2, OK: true,
+			Blank: blank, Echoed: echoed, Repetitive: rep}
+	}
+	failed := Record{Start: start, Err: ErrDisconnect, Echoed: true, Repetitive: true, Blank: true}
+	recs := []Record{ok(false, false, false), ok(true, false, false), ok(false, true, true), ok(false, false, true), failed}
+	m := Compute(recs, time.Second, SLO{})
+	if m.BlankResponses != 1 || m.EchoedResponses != 1 || m.RepetitiveResponses != 2 {
+		t.Fatalf("blank/echoed/repetitive = %d/%d/%d, want 1/1/2", m.BlankResponses, m.EchoedResponses, m.RepetitiveResponses)
+	}
+	res := Result{Metrics: m}
+	res.IgnoreEOS = true
+	if txt := Text(res); !strings.Contains(txt, "Echoing the prompt:") || !strings.Contains(txt, "text past the model's own end is forced") {
+		t.Errorf("text report:\n%s", txt)
+	}
+	if txt := Text(Result{Metrics: Compute(recs[:1], time.Second, SLO{})}); strings.Contains(txt, "Answers") {
+		t.Errorf("no bad answers, yet an Answers section:\n%s", txt)
+	}
+}

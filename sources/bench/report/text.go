@@ -78,6 +78,16 @@ func Text(r Result) string {
 			fmt.Fprintf(&b, "  %s\n", s)
 		}
 	}
+	if r.BlankResponses+r.EchoedResponses+r.RepetitiveResponses > 0 {
+		fmt.Fprintf(&b, "%s\n", center(" Answers (first 2 KB of text) ", '-'))
+		line("Blank (white space only):", fmt.Sprint(r.BlankResponses))
+		line("Echoing the prompt:", fmt.Sprint(r.EchoedResponses))
+		rep := fmt.Sprint(r.RepetitiveResponses)
+		if r.IgnoreEOS && r.RepetitiveResponses > 0 {
+			rep += " (ignore_eos: text past the model's own end is forced)"
+		}
+		line("Repetitive (looping):", rep)
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
