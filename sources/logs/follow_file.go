@@ -101,11 +101,37 @@ func (f *fileFollower) open(first bool, backlog int64) bool {
 	}
 	f.file, f.info, f.off, f.head, f.waiting, f.gone = file, info, 0, nil, false, false
 	f.sp.reset()
-	if first && backlog > 0 && info.Size() > backlog {
+	switch {
+	case first && backlog < 0:
+		f.off = f.lastLineStart(info.Size())
+	case first && backlog > 0 && info.Size() > backlog:
 		f.off = info.Size() - backlog
 		f.skipPartial()
 	}
 	return true
+}
+
+// lastLineStart is where the file's last, unfinished line begins (size if
+// the file ends with a newline), so starting at the end still reads a line
+// being written whole rather than its tail. It looks back at most 64 KiB;
+// past that it starts at size.
+func (f *fileFollower) lastLineStart(size int64) int64 {
+	const window = 64 << 10
+	for end := size; end > 0 && size-end < window; {
+		start := max(end-4096, 0)
+		n, _ := f.file.ReadAt(f.buf[:end-start], start)
+		if i := bytes.LastIndexByte(f.buf[:n], '\n'); i >= 0 {
+			return start + int64(i) + 1
+		}
+		if start == 0 {
+			return 0 // the file is one unfinished line
+		}
+		if n == 0 {
+			break
+		}
+		end = start
+	}
+	return size
 }
 
 // skipPartial moves past the first (cut) line of the backlog window.
