@@ -162,7 +162,7 @@ var catalogueExamples = []struct {
 	{"ollama_listening", `time=2026-08-21T10:00:00.000Z level=INFO source=routes.go:1500 msg="Listening on 127.0.0.1:11434 (version 0.33.0)"`,
 		map[string]string{"address": "127.0.0.1:11434", "version": "0.33.0"}},
 	{"ollama_default_context", `time=2026-08-21T10:00:00.000Z level=INFO source=routes.go:1600 msg="vram-based default context" total_vram="24.0 GiB" default_num_ctx=8192`,
-		map[string]string{"total_vram": `"24.0`, "default_num_ctx": "8192"}},
+		map[string]string{"total_vram": "24.0 GiB", "default_num_ctx": "8192"}},
 	{"ollama_runner_started", `time=2026-08-21T10:00:05.000Z level=INFO source=llama_server.go:600 msg="llama-server started in 4.21 seconds"`, map[string]string{"seconds": "4.21"}},
 	{"ollama_runner_started", `time=2025-05-01T10:00:05.000Z level=INFO source=server.go:619 msg="llama runner started in 2.01 seconds"`, map[string]string{"seconds": "2.01"}},
 	{"python_traceback", "Traceback (most recent call last):", nil},

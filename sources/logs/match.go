@@ -3,6 +3,7 @@ package logs
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -79,12 +80,33 @@ func (m *Matcher) Match(line string) (Match, bool) {
 		fields := map[string]string{}
 		for j, name := range r.names {
 			if a, b := loc[2*j], loc[2*j+1]; name != "" && a >= 0 && b > a {
-				fields[name] = line[a:b]
+				fields[name] = fieldValue(line, a, b)
 			}
 		}
 		return Match{Pattern: &r.Pattern, Fields: fields, Start: loc[0]}, true
 	}
 	return Match{}, false
+}
+
+// fieldValue is the group line[a:b], except that a logfmt quoted value
+// (key="0 B") is read whole to its closing quote and unquoted, whatever
+// part of it the pattern's group (often \S+) covered.
+func fieldValue(line string, a, b int) string {
+	if line[a] != '"' || a == 0 || line[a-1] != '=' {
+		return line[a:b]
+	}
+	for i := a + 1; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++ // an escaped character, possibly a quote
+		case '"':
+			if v, err := strconv.Unquote(line[a : i+1]); err == nil {
+				return v
+			}
+			return line[a+1 : i]
+		}
+	}
+	return line[a:b] // no closing quote: the line was cut; keep what matched
 }
 
 func (r *rule) prefilter(line string) bool {
