@@ -327,9 +327,25 @@ func (s *Store) Series(k Key, name string) []Point {
 
 // SeriesSince returns a sparkline's points newer than since.
 func (s *Store) SeriesSince(k Key, name string, since time.Time) []Point {
-	pts := s.Series(k, name)
-	i := sort.Search(len(pts), func(i int) bool { return pts[i].T.After(since) })
-	return pts[i:]
+	return s.AppendSeries(nil, k, name, since)
+}
+
+// AppendSeries appends a sparkline's points newer than since to dst and
+// returns it: a renderer that keeps dst between frames allocates nothing.
+func (s *Store) AppendSeries(dst []Point, k Key, name string, since time.Time) []Point {
+	es := s.pick(k)
+	if es == nil {
+		return dst
+	}
+	r := es.spark[name]
+	if r == nil {
+		return dst
+	}
+	n := r.Len()
+	for i := sort.Search(n, func(i int) bool { return r.At(i).T.After(since) }); i < n; i++ {
+		dst = append(dst, r.At(i))
+	}
+	return dst
 }
 
 // pick prefers scraped data over log-derived data for the same key.

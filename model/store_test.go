@@ -332,3 +332,25 @@ func TestSeverityJSONRoundTrip(t *testing.T) {
 		t.Fatal("an unknown severity must be an error")
 	}
 }
+
+func TestAppendSeriesSince(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	for i := 0; i < 10; i++ {
+		sm := sample(i)
+		sm.Gauges[Waiting] = float64(i)
+		s.Add(sm)
+	}
+	buf := make([]Point, 0, 16)
+	got := s.AppendSeries(buf[:0], k, string(Waiting), at(6))
+	if len(got) != 3 || got[0].V != 7 || got[2].V != 9 || &got[0] != &buf[:1][0] {
+		t.Fatalf("got %+v (must reuse the buffer)", got)
+	}
+	if got := s.SeriesSince(k, "nope", at(0)); got != nil {
+		t.Fatalf("unknown series = %v", got)
+	}
+	allocs := testing.AllocsPerRun(100, func() { buf = s.AppendSeries(buf[:0], k, string(Waiting), at(0)) })
+	if allocs != 0 {
+		t.Fatalf("AppendSeries into a big enough buffer allocated %v times", allocs)
+	}
+}
