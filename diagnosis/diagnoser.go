@@ -26,6 +26,7 @@ type Diagnoser struct {
 	down    map[string]bool         // seen down, not yet back
 	upSince map[string]time.Time    // came back after being down
 	facts   map[factKey]model.Event // newest start-up fact per kind and endpoint
+	ups     map[string][]time.Time  // the last two (re)starts seen per endpoint
 }
 
 type trackKey struct{ id, endpoint string }
@@ -56,6 +57,7 @@ func NewDiagnoser(cfg Config) *Diagnoser {
 		down:    map[string]bool{},
 		upSince: map[string]time.Time{},
 		facts:   map[factKey]model.Event{},
+		ups:     map[string][]time.Time{},
 	}
 }
 
@@ -67,10 +69,10 @@ func (d *Diagnoser) Config() Config { return d.cfg }
 func (d *Diagnoser) Update(in Input) Report {
 	now := in.Time
 	in.Endpoints = append([]Endpoint(nil), in.Endpoints...)
-	in.Events = d.keepFacts(in.Events)
 	for i := range in.Endpoints {
 		d.baseline(&in.Endpoints[i])
 	}
+	in.Events = d.dropStaleFacts(d.keepFacts(in.Events), in.Endpoints)
 	rep, byID := evaluate(in, d.cfg)
 	seen := map[trackKey]bool{}
 	for _, f := range rep.Findings {
@@ -181,6 +183,7 @@ func (d *Diagnoser) baseline(ep *Endpoint) {
 			d.before[ep.URL] = b
 		}
 		d.seenRst[ep.URL] = newest
+		d.cameUp(ep.URL, newest)
 		delete(d.base, ep.URL)
 	} else if ep.State.Samples > 0 {
 		d.base[ep.URL] = baselineOf(*ep)

@@ -10,7 +10,12 @@ import (
 // Start-up facts: log lines an engine prints once when it starts, stating
 // its configuration. They stay true until the engine starts again, long
 // after the events window has dropped them, so the Diagnoser keeps the
-// newest of each kind per endpoint and hands it back to the rules.
+// newest of each kind per endpoint and hands it back to the rules. A start
+// that does not print the line (chunked prefill turned off) makes the old
+// one stale: a fact printed before the previous run came up belongs to an
+// older start, and is dropped. Starts are read from the counters going
+// back (State.Restarts), not from the endpoint answering again: a scrape
+// timeout under load is not a restart.
 
 // kindChunkedPrefill is the logs catalogue's id for vLLM's start-up line
 // "Chunked prefill is enabled with max_num_batched_tokens=N.".
@@ -45,6 +50,57 @@ func (d *Diagnoser) keepFacts(evs []model.Event) []model.Event {
 		return evs
 	}
 	return append(out, evs...) // a new slice: the caller's is not written to
+}
+
+// sameStart: restarts seen this close together are taken for one start
+// (counters found reset on two consecutive scrapes as the engine comes up),
+// so the current start's fact survives. No engine loads a model this fast.
+const sameStart = 20 * time.Second
+
+// cameUp records that url's engine restarted at t (seen in its counters),
+// keeping the last two starts.
+func (d *Diagnoser) cameUp(url string, t time.Time) {
+	u := d.ups[url]
+	n := len(u)
+	if n > 0 && t.Sub(u[n-1]) < sameStart {
+		return
+	}
+	d.ups[url] = append(append([]time.Time(nil), u[max(0, n-1):]...), t)
+}
+
+// dropStaleFacts removes the start-up facts of runs older than the
+// previous one (printed before the run before the latest came up) from evs
+// and from memory. evs is not written to.
+func (d *Diagnoser) dropStaleFacts(evs []model.Event, eps []Endpoint) []model.Event {
+	stale := func(x model.Event) bool {
+		url := x.Endpoint
+		if url == "" && len(eps) == 1 {
+			url = eps[0].URL
+		}
+		u := d.ups[url]
+		return factKinds[x.Kind] && len(u) == 2 && x.Time.Before(u[0])
+	}
+	for k, x := range d.facts {
+		if stale(x) {
+			delete(d.facts, k)
+		}
+	}
+	var out []model.Event
+	for i, x := range evs {
+		if !stale(x) {
+			if out != nil {
+				out = append(out, x)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]model.Event, 0, len(evs)), evs[:i]...)
+		}
+	}
+	if out == nil {
+		return evs
+	}
+	return out
 }
 
 // chunkedBudget is vLLM's step budget (max_num_batched_tokens) from the

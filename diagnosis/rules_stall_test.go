@@ -122,3 +122,58 @@ func TestKeepFactsLeavesInputAlone(t *testing.T) {
 		t.Fatalf("fact doubled: %+v", got)
 	}
 }
+
+// A restart that prints no chunked-prefill line (chunked prefill turned
+// off) makes the older line stale: the advice goes back to turning it on.
+// Restarts come from the counters (State.Restarts), seen after the new
+// run's own start-up lines.
+func TestStartupLineOfAnOlderRunIsStale(t *testing.T) {
+	start := t0.Add(-time.Hour)
+	r1 := start.Add(2 * time.Minute) // the counters reset: the run that printed the line is up
+	cases := []struct {
+		name     string
+		restarts []time.Time
+		lines    []model.Event
+		want     string // the first action's change
+	}{
+		{"the line's own run", []time.Time{r1}, []model.Event{chunkedLine(url, "8192", start)},
+			"--max-num-batched-tokens 4096"},
+		{"a later start without the line", []time.Time{r1, r1.Add(10 * time.Minute)}, []model.Event{chunkedLine(url, "8192", start)},
+			"--enable-chunked-prefill --max-num-batched-tokens 2048"},
+		{"a later start without the line, within the events window", []time.Time{r1, r1.Add(time.Minute)}, []model.Event{chunkedLine(url, "8192", start)},
+			"--enable-chunked-prefill --max-num-batched-tokens 2048"},
+		{"a later start that printed it again", []time.Time{r1, r1.Add(10 * time.Minute)},
+			[]model.Event{chunkedLine(url, "8192", start), chunkedLine(url, "2048", r1.Add(9*time.Minute))},
+			"--max-num-batched-tokens 1024"},
+		{"two resets 10 s apart are one start", []time.Time{r1, r1.Add(10 * time.Second)}, []model.Event{chunkedLine(url, "8192", start)},
+			"--max-num-batched-tokens 4096"},
+		{"an unattributed line of an older run", []time.Time{r1, r1.Add(10 * time.Minute)}, []model.Event{chunkedLine("", "8192", start)},
+			"--enable-chunked-prefill --max-num-batched-tokens 2048"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Hold = 0
+			d := NewDiagnoser(cfg)
+			// The lines arrive as they are printed; later updates no longer hold them.
+			d.Update(Input{Time: start, Events: c.lines, LogsOn: true})
+			var rep Report
+			for i := range c.restarts {
+				now := c.restarts[i].Add(time.Second)
+				e := ep(spiky)
+				e.State.Time, e.State.Restarts = now, c.restarts[:i+1]
+				var evs []model.Event
+				for _, x := range c.lines {
+					if x.Time.Before(now) && now.Sub(x.Time) < cfg.EventWindow {
+						evs = append(evs, x)
+					}
+				}
+				rep = d.Update(Input{Time: now, Endpoints: []Endpoint{e}, Events: evs, LogsOn: true})
+			}
+			f := byID(rep, "itl_prefill_stall")
+			if f == nil || len(f.Actions) == 0 || f.Actions[0].Change != c.want {
+				t.Fatalf("want %q, got %+v", c.want, f)
+			}
+		})
+	}
+}
