@@ -107,6 +107,7 @@ type session struct {
 	known    bool      // id is a successful identification
 	idAt     time.Time // when it was made
 	lastDown bool
+	llamaGen genCounter // llama.cpp: generated tokens including in-flight slots
 }
 
 // reidentifyAfter refreshes identity (models can change: Ollama loads and

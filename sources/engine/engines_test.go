@@ -150,7 +150,7 @@ func TestLlamaCppFixture(t *testing.T) {
 	if !strings.Contains(strings.Join(s.Notes, ";"), "6 significant digits") {
 		t.Errorf("notes = %v", s.Notes)
 	}
-	applySlots(&s, enginetest.Fixture("llamacpp_slots.json"))
+	applySlots(&s, parseSlots(enginetest.Fixture("llamacpp_slots.json")))
 	used := (1200.0 + 300) + (500 + 48) + (2000 + 0) // busy slots only
 	want{gauges: map[model.Gauge]float64{
 		model.KVUsage: used / (4 * 4096), model.KVCapacityTokens: 4 * 4096, model.MaxRunning: 4,
@@ -272,13 +272,13 @@ func TestLlamaCppSlotsArrayForm(t *testing.T) {
 	{"id":1,"n_ctx":4096,"is_processing":false,"n_prompt_tokens":3000,"next_token":[{"n_decoded":0}]},
 	{"id":2,"n_ctx":4096,"is_processing":true,"n_prompt_tokens":5000,"next_token":{"n_decoded":10}}]`
 	s := model.NewSample("e", "m", t0, model.FromScrape)
-	applySlots(&s, []byte(body))
+	applySlots(&s, parseSlots([]byte(body)))
 	want{gauges: map[model.Gauge]float64{
 		model.KVUsage: (900 + 4096) / (3 * 4096.0), // slot 2 capped at its n_ctx
 		model.Running: 2, model.KVCapacityTokens: 3 * 4096,
 	}}.check(t, s)
 	bad := model.NewSample("e", "m", t0, model.FromScrape)
-	applySlots(&bad, []byte(`{"error":"slots disabled"}`))
+	applySlots(&bad, parseSlots([]byte(`{"error":"slots disabled"}`)))
 	if len(bad.Gauges) != 0 {
 		t.Errorf("a non-list /slots set %v", bad.Gauges)
 	}

@@ -24,9 +24,20 @@ func collectLlamaCpp(c *collector) ([]model.Sample, error) {
 		return nil, &scrapeError{model.ErrNotFound, c.s.cfg.URL + c.lastPath + " answers, but without any llamacpp: metrics", c.a.hint404}
 	}
 	ss := mapLlamaCpp(fams, c.meta())
+	// /slots after /metrics: a request ending between the two reads is then
+	// missing from both (a dip genCounter holds), never counted twice.
+	var slots []llamaSlot
+	if body, err := c.get("/slots", "application/json"); err == nil {
+		slots = parseSlots(body)
+	}
 	if _, ok := ss[0].Gauges[model.KVUsage]; !ok {
-		if body, err := c.get("/slots", "application/json"); err == nil {
-			applySlots(&ss[0], body)
+		applySlots(&ss[0], slots)
+	}
+	if finished, ok := ss[0].Counters[model.GenTokens]; ok {
+		inFlight, known := decodedInFlight(slots)
+		ss[0].Counters[model.GenTokens] = c.s.llamaGen.next(finished, inFlight, c.s.lastDown)
+		if known {
+			ss[0].Notes = append(ss[0].Notes, llamaGenNote)
 		}
 	}
 	return ss, nil
@@ -98,12 +109,20 @@ func (sl llamaSlot) held() float64 {
 	return min(sl.NPrompt, sl.NCtx)
 }
 
+// parseSlots decodes a /slots answer; anything else is no slots.
+func parseSlots(body []byte) []llamaSlot {
+	var slots []llamaSlot
+	if json.Unmarshal(body, &slots) != nil {
+		return nil
+	}
+	return slots
+}
+
 // applySlots derives KV usage from /slots: the context busy slots hold
 // over the context of every slot. Idle slots keep their last prompt for
 // reuse, but that is free to overwrite and counts as free here.
-func applySlots(s *model.Sample, body []byte) {
-	var slots []llamaSlot
-	if err := json.Unmarshal(body, &slots); err != nil || len(slots) == 0 {
+func applySlots(s *model.Sample, slots []llamaSlot) {
+	if len(slots) == 0 {
 		return
 	}
 	var used, total float64
