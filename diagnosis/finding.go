@@ -4,6 +4,8 @@
 package diagnosis
 
 import (
+	"encoding/json"
+	"math"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -30,7 +32,29 @@ const (
 type Evidence struct {
 	Text   string        `json:"text"`   // e.g. "TTFT p90≈2.4 s"
 	Source string        `json:"source"` // e.g. "vllm:time_to_first_token_seconds", "log", "nvml"
-	Window time.Duration `json:"window,omitempty"`
+	Window time.Duration `json:"-"`      // written as window_s
+}
+
+type evidenceJSON struct {
+	Text    string  `json:"text"`
+	Source  string  `json:"source"`
+	WindowS float64 `json:"window_s,omitempty"`
+}
+
+// MarshalJSON writes the window in seconds, like every other duration in
+// llmtop's JSON.
+func (e Evidence) MarshalJSON() ([]byte, error) {
+	return json.Marshal(evidenceJSON{e.Text, e.Source, math.Round(e.Window.Seconds()*1000) / 1000})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (e *Evidence) UnmarshalJSON(b []byte) error {
+	var j evidenceJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*e = Evidence{Text: j.Text, Source: j.Source, Window: time.Duration(j.WindowS * float64(time.Second))}
+	return nil
 }
 
 // Action is one concrete change to try.

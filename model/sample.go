@@ -41,6 +41,11 @@ type Sample struct {
 	Counters      map[Counter]float64
 	Latencies     map[Latency]Histogram
 	FinishReasons map[string]float64 // cumulative finished requests by reason
+	// Started is when the engine process started, when it says so
+	// (process_start_time_seconds); zero when unknown. It is kept out of
+	// Info because it changes on every restart while Info is the
+	// configuration a restart is compared by.
+	Started time.Time
 	// Info holds static facts worth showing or advising on, e.g. vLLM
 	// cache_config_info's block_size, cache_dtype, gpu_memory_utilization,
 	// num_gpu_blocks.

@@ -21,8 +21,10 @@ type DistJSON struct {
 	// Estimate: quantiles interpolated from histogram buckets.
 	Estimate bool   `json:"estimate"`
 	Approx   string `json:"approx,omitempty"`
-	// AllBelowMS is set when every observation fell in the lowest bucket:
-	// the quantiles only say "< all_below_ms".
+	// AllBelowMS is set when every observation in the window fell in the
+	// lowest bucket: the buckets then only say "≤ all_below_ms", so p50,
+	// p90 and p99 are null (interpolating inside (0, 300 ms] would print
+	// 150/270/297 ms for a 7 ms queue); mean stays exact.
 	AllBelowMS Opt `json:"all_below_ms,omitzero"`
 }
 
@@ -85,6 +87,9 @@ func DistMS(d Dist) DistJSON {
 	}
 	if d.Exposed {
 		j.Count = Some(d.Count)
+	}
+	if d.AllBelow.OK {
+		j.P50, j.P90, j.P99 = None, None, None
 	}
 	return j
 }

@@ -37,6 +37,8 @@ type State struct {
 	FinishShare map[string]float64
 	FinishCount map[string]float64
 
+	// Started is when the engine process started (zero when unknown).
+	Started time.Time
 	// Restarts lists restart times seen (newest last).
 	Restarts []time.Time
 	Info     map[string]string
@@ -115,6 +117,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	}
 	st.Restarts = es.restarts.Slice()
 	st.Info = sm.Info
+	st.Started = sm.Started
 	st.Notes = sm.Notes
 	return st
 }

@@ -308,7 +308,7 @@ func TestAllBelowLowestBucket(t *testing.T) {
 		t.Fatalf("dist = %+v, want all below 0.3 with mean 15ms", d)
 	}
 	j, _ := json.Marshal(DistMS(d))
-	if !strings.Contains(string(j), `"all_below_ms":300`) {
+	if !strings.Contains(string(j), `"p50":null,"p90":null,"p99":null,"mean":15,`) || !strings.Contains(string(j), `"all_below_ms":300`) {
 		t.Fatalf("json = %s", j)
 	}
 	sm := sample(20)

@@ -121,7 +121,7 @@ func scrapes(n int, f func(int) load) []model.Scrape {
 		sm.Latencies[model.TTFT], sm.Latencies[model.ITL], sm.Latencies[model.TPOT] = ttft.snapshot(), itl.snapshot(), tpot.snapshot()
 		sm.Latencies[model.E2E], sm.Latencies[model.Queue] = e2e.snapshot(), queue.snapshot()
 		sm.Latencies[model.Prefill], sm.Latencies[model.Decode] = prefill.snapshot(), decode.snapshot()
-		sm.Info["process_start_time_seconds"] = fmt.Sprint(t0.Add(-2 * time.Hour).Unix())
+		sm.Started = t0.Add(-2 * time.Hour)
 		out = append(out, model.Scrape{Endpoint: testURL, Time: tm, Took: 4 * time.Millisecond, Identity: id, Samples: []model.Sample{sm}})
 	}
 	return out

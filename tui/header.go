@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -79,12 +78,7 @@ func modelInfo(e *EndpointInfo, name string) *model.ModelInfo {
 // since the last restart llmtop saw; "--" when neither is known.
 func uptime(d *Data) string {
 	st := d.State()
-	var start time.Time
-	if v, ok := st.Info["process_start_time_seconds"]; ok {
-		if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 {
-			start = time.Unix(int64(f), 0)
-		}
-	}
+	start := st.Started
 	if n := len(st.Restarts); n > 0 && st.Restarts[n-1].After(start) {
 		start = st.Restarts[n-1]
 	}

@@ -1,9 +1,10 @@
 package engine
 
 import (
+	"math"
 	"sort"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -88,8 +89,8 @@ func promCollect(prefix string, mapFn func(families, meta) []model.Sample) func(
 }
 
 // addProcessStart copies the standard process_start_time_seconds (served by
-// single-process Python engines such as vLLM) into each sample's Info, where
-// the header reads the engine's uptime from.
+// single-process Python engines such as vLLM) into each sample's Started,
+// where the header reads the engine's uptime from.
 func addProcessStart(f families, samples []model.Sample) {
 	fam, ok := f["process_start_time_seconds"]
 	if !ok || len(fam.GetMetric()) == 0 {
@@ -99,11 +100,10 @@ func addProcessStart(f families, samples []model.Sample) {
 	if !finite(v) || v <= 0 {
 		return
 	}
+	sec, frac := math.Modf(v)
+	started := time.Unix(int64(sec), int64(frac*1e9))
 	for i := range samples {
-		if samples[i].Info == nil {
-			samples[i].Info = map[string]string{}
-		}
-		samples[i].Info["process_start_time_seconds"] = strconv.FormatFloat(v, 'f', -1, 64)
+		samples[i].Started = started
 	}
 }
 
