@@ -188,6 +188,9 @@ func (d *Diagnoser) baseline(ep *Endpoint) {
 	} else if ep.State.Samples > 0 {
 		d.base[ep.URL] = baselineOf(*ep)
 	}
+	if len(d.ups[ep.URL]) == 0 && ep.State.Samples > 0 {
+		d.cameUp(ep.URL, ep.State.Time) // up when first seen: its start-up lines came before
+	}
 	if b := d.before[ep.URL]; b != nil && ep.Before == nil {
 		ep.Before = b
 	}

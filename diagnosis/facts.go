@@ -13,9 +13,9 @@ import (
 // newest of each kind per endpoint and hands it back to the rules. A start
 // that does not print the line (chunked prefill turned off) makes the old
 // one stale: a fact printed before the previous run came up belongs to an
-// older start, and is dropped. Starts are read from the counters going
-// back (State.Restarts), not from the endpoint answering again: a scrape
-// timeout under load is not a restart.
+// older start, and is dropped. Runs are seen up when first scraped and at
+// each restart in the counters (State.Restarts), not when the endpoint
+// answers again: a scrape timeout under load is not a restart.
 
 // kindChunkedPrefill is the logs catalogue's id for vLLM's start-up line
 // "Chunked prefill is enabled with max_num_batched_tokens=N.".
@@ -57,8 +57,8 @@ func (d *Diagnoser) keepFacts(evs []model.Event) []model.Event {
 // so the current start's fact survives. No engine loads a model this fast.
 const sameStart = 20 * time.Second
 
-// cameUp records that url's engine restarted at t (seen in its counters),
-// keeping the last two starts.
+// cameUp records that url's engine was up at t, first seen or restarted
+// (in its counters), keeping the last two runs.
 func (d *Diagnoser) cameUp(url string, t time.Time) {
 	u := d.ups[url]
 	n := len(u)
@@ -68,9 +68,10 @@ func (d *Diagnoser) cameUp(url string, t time.Time) {
 	d.ups[url] = append(append([]time.Time(nil), u[max(0, n-1):]...), t)
 }
 
-// dropStaleFacts removes the start-up facts of runs older than the
-// previous one (printed before the run before the latest came up) from evs
-// and from memory. evs is not written to.
+// dropStaleFacts removes the start-up facts of runs before the latest one
+// (printed no later than the previous run was seen up: a line read in the
+// same instant as the first scrape is that run's) from evs and from memory.
+// evs is not written to.
 func (d *Diagnoser) dropStaleFacts(evs []model.Event, eps []Endpoint) []model.Event {
 	stale := func(x model.Event) bool {
 		url := x.Endpoint
@@ -78,7 +79,7 @@ func (d *Diagnoser) dropStaleFacts(evs []model.Event, eps []Endpoint) []model.Ev
 			url = eps[0].URL
 		}
 		u := d.ups[url]
-		return factKinds[x.Kind] && len(u) == 2 && x.Time.Before(u[0])
+		return factKinds[x.Kind] && len(u) == 2 && !x.Time.After(u[0])
 	}
 	for k, x := range d.facts {
 		if stale(x) {

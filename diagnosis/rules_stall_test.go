@@ -132,22 +132,27 @@ func TestStartupLineOfAnOlderRunIsStale(t *testing.T) {
 	r1 := start.Add(2 * time.Minute) // the counters reset: the run that printed the line is up
 	cases := []struct {
 		name     string
+		seen     time.Time // when the endpoint was first scraped, if before the restarts
 		restarts []time.Time
 		lines    []model.Event
 		want     string // the first action's change
 	}{
-		{"the line's own run", []time.Time{r1}, []model.Event{chunkedLine(url, "8192", start)},
+		{"first seen running, then a start without the line", start.Add(time.Minute), []time.Time{start.Add(5 * time.Minute)},
+			[]model.Event{chunkedLine(url, "8192", start)}, "--enable-chunked-prefill --max-num-batched-tokens 2048"},
+		{"first seen running, no restart since", start.Add(time.Minute), nil,
+			[]model.Event{chunkedLine(url, "8192", start)}, "--max-num-batched-tokens 4096"},
+		{"the line's own run", time.Time{}, []time.Time{r1}, []model.Event{chunkedLine(url, "8192", start)},
 			"--max-num-batched-tokens 4096"},
-		{"a later start without the line", []time.Time{r1, r1.Add(10 * time.Minute)}, []model.Event{chunkedLine(url, "8192", start)},
+		{"a later start without the line", time.Time{}, []time.Time{r1, r1.Add(10 * time.Minute)}, []model.Event{chunkedLine(url, "8192", start)},
 			"--enable-chunked-prefill --max-num-batched-tokens 2048"},
-		{"a later start without the line, within the events window", []time.Time{r1, r1.Add(time.Minute)}, []model.Event{chunkedLine(url, "8192", start)},
+		{"a later start without the line, within the events window", time.Time{}, []time.Time{r1, r1.Add(time.Minute)}, []model.Event{chunkedLine(url, "8192", start)},
 			"--enable-chunked-prefill --max-num-batched-tokens 2048"},
-		{"a later start that printed it again", []time.Time{r1, r1.Add(10 * time.Minute)},
+		{"a later start that printed it again", time.Time{}, []time.Time{r1, r1.Add(10 * time.Minute)},
 			[]model.Event{chunkedLine(url, "8192", start), chunkedLine(url, "2048", r1.Add(9*time.Minute))},
 			"--max-num-batched-tokens 1024"},
-		{"two resets 10 s apart are one start", []time.Time{r1, r1.Add(10 * time.Second)}, []model.Event{chunkedLine(url, "8192", start)},
+		{"two resets 10 s apart are one start", time.Time{}, []time.Time{r1, r1.Add(10 * time.Second)}, []model.Event{chunkedLine(url, "8192", start)},
 			"--max-num-batched-tokens 4096"},
-		{"an unattributed line of an older run", []time.Time{r1, r1.Add(10 * time.Minute)}, []model.Event{chunkedLine("", "8192", start)},
+		{"an unattributed line of an older run", time.Time{}, []time.Time{r1, r1.Add(10 * time.Minute)}, []model.Event{chunkedLine("", "8192", start)},
 			"--enable-chunked-prefill --max-num-batched-tokens 2048"},
 	}
 	for _, c := range cases {
@@ -158,6 +163,11 @@ func TestStartupLineOfAnOlderRunIsStale(t *testing.T) {
 			// The lines arrive as they are printed; later updates no longer hold them.
 			d.Update(Input{Time: start, Events: c.lines, LogsOn: true})
 			var rep Report
+			if !c.seen.IsZero() {
+				e := ep(spiky)
+				e.State.Time = c.seen
+				rep = d.Update(Input{Time: c.seen, Endpoints: []Endpoint{e}, Events: c.lines, LogsOn: true})
+			}
 			for i := range c.restarts {
 				now := c.restarts[i].Add(time.Second)
 				e := ep(spiky)
