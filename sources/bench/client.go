@@ -68,6 +68,14 @@ func (q *requester) do(ctx context.Context, body []byte, rec *report.Record) {
 		req.Header.Set("Authorization", q.auth)
 	}
 	req.Header.Set("X-Request-Id", "llmtop-bench-"+strconv.Itoa(rec.Index))
+	// Servers that advertise keep-alive may still close a connection after a
+	// streamed answer (llama-server does); the next request sent on it then
+	// fails with EOF before any answer. net/http resends a request on a
+	// reused connection only when it is idempotent, and a POST counts as one
+	// when it has an Idempotency-Key. A nil value marks it so without sending
+	// the header. The resend is safe: it happens only when no byte of an
+	// answer came back, and bytes.Reader bodies can be replayed (GetBody).
+	req.Header["Idempotency-Key"] = nil
 	rec.Start = time.Now()
 	resp, err := q.client.Do(req)
 	if err != nil {

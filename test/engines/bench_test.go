@@ -5,7 +5,6 @@ package engines
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -37,17 +36,13 @@ func TestBenchAgainstLlamaServerClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	after, _ := rawMetrics(t, ctx, s)
-	if res.Failed > 0 && res.Failed == res.ErrorsByKind["disconnect"] && strings.Contains(strings.Join(res.ErrorSamples, " "), "EOF") {
-		knownBug(t, "bench-keepalive-eof", "%d of %d requests failed with %v: llama-server closes keep-alive connections after "+
-			"a streamed answer and Go does not resend a POST on a reused connection unless it carries an (X-)Idempotency-Key header", res.Failed, n, res.ErrorSamples)
-	} else if res.Failed != 0 {
+	if res.Failed != 0 {
 		t.Fatalf("bench: %d completed, %d failed (%v %v)", res.Completed, res.Failed, res.ErrorsByKind, res.ErrorSamples)
 	}
 	if res.Completed+res.Failed != n || res.Completed == 0 {
 		t.Fatalf("bench: %d completed + %d failed, sent %d", res.Completed, res.Failed, n)
 	}
-	// Failed requests above never reached a slot (the connection was gone), so the engine generated
-	// for the completed ones and the warmup.
+	// Every request completed (checked above), so the engine generated for them and the warmup.
 	dGen := after["llamacpp:tokens_predicted_total"] - before["llamacpp:tokens_predicted_total"]
 	if res.TotalOutputTokens != res.Completed*outLen || float64((res.Completed+warmup)*outLen) != dGen || res.OutputTokensFromChunks != 0 {
 		t.Errorf("bench counted %d output tokens (%d from chunks) for %d requests; engine generated %v incl. the warmup; asked %d each",
@@ -119,9 +114,7 @@ func TestBenchCLI(t *testing.T) {
 			if err := json.Unmarshal(out, &res); err != nil || code != 0 {
 				t.Fatalf("bench --json: exit %d, %v; stderr %s; stdout %.400s", code, err, stderr, out)
 			}
-			if res.Failed > 0 && eng == "llama-server" && res.Failed == res.ErrorsByKind["disconnect"] {
-				knownBug(t, "bench-keepalive-eof", "%d of 4 requests failed: %v", res.Failed, res.ErrorSamples)
-			} else if res.Completed != 4 || res.Failed != 0 {
+			if res.Completed != 4 || res.Failed != 0 {
 				t.Fatalf("%d completed, %d failed: %v", res.Completed, res.Failed, res.ErrorSamples)
 			}
 			if res.TotalOutputTokens != res.Completed*16 || res.OutputTokensFromChunks != 0 || !res.MeanTTFT.OK || !res.MeanTPOT.OK {
