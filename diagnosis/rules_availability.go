@@ -2,6 +2,7 @@ package diagnosis
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -81,9 +82,10 @@ var metricsEnable = map[model.Engine]Action{
 	model.SGLang:   {Change: "--enable-metrics", Why: "SGLang serves /metrics only with this flag (default off)", TradeOff: "negligible overhead"},
 	model.LlamaCpp: {Change: "--metrics (env LLAMA_ARG_ENDPOINT_METRICS=1)", Why: "llama-server serves /metrics only with this flag", TradeOff: "none; each scrape resets its throughput gauges' window"},
 	model.TRTLLM:   {Change: "return_perf_metrics: true (and enable_iter_perf_stats: true) in the --config YAML", Why: "trtllm-serve registers /prometheus/metrics only then", TradeOff: "small per-request bookkeeping"},
-	model.VLLM:     {Change: "--metrics-path (llmtop) if a proxy moved /metrics; vLLM always serves it", Why: "vLLM has no switch to disable /metrics", TradeOff: "none"},
-	model.TGI:      {Change: "scrape the --prometheus-port (default 9000) if the main port's /metrics is blocked", Why: "TGI serves metrics on both", TradeOff: "none"},
-	model.Ollama:   {Change: "attach the log (--log/--docker): Ollama has no Prometheus endpoint", Why: "per-request stats only exist in responses and logs", TradeOff: "none"},
+	model.VLLM: {Change: "point llmtop at vLLM's API port (where /v1/models answers), or pass --metrics-path (llmtop) if a proxy moved /metrics",
+		Why: "vLLM always serves /metrics on its API port: a 404 is another port or route, or a proxy", TradeOff: "none"},
+	model.TGI:    {Change: "scrape the --prometheus-port (default 9000) if the main port's /metrics is blocked", Why: "TGI serves metrics on both", TradeOff: "none"},
+	model.Ollama: {Change: "attach the log (--log/--docker): Ollama has no Prometheus endpoint", Why: "per-request stats only exist in responses and logs", TradeOff: "none"},
 }
 
 func ruleMetricsErr(e *env) []Finding {
@@ -99,6 +101,15 @@ func ruleMetricsErr(e *env) []Finding {
 			title = "metrics endpoint returns 404"
 			cause = "the engine was started without its metrics switch, or a proxy does not forward /metrics"
 			acts = forEngine(ep.Engine(), metricsEnable)
+			if ep.Engine() == model.VLLM {
+				cause = "vLLM always serves /metrics on its API port: this is another port or route, or a proxy that does not forward /metrics"
+				if strings.Contains(ep.Scrape.Err, "answers, but without any") {
+					title = "metrics endpoint answers without vLLM's metrics"
+					cause = "vLLM started with --disable-log-stats serves /metrics without its vllm: metrics"
+					acts = []Action{{Change: "restart vLLM without --disable-log-stats", Why: "that flag turns off vLLM's stats, the Prometheus ones included",
+						TradeOff: "the periodic stats log line comes back too (VLLM_LOG_STATS_INTERVAL sets its period)"}}
+				}
+			}
 		case model.ErrServer:
 			cause = "the metrics route fails inside the engine (5xx)"
 			acts = []Action{{Change: "read the engine log at the scrape times for the traceback", Why: "a 500 on /metrics is an engine bug or a dying process", TradeOff: "none"}}

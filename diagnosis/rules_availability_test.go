@@ -56,6 +56,22 @@ func TestAvailabilityRules(t *testing.T) {
 				t.Errorf("%+v", f.Actions)
 			}
 		}},
+		{name: "vLLM 404: wrong port, route or proxy, not a flag", in: input(ep(func(e *Endpoint) {
+			down(model.ErrNotFound, "http://h:8000/metrics: 404 Not Found")(e)
+			e.Identity.Engine = model.VLLM
+		})), want: "metrics_unavailable", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "API port") || hasAction(f, "--disable-log-stats") || strings.Contains(f.Cause, "switch") {
+				t.Errorf("cause %q actions %+v", f.Cause, f.Actions)
+			}
+		}},
+		{name: "vLLM metrics without vllm: families: --disable-log-stats", in: input(ep(func(e *Endpoint) {
+			down(model.ErrNotFound, "http://h:8000/metrics answers, but without any vllm: metrics")(e)
+			e.Identity.Engine = model.VLLM
+		})), want: "metrics_unavailable", check: func(t *testing.T, f *Finding) {
+			if len(f.Actions) != 1 || !hasAction(f, "without --disable-log-stats") || !strings.Contains(f.Cause, "--disable-log-stats") {
+				t.Errorf("cause %q actions %+v", f.Cause, f.Actions)
+			}
+		}},
 		{name: "unknown engine 404 lists every engine", in: input(ep(func(e *Endpoint) {
 			down(model.ErrNotFound, "404")(e)
 			e.Identity.Engine = model.Unknown

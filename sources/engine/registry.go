@@ -16,6 +16,7 @@ type adapter struct {
 	engine      model.Engine
 	metricsPath string // default metrics route ("" when the engine has none)
 	hint404     string // what to do when that route is missing
+	hintEmpty   string // what to do when it answers without the engine's metrics ("" = hint404)
 	collect     func(c *collector) ([]model.Sample, error)
 }
 
@@ -23,9 +24,10 @@ type adapter struct {
 var adapters = []adapter{
 	{
 		engine: model.VLLM, metricsPath: "/metrics",
-		hint404: "vLLM serves /metrics on its API port and records no stats when started with --disable-log-stats: " +
-			"start it without that flag, or pass --metrics-path",
-		collect: promCollect("vllm:", mapVLLM),
+		hint404: "vLLM always serves /metrics on its API port (the one /v1 answers on): a 404 means another port or route, " +
+			"or a proxy in front that does not pass it; point llmtop at the API port or pass --metrics-path",
+		hintEmpty: "vLLM started with --disable-log-stats serves /metrics without any vllm: metrics: start it without that flag",
+		collect:   promCollect("vllm:", mapVLLM),
 	},
 	{
 		engine: model.SGLang, metricsPath: "/metrics",
@@ -60,6 +62,15 @@ var adapters = []adapter{
 	},
 }
 
+// emptyHint is the hint for a metrics route that answers without the
+// engine's metrics.
+func (a adapter) emptyHint() string {
+	if a.hintEmpty != "" {
+		return a.hintEmpty
+	}
+	return a.hint404
+}
+
 func adapterFor(e model.Engine) (adapter, bool) {
 	for _, a := range adapters {
 		if a.engine == e {
@@ -71,7 +82,8 @@ func adapterFor(e model.Engine) (adapter, bool) {
 
 // promCollect reads the metrics route and maps it. A route that answers
 // without any of the engine's metrics is reported as not found, with the
-// engine's hint: vLLM with --disable-log-stats still serves /metrics.
+// engine's hint for that case: vLLM with --disable-log-stats still serves
+// /metrics, without its vllm: families.
 func promCollect(prefix string, mapFn func(families, meta) []model.Sample) func(*collector) ([]model.Sample, error) {
 	return func(c *collector) ([]model.Sample, error) {
 		fams, err := c.prom(c.metricsPath())
@@ -80,7 +92,7 @@ func promCollect(prefix string, mapFn func(families, meta) []model.Sample) func(
 		}
 		if !hasPrefix(fams, prefix) {
 			return nil, &scrapeError{model.ErrNotFound,
-				c.s.cfg.URL + c.lastPath + " answers, but without any " + prefix + " metrics", c.a.hint404}
+				c.s.cfg.URL + c.lastPath + " answers, but without any " + prefix + " metrics", c.a.emptyHint()}
 		}
 		samples := mapFn(fams, c.meta())
 		addProcessStart(fams, samples)

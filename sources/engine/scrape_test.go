@@ -98,7 +98,7 @@ func TestScrapeBadInput(t *testing.T) {
 		{name: "50 MB body", h: huge, cfg: Config{Timeout: 20 * time.Second}, kind: model.ErrTooLarge, msg: "16 MiB", hint: "--metrics-path"},
 		{name: "401", h: status(401), kind: model.ErrAuth, hint: "--api-key"},
 		{name: "403", h: status(403), kind: model.ErrAuth, hint: "Authorization"},
-		{name: "404", h: status(404), kind: model.ErrNotFound, hint: "--disable-log-stats"},
+		{name: "404", h: status(404), kind: model.ErrNotFound, hint: "always serves /metrics on its API port"},
 		{name: "500", h: status(500), kind: model.ErrServer},
 		{name: "no vllm metrics", h: body("# TYPE python_info gauge\npython_info{version=\"3.12\"} 1.0\n"),
 			kind: model.ErrNotFound, msg: "without any vllm: metrics", hint: "--disable-log-stats"},
@@ -233,7 +233,7 @@ func TestConfigDefaults(t *testing.T) {
 // A missing metrics route says how that engine turns its metrics on.
 func TestNotFoundHints(t *testing.T) {
 	for eng, hint := range map[model.Engine]string{
-		model.VLLM:     "--disable-log-stats",
+		model.VLLM:     "always serves /metrics",
 		model.SGLang:   "--enable-metrics",
 		model.LlamaCpp: "--metrics",
 		model.TRTLLM:   "return_perf_metrics",
@@ -249,6 +249,9 @@ func TestNotFoundHints(t *testing.T) {
 			sc := ScrapeOnce(context.Background(), Config{URL: serve(t, mux), Engine: eng})
 			if sc.ErrKind != model.ErrNotFound || !strings.Contains(sc.Hint, hint) {
 				t.Errorf("kind %q hint %q, want not_found with %q", sc.ErrKind, sc.Hint, hint)
+			}
+			if eng == model.VLLM && strings.Contains(sc.Hint, "--disable-log-stats") {
+				t.Errorf("vLLM 404 hint blames --disable-log-stats, which leaves /metrics up: %q", sc.Hint)
 			}
 			if sc.Identity.Engine != eng {
 				t.Errorf("identity = %+v", sc.Identity)
