@@ -167,6 +167,10 @@ type diagnoseJSON struct {
 		ID       string `json:"id"`
 		Severity string `json:"severity"`
 		Title    string `json:"title"`
+		Cause    string `json:"cause"`
+		Actions  []struct {
+			Change string `json:"change"`
+		} `json:"actions"`
 	} `json:"findings"`
 	Missing []string `json:"missing"`
 }
@@ -222,13 +226,18 @@ func TestDiagnoseLlamaServer(t *testing.T) {
 	wg.Wait()
 	found := false
 	for _, f := range d.Findings {
-		if strings.Contains(f.ID, "queue") || strings.Contains(f.ID, "backlog") || strings.Contains(f.ID, "concurrency") || strings.Contains(f.ID, "slots") {
+		if f.ID == "concurrency_cap" {
 			found = true
+			t.Logf("%s: %s; %s; actions %+v", f.ID, f.Title, f.Cause, f.Actions)
+			want := fmt.Sprintf("-np %d -c %d", 2*llamaSlots, 2*llamaCtx)
+			if len(f.Actions) == 0 || !strings.HasPrefix(f.Actions[0].Change, want) {
+				t.Errorf("concurrency_cap advises %+v; want %q first (-c scaled with the slots)", f.Actions, want)
+			}
 		}
 	}
 	if !found {
-		knownBug(t, "diagnose-llamacpp-deferred-silent", "every slot busy and %d requests deferred for the whole %s watch, "+
-			"but diagnose exits %d with findings %+v (queue_backlog needs waiting > 50; the slot cap -np is the cause here)", llamaSlots, "6s", code, d.Findings)
+		t.Errorf("every slot busy and %d requests deferred for the whole 6s watch, but diagnose exits %d with findings %+v; want concurrency_cap: %.3000s",
+			llamaSlots, code, d.Findings, out)
 	}
 	if code == 3 || len(d.Endpoints) != 1 || !d.Endpoints[0].Answered {
 		t.Errorf("under load: exit %d endpoints %+v: %s", code, d.Endpoints, out)
