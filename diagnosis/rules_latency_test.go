@@ -79,10 +79,10 @@ func TestTTFTRules(t *testing.T) {
 				t.Errorf("%s %+v", f.Cause, f.Actions)
 			}
 		}},
-		{name: "queue share present but nobody waits now: prefill", in: input(ep(func(e *Endpoint) {
+		{name: "queue share dominates though nobody waits now (bursts): queueing, not prefill", in: input(ep(func(e *Endpoint) {
 			queued(e)
 			e.State.Waiting = model.Some(0)
-		})), want: "ttft_prefill", none: "ttft_queueing"},
+		})), want: "ttft_queueing", none: "ttft_prefill"},
 		{name: "prefill dominated", in: input(ep(prefilled)), want: "ttft_prefill", none: "ttft_queueing",
 			check: func(t *testing.T, f *Finding) {
 				if !hasEvidence(f, "prompt ≈6000 tokens") || !hasAction(f, "--max-num-batched-tokens 8192") {

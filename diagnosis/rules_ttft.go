@@ -61,10 +61,20 @@ func ruleTTFT(e *env) []Finding {
 		if waiting.OK {
 			ev = append(ev, Evidence{Text: "waiting " + num(waiting.V) + ", running " + optNum(ep.State.Running), Source: metricSource(ep, "waiting")})
 		}
-		queueing := waiting.OK && waiting.V > 0 && (!qOK || qShare >= e.cfg.DominantShare) && (!pOK || !qOK || qShare >= pShare)
 		if !qOK && !pOK && !waiting.OK {
 			e.lack(ep, "queue/prefill split of TTFT (neither queue time, prefill time nor waiting exposed)")
 		}
+		if p := ep.State.PreemptionsPS; p.OK && p.V > e.cfg.PreemptPS {
+			// Preempted requests go back to the queue and recompute their
+			// prompt: neither phase alone explains TTFT, the KV pool does.
+			out = append(out, preemptedTTFT(e, ep, ev, p.V))
+			continue
+		}
+		// Each phase is the cause only by its own number: a share of TTFT;
+		// where the engine does not time the queue, requests waiting now.
+		pDominant := pOK && pShare >= e.cfg.DominantShare
+		queueing := (qOK && qShare >= e.cfg.DominantShare && (!pOK || qShare >= pShare)) ||
+			(!qOK && waiting.OK && waiting.V > 0 && !pDominant)
 		if queueing {
 			out = append(out, queueFinding(e, ep, "ttft_queueing", "TTFT over SLO: requests wait in the queue", ev, model.SevWarn))
 			continue
@@ -72,9 +82,46 @@ func ruleTTFT(e *env) []Finding {
 		if slowSteps(e, ep) {
 			continue // short prompts in slow decode steps: the ITL finding explains both
 		}
-		out = append(out, prefillFinding(e, ep, ev))
+		// Where the engine does not time prefill, long prompts stand in.
+		mp, mpOK := meanPrompt(ep)
+		if pDominant || (!pOK && mpOK && mp >= longPrompt) {
+			out = append(out, prefillFinding(e, ep, ev))
+			continue
+		}
+		out = append(out, unsplitTTFT(e, ep, ev, qOK, pOK))
 	}
 	return out
+}
+
+// preemptedTTFT is TTFT over the SLO while the engine preempts: the KV
+// finding's fix is this one's.
+func preemptedTTFT(e *env, ep Endpoint, ev []Evidence, ps float64) Finding {
+	ev = append(ev, Evidence{Text: fmt.Sprintf("preemptions %s/s: preempted requests are re-queued and recompute their prompt", num(ps)),
+		Source: metricSource(ep, "preemptions"), Window: ep.State.RateWindow})
+	return Finding{ID: "ttft_preemption", Endpoint: ep.URL, Category: Memory, Severity: model.SevWarn,
+		Title: "TTFT over SLO: requests are preempted (see the KV pressure finding)", Evidence: ev,
+		Cause:   "the KV pool is too small for the running batch: preempted requests wait again and prefill again from token 0, which neither the queue nor the prefill time shows alone",
+		Actions: kvActions(e, ep)[:1]} // the KV finding's first fix; it lists the rest
+}
+
+// unsplitTTFT is TTFT over the SLO that neither the queue nor prefill
+// explains by itself.
+func unsplitTTFT(e *env, ep Endpoint, ev []Evidence, qOK, pOK bool) Finding {
+	cause := "neither queueing nor prefill takes most of TTFT"
+	if !qOK || !pOK {
+		cause = "the engine does not time both phases, and prompts are short: the cause is not clear from its metrics"
+	}
+	f := Finding{ID: "ttft_high", Endpoint: ep.URL, Category: Queueing, Severity: model.SevWarn,
+		Title: "TTFT over SLO: no single phase dominates", Evidence: ev,
+		Cause: cause + "; time outside the engine's phases is spent in the API server (tokenizing, streaming) or the network"}
+	if ep.Engine() == model.VLLM {
+		f.Actions = append(f.Actions, Action{Change: "--api-server-count 2", Why: "a busy API server process (tokenizing, detokenizing, streaming) delays first tokens outside queue and prefill time",
+			TradeOff: "a CPU core and some memory per extra API server"})
+	}
+	a := replicas(ep.Engine())
+	a.Why = "fewer requests per engine: each waits less for the API server and the steps it shares"
+	f.Actions = append(f.Actions, a)
+	return f
 }
 
 // share is a phase's mean as a share of TTFT's mean.
@@ -172,11 +219,29 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 	if mpOK && mp > 0 {
 		chunk = int(math.Min(16384, math.Max(2048, math.Exp2(math.Ceil(math.Log2(mp))))))
 	}
+	itlV, itlOK := itlValue(ep)
+	itlOver := itlOK && itlV > e.cfg.SLOITL.Seconds()
 	switch eng {
 	case model.VLLM, model.Unknown:
-		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-num-batched-tokens %d", chunk),
-			Why:      "with chunked prefill (vLLM's default) a long prompt is prefilled in chunks of this many tokens: bigger chunks, fewer steps (without chunked prefill it must be ≥ --max-model-len and does not help)",
-			TradeOff: "decodes in the same steps wait longer: ITL p99 rises"})
+		// The step budget only goes up here, and never while ITL is over its
+		// SLO: the ITL finding then lowers it, and one value must be advised.
+		cur, _, curKnown := e.chunkedBudget(ep)
+		switch {
+		case itlOver:
+			f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("ITL p99≈%s is over its SLO too: a bigger --max-num-batched-tokens would make it worse, so it is not advised here", secs(itlV)),
+				Source: metricSource(ep, "itl")})
+		case curKnown && chunk > cur:
+			f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-num-batched-tokens %d", chunk),
+				Why:      fmt.Sprintf("raises the step budget from %d: with chunked prefill a prompt is prefilled in chunks of at most this many tokens, so bigger chunks mean fewer steps per prompt", cur),
+				TradeOff: "decodes in the same steps wait longer: ITL p99 rises"})
+		case curKnown:
+			f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("step budget %d tokens already holds a mean prompt: raising it would not help", cur),
+				Source: "log (" + kindChunkedPrefill + ")"})
+		default:
+			f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-num-batched-tokens %d (if it is lower now)", chunk),
+				Why:      "with chunked prefill (vLLM's default) a prompt is prefilled in chunks of at most this many tokens per step: raising it to the prompt size means fewer steps per prompt (vLLM's default is 8192 on ≥ 70 GiB GPUs other than A100, 2048 on others; without chunked prefill it is ≥ --max-model-len and does not help)",
+				TradeOff: "decodes in the same steps wait longer: ITL p99 rises"})
+		}
 	case model.SGLang:
 		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-prefill-tokens %d --chunked-prefill-size %d", max(chunk, 16384), chunk), Why: "more prompt tokens per prefill step", TradeOff: "decode stalls grow"})
 	case model.TGI:
