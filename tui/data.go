@@ -42,8 +42,13 @@ type Data struct {
 	Thresholds Thresholds
 	Keys       KeyMap
 
-	state      model.State
+	base       model.State // the store's picture of the selected key
 	stateValid bool
+	state      model.State // what the panes show (base, or the log's picture)
+	mode       int         // see freshMode
+	fresh      Freshness
+	logSt      model.State
+	logValid   bool
 	series     map[string][]model.Point // per name, until the data changes
 	restarts   map[string]time.Time     // newest restart per endpoint, until the data changes
 }
@@ -97,19 +102,28 @@ func (d *Data) Key() (model.Key, bool) {
 	return keys[i], true
 }
 
-// State is the selected key's state over the window, computed once per
-// change of data or window.
+// State is the selected key's state over the window, read from the store
+// once per change of data or window. While scrapes have failed for three
+// intervals it is the log's stats-line picture when the log has a current
+// one (see Fresh).
 func (d *Data) State() model.State {
-	if d.stateValid {
-		return d.state
+	if !d.stateValid {
+		k, ok := d.Key()
+		if !ok {
+			d.base = model.State{Window: d.Window, Latency: map[model.Latency]model.Dist{}}
+		} else {
+			d.base = d.Store.State(k, d.Window)
+		}
+		d.stateValid, d.mode = true, -1
 	}
-	k, ok := d.Key()
-	if !ok {
-		d.state = model.State{Window: d.Window, Latency: map[model.Latency]model.Dist{}}
-	} else {
-		d.state = d.Store.State(k, d.Window)
+	mode, f := d.freshMode(d.base)
+	d.fresh = f
+	if mode != d.mode {
+		d.mode, d.state = mode, d.base
+		if mode == 2 && d.base.Source != model.FromLog {
+			d.state = fromLogState(d.base, d.logState(d.base.Key))
+		}
 	}
-	d.stateValid = true
 	return d.state
 }
 
@@ -133,7 +147,7 @@ func (d *Data) Series(name string) []model.Point {
 
 // invalidate drops cached derived values after data changed.
 func (d *Data) invalidate() {
-	d.stateValid = false
+	d.stateValid, d.logValid = false, false
 	clear(d.series)
 	clear(d.restarts)
 	d.Version++
@@ -162,8 +176,9 @@ func (d *Data) Stale(e *EndpointInfo) bool {
 	return d.Now.Sub(e.Last) > 3*d.Interval
 }
 
-// Health is an endpoint's badge: UP, DEGRADED, DOWN, STALE or RESTARTED,
-// with its level. SIMULATED is shown beside it (see Data.Simulated).
+// Health is an endpoint's badge, worst first: DOWN, DEGRADED (metrics
+// unreadable, health not up), STALE (no scrape for three intervals),
+// RESTARTED (within the window), UP; with its level. SIMULATED is shown beside it (see Data.Simulated).
 func (d *Data) Health(e *EndpointInfo) (string, Level) {
 	if e == nil || e.Scrapes == 0 {
 		return "WAITING", LevelNone
@@ -172,14 +187,15 @@ func (d *Data) Health(e *EndpointInfo) (string, Level) {
 	case e.ErrKind == model.ErrRefused || e.ErrKind == model.ErrTimeout || e.ErrKind == model.ErrUnreachable ||
 		e.Identity.Health == model.HealthDown:
 		return "DOWN", LevelCrit
+	case e.Err != "" || (e.Identity.Health != model.HealthUp && e.Identity.Health != model.HealthUnknown && e.Identity.Health != ""):
+		return "DEGRADED", LevelWarn
 	case d.Stale(e):
 		return "STALE", LevelWarn
 	}
+	// A restart is news only while nothing worse holds: it never masks
+	// DOWN, DEGRADED or STALE.
 	if r := d.lastRestart(e); !r.IsZero() && d.Now.Sub(r) < d.Window {
 		return "RESTARTED", LevelWarn
-	}
-	if e.Err != "" || (e.Identity.Health != model.HealthUp && e.Identity.Health != model.HealthUnknown && e.Identity.Health != "") {
-		return "DEGRADED", LevelWarn
 	}
 	return "UP", LevelOK
 }

@@ -75,8 +75,16 @@ func modelInfo(e *EndpointInfo, name string) *model.ModelInfo {
 }
 
 // uptime is the time since the engine process started (when it says) or
-// since the last restart llmtop saw; "--" when neither is known.
+// since the last restart llmtop saw; "--" when neither is known or the
+// newest scrape failed (a dead process has no uptime), "down 12s" while
+// the endpoint refuses connections.
 func uptime(d *Data) string {
+	if e := d.Endpoint(); e != nil && e.Err != "" {
+		if lvl, _ := d.Health(e); lvl == "DOWN" && !e.LastOK.IsZero() && d.Now.After(e.LastOK) {
+			return "--, down " + fmtDur(d.Now.Sub(e.LastOK).Truncate(time.Second))
+		}
+		return missing
+	}
 	st := d.State()
 	start := st.Started
 	if n := len(st.Restarts); n > 0 && st.Restarts[n-1].After(start) {

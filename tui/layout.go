@@ -203,7 +203,11 @@ func (m *Model) paneBox(i, w, h int, focused bool) []string {
 	if i < 0 || i >= len(m.panes) {
 		return padLines(nil, w, h)
 	}
-	k := boxKey{m.d.Version, m.gen, w, h, focused, m.d.Now.Unix() / 5}
+	clock := m.d.Now.Unix() / 5
+	if m.d.Fresh().Stale {
+		clock = m.d.Now.Unix() // "as of 05:38:33 (20s ago)" counts seconds
+	}
+	k := boxKey{m.d.Version, m.gen, w, h, focused, clock}
 	p := &m.panes[i]
 	if p.cached != nil && p.key == k {
 		return p.cached

@@ -20,7 +20,7 @@ type latencyPane struct{}
 func (latencyPane) Title() string       { return "Latency" }
 func (latencyPane) Keys() []key.Binding { return noKeys() }
 func (p latencyPane) Height(d *Data, w int) int {
-	return len(p.rows(d)) + 3
+	return len(p.rows(d)) + 3 + freshExtra(d)
 }
 
 // latRow is one latency line.
@@ -47,6 +47,12 @@ func (p latencyPane) View(d *Data, w, h int) string {
 		return d.Styles.Faint.Render(why)
 	}
 	s, st := d.Styles, d.State()
+	// unread: the latencies are missing because /metrics is not read, not
+	// because the engine lacks them.
+	unread := ""
+	if f := d.Fresh(); f.FromLog || f.Stale {
+		unread = f.Why
+	}
 	var out []string
 	var window model.Dist
 	for _, r := range p.rows(d) {
@@ -56,6 +62,8 @@ func (p latencyPane) View(d *Data, w, h int) string {
 		}
 		var val string
 		switch {
+		case !dist.Exposed && unread != "":
+			val = s.Faint.Render(missing + " " + unread)
 		case !dist.Exposed:
 			val = s.Faint.Render(missing + " not exposed by " + engineName(d))
 		case dist.Count == 0:
@@ -66,8 +74,12 @@ func (p latencyPane) View(d *Data, w, h int) string {
 		out = append(out, metricRow(r.label, 4, d.Series(string(r.l)+model.SeriesLatencyMean), 0, val, w))
 	}
 	if !window.Exposed {
-		out = append(out, s.Faint.Render("no latency histograms from "+engineName(d)))
-		return lines(out, h)
+		if unread != "" {
+			out = append(out, s.Faint.Render("no latency histograms: "+unread))
+		} else {
+			out = append(out, s.Faint.Render("no latency histograms from "+engineName(d)))
+		}
+		return lines(freshLines(d, out), h)
 	}
 	out = append(out, s.Faint.Render(windowNote(window, d)))
 	out = append(out, splitLines(s, st, w)...)
@@ -76,7 +88,7 @@ func (p latencyPane) View(d *Data, w, h int) string {
 		out = append(out, chart(d.Series(string(model.TTFT)+model.SeriesLatencyMean), w, min(extra, 16),
 			func(v float64) string { return fmtSec(model.Some(v)) })...)
 	}
-	return lines(out, h)
+	return lines(freshLines(d, out), h)
 }
 
 // distText is "p50≈45ms p90≈120ms p99≈190ms mean 60ms"; ≈ marks bucket
@@ -91,6 +103,15 @@ func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
 			return txt
 		}
 		return s.Judged(t, m, v).Render(txt)
+	}
+	if dist.AllBelow.OK {
+		// Every observation sits in the lowest bucket: interpolated
+		// quantiles there are artefacts (p50≈150ms for a 7 ms queue).
+		txt := fmt.Sprintf("all <%s (lowest bucket) mean %s", fmtSec(dist.AllBelow), fmtSec(dist.Mean))
+		if m >= 0 && t.Judge(m, dist.AllBelow) == LevelOK {
+			return s.OK.Render(txt)
+		}
+		return txt
 	}
 	if !dist.P50.OK && !dist.P99.OK {
 		txt := "mean " + fmtSec(dist.Mean)
@@ -108,7 +129,7 @@ func windowNote(dist model.Dist, d *Data) string {
 	if dist.Window <= 0 {
 		return fmt.Sprintf("≈ estimates from histogram buckets; no requests finished in the %s window yet", fmtDur(d.Window))
 	}
-	s := fmt.Sprintf("≈ bucket estimates over %s · %s requests", fmtDur(dist.Window), fmtNum(model.Some(dist.Count)))
+	s := fmt.Sprintf("≈ bucket estimates over %s%s · %s requests", fmtDur(dist.Window), windowEnd(d), fmtNum(model.Some(dist.Count)))
 	if dist.Approx != "" {
 		s += " · approx: " + dist.Approx
 	}

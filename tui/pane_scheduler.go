@@ -21,7 +21,7 @@ type schedulerPane struct{}
 
 func (*schedulerPane) Title() string             { return "Scheduler" }
 func (*schedulerPane) Keys() []key.Binding       { return noKeys() }
-func (*schedulerPane) Height(d *Data, w int) int { return 6 }
+func (*schedulerPane) Height(d *Data, w int) int { return 6 + freshExtra(d) }
 
 func (p *schedulerPane) View(d *Data, w, h int) string {
 	if why := absentReason(d); why != "" {
@@ -42,7 +42,7 @@ func (p *schedulerPane) View(d *Data, w, h int) string {
 	}
 	pre := "preempt " + s.Judged(t, MPreempt, st.PreemptionsPS).Render(fmtNum(st.PreemptionsPS)+"/s")
 	if st.Preemptions.OK {
-		pre += s.Faint.Render(fmt.Sprintf(" (%s in %s)", fmtNum(st.Preemptions), fmtDur(st.RateWindow)))
+		pre += s.Faint.Render(fmt.Sprintf(" (%s in %s%s)", fmtNum(st.Preemptions), fmtDur(st.RateWindow), windowEnd(d)))
 	}
 	out = append(out, pre)
 	out = append(out, p.kvLine(d, st, w))
@@ -56,7 +56,7 @@ func (p *schedulerPane) View(d *Data, w, h int) string {
 		out = append(out, chart(d.Series(string(model.Waiting)), w, min(extra, 16),
 			func(v float64) string { return fmtNum(model.Some(v)) })...)
 	}
-	return lines(out, h)
+	return lines(freshLines(d, out), h)
 }
 
 // kvLine is the KV gauge, coloured by the KV thresholds.

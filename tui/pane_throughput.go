@@ -19,7 +19,7 @@ type throughputPane struct{}
 
 func (throughputPane) Title() string             { return "Throughput" }
 func (throughputPane) Keys() []key.Binding       { return noKeys() }
-func (throughputPane) Height(d *Data, w int) int { return 6 }
+func (throughputPane) Height(d *Data, w int) int { return 6 + freshExtra(d) }
 
 func (throughputPane) View(d *Data, w, h int) string {
 	if why := absentReason(d); why != "" {
@@ -45,14 +45,18 @@ func (throughputPane) View(d *Data, w, h int) string {
 	if st.SpecAccept.OK {
 		spec = " · spec-decode accept " + fmtPct(st.SpecAccept)
 	}
-	out = append(out, errs+s.Faint.Render(fmt.Sprintf(" · rates over %s", fmtDur(st.RateWindow)))+spec)
+	over := fmt.Sprintf(" · rates over %s%s", fmtDur(st.RateWindow), windowEnd(d))
+	if st.RateWindow <= 0 && d.Fresh().FromLog {
+		over = " · the engine's own averages (log)"
+	}
+	out = append(out, errs+s.Faint.Render(over)+spec)
 	out = append(out, finishMix(s, st))
 	if extra := h - len(out) - 1; extra >= 4 {
 		out = append(out, s.Faint.Render("generated tok/s"))
 		out = append(out, chart(d.Series(model.SeriesGenTPS), w, min(extra, 16),
 			func(v float64) string { return fmtNum(model.Some(v)) })...)
 	}
-	return lines(out, h)
+	return lines(freshLines(d, out), h)
 }
 
 // finishMix is "finish stop 80% · length 15% · abort 5% (n=204)"; a large
