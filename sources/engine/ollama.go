@@ -23,6 +23,11 @@ func collectOllama(c *collector) ([]model.Sample, error) {
 	return ollamaSamples(models, c.meta()), nil
 }
 
+const (
+	ollamaCPUNote     = "running on CPU (no VRAM): size_vram 0"
+	ollamaOffloadNote = "not all in VRAM (CPU offload slows it): size_vram / size = "
+)
+
 func ollamaSamples(models []model.ModelInfo, m meta) []model.Sample {
 	var out []model.Sample
 	for _, mi := range models {
@@ -35,8 +40,10 @@ func ollamaSamples(models []model.ModelInfo, m meta) []model.Sample {
 				s.Info[k] = v
 			}
 		}
-		if r, ok := mi.Extra["vram_ratio"]; ok && r != "1.000" {
-			s.Notes = append(s.Notes, "not all in VRAM (CPU offload slows it): size_vram / size = "+r)
+		if mi.Extra["size_vram"] == "0" {
+			s.Notes = append(s.Notes, ollamaCPUNote) // a CPU-only host: nothing is offloaded, there is no VRAM
+		} else if r, ok := mi.Extra["vram_ratio"]; ok && r != "1.000" {
+			s.Notes = append(s.Notes, ollamaOffloadNote+r)
 		}
 		s.Notes = append(s.Notes, ollamaNote)
 		out = append(out, s)

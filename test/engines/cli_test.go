@@ -152,6 +152,11 @@ func TestSnapshotJSONOllama(t *testing.T) {
 	if ep.Info["expires_at"] == "" || ep.Info["size_vram"] != "0" {
 		t.Errorf("info %v: want expires_at and size_vram 0 (CPU) from /api/ps", ep.Info)
 	}
+	// A CPU-only run offloads nothing: the note says CPU, not "CPU offload".
+	notes := strings.Join(ep.Notes, " | ")
+	if !strings.Contains(notes, "running on CPU (no VRAM)") || strings.Contains(notes, "offload") {
+		t.Errorf("notes %q: size_vram 0 should read \"running on CPU (no VRAM)\", not an offload", notes)
+	}
 }
 
 // diagnoseJSON is the part of `llmtop diagnose --json` the tests read.
