@@ -177,6 +177,15 @@ resize 50 12
 check "too small" "terminal too small"
 resize 200 60
 check "back to three columns" "6 Diagnosis"
+
+# The endpoint goes away: the old numbers are marked stale, the badge says
+# DOWN and the uptime stops (interval is 2 s here: stale after 6 s).
+kill "$SERVER_PID" 2>/dev/null || true
+wait "$SERVER_PID" 2>/dev/null || true
+SERVER_PID=
+check "DOWN once the server is gone" " DOWN " 10
+check "uptime stops while DOWN" "up --, down"
+check "stale values marked with their age" "ago) · endpoint down (connection refused)" 10
 keys q
 check "q quits" "llmtop-exited-0"
 
