@@ -102,7 +102,9 @@ func TestSnapshotJSONLlamaServer(t *testing.T) {
 	}
 	// Both slots generate during the whole snapshot window, yet llama.cpp's token counters move only
 	// when a request ends and predicted_tokens_seconds averages finished requests only.
-	if g := ep.Metrics.GenerationTokensPerS; !g.OK || g.V <= 0 {
+	g := ep.Metrics.GenerationTokensPerS
+	t.Logf("under load: generation_tokens_per_s %v with %d slots generating", g, llamaSlots)
+	if !g.OK || g.V <= 0 {
 		t.Errorf("generation_tokens_per_s %v while %d slots generate: the adapter must add /slots' in-flight n_decoded "+
 			"to tokens_predicted_total, which moves only when a request finishes", g, llamaSlots)
 	}
