@@ -7,15 +7,21 @@ import (
 )
 
 // BuildSnapshot is the screen's numbers as `llmtop snapshot --json` writes
-// them: every endpoint+model over the current window, and the GPUs.
+// them: one entry per endpoint and model over the current window, and the
+// GPUs. An endpoint's log-derived picture is folded away when the endpoint
+// is scraped (the same endpoint, not a second one); a log-only picture
+// takes the endpoint's model name when it serves exactly one.
 func BuildSnapshot(d *Data) model.SnapshotJSON {
 	snap := model.SnapshotJSON{Time: d.Now, Endpoints: []model.EndpointJSON{}}
 	seen := map[string]bool{}
-	for _, k := range d.Store.Keys() {
+	for _, k := range d.ModelKeys() {
 		seen[k.Endpoint] = true
 		st := d.Store.State(k, d.Window)
 		ej := endpointJSON(d.Info[k.Endpoint], k.Endpoint)
 		ej.Model = k.Model
+		if ej.Model == "" && len(ej.Models) == 1 {
+			ej.Model = ej.Models[0]
+		}
 		ej.Metrics = model.MetricsOf(st)
 		ej.Info, ej.Notes = st.Info, st.Notes
 		if mi := modelInfo(d.Info[k.Endpoint], k.Model); mi != nil && mi.MaxContext > 0 {
