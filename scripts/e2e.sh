@@ -102,8 +102,15 @@ start() { # start W H ARGS...: run llmtop in a fresh tmux session
 	shift 2
 	tmux -L "$SOCK" kill-server 2>/dev/null || true
 	# NO_COLOR keeps capture-pane plain; XDG_CONFIG_HOME keeps the user's config out.
-	tmux -L "$SOCK" -f /dev/null new-session -d -s e2e -x "$w" -y "$h" -c "$WORK" \
-		"env TERM=xterm-256color NO_COLOR=1 XDG_CONFIG_HOME=$WORK/cfg $BIN $*; echo llmtop-exited-\$?; sleep 30"
+	# A server still shutting down from kill-server answers "server exited
+	# unexpectedly": try again shortly.
+	local try
+	for try in 1 2 3 4 5; do
+		tmux -L "$SOCK" -f /dev/null new-session -d -s e2e -x "$w" -y "$h" -c "$WORK" \
+			"env TERM=xterm-256color NO_COLOR=1 XDG_CONFIG_HOME=$WORK/cfg $BIN $*; echo llmtop-exited-\$?; sleep 30" && break
+		[ "$try" = 5 ] && { echo "e2e: tmux would not start a session"; exit 1; }
+		sleep 0.3
+	done
 	tmux -L "$SOCK" set-option -t e2e window-size manual >/dev/null 2>&1 || true
 }
 resize() { tmux -L "$SOCK" resize-window -t e2e -x "$1" -y "$2"; }
