@@ -52,6 +52,23 @@ func (t traffic) rateFor(c engineConfig, _ kvPlan, b float64) float64 {
 	return min(maxBackgroundRate, 1/perReq)
 }
 
+// steadyRate is the arrival rate that keeps about b sequences decoding,
+// with each step's prompt tokens counted: the new requests' prefill rides in
+// the decode steps and lengthens them once it outweighs the weight read.
+// Solved by fixed-point iteration (rate → prompt tokens per step → step).
+func (t traffic) steadyRate(c engineConfig, b float64) float64 {
+	b = max(b, 1)
+	ph := newPhysics(c.model, c.gpu, c.fp8)
+	kv := int(b * (t.meanPrompt() + t.outMean/2))
+	step := ph.stepTime(0, int(b), kv).Seconds()
+	var rate float64
+	for range 30 {
+		rate = b / (t.outMean * step)
+		step = ph.stepTime(int(rate*t.meanPrompt()*step), int(b), kv).Seconds()
+	}
+	return min(maxBackgroundRate, rate)
+}
+
 func logNormal(rng *rand.Rand, mean, sigma float64) float64 {
 	mu := math.Log(mean) - sigma*sigma/2
 	return math.Exp(mu + sigma*rng.NormFloat64())

@@ -38,10 +38,7 @@ var fixCases = []fixCase{
 	{scenario: sim.LongPrompts, watch: 2 * time.Minute, want: "itl_prefill_stall", action: "--enable-chunked-prefill ",
 		metric: "ITL p99", value: func(m metrics) float64 { return m.ITLp99 },
 		improved: func(b, a float64) bool { return a < 0.5*b }},
-	// The sim's decode-bound batch puts ITL p99 right at the default 50 ms
-	// SLO; a 40 ms objective (--slo-tpot 40ms) makes the knee unambiguous.
-	{scenario: sim.DecodeBound, watch: 2 * time.Minute, cfg: func(c *diagnosis.Config) { c.SLOITL = 40 * time.Millisecond },
-		want: "itl_decode_batch", action: "--max-num-seqs ",
+	{scenario: sim.DecodeBound, watch: 2 * time.Minute, want: "itl_decode_batch", action: "--max-num-seqs ",
 		metric: "ITL p99", value: func(m metrics) float64 { return m.ITLp99 },
 		improved: func(b, a float64) bool { return a < 0.9*b }},
 }
