@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -32,6 +33,11 @@ func collectLlamaCpp(c *collector) ([]model.Sample, error) {
 	}
 	if _, ok := ss[0].Gauges[model.KVUsage]; !ok {
 		applySlots(&ss[0], slots)
+	}
+	if _, ok := ss[0].Gauges[model.MaxRunning]; !ok {
+		if n := llamaSlotCount(slots, c.id); n > 0 {
+			ss[0].Gauges[model.MaxRunning] = n
+		}
 	}
 	if finished, ok := ss[0].Counters[model.GenTokens]; ok {
 		inFlight, known := decodedInFlight(slots)
@@ -107,6 +113,20 @@ func (sl llamaSlot) held() float64 {
 		return min(sl.NPrompt+one.NDecoded, sl.NCtx)
 	}
 	return min(sl.NPrompt, sl.NCtx)
+}
+
+// llamaSlotCount is the slot count (-np), the most requests run at once:
+// /slots entries, else /props total_slots from identification.
+func llamaSlotCount(slots []llamaSlot, id *model.Identity) float64 {
+	if len(slots) > 0 {
+		return float64(len(slots))
+	}
+	if len(id.Models) > 0 {
+		if n, err := strconv.Atoi(id.Models[0].Extra["slots"]); err == nil && n > 0 {
+			return float64(n)
+		}
+	}
+	return 0
 }
 
 // parseSlots decodes a /slots answer; anything else is no slots.

@@ -153,3 +153,41 @@ func TestLlamaCppGenTokensWithoutSlots(t *testing.T) {
 		t.Errorf("notes %q claim in-flight tokens without /slots", sm.Notes)
 	}
 }
+
+// The slot count is the concurrency cap (model.MaxRunning) whether KV usage
+// comes from /slots or from an older build's kv_cache_usage_ratio, and from
+// /props total_slots when /slots is off.
+func TestLlamaCppMaxRunning(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		kvMetric bool
+		slotsOff bool
+		want     float64
+	}{
+		{"KV from /slots", false, false, 4},
+		{"older build with kv_cache_usage_ratio", true, false, 4},
+		{"/slots off: /props total_slots", true, true, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeLlama{}
+			mux := http.NewServeMux()
+			mux.Handle("/", f.handler())
+			if c.kvMetric {
+				inner := f.handler()
+				mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+					inner.ServeHTTP(w, r)
+					fmt.Fprint(w, "# TYPE llamacpp:kv_cache_usage_ratio gauge\nllamacpp:kv_cache_usage_ratio 0.25\n")
+				})
+			}
+			if c.slotsOff {
+				mux.Handle("/slots", status(http.StatusNotImplemented))
+			}
+			s := newSession(Config{URL: serve(t, mux), Engine: model.LlamaCpp})
+			f.set(10, 3)
+			sm := only(t, s.scrape(context.Background()).Samples)
+			if got, ok := sm.Gauges[model.MaxRunning]; !ok || got != c.want {
+				t.Errorf("max running %v (set %v), want %v", got, ok, c.want)
+			}
+		})
+	}
+}
