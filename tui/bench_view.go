@@ -172,6 +172,9 @@ func sideBySide(d *Data, r *report.Result, srv *model.MetricsJSON) []string {
 		sp50, sp99 := missing, missing
 		if j != nil {
 			sp50, sp99 = est(*j)+ms(j.P50), est(*j)+ms(j.P99)
+			if j.AllBelowMS.OK { // all in the lowest bucket: only its edge is known
+				sp50, sp99 = "<"+ms(j.AllBelowMS), "<"+ms(j.AllBelowMS)
+			}
 		}
 		return fmt.Sprintf("%-6s %10s %10s %10s │ %10s %10s", name, ms(mean), ms(p50), ms(p99), sp50, sp99)
 	}

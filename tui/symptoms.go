@@ -19,7 +19,7 @@ type symptom struct {
 func symptoms(d *Data) []symptom {
 	st, t := d.State(), d.Thresholds
 	ttft := st.Latency[model.TTFT]
-	out := []symptom{{"TTFT p99", fmtSec(ttft.P99), "≤" + fmtSec(model.Some(t.TTFTp99.Seconds())), t.Judge(MTTFT, ttft.P99)}}
+	out := []symptom{p99Symptom("TTFT p99", ttft, "≤"+fmtSec(model.Some(t.TTFTp99.Seconds())), t, MTTFT)}
 	q, pf := st.Latency[model.Queue].Mean, st.Latency[model.Prefill].Mean
 	qs, ps := model.None, model.None
 	if q.OK && pf.OK && q.V+pf.V > 0 {
@@ -31,12 +31,26 @@ func symptoms(d *Data) []symptom {
 	if !tp.P99.OK {
 		tp, name = st.Latency[model.TPOT], "TPOT p99"
 	}
-	out = append(out, symptom{name, fmtSec(tp.P99), "≤" + fmtSec(model.Some(t.ITLp99.Seconds())), t.Judge(MITL, tp.P99)})
+	out = append(out, p99Symptom(name, tp, "≤"+fmtSec(model.Some(t.ITLp99.Seconds())), t, MITL))
 	out = append(out, symptom{"KV cache", fmtPct(st.KVUsage), "<" + fmtPct(model.Some(t.KVCrit)), kvSLO(t, st.KVUsage)})
 	out = append(out, symptom{"waiting", fmtNum(st.Waiting), fmt.Sprintf("≤%g", t.WaitingMax), t.Judge(MWaiting, st.Waiting)})
 	util := meanGPUUtil(d.GPU)
 	out = append(out, symptom{"GPU util", fmtPct(util.Scale(0.01)), "busy", t.Judge(MGPUUtil, util, st.Waiting.Or(0))})
 	return out
+}
+
+// p99Symptom is a p99 row; when every observation sat in the lowest bucket
+// the p99 is only known to be under that bucket's edge ("<300ms"), judged
+// OK when the edge meets the target and not judged otherwise.
+func p99Symptom(name string, dist model.Dist, target string, t Thresholds, m Metric) symptom {
+	if dist.AllBelow.OK {
+		lvl := LevelNone
+		if t.Judge(m, dist.AllBelow) == LevelOK {
+			lvl = LevelOK
+		}
+		return symptom{name, "<" + fmtSec(dist.AllBelow), target, lvl}
+	}
+	return symptom{name, fmtSec(dist.P99), target, t.Judge(m, dist.P99)}
 }
 
 // kvSLO: the KV line of the symptom table is bad only at the critical

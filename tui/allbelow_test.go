@@ -1,0 +1,47 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// When every observation sits in the lowest bucket the interpolated
+// quantiles are artefacts: the latency pane and the symptom table say
+// "<edge" instead (model.Dist.AllBelow).
+func TestLowestBucketShowsUnderTheEdge(t *testing.T) {
+	fast := func(i int) load {
+		l := healthy(i)
+		l.ttftLo, l.ttftHi = 0.0002, 0.0009 // under vLLM's 1 ms first TTFT bucket
+		return l
+	}
+	m := newTestModel()
+	for _, s := range scrapes(30, fast) {
+		m.Update(s)
+	}
+	st := m.d.State()
+	if d := st.Latency[model.TTFT]; !d.AllBelow.OK || d.AllBelow.V != 0.001 {
+		t.Fatalf("fixture: TTFT AllBelow %+v", d.AllBelow)
+	}
+	out := screen(t, m, 200, 60)
+	var ttft, symptom string
+	for _, l := range strings.Split(out, "\n") {
+		if i := strings.Index(l, "TTFT "); i >= 0 && ttft == "" {
+			ttft = l
+		}
+		if strings.Contains(l, "TTFT p99") {
+			symptom = l
+		}
+	}
+	if !strings.Contains(ttft, "all <1ms (lowest bucket) mean") || strings.Contains(ttft, "p50≈") {
+		t.Errorf("latency pane TTFT row: %q", ttft)
+	}
+	if !strings.Contains(symptom, "<1ms") || !strings.Contains(symptom, "ok") {
+		t.Errorf("symptom row: %q\n%s", symptom, out)
+	}
+	// The ITL row, spread over many buckets, keeps its estimates.
+	if !strings.Contains(out, "p99≈") {
+		t.Errorf("other rows lost their quantiles:\n%s", out)
+	}
+}
