@@ -146,6 +146,17 @@ func ruleRegression(e *env) []Finding {
 	return out
 }
 
+// volatileInfo reports Info keys that are not configuration: they move by
+// themselves on every start or request (the start time is Sample.Started,
+// not Info, but an adapter or an older snapshot may still carry one).
+func volatileInfo(k string) bool {
+	switch k {
+	case "engine", "pid", "process_start_time_seconds", "start_time", "started", "uptime", "expires_at":
+		return true
+	}
+	return strings.HasSuffix(k, "_time_seconds") || strings.HasSuffix(k, "_at")
+}
+
 // infoDiff lists config labels that changed, ignoring ones that move by
 // themselves on every start.
 func infoDiff(a, b map[string]string) []string {
@@ -164,7 +175,7 @@ func infoDiff(a, b map[string]string) []string {
 	sort.Strings(keys)
 	var out []string
 	for _, k := range keys {
-		if k == "engine" || k == "pid" {
+		if volatileInfo(k) {
 			continue
 		}
 		if a[k] != b[k] {

@@ -85,3 +85,53 @@ func TestRegressionNeedsSimilarLoadAndCleanWindow(t *testing.T) {
 		t.Error("window spans the restart: not comparable")
 	}
 }
+
+// Two restarts with the same version, model and cache config, and the same
+// latency, raise no regression finding, whatever the start times (QA #3:
+// process_start_time_seconds was diffed as configuration).
+func TestRestartsWithIdenticalConfigAreNoRegression(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	run := func(started, restart time.Time, from, to time.Duration) Report {
+		var rep Report
+		for s := from; s <= to; s += time.Second {
+			now := t0.Add(s)
+			x := ep(func(e *Endpoint) {
+				e.State.Time = now
+				e.State.Info["kv_cache_size_tokens"] = "457904"
+				if !restart.IsZero() {
+					e.State.Restarts = []time.Time{restart}
+					e.State.Latency[model.ITL] = func() model.Dist { x := dist(0.015, 0.02, 0.03, 0.016); x.Window = now.Sub(restart); return x }()
+					e.State.Latency[model.TTFT] = func() model.Dist { x := dist(0.05, 0.08, 0.1, 0.06); x.Window = now.Sub(restart); return x }()
+				}
+			})
+			x.State.Started = started // the engine's start: not configuration
+			rep = d.Update(Input{Time: now, Endpoints: []Endpoint{x}})
+			if f := byID(rep, "release_regression"); f != nil {
+				t.Fatalf("at %v: %s %+v", s, f.Title, f.Evidence)
+			}
+		}
+		return rep
+	}
+	first := t0.Add(-time.Hour)
+	run(first, time.Time{}, 0, 30*time.Second)
+	r1 := t0.Add(40 * time.Second)
+	run(r1.Add(-12*time.Second), r1, 41*time.Second, 2*time.Minute)
+	r2 := t0.Add(3 * time.Minute)
+	run(r2.Add(-12*time.Second), r2, 3*time.Minute+time.Second, 5*time.Minute)
+	for _, f := range d.History() {
+		if f.ID == "release_regression" {
+			t.Fatalf("in history: %+v", f)
+		}
+	}
+	// Volatile labels (an Ollama expires_at, a start time in Info) are no
+	// configuration either; a real change still is.
+	a := map[string]string{"block_size": "16", "expires_at": "2026-11-22T05:00:00Z", "process_start_time_seconds": "1795325819.63"}
+	b := map[string]string{"block_size": "16", "expires_at": "2026-11-22T05:05:00Z", "process_start_time_seconds": "1795325891.63"}
+	if got := infoDiff(a, b); len(got) != 0 {
+		t.Errorf("volatile keys diffed: %v", got)
+	}
+	b["block_size"] = "32"
+	if got := infoDiff(a, b); len(got) != 1 || got[0] != "block_size 16 → 32" {
+		t.Errorf("real change: %v", got)
+	}
+}
