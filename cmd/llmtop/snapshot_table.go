@@ -124,7 +124,7 @@ func printMetrics(w io.Writer, m *model.MetricsJSON) {
 	var approx []string
 	for _, r := range rows {
 		q := func(o model.Opt) string {
-			if o.OK && r.d.AllBelowMS.OK {
+			if r.d.AllBelowMS.OK {
 				// every observation in the lowest bucket: only a bound is known
 				return "<" + fmtOpt(r.d.AllBelowMS, "")
 			}
