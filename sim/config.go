@@ -251,8 +251,27 @@ const (
 	faultLoadOOM                // weights do not fit the device
 	faultNoKVMem                // nothing left for the cache blocks
 	faultSeqLen                 // pool smaller than one max_model_len request
-	faultWarmupOOM              // the oom-at-start scenario: sampler warm-up OOM
+	faultWarmupOOM              // the sampler warm-up does not fit outside vLLM's memory share
 )
+
+// The sampler warm-up (vLLM's _dummy_sampler_run) runs max_num_seqs dummy
+// requests after the KV pool is allocated, so it must fit in the memory
+// outside vLLM's --gpu-memory-utilization share, less the CUDA context and
+// other non-torch memory: fp32 logits, probabilities and sort buffers over a
+// 128k vocabulary, about 1.5 MiB per request. 1024 requests (the default on
+// an 80 GB GPU) fit at 0.97 (1.88 GiB left) but not at 0.98 (1.08 GiB).
+const (
+	warmupPerSeq   = 1.5 * (1 << 20)
+	nonTorchMemory = 0.5 * GiB
+)
+
+// warmupBytes is what the sampler warm-up allocates.
+func (e engineConfig) warmupBytes() float64 { return float64(e.maxNumSeqs) * warmupPerSeq }
+
+// warmupRoom is the memory the warm-up can use.
+func (e engineConfig) warmupRoom() float64 {
+	return e.gpu.VRAM*(1-e.memUtil) - nonTorchMemory
+}
 
 func (e engineConfig) planKV() kvPlan {
 	var p kvPlan
@@ -276,6 +295,8 @@ func (e engineConfig) planKV() kvPlan {
 	p.maxConc = float64(p.numBlocks) / float64(perReq)
 	if p.tokens < e.maxModelLen {
 		p.fault = faultSeqLen
+	} else if e.warmupBytes() > e.warmupRoom() {
+		p.fault = faultWarmupOOM
 	}
 	return p
 }

@@ -21,7 +21,7 @@ func TestStartupFaults(t *testing.T) {
 		want []string
 	}{
 		{"oom-at-start", Config{Scenario: OOMAtStart}, []string{
-			"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB",
+			"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 79.19 GiB",
 			"RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.",
 			"GPU KV cache size: "}},
 		{"weights do not fit", Config{Model: "llama-3.1-70b"}, []string{
@@ -52,6 +52,36 @@ func TestStartupFaults(t *testing.T) {
 			advance(t, s, 45*time.Second)
 			if m := strings.Count(lb.String(), "Engine core initialization failed"); m <= n || n == 0 {
 				t.Errorf("start not retried: %d failures, then %d", n, m)
+			}
+		})
+	}
+}
+
+// The warm-up OOM follows the flags, not the scenario's name: the fix the
+// diagnosis suggests (half the requests, or a lower utilization) starts.
+func TestWarmupOOMFollowsTheFlags(t *testing.T) {
+	cases := []struct {
+		name   string
+		cfg    Config
+		starts bool
+	}{
+		{"oom-at-start as set: 0.98, 1024 seqs", Config{Scenario: OOMAtStart}, false},
+		{"oom-at-start with --max-num-seqs 512", Config{Scenario: OOMAtStart, MaxNumSeqs: 512}, true},
+		{"oom-at-start with --gpu-memory-utilization 0.95", Config{Scenario: OOMAtStart, GPUMemoryUtil: 0.95}, true},
+		{"healthy at 0.98 fails the same way", Config{GPUMemoryUtil: 0.98}, false},
+		{"healthy at 0.97 starts (1.88 GiB left for 1.5 GiB)", Config{GPUMemoryUtil: 0.97}, true},
+		{"H200 at 0.98 has room for 1024", Config{GPU: "h200", GPUMemoryUtil: 0.98}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			lb := &logBuf{}
+			c.cfg.Log = lb
+			s := newDriven(t, c.cfg)
+			advance(t, s, 40*time.Second)
+			up, _ := s.Accepting()
+			failed := strings.Contains(lb.String(), "warming up sampler")
+			if up != c.starts || failed == c.starts {
+				t.Errorf("accepting %v, warm-up OOM logged %v; want start %v", up, failed, c.starts)
 			}
 		})
 	}

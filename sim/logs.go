@@ -142,11 +142,11 @@ func faultLines(c engineConfig, p kvPlan) []string {
 			fmt.Sprintf("ValueError: To serve at least one request with the model's max seq len (%d), (%.2f GiB KV cache is needed, which is larger than the available KV cache memory (%.2f GiB). Based on the available memory, the estimated maximum model length is %d. Try increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. "+docs, c.maxModelLen, need, gib(p.availBytes), p.tokens),
 		}
 	case faultWarmupOOM:
-		used := total * c.memUtil
+		used := total*c.memUtil + gib(nonTorchMemory)
 		return []string{
 			"EngineCore failed to start.",
 			"Traceback (most recent call last):",
-			fmt.Sprintf("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of %.2f GiB of which %.2f GiB is free. Including non-PyTorch memory, this process has %.2f GiB memory in use. Of the allocated memory %.2f GiB is allocated by PyTorch, and 0.41 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)", total, total-used, used, used-0.9),
+			fmt.Sprintf("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %.2f GiB. GPU 0 has a total capacity of %.2f GiB of which %.2f GiB is free. Including non-PyTorch memory, this process has %.2f GiB memory in use. Of the allocated memory %.2f GiB is allocated by PyTorch, and 0.41 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)", gib(c.warmupBytes()), total, max(0, total-used), used, used-0.9),
 			fmt.Sprintf("RuntimeError: CUDA out of memory occurred when warming up sampler with %d dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.", c.maxNumSeqs),
 		}
 	}

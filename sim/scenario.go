@@ -83,7 +83,7 @@ var scenarios = map[string]scenario{
 		}, faults: []string{"restart"}},
 	CrashRestart: {name: CrashRestart, summary: "after 15 s the engine dies (CUDA illegal memory access, /health 503), exits (connection refused), restarts with counters reset",
 		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }, faults: []string{"crash"}},
-	OOMAtStart: {name: OOMAtStart, summary: "--gpu-memory-utilization 0.98: start fails with CUDA OOM while warming up the sampler, retried every 30 s",
+	OOMAtStart: {name: OOMAtStart, summary: "--gpu-memory-utilization 0.98: with 1024 --max-num-seqs on an 80 GB GPU the sampler warm-up (1.5 MiB per sequence) does not fit the memory left outside vLLM's share; the start fails with CUDA OOM, retried every 30 s (--max-num-seqs 512 or a lower utilization starts)",
 		engine:  func(c Config, _ ModelSpec, _ GPUSpec) Config { return c.merge(Config{GPUMemoryUtil: 0.98}) },
 		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }, faults: []string{"oom"}},
 	MetricsBroken: {name: MetricsBroken, summary: "/metrics answers 404, then 500, then garbage, 15 s each, while serving normally",

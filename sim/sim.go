@@ -135,9 +135,6 @@ func (s *Sim) enterSegment(i int, first bool) {
 	c, _ := seg.config(s.user)
 	ecfg, _ := c.resolve() // validated in New
 	plan := ecfg.planKV()
-	if seg.has("oom") && plan.fault == faultNone {
-		plan.fault = faultWarmupOOM
-	}
 	changed := first || fmt.Sprint(ecfg) != fmt.Sprint(s.cfg) || plan.fault != s.plan.fault
 	s.cfg, s.plan = ecfg, plan
 	s.traffic = seg.traffic(ecfg, plan)

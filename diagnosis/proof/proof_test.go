@@ -91,10 +91,11 @@ func TestScenarioFixesImproveTheTarget(t *testing.T) {
 	}
 }
 
-// TestFaultScenariosRankTheCauseFirst covers the scenarios whose fix is not
-// a flag on the running engine (a crash, a broken metrics route, a start-up
-// failure the scenario injects whatever the flags): the finding that names
-// the cause must be on top while the fault shows.
+// TestFaultScenariosRankTheCauseFirst covers the fault scenarios: the
+// finding that names the cause must be on top while the fault shows. A
+// crash or a broken metrics route has no flag to fix; the start-up OOM
+// follows the flags, so its suggested flags are applied and the engine must
+// then start.
 func TestFaultScenariosRankTheCauseFirst(t *testing.T) {
 	cases := []struct {
 		scenario string
@@ -123,9 +124,22 @@ func TestFaultScenariosRankTheCauseFirst(t *testing.T) {
 		{scenario: sim.MetricsBroken, at: 20 * time.Second, want: "metrics_unavailable"},
 		{scenario: sim.OOMAtStart, at: 30 * time.Second, want: "startup_warmup_oom", check: func(t *testing.T, r *rig, f diagnosis.Finding) {
 			// vLLM's message names 1024 dummy requests (the default
-			// --max-num-seqs on an 80 GB H100): the advice halves it.
+			// --max-num-seqs on an 80 GB H100): the advice halves it, and
+			// each suggested flag, applied, lets the engine start and serve.
 			if f.Actions[0].Change != "--max-num-seqs 512" {
 				t.Errorf("first action %q", f.Actions[0].Change)
+			}
+			for _, a := range f.Actions {
+				fixed := sim.Config{Scenario: sim.OOMAtStart, Background: true}
+				if err := apply(&fixed, a.Change); err != nil {
+					t.Fatal(err)
+				}
+				after := newRig(t, fixed, diagnosis.DefaultConfig())
+				rep := after.run(60*time.Second, step)
+				t.Logf("applied %q: health %s, %v, findings %v", a.Change, after.id.Health, after.metrics(), idsOf(rep.Findings))
+				if after.id.Health != model.HealthUp || !after.last.OK() || after.metrics().GenTPS <= 0 || byID(rep.Findings, "startup_warmup_oom") != nil {
+					t.Errorf("engine did not start and serve with %q: health %s err %s", a.Change, after.id.Health, after.last.Err)
+				}
 			}
 		}},
 	}
