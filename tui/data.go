@@ -16,6 +16,9 @@ type Data struct {
 	Interval time.Duration
 	Window   time.Duration
 	Paused   bool
+	// Zoom is the pane shown alone ("" for the grid): a pane may show more
+	// when it has the screen.
+	Zoom string
 
 	// Endpoints are the watched endpoints in the order given; Info holds
 	// what their newest scrape said.

@@ -23,6 +23,13 @@ type liveDiagnosis struct {
 	rep     diagnosis.Report
 	ran     bool
 	bench   *diagnosis.Bench // newest finished benchmark
+
+	// open are the findings open at the newest report; events the
+	// transitions not yet moved into the event log (diagnosis_events.go).
+	open       map[string]diagnosis.Finding
+	preempting map[model.Key]bool
+	events     []model.Event
+	buf        []model.Point
 }
 
 var lives = struct {
@@ -64,6 +71,8 @@ func (l *liveDiagnosis) refresh(d *Data) {
 	in := diagnosisInput(d)
 	in.Bench = l.bench
 	l.rep = l.dg.Update(in)
+	l.transitions(l.rep, d.Now)
+	l.preemptions(d)
 }
 
 // DiagnosisConfig carries the screen's thresholds (config file, flags) into

@@ -144,6 +144,7 @@ func (m *Model) Render() string {
 		return ""
 	}
 	w, h := m.width, m.height
+	m.d.Zoom = m.zoom
 	if m.mode() == modeTooSmall {
 		return tooSmall(w, h)
 	}

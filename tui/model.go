@@ -34,7 +34,7 @@ type Options struct {
 	Now time.Time
 	// Init are extra commands run at start (the demo's scenario driver…).
 	Init []tea.Cmd
-	// LogLines and Events bound the rings (defaults 5000 and 500).
+	// LogLines and Events bound the rings (defaults 10000 and 500).
 	LogLines, Events int
 }
 
@@ -94,7 +94,7 @@ func New(o Options) *Model {
 		o.Window = time.Minute
 	}
 	if o.LogLines <= 0 {
-		o.LogLines = 5000
+		o.LogLines = 10000
 	}
 	if o.Events <= 0 {
 		o.Events = 500
@@ -177,6 +177,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if t := time.Time(msg); t.After(m.d.Now) {
 			m.d.Now = t
 		}
+		// Once a second: findings opening/closing become events.
+		m.drainDiagnosisEvents()
 		return m, tick()
 	case tea.KeyPressMsg:
 		return m, m.key(msg)

@@ -12,8 +12,10 @@ func init() {
 	RegisterPane(PaneSpec{ID: "events", Slot: 5, New: func() Pane { return &eventsPane{} }})
 }
 
-// eventsPane: restarts, scrape failures, log events and anything a source
-// reports, newest first, repeats collapsed into ×N.
+// eventsPane: restarts, scrape failures, log events, diagnosis findings
+// opening and closing, preemptions starting and stopping, and anything a
+// source reports, newest first, repeats collapsed into ×N. Zoomed, each
+// event's hint (what it means, what to try) shows under it.
 type eventsPane struct{ top int }
 
 func (*eventsPane) Title() string { return "Events" }
@@ -37,8 +39,13 @@ func (p *eventsPane) View(d *Data, w, h int) string {
 	}
 	p.top = min(p.top, max(0, n-h))
 	out := make([]string, 0, h)
+	zoomed := d.Zoom == "events"
 	for i := p.top; i < n && len(out) < h; i++ {
-		out = append(out, eventLine(d, d.Events.Newest(i)))
+		e := d.Events.Newest(i)
+		out = append(out, eventLine(d, e))
+		if hint := e.Fields["hint"]; zoomed && hint != "" {
+			out = append(out, s.Faint.Render(clip("         ↳ "+hint, w)))
+		}
 	}
 	return lines(out, h)
 }
