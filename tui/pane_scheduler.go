@@ -2,8 +2,11 @@ package tui
 
 import (
 	"fmt"
+	"image/color"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/progress"
+	"charm.land/lipgloss/v2"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -13,11 +16,13 @@ func init() {
 }
 
 // schedulerPane: the running batch and the queue, preemptions, and the KV
-// cache (gauge, prefix-cache hit rate, capacity).
-//
-// The KV gauge is drawn here rather than with bubbles/progress: that
-// package needs github.com/charmbracelet/harmonica, which go.sum lacks.
-type schedulerPane struct{}
+// cache (gauge, prefix-cache hit rate, capacity). The KV gauge is a
+// bubbles/progress bar drawn at the value (no animation: a monitor shows
+// the number it read), coloured by the KV thresholds.
+type schedulerPane struct {
+	kv    progress.Model
+	kvSet bool
+}
 
 func (*schedulerPane) Title() string             { return "Scheduler" }
 func (*schedulerPane) Keys() []key.Binding       { return noKeys() }
@@ -69,5 +74,30 @@ func (p *schedulerPane) kvLine(d *Data, st model.State, w int) string {
 		return label + s.Faint.Render(missing+" not exposed by "+engineName(d))
 	}
 	lvl := d.Thresholds.Judge(MKV, st.KVUsage)
-	return label + s.Level(lvl).Render(bar(st.KVUsage.V, gw)+val)
+	if !p.kvSet {
+		p.kv = progress.New(progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))
+		p.kvSet = true
+	}
+	p.kv.SetWidth(gw)
+	p.kv.FullColor, p.kv.EmptyColor = levelColor(s, lvl), levelColor(s, lvl)
+	if !s.NoColor {
+		p.kv.EmptyColor = s.Palette.Faint
+	}
+	return label + p.kv.ViewAs(max(0, min(1, st.KVUsage.V))) + s.Level(lvl).Render(val)
+}
+
+// levelColor is a judgement's colour (none without colour or judgement).
+func levelColor(s *Styles, l Level) color.Color {
+	if s.NoColor {
+		return lipgloss.NoColor{}
+	}
+	switch l {
+	case LevelOK:
+		return s.Palette.OK
+	case LevelWarn:
+		return s.Palette.Warn
+	case LevelCrit:
+		return s.Palette.Crit
+	}
+	return lipgloss.NoColor{}
 }
