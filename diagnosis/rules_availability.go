@@ -101,10 +101,21 @@ func ruleMetricsErr(e *env) []Finding {
 			title = "metrics endpoint returns 404"
 			cause = "the engine was started without its metrics switch, or a proxy does not forward /metrics"
 			acts = forEngine(ep.Engine(), metricsEnable)
-			if ep.Engine() == model.VLLM {
+			answers := strings.Contains(ep.Scrape.Err, "answers, but without any")
+			if answers {
+				title = "metrics endpoint answers without the engine's metrics"
+				if _, rest, ok := strings.Cut(ep.Scrape.Err, "without any "); ok {
+					title = "metrics endpoint has no " + strings.TrimSuffix(rest, " metrics") + " metrics"
+				}
+			}
+			switch {
+			case answers && strings.Contains(ep.Scrape.Hint, "these look like"):
+				cause = "the route serves another engine's metrics: the engine given with --engine does not match the server"
+				acts = []Action{{Change: "drop --engine (llmtop detects the engine), or name the engine the metrics belong to",
+					Why: ep.Scrape.Hint, TradeOff: "none"}}
+			case ep.Engine() == model.VLLM:
 				cause = "vLLM always serves /metrics on its API port: this is another port or route, or a proxy that does not forward /metrics"
-				if strings.Contains(ep.Scrape.Err, "answers, but without any") {
-					title = "metrics endpoint answers without vLLM's metrics"
+				if answers {
 					cause = "vLLM started with --disable-log-stats serves /metrics without its vllm: metrics"
 					acts = []Action{{Change: "restart vLLM without --disable-log-stats", Why: "that flag turns off vLLM's stats, the Prometheus ones included",
 						TradeOff: "the periodic stats log line comes back too (VLLM_LOG_STATS_INTERVAL sets its period)"}}

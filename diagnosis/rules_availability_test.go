@@ -68,8 +68,19 @@ func TestAvailabilityRules(t *testing.T) {
 			down(model.ErrNotFound, "http://h:8000/metrics answers, but without any vllm: metrics")(e)
 			e.Identity.Engine = model.VLLM
 		})), want: "metrics_unavailable", check: func(t *testing.T, f *Finding) {
-			if len(f.Actions) != 1 || !hasAction(f, "without --disable-log-stats") || !strings.Contains(f.Cause, "--disable-log-stats") {
+			if len(f.Actions) != 1 || !hasAction(f, "without --disable-log-stats") || !strings.Contains(f.Cause, "--disable-log-stats") ||
+				f.Title != "metrics endpoint has no vllm: metrics" {
 				t.Errorf("cause %q actions %+v", f.Cause, f.Actions)
+			}
+		}},
+		{name: "--engine forced wrong: title and action name it", in: input(ep(func(e *Endpoint) {
+			down(model.ErrNotFound, "http://h:8000/metrics answers, but without any tgi_ metrics")(e)
+			e.Identity.Engine = model.TGI
+			e.Scrape.Hint = "these look like vllm metrics (vllm:…): drop --engine tgi (llmtop detects the engine) or use --engine vllm"
+		})), want: "metrics_unavailable", check: func(t *testing.T, f *Finding) {
+			if f.Title != "metrics endpoint has no tgi_ metrics" || strings.Contains(f.Title, "404") ||
+				!hasAction(f, "drop --engine") || !strings.Contains(f.Actions[0].Why, "--engine vllm") {
+				t.Errorf("%q %q %+v", f.Title, f.Cause, f.Actions)
 			}
 		}},
 		{name: "unknown engine 404 lists every engine", in: input(ep(func(e *Endpoint) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -91,8 +92,12 @@ func promCollect(prefix string, mapFn func(families, meta) []model.Sample) func(
 			return nil, err
 		}
 		if !hasPrefix(fams, prefix) {
+			hint := c.a.emptyHint()
+			if h := otherEngineHint(fams, c.a.engine); h != "" {
+				hint = h
+			}
 			return nil, &scrapeError{model.ErrNotFound,
-				c.s.cfg.URL + c.lastPath + " answers, but without any " + prefix + " metrics", c.a.emptyHint()}
+				c.s.cfg.URL + c.lastPath + " answers, but without any " + prefix + " metrics", hint}
 		}
 		samples := mapFn(fams, c.meta())
 		addProcessStart(fams, samples)
@@ -117,6 +122,24 @@ func addProcessStart(f families, samples []model.Sample) {
 	for i := range samples {
 		samples[i].Started = started
 	}
+}
+
+// metricPrefixes are the engines' metric name prefixes, to tell whose
+// metrics a route serves when they are not the expected engine's.
+var metricPrefixes = []struct {
+	engine model.Engine
+	prefix string
+}{{model.VLLM, "vllm:"}, {model.SGLang, "sglang:"}, {model.TGI, "tgi_"}, {model.LlamaCpp, "llamacpp:"}, {model.TRTLLM, "trtllm_"}, {model.Triton, "nv_inference_"}}
+
+// otherEngineHint says whose metrics f holds when they belong to another
+// engine than want (an --engine forced wrong); "" when none.
+func otherEngineHint(f families, want model.Engine) string {
+	for _, p := range metricPrefixes {
+		if p.engine != want && hasPrefix(f, p.prefix) {
+			return fmt.Sprintf("these look like %s metrics (%s…): drop --engine %s (llmtop detects the engine) or use --engine %s", p.engine, p.prefix, want, p.engine)
+		}
+	}
+	return ""
 }
 
 func hasPrefix(f families, prefix string) bool {

@@ -230,6 +230,17 @@ func TestConfigDefaults(t *testing.T) {
 	}
 }
 
+// --engine forced to the wrong engine: the route answers with another
+// engine's metrics, and the hint names that engine (QA #22).
+func TestWrongEngineForcedNamesTheRealOne(t *testing.T) {
+	url := serve(t, enginetest.New(model.VLLM))
+	sc := ScrapeOnce(context.Background(), Config{URL: url, Engine: model.TGI})
+	if sc.ErrKind != model.ErrNotFound || !strings.Contains(sc.Err, "without any tgi_ metrics") ||
+		!strings.Contains(sc.Hint, "these look like vllm metrics (vllm:…): drop --engine tgi") || !strings.Contains(sc.Hint, "--engine vllm") {
+		t.Errorf("kind %q err %q hint %q", sc.ErrKind, sc.Err, sc.Hint)
+	}
+}
+
 // A missing metrics route says how that engine turns its metrics on.
 func TestNotFoundHints(t *testing.T) {
 	for eng, hint := range map[model.Engine]string{
