@@ -30,7 +30,9 @@ func (findingsPane) Keys() []key.Binding { return []key.Binding{DefaultKeyMap().
 func (findingsPane) Height(d *Data, w int) int {
 	rep := liveFor(d).rep
 	if len(rep.Findings) == 0 {
-		return 9
+		// what allClear draws: headline, forming lines, the symptom
+		// table, the missing inputs
+		return strings.Count(allClear(d, rep, w, 64), "\n") + 1
 	}
 	return min(14, max(9, len(topLines(d, rep.Findings[0], w))+len(rep.Findings)))
 }
