@@ -98,8 +98,11 @@ type Report struct {
 	// Pending are conditions seen but not yet held long enough to open a
 	// finding (Diagnoser only), ranked; each says how long it has held.
 	Pending []Pending `json:"pending,omitempty"`
-	Checked []string  `json:"checked"`
-	Missing []string  `json:"missing"`
+	// Checked are the rules that ran and raised nothing, each as the
+	// condition it found to hold ("every endpoint answers"); a rule with a
+	// finding or a forming condition is not listed.
+	Checked []string `json:"checked"`
+	Missing []string `json:"missing"`
 }
 
 // Evaluate runs every rule once, without hysteresis: the findings whose
@@ -127,8 +130,11 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 		if !ok {
 			continue
 		}
-		rep.Checked = append(rep.Checked, r.checks)
-		for _, f := range r.eval(e) {
+		fs := r.eval(e)
+		if len(fs) == 0 {
+			rep.Checked = append(rep.Checked, r.checks) // ran and passed: its text asserts what holds
+		}
+		for _, f := range fs {
 			if f.ID == "" {
 				f.ID = r.id
 			}

@@ -37,6 +37,9 @@ func ruleDown(e *env) []Finding {
 			ev = append(ev, Evidence{Text: "never answered since llmtop started", Source: "scrape " + ep.URL})
 		}
 		cause := "the engine process is not running (crashed, OOM-killed, still starting) or listens on another address"
+		if !ep.LastOK.IsZero() {
+			cause = "the engine answered on this address before: the process stopped (crashed, OOM-killed, restarting) or hangs"
+		}
 		acts := []Action{{Change: "look at the engine's log for the exception before it exited (llmtop --log FILE / --docker NAME shows it here)",
 			Why: "a crash leaves its reason in the log: CUDA OOM, NCCL timeout, bad flag", TradeOff: "none"}}
 		if k == model.ErrTimeout {
@@ -44,7 +47,7 @@ func ruleDown(e *env) []Finding {
 			acts = append(acts, Action{Change: "check /health directly and the engine's CPU use (a stuck API server shows 100 % on one core)",
 				Why: "distinguishes a hung engine from an overloaded one", TradeOff: "none"})
 		}
-		if p, ok := defaultPorts[ep.Engine()]; ok {
+		if p, ok := defaultPorts[ep.Engine()]; ok && ep.LastOK.IsZero() { // it answered on this address before: the port is right
 			acts = append(acts, Action{Change: "check the address: " + engineName(ep.Engine()) + " listens on port " + p + " by default",
 				Why: "a moved port looks like a crash", TradeOff: "none"})
 		}

@@ -17,10 +17,19 @@ func down(kind model.ScrapeErrKind, msg string) func(*Endpoint) {
 
 func TestAvailabilityRules(t *testing.T) {
 	runCases(t, []ruleCase{
-		{name: "refused is down", in: input(ep(down(model.ErrRefused, "connection refused"))), want: "endpoint_down",
+		{name: "refused, never answered: check the port", in: input(ep(func(e *Endpoint) {
+			down(model.ErrRefused, "connection refused")(e)
+			e.LastOK = time.Time{}
+		})), want: "endpoint_down",
 			check: func(t *testing.T, f *Finding) {
-				if f.Severity != model.SevCrit || !hasEvidence(f, "connection refused") || !hasAction(f, "8000") {
+				if f.Severity != model.SevCrit || !hasEvidence(f, "connection refused") || !hasAction(f, "8000") || !hasEvidence(f, "never answered") {
 					t.Errorf("%+v", *f)
+				}
+			}},
+		{name: "refused after answering here: no port advice (QA #23)", in: input(ep(down(model.ErrRefused, "connection refused"))), want: "endpoint_down",
+			check: func(t *testing.T, f *Finding) {
+				if hasAction(f, "8000") || !strings.Contains(f.Cause, "answered on this address before") || !hasEvidence(f, "last metrics") {
+					t.Errorf("%s %+v", f.Cause, f.Actions)
 				}
 			}},
 		{name: "timeout is down with its own cause", in: input(ep(down(model.ErrTimeout, "deadline exceeded"))), want: "endpoint_down",
@@ -128,5 +137,22 @@ func TestRestartCitesLogEventsNearIt(t *testing.T) {
 	f := byID(Evaluate(in, DefaultConfig()), "restarts")
 	if f == nil || !hasEvidence(f, "GPU out of memory") {
 		t.Fatalf("%+v", f)
+	}
+}
+
+// "Checked" lists only rules that passed: never "every endpoint answers"
+// under an "endpoint down" finding (QA #13).
+func TestCheckedListsOnlyPassingRules(t *testing.T) {
+	rep := Evaluate(input(ep(down(model.ErrRefused, "connection refused"))), DefaultConfig())
+	if byID(rep, "endpoint_down") == nil {
+		t.Fatalf("findings %v", ids(rep.Findings))
+	}
+	all := strings.Join(rep.Checked, "; ")
+	if strings.Contains(all, "every endpoint answers") || len(rep.Checked) == 0 {
+		t.Errorf("checked: %s", all)
+	}
+	healthy := Evaluate(input(ep(nil)), DefaultConfig())
+	if len(healthy.Findings) != 0 || !strings.Contains(strings.Join(healthy.Checked, "; "), "every endpoint answers") {
+		t.Errorf("healthy: findings %v checked %v", ids(healthy.Findings), healthy.Checked)
 	}
 }
