@@ -133,6 +133,7 @@ check "three columns at 200x60" "6 Diagnosis"
 check "running from the fixture" "  37"
 check "KV usage from the fixture" "81%"
 check "GPU pane present" "4 GPU"
+check "--no-gpu said on the GPU pane" "GPU reading off (--no-gpu)"
 
 if tmux -L "$SOCK" capture-pane -p -e -t e2e | grep -q $'\e\[[0-9;]*38;'; then
 	echo "FAIL NO_COLOR: colour codes on screen"

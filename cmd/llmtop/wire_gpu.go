@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -60,10 +61,17 @@ func newGPUSource(env *monitorEnv) (*gpu.Source, error) {
 	return gpu.NewNVML(cfg), nil
 }
 
+// gpuOff is what the GPU pane says with --no-gpu.
+const gpuOff = "GPU reading off (--no-gpu)"
+
 func startGPU(ctx context.Context, env *monitorEnv) error {
 	s, err := newGPUSource(env)
-	if err != nil || s == nil {
+	if err != nil {
 		return err
+	}
+	if s == nil { // --no-gpu: say so at once rather than "the GPU source sent nothing"
+		go env.Send(model.GPUSnapshot{Time: time.Now(), Err: gpuOff})
+		return nil
 	}
 	env.OnInterval = append(env.OnInterval, s.SetInterval)
 	go s.Run(ctx, env.Send)
