@@ -105,7 +105,7 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 					Source: metricSource(ep, "ttft"), Window: ep.State.Latency[model.TTFT].Window})
 			}
 			f.Actions = []Action{{Change: capChange(eng, limit), Why: "just under the batch size where ITL crossed the SLO",
-				TradeOff: "lower peak throughput; excess requests queue (TTFT rises) unless another replica takes them"}, replicas(eng)}
+				TradeOff: "lower peak throughput; excess requests queue (TTFT rises) unless another replica takes them"}, batchReplicas(eng)}
 			return f
 		}
 	}
@@ -126,6 +126,14 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 	}
 	f.Actions = append(f.Actions, forEngine(eng, tp)...)
 	return f
+}
+
+// batchReplicas is the replica advice for a batch past the knee: the
+// traffic split over engines, each runs a smaller batch.
+func batchReplicas(eng model.Engine) Action {
+	a := replicas(eng)
+	a.Why = "the same traffic split over two engines halves each one's batch: ITL falls without queueing"
+	return a
 }
 
 // stepBudgetStall is the prefill stall with chunked prefill already on (the

@@ -103,3 +103,22 @@ func TestOneStepBudgetAcrossFindings(t *testing.T) {
 		t.Errorf("step budgets advised: %v, want only 4096", values)
 	}
 }
+
+// The decode-batch finding's replica advice gives a decode reason, not the
+// queue's ("the queue grows while the batch is full" with nothing waiting).
+func TestDecodeBatchReplicaReason(t *testing.T) {
+	past := func(e *Endpoint) { // ITL grows with the batch, over the SLO at 96
+		e.State.Running = model.Some(96)
+		e.State.Latency[model.ITL] = dist(0.05, 0.06, 0.065, 0.055)
+		for _, b := range []struct{ r, itl float64 }{{8, 0.012}, {32, 0.022}, {64, 0.042}, {96, 0.055}} {
+			e.Batch = append(e.Batch, BatchPoint{Running: b.r, ITL: b.itl})
+		}
+	}
+	f := byID(Evaluate(input(ep(past)), DefaultConfig()), "itl_decode_batch")
+	if f == nil || len(f.Actions) < 2 {
+		t.Fatalf("%+v", f)
+	}
+	if why := f.Actions[1].Why; strings.Contains(why, "queue grows") || !strings.Contains(why, "batch") {
+		t.Errorf("replica why %q", why)
+	}
+}
