@@ -76,3 +76,19 @@ func roundDown(n, step int) int {
 	}
 	return n / step * step
 }
+
+// plural is "1 restart", "3 restarts".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// ago is how long ago, to the second: "just now" under a second.
+func ago(d time.Duration) string {
+	if d < time.Second {
+		return "just now"
+	}
+	return dur(d.Round(time.Second)) + " ago"
+}

@@ -170,7 +170,7 @@ func ruleRestarts(e *env) []Finding {
 		if len(rs) >= 3 {
 			sev, title = model.SevCrit, "engine restarting repeatedly (crash loop)"
 		}
-		ev := []Evidence{{Text: fmt.Sprintf("%d restart(s), newest %s ago (counters went backwards)", len(rs), dur(e.in.Time.Sub(rs[len(rs)-1]).Round(time.Second))),
+		ev := []Evidence{{Text: fmt.Sprintf("%s, newest %s (counters went backwards)", plural(len(rs), "restart"), ago(e.in.Time.Sub(rs[len(rs)-1]))),
 			Source: "scrape " + ep.URL, Window: restartWindow}}
 		for _, x := range e.in.Events {
 			if x.Source == "log" && x.Severity == model.SevCrit && (x.Endpoint == "" || x.Endpoint == ep.URL) && absDur(x.Time.Sub(rs[len(rs)-1])) < 5*time.Minute {
