@@ -35,7 +35,13 @@ type Data struct {
 
 	// Version increases on every change of data, so a component can cache
 	// what it derives (findings, rendered charts) until the next change.
+	// The per-input versions below say which data changed: a pane drawn
+	// from the store alone is not redrawn for a log line.
 	Version uint64
+	// StoreVersion: samples, scrapes, the selection or the window;
+	// GPUVersion: a GPU snapshot; EventsVersion: an event; LogsVersion: a
+	// log line.
+	StoreVersion, GPUVersion, EventsVersion, LogsVersion uint64
 	// Sources are the registered sources and why each is absent ("" when
 	// it runs).
 	Sources map[string]string
@@ -52,8 +58,17 @@ type Data struct {
 	fresh      Freshness
 	logSt      model.State
 	logValid   bool
-	series     map[string][]model.Point // per name, until the data changes
-	restarts   map[string]time.Time     // newest restart per endpoint, until the data changes
+	series     map[string]*seriesBuf // per name; the points are reused between changes
+	restarts   map[string]time.Time  // newest restart per endpoint, until the data changes
+	keys       []model.Key           // ModelKeys, until the data changes
+	keysValid  bool
+}
+
+// seriesBuf is a sparkline read from the store, kept between changes of
+// data so that reading it again allocates nothing.
+type seriesBuf struct {
+	pts []model.Point
+	ok  bool
 }
 
 // EndpointInfo is an endpoint's newest scrape without its samples.
@@ -75,6 +90,9 @@ type EndpointInfo struct {
 // they are not a separate choice when the endpoint is scraped too (the
 // store prefers scraped data anyway).
 func (d *Data) ModelKeys() []model.Key {
+	if d.keysValid {
+		return d.keys
+	}
 	all := d.Store.Keys()
 	scraped := map[string]bool{}
 	for _, k := range all {
@@ -89,6 +107,7 @@ func (d *Data) ModelKeys() []model.Key {
 		}
 		out = append(out, k)
 	}
+	d.keys, d.keysValid = out, true
 	return out
 }
 
@@ -132,27 +151,45 @@ func (d *Data) State() model.State {
 
 // Series is a sparkline of the selected key over the window, read from the
 // store once per change of data.
+//
+// The points are valid until the data changes: a caller must not keep
+// them (they are overwritten in place by the next read).
 func (d *Data) Series(name string) []model.Point {
-	if pts, ok := d.series[name]; ok {
-		return pts
+	b := d.series[name]
+	if b != nil && b.ok {
+		return b.pts
 	}
 	k, ok := d.Key()
 	if !ok {
 		return nil
 	}
-	pts := d.Store.SeriesSince(k, name, d.Now.Add(-d.Window))
-	if d.series == nil {
-		d.series = map[string][]model.Point{}
+	if b == nil {
+		if d.series == nil {
+			d.series = map[string]*seriesBuf{}
+		}
+		b = &seriesBuf{}
+		d.series[name] = b
 	}
-	d.series[name] = pts
-	return pts
+	b.pts, b.ok = d.Store.AppendSeries(b.pts[:0], k, name, d.Now.Add(-d.Window)), true
+	return b.pts
 }
 
-// invalidate drops cached derived values after data changed.
+// invalidate drops what is derived from the store after samples, scrapes,
+// the selection or the window changed.
 func (d *Data) invalidate() {
-	d.stateValid, d.logValid = false, false
-	clear(d.series)
+	d.stateValid, d.logValid, d.keysValid = false, false, false
+	for _, b := range d.series {
+		b.ok = false
+	}
 	clear(d.restarts)
+	d.StoreVersion++
+	d.Version++
+}
+
+// touched records a change outside the store (a GPU snapshot, an event, a
+// log line): the store's derived values stay valid.
+func (d *Data) touched(v *uint64) {
+	*v++
 	d.Version++
 }
 

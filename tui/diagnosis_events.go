@@ -104,5 +104,5 @@ func (m *Model) drainDiagnosisEvents() {
 		m.d.Events.Add(e)
 	}
 	l.events = l.events[:0]
-	m.d.Version++
+	m.d.touched(&m.d.EventsVersion)
 }

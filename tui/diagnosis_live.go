@@ -22,6 +22,7 @@ type liveDiagnosis struct {
 	at      time.Time
 	rep     diagnosis.Report
 	ran     bool
+	runs    uint64           // how many times the rules ran (the pane's draw key)
 	bench   *diagnosis.Bench // newest finished benchmark
 
 	// open are the findings open at the newest report; events the
@@ -64,10 +65,17 @@ func (l *liveDiagnosis) refresh(d *Data) {
 		l.dg = diagnosis.NewDiagnoser(DiagnosisConfig(d.Thresholds))
 		l.ran = false
 	}
-	if l.ran && (d.Version == l.version || d.Now.Sub(l.at) < time.Second) {
+	// The rules read the store, the GPUs, the events and whether a log is
+	// attached: log lines alone do not run them again.
+	v := d.StoreVersion + d.GPUVersion + d.EventsVersion
+	if d.Logs != nil && (d.Logs.Len() > 0 || d.FromLog > 0) {
+		v += 1 << 62
+	}
+	if l.ran && (v == l.version || d.Now.Sub(l.at) < time.Second) {
 		return
 	}
-	l.version, l.at, l.ran = d.Version, d.Now, true
+	l.version, l.at, l.ran = v, d.Now, true
+	l.runs++
 	in := diagnosisInput(d)
 	in.Bench = l.bench
 	l.rep = l.dg.Update(in)

@@ -163,3 +163,9 @@ func pendingLine(d *Data, p diagnosis.Pending, w int) string {
 	held := fmt.Sprintf(" · %s of %s", shortDur(p.Held.Round(time.Second)), shortDur(p.Hold))
 	return s.Level(sevLevel(p.Severity)).Render("forming") + " " + clip(p.Title, max(1, w-8-len(held))) + s.Faint.Render(held)
 }
+
+// DrawKey: the findings change only when the rules run; the symptom table
+// follows the store and the GPUs (see Keyed).
+func (findingsPane) DrawKey(d *Data) uint64 {
+	return liveFor(d).runs + d.StoreVersion + d.GPUVersion
+}

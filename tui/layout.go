@@ -131,8 +131,14 @@ func (m *Model) moveFocus(dir int) {
 }
 
 // View renders the whole screen.
+//
+// While data is being gathered into one frame (see frameDelay) it returns
+// the previous frame.
 func (m *Model) View() tea.View {
-	v := tea.NewView(m.Render())
+	if !m.hold || m.lastFrame == "" {
+		m.lastFrame = m.Render()
+	}
+	v := tea.NewView(m.lastFrame)
 	v.AltScreen = true
 	v.WindowTitle = "llmtop"
 	return v
@@ -208,8 +214,12 @@ func (m *Model) paneBox(i, w, h int, focused bool) []string {
 	if m.d.Fresh().Stale {
 		clock = m.d.Now.Unix() // "as of 05:38:33 (20s ago)" counts seconds
 	}
-	k := boxKey{m.d.Version, m.gen, w, h, focused, clock}
 	p := &m.panes[i]
+	v := m.d.Version
+	if kp, ok := p.p.(Keyed); ok {
+		v = kp.DrawKey(m.d)
+	}
+	k := boxKey{v, m.gen, w, h, focused, clock}
 	if p.cached != nil && p.key == k {
 		return p.cached
 	}

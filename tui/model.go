@@ -80,10 +80,23 @@ type Model struct {
 	statusUntil   time.Time
 	quitting      bool
 	themeForced   bool
-	// gen counts every message but the clock tick: anything may have
-	// changed a pane's state (a scroll, a resize, a component's result).
+	// gen counts every message but the clock and data (whose changes the
+	// per-input versions of Data track): anything may have changed a
+	// pane's state (a scroll, a resize, a component's result).
 	gen uint64
+	// Data arriving together is drawn in one frame: a data message holds
+	// the frame (View returns the previous one) until frameMsg, at most
+	// frameDelay later; any other message draws at once.
+	hold, framePending bool
+	lastFrame          string
 }
+
+// frameDelay is how long data messages are gathered into one frame: one
+// frame at the program's 20 frames a second.
+const frameDelay = 50 * time.Millisecond
+
+// frameMsg ends a hold: the data gathered since is drawn.
+type frameMsg struct{}
 
 // New builds the root model.
 func New(o Options) *Model {
@@ -156,10 +169,17 @@ func (m *Model) Init() tea.Cmd {
 
 // Update routes one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if _, ok := msg.(tickMsg); !ok {
-		m.gen++
+	switch msg.(type) {
+	case tickMsg, model.Scrape, model.GPUSnapshot, model.LogLine, model.Sample, model.Event, SourceStatusMsg, frameMsg:
+		// the clock and data: the per-input versions say what changed
+	default:
+		m.gen++ // a key, a resize, a component's result: anything may change
 	}
+	m.hold = false
 	switch msg := msg.(type) {
+	case frameMsg:
+		m.framePending = false
+		return m, nil
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
@@ -191,7 +211,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case SourceStatusMsg:
 		m.d.Sources[msg.Name] = msg.Err
-		m.d.invalidate()
+		m.d.invalidate() // every pane may say why its source is absent
+		m.d.GPUVersion++
+		m.d.EventsVersion++
+		m.d.LogsVersion++
 		return m, nil
 	case model.Scrape, model.GPUSnapshot, model.LogLine, model.Sample, model.Event:
 		if m.d.Paused {
@@ -199,6 +222,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.apply(msg)
+		m.hold = true
+		if !m.framePending {
+			m.framePending = true
+			return m, tea.Tick(frameDelay, func(time.Time) tea.Msg { return frameMsg{} })
+		}
 		return m, nil
 	}
 	return m, m.broadcast(msg)
@@ -211,11 +239,11 @@ func (m *Model) restyle() {
 	}
 }
 
-// advance moves the screen clock forward (never back).
+// advance moves the screen clock forward (never back). What is derived
+// from the store stays: the windows move with the next sample.
 func (m *Model) advance(t time.Time) {
 	if t.After(m.d.Now) {
 		m.d.Now = t
-		m.d.invalidate()
 	}
 }
 
@@ -237,14 +265,17 @@ func (m *Model) apply(msg tea.Msg) {
 		g := msg
 		d.GPU = &g
 		m.advance(msg.Time)
+		d.touched(&d.GPUVersion)
 	case model.LogLine:
 		d.Logs.Add(msg)
+		d.touched(&d.LogsVersion)
 		if msg.Event != nil {
 			e := *msg.Event
 			if e.Line == "" {
 				e.Line = msg.Text
 			}
 			d.Events.Add(e)
+			d.touched(&d.EventsVersion)
 		}
 	case model.Sample:
 		if msg.Source == "" {
@@ -252,13 +283,15 @@ func (m *Model) apply(msg tea.Msg) {
 		}
 		for _, e := range d.Store.Add(msg) {
 			d.Events.Add(e)
+			d.touched(&d.EventsVersion)
 		}
 		d.FromLog++
 		m.advance(msg.Time)
+		d.invalidate()
 	case model.Event:
 		d.Events.Add(msg)
+		d.touched(&d.EventsVersion)
 	}
-	d.invalidate()
 }
 
 func (m *Model) applyScrape(s model.Scrape) {
@@ -291,14 +324,17 @@ func (m *Model) applyScrape(s model.Scrape) {
 		}
 		if s.Err != "" || prevErr != "" {
 			d.Events.Add(ev)
+			d.touched(&d.EventsVersion)
 		}
 	}
 	for _, sm := range s.Samples {
 		for _, ev := range d.Store.Add(sm) {
 			d.Events.Add(ev)
+			d.touched(&d.EventsVersion)
 		}
 	}
 	m.advance(s.Time)
+	d.invalidate()
 }
 
 // broadcast passes an unknown message to every component that wants it.

@@ -80,3 +80,6 @@ func sevLevel(s model.Severity) Level {
 	}
 	return LevelOK
 }
+
+// DrawKey: drawn from the event log only (see Keyed).
+func (*eventsPane) DrawKey(d *Data) uint64 { return d.EventsVersion }

@@ -201,3 +201,6 @@ func memSplit(g model.GPU) (engine, other model.Opt, ok bool) {
 	}
 	return model.Some(e), model.Some(o), true
 }
+
+// DrawKey: drawn from the GPU snapshot only (see Keyed).
+func (*gpuPane) DrawKey(d *Data) uint64 { return d.GPUVersion }

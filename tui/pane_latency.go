@@ -168,3 +168,6 @@ func splitBar(w int, share float64) string {
 	n = max(0, min(w, n))
 	return strings.Repeat("▓", n) + strings.Repeat("░", w-n)
 }
+
+// DrawKey: drawn from the store only (see Keyed).
+func (latencyPane) DrawKey(d *Data) uint64 { return d.StoreVersion }

@@ -101,3 +101,6 @@ func levelColor(s *Styles, l Level) color.Color {
 	}
 	return lipgloss.NoColor{}
 }
+
+// DrawKey: drawn from the store only (see Keyed).
+func (*schedulerPane) DrawKey(d *Data) uint64 { return d.StoreVersion }

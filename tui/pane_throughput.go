@@ -80,3 +80,6 @@ func finishMix(s *Styles, st model.State) string {
 	}
 	return "finish " + strings.Join(parts, " · ") + s.Faint.Render(fmt.Sprintf(" (n=%s)", fmtNum(model.Some(total))))
 }
+
+// DrawKey: drawn from the store only (see Keyed).
+func (throughputPane) DrawKey(d *Data) uint64 { return d.StoreVersion }

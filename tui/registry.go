@@ -20,6 +20,14 @@ type Pane interface {
 	Keys() []key.Binding
 }
 
+// Keyed is a pane drawn from part of the data: DrawKey changes whenever
+// its content may (a sum of Data's per-input versions), and the root
+// redraws it only then (or on input, resize, focus, or the clock step).
+// Panes that do not implement it are redrawn on every change of data.
+type Keyed interface {
+	DrawKey(d *Data) uint64
+}
+
 // Scroller is a pane with more lines than it shows; j/k reach it when it
 // has the focus.
 type Scroller interface {

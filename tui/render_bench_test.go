@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // fullModel has 16 minutes of one-second scrapes (the store's whole 15-min
@@ -115,5 +117,26 @@ func BenchmarkStartToFirstFrame(b *testing.B) {
 		}
 		p.Quit()
 		<-done
+	}
+}
+
+// BenchmarkSecondOfTraffic is one second of a watched vLLM at 200×60 as the
+// program sees it: a scrape, a GPU snapshot and a log line arrive together
+// (View is called after each message, as Bubble Tea does), the gathered
+// frame is drawn, then the clock ticks. It is the monitor's steady cost.
+func BenchmarkSecondOfTraffic(b *testing.B) {
+	m := fullModel(b, false)
+	more := scrapes(960+b.N, stressed)[960:]
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
+	for i := 0; i < b.N; i++ {
+		at := more[i].Time
+		for _, msg := range []tea.Msg{more[i], gpus(8, at, true),
+			model.LogLine{Time: at, Endpoint: testURL, Text: `INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK`},
+			frameMsg{}, tickMsg(at.Add(500 * time.Millisecond))} {
+			m.Update(msg)
+			_ = m.View()
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -164,6 +165,15 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		}
 	}()
 
+	if path := os.Getenv("LLMTOP_CPUPROFILE"); path != "" {
+		// for measuring the monitor's own cost: go tool pprof bin/llmtop FILE
+		if f, perr := os.Create(path); perr == nil {
+			defer f.Close() // after StopCPUProfile has written the profile
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	_, err = p.Run()
 	cancel()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
