@@ -123,16 +123,31 @@ func allClear(d *Data, rep diagnosis.Report, w, h int) string {
 		}
 	}
 	if _, ok := d.Key(); ok {
-		out = append(out, s.Faint.Render(clip(fmt.Sprintf("%-15s %8s  %-8s", "signal", "now", "target"), w)))
+		// Values that are not live are labelled with their time and not
+		// judged: "ok" for a number read before the engine died misleads.
+		f := d.Fresh()
+		now := "now"
+		if f.Stale {
+			now = "as of " + f.AsOf.Local().Format("15:04:05")
+		} else if f.FromLog {
+			now = "now (log)"
+		}
+		out = append(out, s.Faint.Render(clip(fmt.Sprintf("%-15s %8s  %-8s", "signal", now, "target"), w)))
 		for _, r := range symptoms(d) {
 			verdict := ""
 			switch {
+			case f.Stale:
 			case r.lvl >= LevelWarn:
 				verdict = "watch" // over its target, not (yet) held long enough to be a finding
 			case r.lvl == LevelOK:
 				verdict = "ok"
 			}
-			out = append(out, clip(fmt.Sprintf("%-15s %8s  %-8s ", clip(r.name, 15), r.value, r.target), max(1, w-3))+s.Level(r.lvl).Render(verdict))
+			row := clip(fmt.Sprintf("%-15s %8s  %-8s ", clip(r.name, 15), r.value, r.target), max(1, w-3))
+			if f.Stale {
+				out = append(out, s.Faint.Render(row))
+				continue
+			}
+			out = append(out, row+s.Level(r.lvl).Render(verdict))
 		}
 	}
 	if m := missingShort(rep.Missing); m != "" {

@@ -109,3 +109,31 @@ func TestUptimeWhileDown(t *testing.T) {
 		t.Errorf("want DOWN and up --, down 20s (last good %s):\n%s", lastOK.Format("15:04:05"), head)
 	}
 }
+
+// QA #24: the diagnosis panel's signal table labels stale values with
+// their time and withholds "ok".
+func TestSignalTableWithholdsVerdictsWhenStale(t *testing.T) {
+	m := newTestModel()
+	ss := scrapes(30, healthy)
+	for _, s := range ss {
+		m.Update(s)
+	}
+	last := ss[len(ss)-1].Time
+	if out := paneView(m, 60, 20); !strings.Contains(out, "ok") {
+		t.Fatalf("live table has no verdicts:\n%s", out)
+	}
+	for i := 1; i <= 6; i++ {
+		m.Update(failed(last.Add(time.Duration(i)*time.Second), model.ErrRefused, "connection refused"))
+	}
+	out := paneView(m, 60, 20)
+	if !strings.Contains(out, "as of "+last.Format("15:04:05")) {
+		t.Errorf("stale table not labelled with its time:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "TTFT p99") || strings.HasPrefix(l, "KV cache") || strings.HasPrefix(l, "waiting") {
+			if strings.HasSuffix(strings.TrimSpace(l), "ok") {
+				t.Errorf("stale row judged: %q", l)
+			}
+		}
+	}
+}

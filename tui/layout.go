@@ -210,22 +210,38 @@ func (m *Model) paneBox(i, w, h int, focused bool) []string {
 	if i < 0 || i >= len(m.panes) {
 		return padLines(nil, w, h)
 	}
-	clock := m.d.Now.Unix() / 5
-	if m.d.Fresh().Stale {
-		clock = m.d.Now.Unix() // "as of 05:38:33 (20s ago)" counts seconds
-	}
 	p := &m.panes[i]
-	v := m.d.Version
-	if kp, ok := p.p.(Keyed); ok {
-		v = kp.DrawKey(m.d)
-	}
-	k := boxKey{v, m.gen, w, h, focused, clock}
+	k := m.drawKey(p, w, h, focused)
 	if p.cached != nil && p.key == k {
 		return p.cached
 	}
 	title := fmt.Sprintf("%d %s", p.slot, p.p.Title())
 	p.cached, p.key = box(m.d.Styles, title, p.p.View(m.d, w-2, h-2), w, h, focused), k
 	return p.cached
+}
+
+// drawKey is what pane p drawn at w×h depends on now.
+func (m *Model) drawKey(p *paneEntry, w, h int, focused bool) boxKey {
+	clock := m.d.Now.Unix() / 5
+	if m.d.Fresh().Stale {
+		clock = m.d.Now.Unix() // "as of 05:38:33 (20s ago)" counts seconds
+	}
+	v := m.d.Version
+	if kp, ok := p.p.(Keyed); ok {
+		v = kp.DrawKey(m.d)
+	}
+	return boxKey{v, m.gen, w, h, focused, clock}
+}
+
+// paneHeight is pane i's wish at width w, asked again only when what it
+// is drawn from changed (a wish may cost a whole draw).
+func (m *Model) paneHeight(i, w int) int {
+	p := &m.panes[i]
+	k := m.drawKey(p, w, -1, false)
+	if p.hkey != k || !p.hok {
+		p.height, p.hkey, p.hok = p.p.Height(m.d, w), k, true
+	}
+	return p.height
 }
 
 // grid lays the columns side by side; each column shares its height among
@@ -256,7 +272,7 @@ func (m *Model) column(col []int, w, h int) []string {
 	hs := make([]int, len(col))
 	total := 0
 	for i, pi := range col {
-		hs[i] = max(3, m.panes[pi].p.Height(m.d, w-2)+2)
+		hs[i] = max(3, m.paneHeight(pi, w-2)+2)
 		total += hs[i]
 	}
 	for total > h { // shrink the tallest until it fits

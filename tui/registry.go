@@ -108,6 +108,10 @@ type paneEntry struct {
 	p      Pane
 	key    boxKey   // what cached was drawn for
 	cached []string // the pane in its box
+	// height is the pane's wish for the width in hkey, while hok
+	height int
+	hkey   boxKey
+	hok    bool
 }
 
 // overlayEntry is a live overlay and the key that opens it.
