@@ -10,6 +10,16 @@
 // Neither does I/O: saving a snapshot and changing the sources' interval run
 // in tea.Cmds through functions injected in Options.
 //
+// Numbers older than three refresh intervals are stale (freshness.go): the
+// engine panes dim them under "as of HH:MM:SS (20s ago)", or show the
+// engine's log stats lines instead, labelled "from log", while scrapes fail.
+//
+// Cost: data arriving together is drawn in one frame (View holds the
+// previous frame up to 50 ms); a pane implementing Keyed is redrawn only
+// when its own inputs change (Data's per-input versions: store, GPU,
+// events, logs); sparklines are read into buffers kept between changes.
+// BenchmarkSecondOfTraffic measures the steady cost.
+//
 // # Extension points
 //
 // Other features add a component with a one-line registration in an init
@@ -21,7 +31,7 @@
 // Registering an existing pane ID replaces the pane registered before it
 // (init functions run in file-name order). The diagnosis feature's side
 // panel ("diagnosis", slot 6) computes its findings from Data (pure) and
-// caches them until Data.Version changes; it shows the symptom table
+// caches them until the store, GPU or event versions change; it shows the symptom table
 // (symptoms.go) under them. An overlay registered for
 // the reserved keys b (benchmark) and d (diagnosis list) enables them. Any
 // message the root does not know is passed to every pane and overlay that
