@@ -209,6 +209,25 @@ else
 	FAILS=$((FAILS + 1))
 fi
 
+# --- /metrics broken, the log still talks: values "from log" -------------
+if "$BIN" sim --help 2>/dev/null | grep -q "metrics-broken"; then
+	"$BIN" sim --scenario metrics-broken --port 0 --log-file "$WORK/mb.log" >"$WORK/mb.out" 2>&1 &
+	MB_PID=$!
+	for _ in $(seq 50); do grep -q "127.0.0.1:[0-9]" "$WORK/mb.out" 2>/dev/null && break; sleep 0.1; done
+	MB_URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/mb.out" | head -1)
+	if [ -n "$MB_URL" ]; then
+		start 200 50 --no-gpu --log "$WORK/mb.log" "$MB_URL"
+		check "metrics-broken: badge DEGRADED" " DEGRADED " 10
+		check "metrics-broken: log stats stand in" "from log · stats line" 20
+		check "metrics-broken: latency says why, not 'not exposed'" "-- /metrics unreadable (" 5
+		keys q
+	else
+		echo "FAIL metrics-broken: the sim printed no address: $(head -3 "$WORK/mb.out")"
+		FAILS=$((FAILS + 1))
+	fi
+	kill "$MB_PID" 2>/dev/null || true
+fi
+
 # --- the demo, when this build has it ------------------------------------
 if "$BIN" demo --help 2>/dev/null | grep -q "llmtop demo"; then
 	start 160 48 demo
