@@ -45,3 +45,26 @@ func TestLowestBucketShowsUnderTheEdge(t *testing.T) {
 		t.Errorf("other rows lost their quantiles:\n%s", out)
 	}
 }
+
+// QA #6: an ITL p99 estimated just under a 50 ms target that is a bucket
+// edge is "edge", not a confident "ok".
+func TestSymptomAtABucketEdgeSaysEdge(t *testing.T) {
+	atEdge := func(i int) load {
+		l := healthy(i)
+		l.itlLo, l.itlHi = 0.03, 0.05 // all in vLLM's (25 ms, 50 ms] bucket
+		return l
+	}
+	m := newTestModel()
+	for _, s := range scrapes(30, atEdge) {
+		m.Update(s)
+	}
+	var row string
+	for _, l := range strings.Split(paneView(m, 60, 20), "\n") {
+		if strings.HasPrefix(l, "ITL p99") {
+			row = l
+		}
+	}
+	if !strings.HasSuffix(strings.TrimSpace(row), "edge") {
+		t.Fatalf("ITL row: %q", row)
+	}
+}

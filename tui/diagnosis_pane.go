@@ -137,6 +137,8 @@ func allClear(d *Data, rep diagnosis.Report, w, h int) string {
 			verdict := ""
 			switch {
 			case f.Stale:
+			case r.verdict != "":
+				verdict = r.verdict
 			case r.lvl >= LevelWarn:
 				verdict = "watch" // over its target, not (yet) held long enough to be a finding
 			case r.lvl == LevelOK:

@@ -2,7 +2,9 @@ package tui
 
 import (
 	"fmt"
+	"time"
 
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -13,44 +15,54 @@ import (
 type symptom struct {
 	name, value, target string
 	lvl                 Level
+	// verdict, when set, replaces ok/watch ("edge": a bucket estimate
+	// just under a target that is a bucket edge cannot say ok).
+	verdict string
 }
 
 // symptoms computes the table from the state and the GPUs.
 func symptoms(d *Data) []symptom {
 	st, t := d.State(), d.Thresholds
 	ttft := st.Latency[model.TTFT]
-	out := []symptom{p99Symptom("TTFT p99", ttft, "≤"+fmtSec(model.Some(t.TTFTp99.Seconds())), t, MTTFT)}
+	out := []symptom{p99Symptom("TTFT p99", ttft, t.TTFTp99, t, MTTFT)}
 	q, pf := st.Latency[model.Queue].Mean, st.Latency[model.Prefill].Mean
 	qs, ps := model.None, model.None
 	if q.OK && pf.OK && q.V+pf.V > 0 {
 		qs, ps = model.Some(q.V/(q.V+pf.V)), model.Some(pf.V/(q.V+pf.V))
 	}
-	out = append(out, symptom{" queue share", fmtPct(qs), "", LevelNone}, symptom{" prefill share", fmtPct(ps), "", LevelNone})
+	out = append(out, symptom{name: " queue share", value: fmtPct(qs)}, symptom{name: " prefill share", value: fmtPct(ps)})
 	tp := st.Latency[model.ITL]
 	name := "ITL p99"
 	if !tp.P99.OK {
 		tp, name = st.Latency[model.TPOT], "TPOT p99"
 	}
-	out = append(out, p99Symptom(name, tp, "≤"+fmtSec(model.Some(t.ITLp99.Seconds())), t, MITL))
-	out = append(out, symptom{"KV cache", fmtPct(st.KVUsage), "<" + fmtPct(model.Some(t.KVCrit)), kvSLO(t, st.KVUsage)})
-	out = append(out, symptom{"waiting", fmtNum(st.Waiting), fmt.Sprintf("≤%g", t.WaitingMax), t.Judge(MWaiting, st.Waiting)})
+	out = append(out, p99Symptom(name, tp, t.ITLp99, t, MITL))
+	out = append(out, symptom{name: "KV cache", value: fmtPct(st.KVUsage), target: "<" + fmtPct(model.Some(t.KVCrit)), lvl: kvSLO(t, st.KVUsage)})
+	out = append(out, symptom{name: "waiting", value: fmtNum(st.Waiting), target: fmt.Sprintf("≤%g", t.WaitingMax), lvl: t.Judge(MWaiting, st.Waiting)})
 	util := meanGPUUtil(d.GPU)
-	out = append(out, symptom{"GPU util", fmtPct(util.Scale(0.01)), "busy", t.Judge(MGPUUtil, util, st.Waiting.Or(0))})
+	out = append(out, symptom{name: "GPU util", value: fmtPct(util.Scale(0.01)), target: "busy", lvl: t.Judge(MGPUUtil, util, st.Waiting.Or(0))})
 	return out
 }
 
 // p99Symptom is a p99 row; when every observation sat in the lowest bucket
 // the p99 is only known to be under that bucket's edge ("<300ms"), judged
 // OK when the edge meets the target and not judged otherwise.
-func p99Symptom(name string, dist model.Dist, target string, t Thresholds, m Metric) symptom {
+//
+// A bucket estimate just under a target that is itself a bucket edge
+// (diagnosis.SLOEdge) is only known to be at most the target: "edge".
+func p99Symptom(name string, dist model.Dist, slo time.Duration, t Thresholds, m Metric) symptom {
+	target := "≤" + fmtSec(model.Some(slo.Seconds()))
 	if dist.AllBelow.OK {
 		lvl := LevelNone
 		if t.Judge(m, dist.AllBelow) == LevelOK {
 			lvl = LevelOK
 		}
-		return symptom{name, "<" + fmtSec(dist.AllBelow), target, lvl}
+		return symptom{name: name, value: "<" + fmtSec(dist.AllBelow), target: target, lvl: lvl}
 	}
-	return symptom{name, fmtSec(dist.P99), target, t.Judge(m, dist.P99)}
+	if _, edge := diagnosis.SLOEdge(dist.P99, dist, slo); edge {
+		return symptom{name: name, value: fmtSec(dist.P99), target: target, verdict: "edge"}
+	}
+	return symptom{name: name, value: fmtSec(dist.P99), target: target, lvl: t.Judge(m, dist.P99)}
 }
 
 // kvSLO: the KV line of the symptom table is bad only at the critical
