@@ -211,3 +211,34 @@ func TestComputeCountsBadAnswers(t *testing.T) {
 		t.Errorf("no bad answers, yet an Answers section:\n%s", txt)
 	}
 }
+
+// A TTFT that doubles at low load by one engine step (a request arriving
+// mid-step waits for it) is not queueing; the slot-bound jump past
+// --max-num-seqs is. The steps are a real sweep of the simulator with
+// --max-num-seqs 4 on a loaded machine, which once put the knee at 1 stream.
+func TestKneeIgnoresOneStepWaits(t *testing.T) {
+	withITL := func(s Step, itl float64) Step { s.Result.MedianITL = model.Some(itl); return s }
+	steps := []Step{
+		withITL(step(1, 131, 8.2), 7.6), withITL(step(2, 221, 16.5), 8.9), withITL(step(4, 458, 17.2), 8.7),
+		withITL(step(8, 472, 213.1), 8.5), withITL(step(16, 449, 598.1), 8.9),
+	}
+	sw := Sweep{Steps: steps}
+	sw.FindKnee()
+	if sw.Knee != 2 {
+		t.Errorf("knee %d (%s), want 4 streams", sw.Knee, sw.KneeRule)
+	}
+	if !Saturated(steps, nil) {
+		t.Error("TTFT ×12 then ×2.8 at flat throughput is saturation")
+	}
+	if Saturated(steps[:3], nil) {
+		t.Error("a one-step TTFT rise at 2 streams is not saturation")
+	}
+	// Without an ITL to size an engine step, the ratio alone decides.
+	for i := range steps {
+		steps[i].Result.MedianITL = model.Opt{}
+	}
+	sw = Sweep{Steps: steps}
+	if sw.FindKnee(); sw.Knee != 0 {
+		t.Errorf("without ITL: knee %d, want 1 stream (ratio rule)", sw.Knee)
+	}
+}

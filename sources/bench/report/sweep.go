@@ -38,7 +38,22 @@ const (
 	// and ttftGrowth the TTFT growth that signals queueing.
 	flatGain   = 1.10
 	ttftGrowth = 1.5
+	// stepWaits is how many of the earlier step's median ITLs a TTFT rise
+	// must exceed to count as queueing: a request that arrives while the
+	// engine is mid-step waits up to one step before its prefill, which at
+	// low load doubles a small TTFT without any request waiting for a slot.
+	stepWaits = 2.0
 )
+
+// ttftQueued reports whether median TTFT from step a to step b rose as
+// queueing does: by ttftGrowth× and by more than stepWaits of a's decode
+// steps (its median ITL, where measured).
+func ttftQueued(a, b Result) bool {
+	if !a.MedianTTFT.OK || !b.MedianTTFT.OK || b.MedianTTFT.V < ttftGrowth*a.MedianTTFT.V {
+		return false
+	}
+	return !a.MedianITL.OK || b.MedianTTFT.V-a.MedianTTFT.V > stepWaits*a.MedianITL.V
+}
 
 // StepMeetsSLO applies SLOAttainment to a step's result; nil without SLOs.
 func StepMeetsSLO(r Result) *bool {
@@ -49,8 +64,8 @@ func StepMeetsSLO(r Result) *bool {
 	return &ok
 }
 
-// Saturated reports whether each of the last two steps grew median TTFT by
-// ttftGrowth or more over the step before while its output throughput stayed
+// Saturated reports whether each of the last two steps grew median TTFT as
+// queueing does (ttftQueued) over the step before while its output throughput stayed
 // below flatGain × the best of the earlier steps: the server queues the
 // extra load instead of serving it. (The best so far, not the previous step,
 // so that one noisy step cannot hide a plateau.) waiting, when non-nil, is
@@ -70,7 +85,7 @@ func Saturated(steps []Step, waiting []float64) bool {
 		if !a.MedianTTFT.OK || !b.MedianTTFT.OK || best <= 0 {
 			return false
 		}
-		if b.MedianTTFT.V < ttftGrowth*a.MedianTTFT.V || b.OutputThroughput >= flatGain*best {
+		if !ttftQueued(a, b) || b.OutputThroughput >= flatGain*best {
 			return false
 		}
 		if len(waiting) == n && !(waiting[i] > waiting[i-1]) && !isNaN(waiting[i]) && !isNaN(waiting[i-1]) {
@@ -96,8 +111,8 @@ func MissedSLOTwice(steps []Step) bool {
 
 // FindKnee sets sw.Knee and sw.KneeRule from the steps. With SLOs, the knee
 // is the highest load meeting them. Without, it is the last load before
-// queueing set in — the first step whose median TTFT grew ttftGrowth× while
-// output throughput grew less than 3/4 of the load's growth — or, when no
+// queueing set in — the first step whose median TTFT rose as queueing does
+// (ttftQueued) while output throughput grew less than 3/4 of the load's growth — or, when no
 // step queued, the lowest load reaching KneeShare of the peak throughput.
 func (sw *Sweep) FindKnee() {
 	sw.Knee, sw.KneeRule = -1, ""
@@ -121,7 +136,7 @@ func (sw *Sweep) FindKnee() {
 		}
 		loadGain := b.Load / a.Load
 		thrGain := b.Result.OutputThroughput / a.Result.OutputThroughput
-		if b.Result.MedianTTFT.V >= ttftGrowth*a.Result.MedianTTFT.V && thrGain < 1+0.75*(loadGain-1) {
+		if ttftQueued(a.Result, b.Result) && thrGain < 1+0.75*(loadGain-1) {
 			sw.Knee, sw.KneeRule = i-1, "last load before queueing (TTFT jumped, throughput flattened)"
 			return
 		}
