@@ -22,7 +22,7 @@ const (
 )
 
 // DemoTimeline is what `llmtop demo` cycles through.
-const DemoTimeline = "healthy:50s,crash-restart:45s,metrics-broken:40s,queue-buildup:60s,kv-pressure:75s,long-prompts:60s,decode-bound:50s"
+const DemoTimeline = "healthy:50s,queue-buildup:60s,kv-pressure:75s,long-prompts:60s,decode-bound:50s,crash-restart:45s,metrics-broken:40s"
 
 // scenario is one named behaviour: engine flags it needs (applied only to
 // flags the user did not set), background traffic, and faults.
