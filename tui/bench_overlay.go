@@ -3,13 +3,13 @@ package tui
 import (
 	"context"
 	"net/url"
-	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/bench"
 )
 
 // benchOverlay is the `b` screen: a small form (presets quick / sweep /
@@ -321,12 +321,6 @@ func sameHost(a, b string) bool {
 	return err1 == nil && err2 == nil && ua.Host == ub.Host
 }
 
-// loopback reports whether a URL points at this machine.
-func loopback(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	h := u.Hostname()
-	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
-}
+// loopback reports whether a URL points at this machine: bench.IsLoopback,
+// the one definition (the name localhost or a loopback IP literal).
+func loopback(raw string) bool { return bench.IsLoopback(raw) }

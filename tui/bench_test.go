@@ -154,3 +154,37 @@ func TestBenchCancelAndConfirm(t *testing.T) {
 		t.Error("esc on a finished run should close the overlay")
 	}
 }
+
+// The confirmation follows bench.IsLoopback: a host whose name merely
+// starts with "127." is somebody else's machine.
+func TestBenchConfirmFollowsIsLoopback(t *testing.T) {
+	m := scenario(healthy, 1, false)
+	d := m.d
+	for _, c := range []struct {
+		url     string
+		confirm bool
+	}{
+		{"http://127.evil.com:8000", true},
+		{"http://localhost.evil.com:8000", true},
+		{"http://0.0.0.0:8000", true},
+		{"http://[::1]:8000", false},
+		{"http://127.0.0.2:8000", false},
+		{"http://localhost:8000", false},
+	} {
+		o := NewBenchOverlay(&fakeRunner{}).(*benchOverlay)
+		o.Open(d)
+		o.url = c.url
+		_, cmd := o.HandleKey(press("enter"), d)
+		asked := o.stage == benchConfirm
+		if asked != c.confirm || (cmd != nil) == c.confirm {
+			t.Errorf("%s: confirm asked %v (stage %v), want %v", c.url, asked, o.stage, c.confirm)
+		}
+		warned := strings.Contains(ansi.Strip(o.View(d, 100, 30)), "not this machine")
+		if warned != c.confirm {
+			t.Errorf("%s: warning shown %v", c.url, warned)
+		}
+		if cmd != nil {
+			drive(t, o, d, cmd)
+		}
+	}
+}

@@ -43,6 +43,8 @@ content, not the role-only chunk.
 
 By default 16 streams for 30 s (closed loop). --rate R makes it an open loop
 (Poisson arrivals, --burstiness for gamma), with --concurrency as the cap.
+--rate inf sends all --num-requests at once, as vllm bench serve does (with
+--concurrency N: at most N in flight, i.e. a closed loop of N streams).
 --sweep steps the streams 1, 2, 4, … up to --sweep-max (or, with --rate, the
 rate up to R) and reports the knee. Ctrl-C stops it and prints what was
 measured. While it runs, the server's own metrics are scraped so the result
@@ -65,7 +67,7 @@ turns this off).`,
 	fs.StringVar(&f.model, "model", "", "model name (default: the first of /v1/models, or /api/tags for Ollama)")
 	fs.StringVar(&f.apiKey, "api-key", "", "API key sent as \"Authorization: Bearer …\" (default $OPENAI_API_KEY); never printed or saved")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "streams of the closed loop (default 16), or the cap on requests in flight with --rate")
-	fs.StringVar(&f.rate, "rate", "inf", "request rate in req/s for an open loop; inf = a closed loop of --concurrency streams")
+	fs.StringVar(&f.rate, "rate", "", "request rate in req/s for an open loop; inf = all --num-requests at once (at most --concurrency in flight); default: the closed loop")
 	fs.Float64Var(&f.burstiness, "burstiness", 1, "arrival burstiness with --rate: 1 Poisson, <1 burstier, inf constant spacing")
 	fs.DurationVar(&f.duration, "duration", 0, "how long to send load (default 30s unless --num-requests)")
 	fs.IntVar(&f.numRequests, "num-requests", 0, "how many requests to send (instead of --duration)")
@@ -95,9 +97,11 @@ func benchConfig(url string) (bench.Config, error) {
 	if err != nil {
 		return bench.Config{}, err
 	}
-	rate, err := report.ParseRate(f.rate)
-	if err != nil {
-		return bench.Config{}, fmt.Errorf("--rate %q: give requests per second, or inf", f.rate)
+	var rate report.Rate // 0: not given, the closed loop
+	if f.rate != "" {
+		if rate, err = report.ParseRate(f.rate); err != nil {
+			return bench.Config{}, fmt.Errorf("--rate %q: give requests per second, or inf", f.rate)
+		}
 	}
 	key := f.apiKey
 	if key == "" {
@@ -120,6 +124,13 @@ func runBench(ctx context.Context, cmd *cobra.Command, url string) error {
 	cfg, err := benchConfig(url)
 	if err != nil {
 		return err
+	}
+	if !benchFlags.sweep { // a sweep sets the load per step
+		check := cfg
+		check.Defaults()
+		if err := check.Validate(); err != nil {
+			return err // before scraping the server or probing it
+		}
 	}
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	bar := newProgressLine(errOut)

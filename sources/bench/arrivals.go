@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -8,18 +9,39 @@ import (
 
 // arrivals spaces open-loop requests: gamma-distributed gaps of mean 1/rate
 // and shape burstiness (1 is a Poisson process, +Inf a constant rate), as
-// `vllm bench serve --burstiness` does.
+// `vllm bench serve --burstiness` does. A rate of +Inf spaces them by 0:
+// all at once.
 type arrivals struct {
 	rate, shape float64
 	r           *rand.Rand
 }
 
-func newArrivals(rate, burstiness float64, seed uint64) *arrivals {
-	return &arrivals{rate: rate, shape: burstiness, r: rand.New(rand.NewPCG(seed, 0x5eed))}
+// newArrivals checks rate (> 0, +Inf allowed) and burstiness (> 0, +Inf
+// allowed) and returns a generator seeded with seed.
+func newArrivals(rate, burstiness float64, seed uint64) (*arrivals, error) {
+	if !(rate > 0) {
+		return nil, errors.New("the request rate must be > 0 (inf = all at once)")
+	}
+	if err := checkBurstiness(burstiness); err != nil {
+		return nil, err
+	}
+	return &arrivals{rate: rate, shape: burstiness, r: rand.New(rand.NewPCG(seed, 0x5eed))}, nil
+}
+
+// checkBurstiness accepts a gamma shape: > 0, or +Inf for constant spacing.
+// NaN, 0 and negative values are refused.
+func checkBurstiness(b float64) error {
+	if !(b > 0) {
+		return errors.New("burstiness must be > 0 (1 = Poisson, inf = constant rate)")
+	}
+	return nil
 }
 
 // next returns the gap before the next request.
 func (a *arrivals) next() time.Duration {
+	if math.IsInf(a.rate, 1) {
+		return 0
+	}
 	mean := 1 / a.rate
 	var g float64
 	switch {
@@ -28,6 +50,7 @@ func (a *arrivals) next() time.Duration {
 	case a.shape == 1:
 		g = a.r.ExpFloat64() * mean
 	default:
+		// Gamma(shape, scale = mean/shape): mean `mean`, CV 1/√shape.
 		g = gamma(a.r, a.shape) * mean / a.shape
 	}
 	return time.Duration(g * float64(time.Second))

@@ -27,9 +27,16 @@ func Run(ctx context.Context, cfg Config, onProgress func(Progress)) (report.Res
 	if err := cfg.Validate(); err != nil {
 		return report.Result{}, err
 	}
+	var arr *arrivals
+	if !cfg.Rate.IsInf() || cfg.AllAtOnce() {
+		var err error
+		if arr, err = newArrivals(float64(cfg.Rate), cfg.Burstiness, cfg.Seed); err != nil {
+			return report.Result{}, err
+		}
+	}
 	client := cfg.Client
 	if client == nil {
-		client = newClient(max(cfg.Concurrency, cfg.Warmup))
+		client = newClient(max(cfg.streams(), cfg.Warmup))
 	}
 	base := cfg.BaseURL()
 	auth := ""
@@ -64,7 +71,7 @@ func Run(ctx context.Context, cfg Config, onProgress func(Progress)) (report.Res
 
 	info.Notes = append(info.Notes, r.probe(ctx)...)
 	if cfg.Warmup > 1 && ctx.Err() == nil {
-		r.closedLoop(ctx, ctx, min(max(cfg.Concurrency, 1), cfg.Warmup-1), cfg.Warmup-1, warmupBase+1, time.Time{})
+		r.closedLoop(ctx, ctx, min(max(cfg.streams(), 1), cfg.Warmup-1), cfg.Warmup-1, warmupBase+1, time.Time{})
 	}
 	if cfg.NumRequests > 0 && cfg.NumRequests <= prebuildMax {
 		r.bodies = make([][]byte, cfg.NumRequests)
@@ -86,10 +93,11 @@ func Run(ctx context.Context, cfg Config, onProgress func(Progress)) (report.Res
 	if cfg.Duration > 0 {
 		deadline = r.start.Add(cfg.Duration)
 	}
-	if cfg.Rate.IsInf() {
+	if arr == nil {
 		r.closedLoop(ctx, send, cfg.Concurrency, cfg.NumRequests, 0, deadline)
 	} else {
-		r.openLoop(ctx, send, cfg.Concurrency, cfg.NumRequests, deadline)
+		// A finite rate, or all at once (zero gaps, no cap, NumRequests).
+		r.openLoop(ctx, send, arr, cfg.Concurrency, cfg.NumRequests, deadline)
 	}
 	end := time.Now()
 

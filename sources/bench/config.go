@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -24,12 +25,20 @@ type Config struct {
 	// printed or saved.
 	APIKey string
 
-	// Concurrency is the number of streams of the closed loop (Rate is
-	// Inf), or the cap on requests in flight of the open loop (0 = none).
+	// Concurrency caps the requests in flight (0 = no cap). With Rate Inf
+	// it is the number of streams of the closed loop.
 	Concurrency int
-	// Rate > 0 runs an open loop: requests arrive at Rate req/s, spaced by
-	// a gamma distribution of shape Burstiness (1 = Poisson, Inf = constant
-	// spacing, below 1 = burstier).
+	// Rate is how requests arrive, as `vllm bench serve --request-rate`:
+	//   - a finite Rate runs an open loop: requests arrive at Rate req/s,
+	//     spaced by a gamma distribution of shape Burstiness (1 = Poisson,
+	//     Inf = constant spacing, below 1 = burstier), at most Concurrency
+	//     in flight;
+	//   - Inf sends every request at once, at most Concurrency in flight:
+	//     with a Concurrency that is a closed loop of that many streams;
+	//     without, all NumRequests go out together (a Duration alone cannot
+	//     bound "all at once", so Validate refuses it);
+	//   - 0 (not given) is the closed loop, of 16 streams unless
+	//     Concurrency says otherwise.
 	Rate       report.Rate
 	Burstiness float64
 
@@ -57,20 +66,26 @@ type Config struct {
 	Client *http.Client
 }
 
-// Defaults fills unset fields: 16 streams, 30 s, 256-word prompts, 128
-// output tokens, 2 warmup requests.
+// DefaultStreams is the closed loop's width when neither Rate nor
+// Concurrency is given (the quick preset).
+const DefaultStreams = 16
+
+// Defaults fills unset fields: with neither Rate nor Concurrency, a closed
+// loop of 16 streams; 30 s unless NumRequests; 256-word prompts, 128
+// output tokens, 2 warmup requests. An explicit Rate Inf keeps Concurrency
+// 0 (all at once).
 func (c *Config) Defaults() {
 	if c.API == "" {
 		c.API = Chat
 	}
 	if c.Rate == 0 {
 		c.Rate = report.Inf
+		if c.Concurrency == 0 {
+			c.Concurrency = DefaultStreams
+		}
 	}
 	if c.Burstiness == 0 {
 		c.Burstiness = 1
-	}
-	if c.Concurrency == 0 && c.Rate.IsInf() {
-		c.Concurrency = 16
 	}
 	if c.NumRequests == 0 && c.Duration == 0 {
 		c.Duration = 30 * time.Second
@@ -101,16 +116,33 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Concurrency < 0:
 		return errors.New("concurrency must be positive")
-	case c.Rate.IsInf() && c.Concurrency == 0:
-		return errors.New("a closed loop needs --concurrency ≥ 1 (or give --rate)")
+	case c.Rate < 0 || math.IsNaN(float64(c.Rate)):
+		return errors.New("--rate must be a positive number of requests per second, or inf")
 	case c.NumRequests < 0 || c.Duration < 0 || c.Warmup < 0:
 		return errors.New("--num-requests, --duration and --warmup cannot be negative")
+	case c.AllAtOnce() && c.NumRequests == 0:
+		return errors.New("--rate inf sends every request at once, so it needs --num-requests N " +
+			"(or --concurrency N for a closed loop of N streams, which --duration can bound)")
 	case c.InputLen < 1 || c.OutputLen < 1 || c.PrefixLen < 0 || c.PrefixLen > c.InputLen:
 		return errors.New("--input-len and --output-len must be ≥ 1 and --prefix-len ≤ --input-len")
-	case !(c.Burstiness > 0) || math.IsNaN(c.Burstiness):
-		return errors.New("burstiness must be > 0 (1 = Poisson, inf = constant rate)")
 	}
-	return nil
+	return checkBurstiness(c.Burstiness)
+}
+
+// AllAtOnce reports whether the run sends all its requests at once with no
+// cap on those in flight: Rate Inf without Concurrency (after Defaults), as
+// `vllm bench serve --request-rate inf` without --max-concurrency.
+func (c *Config) AllAtOnce() bool {
+	return c.Rate.IsInf() && c.Concurrency == 0
+}
+
+// streams is how many requests may be in flight at once (0: no cap and
+// not all at once, i.e. an uncapped open loop).
+func (c *Config) streams() int {
+	if c.AllAtOnce() {
+		return c.NumRequests
+	}
+	return c.Concurrency
 }
 
 // BaseURL is URL without a trailing slash or /v1.
@@ -119,12 +151,34 @@ func (c *Config) BaseURL() string {
 }
 
 // IsLoopback reports whether a URL points at this machine; the TUI asks
-// before sending load anywhere else.
+// before sending load anywhere else. Only two forms count:
+//   - the name "localhost" (any case), which resolvers map to loopback
+//     (/etc/hosts, RFC 6761);
+//   - an IP literal in the loopback range: 127.0.0.0/8, ::1 or an
+//     IPv4-mapped ::ffff:127.x (IPv6 in brackets, as URLs write it:
+//     http://[::1]:8000; an unbracketed http://::1 is not a valid URL
+//     host and does not count).
+//
+// Any other name is not loopback even when it looks like one
+// (127.evil.com, localhost.evil.com) or usually resolves to one: a
+// subdomain of .localhost (RFC 6761 reserves it, but not every resolver
+// honours that, and one that forwards it to DNS sends the load elsewhere),
+// "localhost." (a fully qualified name that may skip /etc/hosts), and
+// 0.0.0.0 or private addresses, which are not this machine's loopback. A
+// wrong "no" costs one confirmation; a wrong "yes" sends unasked load to
+// another machine. A URL without a scheme is read as http://.
 func IsLoopback(raw string) bool {
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return false
 	}
 	h := u.Hostname()
-	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }

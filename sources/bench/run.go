@@ -138,11 +138,10 @@ func (r *runState) closedLoop(ctx, send context.Context, n, count, base int, dea
 	wg.Wait()
 }
 
-// openLoop sends requests at arrival times drawn from the configured rate
-// and burstiness, at most cap in flight (0: no cap); a request waiting for a
-// slot records that wait as Queued.
-func (r *runState) openLoop(ctx, send context.Context, capN, count int, deadline time.Time) {
-	arr := newArrivals(float64(r.cfg.Rate), r.cfg.Burstiness, r.cfg.Seed)
+// openLoop sends requests at arrival times drawn from arr (all at once when
+// its rate is +Inf), at most capN in flight (0: no cap); a request waiting
+// for a slot records that wait as Queued.
+func (r *runState) openLoop(ctx, send context.Context, arr *arrivals, capN, count int, deadline time.Time) {
 	var sem chan struct{}
 	if capN > 0 {
 		sem = make(chan struct{}, capN)

@@ -21,7 +21,9 @@ func Text(r Result) string {
 	if r.Cancelled > 0 {
 		line("Cancelled requests:", fmt.Sprint(r.Cancelled))
 	}
-	line("Maximum request concurrency:", fmt.Sprint(r.MaxConcurrency))
+	if r.MaxConcurrency > 0 { // 0: no cap, which vllm leaves out too
+		line("Maximum request concurrency:", fmt.Sprint(r.MaxConcurrency))
+	}
 	if !r.RequestRate.IsInf() {
 		line("Request rate configured (RPS):", fmt.Sprintf("%.2f", float64(r.RequestRate)))
 	}
