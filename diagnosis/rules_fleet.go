@@ -48,40 +48,103 @@ func ruleSkew(e *env) []Finding {
 	sort.Strings(models)
 	var out []Finding
 	for _, m := range models {
-		eps := groups[m]
-		var hi, lo Endpoint
-		hiL, loL := -1.0, math.Inf(1)
-		for _, ep := range eps {
-			l, ok := load(ep)
-			if !ok {
-				continue
-			}
-			if l > hiL {
-				hi, hiL = ep, l
-			}
-			if l < loL {
-				lo, loL = ep, l
-			}
+		if f, ok := loadSkew(e, m, groups[m]); ok {
+			out = append(out, f)
+		} else if f, ok := latencySkew(e, m, groups[m]); ok {
+			out = append(out, f)
 		}
-		if hiL < 0 || hi.URL == lo.URL {
-			continue
-		}
-		if hiL-loL < 4 || hiL < e.cfg.SkewRatio*math.Max(loL, 1) {
-			continue
-		}
-		ev := []Evidence{{Text: fmt.Sprintf("%s: running+waiting %s; %s: %s", hi.URL, num(hiL), lo.URL, num(loL)), Source: "running/waiting of each replica"}}
-		if a, b := hi.State.Latency[model.TTFT].P90, lo.State.Latency[model.TTFT].P90; a.OK && b.OK {
-			ev = append(ev, Evidence{Text: fmt.Sprintf("TTFT p90≈%s vs %s", secs(a.V), secs(b.V)), Source: "ttft per replica", Window: hi.State.Latency[model.TTFT].Window})
-		}
-		out = append(out, Finding{Endpoint: hi.URL, Category: Routing, Severity: model.SevWarn,
-			Title:    fmt.Sprintf("load skewed across %d replicas of %s", len(eps), m),
-			Evidence: ev,
-			Cause:    "the router sends more to one replica: sticky sessions, round-robin blind to request length, or a replica slower to drain (different GPU or flags)",
-			Actions: []Action{{Change: "route by load (least outstanding requests) or prefix-aware routing (e.g. SGLang router --policy cache_aware, vLLM production-stack router)",
-				Why: "round-robin ignores that requests differ in length", TradeOff: "prefix-aware routing trades some balance for cache hits"},
-				{Change: "diff the replicas' flags and versions (the explain screen shows cache_config_info)", Why: "a replica with a smaller KV pool or cap drains slower", TradeOff: "none"}}})
 	}
 	return out
+}
+
+// diffReplicas is the advice shared by both kinds of skew.
+var diffReplicas = Action{Change: "diff the replicas' flags and versions (the explain screen shows cache_config_info)",
+	Why: "a replica with a smaller KV pool or cap drains slower", TradeOff: "none"}
+
+// loadSkew: one replica holds SkewRatio× the requests of another.
+func loadSkew(e *env, m string, eps []Endpoint) (Finding, bool) {
+	var hi, lo Endpoint
+	hiL, loL := -1.0, math.Inf(1)
+	for _, ep := range eps {
+		l, ok := load(ep)
+		if !ok {
+			continue
+		}
+		if l > hiL {
+			hi, hiL = ep, l
+		}
+		if l < loL {
+			lo, loL = ep, l
+		}
+	}
+	if hiL < 0 || hi.URL == lo.URL || hiL-loL < 4 || hiL < e.cfg.SkewRatio*math.Max(loL, 1) {
+		return Finding{}, false
+	}
+	ev := []Evidence{{Text: fmt.Sprintf("%s: running+waiting %s; %s: %s", hi.URL, num(hiL), lo.URL, num(loL)), Source: "running/waiting of each replica"}}
+	if a, b := hi.State.Latency[model.TTFT].P90, lo.State.Latency[model.TTFT].P90; a.OK && b.OK {
+		ev = append(ev, Evidence{Text: fmt.Sprintf("TTFT p90≈%s vs %s", secs(a.V), secs(b.V)), Source: "ttft per replica", Window: hi.State.Latency[model.TTFT].Window})
+	}
+	return Finding{Endpoint: hi.URL, Category: Routing, Severity: model.SevWarn,
+		Title:    fmt.Sprintf("load skewed across %d replicas of %s", len(eps), m),
+		Evidence: ev,
+		Cause:    "the router sends more to one replica: sticky sessions, round-robin blind to request length, or a replica slower to drain (different GPU or flags)",
+		Actions: []Action{{Change: "route by load (least outstanding requests) or prefix-aware routing (e.g. SGLang router --policy cache_aware, vLLM production-stack router)",
+			Why: "round-robin ignores that requests differ in length", TradeOff: "prefix-aware routing trades some balance for cache hits"},
+			diffReplicas}}, true
+}
+
+// Latency skew must also be this large in absolute terms: a 2× gap between
+// 20 ms and 40 ms TTFT is noise to a user, not a slow replica.
+const (
+	skewTTFTAbs = 0.1   // s
+	skewITLAbs  = 0.010 // s
+)
+
+// latencySkew: replicas carry similar load (no loadSkew) but one answers
+// SkewRatio× slower than another at p90, TTFT or ITL/TPOT: the slow one is
+// different (GPU, throttling, flags), not the router.
+func latencySkew(e *env, m string, eps []Endpoint) (Finding, bool) {
+	type pick func(Endpoint) (model.Dist, string)
+	ttft := func(ep Endpoint) (model.Dist, string) { return ep.State.Latency[model.TTFT], "TTFT" }
+	itl := func(ep Endpoint) (model.Dist, string) { d, name, _ := itlDist(ep); return d, name }
+	for _, c := range []struct {
+		get pick
+		abs float64
+	}{{ttft, skewTTFTAbs}, {itl, skewITLAbs}} {
+		var hi, lo Endpoint
+		var name string
+		hiV, loV := -1.0, math.Inf(1)
+		for _, ep := range eps {
+			d, n := c.get(ep)
+			if !d.P90.OK {
+				continue
+			}
+			if d.P90.V > hiV {
+				hi, hiV, name = ep, d.P90.V, n
+			}
+			if d.P90.V < loV {
+				lo, loV = ep, d.P90.V
+			}
+		}
+		if hiV < 0 || hi.URL == lo.URL || hiV-loV < c.abs || hiV < e.cfg.SkewRatio*loV {
+			continue
+		}
+		hd, _ := c.get(hi)
+		ev := []Evidence{{Text: fmt.Sprintf("%s p90≈%s on %s vs %s on %s", name, secs(hiV), hi.URL, secs(loV), lo.URL), Source: "latency per replica", Window: hd.Window}}
+		if a, okA := load(hi); okA {
+			if b, okB := load(lo); okB {
+				ev = append(ev, Evidence{Text: fmt.Sprintf("at similar load: running+waiting %s vs %s", num(a), num(b)), Source: "running/waiting of each replica"})
+			}
+		}
+		return Finding{Endpoint: hi.URL, Category: Routing, Severity: model.SevWarn,
+			Title:    fmt.Sprintf("%s skewed across %d replicas of %s", name, len(eps), m),
+			Evidence: ev,
+			Cause:    "the same traffic is slower on one replica: a different GPU or driver, thermal or power throttling, another process on its GPU, or different flags",
+			Actions: []Action{diffReplicas,
+				{Change: "compare the replicas' GPU rows (clocks, throttle reasons, other processes' VRAM) and take the slow one out of rotation until it matches",
+					Why: "a slow replica raises the fleet's tail latency for every request routed to it", TradeOff: "less capacity while it is out"}}}, true
+	}
+	return Finding{}, false
 }
 
 func ruleRegression(e *env) []Finding {

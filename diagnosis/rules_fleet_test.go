@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,13 @@ func replica(u string, running, waiting float64) Endpoint {
 	})
 }
 
+// slowReplica is a replica with TTFT p90 ttft seconds.
+func slowReplica(u string, running, ttft float64) Endpoint {
+	e := replica(u, running, 0)
+	e.State.Latency[model.TTFT] = dist(ttft*0.8, ttft, ttft*1.2, ttft*0.85)
+	return e
+}
+
 func TestRoutingSkew(t *testing.T) {
 	runCases(t, []ruleCase{
 		{name: "one replica loaded, the other idle", in: input(replica("http://a", 30, 10), replica("http://b", 4, 0)), want: "routing_skew",
@@ -24,6 +32,29 @@ func TestRoutingSkew(t *testing.T) {
 			}},
 		{name: "balanced", in: input(replica("http://a", 30, 0), replica("http://b", 28, 0)), none: "routing_skew"},
 		{name: "ratio high but tiny absolute", in: input(replica("http://a", 3, 0), replica("http://b", 0, 0)), none: "routing_skew"},
+		{name: "same load, one replica three times as slow", in: input(slowReplica("http://a", 20, 0.9), slowReplica("http://b", 19, 0.3)), want: "routing_skew",
+			check: func(t *testing.T, f *Finding) {
+				if f.Endpoint != "http://a" || !strings.HasPrefix(f.Title, "TTFT skewed across 2 replicas") ||
+					!hasEvidence(f, "TTFT p90≈900 ms on http://a vs 300 ms on http://b") || !hasEvidence(f, "running+waiting 20 vs 19") {
+					t.Errorf("%+v", *f)
+				}
+			}},
+		{name: "latency ratio high but tiny absolute", in: input(slowReplica("http://a", 20, 0.04), slowReplica("http://b", 20, 0.015)), none: "routing_skew"},
+		{name: "latency within the ratio", in: input(slowReplica("http://a", 20, 0.5), slowReplica("http://b", 20, 0.3)), none: "routing_skew"},
+		{name: "ITL skew", in: input(func() Endpoint {
+			e := slowReplica("http://a", 20, 0.3)
+			e.State.Latency[model.ITL] = dist(0.04, 0.06, 0.08, 0.045)
+			return e
+		}(), func() Endpoint {
+			e := slowReplica("http://b", 20, 0.3)
+			e.State.Latency[model.ITL] = dist(0.015, 0.02, 0.03, 0.016)
+			return e
+		}()), want: "routing_skew",
+			check: func(t *testing.T, f *Finding) {
+				if f.Endpoint != "http://a" || !hasEvidence(f, "ITL p90≈60 ms on http://a vs 20 ms on http://b") {
+					t.Errorf("%+v", *f)
+				}
+			}},
 		{name: "different models are not replicas", in: input(replica("http://a", 30, 10), func() Endpoint {
 			e := replica("http://b", 1, 0)
 			e.State.Key.Model = "other"
