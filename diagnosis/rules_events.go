@@ -241,6 +241,17 @@ func isEventFinding(id string) bool {
 	return false
 }
 
+// EventKinds lists the log-event kinds (catalogue ids) that have a finding
+// of their own, so the composition root can check that each one exists in
+// the log catalogue.
+func EventKinds() []string {
+	var out []string
+	for _, r := range eventRules {
+		out = append(out, r.kinds...)
+	}
+	return out
+}
+
 func ruleEvents(e *env) []Finding {
 	byKind := map[string]*eventRule{}
 	for i := range eventRules {

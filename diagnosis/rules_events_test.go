@@ -148,3 +148,29 @@ func TestFailureBeforeARestartIsNoLongerCritical(t *testing.T) {
 		t.Fatalf("down again: %+v", f)
 	}
 }
+
+// Every kind an event rule maps opens that rule's finding, quoting the log
+// line and carrying at least one action, on each engine the rule can meet.
+func TestEveryEventKindOpensItsFinding(t *testing.T) {
+	for _, r := range eventRules {
+		for _, kind := range r.kinds {
+			for _, eng := range []model.Engine{model.VLLM, model.SGLang, model.TGI, model.LlamaCpp, model.TRTLLM, model.Ollama} {
+				rep := Evaluate(withEvents(ep(func(e *Endpoint) { e.Identity.Engine = eng }), logEvent(kind, nil)), DefaultConfig())
+				f := byID(rep, r.id)
+				if f == nil {
+					t.Errorf("%s on %s: no %s finding (got %v)", kind, eng, r.id, ids(rep.Findings))
+					continue
+				}
+				if len(f.Actions) == 0 || f.Actions[0].Change == "" {
+					t.Errorf("%s on %s: %s has no action", kind, eng, r.id)
+				}
+				if !hasEvidence(f, "line of "+kind) {
+					t.Errorf("%s on %s: the log line is not in the evidence: %+v", kind, eng, f.Evidence)
+				}
+				if f.Category != r.category || f.Title == "" {
+					t.Errorf("%s on %s: category %q title %q", kind, eng, f.Category, f.Title)
+				}
+			}
+		}
+	}
+}
