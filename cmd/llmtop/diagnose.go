@@ -218,9 +218,10 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 	if len(w.urls) == 1 {
 		endpoint = w.urls[0]
 	}
+	var logsDone []<-chan struct{}
 	for _, in := range logInputs() {
 		w.logsOn = true
-		logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, w.onLog)
+		logsDone = append(logsDone, logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, w.onLog))
 	}
 	gpus, _ := newGPUSource(&monitorEnv{Interval: interval})
 	if gpus != nil {
@@ -240,7 +241,11 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 		select {
 		case <-ctx.Done():
 			wg.Wait()
-			return w.evaluate(time.Now()), nil
+			rep := w.evaluate(time.Now())
+			// The log commands got SIGTERM as the watch ended; wait for
+			// them to be gone, or they outlive llmtop.
+			waitClosed(logsDone, time.Now().Add(quitWait))
+			return rep, nil
 		case <-tick.C:
 		}
 	}

@@ -7,9 +7,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -36,7 +40,10 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	if err := root.Execute(); err != nil {
+	ctx, stop := signalContext()
+	err := root.ExecuteContext(ctx)
+	stop()
+	if err != nil {
 		code := 1
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -46,5 +53,38 @@ func main() {
 			fmt.Fprintln(os.Stderr, "llmtop:", err)
 		}
 		os.Exit(code)
+	}
+}
+
+// signalContext returns the commands' context: SIGINT, SIGTERM and SIGHUP
+// (a closed terminal, tmux pane or ssh session) cancel it, so a command
+// ends as it does when it is done: the monitor restores the terminal,
+// diagnose reports what it saw, and log commands are stopped and waited
+// for. Whatever the command does, llmtop exits at most 10 s after the
+// signal (status 128+signal).
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		var sig os.Signal
+		select {
+		case sig = <-sigs:
+		case <-ctx.Done():
+			return
+		}
+		signal.Stop(sigs) // the next one gets the default (exit) unless a command catches it
+		cancel()
+		time.Sleep(10 * time.Second)
+		fmt.Fprintf(os.Stderr, "llmtop: still running 10 s after %v; exiting\n", sig)
+		code := 1
+		if s, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(s)
+		}
+		os.Exit(code)
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel()
 	}
 }

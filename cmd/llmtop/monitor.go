@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -110,6 +112,12 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	interval := clampInterval(pick(monitorFlags.interval, cfg.Interval, flagSet("interval")))
 	window := pick(monitorFlags.window, cfg.Window, flagSet("window"))
 
+	// A signal ends the program like q does, and the same cleanup follows:
+	// SIGTERM (kill, systemd), SIGHUP (the terminal, tmux pane or ssh
+	// session went away), SIGINT (when ctrl+c is not a key). Bubble Tea's
+	// own handler is off: it would race this one (see popts).
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stopSignals()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	env := &monitorEnv{URLs: urls, Interval: interval, SimLog: opts.SimLog, SimGPU: opts.SimGPU}
@@ -146,7 +154,12 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	// changed, and each wake costs: measured over 60 s against `llmtop
 	// sim`, 20 → 5 frames a second took the whole program from 1.30 % to
 	// 1.03 % of a core.
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(10)}
+	//
+	// The program ends when ctx does (tea.WithContext): on a signal, or when
+	// the caller's context ends. Bubble Tea's signal handler would send its
+	// QuitMsg on an unbuffered channel that nobody reads once ctx ended the
+	// event loop, and its shutdown would then wait for it forever.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(10), tea.WithoutSignalHandler()}
 	if noColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
@@ -178,11 +191,20 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		}
 	}
 	_, err = p.Run()
+	endedByCtx := ctx.Err() != nil // before cancel: a signal, or the caller
 	cancel()
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		return err
+	// The sources stop with ctx. Log commands get SIGTERM, then SIGKILL
+	// after 2 s: wait for them (bounded) so that none outlives llmtop. The
+	// terminal is already restored, so a slow one delays only the prompt.
+	deadline := time.Now().Add(quitWait)
+	select {
+	case <-started: // every Start has returned; none adds a log after this
+		waitClosed(logsFollowed(), deadline)
+	case <-time.After(quitWait):
 	}
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
+	// Ended by ctx is a normal end; a kill for another reason (a panic) is
+	// not.
+	if err != nil && !(errors.Is(err, tea.ErrProgramKilled) && endedByCtx) {
 		return err
 	}
 	return nil

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -85,9 +88,46 @@ func startLogs(ctx context.Context, env *monitorEnv) error {
 		endpoint = env.URLs[0]
 	}
 	for _, in := range inputs {
-		logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, env.Send)
+		done := logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, env.Send)
+		followed.Lock()
+		followed.done = append(followed.done, done)
+		followed.Unlock()
 	}
 	return nil
+}
+
+// followed collects what startLogs started: each channel closes once its
+// follower stopped, a log command's process group included. The monitor
+// waits for them after quitting (there is one monitor per process).
+var followed struct {
+	sync.Mutex
+	done []<-chan struct{}
+}
+
+// logsFollowed returns the channels of the logs startLogs follows.
+func logsFollowed() []<-chan struct{} {
+	followed.Lock()
+	defer followed.Unlock()
+	return slices.Clone(followed.done)
+}
+
+// quitWait bounds how long llmtop waits, when it quits, for its log
+// commands to be gone: they get SIGTERM at once and SIGKILL 2 s later.
+const quitWait = 3 * time.Second
+
+// waitClosed waits until every channel is closed or until deadline, and
+// reports whether they all closed.
+func waitClosed(chans []<-chan struct{}, deadline time.Time) bool {
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	for _, c := range chans {
+		select {
+		case <-c:
+		case <-timer.C:
+			return false
+		}
+	}
+	return true
 }
 
 // shellQuote quotes s for /bin/sh so a name cannot inject commands.

@@ -3,6 +3,7 @@ package logs
 import (
 	"context"
 	"io"
+	"sync"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -35,17 +36,26 @@ type Input struct {
 }
 
 // Start follows in and delivers through send until ctx is done; it returns
-// at once.
-func Start(ctx context.Context, in Input, opts Options, send func(any)) *Source {
+// at once. The channel it returns closes once everything Start began has
+// stopped after ctx ended: for a command, once its process group is gone
+// (SIGTERM, then SIGKILL after CommandOptions.Grace, 2 s). A caller that
+// exits when ctx ends waits for it, or the command outlives llmtop.
+func Start(ctx context.Context, in Input, opts Options, send func(any)) <-chan struct{} {
 	src := NewSource(opts, send)
-	go src.Run(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { src.Run(ctx) })
 	switch {
 	case in.File != "":
-		go FollowFile(ctx, in.File, FileOptions{}, src)
+		wg.Go(func() { FollowFile(ctx, in.File, FileOptions{}, src) })
 	case in.Command != "":
-		go FollowCommand(ctx, in.Command, CommandOptions{}, src)
+		wg.Go(func() { FollowCommand(ctx, in.Command, CommandOptions{}, src) })
 	case in.Reader != nil:
-		go FollowReader(ctx, in.Name, in.Reader, src)
+		wg.Go(func() { FollowReader(ctx, in.Name, in.Reader, src) })
 	}
-	return src
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return done
 }

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// procsRunning lists the live processes whose command line contains want
+// (arguments joined by spaces). Zombies have an empty command line and do
+// not count: they hold nothing but a process table entry.
+func procsRunning(t *testing.T, want string) []string {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("needs /proc")
+	}
+	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var found []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		line := strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+		if strings.Contains(line, want) {
+			found = append(found, filepath.Base(filepath.Dir(p))+": "+line)
+		}
+	}
+	return found
+}
+
+// TestDiagnoseLeavesNoLogCommandBehind: when the watch ends, diagnose waits
+// for its --log-cmd to be gone, even one that ignores SIGTERM (it gets
+// SIGKILL after the grace), and does not wait much longer than that.
+func TestDiagnoseLeavesNoLogCommandBehind(t *testing.T) {
+	const marker = "sleep 98765"
+	if p := procsRunning(t, marker); len(p) > 0 {
+		t.Skipf("%q is already running here: %q", marker, p)
+	}
+	logFlags.commands = []string{"trap '' TERM; " + marker}
+	defer func() { logFlags.commands = nil }()
+	start := time.Now()
+	diagnoseOnce(t, time.Second, "http://127.0.0.1:1")
+	took := time.Since(start)
+	if p := procsRunning(t, marker); len(p) > 0 {
+		t.Errorf("after diagnose returned (%s) the log command still runs: %q", took.Round(time.Millisecond), p)
+		// leave nothing behind either way
+		deadline := time.Now().Add(5 * time.Second)
+		for len(procsRunning(t, marker)) > 0 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if took > 5*time.Second {
+		t.Errorf("a 1 s diagnose took %s: quitting waited too long", took)
+	}
+}
+
+// killLeftovers ends (by pid) the processes a failed test left running.
+func killLeftovers(t *testing.T, marker string) {
+	t.Helper()
+	for _, p := range procsRunning(t, marker) {
+		if pid, err := strconv.Atoi(p[:strings.IndexByte(p, ':')]); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// TestRunLlmtop is not a test: the tests below run this test binary as
+// llmtop, with the arguments in LLMTOP_TEST_ARGS (one a line).
+func TestRunLlmtop(t *testing.T) {
+	args := os.Getenv("LLMTOP_TEST_ARGS")
+	if args == "" {
+		t.Skip("runs llmtop for the tests that need a process of their own")
+	}
+	os.Args = append([]string{"llmtop"}, strings.Split(args, "\n")...)
+	main()
+	os.Exit(0)
+}
+
+// startLlmtop runs llmtop with args as a process of its own.
+func startLlmtop(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunLlmtop$")
+	cmd.Env = append(os.Environ(), "LLMTOP_TEST_ARGS="+strings.Join(args, "\n"), "XDG_CONFIG_HOME="+t.TempDir())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
+// exitCode waits up to limit for cmd to end and returns its exit status.
+func exitCode(t *testing.T, cmd *exec.Cmd, limit time.Duration) (int, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), time.Since(start)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return 0, time.Since(start)
+	case <-time.After(limit):
+		_ = cmd.Process.Kill()
+		<-waited
+		t.Fatalf("llmtop still ran %s later", limit)
+		return 0, 0
+	}
+}
+
+// TestLlmtopExitLeavesNoLogCommand: when llmtop exits, its --log-cmd is
+// gone too, even one slow to die: this one ignores SIGTERM, and llmtop used
+// to exit before the SIGKILL that follows 2 s later.
+func TestLlmtopExitLeavesNoLogCommand(t *testing.T) {
+	const marker = "sleep 98766"
+	if p := procsRunning(t, marker); len(p) > 0 {
+		t.Skipf("%q is already running here: %q", marker, p)
+	}
+	defer killLeftovers(t, marker)
+	cmd, out := startLlmtop(t, "diagnose", "--json", "--duration", "1s", "--log-cmd", "trap '' TERM; "+marker, "http://127.0.0.1:1")
+	code, took := exitCode(t, cmd, 20*time.Second)
+	if code != 3 {
+		t.Errorf("exit status %d, want 3 (unreachable)\n%s", code, out)
+	}
+	if took > 5*time.Second {
+		t.Errorf("a 1 s diagnose took %s", took)
+	}
+	if p := procsRunning(t, marker); len(p) > 0 {
+		t.Errorf("llmtop exited, its log command still runs: %q", p)
+	}
+}
+
+// TestSignalEndsLlmtopAndItsLogCommand: SIGTERM, SIGHUP (terminal or ssh
+// session gone) and SIGINT end a 1-minute diagnose at once, with its report
+// and its log command stopped.
+func TestSignalEndsLlmtopAndItsLogCommand(t *testing.T) {
+	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			marker := "sleep " + strconv.Itoa(98767+i)
+			if p := procsRunning(t, marker); len(p) > 0 {
+				t.Skipf("%q is already running here: %q", marker, p)
+			}
+			defer killLeftovers(t, marker)
+			cmd, out := startLlmtop(t, "diagnose", "--json", "--duration", "1m", "--log-cmd", marker, "http://127.0.0.1:1")
+			deadline := time.Now().Add(10 * time.Second)
+			for len(procsRunning(t, marker)) == 0 {
+				if time.Now().After(deadline) {
+					_ = cmd.Process.Kill()
+					t.Fatalf("the log command did not start\n%s", out)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			code, took := exitCode(t, cmd, 20*time.Second)
+			if code != 3 || !strings.Contains(out.String(), `"status": "unreachable"`) {
+				t.Errorf("exit status %d, want 3 and the report\n%s", code, out)
+			}
+			if took > 4*time.Second {
+				t.Errorf("llmtop took %s to end after %v", took, sig)
+			}
+			if p := procsRunning(t, marker); len(p) > 0 {
+				t.Errorf("llmtop ended on %v, its log command still runs: %q", sig, p)
+			}
+		})
+	}
+}
