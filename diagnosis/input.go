@@ -43,6 +43,10 @@ type Endpoint struct {
 	// UpSince is when the endpoint last came up after being seen down (set
 	// by the Diagnoser); zero when it was never seen down.
 	UpSince time.Time
+	// Log is the picture from the engine's log stats lines alone, kept
+	// beside a scraped State to cross-check the two; Samples == 0 when no
+	// stats line was read or State itself comes from the log.
+	Log model.State
 }
 
 // isDown reports whether the newest poll found nothing listening.
@@ -146,5 +150,12 @@ func EndpointFromStore(s *model.Store, k model.Key, id model.Identity, last mode
 		lat = model.TPOT
 	}
 	ep.Batch = BatchFromSeries(s.Series(k, string(model.Running)), s.Series(k, string(lat)+model.SeriesLatencyMean))
+	if ep.State.Source == model.FromScrape {
+		// A log's samples carry no model name: try the endpoint's nameless key too.
+		ep.Log = s.StateFrom(k, model.FromLog, window)
+		if ep.Log.Samples == 0 && k.Model != "" {
+			ep.Log = s.StateFrom(model.Key{Endpoint: k.Endpoint}, model.FromLog, window)
+		}
+	}
 	return ep
 }

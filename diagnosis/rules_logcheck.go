@@ -1,0 +1,99 @@
+package diagnosis
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func init() {
+	register(rule{id: "log_mismatch", checks: "the log's stats lines agree with /metrics (the log is this engine's)",
+		needs: needMetrics | needLogs, hold: holdDefault, eval: ruleLogMismatch})
+}
+
+// logFresh is how old a log stats line may be to be compared with a scrape
+// (vLLM prints one every 10 s by default).
+const logFresh = 30 * time.Second
+
+// A log and a scrape of the same engine at the same moment differ by the
+// batch's churn and by their averaging windows (a 10 s log interval vs the
+// scrape window); these margins stay clear of that.
+const (
+	mismatchShare   = 0.5 // of the larger value
+	mismatchRunning = 8   // requests
+	mismatchGenTPS  = 20  // tokens/s
+)
+
+func disagree(a, b model.Opt, abs float64) bool {
+	if !a.OK || !b.OK {
+		return false
+	}
+	d := math.Abs(a.V - b.V)
+	return d > abs && d > mismatchShare*math.Max(a.V, b.V)
+}
+
+// ruleLogMismatch cross-checks the log's stats lines against the scrape of
+// the endpoint they are attached to. Both read the same scheduler, so when
+// running requests and generation throughput both disagree far beyond what
+// timing explains (or the log names another engine), the log is most likely
+// another process's: a different container, replica or port.
+func ruleLogMismatch(e *env) []Finding {
+	logEngine := engineFromEvents(e.in.Events)
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		lg, st := ep.Log, ep.State
+		if st.Source != model.FromScrape || lg.Samples == 0 || absDur(st.Time.Sub(lg.Time)) > logFresh {
+			continue
+		}
+		var ev []Evidence
+		at := " (log stats line " + lg.Time.Format("15:04:05") + ")"
+		runOff, genOff := disagree(st.Running, lg.Running, mismatchRunning), disagree(st.GenTPS, lg.GenTPS, mismatchGenTPS)
+		comparable := 0
+		for _, p := range [][2]model.Opt{{st.Running, lg.Running}, {st.GenTPS, lg.GenTPS}} {
+			if p[0].OK && p[1].OK {
+				comparable++
+			}
+		}
+		if comparable > 0 && (!st.Running.OK || !lg.Running.OK || runOff) && (!st.GenTPS.OK || !lg.GenTPS.OK || genOff) {
+			if runOff {
+				ev = append(ev, Evidence{Text: fmt.Sprintf("running %s on /metrics vs %s in the log%s", num(st.Running.V), num(lg.Running.V), at), Source: "scrape vs log"})
+			}
+			if genOff {
+				ev = append(ev, Evidence{Text: fmt.Sprintf("generation %s tok/s on /metrics vs %s in the log%s", num(st.GenTPS.V), num(lg.GenTPS.V), at), Source: "scrape vs log", Window: st.RateWindow})
+			}
+		}
+		le, ok := logEngine[ep.URL]
+		if !ok {
+			le, ok = logEngine[""]
+		}
+		if ok && ep.Engine() != model.Unknown && !sameEngineFamily(le, ep.Engine()) {
+			ev = append(ev, Evidence{Text: fmt.Sprintf("the log is %s's, the endpoint is %s", engineName(le), engineName(ep.Engine())), Source: "log events vs identity"})
+		}
+		if len(ev) == 0 {
+			continue
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: Behaviour, Severity: model.SevWarn,
+			Title:    "the attached log does not match this endpoint",
+			Evidence: ev,
+			Cause:    "the log's stats lines describe a different engine process (another container, replica or port), so its events and stand-in numbers are not this endpoint's",
+			Actions: []Action{{Change: "attach the log of the process serving " + ep.URL + " (--docker NAME, --journal UNIT, --kube TARGET or --log FILE)",
+				Why: "log events and the log's stats lines are judged as this endpoint's", TradeOff: "none"}}})
+	}
+	return out
+}
+
+// sameEngineFamily: a log may name the engine under the one serving: Triton
+// runs TensorRT-LLM, and Ollama's runner is llama.cpp and logs as it.
+func sameEngineFamily(log, served model.Engine) bool {
+	switch {
+	case log == served:
+		return true
+	case served == model.Triton && log == model.TRTLLM:
+		return true
+	case served == model.Ollama && log == model.LlamaCpp:
+		return true
+	}
+	return false
+}
