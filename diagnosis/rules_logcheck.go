@@ -13,9 +13,11 @@ func init() {
 		needs: needMetrics | needLogs, hold: holdDefault, eval: ruleLogMismatch})
 }
 
-// logFresh is how old a log stats line may be to be compared with a scrape
-// (vLLM prints one every 10 s by default).
-const logFresh = 30 * time.Second
+// logFresh is how old a log stats line may be to be compared with a scrape:
+// vLLM prints one every 10 s while it serves, so a live log stays fresh, and
+// the last line of a log that went quiet (load ended) is not held against a
+// scrape that moved on for longer than the rule's hold.
+const logFresh = 15 * time.Second
 
 // A log and a scrape of the same engine at the same moment differ by the
 // batch's churn and by their averaging windows (a 10 s log interval vs the
@@ -38,7 +40,8 @@ func disagree(a, b model.Opt, abs float64) bool {
 // the endpoint they are attached to. Both read the same scheduler, so when
 // running requests and generation throughput both disagree far beyond what
 // timing explains (or the log names another engine), the log is most likely
-// another process's: a different container, replica or port.
+// another process's: a different container, replica or port. Engines whose
+// log gives no running count (llama.cpp) are only checked by engine name.
 func ruleLogMismatch(e *env) []Finding {
 	logEngine := engineFromEvents(e.in.Events)
 	var out []Finding
@@ -49,20 +52,14 @@ func ruleLogMismatch(e *env) []Finding {
 		}
 		var ev []Evidence
 		at := " (log stats line " + lg.Time.Format("15:04:05") + ")"
-		runOff, genOff := disagree(st.Running, lg.Running, mismatchRunning), disagree(st.GenTPS, lg.GenTPS, mismatchGenTPS)
-		comparable := 0
-		for _, p := range [][2]model.Opt{{st.Running, lg.Running}, {st.GenTPS, lg.GenTPS}} {
-			if p[0].OK && p[1].OK {
-				comparable++
-			}
-		}
-		if comparable > 0 && (!st.Running.OK || !lg.Running.OK || runOff) && (!st.GenTPS.OK || !lg.GenTPS.OK || genOff) {
-			if runOff {
-				ev = append(ev, Evidence{Text: fmt.Sprintf("running %s on /metrics vs %s in the log%s", num(st.Running.V), num(lg.Running.V), at), Source: "scrape vs log"})
-			}
-			if genOff {
-				ev = append(ev, Evidence{Text: fmt.Sprintf("generation %s tok/s on /metrics vs %s in the log%s", num(st.GenTPS.V), num(lg.GenTPS.V), at), Source: "scrape vs log", Window: st.RateWindow})
-			}
+		// Both numbers must be read on both sides and both must disagree:
+		// one number alone differs too easily (llama.cpp's per-request
+		// timing lines give a token rate over other moments than its
+		// counters, and no running count at all).
+		if disagree(st.Running, lg.Running, mismatchRunning) && disagree(st.GenTPS, lg.GenTPS, mismatchGenTPS) {
+			ev = append(ev,
+				Evidence{Text: fmt.Sprintf("running %s on /metrics vs %s in the log%s", num(st.Running.V), num(lg.Running.V), at), Source: "scrape vs log"},
+				Evidence{Text: fmt.Sprintf("generation %s tok/s on /metrics vs %s in the log%s", num(st.GenTPS.V), num(lg.GenTPS.V), at), Source: "scrape vs log", Window: st.RateWindow})
 		}
 		le, ok := logEngine[ep.URL]
 		if !ok {

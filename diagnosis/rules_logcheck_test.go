@@ -34,6 +34,11 @@ func TestLogMismatch(t *testing.T) {
 			in.Endpoints[0].State.Running, in.Endpoints[0].State.GenTPS = model.Some(6), model.Some(20)
 			return in
 		}(), none: "log_mismatch"},
+		{name: "a log without a running count (llama.cpp timing lines) is not judged on throughput alone", in: func() Input {
+			in := withLog(0, 60, 5*time.Second)
+			in.Endpoints[0].Log.Running = model.None
+			return in
+		}(), none: "log_mismatch"},
 		{name: "a stale log line is not compared", in: withLog(2, 60, time.Minute), none: "log_mismatch"},
 		{name: "the log names another engine", in: withLog(24, 1600, 5*time.Second, logEvent("sglang_stats", nil)), want: "log_mismatch",
 			check: func(t *testing.T, f *Finding) {
