@@ -4,7 +4,9 @@ import "time"
 
 // GPU is one device's state at one refresh. Every field is an Opt: a field
 // the device does not support (MIG, unified memory, consumer cards) is absent,
-// shown "n/a", and does not hide the others.
+// named in Unsupported, shown "n/a", and does not hide the others. A field
+// that is absent but not named there was not read (an error, a lost device,
+// no sample yet) and shows "--".
 type GPU struct {
 	Index int    `json:"index"`
 	UUID  string `json:"uuid"`
@@ -39,9 +41,46 @@ type GPU struct {
 
 	Processes []GPUProcess `json:"processes"`
 
+	// Unsupported names, by their JSON names (the GPUField… constants), the
+	// fields the device answered NOT_SUPPORTED for.
+	Unsupported []string `json:"unsupported,omitempty"`
+
 	// Lost is set when the device stopped answering (GPU_IS_LOST).
 	Lost bool   `json:"lost,omitempty"`
 	Err  string `json:"error,omitempty"`
+}
+
+// The JSON names of GPU's fields, as Unsupported lists them.
+const (
+	GPUFieldUtil         = "util_pct"
+	GPUFieldMemUtil      = "mem_util_pct"
+	GPUFieldMemUsed      = "mem_used_bytes"
+	GPUFieldMemTotal     = "mem_total_bytes"
+	GPUFieldPower        = "power_w"
+	GPUFieldPowerLimit   = "power_limit_w"
+	GPUFieldTemp         = "temp_c"
+	GPUFieldTempSlowdown = "temp_slowdown_c"
+	GPUFieldSMClock      = "sm_clock_mhz"
+	GPUFieldSMClockMax   = "sm_clock_max_mhz"
+	GPUFieldMemClock     = "mem_clock_mhz"
+	GPUFieldMemClockMax  = "mem_clock_max_mhz"
+	GPUFieldFan          = "fan_pct"
+	GPUFieldPCIeRx       = "pcie_rx_bytes_per_s"
+	GPUFieldPCIeTx       = "pcie_tx_bytes_per_s"
+	GPUFieldThrottle     = "throttle"
+	GPUFieldECC          = "ecc_volatile_errors"
+	GPUFieldProcesses    = "processes"
+)
+
+// IsUnsupported reports whether the device said it does not support field
+// (a GPUField… name).
+func (g *GPU) IsUnsupported(field string) bool {
+	for _, f := range g.Unsupported {
+		if f == field {
+			return true
+		}
+	}
+	return false
 }
 
 // GPUProcess is a process holding memory on a GPU.

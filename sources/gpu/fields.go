@@ -16,24 +16,31 @@ func isLost(ret nvml.Return) bool {
 }
 
 // guard checks each NVML return of one device's refresh. A field the device
-// does not support is simply absent; a lost device stops the remaining
-// calls; any other failure is remembered for the device's Err line.
+// does not support is absent and named in unsupported (the pane says n/a);
+// a lost device stops the remaining calls; any other failure is remembered
+// for the device's Err line.
 type guard struct {
-	lost   nvml.Return
-	failed []string
+	lost        nvml.Return
+	failed      []string
+	unsupported []string
 }
 
-// ok reports whether the call succeeded and its value should be used.
-func (g *guard) ok(field string, ret nvml.Return) bool {
+// ok reports whether the call succeeded and its value should be used. what
+// names the call in the Err line; fields are the model.GPUField… names the
+// call fills, recorded as unsupported when the device says so.
+func (g *guard) ok(what string, ret nvml.Return, fields ...string) bool {
 	switch {
 	case ret == nvml.SUCCESS:
 		return true
 	case isLost(ret):
 		g.lost = ret
-	case ret == nvml.ERROR_NOT_SUPPORTED, ret == nvml.ERROR_FUNCTION_NOT_FOUND, ret == nvml.ERROR_NO_DATA:
+	case ret == nvml.ERROR_NOT_SUPPORTED, ret == nvml.ERROR_FUNCTION_NOT_FOUND:
 		// n/a on this device: MIG, unified memory, consumer cards, old drivers.
+		g.unsupported = append(g.unsupported, fields...)
+	case ret == nvml.ERROR_NO_DATA:
+		// nothing sampled yet: absent this refresh, not an error.
 	default:
-		g.failed = append(g.failed, field+" ("+ret.Error()+")")
+		g.failed = append(g.failed, what+" ("+ret.Error()+")")
 	}
 	return false
 }
@@ -61,14 +68,14 @@ func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 	}
 	h, c := d.h, &guard{}
 
-	if u, ret := h.GetUtilizationRates(); c.ok("utilisation", ret) {
+	if u, ret := h.GetUtilizationRates(); c.ok("utilisation", ret, model.GPUFieldUtil, model.GPUFieldMemUtil) {
 		g.Util, g.MemUtil = some32(u.Gpu), some32(u.Memory)
 	}
 	if c.live() {
 		r.readMemory(h, c, &g)
 	}
 	if c.live() {
-		if v, ret := h.GetPowerUsage(); c.ok("power", ret) {
+		if v, ret := h.GetPowerUsage(); c.ok("power", ret, model.GPUFieldPower) {
 			g.Power = model.Some(float64(v) / 1000)
 		}
 	}
@@ -77,22 +84,22 @@ func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 		if ret == nvml.ERROR_NOT_SUPPORTED {
 			v, ret = h.GetPowerManagementLimit()
 		}
-		if c.ok("power limit", ret) {
+		if c.ok("power limit", ret, model.GPUFieldPowerLimit) {
 			g.PowerLimit = model.Some(float64(v) / 1000)
 		}
 	}
 	if c.live() {
-		if v, ret := h.GetTemperature(nvml.TEMPERATURE_GPU); c.ok("temperature", ret) {
+		if v, ret := h.GetTemperature(nvml.TEMPERATURE_GPU); c.ok("temperature", ret, model.GPUFieldTemp) {
 			g.Temp = some32(v)
 		}
 	}
 	if c.live() {
-		if v, ret := h.GetClockInfo(nvml.CLOCK_SM); c.ok("SM clock", ret) {
+		if v, ret := h.GetClockInfo(nvml.CLOCK_SM); c.ok("SM clock", ret, model.GPUFieldSMClock) {
 			g.SMClock = some32(v)
 		}
 	}
 	if c.live() {
-		if v, ret := h.GetClockInfo(nvml.CLOCK_MEM); c.ok("memory clock", ret) {
+		if v, ret := h.GetClockInfo(nvml.CLOCK_MEM); c.ok("memory clock", ret, model.GPUFieldMemClock) {
 			g.MemClock = some32(v)
 		}
 	}
@@ -100,19 +107,20 @@ func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 		r.readStatic(d, c)
 	}
 	g.SMClockMax, g.MemClockMax, g.TempSlowdown = d.smMax, d.memMax, d.slowdown
+	c.unsupported = append(c.unsupported, d.staticNA...)
 	if c.live() {
-		if v, ret := h.GetFanSpeed(); c.ok("fan", ret) {
+		if v, ret := h.GetFanSpeed(); c.ok("fan", ret, model.GPUFieldFan) {
 			g.Fan = some32(v)
 		}
 	}
 	// NVML reports PCIe throughput in KB/s (1024 bytes), sampled over 20 ms.
 	if c.live() {
-		if v, ret := h.GetPcieThroughput(nvml.PCIE_UTIL_RX_BYTES); c.ok("PCIe rx", ret) {
+		if v, ret := h.GetPcieThroughput(nvml.PCIE_UTIL_RX_BYTES); c.ok("PCIe rx", ret, model.GPUFieldPCIeRx) {
 			g.PCIeRx = model.Some(float64(v) * 1024)
 		}
 	}
 	if c.live() {
-		if v, ret := h.GetPcieThroughput(nvml.PCIE_UTIL_TX_BYTES); c.ok("PCIe tx", ret) {
+		if v, ret := h.GetPcieThroughput(nvml.PCIE_UTIL_TX_BYTES); c.ok("PCIe tx", ret, model.GPUFieldPCIeTx) {
 			g.PCIeTx = model.Some(float64(v) * 1024)
 		}
 	}
@@ -121,19 +129,19 @@ func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 		if r.hasEvents {
 			get = h.GetCurrentClocksEventReasons
 		}
-		if v, ret := get(); c.ok("clock-event reasons", ret) {
+		if v, ret := get(); c.ok("clock-event reasons", ret, model.GPUFieldThrottle) {
 			g.Throttle = DecodeThrottle(v)
 		}
 	}
 	// Volatile (since the last driver load) uncorrected errors: the number
 	// nvidia-smi shows as "Volatile Uncorr. ECC".
 	if c.live() {
-		if v, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC); c.ok("ECC", ret) {
+		if v, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC); c.ok("ECC", ret, model.GPUFieldECC) {
 			g.ECCVolatile = model.Some(float64(v))
 		}
 	}
 	if c.live() {
-		if ps, ret := h.GetComputeRunningProcesses(); c.ok("processes", ret) {
+		if ps, ret := h.GetComputeRunningProcesses(); c.ok("processes", ret, model.GPUFieldProcesses) {
 			g.Processes = make([]model.GPUProcess, 0, len(ps))
 			for _, p := range ps {
 				gp := r.procs.process(int(p.Pid))
@@ -143,6 +151,9 @@ func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 		}
 	}
 
+	if len(c.unsupported) > 0 {
+		g.Unsupported = c.unsupported
+	}
 	switch {
 	case !c.live():
 		g.Lost = true
@@ -164,30 +175,35 @@ func (r *nvmlReader) readMemory(h nvml.Device, c *guard, g *model.GPU) {
 		}
 		// Older drivers refuse the versioned struct; v1 still answers.
 		if ret != nvml.ERROR_NOT_SUPPORTED && ret != nvml.ERROR_ARGUMENT_VERSION_MISMATCH && ret != nvml.ERROR_FUNCTION_NOT_FOUND {
-			c.ok("memory", ret)
+			c.ok("memory", ret, model.GPUFieldMemUsed, model.GPUFieldMemTotal)
 			return
 		}
 	}
-	if m, ret := h.GetMemoryInfo(); c.ok("memory", ret) {
+	if m, ret := h.GetMemoryInfo(); c.ok("memory", ret, model.GPUFieldMemUsed, model.GPUFieldMemTotal) {
 		g.MemUsed, g.MemTotal = bytesOpt(m.Used), bytesOpt(m.Total)
 	}
 }
 
-// readStatic reads what does not change while the driver is loaded. It is
-// retried on the next refresh only while the device is lost.
+// readStatic reads what does not change while the driver is loaded, and
+// which of it the device does not support. It is retried on the next
+// refresh only while the device is lost.
 func (r *nvmlReader) readStatic(d *nvmlDev, c *guard) {
-	if v, ret := d.h.GetMaxClockInfo(nvml.CLOCK_SM); c.ok("max SM clock", ret) {
+	before := len(c.unsupported)
+	if v, ret := d.h.GetMaxClockInfo(nvml.CLOCK_SM); c.ok("max SM clock", ret, model.GPUFieldSMClockMax) {
 		d.smMax = some32(v)
 	}
 	if c.live() {
-		if v, ret := d.h.GetMaxClockInfo(nvml.CLOCK_MEM); c.ok("max memory clock", ret) {
+		if v, ret := d.h.GetMaxClockInfo(nvml.CLOCK_MEM); c.ok("max memory clock", ret, model.GPUFieldMemClockMax) {
 			d.memMax = some32(v)
 		}
 	}
 	if c.live() {
-		if v, ret := d.h.GetTemperatureThreshold(nvml.TEMPERATURE_THRESHOLD_SLOWDOWN); c.ok("slowdown temperature", ret) {
+		if v, ret := d.h.GetTemperatureThreshold(nvml.TEMPERATURE_THRESHOLD_SLOWDOWN); c.ok("slowdown temperature", ret, model.GPUFieldTempSlowdown) {
 			d.slowdown = some32(v)
 		}
 	}
+	// kept on the device and added to every refresh (readDevice appends them)
+	d.staticNA = append([]string(nil), c.unsupported[before:]...)
+	c.unsupported = c.unsupported[:before]
 	d.static = c.live()
 }

@@ -60,6 +60,8 @@ func (s *simDirect) refresh(time.Time) (model.GPUSnapshot, []model.Event) {
 			MemClock: some(r.MemMHz), MemClockMax: model.Some(simMemMHz),
 			PCIeRx: model.Some(float64(r.RxKBs) * 1024), PCIeTx: model.Some(float64(r.TxKBs) * 1024),
 			Throttle: DecodeThrottle(r.Reasons), ECCVolatile: model.Some(0),
+			// no fan of its own, as the cgo build's simulated device says
+			Unsupported: []string{model.GPUFieldFan},
 		}
 		if r.EngineMem > 0 {
 			g.Processes = []model.GPUProcess{{PID: os.Getpid(), Name: "vllm", Cmdline: "llmtop demo (simulated vLLM)",

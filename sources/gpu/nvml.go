@@ -55,6 +55,7 @@ type nvmlDev struct {
 	smMax      model.Opt
 	memMax     model.Opt
 	slowdown   model.Opt
+	staticNA   []string // static fields the device does not support
 	lost       bool
 	handleErr  nvml.Return // why there is no handle (GPU lost at start)
 }

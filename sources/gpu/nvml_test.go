@@ -136,6 +136,45 @@ func TestNotSupportedLeavesFieldsAbsent(t *testing.T) {
 	if g.Throttle != nil || g.Processes != nil {
 		t.Errorf("throttle %#v processes %#v, want nil (not read)", g.Throttle, g.Processes)
 	}
+	// every field is named unsupported (n/a), none merely missing
+	want := []string{model.GPUFieldUtil, model.GPUFieldMemUtil, model.GPUFieldMemUsed, model.GPUFieldMemTotal,
+		model.GPUFieldPower, model.GPUFieldPowerLimit, model.GPUFieldTemp, model.GPUFieldSMClock,
+		model.GPUFieldMemClock, model.GPUFieldSMClockMax, model.GPUFieldMemClockMax, model.GPUFieldTempSlowdown,
+		model.GPUFieldFan, model.GPUFieldPCIeRx, model.GPUFieldPCIeTx, model.GPUFieldThrottle,
+		model.GPUFieldECC, model.GPUFieldProcesses}
+	if strings.Join(g.Unsupported, ",") != strings.Join(want, ",") {
+		t.Errorf("unsupported %v\nwant        %v", g.Unsupported, want)
+	}
+	// the static fields are read once; they stay n/a on later refreshes
+	snap, _ = r.refresh(t0.Add(time.Second))
+	if g := snap.GPUs[0]; !g.IsUnsupported(model.GPUFieldTempSlowdown) || !g.IsUnsupported(model.GPUFieldSMClockMax) ||
+		len(g.Unsupported) != len(want) {
+		t.Errorf("second refresh unsupported %v", g.Unsupported)
+	}
+}
+
+func TestUnsupportedIsNotMissing(t *testing.T) {
+	s := newDGX()
+	d := s.Devices[2].(*dgxa100.Device)
+	d.GetPowerUsageFunc = func() (uint32, nvml.Return) { return 0, nvml.ERROR_NOT_SUPPORTED }
+	d.GetTemperatureFunc = func(nvml.TemperatureSensors) (uint32, nvml.Return) { return 0, nvml.ERROR_NO_DATA }
+	d.GetClockInfoFunc = func(nvml.ClockType) (uint32, nvml.Return) { return 0, nvml.ERROR_TIMEOUT }
+	snap, _ := newNVMLReader(s, Filter{}, newProcTable(dgxProcs())).refresh(t0)
+	g := snap.GPUs[2]
+	// fan is NOT_SUPPORTED on every mock A100 (fillA100)
+	if strings.Join(g.Unsupported, ",") != model.GPUFieldPower+","+model.GPUFieldFan {
+		t.Errorf("unsupported %v, want power and fan only", g.Unsupported)
+	}
+	if g.Power.OK || g.Temp.OK || g.SMClock.OK || !g.PowerLimit.OK || !g.Util.OK {
+		t.Errorf("fields %+v", g)
+	}
+	// no data is missing but no error; a timeout is an error
+	if g.Err != "could not read SM clock (ERROR_TIMEOUT), memory clock (ERROR_TIMEOUT)" {
+		t.Errorf("err %q", g.Err)
+	}
+	if o := snap.GPUs[1]; strings.Join(o.Unsupported, ",") != model.GPUFieldFan {
+		t.Errorf("GPU 1 unsupported %v", o.Unsupported)
+	}
 }
 
 func TestOneFieldNotSupportedKeepsTheOthers(t *testing.T) {
@@ -178,6 +217,9 @@ func TestGPULostMidRun(t *testing.T) {
 	g := snap.GPUs[5]
 	if !g.Lost || !strings.Contains(g.Err, "ERROR_GPU_IS_LOST") || !g.Util.OK || g.Power.OK {
 		t.Errorf("GPU 5 %+v", g)
+	}
+	if g.IsUnsupported(model.GPUFieldPower) || g.IsUnsupported(model.GPUFieldTemp) {
+		t.Errorf("fields a lost GPU did not answer are missing, not n/a: %v", g.Unsupported)
 	}
 	if len(d5.GetTemperatureCalls()) != calls {
 		t.Error("calls went on after the GPU was lost")

@@ -76,7 +76,7 @@ func TestSimulatedSource(t *testing.T) {
 	}
 	g := snap.GPUs[0]
 	if !strings.Contains(g.Name, "simulated") || g.Util != model.Some(60) || g.MemTotal != model.Some(80<<30) ||
-		!g.Power.OK || !g.Temp.OK || g.Fan.OK || g.Throttle == nil {
+		!g.Power.OK || !g.Temp.OK || g.Fan.OK || !g.IsUnsupported(model.GPUFieldFan) || g.Throttle == nil {
 		t.Errorf("GPU 0 %+v", g)
 	}
 	if len(g.Processes) != 1 || g.Processes[0].Engine != string(model.VLLM) || g.Processes[0].PID != os.Getpid() ||
