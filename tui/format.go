@@ -10,8 +10,14 @@ import (
 	"github.com/llmtop/llmtop/model"
 )
 
-// missing is how an absent number renders everywhere.
+// missing is how an absent number renders everywhere: not exposed, not
+// read, not yet known.
 const missing = "--"
+
+// notSupported is how a field renders that the source said the hardware
+// does not have (NVML's NOT_SUPPORTED: MIG, unified memory, consumer
+// cards), as opposed to one that is merely missing.
+const notSupported = "n/a"
 
 // fmtSec formats a duration in seconds: "850µs", "45ms", "1.23s", "2m05s".
 func fmtSec(v model.Opt) string {

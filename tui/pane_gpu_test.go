@@ -1,0 +1,244 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+const foreignNote = "8 GPU process(es) belong to another PID namespace: run llmtop with --pid=host (docker) or hostPID: true (Kubernetes) to see which"
+
+// gpuScenario is scenario(stressed, …) with the GPU snapshot edited by f.
+func gpuScenario(n int, f func(*model.GPUSnapshot)) *Model {
+	m := newTestModel()
+	ss := scrapes(120, stressed)
+	for _, s := range ss {
+		m.Update(s)
+	}
+	last := ss[len(ss)-1].Time
+	snap := gpus(n, last, true)
+	f(&snap)
+	m.Update(snap)
+	feedLogs(m, last.Add(-20*time.Second), true)
+	m.Update(tickMsg(last.Add(500 * time.Millisecond)))
+	return m
+}
+
+// lostGPU5 is GPU 5 of 8 fallen off the bus, as the NVML source reports it.
+func lostGPU5(s *model.GPUSnapshot) {
+	g := &s.GPUs[5]
+	*g = model.GPU{Index: 5, UUID: g.UUID, Name: g.Name, Util: g.Util, Lost: true,
+		Err: "ERROR_GPU_IS_LOST: check dmesg for an Xid; the GPU may need a reset"}
+}
+
+// gb10 is a unified-memory GB10: NVML has no memory numbers and no power
+// limit for it.
+func gb10(s *model.GPUSnapshot) {
+	g := &s.GPUs[0]
+	g.Name = "NVIDIA GB10"
+	g.MemUsed, g.MemTotal, g.PowerLimit, g.Throttle = model.None, model.None, model.None, nil
+	g.Temp, g.TempSlowdown = model.Some(61), model.Some(95)
+	g.SMClock, g.SMClockMax = model.Some(2418), model.Some(3003)
+	g.Unsupported = []string{model.GPUFieldMemUsed, model.GPUFieldMemTotal, model.GPUFieldPowerLimit, model.GPUFieldFan}
+}
+
+func foreign(s *model.GPUSnapshot) {
+	for i := range s.GPUs {
+		s.GPUs[i].Processes = []model.GPUProcess{{PID: 91234 + i, UsedMem: model.Some(70 * (1 << 30)), Foreign: true}}
+	}
+	s.Note = foreignNote
+}
+
+func TestGoldenGPUEdges(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		w, h int
+		n    int
+		f    func(*model.GPUSnapshot)
+	}{
+		{"gpu8_lost_80x24", 80, 24, 8, lostGPU5},
+		{"gpu8_lost_200x60", 200, 60, 8, lostGPU5},
+		{"gpu_na_80x24", 80, 24, 1, gb10},
+		{"gpu8_foreign_80x24", 80, 24, 8, foreign},
+		{"gpu8_foreign_120x40", 120, 40, 8, foreign},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := gpuScenario(c.n, c.f)
+			if c.w < twoColW {
+				m.Update(press("4"))
+			}
+			golden(t, c.name, screen(t, m, c.w, c.h))
+		})
+	}
+}
+
+// gpuView draws the GPU pane alone at w×h, without colour, its lines cut
+// to w cells as the pane's box cuts them.
+func gpuView(t *testing.T, snap model.GPUSnapshot, w, h int) []string {
+	t.Helper()
+	m := newTestModel()
+	m.Update(snap)
+	ls := strings.Split(ansi.Strip((&gpuPane{}).View(m.d, w, h)), "\n")
+	if len(ls) > h {
+		t.Errorf("%d lines in %d", len(ls), h)
+	}
+	for i, l := range ls {
+		ls[i] = fit(l, w) // as the pane's box does
+	}
+	return ls
+}
+
+// A field the device does not support reads n/a in its own column, and
+// only there; a field that was merely not read reads "--".
+func TestGPUUnsupportedFieldIsNA(t *testing.T) {
+	snap := gpus(1, t0, false)
+	g := &snap.GPUs[0]
+	g.Power = model.None
+	g.Unsupported = []string{model.GPUFieldPower, model.GPUFieldFan}
+	g.Temp = model.None // not read: no entry in Unsupported
+	for _, w := range []int{40, 58, 64, 78, 120} {
+		ls := gpuView(t, snap, w, 10)
+		labels, row := ls[1], ls[2]
+		if strings.Count(row, notSupported) != 1 {
+			t.Fatalf("w=%d: want exactly one n/a in %q", w, row)
+		}
+		// n/a ends under the power label's column, -- under temp's
+		col := func(l, sub string) int { // in cells
+			if i := strings.Index(l, sub); i >= 0 {
+				return ansi.StringWidth(l[:i])
+			}
+			return -1
+		}
+		na := col(row, notSupported)
+		pw, tp := col(labels, "power"), col(labels, "temp")
+		if pw < 0 || tp < 0 || na < pw || na > tp {
+			t.Errorf("w=%d: n/a at %d, power column %d–%d:\n%s\n%s", w, na, pw, tp, labels, row)
+		}
+		if !strings.HasSuffix(strings.TrimRight(row, " "), missing) || strings.Count(row, missing) != 1 {
+			t.Errorf("w=%d: temperature not read should be %q: %q", w, missing, row)
+		}
+		if !strings.Contains(row, "91%") || !strings.Contains(row, "72/80Gi") {
+			t.Errorf("w=%d: the other fields must stay: %q", w, row)
+		}
+	}
+	// the same power, not read rather than unsupported, is "--"
+	g.Unsupported = nil
+	if row := gpuView(t, snap, 64, 10)[2]; strings.Contains(row, notSupported) || strings.Count(row, missing) != 2 {
+		t.Errorf("missing power: %q", row)
+	}
+}
+
+func TestGPUDetailNA(t *testing.T) {
+	snap := gpus(1, t0, false)
+	gb10(&snap)
+	ls := gpuView(t, snap, 78, 10)
+	if !strings.Contains(ls[2], "n/a") || strings.Count(ls[2], "n/a") != 1 {
+		t.Errorf("row %q: memory n/a only", ls[2])
+	}
+	if !strings.Contains(ls[2], "612W") || strings.Contains(ls[2], "612/") {
+		t.Errorf("row %q: power without its unsupported limit", ls[2])
+	}
+	if strings.TrimRight(ls[3], " ") != "  engine 70.0Gi · other 1.5Gi · SM 2418/3003 MHz · power limit n/a" {
+		t.Errorf("detail %q", ls[3])
+	}
+	g := &snap.GPUs[0]
+	g.Processes = nil
+	g.Unsupported = append(g.Unsupported, model.GPUFieldProcesses, model.GPUFieldSMClock)
+	g.SMClock = model.None
+	g.Err = "could not read temperature (ERROR_TIMEOUT)"
+	ls = gpuView(t, snap, 120, 10)
+	if want := "  processes n/a · SM clock n/a · power limit n/a · could not read temperature (ERROR_TIMEOUT)"; strings.TrimRight(ls[3], " ") != want {
+		t.Errorf("detail %q\nwant   %q", ls[3], want)
+	}
+	g.Unsupported = nil
+	if ls = gpuView(t, snap, 120, 10); !strings.HasPrefix(ls[3], "  processes -- · could not") {
+		t.Errorf("not read is not n/a: %q", ls[3])
+	}
+}
+
+// The bars scale to their references: util of 100 %, memory of the total,
+// power of the limit, temperature of the slowdown threshold.
+func TestGPUBars(t *testing.T) {
+	snap := gpus(1, t0, false)
+	g := &snap.GPUs[0]
+	g.Util, g.MemUsed, g.MemTotal = model.Some(50), model.Some(20*(1<<30)), model.Some(80*(1<<30))
+	g.Power, g.PowerLimit, g.Temp, g.TempSlowdown = model.Some(700), model.Some(700), model.Some(45), model.Some(90)
+	row := gpuView(t, snap, 78, 10)[2]
+	for _, want := range []string{"█████░░░░░ 50%", "███░░░░░░░ 20/80Gi", "██████████ 700/700W", "█████░░░░░ 45°C"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("want %q in %q", want, row)
+		}
+	}
+}
+
+// Narrower, the bars shrink and then go; the values stay.
+func TestGPURowDegrades(t *testing.T) {
+	snap := gpus(2, t0, true)
+	prev := 1 << 30
+	for _, w := range []int{78, 64, 58, 48, 40} {
+		ls := gpuView(t, snap, w, 4) // no detail lines: throttle reasons on the row
+		row := ls[2]
+		bars := strings.Count(row, "█") + strings.Count(row, "░")
+		if bars > prev {
+			t.Errorf("w=%d: bars grew (%d > %d)", w, bars, prev)
+		}
+		prev = bars
+		for _, v := range []string{"99%", "72/80Gi", "612", "88°C"} {
+			if !strings.Contains(row, v) {
+				t.Errorf("w=%d: value %q dropped before the bars: %q", w, v, row)
+			}
+		}
+		if w >= 58 && (bars == 0 || !strings.Contains(row, "power cap")) {
+			t.Errorf("w=%d: bars and throttle reasons should fit: %q", w, row)
+		}
+	}
+	if prev != 0 {
+		t.Errorf("at 40 cells the bars should be gone")
+	}
+}
+
+// A pane too short for the note gives it a line of its own anyway, shortened.
+func TestGPUNoteKeptWhenShort(t *testing.T) {
+	snap := gpus(8, t0, false)
+	foreign(&snap)
+	for _, h := range []int{2, 4, 11} {
+		ls := gpuView(t, snap, 64, h)
+		last := ls[len(ls)-1]
+		if !strings.HasPrefix(last, "8 GPU process(es) belong to another PID namespace") || !strings.HasSuffix(last, "(zoom 4)") {
+			t.Errorf("h=%d: last line %q, want the short note", h, last)
+		}
+	}
+	if ls := gpuView(t, snap, 64, 1); !strings.Contains(ls[0], "note: 8 GPU process(es)") {
+		t.Errorf("h=1: %q", ls[0])
+	}
+	// with room, the whole note, wrapped
+	ls := gpuView(t, snap, 64, 30)
+	if all := strings.Join(strings.Fields(strings.Join(ls, " ")), " "); !strings.HasSuffix(all, foreignNote) {
+		t.Errorf("full note missing:\n%s", strings.Join(ls, "\n"))
+	}
+	if k := len(noteLines(foreignNote, 64)); k < 2 || (&gpuPane{}).Height(&Data{GPU: &snap}, 64) != 2+8+k {
+		t.Errorf("height should count the %d note lines", k)
+	}
+}
+
+func TestMemShort(t *testing.T) {
+	gi := float64(1 << 30)
+	for _, c := range []struct {
+		u, t model.Opt
+		want string
+	}{
+		{model.Some(71.5 * gi), model.Some(80 * gi), "72/80Gi"},
+		{model.Some(0.5 * gi), model.Some(24 * gi), "0.5/24Gi"},
+		{model.Some(512 << 20), model.Some(768 << 20), "512/768Mi"},
+		{model.None, model.Some(80 * gi), "--/80Gi"},
+		{model.Some(gi), model.None, "1.0Gi/--"},
+	} {
+		if got := memShort(c.u, c.t); got != c.want {
+			t.Errorf("memShort(%v, %v) = %q, want %q", c.u, c.t, got, c.want)
+		}
+	}
+}
