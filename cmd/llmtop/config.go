@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/llmtop/llmtop/tui"
 )
@@ -14,6 +16,34 @@ import (
 // unset). A missing default file is fine; a missing --config file, or a
 // wrong line in either, is an error naming the file and line.
 func loadConfig(path string) (tui.Config, error) {
+	c, err := readConfig(path)
+	if err != nil {
+		return c, err
+	}
+	return c, applySLOFlags(&c.Thresholds)
+}
+
+// applySLOFlags lets --slo-ttft / --slo-tpot, when given, win over the
+// file's [thresholds]: the screen's judgements and the diagnosis rules read
+// the same numbers in the monitor and in `llmtop diagnose`.
+func applySLOFlags(t *tui.Thresholds) error {
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+		dst  *time.Duration
+	}{{"slo-ttft", monitorFlags.sloTTFT, &t.TTFTp99}, {"slo-tpot", monitorFlags.sloTPOT, &t.ITLp99}} {
+		if !flagSet(f.name) {
+			continue
+		}
+		if f.v <= 0 {
+			return fmt.Errorf("--%s %v: want a positive duration, e.g. 200ms", f.name, f.v)
+		}
+		*f.dst = f.v
+	}
+	return nil
+}
+
+func readConfig(path string) (tui.Config, error) {
 	explicit := path != ""
 	if !explicit {
 		path = defaultConfigPath()

@@ -26,8 +26,6 @@ import (
 var diagnoseFlags struct {
 	duration time.Duration
 	json     bool
-	sloTTFT  time.Duration
-	sloTPOT  time.Duration
 }
 
 func init() {
@@ -57,23 +55,15 @@ answered.`,
 	fs := cmd.Flags()
 	fs.DurationVar(&diagnoseFlags.duration, "duration", 30*time.Second, "how long to watch before reporting")
 	fs.BoolVar(&diagnoseFlags.json, "json", false, "print JSON instead of text")
-	def := diagnosis.DefaultConfig()
-	fs.DurationVar(&diagnoseFlags.sloTTFT, "slo-ttft", def.SLOTTFT, "TTFT p99 objective (default: the config file's [thresholds] ttft_p99_ms, else 200ms)")
-	fs.DurationVar(&diagnoseFlags.sloTPOT, "slo-tpot", def.SLOITL, "inter-token latency (TPOT/ITL) p99 objective (default: [thresholds] itl_p99_ms, else 50ms)")
 	engineFlagSet(fs)
 	root.AddCommand(cmd)
 }
 
 // diagnoseConfig is the rules' configuration: the config file's
-// [thresholds], then the flags given on the command line.
-func diagnoseConfig(cmd *cobra.Command, th tui.Thresholds, watch time.Duration) diagnosis.Config {
+// [thresholds] with the --slo-* flags applied (loadConfig), and holds
+// capped to fit the watch.
+func diagnoseConfig(th tui.Thresholds, watch time.Duration) diagnosis.Config {
 	c := tui.DiagnosisConfig(th)
-	if f := cmd.Flags().Lookup("slo-ttft"); f != nil && f.Changed {
-		c.SLOTTFT = diagnoseFlags.sloTTFT
-	}
-	if f := cmd.Flags().Lookup("slo-tpot"); f != nil && f.Changed {
-		c.SLOITL = diagnoseFlags.sloTPOT
-	}
 	c.MaxHold = watch / 2
 	c.Clear = min(c.Clear, watch/2)
 	return c
@@ -91,9 +81,6 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 	if diagnoseFlags.duration <= 0 {
 		return fmt.Errorf("--duration %v: want a positive duration, e.g. 30s", diagnoseFlags.duration)
 	}
-	if diagnoseFlags.sloTTFT <= 0 || diagnoseFlags.sloTPOT <= 0 {
-		return errors.New("--slo-ttft and --slo-tpot must be positive, e.g. 200ms and 50ms")
-	}
 	if len(urls) == 0 {
 		urls = append(urls, fileCfg.Endpoints...)
 	}
@@ -108,7 +95,7 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 		urls[i] = normalizeURL(u)
 	}
 	interval := clampInterval(monitorFlags.interval)
-	w := newWatch(urls, diagnoseConfig(cmd, fileCfg.Thresholds, diagnoseFlags.duration))
+	w := newWatch(urls, diagnoseConfig(fileCfg.Thresholds, diagnoseFlags.duration))
 	rep, err := w.run(ctx, diagnoseFlags.duration, interval)
 	if err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,7 +31,7 @@ func TestDiagnoseUnhealthyExits2(t *testing.T) {
 	}
 }
 
-// --slo-ttft reaches the rules: the same healthy simulator that exits 0
+// --slo-ttft (a flag of every command) reaches the rules: the same healthy simulator that exits 0
 // under the default 200 ms objective is judged against 1 ms and warns.
 func TestDiagnoseSLOFlag(t *testing.T) {
 	s, err := sim.New(sim.Config{Scenario: sim.Healthy, Background: true, Seed: 3, StartupTime: time.Millisecond})
@@ -43,16 +45,13 @@ func TestDiagnoseSLOFlag(t *testing.T) {
 	t.Cleanup(srv.Close)
 	time.Sleep(200 * time.Millisecond) // the simulated engine starts
 
-	cmd, _, err := root.Find([]string{"diagnose"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Flags().Set("slo-ttft", "1ms"); err != nil {
+	fs := root.PersistentFlags()
+	if err := fs.Set("slo-ttft", "1ms"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Flags().Set("slo-ttft", "200ms")
-		cmd.Flags().Lookup("slo-ttft").Changed = false
+		_ = fs.Set("slo-ttft", "200ms")
+		fs.Lookup("slo-ttft").Changed = false
 	})
 
 	res, code := diagnoseOnce(t, 5*time.Second, srv.URL)
@@ -67,5 +66,43 @@ func TestDiagnoseSLOFlag(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no TTFT finding against a 1 ms objective: %+v", res.Findings)
+	}
+}
+
+// The --slo-* flags win over the config file's [thresholds]; a zero or
+// negative objective is refused with the flag's name.
+func TestSLOFlagsOverTheConfigFile(t *testing.T) {
+	path := t.TempDir() + "/config.toml"
+	if err := os.WriteFile(path, []byte("[thresholds]\nttft_p99_ms = 500\nitl_p99_ms = 80\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs := root.PersistentFlags()
+	reset := func() {
+		for name, def := range map[string]string{"slo-ttft": "200ms", "slo-tpot": "50ms"} {
+			_ = fs.Set(name, def)
+			fs.Lookup(name).Changed = false
+		}
+	}
+	t.Cleanup(reset)
+
+	c, err := loadConfig(path)
+	if err != nil || c.Thresholds.TTFTp99 != 500*time.Millisecond || c.Thresholds.ITLp99 != 80*time.Millisecond {
+		t.Fatalf("file alone: %v %+v", err, c.Thresholds)
+	}
+	if err := fs.Set("slo-ttft", "300ms"); err != nil {
+		t.Fatal(err)
+	}
+	c, err = loadConfig(path)
+	if err != nil || c.Thresholds.TTFTp99 != 300*time.Millisecond || c.Thresholds.ITLp99 != 80*time.Millisecond {
+		t.Fatalf("--slo-ttft 300ms over the file: %v %+v", err, c.Thresholds)
+	}
+	if got := diagnoseConfig(c.Thresholds, 30*time.Second); got.SLOTTFT != 300*time.Millisecond || got.SLOITL != 80*time.Millisecond {
+		t.Fatalf("diagnosis config %v %v", got.SLOTTFT, got.SLOITL)
+	}
+	if err := fs.Set("slo-tpot", "0s"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadConfig(path); err == nil || !strings.Contains(err.Error(), "--slo-tpot") {
+		t.Fatalf("--slo-tpot 0s: %v", err)
 	}
 }

@@ -43,6 +43,8 @@ var monitorFlags struct {
 	window   time.Duration
 	noColor  bool
 	config   string
+	sloTTFT  time.Duration
+	sloTPOT  time.Duration
 }
 
 func init() {
@@ -53,6 +55,9 @@ func init() {
 	fs.DurationVar(&monitorFlags.window, "window", time.Minute, "window for rates and percentiles: 1m, 5m or 15m ([/] change it live)")
 	fs.BoolVar(&monitorFlags.noColor, "no-color", false, "draw without colour (NO_COLOR is honoured too)")
 	fs.StringVar(&monitorFlags.config, "config", "", "config file (default $XDG_CONFIG_HOME/llmtop/config.toml)")
+	def := tui.DefaultThresholds
+	fs.DurationVar(&monitorFlags.sloTTFT, "slo-ttft", def.TTFTp99, "TTFT p99 objective the screen and the diagnosis judge by; overrides the config file's [thresholds] ttft_p99_ms")
+	fs.DurationVar(&monitorFlags.sloTPOT, "slo-tpot", def.ITLp99, "inter-token latency (TPOT/ITL) p99 objective; overrides [thresholds] itl_p99_ms")
 }
 
 // discoverLocal finds engines on this machine; discover.go sets it once
