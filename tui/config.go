@@ -157,6 +157,7 @@ func (c *Config) setThreshold(k, v string) error {
 	}
 	t := &c.Thresholds
 	ms := func(x float64) time.Duration { return time.Duration(x * float64(time.Millisecond)) }
+	secs := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
 	switch k {
 	case "ttft_p99_ms":
 		t.TTFTp99 = ms(x)
@@ -174,8 +175,16 @@ func (c *Config) setThreshold(k, v string) error {
 		t.GPUMem = x / 100
 	case "gpu_idle_pct":
 		t.GPUIdle = x
+	case "kv_crit_for_s":
+		t.KVFor = secs(x)
+	case "waiting_backlog":
+		t.WaitingHigh = x
+	case "waiting_backlog_for_s":
+		t.WaitingFor = secs(x)
+	case "preemptions_per_s":
+		t.PreemptPS = x
 	default:
-		return fmt.Errorf("unknown threshold %q (known: ttft_p99_ms, itl_p99_ms, kv_warn_pct, kv_crit_pct, waiting_max, gpu_temp_c, gpu_mem_pct, gpu_idle_pct)", k)
+		return fmt.Errorf("unknown threshold %q (known: ttft_p99_ms, itl_p99_ms, kv_warn_pct, kv_crit_pct, kv_crit_for_s, waiting_max, waiting_backlog, waiting_backlog_for_s, preemptions_per_s, gpu_temp_c, gpu_mem_pct, gpu_idle_pct)", k)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -151,5 +152,23 @@ func TestSparklineGapsAndScale(t *testing.T) {
 	// a ceiling keeps a small flat line low
 	if got := sparkline([]model.Point{{V: 1, OK: true}}, 1, 8); got != "▁" {
 		t.Fatalf("%q", got)
+	}
+}
+
+// The diagnosis' alert-rule thresholds come from [thresholds] too; unset
+// ones keep the diagnosis defaults.
+func TestConfigThresholdsReachTheDiagnosis(t *testing.T) {
+	c, err := ParseConfig("cfg.toml", []byte("[thresholds]\nkv_crit_pct = 90\nkv_crit_for_s = 120\nwaiting_backlog = 10\nwaiting_backlog_for_s = 30\npreemptions_per_s = 0.5\nttft_p99_ms = 400\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DiagnosisConfig(c.Thresholds)
+	if d.KVHigh != 0.9 || d.KVFor != 2*time.Minute || d.WaitingHigh != 10 || d.WaitingFor != 30*time.Second ||
+		d.PreemptPS != 0.5 || d.SLOTTFT != 400*time.Millisecond {
+		t.Fatalf("%+v", d)
+	}
+	def, dd := DiagnosisConfig(DefaultConfig().Thresholds), diagnosis.DefaultConfig()
+	if def.KVFor != dd.KVFor || def.WaitingHigh != dd.WaitingHigh || def.WaitingFor != dd.WaitingFor || def.PreemptPS != dd.PreemptPS {
+		t.Fatalf("defaults moved: %+v", def)
 	}
 }

@@ -100,6 +100,18 @@ func DiagnosisConfig(t Thresholds) diagnosis.Config {
 	if t.GPUIdle > 0 {
 		c.GPUIdleUtil = t.GPUIdle
 	}
+	if t.KVFor > 0 {
+		c.KVFor = t.KVFor
+	}
+	if t.WaitingHigh > 0 {
+		c.WaitingHigh = t.WaitingHigh
+	}
+	if t.WaitingFor > 0 {
+		c.WaitingFor = t.WaitingFor
+	}
+	if t.PreemptPS > 0 {
+		c.PreemptPS = t.PreemptPS
+	}
 	return c
 }
 

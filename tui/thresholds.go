@@ -19,6 +19,13 @@ type Thresholds struct {
 	GPUTemp    float64       // °C warning; +10 °C is critical
 	GPUMem     float64       // memory share 0–1 warning (not engine-held)
 	GPUIdle    float64       // util % below which a GPU is idle while requests wait
+
+	// The diagnosis' alert rules (vLLM's: KV > 95 % for 5 m, waiting > 50
+	// for 3 m, preemptions > 1/s); zero keeps diagnosis.DefaultConfig's.
+	KVFor       time.Duration // KV at KVCrit this long opens kv_full
+	WaitingHigh float64       // requests waiting that make a backlog
+	WaitingFor  time.Duration // … sustained this long
+	PreemptPS   float64       // preemptions/s that are KV pressure
 }
 
 // DefaultThresholds: TTFT p99 200 ms, ITL p99 50 ms, KV 95 %, waiting > 0.
