@@ -39,13 +39,20 @@ func printGPUs(w io.Writer, g model.GPUSnapshot) {
 			fmt.Fprintf(w, "GPU %d  %s  lost: %s\n", d.Index, d.Name, d.Err)
 			continue
 		}
-		mem := "--"
+		// n/a: the device said it has no such reading; --: it was not read.
+		field := func(o model.Opt, name, format string) string {
+			if !o.OK && d.IsUnsupported(name) {
+				return "n/a"
+			}
+			return optUnit(o, format)
+		}
+		mem := field(model.None, model.GPUFieldMemUsed, "")
 		if d.MemUsed.OK && d.MemTotal.OK {
 			mem = fmt.Sprintf("%.1f/%.1f GiB", d.MemUsed.V/(1<<30), d.MemTotal.V/(1<<30))
 		}
 		fmt.Fprintf(w, "GPU %d  %s  util %s  mem %s  power %s  temp %s%s\n", d.Index, d.Name,
-			optUnit(d.Util, "%.0f%%"), mem, optUnit(d.Power, "%.0f W"), optUnit(d.Temp, "%.0f°C"),
-			throttleSuffix(d.Throttle))
+			field(d.Util, model.GPUFieldUtil, "%.0f%%"), mem, field(d.Power, model.GPUFieldPower, "%.0f W"),
+			field(d.Temp, model.GPUFieldTemp, "%.0f°C"), throttleSuffix(d.Throttle))
 	}
 	if g.Note != "" {
 		fmt.Fprintf(w, "       %s\n", g.Note)
