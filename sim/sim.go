@@ -37,6 +37,7 @@ type Sim struct {
 	segIdx   int
 	segStart time.Time
 	events   []timed
+	held     bool // HoldTimeline: the current segment does not end
 
 	cfg     engineConfig
 	plan    kvPlan
@@ -155,15 +156,29 @@ func (s *Sim) enterSegment(i int, first bool) {
 		s.cycleMetrics()
 	}
 	if seg.dur > 0 {
-		s.at(seg.dur, func() {
+		var end func()
+		end = func() {
 			switch {
+			case s.held:
+				s.at(time.Second, end) // looked at again each second
 			case i+1 < len(s.timeline):
 				s.enterSegment(i+1, false)
 			case s.user.Loop:
 				s.enterSegment(0, false)
 			}
-		})
+		}
+		s.at(seg.dur, end)
 	}
+}
+
+// HoldTimeline keeps the current scenario segment running past its end
+// while hold is set; released, the timeline moves on within a second. The
+// demo holds it while the monitor's benchmark runs, so a quick run measures
+// one scenario instead of a restart between two.
+func (s *Sim) HoldTimeline(hold bool) {
+	s.mu.Lock()
+	s.held = hold
+	s.mu.Unlock()
 }
 
 func (s *Sim) cycleMetrics() {

@@ -79,6 +79,7 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 		go func() { _, _ = io.Copy(cmd.OutOrStdout(), pipe) }()
 		return <-served
 	}
+	benchHold = s.HoldTimeline // a benchmark from the monitor measures one scenario
 	err = runMonitor(ctx, monitorOptions{
 		URLs:      []string{url},
 		Simulated: true,

@@ -26,9 +26,18 @@ func init() {
 
 type benchRunner struct{}
 
+// benchHold, when set (by the demo, to the simulator's HoldTimeline), is
+// called with true while a benchmark runs and false when it ends, so the
+// demo's scenario does not change (and restart the engine) under it.
+var benchHold func(hold bool)
+
 // Run runs the preset: quick and custom are one closed-loop run, sweep steps
 // the streams to the knee.
 func (benchRunner) Run(ctx context.Context, spec tui.BenchSpec, progress func(tui.BenchProgress)) tui.BenchOutcome {
+	if benchHold != nil {
+		benchHold(true)
+		defer benchHold(false)
+	}
 	key := engineFlags.apiKey
 	if key == "" {
 		key = os.Getenv("OPENAI_API_KEY")
