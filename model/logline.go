@@ -11,3 +11,8 @@ type LogLine struct {
 	Text     string    `json:"text"`
 	Event    *Event    `json:"event,omitempty"`
 }
+
+// LogLines are consecutive lines delivered together: a log that writes
+// faster than frames are drawn reaches the screen as one message per batch,
+// not one per line.
+type LogLines []LogLine

@@ -310,6 +310,20 @@ func NewLogRing(n int) *LogRing { return &LogRing{ring: model.NewRing[model.LogL
 // Add appends a line.
 func (r *LogRing) Add(l model.LogLine) { r.ring.Push(l); r.Seq++ }
 
+// addLogLine keeps a log line, and its event when it matched a pattern.
+func (d *Data) addLogLine(l model.LogLine) {
+	d.Logs.Add(l)
+	d.touched(&d.LogsVersion)
+	if l.Event != nil {
+		e := *l.Event
+		if e.Line == "" {
+			e.Line = l.Text
+		}
+		d.Events.Add(e)
+		d.touched(&d.EventsVersion)
+	}
+}
+
 // Len is the number of lines held.
 func (r *LogRing) Len() int { return r.ring.Len() }
 

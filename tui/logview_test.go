@@ -72,3 +72,27 @@ func TestLogViewWrapAndNoMatch(t *testing.T) {
 		t.Fatalf("no-match status missing:\n%s", out)
 	}
 }
+
+// A batch of lines (a flooding log) lands whole: every line in the ring,
+// every matched line's event in the events log, and paused it waits too.
+func TestLogLinesBatch(t *testing.T) {
+	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: true})
+	ev := &model.Event{Time: t0, Kind: "torch_cuda_oom", Severity: model.SevCrit, Title: "CUDA out of memory"}
+	batch := model.LogLines{{Time: t0, Text: "a"}, {Time: t0, Text: "CUDA out of memory", Event: ev}, {Time: t0, Text: "c"}}
+	m.Update(batch)
+	if m.d.Logs.Len() != 3 || m.d.Logs.At(2).Text != "c" || m.d.Events.Len() != 1 {
+		t.Fatalf("ring %d (last %q), events %d", m.d.Logs.Len(), m.d.Logs.At(2).Text, m.d.Events.Len())
+	}
+	if e := m.d.Events.Newest(0); e.Line != "CUDA out of memory" {
+		t.Fatalf("event line %q", e.Line)
+	}
+	m.Update(press("p"))
+	m.Update(batch)
+	if m.d.Logs.Len() != 3 {
+		t.Fatalf("paused: ring grew to %d", m.d.Logs.Len())
+	}
+	m.Update(press("p"))
+	if m.d.Logs.Len() != 6 {
+		t.Fatalf("resumed: ring %d, want the queued batch applied (6)", m.d.Logs.Len())
+	}
+}

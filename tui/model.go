@@ -170,7 +170,7 @@ func (m *Model) Init() tea.Cmd {
 // Update routes one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg.(type) {
-	case tickMsg, model.Scrape, model.GPUSnapshot, model.LogLine, model.Sample, model.Event, SourceStatusMsg, frameMsg:
+	case tickMsg, model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, SourceStatusMsg, frameMsg:
 		// the clock and data: the per-input versions say what changed
 	default:
 		m.gen++ // a key, a resize, a component's result: anything may change
@@ -216,7 +216,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.d.EventsVersion++
 		m.d.LogsVersion++
 		return m, nil
-	case model.Scrape, model.GPUSnapshot, model.LogLine, model.Sample, model.Event:
+	case model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event:
 		if m.d.Paused {
 			m.queue(msg)
 			return m, nil
@@ -267,15 +267,10 @@ func (m *Model) apply(msg tea.Msg) {
 		m.advance(msg.Time)
 		d.touched(&d.GPUVersion)
 	case model.LogLine:
-		d.Logs.Add(msg)
-		d.touched(&d.LogsVersion)
-		if msg.Event != nil {
-			e := *msg.Event
-			if e.Line == "" {
-				e.Line = msg.Text
-			}
-			d.Events.Add(e)
-			d.touched(&d.EventsVersion)
+		d.addLogLine(msg)
+	case model.LogLines:
+		for _, l := range msg {
+			d.addLogLine(l)
 		}
 	case model.Sample:
 		if msg.Source == "" {

@@ -176,6 +176,12 @@ func (w *watch) onLog(msg any) {
 		if m.Event != nil {
 			w.addEvents(*m.Event)
 		}
+	case model.LogLines:
+		for _, l := range m {
+			if l.Event != nil {
+				w.addEvents(*l.Event)
+			}
+		}
 	case model.Event:
 		w.addEvents(m)
 	case model.Sample:

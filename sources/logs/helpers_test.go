@@ -9,15 +9,24 @@ import (
 	"github.com/llmtop/llmtop/model"
 )
 
-// collector records what a source delivers.
+// collector records what a source delivers, a batch of lines as its lines
+// (sends counts the messages themselves).
 type collector struct {
-	mu   sync.Mutex
-	msgs []any
+	mu    sync.Mutex
+	msgs  []any
+	sends int
 }
 
 func (c *collector) send(m any) {
 	c.mu.Lock()
-	c.msgs = append(c.msgs, m)
+	c.sends++
+	if b, ok := m.(model.LogLines); ok {
+		for _, l := range b {
+			c.msgs = append(c.msgs, l)
+		}
+	} else {
+		c.msgs = append(c.msgs, m)
+	}
 	c.mu.Unlock()
 }
 

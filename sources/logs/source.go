@@ -14,8 +14,9 @@ type Options struct {
 	// Endpoint and Model label what the log belongs to (events, samples).
 	Endpoint string
 	Model    string
-	// MaxLinesPerSec caps plain lines handed to the UI (default 1000);
-	// matched lines, stats and notices are not capped.
+	// MaxLinesPerSec caps plain lines handed to the UI (default 20 000:
+	// they travel in batches, so only a runaway log reaches it); matched
+	// lines, stats and notices are not capped.
 	MaxLinesPerSec int
 	// QueueLines bounds lines waiting for the UI (default 10 000).
 	QueueLines int
@@ -29,7 +30,7 @@ type Options struct {
 
 func (o *Options) defaults() {
 	if o.MaxLinesPerSec <= 0 {
-		o.MaxLinesPerSec = 1000
+		o.MaxLinesPerSec = 20000
 	}
 	if o.QueueLines <= 0 {
 		o.QueueLines = 10000
@@ -214,11 +215,8 @@ func (s *Source) Run(ctx context.Context) {
 		s.mu.Lock()
 		batch, s.queue = s.queue, batch[:0]
 		s.mu.Unlock()
-		for _, m := range batch {
-			if ctx.Err() != nil {
-				return
-			}
-			s.send(m)
+		if !s.deliver(ctx, batch) {
+			return
 		}
 		clear(batch)
 		select {
@@ -229,6 +227,37 @@ func (s *Source) Run(ctx context.Context) {
 			s.closeSecond()
 		}
 	}
+}
+
+// deliver sends a batch in order, consecutive lines together as one
+// model.LogLines (a single line as a model.LogLine), so a flooding log costs
+// the UI one message per wake, not one per line. It reports false once ctx
+// is done.
+func (s *Source) deliver(ctx context.Context, batch []any) bool {
+	var run model.LogLines
+	flush := func() {
+		switch len(run) {
+		case 0:
+		case 1:
+			s.send(run[0])
+		default:
+			s.send(run)
+		}
+		run = nil
+	}
+	for _, m := range batch {
+		if ctx.Err() != nil {
+			return false
+		}
+		if l, ok := m.(model.LogLine); ok {
+			run = append(run, l)
+			continue
+		}
+		flush()
+		s.send(m)
+	}
+	flush()
+	return ctx.Err() == nil
 }
 
 func (s *Source) closeSecond() {

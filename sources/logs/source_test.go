@@ -140,3 +140,27 @@ func TestFollowReaderVLLMLog(t *testing.T) {
 		t.Errorf("samples %+v", s)
 	}
 }
+
+// Lines queued together travel as one model.LogLines, in order around the
+// samples between them; a lone line stays a model.LogLine.
+func TestDeliverBatchesConsecutiveLines(t *testing.T) {
+	var got []any
+	src := NewSource(Options{}, func(m any) { got = append(got, m) })
+	line := func(s string) model.LogLine { return model.LogLine{Text: s} }
+	sm := model.Sample{Endpoint: "e"}
+	if !src.deliver(context.Background(), []any{line("a"), line("b"), line("c"), sm, line("d")}) {
+		t.Fatal("deliver reported a done context")
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d messages, want 3: %#v", len(got), got)
+	}
+	if b, ok := got[0].(model.LogLines); !ok || len(b) != 3 || b[0].Text != "a" || b[2].Text != "c" {
+		t.Errorf("first message %#v, want the 3 lines a b c", got[0])
+	}
+	if _, ok := got[1].(model.Sample); !ok {
+		t.Errorf("second message %#v, want the sample", got[1])
+	}
+	if l, ok := got[2].(model.LogLine); !ok || l.Text != "d" {
+		t.Errorf("third message %#v, want line d alone", got[2])
+	}
+}
