@@ -18,6 +18,11 @@ type DistJSON struct {
 	// Count is the number of observations in the window (null when the
 	// engine does not expose the latency).
 	Count Opt `json:"count"`
+	// WindowS is the span this distribution covers, in seconds, when it is
+	// measured over a window (omitted for a mean-only approximation with
+	// no window); it can be shorter than metrics.window_s right after a
+	// restart or a change of bucket layout.
+	WindowS float64 `json:"window_s,omitempty"`
 	// Estimate: quantiles interpolated from histogram buckets.
 	Estimate bool   `json:"estimate"`
 	Approx   string `json:"approx,omitempty"`
@@ -84,6 +89,7 @@ func DistMS(d Dist) DistJSON {
 	j := DistJSON{
 		P50: d.P50.Scale(1000), P90: d.P90.Scale(1000), P99: d.P99.Scale(1000), Mean: d.Mean.Scale(1000),
 		Estimate: d.Estimate, Approx: d.Approx, AllBelowMS: d.AllBelow.Scale(1000),
+		WindowS: math.Round(d.Window.Seconds()*1000) / 1000,
 	}
 	if d.Exposed {
 		j.Count = Some(d.Count)

@@ -143,6 +143,10 @@ func TestHistogramBucketsChangeStartsNewWindow(t *testing.T) {
 	if d.Count != 10 || d.Window != 10*time.Second || !d.P50.OK || d.P50.V <= 0.01 || d.P50.V > 0.05 {
 		t.Fatalf("after change = %+v", d)
 	}
+	// The JSON carries the distribution's own window.
+	if w := MetricsOf(s.State(k, time.Minute)).ITLms.WindowS; w != 10 {
+		t.Fatalf("JSON itl window_s %v, want 10", w)
+	}
 }
 
 func TestHistogramResetMidWindow(t *testing.T) {
