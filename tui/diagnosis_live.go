@@ -88,30 +88,25 @@ func (l *liveDiagnosis) refresh(d *Data) {
 // too, so both judge by the same [thresholds].
 func DiagnosisConfig(t Thresholds) diagnosis.Config {
 	c := diagnosis.DefaultConfig()
-	if t.TTFTp99 > 0 {
-		c.SLOTTFT = t.TTFTp99
+	// A zero threshold is unset: the diagnosis default stays.
+	dur := func(dst *time.Duration, v time.Duration) {
+		if v > 0 {
+			*dst = v
+		}
 	}
-	if t.ITLp99 > 0 {
-		c.SLOITL = t.ITLp99
+	num := func(dst *float64, v float64) {
+		if v > 0 {
+			*dst = v
+		}
 	}
-	if t.KVCrit > 0 {
-		c.KVHigh = t.KVCrit
-	}
-	if t.GPUIdle > 0 {
-		c.GPUIdleUtil = t.GPUIdle
-	}
-	if t.KVFor > 0 {
-		c.KVFor = t.KVFor
-	}
-	if t.WaitingHigh > 0 {
-		c.WaitingHigh = t.WaitingHigh
-	}
-	if t.WaitingFor > 0 {
-		c.WaitingFor = t.WaitingFor
-	}
-	if t.PreemptPS > 0 {
-		c.PreemptPS = t.PreemptPS
-	}
+	dur(&c.SLOTTFT, t.TTFTp99)
+	dur(&c.SLOITL, t.ITLp99)
+	num(&c.KVHigh, t.KVCrit)
+	dur(&c.KVFor, t.KVFor)
+	num(&c.WaitingHigh, t.WaitingHigh)
+	dur(&c.WaitingFor, t.WaitingFor)
+	num(&c.PreemptPS, t.PreemptPS)
+	num(&c.GPUIdleUtil, t.GPUIdle)
 	return c
 }
 

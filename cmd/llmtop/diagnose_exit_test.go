@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -34,15 +33,7 @@ func TestDiagnoseUnhealthyExits2(t *testing.T) {
 // --slo-ttft (a flag of every command) reaches the rules: the same healthy simulator that exits 0
 // under the default 200 ms objective is judged against 1 ms and warns.
 func TestDiagnoseSLOFlag(t *testing.T) {
-	s, err := sim.New(sim.Config{Scenario: sim.Healthy, Background: true, Seed: 3, StartupTime: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	s.Start(ctx)
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
+	url := serveSim(t, sim.Healthy)
 	time.Sleep(200 * time.Millisecond) // the simulated engine starts
 
 	fs := root.PersistentFlags()
@@ -54,7 +45,7 @@ func TestDiagnoseSLOFlag(t *testing.T) {
 		fs.Lookup("slo-ttft").Changed = false
 	})
 
-	res, code := diagnoseOnce(t, 5*time.Second, srv.URL)
+	res, code := diagnoseOnce(t, 5*time.Second, url)
 	if code != 1 || res.Status != "warn" {
 		t.Fatalf("TTFT objective 1ms: code %d status %q findings %+v", code, res.Status, res.Findings)
 	}

@@ -85,22 +85,26 @@ func TestDiagnoseUnreachableExits3(t *testing.T) {
 	}
 }
 
+// serveSim serves the simulator on the real clock in scenario, with its
+// background traffic, until the test ends; it returns the base URL.
+func serveSim(t *testing.T, scenario string) string {
+	t.Helper()
+	s, err := sim.New(sim.Config{Scenario: scenario, Background: true, Seed: 3, StartupTime: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s.Start(ctx)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
 // The simulator on the real clock: a healthy engine exits 0 and says what
 // it checked; one whose /metrics is broken exits 1 with that finding.
 func TestDiagnoseAgainstTheSimulator(t *testing.T) {
-	serve := func(scenario string) string {
-		s, err := sim.New(sim.Config{Scenario: scenario, Background: true, Seed: 3, StartupTime: time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(cancel)
-		s.Start(ctx)
-		srv := httptest.NewServer(s.Handler())
-		t.Cleanup(srv.Close)
-		return srv.URL
-	}
-	healthy, broken := serve(sim.Healthy), serve(sim.MetricsBroken)
+	healthy, broken := serveSim(t, sim.Healthy), serveSim(t, sim.MetricsBroken)
 	time.Sleep(200 * time.Millisecond) // the simulated engine starts
 
 	res, code := diagnoseOnce(t, 3*time.Second, healthy)

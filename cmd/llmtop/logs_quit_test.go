@@ -5,43 +5,21 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-)
 
-// procsRunning lists the live processes whose command line contains want
-// (arguments joined by spaces). Zombies have an empty command line and do
-// not count: they hold nothing but a process table entry.
-func procsRunning(t *testing.T, want string) []string {
-	t.Helper()
-	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
-		t.Skip("needs /proc")
-	}
-	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	var found []string
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		line := strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
-		if strings.Contains(line, want) {
-			found = append(found, filepath.Base(filepath.Dir(p))+": "+line)
-		}
-	}
-	return found
-}
+	"github.com/llmtop/llmtop/sources/logs/logstest"
+)
 
 // TestDiagnoseLeavesNoLogCommandBehind: when the watch ends, diagnose waits
 // for its --log-cmd to be gone, even one that ignores SIGTERM (it gets
 // SIGKILL after the grace), and does not wait much longer than that.
 func TestDiagnoseLeavesNoLogCommandBehind(t *testing.T) {
 	const marker = "sleep 98765"
-	if p := procsRunning(t, marker); len(p) > 0 {
+	if p := logstest.Running(t, marker); len(p) > 0 {
 		t.Skipf("%q is already running here: %q", marker, p)
 	}
 	logFlags.commands = []string{"trap '' TERM; " + marker}
@@ -49,11 +27,11 @@ func TestDiagnoseLeavesNoLogCommandBehind(t *testing.T) {
 	start := time.Now()
 	diagnoseOnce(t, time.Second, "http://127.0.0.1:1")
 	took := time.Since(start)
-	if p := procsRunning(t, marker); len(p) > 0 {
+	if p := logstest.Running(t, marker); len(p) > 0 {
 		t.Errorf("after diagnose returned (%s) the log command still runs: %q", took.Round(time.Millisecond), p)
 		// leave nothing behind either way
 		deadline := time.Now().Add(5 * time.Second)
-		for len(procsRunning(t, marker)) > 0 && time.Now().Before(deadline) {
+		for len(logstest.Running(t, marker)) > 0 && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
@@ -65,7 +43,7 @@ func TestDiagnoseLeavesNoLogCommandBehind(t *testing.T) {
 // killLeftovers ends (by pid) the processes a failed test left running.
 func killLeftovers(t *testing.T, marker string) {
 	t.Helper()
-	for _, p := range procsRunning(t, marker) {
+	for _, p := range logstest.Running(t, marker) {
 		if pid, err := strconv.Atoi(p[:strings.IndexByte(p, ':')]); err == nil {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
@@ -125,7 +103,7 @@ func exitCode(t *testing.T, cmd *exec.Cmd, limit time.Duration) (int, time.Durat
 // to exit before the SIGKILL that follows 2 s later.
 func TestLlmtopExitLeavesNoLogCommand(t *testing.T) {
 	const marker = "sleep 98766"
-	if p := procsRunning(t, marker); len(p) > 0 {
+	if p := logstest.Running(t, marker); len(p) > 0 {
 		t.Skipf("%q is already running here: %q", marker, p)
 	}
 	defer killLeftovers(t, marker)
@@ -137,7 +115,7 @@ func TestLlmtopExitLeavesNoLogCommand(t *testing.T) {
 	if took > 5*time.Second {
 		t.Errorf("a 1 s diagnose took %s", took)
 	}
-	if p := procsRunning(t, marker); len(p) > 0 {
+	if p := logstest.Running(t, marker); len(p) > 0 {
 		t.Errorf("llmtop exited, its log command still runs: %q", p)
 	}
 }
@@ -149,13 +127,13 @@ func TestSignalEndsLlmtopAndItsLogCommand(t *testing.T) {
 	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			marker := "sleep " + strconv.Itoa(98767+i)
-			if p := procsRunning(t, marker); len(p) > 0 {
+			if p := logstest.Running(t, marker); len(p) > 0 {
 				t.Skipf("%q is already running here: %q", marker, p)
 			}
 			defer killLeftovers(t, marker)
 			cmd, out := startLlmtop(t, "diagnose", "--json", "--duration", "1m", "--log-cmd", marker, "http://127.0.0.1:1")
 			deadline := time.Now().Add(10 * time.Second)
-			for len(procsRunning(t, marker)) == 0 {
+			for len(logstest.Running(t, marker)) == 0 {
 				if time.Now().After(deadline) {
 					_ = cmd.Process.Kill()
 					t.Fatalf("the log command did not start\n%s", out)
@@ -172,7 +150,7 @@ func TestSignalEndsLlmtopAndItsLogCommand(t *testing.T) {
 			if took > 4*time.Second {
 				t.Errorf("llmtop took %s to end after %v", took, sig)
 			}
-			if p := procsRunning(t, marker); len(p) > 0 {
+			if p := logstest.Running(t, marker); len(p) > 0 {
 				t.Errorf("llmtop ended on %v, its log command still runs: %q", sig, p)
 			}
 		})

@@ -10,29 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// running lists the live processes whose command line (arguments joined by
-// spaces) contains want. Zombies have an empty command line and do not
-// count.
-func running(t *testing.T, want string) []string {
-	t.Helper()
-	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
-		t.Skip("needs /proc")
-	}
-	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	var found []string
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		if line := strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " ")); strings.Contains(line, want) {
-			found = append(found, filepath.Base(filepath.Dir(p))+": "+line)
-		}
-	}
-	return found
-}
+	"github.com/llmtop/llmtop/sources/logs/logstest"
+)
 
 // TestStartDoneMeansTheCommandIsGone: once ctx ends, the channel Start
 // returns closes only when the command's whole process group is gone,
@@ -44,7 +24,7 @@ func TestStartDoneMeansTheCommandIsGone(t *testing.T) {
 		{"ignores SIGTERM", "sleep 987655", "trap '' TERM; "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if p := running(t, tc.marker); len(p) > 0 {
+			if p := logstest.Running(t, tc.marker); len(p) > 0 {
 				t.Skipf("%q already runs here: %q", tc.marker, p)
 			}
 			ctx, cancel := context.WithCancel(context.Background())
@@ -52,7 +32,7 @@ func TestStartDoneMeansTheCommandIsGone(t *testing.T) {
 			c := &collector{}
 			done := Start(ctx, Input{Command: tc.prefix + tc.marker}, unlimited, c.send)
 			waitFor(t, "the command to start", func() bool {
-				return slices.ContainsFunc(running(t, tc.marker), func(p string) bool { return strings.HasSuffix(p, ": "+tc.marker) })
+				return slices.ContainsFunc(logstest.Running(t, tc.marker), func(p string) bool { return strings.HasSuffix(p, ": "+tc.marker) })
 			})
 			select {
 			case <-done:
@@ -69,7 +49,7 @@ func TestStartDoneMeansTheCommandIsGone(t *testing.T) {
 			if took := time.Since(start); took > 3500*time.Millisecond {
 				t.Errorf("done closed %s after cancel; want within the 2 s grace and a little", took)
 			}
-			if p := running(t, tc.marker); len(p) > 0 {
+			if p := logstest.Running(t, tc.marker); len(p) > 0 {
 				t.Errorf("done closed but the command still runs: %q", p)
 				for _, p := range p { // leave nothing behind
 					if pid, err := strconv.Atoi(p[:strings.IndexByte(p, ':')]); err == nil {
