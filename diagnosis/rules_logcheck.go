@@ -47,23 +47,24 @@ func ruleLogMismatch(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.withMetrics() {
 		lg, st := ep.Log, ep.State
-		if st.Source != model.FromScrape || lg.Samples == 0 || absDur(st.Time.Sub(lg.Time)) > logFresh {
-			continue
+		if st.Source != model.FromScrape {
+			continue // the picture is the log's own: nothing to compare
 		}
 		var ev []Evidence
 		at := " (log stats line " + lg.Time.Format("15:04:05") + ")"
+		fresh := lg.Samples > 0 && absDur(st.Time.Sub(lg.Time)) <= logFresh
 		// Both numbers must be read on both sides and both must disagree:
 		// one number alone differs too easily (llama.cpp's per-request
 		// timing lines give a token rate over other moments than its
 		// counters, and no running count at all).
-		if disagree(st.Running, lg.Running, mismatchRunning) && disagree(st.GenTPS, lg.GenTPS, mismatchGenTPS) {
+		if fresh && disagree(st.Running, lg.Running, mismatchRunning) && disagree(st.GenTPS, lg.GenTPS, mismatchGenTPS) {
 			ev = append(ev,
 				Evidence{Text: fmt.Sprintf("running %s on /metrics vs %s in the log%s", num(st.Running.V), num(lg.Running.V), at), Source: "scrape vs log"},
 				Evidence{Text: fmt.Sprintf("generation %s tok/s on /metrics vs %s in the log%s", num(st.GenTPS.V), num(lg.GenTPS.V), at), Source: "scrape vs log", Window: st.RateWindow})
 		}
 		le, ok := logEngine[ep.URL]
-		if !ok {
-			le, ok = logEngine[""]
+		if !ok && len(e.in.Endpoints) == 1 {
+			le, ok = logEngine[""] // a log attached without an endpoint is the only endpoint's
 		}
 		if ok && ep.Engine() != model.Unknown && !sameEngineFamily(le, ep.Engine()) {
 			ev = append(ev, Evidence{Text: fmt.Sprintf("the log is %s's, the endpoint is %s", engineName(le), engineName(ep.Engine())), Source: "log events vs identity"})

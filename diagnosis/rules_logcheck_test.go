@@ -46,6 +46,18 @@ func TestLogMismatch(t *testing.T) {
 					t.Errorf("%+v", f.Evidence)
 				}
 			}},
+		{name: "the engine name is checked without any stats line", in: func() Input {
+			in := withLog(0, 0, 0, logEvent("sglang_stats", nil))
+			in.Endpoints[0].Log = model.State{}
+			return in
+		}(), want: "log_mismatch"},
+		{name: "a log without an endpoint is not judged against one of several endpoints", in: func() Input {
+			in := withLog(24, 1600, 5*time.Second, logEvent("sglang_stats", nil))
+			other := ep(nil)
+			other.URL, other.State.Key.Endpoint = "http://other:8000", "http://other:8000"
+			in.Endpoints = append(in.Endpoints, other)
+			return in
+		}(), none: "log_mismatch"},
 		{name: "Ollama logs its llama.cpp runner", in: func() Input {
 			in := withLog(24, 1600, 5*time.Second, logEvent("llamacpp_kv_alloc", nil))
 			in.Endpoints[0].Identity.Engine = model.Ollama
