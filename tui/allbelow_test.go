@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -66,5 +67,28 @@ func TestSymptomAtABucketEdgeSaysEdge(t *testing.T) {
 	}
 	if !strings.HasSuffix(strings.TrimSpace(row), "edge") {
 		t.Fatalf("ITL row: %q", row)
+	}
+}
+
+// A mean-only latency (llama.cpp's TPOT: generation seconds ÷ generated
+// tokens) is shown and judged by its mean, and the window note neither
+// calls it a bucket estimate nor its token count "requests".
+func TestMeanOnlyLatency(t *testing.T) {
+	tpot := model.Dist{Mean: model.Some(0.0292), Count: 640, Window: 17 * time.Second, Exposed: true,
+		Approx: "aggregate: generation seconds ÷ generated tokens"}
+	row := p99Symptom("TPOT p99", tpot, 50*time.Millisecond, DefaultThresholds, MITL)
+	if row.name != "TPOT mean" || row.value != "29.2ms" || row.lvl != LevelOK {
+		t.Errorf("symptom %+v", row)
+	}
+	strict := DefaultThresholds
+	strict.ITLp99 = 20 * time.Millisecond
+	if row := p99Symptom("TPOT p99", tpot, strict.ITLp99, strict, MITL); row.lvl == LevelOK {
+		t.Errorf("29.2 ms mean against a 20 ms objective judged ok: %+v", row)
+	}
+	m := newTestModel()
+	note := windowNote(tpot, m.d)
+	if !strings.HasPrefix(note, "means over 17s") || strings.Contains(note, "requests") || strings.Contains(note, "bucket") ||
+		!strings.Contains(note, "approx: aggregate") {
+		t.Errorf("window note %q", note)
 	}
 }

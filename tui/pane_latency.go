@@ -129,6 +129,15 @@ func windowNote(dist model.Dist, d *Data) string {
 	if dist.Window <= 0 {
 		return fmt.Sprintf("≈ estimates from histogram buckets; no requests finished in the %s window yet", fmtDur(d.Window))
 	}
+	if !dist.Estimate {
+		// No buckets: a mean over the window, and its count may not be
+		// requests (llama.cpp's TPOT counts generated tokens).
+		s := fmt.Sprintf("means over %s%s", fmtDur(dist.Window), windowEnd(d))
+		if dist.Approx != "" {
+			s += " · approx: " + dist.Approx
+		}
+		return s
+	}
 	s := fmt.Sprintf("≈ bucket estimates over %s%s · %s requests", fmtDur(dist.Window), windowEnd(d), fmtNum(model.Some(dist.Count)))
 	if dist.Approx != "" {
 		s += " · approx: " + dist.Approx

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/diagnosis"
@@ -58,6 +59,11 @@ func p99Symptom(name string, dist model.Dist, slo time.Duration, t Thresholds, m
 			lvl = LevelOK
 		}
 		return symptom{name: name, value: "<" + fmtSec(dist.AllBelow), target: target, lvl: lvl}
+	}
+	if !dist.P99.OK && dist.Mean.OK {
+		// Mean-only engines (llama.cpp's TPOT, TGI's approximated TTFT):
+		// the rules judge the mean, so the table shows it.
+		return symptom{name: strings.Replace(name, "p99", "mean", 1), value: fmtSec(dist.Mean), target: target, lvl: t.Judge(m, dist.Mean)}
 	}
 	if _, edge := diagnosis.SLOEdge(dist.P99, dist, slo); edge {
 		return symptom{name: name, value: fmtSec(dist.P99), target: target, verdict: "edge"}
