@@ -188,3 +188,12 @@ func TestBenchConfirmFollowsIsLoopback(t *testing.T) {
 		}
 	}
 }
+
+func TestFinishLine(t *testing.T) {
+	if got := finishLine(map[string]int{"stop": 1, "length": 3}, 4); got != "finish length 75% · stop 25%" {
+		t.Errorf("%q", got)
+	}
+	if got := finishLine(nil, 4); got != "" {
+		t.Errorf("no reasons: %q", got)
+	}
+}

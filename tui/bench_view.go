@@ -142,6 +142,9 @@ func (o *benchOverlay) resultView(d *Data, w int) []string {
 			fmt.Sprintf("completed %d   failed %d   cancelled %d   %.2f req/s   %.0f output tok/s   %.0f total tok/s",
 				r.Completed, r.Failed, r.Cancelled, r.RequestThroughput, r.OutputThroughput, r.TotalTokenThroughput), "")
 		out = append(out, sideBySide(d, r, o.server)...)
+		if f := finishLine(r.FinishReasons, r.Completed); f != "" {
+			out = append(out, f)
+		}
 		out = append(out, errorLines(r)...)
 		for _, n := range r.Notes {
 			out = append(out, s.Faint.Render("note: "+n))
@@ -153,6 +156,27 @@ func (o *benchOverlay) resultView(d *Data, w int) []string {
 	out = append(out, "")
 	out = append(out, o.historyView(d)...)
 	return out
+}
+
+// finishLine is the answers' finish reasons as shares of the completed
+// requests ("finish length 100%": every answer ran to max_tokens), empty
+// when the server gave none.
+func finishLine(reasons map[string]int, completed int) string {
+	if len(reasons) == 0 || completed == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(reasons))
+	for k := range reasons {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return reasons[keys[i]] > reasons[keys[j]] || reasons[keys[i]] == reasons[keys[j]] && keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.0f%%", k, 100*float64(reasons[k])/float64(completed))
+	}
+	return "finish " + strings.Join(parts, " · ")
 }
 
 // sideBySide puts the client's latencies next to the server's own view of

@@ -66,6 +66,7 @@ type chunk struct {
 	prompt    int
 	output    int
 	finish    bool   // says the generation finished (finish_reason, done:true)
+	reason    []byte // why: OpenAI's finish_reason, Ollama's done_reason (a slice of the payload)
 	err       bool   // an error object
 	id        []byte // the response's "id" (a slice of the payload)
 }
@@ -101,8 +102,13 @@ func (a API) parse(b []byte) chunk {
 					c.text = b[v+1 : e]
 				}
 			}
-		case "finish_reason":
-			c.finish = c.finish || (!a.ndjson() && !literal(b, v, "null"))
+		case "finish_reason", "done_reason":
+			if (string(key) == "finish_reason") != a.ndjson() && v < len(b) && b[v] == '"' {
+				if e := stringEnd(b, v); e < len(b) {
+					c.reason = b[v+1 : e]
+				}
+			}
+			c.finish = c.finish || (string(key) == "finish_reason" && !a.ndjson() && !literal(b, v, "null"))
 		case "done":
 			c.finish = c.finish || (a.ndjson() && literal(b, v, "true"))
 		case "usage":

@@ -109,6 +109,9 @@ func TestRealSSETranscriptLines(t *testing.T) {
 			if rec.PromptTokens != tr.prompt || rec.OutputTokens != tr.output {
 				t.Errorf("usage prompt/completion = %d/%d, want %d/%d", rec.PromptTokens, rec.OutputTokens, tr.prompt, tr.output)
 			}
+			if rec.FinishReason != "length" { // both transcripts ran into max_tokens
+				t.Errorf("finish reason %q, want length", rec.FinishReason)
+			}
 			if rec.ResponseID != tr.id {
 				t.Errorf("response id %q, want %q", rec.ResponseID, tr.id)
 			}
@@ -120,8 +123,8 @@ func TestRealSSETranscriptLines(t *testing.T) {
 }
 
 // The finish chunk is recognised by its non-null finish_reason ("length"
-// in both transcripts: each stopped at max_tokens); the parser keeps only
-// that it finished, not the reason. llama.cpp's usage chunk also carries
+// in both transcripts: each stopped at max_tokens; the record keeps it,
+// see TestRealSSETranscriptLines). llama.cpp's usage chunk also carries
 // "timings" and prompt_tokens_details, which the parser does not read:
 // its counts must be usage's (prompt 24), not timings' prompt_n 18 or the
 // 6 cached tokens.

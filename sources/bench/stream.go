@@ -114,7 +114,21 @@ func (s *streamState) line(b []byte, now time.Time) (report.ErrKind, string) {
 	if c.finish {
 		s.done = true
 	}
+	if len(c.reason) > 0 && r.FinishReason == "" {
+		r.FinishReason = finishReason(c.reason)
+	}
 	return report.ErrNone, ""
+}
+
+// finishReason is the reason as a string, without allocating for the
+// usual ones.
+func finishReason(b []byte) string {
+	for _, known := range [...]string{"stop", "length", "abort", "tool_calls", "content_filter", "load", "unload"} {
+		if string(b) == known {
+			return known
+		}
+	}
+	return string(b)
 }
 
 // isSSEField reports the SSE fields we have no use for (id:, retry:).

@@ -98,6 +98,10 @@ type Metrics struct {
 	BlankResponses      int `json:"blank_responses"`
 	EchoedResponses     int `json:"echoed_responses"`
 	RepetitiveResponses int `json:"repetitive_responses"`
+	// FinishReasons counts successful answers by the reason the server
+	// gave for ending them ("length": max_tokens reached, "stop": the
+	// model's end or a stop string); answers without one are not counted.
+	FinishReasons map[string]int `json:"finish_reasons"`
 }
 
 const maxErrorSamples = 5
@@ -107,7 +111,7 @@ const maxErrorSamples = 5
 // between content chunks; goodput counts successful requests meeting every
 // objective in slo, null when none is set).
 func Compute(recs []Record, dur time.Duration, slo SLO) Metrics {
-	m := Metrics{Duration: dur.Seconds(), ErrorsByKind: map[string]int{}}
+	m := Metrics{Duration: dur.Seconds(), ErrorsByKind: map[string]int{}, FinishReasons: map[string]int{}}
 	var ttfts, tpots, itls, e2els []float64
 	good := 0
 	for i := range recs {
@@ -143,6 +147,9 @@ func Compute(recs []Record, dur time.Duration, slo SLO) Metrics {
 		m.BlankResponses += b2i(r.Blank)
 		m.EchoedResponses += b2i(r.Echoed)
 		m.RepetitiveResponses += b2i(r.Repetitive)
+		if r.FinishReason != "" {
+			m.FinishReasons[r.FinishReason]++
+		}
 		ttfts = append(ttfts, r.TTFT.Seconds())
 		e2els = append(e2els, r.E2EL.Seconds())
 		if r.OutputTokens > 1 {

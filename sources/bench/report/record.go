@@ -46,6 +46,9 @@ type Record struct {
 	E2EL time.Duration
 	// Chunks counts content chunks.
 	Chunks int
+	// FinishReason is why the server ended the answer ("stop", "length"…),
+	// empty when it did not say.
+	FinishReason string
 	// PromptTokens/OutputTokens come from the response's usage when
 	// PromptFromUsage/OutputFromUsage; otherwise they are the prompt's target
 	// length and the content chunk count.

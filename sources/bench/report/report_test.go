@@ -242,3 +242,21 @@ func TestKneeIgnoresOneStepWaits(t *testing.T) {
 		t.Errorf("without ITL: knee %d, want 1 stream (ratio rule)", sw.Knee)
 	}
 }
+
+// Finish reasons are counted over successful answers only, and the text
+// report lists them.
+func TestComputeCountsFinishReasons(t *testing.T) {
+	start := time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC)
+	ok := func(reason string) Record {
+		return Record{Start: start, TTFT: time.Millisecond, E2EL: 2 * time.Millisecond, Chunks: 2, OutputTokens: 2, OK: true, FinishReason: reason}
+	}
+	recs := []Record{ok("length"), ok("length"), ok("stop"), ok(""), {Start: start, Err: ErrDisconnect, FinishReason: "abort"}}
+	m := Compute(recs, time.Second, SLO{})
+	if len(m.FinishReasons) != 2 || m.FinishReasons["length"] != 2 || m.FinishReasons["stop"] != 1 {
+		t.Fatalf("finish reasons %v", m.FinishReasons)
+	}
+	r := Result{Info: Info{RequestRate: Inf}, Metrics: m}
+	if out := Text(r); !strings.Contains(out, "Finish reasons:") || !strings.Contains(out, "length 2, stop 1") {
+		t.Errorf("text:\n%s", out)
+	}
+}

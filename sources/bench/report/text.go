@@ -80,6 +80,18 @@ func Text(r Result) string {
 			fmt.Fprintf(&b, "  %s\n", s)
 		}
 	}
+	if len(r.FinishReasons) > 0 {
+		reasons := make([]string, 0, len(r.FinishReasons))
+		for k := range r.FinishReasons {
+			reasons = append(reasons, k)
+		}
+		sort.Strings(reasons)
+		parts := make([]string, len(reasons))
+		for i, k := range reasons {
+			parts[i] = fmt.Sprintf("%s %d", k, r.FinishReasons[k])
+		}
+		line("Finish reasons:", strings.Join(parts, ", "))
+	}
 	if r.BlankResponses+r.EchoedResponses+r.RepetitiveResponses > 0 {
 		fmt.Fprintf(&b, "%s\n", center(" Answers (first 2 KB of text) ", '-'))
 		line("Blank (white space only):", fmt.Sprint(r.BlankResponses))
