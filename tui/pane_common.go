@@ -9,6 +9,17 @@ import (
 	"github.com/llmtop/llmtop/model"
 )
 
+// absentView is a pane's whole view when its data is absent: the reason,
+// wrapped to the pane's width so that the error and its hint stay
+// readable in a narrow pane; ok is false when the data is there.
+func absentView(d *Data, w int) (view string, ok bool) {
+	why := absentReason(d)
+	if why == "" {
+		return "", false
+	}
+	return d.Styles.Faint.Render(ansi.Wrap(why, max(10, w), " ")), true
+}
+
 // absentReason says in one line why the engine panes have nothing to show,
 // or "" when there is data.
 func absentReason(d *Data) string {

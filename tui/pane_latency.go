@@ -43,8 +43,8 @@ func (latencyPane) rows(d *Data) []latRow {
 }
 
 func (p latencyPane) View(d *Data, w, h int) string {
-	if why := absentReason(d); why != "" {
-		return d.Styles.Faint.Render(why)
+	if v, absent := absentView(d, w); absent {
+		return v
 	}
 	s, st := d.Styles, d.State()
 	// unread: the latencies are missing because /metrics is not read, not

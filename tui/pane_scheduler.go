@@ -29,8 +29,8 @@ func (*schedulerPane) Keys() []key.Binding       { return noKeys() }
 func (*schedulerPane) Height(d *Data, w int) int { return 6 + freshExtra(d) }
 
 func (p *schedulerPane) View(d *Data, w, h int) string {
-	if why := absentReason(d); why != "" {
-		return d.Styles.Faint.Render(why)
+	if v, absent := absentView(d, w); absent {
+		return v
 	}
 	s, st, t := d.Styles, d.State(), d.Thresholds
 	running := fmt.Sprintf("%5s", fmtNum(st.Running))

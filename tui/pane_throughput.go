@@ -22,8 +22,8 @@ func (throughputPane) Keys() []key.Binding       { return noKeys() }
 func (throughputPane) Height(d *Data, w int) int { return 6 + freshExtra(d) }
 
 func (throughputPane) View(d *Data, w, h int) string {
-	if why := absentReason(d); why != "" {
-		return d.Styles.Faint.Render(why)
+	if v, absent := absentView(d, w); absent {
+		return v
 	}
 	s, st := d.Styles, d.State()
 	rate := func(v model.Opt, unit string) string {
