@@ -46,9 +46,19 @@ type State struct {
 }
 
 // State returns k's state over the window ending at its newest sample.
-// Scraped data wins over log-derived data for the same key.
+// Scraped data wins over log-derived data for the same key, unless the
+// scrape never carried a number (Ollama): then the log's stats lines stand
+// in, Source says FromLog, and the facts (Info, Started) stay the scrape's.
 func (s *Store) State(k Key, window time.Duration) State {
-	return s.stateOf(s.pick(k), k, window)
+	es := s.pick(k)
+	st := s.stateOf(es, k, window)
+	if sc := s.series[srcKey{k, FromScrape}]; sc != nil && es != sc {
+		// The numbers are the log's; the facts (configuration, start
+		// time, the adapter's notes) stay the scrape's.
+		st.Info, st.Started = sc.last.Info, sc.last.Started
+		st.Notes = append(append([]string(nil), sc.last.Notes...), st.Notes...)
+	}
+	return st
 }
 
 // StateFrom returns the state built from one source only (to cross-check a

@@ -350,10 +350,28 @@ func (s *Store) AppendSeries(dst []Point, k Key, name string, since time.Time) [
 
 // pick prefers scraped data over log-derived data for the same key.
 func (s *Store) pick(k Key) *endpointSeries {
-	if es := s.series[srcKey{k, FromScrape}]; es != nil {
-		return es
+	sc := s.series[srcKey{k, FromScrape}]
+	if sc != nil && sc.hasMetrics() {
+		return sc
 	}
-	return s.series[srcKey{k, FromLog}]
+	// No scrape, or one without a single number (Ollama answers with its
+	// loaded models only): the log's stats lines are the numbers there are.
+	// A log's samples carry no model name, so the nameless key is tried too.
+	if lg := s.series[srcKey{k, FromLog}]; lg != nil {
+		return lg
+	}
+	if k.Model != "" && sc != nil {
+		if lg := s.series[srcKey{Key{Endpoint: k.Endpoint}, FromLog}]; lg != nil {
+			return lg
+		}
+	}
+	return sc
+}
+
+// hasMetrics reports whether the series ever carried a number: a gauge in
+// its newest sample, a counter or a histogram.
+func (es *endpointSeries) hasMetrics() bool {
+	return len(es.last.Gauges) > 0 || len(es.counters) > 0 || len(es.hists) > 0 || len(es.finish) > 0
 }
 
 // HasSource reports whether data from src exists for k.

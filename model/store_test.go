@@ -358,3 +358,33 @@ func TestAppendSeriesSince(t *testing.T) {
 		t.Fatalf("AppendSeries into a big enough buffer allocated %v times", allocs)
 	}
 }
+
+// An endpoint whose scrape carries no numbers (Ollama: loaded models only)
+// shows its log's stats instead, keeping the scrape's facts; a scrape with
+// numbers keeps precedence over the log.
+func TestScrapeWithoutNumbersYieldsToTheLog(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "tiny:latest"}
+	for i := 0; i < 3; i++ {
+		sc := NewSample("http://e", "tiny:latest", at(i*10), FromScrape)
+		sc.Info["size_vram"] = "0"
+		s.Add(sc)
+		lg := NewSample("http://e", "", at(i*10), FromLog) // log samples carry no model name
+		lg.Counters[Requests] = float64(20 * i)
+		s.Add(lg)
+	}
+	st := s.State(k, time.Minute)
+	if st.Source != FromLog || !st.RequestsPS.OK || st.RequestsPS.V != 2 || st.Info["size_vram"] != "0" {
+		t.Fatalf("source %v requests/s %v info %v", st.Source, st.RequestsPS, st.Info)
+	}
+	if pts := s.AppendSeries(nil, k, SeriesRequestsPS, at(0)); len(pts) == 0 {
+		t.Fatal("the sparkline does not follow the log")
+	}
+
+	sc := NewSample("http://e", "tiny:latest", at(40), FromScrape)
+	sc.Gauges[Running] = 3
+	s.Add(sc)
+	if st := s.State(k, time.Minute); st.Source != FromScrape || st.Running != Some(3) {
+		t.Fatalf("a scrape with numbers must win: source %v running %v", st.Source, st.Running)
+	}
+}
