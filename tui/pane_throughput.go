@@ -59,8 +59,9 @@ func (throughputPane) View(d *Data, w, h int) string {
 	return lines(freshLines(d, out), h)
 }
 
-// finishMix is "finish stop 80% · length 15% · abort 5% (n=204)"; a large
-// length share means max_tokens cut answers, abort that clients gave up.
+// finishMix is "finish stop 80% · length 15% · abort 5% (n=204)", reasons
+// that did not occur left out; a large length share means max_tokens cut
+// answers, abort that clients gave up.
 func finishMix(s *Styles, st model.State) string {
 	if st.FinishShare == nil {
 		return "finish " + s.Faint.Render(missing+" (no finish reasons exposed)")
@@ -69,6 +70,9 @@ func finishMix(s *Styles, st model.State) string {
 	total := 0.0
 	for _, r := range st.Reasons() {
 		total += st.FinishCount[r]
+		if st.FinishCount[r] == 0 {
+			continue // "abort 0% · error 0% · repetition 0%" only pushes n= off the line
+		}
 		txt := r + " " + fmtPct(model.Some(st.FinishShare[r]))
 		if (r == "abort" || r == "error") && st.FinishShare[r] > 0.05 {
 			txt = s.Warn.Render(txt)
