@@ -265,6 +265,9 @@ func (o *benchOverlay) Receive(msg tea.Msg, d *Data) tea.Cmd {
 		o.server = serverView(d, o.url, out)
 		if out.Result != nil {
 			out.Result.Server = o.server
+			if d.Simulated {
+				out.Result.MarkSimulated()
+			}
 		}
 		o.history = append(o.history, historyOf(out))
 		o.trimHistory()

@@ -102,6 +102,9 @@ func TestBenchQuickPreset(t *testing.T) {
 	if f.saved != 1 {
 		t.Errorf("saved %d times", f.saved)
 	}
+	if o.outcome.Result.Simulated {
+		t.Error("a run against a real endpoint is marked simulated")
+	}
 	// enter goes back to the form for another run.
 	o.HandleKey(press("enter"), d)
 	if o.stage != benchForm {
@@ -195,5 +198,20 @@ func TestFinishLine(t *testing.T) {
 	}
 	if got := finishLine(nil, 4); got != "" {
 		t.Errorf("no reasons: %q", got)
+	}
+}
+
+// In the demo (everything SIMULATED), a run's result and its saved JSON
+// say so.
+func TestBenchInTheDemoIsMarkedSimulated(t *testing.T) {
+	m := scenario(healthy, 1, false)
+	d := m.d
+	d.Simulated = true
+	o := NewBenchOverlay(&fakeRunner{}).(*benchOverlay)
+	drive(t, o, d, o.Open(d))
+	_, cmd := o.HandleKey(press("enter"), d)
+	drive(t, o, d, cmd)
+	if o.stage != benchDone || !o.outcome.Result.Simulated || !strings.Contains(ansi.Strip(o.View(d, 160, 40)), "SIMULATED") {
+		t.Fatalf("stage %v simulated %v:\n%s", o.stage, o.outcome.Result != nil && o.outcome.Result.Simulated, ansi.Strip(o.View(d, 160, 40)))
 	}
 }

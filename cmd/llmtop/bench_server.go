@@ -16,12 +16,13 @@ import (
 // bench` runs, so each result can carry the server's TTFT/ITL/queue over the
 // run's window next to the client's numbers.
 type serverView struct {
-	mu       sync.Mutex
-	store    *model.Store
-	newest   time.Time
-	cancel   context.CancelFunc
-	done     chan struct{}
-	interval time.Duration
+	mu        sync.Mutex
+	store     *model.Store
+	newest    time.Time
+	simulated bool // the server said it is llmtop's simulator
+	cancel    context.CancelFunc
+	done      chan struct{}
+	interval  time.Duration
 }
 
 const serverViewInterval = time.Second
@@ -36,6 +37,7 @@ func watchServer(ctx context.Context, cfg bench.Config) *serverView {
 		engine.NewPoller(ecfg).Run(ctx, func(sc model.Scrape) {
 			v.mu.Lock()
 			defer v.mu.Unlock()
+			v.simulated = v.simulated || sc.Identity.Simulated
 			for _, s := range sc.Samples {
 				v.store.Add(s)
 				if s.Time.After(v.newest) {
@@ -85,6 +87,9 @@ func (v *serverView) attach(r *report.Result) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.simulated {
+		r.MarkSimulated()
+	}
 	k, ok := v.key(r.ModelID)
 	if !ok {
 		return

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -77,6 +78,12 @@ func TestBenchAgainstSim(t *testing.T) {
 	}
 	if srvView, ok := got["server"].(map[string]any); !ok || srvView["ttft_ms"] == nil {
 		t.Errorf("the server's view is missing: %v", got["server"])
+	}
+	if got["simulated"] != true || !strings.Contains(fmt.Sprint(got["notes"]), "SIMULATED") {
+		t.Errorf("a run against the simulator is not marked: simulated %v notes %v", got["simulated"], got["notes"])
+	}
+	if fr, ok := got["finish_reasons"].(map[string]any); !ok || fr["length"] != 8.0 {
+		t.Errorf("finish_reasons %v, want length 8 (ignore_eos, max_tokens 8)", got["finish_reasons"])
 	}
 	saved, err := os.ReadFile(save)
 	if err != nil || !bytes.Contains(saved, []byte(`"mean_ttft_ms"`)) {

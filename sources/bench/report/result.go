@@ -42,11 +42,26 @@ type Info struct {
 	StartTime      time.Time `json:"start_time"`
 	EndTime        time.Time `json:"end_time"`
 	Notes          []string  `json:"notes,omitempty"`
+	// Simulated is set when the server said it is llmtop's simulated
+	// engine (llmtop sim / demo): its latencies come from a model, not a GPU.
+	Simulated bool `json:"simulated,omitempty"`
 }
 
 // Rate is a request rate in req/s; +Inf (all at once, the closed loop's
 // "as fast as the streams allow") is written "inf" as vllm writes it.
 type Rate float64
+
+// SimulatedNote is the note a result measured against the simulator carries.
+const SimulatedNote = "SIMULATED: the server is llmtop's simulated vLLM; its latencies come from a step-time model, not a GPU"
+
+// MarkSimulated flags r as measured against the simulator, once.
+func (r *Result) MarkSimulated() {
+	if r.Simulated {
+		return
+	}
+	r.Simulated = true
+	r.Notes = append(r.Notes, SimulatedNote)
+}
 
 // Inf is the unbounded rate.
 var Inf = Rate(math.Inf(1))
