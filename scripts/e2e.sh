@@ -209,6 +209,25 @@ else
 	FAILS=$((FAILS + 1))
 fi
 
+# --- --log FILE on a file that is rotated under it ------------------------
+# logrotate's default (rename, then a new file): the line written to the new
+# file after the rename must reach the screen as a highlighted event. (The
+# fixture server is gone by now: the log is followed all the same.)
+LOG=$WORK/engine.log
+echo "INFO 11-23 12:00:00 [api_server.py:1] vLLM API server version 0.11.0" >"$LOG"
+start 200 50 --no-gpu --log "$LOG" "$URL"
+keys l
+check "rotation: the first file is followed" "vLLM API server version 0.11.0" 10
+keys Escape
+mv "$LOG" "$LOG.1"
+echo "INFO 11-23 12:00:05 [logger.py:1] written to the old file after the rename" >>"$LOG.1"
+sleep 0.5
+echo "ERROR 11-23 12:00:09 [core.py:1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.02 GiB is free." >"$LOG"
+check "rotation: the new file's CUDA OOM is an event" "GPU out of memory: tried to allocate 2.00 GiB" 10
+keys l
+check "rotation: the log view has the line from the new file" "torch.OutOfMemoryError: CUDA out of memory" 5
+keys q
+
 # --- /metrics broken, the log still talks: values "from log" -------------
 if "$BIN" sim --help 2>/dev/null | grep -q "metrics-broken"; then
 	"$BIN" sim --scenario metrics-broken --port 0 --log-file "$WORK/mb.log" >"$WORK/mb.out" 2>&1 &
