@@ -252,6 +252,9 @@ if "$BIN" demo --help 2>/dev/null | grep -q "llmtop demo"; then
 	start 160 48 demo
 	check "demo: SIMULATED badge" "SIMULATED" 15
 	check "demo: engine numbers" "tok/s" 15
+	check "demo: the simulator's log lines are events" "vLLM KV cache holds" 15
+	check "demo: the diagnosis panel judged" "checks" 15
+	check "demo: simulated GPU row" "H100" 10
 	keys q
 	check "demo: q quits" "llmtop-exited-0"
 else
