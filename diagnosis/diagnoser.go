@@ -92,7 +92,7 @@ func (d *Diagnoser) Update(in Input) Report {
 		}
 		opened := t.f.Opened
 		t.f = f
-		t.f.Opened = opened
+		t.f.Opened = opened // ClearSince stays zero: the condition holds
 		if t.open && now.Sub(t.first) >= time.Second {
 			t.f.Evidence = append(t.f.Evidence, Evidence{Text: "condition holding for " + dur(now.Sub(t.first).Round(time.Second)) + holdText(hold), Source: "llmtop"})
 		}
@@ -111,6 +111,7 @@ func (d *Diagnoser) Update(in Input) Report {
 			}
 			// A fresh slice: reports already handed out keep theirs.
 			t.f.Evidence = append(append([]Evidence(nil), ev...), clear)
+			t.f.ClearSince = t.lastTrue
 		case t.open:
 			t.f.Closed = now
 			d.closed.Push(t.f)

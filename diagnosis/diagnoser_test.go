@@ -201,3 +201,37 @@ func TestClearingFindingSaysSo(t *testing.T) {
 		t.Fatalf("%+v", f)
 	}
 }
+
+// A finding whose condition cleared ranks below one that holds now, even
+// when it is the more severe: an endpoint that was down a minute ago must
+// not hide the queue building since it came back.
+func TestClearingFindingRanksBelowHoldingOnes(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	slow := func(e *Endpoint) {
+		e.State.Latency[model.TTFT] = dist(0.8, 1.5, 2.0, 0.9)
+		e.State.Latency[model.Queue] = dist(0.7, 1.3, 1.8, 0.8)
+		e.State.Waiting = model.Some(40)
+	}
+	var rep Report
+	for i := 0; i < 70; i++ { // down until 15 s, queueing after; the outage closes at 75 s
+		now := t0.Add(time.Duration(i) * time.Second)
+		var e Endpoint
+		if i < 15 {
+			e = ep(down(model.ErrRefused, "connection refused"))
+		} else {
+			e = ep(slow)
+		}
+		e.State.Time = now
+		rep = d.Update(Input{Time: now, Endpoints: []Endpoint{e}})
+	}
+	if len(rep.Findings) < 2 {
+		t.Fatalf("findings %v", ids(rep.Findings))
+	}
+	first, down := rep.Findings[0], byID(rep, "endpoint_down")
+	if down == nil || down.ClearSince.IsZero() || down.Severity != model.SevCrit {
+		t.Fatalf("endpoint_down should still be open and clearing: %+v", down)
+	}
+	if first.ID == "endpoint_down" || !first.ClearSince.IsZero() {
+		t.Fatalf("a clearing finding ranks first: %v", ids(rep.Findings))
+	}
+}

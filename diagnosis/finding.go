@@ -75,7 +75,10 @@ type Finding struct {
 	Cause    string         `json:"cause"`
 	Actions  []Action       `json:"actions"`
 	Opened   time.Time      `json:"opened"`
-	Closed   time.Time      `json:"closed,omitzero"`
+	// ClearSince is set while the finding is still open but its condition
+	// no longer holds (it closes after Config.Clear): when it last held.
+	ClearSince time.Time `json:"clear_since,omitzero"`
+	Closed     time.Time `json:"closed,omitzero"`
 }
 
 // Active reports whether the finding is still open.

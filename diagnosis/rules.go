@@ -173,12 +173,17 @@ func order(f Finding) int {
 	return categoryOrder[f.Category] + idOrder[f.ID]
 }
 
-// Rank orders findings: critical first, then by the runbooks' order of
-// categories (an engine that is down explains everything below it; the log
-// line saying why it is down comes before that), then newest first.
+// Rank orders findings: those whose condition still holds before those
+// only waiting to close (a crash that recovered a minute ago must not hide
+// the queue building now), then critical first, then by the runbooks' order
+// of categories (an engine that is down explains everything below it; the
+// log line saying why it is down comes before that), then newest first.
 func Rank(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
+		if ca, cb := !a.ClearSince.IsZero(), !b.ClearSince.IsZero(); ca != cb {
+			return cb
+		}
 		if a.Severity != b.Severity {
 			return a.Severity > b.Severity
 		}
