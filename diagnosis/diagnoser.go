@@ -82,6 +82,10 @@ func (d *Diagnoser) Update(in Input) Report {
 		if t == nil || (!t.open && now.Sub(t.lastTrue) > d.cfg.Grace) {
 			t = &tracker{first: now}
 			d.track[k] = t
+		} else if t.open && now.Sub(t.lastTrue) > d.cfg.Grace {
+			// Back while still open: the finding stays open (no flapping),
+			// but "holding for" counts from this return, not the first onset.
+			t.first = now
 		}
 		t.lastTrue = now
 		hold := d.cfg.hold(byID[f.ID].hold(d.cfg))

@@ -235,3 +235,26 @@ func TestClearingFindingRanksBelowHoldingOnes(t *testing.T) {
 		t.Fatalf("a clearing finding ranks first: %v", ids(rep.Findings))
 	}
 }
+
+// A condition that returns while its finding is still open (clearing)
+// keeps the finding open, says it holds again, and counts from its return.
+func TestConditionReturningWhileOpenCountsFromItsReturn(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	var rep Report
+	for i := 0; i < 70; i++ {
+		now := t0.Add(time.Duration(i) * time.Second)
+		e := ep(nil)
+		if i < 15 || i >= 60 { // down, up for 45 s, down again
+			e = ep(down(model.ErrRefused, "connection refused"))
+		}
+		e.State.Time = now
+		rep = d.Update(Input{Time: now, Endpoints: []Endpoint{e}})
+	}
+	f := byID(rep, "endpoint_down")
+	if f == nil || !f.ClearSince.IsZero() {
+		t.Fatalf("endpoint_down: %+v", f)
+	}
+	if !hasEvidence(f, "condition holding for 9 s") {
+		t.Fatalf("evidence %+v", f.Evidence)
+	}
+}
