@@ -45,8 +45,9 @@ const (
 	crit = model.SevCrit
 )
 
-// size matches a PyTorch-formatted size such as "2.00 GiB" or "20.00 MiB".
-const size = `[\d.]+ ?[KMGT]?i?B`
+// size matches a PyTorch-formatted size such as "2.00 GiB" or "20.00 MiB";
+// PyTorch writes sizes up to 1 KiB in bytes ("of which 0 bytes is free").
+const size = `[\d.]+ ?(?:[KMGT]?i?B|bytes)`
 
 // Catalogue is every known message, most specific first: a line raises at
 // most one event, the first row that matches. Sources: LOG-PATTERNS.md.
@@ -82,11 +83,17 @@ var Catalogue = []Pattern{
 		Meaning: "Ollama's (gin) access log line, one per HTTP request"},
 
 	// ---- memory ----
+	// vLLM's weight-loading OOM quotes PyTorch's message as its "original
+	// error": that line is vllm_load_oom's (a different remedy), not this row's.
 	{ID: "torch_cuda_oom", Engines: torch, Sev: crit, Category: "memory", Needle: "CUDA out of memory. Tried to allocate",
+		Unless:  "Failed to load model - not enough GPU memory",
 		Regex:   `CUDA out of memory\. Tried to allocate (?P<tried>` + size + `)(?:\. GPU (?P<gpu>\d+) has a total capacity of (?P<total>` + size + `) of which (?P<free>` + size + `) is free| \(GPU (?P<gpu_old>\d+); (?P<total_old>` + size + `) total capacity)?`,
 		Title:   "GPU out of memory: tried to allocate {tried}",
 		Meaning: "PyTorch ran out of GPU memory: lower --gpu-memory-utilization / --mem-fraction-static, batch size or context, or add GPUs"},
+	// Ollama quotes its runner's error ("llama-server reported out-of-memory
+	// during startup: CUDA error: out of memory"): that is ollama_runner_oom's.
 	{ID: "cuda_error_oom", Engines: anyEngine, Sev: crit, Category: "memory", Needle: "CUDA error: out of memory",
+		Unless:  "llama-server reported out-of-memory during startup",
 		Regex:   `CUDA error: out of memory`,
 		Title:   "CUDA error: out of memory",
 		Meaning: "a CUDA allocation outside PyTorch's allocator failed (NCCL, cuBLAS workspace, ggml): leave more headroom (lower memory utilisation, -ngl or context)"},
@@ -111,15 +118,17 @@ var Catalogue = []Pattern{
 		Title:   "vLLM: max model len {max_model_len} exceeds KV cache capacity {kv_tokens} tokens",
 		Meaning: "lower --max-model-len to at most kv_tokens or raise --gpu-memory-utilization"},
 	{ID: "vllm_free_mem_startup", Engines: vllm, Sev: crit, Category: "memory", Needle: "on startup is less than desired GPU memory utilization",
-		Regex:   `Free memory on device (?P<device>\S+) \((?P<free_gib>[\d.]+)/(?P<total_gib>[\d.]+) GiB\) on startup is less than desired GPU memory utilization \((?P<util>[\d.]+), (?P<wanted_gib>[\d.]+) GiB\)`,
-		Title:   "vLLM: only {free_gib} of {total_gib} GiB free on {device}, wanted {wanted_gib} GiB",
+		// vLLM ≤ 0.11 names no device: "Free memory on device (61.05/119.7 GiB) on startup…".
+		Regex:   `Free memory on device (?:(?P<device>\S+) )?\((?P<free_gib>[\d.]+)/(?P<total_gib>[\d.]+) GiB\) on startup is less than desired GPU memory utilization \((?P<util>[\d.]+), (?P<wanted_gib>[\d.]+) GiB\)`,
+		Title:   "vLLM: {device} has only {free_gib} of {total_gib} GiB free, wanted {wanted_gib} GiB",
 		Meaning: "another process holds GPU memory: stop it or lower --gpu-memory-utilization"},
 	{ID: "vllm_v0_preemption", Engines: vllm, Sev: warn, Category: "memory", Needle: "because there is not enough KV cache space",
 		Regex:   `Sequence group (?P<seq_group>\S+) is preempted by (?P<mode>\S+) mode because there is not enough KV cache space\..*total_num_cumulative_preemption=(?P<total>\d+)`,
 		Title:   "vLLM preempted requests: KV cache full ({total} so far)",
 		Meaning: "KV cache pressure: raise --gpu-memory-utilization or --tensor-parallel-size, or lower --max-num-seqs"},
 	{ID: "sglang_kv_retract", Engines: sglang, Sev: warn, Category: "memory", Needle: "KV cache pool is full. Retract requests.",
-		Regex:   `KV cache pool is full\. Retract requests\. #retracted_reqs: (?P<retracted>\d+), #new_tokens_gained: (?P<tokens_gained>\d+)`,
+		// #new_tokens_gained is recent; most SGLang releases go straight on to #new_token_ratio.
+		Regex:   `KV cache pool is full\. Retract requests\. #retracted_reqs: (?P<retracted>\d+)(?:, #new_tokens_gained: (?P<tokens_gained>\d+))?`,
 		Title:   "SGLang retracted {retracted} requests: KV cache pool full",
 		Meaning: "decode ran out of KV cache (SGLang's preemption): raise --mem-fraction-static or lower --max-running-requests"},
 	{ID: "sglang_batch_oom", Engines: sglang, Sev: crit, Category: "memory", Needle: " out of memory. Try to lower your batch size.",
@@ -190,7 +199,10 @@ var Catalogue = []Pattern{
 		Meaning: "an internal port (dist init / port base) collided: pass another --port or --dist-init-addr"},
 
 	// ---- availability ----
+	// trtllm-serve wraps the OSError in its own message, with host and port:
+	// trtllm_bind reads that line.
 	{ID: "errno98_address_in_use", Engines: anyEngine, Sev: crit, Category: "availability", Needle: "[Errno 98]",
+		Unless:  "Failed to bind socket to ",
 		Regex:   `\[Errno 98\] (?:error while attempting to bind on address \(\(?'?(?P<host>[^',()]*)'?, (?P<port>\d+)\)?\): )?[Aa]ddress already in use`,
 		Title:   "HTTP port {port} already in use",
 		Meaning: "another process listens on the port: stop it or pass another --port"},
@@ -223,15 +235,20 @@ var Catalogue = []Pattern{
 		Title:   "illegal instruction (SIGILL)",
 		Meaning: "the binary uses CPU instructions this CPU lacks (AVX…): use a build for this CPU"},
 	{ID: "llamacpp_decode_failed", Engines: llamacpp, Sev: crit, Category: "availability", Needle: "Context size has been exceeded.",
-		Regex:   `Context size has been exceeded\. off = (?P<off>\d+), n_batch = (?P<n_batch>\d+), ret = (?P<ret>-?\d+)`,
+		// Older builds print "i = " where current ones print "off = ".
+		Regex:   `Context size has been exceeded\. (?:off|i) = (?P<off>\d+), n_batch = (?P<n_batch>\d+), ret = (?P<ret>-?\d+)`,
 		Title:   "llama.cpp decode failed: context size exceeded",
 		Meaning: "every processing slot gets this error: raise -c or lower -np"},
 	{ID: "llamacpp_invalid_batch", Engines: llamacpp, Sev: crit, Category: "availability", Needle: "Invalid input batch.",
-		Regex:   `\b(?:srv|slot) +\S+: .*?Invalid input batch\.`,
+		// Only the decode line, which carries off/n_batch/ret: the error then
+		// sent to each processing slot ("send_error: task id = 7, error:
+		// Invalid input batch.") is the same failure again.
+		Regex:   `Invalid input batch\. (?:off|i) = (?P<off>\d+), n_batch = (?P<n_batch>\d+), ret = (?P<ret>-?\d+)`,
 		Title:   "llama.cpp decode failed: invalid input batch",
 		Meaning: "every processing slot gets this error; see the lines before it"},
 	{ID: "llamacpp_compute_error", Engines: llamacpp, Sev: crit, Category: "availability", Needle: "Compute error.",
-		Regex:   `\b(?:srv|slot) +\S+: .*?Compute error\.`,
+		// As llamacpp_invalid_batch: the decode line, not each slot's send_error.
+		Regex:   `Compute error\. (?:off|i) = (?P<off>\d+), n_batch = (?P<n_batch>\d+), ret = (?P<ret>-?\d+)`,
 		Title:   "llama.cpp decode failed: compute error",
 		Meaning: "the backend failed to compute the batch (often a GPU fault); every processing slot gets this error"},
 	{ID: "sglang_health_failed", Engines: sglang, Sev: crit, Category: "availability", Needle: "Health check failed. Server couldn't get a response from detokenizer",
@@ -258,7 +275,7 @@ var Catalogue = []Pattern{
 		Meaning: "the model needs an HF_TOKEN with access"},
 
 	// ---- config / startup facts ----
-	{ID: "vllm_stats_disabled", Engines: vllm, Sev: warn, Category: "config", Needle: "disabling stats logging",
+	{ID: "vllm_stats_disabled", Engines: vllm, Sev: warn, Category: "config", Needle: "api_server_count more than 1; disabling stats logging",
 		Regex:   `api_server_count more than 1; disabling stats logging`,
 		Title:   "vLLM stats logging disabled (api_server_count > 1)",
 		Meaning: "no periodic stats lines will follow: read /metrics instead"},
@@ -278,7 +295,7 @@ var Catalogue = []Pattern{
 		Regex:   `Available KV cache memory: (?P<gib>[\d.]+) GiB`,
 		Title:   "vLLM KV cache memory: {gib} GiB",
 		Meaning: "memory left for the KV cache after weights and activations"},
-	{ID: "sglang_ready", Engines: sglang, Sev: info, Category: "availability", Needle: "fired up and ready to roll",
+	{ID: "sglang_ready", Engines: sglang, Sev: info, Category: "availability", Needle: "The server is fired up and ready to roll!",
 		Regex: `The server is fired up and ready to roll!`,
 		Title: "SGLang is ready", Meaning: "the server accepts requests"},
 	{ID: "sglang_deprecated_endpoint", Engines: sglang, Sev: info, Category: "config", Needle: "' is deprecated",
@@ -315,7 +332,7 @@ var Catalogue = []Pattern{
 	{ID: "llamacpp_listening", Engines: llamacpp, Sev: info, Category: "availability", Needle: "listening on ",
 		Regex: `\bsrv +\S+: (?:server is )?listening on (?P<address>\S+)`,
 		Title: "llama-server listening on {address}", Meaning: "the HTTP server is up"},
-	{ID: "llamacpp_loading", Engines: llamacpp, Sev: info, Category: "availability", Needle: `"message":"Loading model"`,
+	{ID: "llamacpp_loading", Engines: llamacpp, Sev: info, Category: "availability", Needle: `"message":"Loading model","type":"unavailable_error"`,
 		Regex: `"message":"Loading model","type":"unavailable_error"`,
 		Title: "llama-server is still loading the model", Meaning: "requests get 503 until it is loaded"},
 	{ID: "tgi_warmup", Engines: tgi, Sev: info, Category: "availability", Needle: "Warming up model",
