@@ -165,13 +165,7 @@ func finishLine(reasons map[string]int, completed int) string {
 	if len(reasons) == 0 || completed == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(reasons))
-	for k := range reasons {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		return reasons[keys[i]] > reasons[keys[j]] || reasons[keys[i]] == reasons[keys[j]] && keys[i] < keys[j]
-	})
+	keys := report.ReasonsByCount(reasons)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s %.0f%%", k, 100*float64(reasons[k])/float64(completed))

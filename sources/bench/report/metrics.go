@@ -106,6 +106,22 @@ type Metrics struct {
 
 const maxErrorSamples = 5
 
+// ReasonsByCount lists the keys of FinishReasons, most frequent first (ties
+// by name).
+func ReasonsByCount(reasons map[string]int) []string {
+	keys := make([]string, 0, len(reasons))
+	for k := range reasons {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if reasons[keys[i]] != reasons[keys[j]] {
+			return reasons[keys[i]] > reasons[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
 // Compute turns records into Metrics over a run of duration dur, as vllm's
 // calculate_metrics does (TPOT excludes the first token; ITL is every gap
 // between content chunks; goodput counts successful requests meeting every

@@ -81,11 +81,7 @@ func Text(r Result) string {
 		}
 	}
 	if len(r.FinishReasons) > 0 {
-		reasons := make([]string, 0, len(r.FinishReasons))
-		for k := range r.FinishReasons {
-			reasons = append(reasons, k)
-		}
-		sort.Strings(reasons)
+		reasons := ReasonsByCount(r.FinishReasons)
 		parts := make([]string, len(reasons))
 		for i, k := range reasons {
 			parts[i] = fmt.Sprintf("%s %d", k, r.FinishReasons[k])
