@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/llmtop/llmtop/model"
-	"github.com/llmtop/llmtop/sources/bench"
+	"github.com/llmtop/llmtop/sources/bench/report"
 )
 
 // benchOverlay is the `b` screen: a small form (presets quick / sweep /
@@ -180,7 +180,7 @@ func (o *benchOverlay) formKey(k string, d *Data) (bool, tea.Cmd) {
 		if o.url == "" {
 			return true, nil
 		}
-		if !loopback(o.url) {
+		if !report.IsLoopback(o.url) {
 			o.stage = benchConfirm
 			return true, nil
 		}
@@ -323,7 +323,3 @@ func sameHost(a, b string) bool {
 	ub, err2 := url.Parse(b)
 	return err1 == nil && err2 == nil && ua.Host == ub.Host
 }
-
-// loopback reports whether a URL points at this machine: bench.IsLoopback,
-// the one definition (the name localhost or a loopback IP literal).
-func loopback(raw string) bool { return bench.IsLoopback(raw) }
