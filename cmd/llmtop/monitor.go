@@ -203,8 +203,8 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	// terminal is already restored, so a slow one delays only the prompt.
 	deadline := time.Now().Add(quitWait)
 	select {
-	case <-started: // every Start has returned; none adds a log after this
-		waitClosed(logsFollowed(), deadline)
+	case <-started: // every Start has returned: env.Stopped is complete
+		waitClosed(env.Stopped, deadline)
 	case <-time.After(quitWait):
 	}
 	// Ended by ctx is a normal end; a kill for another reason (a panic) is

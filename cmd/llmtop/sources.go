@@ -27,6 +27,10 @@ type monitorEnv struct {
 	// OnInterval collects callbacks the UI calls when the user changes the
 	// refresh interval (+/-); a source appends its setter here in Start.
 	OnInterval []func(time.Duration)
+	// Stopped collects channels a source's Start returns that close once
+	// its work has stopped after ctx ended (a log command's process group
+	// gone); the monitor waits for them when it quits.
+	Stopped []<-chan struct{}
 
 	// Demo mode (llmtop demo): the simulator's log stream and a probe of its
 	// load for the simulated GPUs. Nil outside the demo.

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -88,27 +86,9 @@ func startLogs(ctx context.Context, env *monitorEnv) error {
 		endpoint = env.URLs[0]
 	}
 	for _, in := range inputs {
-		done := logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, env.Send)
-		followed.Lock()
-		followed.done = append(followed.done, done)
-		followed.Unlock()
+		env.Stopped = append(env.Stopped, logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, env.Send))
 	}
 	return nil
-}
-
-// followed collects what startLogs started: each channel closes once its
-// follower stopped, a log command's process group included. The monitor
-// waits for them after quitting (there is one monitor per process).
-var followed struct {
-	sync.Mutex
-	done []<-chan struct{}
-}
-
-// logsFollowed returns the channels of the logs startLogs follows.
-func logsFollowed() []<-chan struct{} {
-	followed.Lock()
-	defer followed.Unlock()
-	return slices.Clone(followed.done)
 }
 
 // quitWait bounds how long llmtop waits, when it quits, for its log
