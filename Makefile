@@ -14,7 +14,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run test lint vet fmt-check bench e2e engines test-engines deps clean
+.PHONY: all build run test lint vet fmt-check bench monitor-cost e2e engines test-engines deps clean
 
 all: build
 
@@ -44,6 +44,11 @@ test: deps lint
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+
+# The whole monitor's CPU and memory over 60 s against the simulator (a
+# measurement, not a test: not in CI).
+monitor-cost: build
+	./scripts/monitor-cost.sh
 
 # The real terminal: tmux drives the built binary.
 e2e: build
