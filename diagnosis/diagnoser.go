@@ -129,6 +129,28 @@ func (d *Diagnoser) Update(in Input) Report {
 	return rep
 }
 
+// EndRun closes every finding about endpoint's ended run at the boundary
+// (into history) and forgets its conditions on their way to opening, but
+// the findings keep says to keep (the crash that ended the run explains
+// the restart). The Monitor calls it when a new run starts.
+func (d *Diagnoser) EndRun(endpoint string, at time.Time, keep func(Finding) bool) {
+	for k, t := range d.track {
+		if k.endpoint != endpoint {
+			continue
+		}
+		if t.open && keep != nil && keep(t.f) {
+			continue
+		}
+		if t.open {
+			t.f.Closed = at
+			t.f.Evidence = append(append([]Evidence(nil), t.f.Evidence...), Evidence{Text: "closed at the end of the engine run it was about", Source: "llmtop"})
+			d.closed.Push(t.f)
+		}
+		delete(d.track, k)
+	}
+	delete(d.base, endpoint)
+}
+
 // pending lists the conditions seen now that have not opened yet.
 func (d *Diagnoser) pending(seen map[trackKey]bool, now time.Time) []Pending {
 	var fs []Finding

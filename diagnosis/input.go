@@ -43,6 +43,18 @@ type Endpoint struct {
 	// UpSince is when the endpoint last came up after being seen down (set
 	// by the Diagnoser); zero when it was never seen down.
 	UpSince time.Time
+	// Life is where the engine is in its life (the core's lifecycle:
+	// starting, serving, stopping, stopped, crashed, unreachable), since
+	// LifeSince; LifeDetail says more (the start-up phases, the shutdown or
+	// crash line). Empty when no core tracks it.
+	Life       model.Lifecycle
+	LifeSince  time.Time
+	LifeDetail string
+	// Port is /proc's word on the port while nothing answers (local only).
+	Port *model.PortOwner
+	// Runs is the endpoint's run ledger, oldest first; the last is the
+	// current run. Nil when no core keeps one.
+	Runs []model.Run
 	// Log is the picture from the engine's log stats lines alone, kept
 	// beside a scraped State to cross-check the two; Samples == 0 when no
 	// stats line was read or State itself comes from the log.
@@ -149,7 +161,8 @@ func EndpointFromStore(s *model.Store, k model.Key, id model.Identity, last mode
 	if !ep.State.Latency[lat].Exposed {
 		lat = model.TPOT
 	}
-	ep.Batch = BatchFromSeries(s.Series(k, string(model.Running)), s.Series(k, string(lat)+model.SeriesLatencyMean))
+	// The knee's pairs come from the current run only.
+	ep.Batch = BatchFromSeries(s.RunSeries(k, string(model.Running)), s.RunSeries(k, string(lat)+model.SeriesLatencyMean))
 	if ep.State.Source == model.FromScrape {
 		// A log's samples carry no model name: try the endpoint's nameless key too.
 		ep.Log = s.StateFrom(k, model.FromLog, window)

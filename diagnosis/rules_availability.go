@@ -26,11 +26,25 @@ var defaultPorts = map[model.Engine]string{
 func ruleDown(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.in.Endpoints {
-		if !ep.isDown() {
-			continue
+		if !ep.isDown() || ep.Life == model.LifeStarting {
+			continue // a start under way is the cold-start finding's
 		}
 		k := ep.Scrape.ErrKind
 		ev := []Evidence{{Text: nonEmpty(ep.Scrape.Err, "health route: down"), Source: "scrape " + ep.URL}}
+		if ep.LifeDetail != "" && (ep.Life == model.LifeStopped || ep.Life == model.LifeCrashed) {
+			ev = append(ev, Evidence{Text: string(ep.Life) + " " + ep.LifeSince.Format("15:04:05") + ": " + ep.LifeDetail, Source: "log"})
+		}
+		if p := portEvidence(ep.Port); p != "" {
+			ev = append(ev, Evidence{Text: p, Source: "/proc"})
+		}
+		if ep.Life == model.LifeStopped {
+			// A clean shutdown: a deploy or an operator, not a crash.
+			out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevWarn,
+				Title: "engine stopped (clean shutdown)", Evidence: ev,
+				Cause:   "the engine was shut down cleanly (SIGTERM, a deploy or an operator) and has not started again",
+				Actions: []Action{{Change: "start the engine again, or wait for its supervisor to", Why: "nothing serves on this address until then", TradeOff: "none"}}})
+			continue
+		}
 		if !ep.LastOK.IsZero() {
 			ev = append(ev, Evidence{Text: "last metrics " + dur(e.in.Time.Sub(ep.LastOK).Round(time.Second)) + " ago", Source: "scrape " + ep.URL})
 		} else {
@@ -162,13 +176,18 @@ func recentRestarts(ep Endpoint, now time.Time) []time.Time {
 func ruleRestarts(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.in.Endpoints {
+		if ep.Runs != nil {
+			out = append(out, restartsFromRuns(e, ep)...)
+			continue
+		}
+		// No ledger: counter resets alone cannot tell a crash from a deploy.
 		rs := recentRestarts(ep, e.in.Time)
 		if len(rs) == 0 {
 			continue
 		}
 		sev, title := model.SevWarn, "engine restarted"
 		if len(rs) >= 3 {
-			sev, title = model.SevCrit, "engine restarting repeatedly (crash loop)"
+			title = fmt.Sprintf("engine restarted %d times in %s (cause not seen)", len(rs), dur(restartWindow))
 		}
 		ev := []Evidence{{Text: fmt.Sprintf("%s, newest %s (counters went backwards)", plural(len(rs), "restart"), ago(e.in.Time.Sub(rs[len(rs)-1]))),
 			Source: "scrape " + ep.URL, Window: restartWindow}}
@@ -188,6 +207,17 @@ func ruleRestarts(e *env) []Finding {
 func ruleColdStart(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.in.Endpoints {
+		if ep.Life == model.LifeStarting && ep.isDown() {
+			ev := []Evidence{{Text: "starting for " + dur(e.in.Time.Sub(ep.LifeSince).Round(time.Second)) + ": " + nonEmpty(ep.LifeDetail, "the log shows a start"), Source: "log"}}
+			if p := portEvidence(ep.Port); p != "" {
+				ev = append(ev, Evidence{Text: p, Source: "/proc"})
+			}
+			out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevInfo,
+				Title: "engine starting", Evidence: ev,
+				Cause:   "the engine is loading weights, profiling memory or capturing CUDA graphs; nothing listens until it is done",
+				Actions: forEngine(ep.Engine(), coldStartActs)})
+			continue
+		}
 		if ep.Identity.Health == model.HealthLoading {
 			out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevWarn,
 				Title:    "model loading (cold start)",
@@ -207,6 +237,9 @@ func ruleColdStart(e *env) []Finding {
 		if !ttft.P90.OK || ttft.P90.V <= e.cfg.SLOTTFT.Seconds() {
 			continue
 		}
+		if q := ep.State.Latency[model.Queue]; q.Mean.OK && ttft.Mean.OK && q.Mean.V > e.cfg.DominantShare*ttft.Mean.V {
+			continue // requests wait in the queue: load, not warm-up
+		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevInfo,
 			Title: "slow first requests after a (re)start (warm-up)",
 			Evidence: []Evidence{{Text: "TTFT p90≈" + secs(ttft.P90.V) + ", " + what + " " + dur(e.in.Time.Sub(started).Round(time.Second)) + " ago",
@@ -224,6 +257,30 @@ var coldStartActs = map[model.Engine]Action{
 	model.LlamaCpp: {Change: "wait for 'model loaded' / /health 200 before sending load", Why: "503 'Loading model' until then", TradeOff: "none"},
 	model.TRTLLM:   {Change: "route traffic after /health_generate returns 200", Why: "it runs a 1-token generation", TradeOff: "slower rollout"},
 	model.Ollama:   {Change: "OLLAMA_KEEP_ALIVE=-1 (or a longer keep_alive per request)", Why: "Ollama unloads idle models after 5 m and reloads on the next request", TradeOff: "the model keeps its VRAM while idle"},
+}
+
+// portEvidence says who holds a local endpoint's port, from /proc.
+func portEvidence(p *model.PortOwner) string {
+	if p == nil {
+		return ""
+	}
+	var s string
+	if p.PID > 0 {
+		s = fmt.Sprintf("port %d: held by PID %d %s", p.Port, p.PID, p.Cmdline)
+	} else {
+		s = fmt.Sprintf("nothing listens on %d", p.Port)
+	}
+	switch {
+	case len(p.Engines) > 0 && p.PID == 0:
+		x := p.Engines[0]
+		s += fmt.Sprintf("; engine process alive: PID %d %s, up %s", x.PID, x.Cmdline, dur(x.Age.Round(time.Second)))
+	case len(p.Engines) == 0:
+		s += "; no engine process found"
+	}
+	if p.Note != "" {
+		s += " (" + p.Note + ")"
+	}
+	return s
 }
 
 func nonEmpty(s, def string) string {

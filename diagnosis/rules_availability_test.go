@@ -112,11 +112,27 @@ func TestAvailabilityRules(t *testing.T) {
 					t.Errorf("sev %v", f.Severity)
 				}
 			}},
-		{name: "three restarts is a crash loop", in: input(ep(func(e *Endpoint) {
+		{name: "three restarts without a ledger are not called a crash loop", in: input(ep(func(e *Endpoint) {
 			e.State.Restarts = []time.Time{t0.Add(-9 * time.Minute), t0.Add(-5 * time.Minute), t0.Add(-time.Minute)}
 		})), want: "restarts", check: func(t *testing.T, f *Finding) {
-			if f.Severity != model.SevCrit {
-				t.Errorf("sev %v", f.Severity)
+			if f.Severity != model.SevWarn || strings.Contains(f.Title, "crash") || !strings.Contains(f.Title, "cause not seen") {
+				t.Errorf("%v %q: counter resets alone cannot tell a crash", f.Severity, f.Title)
+			}
+		}},
+		{name: "three crashes in the ledger are a crash loop", in: input(ep(func(e *Endpoint) {
+			e.Runs = ledger(model.RunCrash, model.RunCrash, model.RunCrash)
+		})), want: "restarts", check: func(t *testing.T, f *Finding) {
+			if f.Severity != model.SevCrit || f.Title != "engine crash loop" {
+				t.Errorf("%v %q", f.Severity, f.Title)
+			}
+		}},
+		{name: "planned restarts never make a crash loop", in: input(ep(func(e *Endpoint) {
+			e.Runs = ledger(model.RunPlanned, model.RunPlanned, model.RunCrash, model.RunPlanned)
+			e.Runs[3].Config = map[string]string{"args.max_num_seqs": "128"}
+			e.Runs[4].Config = map[string]string{"args.max_num_seqs": "64"}
+		})), want: "restarts", check: func(t *testing.T, f *Finding) {
+			if f.Severity != model.SevInfo || f.Title != "planned restart: args.max_num_seqs 128 → 64" {
+				t.Errorf("%v %q", f.Severity, f.Title)
 			}
 		}},
 		{name: "old restart outside the window", in: input(ep(func(e *Endpoint) { e.State.Restarts = []time.Time{t0.Add(-restartWindow - time.Second)} })), none: "restarts"},
@@ -155,4 +171,17 @@ func TestCheckedListsOnlyPassingRules(t *testing.T) {
 	if len(healthy.Findings) != 0 || !strings.Contains(strings.Join(healthy.Checked, "; "), "every endpoint answers") {
 		t.Errorf("healthy: findings %v checked %v", ids(healthy.Findings), healthy.Checked)
 	}
+}
+
+// ledger builds runs ending as given, each a minute long, ending before t0,
+// plus the current one.
+func ledger(ends ...model.RunEnd) []model.Run {
+	var runs []model.Run
+	start := t0.Add(-time.Duration(len(ends)+1) * time.Minute)
+	for i, how := range ends {
+		end := start.Add(50 * time.Second)
+		runs = append(runs, model.Run{N: i + 1, Started: start, Ended: &end, End: how, EndLine: "line " + string(how)})
+		start = start.Add(time.Minute)
+	}
+	return append(runs, model.Run{N: len(ends) + 1, Started: start, End: model.RunRunning})
 }

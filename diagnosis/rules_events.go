@@ -231,6 +231,19 @@ var eventRules = []eventRule{
 		}},
 }
 
+// FindingForEvent is the id of the finding a log event kind opens ("" when
+// it opens none).
+func FindingForEvent(kind string) string {
+	for _, r := range eventRules {
+		for _, k := range r.kinds {
+			if k == kind {
+				return r.id
+			}
+		}
+	}
+	return ""
+}
+
 // isEventFinding reports whether id is one of the log-event findings.
 func isEventFinding(id string) bool {
 	for _, r := range eventRules {

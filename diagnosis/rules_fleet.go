@@ -150,6 +150,12 @@ func latencySkew(e *env, m string, eps []Endpoint) (Finding, bool) {
 func ruleRegression(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.withMetrics() {
+		if ep.Runs != nil {
+			if f, ok := regressionFromRuns(e, ep); ok {
+				out = append(out, f)
+			}
+			continue
+		}
 		b := ep.Before
 		rs := recentRestarts(ep, e.in.Time)
 		if b == nil || len(rs) == 0 {

@@ -63,3 +63,22 @@ const (
 	KindRestart        = "restart"
 	KindBucketsChanged = "buckets_changed"
 )
+
+// CategoryLifecycle marks events that tell where an engine is in its life
+// (start banner, weights loaded, ready, shutting down, crashed); their
+// Fields["phase"] is one of the Phase values.
+const CategoryLifecycle = "lifecycle"
+
+// Phases a lifecycle event can carry (Event.Fields["phase"]).
+const (
+	PhaseStart    = "start"    // the start banner: a new process
+	PhaseConfig   = "config"   // the served configuration (args line)
+	PhaseLoading  = "loading"  // loading weights
+	PhaseLoaded   = "loaded"   // weights loaded (fields: seconds)
+	PhaseKV       = "kv"       // KV cache profiled / allocated
+	PhaseGraphs   = "graphs"   // CUDA graphs captured
+	PhaseReady    = "ready"    // serving: application start-up complete
+	PhaseStopping = "stopping" // clean shutdown under way
+	PhaseStopped  = "stopped"  // shut down cleanly
+	PhaseCrash    = "crash"    // the engine died
+)

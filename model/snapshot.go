@@ -75,6 +75,12 @@ type EndpointJSON struct {
 	Notes      []string          `json:"notes,omitempty"`
 	Error      string            `json:"error,omitempty"`
 	Hint       string            `json:"hint,omitempty"`
+	// State is the engine's lifecycle (starting, serving, stopping,
+	// stopped, crashed, unreachable, unknown) and StateDetail what says so.
+	State       Lifecycle `json:"state"`
+	StateDetail string    `json:"state_detail,omitempty"`
+	// Runs is the endpoint's run ledger, oldest first.
+	Runs []Run `json:"runs"`
 }
 
 // SnapshotJSON is the whole document.

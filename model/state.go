@@ -39,6 +39,9 @@ type State struct {
 
 	// Started is when the engine process started (zero when unknown).
 	Started time.Time
+	// RunStart is the first sample of the current run: windows start no
+	// earlier (a window right after a restart is shorter than asked).
+	RunStart time.Time
 	// Restarts lists restart times seen (newest last).
 	Restarts []time.Time
 	Info     map[string]string
@@ -69,8 +72,8 @@ func (s *Store) StateFrom(k Key, src Source, window time.Duration) State {
 
 func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st := State{Key: k, Window: window, Latency: map[Latency]Dist{}}
-	if es == nil {
-		return st
+	if es == nil || !es.pending.IsZero() {
+		return st // nothing, or only numbers of a run that has ended
 	}
 	if window > s.cfg.MaxWindow {
 		window = s.cfg.MaxWindow
@@ -113,9 +116,16 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	}
 	if len(es.finish) > 0 {
 		st.FinishShare, st.FinishCount = map[string]float64{}, map[string]float64{}
+		// Summed in a fixed order: a float sum in map order differs in its
+		// last bit from run to run, and a share at a threshold would flip.
+		reasons := make([]string, 0, len(es.finish))
+		for r := range es.finish {
+			reasons = append(reasons, r)
+		}
+		sort.Strings(reasons)
 		var total float64
-		for r, t := range es.finish {
-			inc, _ := t.increase(window)
+		for _, r := range reasons {
+			inc, _ := es.finish[r].increase(window)
 			st.FinishCount[r] = inc.V
 			total += inc.V
 		}
@@ -126,6 +136,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 		}
 	}
 	st.Restarts = es.restarts.Slice()
+	st.RunStart = es.runStart
 	st.Info = sm.Info
 	st.Started = sm.Started
 	st.Notes = sm.Notes

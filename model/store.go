@@ -40,11 +40,13 @@ type Dist struct {
 	AllBelow Opt
 }
 
-// Point is one sparkline sample; OK=false is a gap (no data).
+// Point is one sparkline sample; OK=false is a gap (no data). Restart
+// marks the gap a new run of the engine starts after.
 type Point struct {
-	T  time.Time
-	V  float64
-	OK bool
+	T       time.Time
+	V       float64
+	OK      bool
+	Restart bool
 }
 
 func (p Point) at() time.Time { return p.T }
@@ -113,6 +115,10 @@ type endpointSeries struct {
 	hists    map[Latency][]*histTrack
 	spark    map[string]*Ring[Point]
 	restarts *Ring[time.Time]
+	// runStart is the first sample of the current run; pending is a run
+	// boundary announced from outside (the log's start banner): the next
+	// sample after it starts a new run.
+	runStart, pending time.Time
 }
 
 // Add feeds one sample. It returns the events the sample reveals: a restart
@@ -171,14 +177,24 @@ func (s *Store) Forget(k Key) {
 func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Event {
 	first := es.n == 0
 	var events []Event
-	reset := !first && es.detectReset(sm)
-	if reset {
-		es.restarts.Push(sm.Time)
-		events = append(events, Event{
-			Time: sm.Time, Endpoint: sm.Endpoint, Source: string(sm.Source), Kind: KindRestart,
-			Severity: SevWarn, Category: "availability",
-			Title: "engine restarted: counters went back to " + fmt.Sprint(es.resetEvidence(sm)),
-		})
+	evidence := ""
+	if !first {
+		evidence = es.resetEvidence(sm)
+	}
+	if external := !first && !es.pending.IsZero() && sm.Time.After(es.pending); evidence != "" || external {
+		// A new run: its windows start here, never spanning the old one.
+		es.newRun(sm.Time)
+		first = true
+		if evidence != "" {
+			events = append(events, Event{
+				Time: sm.Time, Endpoint: sm.Endpoint, Source: string(sm.Source), Kind: KindRestart,
+				Severity: SevWarn, Category: "availability",
+				Title: "engine restarted: " + evidence,
+			})
+		}
+	}
+	if first {
+		es.runStart = sm.Time
 	}
 	dt := sm.Time.Sub(es.last.Time).Seconds()
 	spark := func(name string, v Opt) {
@@ -187,7 +203,12 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 			r = NewRing[Point](points)
 			es.spark[name] = r
 		}
-		pushSpaced(r, Point{T: sm.Time, V: v.V, OK: v.OK}, spacing)
+		p := Point{T: sm.Time, V: v.V, OK: v.OK}
+		if last, ok := r.Last(); ok && last.Restart {
+			r.Push(p) // the restart mark stays
+			return
+		}
+		pushSpaced(r, p, spacing)
 	}
 	for g, v := range sm.Gauges {
 		spark(string(g), Some(v))
@@ -200,7 +221,7 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 			t = newCounterTrack(points)
 			es.counters[c] = t
 		}
-		incs[c] = t.observe(sm.Time, v, isFirst, reset, spacing)
+		incs[c] = t.observe(sm.Time, v, isFirst, spacing)
 	}
 	for r, v := range sm.FinishReasons {
 		t := es.finish[r]
@@ -209,7 +230,7 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 			t = newCounterTrack(points)
 			es.finish[r] = t
 		}
-		t.observe(sm.Time, v, isFirst, reset, spacing)
+		t.observe(sm.Time, v, isFirst, spacing)
 	}
 	if !first && dt > 0 {
 		rate := func(c Counter) Opt {
@@ -261,7 +282,7 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 			if h.Approx != "" {
 				p.Approx = h.Approx
 			}
-			changed, dSum, dCnt := tracks[i].observe(sm.Time, p, isFirst, reset, spacing)
+			changed, dSum, dCnt := tracks[i].observe(sm.Time, p, isFirst, spacing)
 			if changed && i == 0 {
 				events = append(events, Event{
 					Time: sm.Time, Endpoint: sm.Endpoint, Source: string(sm.Source), Kind: KindBucketsChanged,
@@ -288,28 +309,71 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 	return events
 }
 
-// detectReset reports whether any cumulative value went backwards.
-func (es *endpointSeries) detectReset(sm Sample) bool {
-	return es.resetEvidence(sm) != ""
+// newRun starts a new run at t: the cumulative tracks start again (so no
+// window spans the two runs) and every sparkline gets a restart mark.
+func (es *endpointSeries) newRun(t time.Time) {
+	es.restarts.Push(t)
+	clear(es.counters)
+	clear(es.finish)
+	clear(es.hists)
+	for _, r := range es.spark {
+		r.Push(Point{T: t.Add(-time.Nanosecond), Restart: true})
+	}
+	es.pending = time.Time{}
 }
 
+// resetEvidence says why sm belongs to a new run of the engine: a
+// cumulative value went backwards, or the process start time changed; ""
+// when it does not.
 func (es *endpointSeries) resetEvidence(sm Sample) string {
+	if a, b := es.last.Started, sm.Started; !a.IsZero() && !b.IsZero() && absDur(b.Sub(a)) > time.Second {
+		return "process start time " + a.UTC().Format("15:04:05") + " → " + b.UTC().Format("15:04:05")
+	}
 	for c, v := range sm.Counters {
 		if t := es.counters[c]; t != nil && v < t.raw {
-			return fmt.Sprintf("%s %g → %g", c, t.raw, v)
+			return fmt.Sprintf("counters went back: %s %g → %g", c, t.raw, v)
 		}
 	}
 	for l, h := range sm.Latencies {
 		if prev, ok := es.last.Latencies[l]; ok && len(h.Parts) == 0 && h.Count < prev.Count {
-			return fmt.Sprintf("%s count %g → %g", l, prev.Count, h.Count)
+			return fmt.Sprintf("counters went back: %s count %g → %g", l, prev.Count, h.Count)
 		}
 	}
 	for r, v := range sm.FinishReasons {
 		if t := es.finish[r]; t != nil && v < t.raw {
-			return fmt.Sprintf("finished{%s} %g → %g", r, t.raw, v)
+			return fmt.Sprintf("counters went back: finished{%s} %g → %g", r, t.raw, v)
 		}
 	}
 	return ""
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// StartRun announces a new run of endpoint's engine at t (its log printed a
+// start banner): every series of the endpoint whose newest sample is older
+// starts a new run with its next sample, and until then has no state (its
+// numbers belong to the run that ended).
+func (s *Store) StartRun(endpoint string, t time.Time) {
+	for k, es := range s.series {
+		if k.Endpoint == endpoint && es.n > 0 && !es.last.Time.After(t) {
+			es.pending = t
+		}
+	}
+}
+
+// RunSeries returns a sparkline's points in the current run only (the
+// evidence the diagnosis reads never spans two runs).
+func (s *Store) RunSeries(k Key, name string) []Point {
+	es := s.pick(k)
+	if es == nil {
+		return nil
+	}
+	return s.AppendSeries(nil, k, name, es.runStart.Add(-time.Nanosecond))
 }
 
 // Series returns a sparkline's points, oldest first; nil when unknown.

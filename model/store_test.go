@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -43,22 +44,35 @@ func TestCounterRateAndRestart(t *testing.T) {
 		t.Fatalf("events = %+v, want one restart", ev)
 	}
 	st := s.State(k, time.Minute)
-	// Increase over 20 s = 1000 + 300 (Prometheus' reset handling); never negative.
-	if !st.GenTPS.OK || st.GenTPS.V != 65 {
-		t.Fatalf("rate across restart = %+v, want 65", st.GenTPS)
+	// A window never spans two runs: one sample into the new run there is
+	// no rate yet (not the old run's, not a mix of both).
+	if st.GenTPS.OK {
+		t.Fatalf("rate across restart = %+v, want none until the new run has two samples", st.GenTPS)
 	}
-	if len(st.Restarts) != 1 || !st.Restarts[0].Equal(at(20)) {
-		t.Fatalf("restarts = %v", st.Restarts)
+	if len(st.Restarts) != 1 || !st.Restarts[0].Equal(at(20)) || !st.RunStart.Equal(at(20)) {
+		t.Fatalf("restarts = %v, run start %v", st.Restarts, st.RunStart)
 	}
+	feed(30, 800) // 50 tok/s in the new run
+	if st := s.State(k, time.Minute); !st.GenTPS.OK || st.GenTPS.V != 50 || st.RateWindow != 10*time.Second {
+		t.Fatalf("rate in the new run = %+v over %v, want 50 over 10s", st.GenTPS, st.RateWindow)
+	}
+	// The sparkline marks the restart with a gap, and no point is drawn
+	// from an interval that spans the two runs.
+	var got []string
 	for _, p := range s.Series(k, SeriesGenTPS) {
-		if p.OK && p.V < 0 {
-			t.Fatalf("negative rate in sparkline: %+v", p)
+		switch {
+		case p.Restart:
+			got = append(got, "restart")
+		case p.OK:
+			got = append(got, fmt.Sprint(p.V))
 		}
 	}
-	// The per-interval sparkline across the restart shows 300/10 s.
-	pts := s.Series(k, SeriesGenTPS)
-	if last := pts[len(pts)-1]; last.V != 30 {
-		t.Fatalf("sparkline after restart = %+v, want 30", last)
+	if strings.Join(got, " ") != "100 restart 50" {
+		t.Fatalf("sparkline = %v, want [100 restart 50]", got)
+	}
+	// The diagnosis' series hold the current run only.
+	if pts := s.RunSeries(k, SeriesGenTPS); len(pts) != 1 || pts[0].V != 50 {
+		t.Fatalf("run series = %+v, want the new run's one point", pts)
 	}
 }
 
@@ -153,14 +167,56 @@ func TestHistogramResetMidWindow(t *testing.T) {
 	s := NewStore(DefaultStoreConfig)
 	k := Key{"http://e", "m"}
 	b := []float64{1, inf}
-	for i, c := range [][]float64{{50, 50}, {60, 60}, {5, 5}} { // restart at the third
+	for i, c := range [][]float64{{50, 50}, {60, 60}, {5, 5}, {9, 9}} { // restart at the third
 		sm := sample(i * 10)
-		sm.Latencies[E2E] = hist(b, c, c[1]*0.5)
+		sm.Latencies[E2E] = hist(b, c, c[1]*0.25)
 		s.Add(sm)
 	}
+	// The window covers the new run only: 4 observations, not the old
+	// run's 10 added to them.
 	d := s.State(k, time.Minute).Latency[E2E]
-	if d.Count != 15 || math.Abs(d.Mean.V-0.5) > 1e-9 {
-		t.Fatalf("window across reset = %+v, want 10+5 observations, mean 0.5", d)
+	if d.Count != 4 || math.Abs(d.Mean.V-0.25) > 1e-9 || d.Window != 10*time.Second {
+		t.Fatalf("window after reset = %+v, want the new run's 4 observations over 10s, mean 0.25", d)
+	}
+}
+
+func TestStartRunFromLog(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	feed := func(sec int, v float64) []Event {
+		sm := sample(sec)
+		sm.Counters[GenTokens] = v
+		sm.Gauges[Running] = v / 100
+		return s.Add(sm)
+	}
+	feed(0, 1000)
+	feed(10, 2000)
+	// The log says a new process started; its counters happen to be
+	// higher than the old one's last value (no reset to see).
+	s.StartRun("http://e", at(15))
+	if st := s.State(k, time.Minute); st.Samples != 0 || st.Running.OK || st.GenTPS.OK {
+		t.Fatalf("state between the banner and the new run's first sample = %+v, want nothing", st)
+	}
+	if ev := feed(20, 2500); len(ev) != 0 {
+		t.Fatalf("events = %+v: the log's banner is the restart's event, not the store's", ev)
+	}
+	feed(30, 3500)
+	st := s.State(k, time.Minute)
+	if !st.GenTPS.OK || st.GenTPS.V != 100 || !st.RunStart.Equal(at(20)) {
+		t.Fatalf("rate in the new run = %+v (run start %v), want 100 from 20s", st.GenTPS, st.RunStart)
+	}
+}
+
+func TestProcessStartTimeIsARestart(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	for i, started := range []int{-100, -100, 5} {
+		sm := sample(i * 10)
+		sm.Counters[GenTokens] = float64(1000 * (i + 1)) // never goes back
+		sm.Started = at(started)
+		ev := s.Add(sm)
+		if want := i == 2; (len(ev) == 1 && ev[0].Kind == KindRestart) != want {
+			t.Fatalf("sample %d: events %+v, restart wanted: %v", i, ev, want)
+		}
 	}
 }
 

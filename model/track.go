@@ -25,13 +25,13 @@ func newCounterTrack(points int) *counterTrack {
 	return &counterTrack{hist: NewRing[tv](points)}
 }
 
-// observe records a raw value; reset says the engine restarted since the
-// last sample. It returns the increase since the previous sample.
-func (c *counterTrack) observe(t time.Time, raw float64, first, reset bool, spacing time.Duration) float64 {
+// observe records a raw value (a value that went back is taken as a reset
+// of this counter alone). It returns the increase since the previous sample.
+func (c *counterTrack) observe(t time.Time, raw float64, first bool, spacing time.Duration) float64 {
 	var inc float64
 	switch {
 	case first:
-	case reset || raw < c.raw:
+	case raw < c.raw:
 		inc = raw
 	default:
 		inc = raw - c.raw
@@ -143,7 +143,8 @@ func sameBounds(a []float64, h Histogram) bool {
 
 // observe records a raw cumulative histogram. It reports whether the bucket
 // layout changed, and returns the interval's (Δsum, Δcount).
-func (h *histTrack) observe(t time.Time, raw Histogram, first, reset bool, spacing time.Duration) (changed bool, dSum, dCnt float64) {
+func (h *histTrack) observe(t time.Time, raw Histogram, first bool, spacing time.Duration) (changed bool, dSum, dCnt float64) {
+	reset := false
 	h.approx = raw.Approx
 	switch {
 	case first:

@@ -120,6 +120,7 @@ func (m *Model) stepWindow(dir int) {
 	}
 	i = max(0, min(len(Windows)-1, i+dir))
 	m.d.Window = Windows[i]
+	m.d.Core.SetWindow(m.d.Window)
 	m.d.invalidate()
 }
 

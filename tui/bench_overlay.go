@@ -111,8 +111,8 @@ func (o *benchOverlay) Open(d *Data) tea.Cmd {
 	}
 	if e := d.Endpoint(); e != nil && e.URL != "" {
 		o.url = e.URL
-	} else if len(d.Endpoints) > 0 {
-		o.url = d.Endpoints[0]
+	} else if len(d.Endpoints()) > 0 {
+		o.url = d.Endpoints()[0]
 	}
 	if o.stage == benchConfirm {
 		o.stage = benchForm

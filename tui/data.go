@@ -3,13 +3,21 @@ package tui
 import (
 	"time"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/model"
 )
 
 // Data is the picture every pane and overlay renders from. The root model
 // owns it and changes it only in Update; components read it.
 type Data struct {
-	Store *model.Store
+	// Core is the headless monitor every face reads: it owns the store,
+	// the endpoints, their runs, the events, the log lines and the
+	// diagnosis. Store, Events and Logs are its own objects, held here
+	// for the panes' convenience (not copies).
+	Core   *core.Monitor
+	Store  *model.Store
+	Events *EventLog
+	Logs   *LogRing
 	// Now is the time of the newest tick or message: the screen's clock.
 	Now      time.Time
 	Started  time.Time
@@ -20,18 +28,8 @@ type Data struct {
 	// when it has the screen.
 	Zoom string
 
-	// Endpoints are the watched endpoints in the order given; Info holds
-	// what their newest scrape said.
-	Endpoints []string
-	Info      map[string]*EndpointInfo
-	// Selected indexes Store.Keys() (the endpoint+model on screen).
+	// Selected indexes ModelKeys() (the endpoint+model on screen).
 	Selected int
-
-	GPU    *model.GPUSnapshot
-	Events *EventLog
-	Logs   *LogRing
-	// FromLog counts stats samples parsed from logs.
-	FromLog int
 
 	// Version increases on every change of data, so a component can cache
 	// what it derives (findings, rendered charts) until the next change.
@@ -42,6 +40,8 @@ type Data struct {
 	// GPUVersion: a GPU snapshot; EventsVersion: an event; LogsVersion: a
 	// log line.
 	StoreVersion, GPUVersion, EventsVersion, LogsVersion uint64
+	// ReportVersion: the core ran the rules.
+	ReportVersion uint64
 	// Sources are the registered sources and why each is absent ("" when
 	// it runs).
 	Sources map[string]string
@@ -59,7 +59,6 @@ type Data struct {
 	logSt      model.State
 	logValid   bool
 	series     map[string]*seriesBuf // per name; the points are reused between changes
-	restarts   map[string]time.Time  // newest restart per endpoint, until the data changes
 	keys       []model.Key           // ModelKeys, until the data changes
 	keysValid  bool
 }
@@ -71,44 +70,36 @@ type seriesBuf struct {
 	ok  bool
 }
 
-// EndpointInfo is an endpoint's newest scrape without its samples.
-type EndpointInfo struct {
-	URL       string
-	Identity  model.Identity
-	Last      time.Time // newest scrape, successful or not
-	LastOK    time.Time // newest scrape with metrics
-	FirstSeen time.Time
-	Err       string
-	ErrKind   model.ScrapeErrKind
-	Hint      string
-	Took      time.Duration
-	Scrapes   int
-}
+// EndpointInfo is what the core knows of an endpoint: its newest scrape
+// without the samples, its lifecycle and its runs.
+type EndpointInfo = core.Endpoint
 
-// ModelKeys are the endpoint+model pairs to choose from. Log-derived samples
-// that carry no model name are the same endpoint's picture from its log:
-// they are not a separate choice when the endpoint is scraped too (the
-// store prefers scraped data anyway).
+// EventLog, EventEntry and LogRing are the core's.
+type (
+	EventLog   = core.EventLog
+	EventEntry = core.EventEntry
+	LogRing    = core.LogRing
+)
+
+// Endpoints are the watched endpoints in the order given or first seen.
+func (d *Data) Endpoints() []string { return d.Core.URLs() }
+
+// Info is what the newest scrape of url said (nil before any).
+func (d *Data) Info(url string) *EndpointInfo { return d.Core.Endpoint(url) }
+
+// GPU is the newest GPU snapshot (nil before any).
+func (d *Data) GPU() *model.GPUSnapshot { return d.Core.GPU() }
+
+// FromLog counts stats samples parsed from logs.
+func (d *Data) FromLog() int { return d.Core.FromLog() }
+
+// ModelKeys are the endpoint+model pairs to choose from (the core's).
 func (d *Data) ModelKeys() []model.Key {
 	if d.keysValid {
 		return d.keys
 	}
-	all := d.Store.Keys()
-	scraped := map[string]bool{}
-	for _, k := range all {
-		if d.Store.HasSource(k, model.FromScrape) {
-			scraped[k.Endpoint] = true
-		}
-	}
-	out := all[:0]
-	for _, k := range all {
-		if !d.Store.HasSource(k, model.FromScrape) && scraped[k.Endpoint] {
-			continue
-		}
-		out = append(out, k)
-	}
-	d.keys, d.keysValid = out, true
-	return out
+	d.keys, d.keysValid = d.Core.ModelKeys(), true
+	return d.keys
 }
 
 // Key is the endpoint+model on screen; ok is false before any sample.
@@ -181,7 +172,6 @@ func (d *Data) invalidate() {
 	for _, b := range d.series {
 		b.ok = false
 	}
-	clear(d.restarts)
 	d.StoreVersion++
 	d.Version++
 }
@@ -197,12 +187,14 @@ func (d *Data) touched(v *uint64) {
 // any scrape).
 func (d *Data) Endpoint() *EndpointInfo {
 	if k, ok := d.Key(); ok {
-		if e := d.Info[k.Endpoint]; e != nil {
+		if e := d.Info(k.Endpoint); e != nil && e.Scrapes > 0 {
 			return e
 		}
 	}
-	if len(d.Endpoints) > 0 {
-		return d.Info[d.Endpoints[0]]
+	if eps := d.Endpoints(); len(eps) > 0 {
+		if e := d.Info(eps[0]); e != nil && e.Scrapes > 0 {
+			return e
+		}
 	}
 	return nil
 }
@@ -216,16 +208,26 @@ func (d *Data) Stale(e *EndpointInfo) bool {
 	return d.Now.Sub(e.Last) > 3*d.Interval
 }
 
-// Health is an endpoint's badge, worst first: DOWN, DEGRADED (metrics
-// unreadable, health not up), STALE (no scrape for three intervals),
-// RESTARTED (within the window), UP; with its level. SIMULATED is shown beside it (see Data.Simulated).
+// Health is an endpoint's badge, worst first: CRASHED, DOWN, STOPPED
+// (a clean shutdown), STARTING (the log or health route shows a start),
+// DEGRADED (metrics unreadable, health not up), STALE (no scrape for three
+// intervals), RESTARTED (a new run within the window), UP; with its level.
+// SIMULATED is shown beside it (see Data.Simulated).
 func (d *Data) Health(e *EndpointInfo) (string, Level) {
 	if e == nil || e.Scrapes == 0 {
+		if e != nil && e.Life == model.LifeStarting {
+			return "STARTING", LevelWarn
+		}
 		return "WAITING", LevelNone
 	}
 	switch {
-	case e.ErrKind == model.ErrRefused || e.ErrKind == model.ErrTimeout || e.ErrKind == model.ErrUnreachable ||
-		e.Identity.Health == model.HealthDown:
+	case e.Life == model.LifeStarting:
+		return "STARTING", LevelWarn
+	case e.Down() && e.Life == model.LifeCrashed:
+		return "CRASHED", LevelCrit
+	case e.Down() && (e.Life == model.LifeStopped || e.Life == model.LifeStopping):
+		return "STOPPED", LevelWarn
+	case e.Down():
 		return "DOWN", LevelCrit
 	case e.Err != "" || (e.Identity.Health != model.HealthUp && e.Identity.Health != model.HealthUnknown && e.Identity.Health != ""):
 		return "DEGRADED", LevelWarn
@@ -234,98 +236,8 @@ func (d *Data) Health(e *EndpointInfo) (string, Level) {
 	}
 	// A restart is news only while nothing worse holds: it never masks
 	// DOWN, DEGRADED or STALE.
-	if r := d.lastRestart(e); !r.IsZero() && d.Now.Sub(r) < d.Window {
+	if r := e.Current(); r != nil && r.N > 1 && d.Now.Sub(r.Started) < d.Window {
 		return "RESTARTED", LevelWarn
 	}
 	return "UP", LevelOK
 }
-
-// lastRestart is the newest restart the store saw on any of the
-// endpoint's models, computed once per change of data.
-func (d *Data) lastRestart(e *EndpointInfo) time.Time {
-	if r, ok := d.restarts[e.URL]; ok {
-		return r
-	}
-	var last time.Time
-	for _, k := range d.Store.Keys() {
-		if k.Endpoint != e.URL {
-			continue
-		}
-		if rs := d.Store.State(k, d.Window).Restarts; len(rs) > 0 && rs[len(rs)-1].After(last) {
-			last = rs[len(rs)-1]
-		}
-	}
-	if d.restarts == nil {
-		d.restarts = map[string]time.Time{}
-	}
-	d.restarts[e.URL] = last
-	return last
-}
-
-// EventLog keeps recent events newest last, collapsing an event that
-// repeats the previous one of the same kind into a count.
-type EventLog struct {
-	ring *model.Ring[EventEntry]
-}
-
-// EventEntry is one event, or a run of identical ones.
-type EventEntry struct {
-	model.Event
-	Count int
-	First time.Time
-}
-
-// NewEventLog keeps at most n entries.
-func NewEventLog(n int) *EventLog { return &EventLog{ring: model.NewRing[EventEntry](n)} }
-
-// Add records an event; a repeat of the newest entry (same endpoint, kind
-// and title) bumps its count instead.
-func (l *EventLog) Add(e model.Event) {
-	if last, ok := l.ring.Last(); ok && last.Endpoint == e.Endpoint && last.Kind == e.Kind && last.Title == e.Title {
-		last.Count++
-		last.Time = e.Time
-		last.Line = e.Line
-		l.ring.SetLast(last)
-		return
-	}
-	l.ring.Push(EventEntry{Event: e, Count: 1, First: e.Time})
-}
-
-// Len is the number of entries.
-func (l *EventLog) Len() int { return l.ring.Len() }
-
-// Newest returns the i-th newest entry (0 is the newest).
-func (l *EventLog) Newest(i int) EventEntry { return l.ring.At(l.ring.Len() - 1 - i) }
-
-// LogRing keeps the newest log lines; Seq numbers every line ever added so
-// a view can tell how many were dropped.
-type LogRing struct {
-	ring *model.Ring[model.LogLine]
-	Seq  int
-}
-
-// NewLogRing keeps at most n lines.
-func NewLogRing(n int) *LogRing { return &LogRing{ring: model.NewRing[model.LogLine](n)} }
-
-// Add appends a line.
-func (r *LogRing) Add(l model.LogLine) { r.ring.Push(l); r.Seq++ }
-
-// addLogLine keeps a log line, and its event when it matched a pattern.
-func (d *Data) addLogLine(l model.LogLine) {
-	d.Logs.Add(l)
-	d.touched(&d.LogsVersion)
-	if l.Event != nil {
-		e := *l.Event
-		if e.Line == "" {
-			e.Line = l.Text
-		}
-		d.Events.Add(e)
-		d.touched(&d.EventsVersion)
-	}
-}
-
-// Len is the number of lines held.
-func (r *LogRing) Len() int { return r.ring.Len() }
-
-// At returns the i-th held line, oldest first.
-func (r *LogRing) At(i int) model.LogLine { return r.ring.At(i) }

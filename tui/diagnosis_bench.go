@@ -4,6 +4,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/bench/report"
 )
 
@@ -14,8 +15,8 @@ import (
 func (findingsPane) Receive(msg tea.Msg, d *Data) tea.Cmd {
 	if m, ok := msg.(benchDoneMsg); ok {
 		if b := benchInput(d, m.o); b != nil {
-			l := liveFor(d)
-			l.bench, l.ran = b, false
+			d.Core.SetBench(b, model.RunBench{Time: b.Start, Completed: b.Completed, Failed: b.Failed,
+				TTFTp99ms: b.TTFTp99, TPOTp99ms: tpotP99(m.o), OutputTPS: outputTPS(m.o)})
 		}
 	}
 	return nil
@@ -25,10 +26,7 @@ func (findingsPane) Receive(msg tea.Msg, d *Data) tea.Cmd {
 // the server's view over the same window from the monitor's scrapes. A
 // sweep contributes its last level.
 func benchInput(d *Data, o BenchOutcome) *diagnosis.Bench {
-	r := o.Result
-	if r == nil && o.Sweep != nil && len(o.Sweep.Steps) > 0 {
-		r = &o.Sweep.Steps[len(o.Sweep.Steps)-1].Result
-	}
+	r := benchResult(o)
 	if r == nil || r.Completed+r.ErrorsByKind[string(report.ErrEmpty)] == 0 {
 		return nil
 	}
@@ -51,4 +49,28 @@ func benchInput(d *Data, o BenchOutcome) *diagnosis.Bench {
 		b.ServerTTFTp50, b.ServerITLp50 = server.TTFTms.P50, server.ITLms.P50
 	}
 	return b
+}
+
+func benchResult(o BenchOutcome) *report.Result {
+	if o.Result != nil {
+		return o.Result
+	}
+	if o.Sweep != nil && len(o.Sweep.Steps) > 0 {
+		return &o.Sweep.Steps[len(o.Sweep.Steps)-1].Result
+	}
+	return nil
+}
+
+func tpotP99(o BenchOutcome) model.Opt {
+	if r := benchResult(o); r != nil {
+		return r.P99TPOT
+	}
+	return model.None
+}
+
+func outputTPS(o BenchOutcome) model.Opt {
+	if r := benchResult(o); r != nil && r.OutputThroughput > 0 {
+		return model.Some(r.OutputThroughput)
+	}
+	return model.None
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -36,11 +37,11 @@ func TestFindingsAndPreemptionsBecomeEvents(t *testing.T) {
 	}
 	feed(ss[:90])
 	k := kinds()
-	if len(k[KindFindingOpened]) == 0 || len(k[KindPreemptStart]) != 1 {
-		t.Fatalf("under stress: opened %q, preemptions %q", k[KindFindingOpened], k[KindPreemptStart])
+	if len(k[core.KindFindingOpened]) == 0 || len(k[core.KindPreemptStart]) != 1 {
+		t.Fatalf("under stress: opened %q, preemptions %q", k[core.KindFindingOpened], k[core.KindPreemptStart])
 	}
-	if !strings.HasPrefix(k[KindPreemptStart][0], "preemptions started: 0.5") {
-		t.Errorf("preemption event: %q", k[KindPreemptStart][0])
+	if !strings.HasPrefix(k[core.KindPreemptStart][0], "preemptions started: 0.5") {
+		t.Errorf("preemption event: %q", k[core.KindPreemptStart][0])
 	}
 	m.Update(press("5"))
 	out := screen(t, m, 200, 60)
@@ -54,10 +55,10 @@ func TestFindingsAndPreemptionsBecomeEvents(t *testing.T) {
 	feed(ss[90:])
 	m.Update(tickMsg(ss[len(ss)-1].Time.Add(2 * time.Second)))
 	k = kinds()
-	if len(k[KindFindingClosed]) == 0 || len(k[KindPreemptStop]) != 1 {
-		t.Fatalf("after recovery: closed %q, preemptions stopped %q (opened %q)", k[KindFindingClosed], k[KindPreemptStop], k[KindFindingOpened])
+	if len(k[core.KindFindingClosed]) == 0 || len(k[core.KindPreemptStop]) != 1 {
+		t.Fatalf("after recovery: closed %q, preemptions stopped %q (opened %q)", k[core.KindFindingClosed], k[core.KindPreemptStop], k[core.KindFindingOpened])
 	}
-	if n := len(k[KindPreemptStart]); n != 1 {
+	if n := len(k[core.KindPreemptStart]); n != 1 {
 		t.Errorf("preemptions started %d times, want once", n)
 	}
 }

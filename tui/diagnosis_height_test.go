@@ -11,7 +11,7 @@ import (
 func TestAllClearPanelAsksForWhatItDraws(t *testing.T) {
 	m := scenario(healthy, 8, false)
 	out := screen(t, m, 120, 40)
-	rep := liveFor(m.d).rep
+	rep := m.d.Core.Report()
 	if len(rep.Findings) != 0 {
 		t.Skipf("fixture opened findings: %v", rep.Findings)
 	}

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 )
 
@@ -40,8 +41,8 @@ func (o *findingsList) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 }
 
 func (o *findingsList) View(d *Data, w, h int) string {
-	l := liveFor(d)
-	out := listLines(d, l.rep, l.dg.History(), l.dg.Config(), w)
+	c := d.Core
+	out := listLines(d, c.Report(), c.History(), c.Config(), w)
 	o.top = min(o.top, max(0, len(out)-h))
 	return lines(out[o.top:], h)
 }
@@ -64,9 +65,9 @@ func listLines(d *Data, rep diagnosis.Report, hist []diagnosis.Finding, cfg diag
 		out = append(out, s.OK.Render("No open findings."), "")
 	}
 	for _, f := range rep.Findings {
-		head := s.Level(sevLevel(f.Severity)).Render(sevTag(f.Severity)) + " " + s.Title.Render(f.Title)
+		head := s.Level(sevLevel(f.Severity)).Render(core.SevTag(f.Severity)) + " " + s.Title.Render(f.Title)
 		if d.Now.Sub(f.Opened) < newFor {
-			head = s.Level(sevLevel(f.Severity)).Render(sevTag(f.Severity)) + " " + s.Highlight.Render(f.Title)
+			head = s.Level(sevLevel(f.Severity)).Render(core.SevTag(f.Severity)) + " " + s.Highlight.Render(f.Title)
 		}
 		out = append(out, head)
 		out = append(out, s.Faint.Render(clip(fmt.Sprintf("  %s · %s · opened %s (%s ago)", f.ID, nonEmptyStr(f.Endpoint, "all endpoints"),
@@ -94,7 +95,7 @@ func listLines(d *Data, rep diagnosis.Report, hist []diagnosis.Finding, cfg diag
 	if len(closed) > 0 {
 		out = append(out, s.Title.Render("History"))
 		for _, f := range closed {
-			out = append(out, clip(fmt.Sprintf("  %s %s → %s (%s)  %s", sevTag(f.Severity), f.Opened.Local().Format("15:04:05"),
+			out = append(out, clip(fmt.Sprintf("  %s %s → %s (%s)  %s", core.SevTag(f.Severity), f.Opened.Local().Format("15:04:05"),
 				f.Closed.Local().Format("15:04:05"), shortDur(f.Closed.Sub(f.Opened).Round(time.Second)), f.Title), w))
 		}
 		out = append(out, "")

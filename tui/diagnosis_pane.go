@@ -7,8 +7,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
-	"github.com/llmtop/llmtop/model"
 )
 
 func init() {
@@ -28,7 +28,7 @@ func (findingsPane) Title() string       { return "Diagnosis" }
 func (findingsPane) Keys() []key.Binding { return []key.Binding{DefaultKeyMap().Diagnose} }
 
 func (findingsPane) Height(d *Data, w int) int {
-	rep := liveFor(d).rep
+	rep := d.Core.Report()
 	if len(rep.Findings) == 0 {
 		// what allClear draws: headline, forming lines, the symptom
 		// table, the missing inputs
@@ -39,7 +39,7 @@ func (findingsPane) Height(d *Data, w int) int {
 
 func (findingsPane) View(d *Data, w, h int) string {
 	s := d.Styles
-	rep := liveFor(d).rep
+	rep := d.Core.Report()
 	if len(rep.Findings) == 0 {
 		return allClear(d, rep, w, h)
 	}
@@ -62,16 +62,6 @@ func (findingsPane) View(d *Data, w, h int) string {
 	return lines(out, h)
 }
 
-func sevTag(s model.Severity) string {
-	switch s {
-	case model.SevCrit:
-		return "CRIT"
-	case model.SevWarn:
-		return "WARN"
-	}
-	return "INFO"
-}
-
 // findingLine is one finding on one line; a new one is highlighted.
 func findingLine(d *Data, f diagnosis.Finding, w int) string {
 	s := d.Styles
@@ -79,7 +69,7 @@ func findingLine(d *Data, f diagnosis.Finding, w int) string {
 	if d.Now.Sub(f.Opened) < newFor {
 		title = s.Highlight.Render(title)
 	}
-	return s.Level(sevLevel(f.Severity)).Render(sevTag(f.Severity)) + " " + title
+	return s.Level(sevLevel(f.Severity)).Render(core.SevTag(f.Severity)) + " " + title
 }
 
 // topLines is the top finding expanded: title, evidence, the first two
@@ -106,7 +96,7 @@ func topLines(d *Data, f diagnosis.Finding, w int) []string {
 // were missing.
 func allClear(d *Data, rep diagnosis.Report, w, h int) string {
 	s := d.Styles
-	if why := absentReason(d); why != "" && len(d.Endpoints) == 0 {
+	if why := absentReason(d); why != "" && len(d.Endpoints()) == 0 {
 		return s.Faint.Render(why)
 	}
 	var out []string
@@ -184,5 +174,5 @@ func pendingLine(d *Data, p diagnosis.Pending, w int) string {
 // DrawKey: the findings change only when the rules run; the symptom table
 // follows the store and the GPUs (see Keyed).
 func (findingsPane) DrawKey(d *Data) uint64 {
-	return liveFor(d).runs + d.StoreVersion + d.GPUVersion
+	return d.ReportVersion + d.StoreVersion + d.GPUVersion
 }

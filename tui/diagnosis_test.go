@@ -13,7 +13,7 @@ import (
 )
 
 // live feeds n seconds of load f one scrape at a time, with a tick each
-// second, running the diagnosis as the screen would on every frame.
+// second, the core running the diagnosis on each tick.
 func live(m *Model, ss []model.Scrape, withGPU bool) {
 	for _, s := range ss {
 		m.Update(s)
@@ -21,7 +21,6 @@ func live(m *Model, ss []model.Scrape, withGPU bool) {
 			m.Update(gpus(1, s.Time, false))
 		}
 		m.Update(tickMsg(s.Time))
-		liveFor(m.Data())
 	}
 }
 
@@ -90,7 +89,7 @@ func TestDiagnosisNewestFindingHighlighted(t *testing.T) {
 	for i, s := range ss {
 		m.Update(s)
 		m.Update(tickMsg(s.Time))
-		if rep := liveFor(m.Data()).rep; len(rep.Findings) > 0 {
+		if rep := m.Data().Core.Report(); len(rep.Findings) > 0 {
 			raw := paneView(m, 60, 14)
 			if !strings.Contains(raw, "\x1b[7m") {
 				t.Fatalf("new finding not highlighted: %q", raw)

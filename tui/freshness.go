@@ -49,7 +49,7 @@ func (d *Data) freshMode(base model.State) (int, Freshness) {
 	if base.Samples == 0 || d.Paused {
 		return 0, f
 	}
-	e := d.Info[base.Key.Endpoint]
+	e := d.Info(base.Key.Endpoint)
 	f.Why = scrapeWhy(d, e)
 	if base.Source == model.FromLog {
 		f.FromLog = true
@@ -183,8 +183,15 @@ func freshExtra(d *Data) int {
 // windowEnd says where a window ends when the values are not live:
 // " to 05:38:33"; "" when they are.
 func windowEnd(d *Data) string {
+	out := ""
 	if f := d.Fresh(); f.Stale {
-		return " to " + f.AsOf.Local().Format("15:04:05")
+		out = " to " + f.AsOf.Local().Format("15:04:05")
 	}
-	return ""
+	// A window cut short by a restart says so: it covers the new run only.
+	if e := d.Endpoint(); e != nil {
+		if r := e.Current(); r != nil && r.N > 1 && d.Now.Sub(r.Started) < d.Window {
+			out += " · run " + fmtDur(d.Now.Sub(r.Started)) + " (window " + fmtDur(d.Window) + ")"
+		}
+	}
+	return out
 }

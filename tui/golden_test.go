@@ -66,11 +66,11 @@ func scenario(f func(int) load, nGPU int, hot bool) *Model {
 	ss := scrapes(120, f)
 	for _, s := range ss {
 		m.Update(s)
+		m.Update(gpus(nGPU, s.Time, hot)) // NVML is read every refresh too
 	}
 	last := ss[len(ss)-1].Time
-	m.Update(gpus(nGPU, last, hot))
 	feedLogs(m, last.Add(-20*time.Second), hot)
-	m.Update(tickMsg(last.Add(500 * time.Millisecond)))
+	m.Update(tickMsg(last.Add(time.Second))) // the rules run on the clock
 	return m
 }
 

@@ -104,11 +104,11 @@ func uptime(d *Data) string {
 
 func endpointLine(d *Data, e *EndpointInfo) string {
 	s := d.Styles
-	if len(d.Endpoints) == 0 {
+	if len(d.Endpoints()) == 0 {
 		return s.Faint.Render("no endpoint")
 	}
 	var b strings.Builder
-	url := d.Endpoints[0]
+	url := d.Endpoints()[0]
 	if e != nil {
 		url = e.URL
 	}
@@ -116,13 +116,13 @@ func endpointLine(d *Data, e *EndpointInfo) string {
 	if keys := d.ModelKeys(); len(keys) > 1 {
 		b.WriteString(s.Faint.Render(fmt.Sprintf("  [%d/%d h/→]", d.Selected+1, len(keys))))
 	}
-	if len(d.Endpoints) > 1 {
+	if len(d.Endpoints()) > 1 {
 		others := []string{}
-		for _, u := range d.Endpoints {
+		for _, u := range d.Endpoints() {
 			if e != nil && u == e.URL {
 				continue
 			}
-			badge, lvl := d.Health(d.Info[u])
+			badge, lvl := d.Health(d.Info(u))
 			others = append(others, u+" "+s.Level(lvl).Render(badge))
 		}
 		b.WriteString(s.Faint.Render("  also: ") + strings.Join(others, ", "))

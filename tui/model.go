@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -36,6 +37,8 @@ type Options struct {
 	Init []tea.Cmd
 	// LogLines and Events bound the rings (defaults 10000 and 500).
 	LogLines, Events int
+	// Core is the monitor to show; nil builds one from the options.
+	Core *core.Monitor
 }
 
 // Intervals are the refresh intervals +/- step through.
@@ -124,10 +127,14 @@ func New(o Options) *Model {
 		th = *o.Thresholds
 	}
 	noColor := o.NoColor || o.Theme == "mono"
+	c := o.Core
+	if c == nil {
+		c = core.New(core.Options{Endpoints: o.Endpoints, Window: o.Window, Diagnosis: DiagnosisConfig(th),
+			Events: o.Events, LogLines: o.LogLines})
+	}
 	d := &Data{
-		Store: model.NewStore(model.DefaultStoreConfig), Now: o.Now, Started: o.Now,
-		Interval: o.Interval, Window: o.Window, Endpoints: o.Endpoints,
-		Info: map[string]*EndpointInfo{}, Events: NewEventLog(o.Events), Logs: NewLogRing(o.LogLines),
+		Core: c, Store: c.Store(), Events: c.Events(), Logs: c.Logs(), Now: o.Now, Started: o.Now,
+		Interval: o.Interval, Window: o.Window,
 		Sources: map[string]string{}, Simulated: o.Simulated,
 		Styles: NewStyles(o.Theme != "light", noColor), Thresholds: th, Keys: keys,
 	}
@@ -197,8 +204,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if t := time.Time(msg); t.After(m.d.Now) {
 			m.d.Now = t
 		}
-		// Once a second: findings opening/closing become events.
-		m.drainDiagnosisEvents()
+		// Once a second the diagnosis advances on the clock (in the core,
+		// never while drawing).
+		m.diagnose()
 		return m, tick()
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -255,81 +263,41 @@ func (m *Model) queue(msg tea.Msg) {
 	m.queued = append(m.queued, msg)
 }
 
-// apply feeds one data message into the state.
+// apply feeds one data message into the core and notes what changed.
 func (m *Model) apply(msg tea.Msg) {
 	d := m.d
-	switch msg := msg.(type) {
-	case model.Scrape:
-		m.applyScrape(msg)
-	case model.GPUSnapshot:
-		g := msg
-		d.GPU = &g
-		m.advance(msg.Time)
-		d.touched(&d.GPUVersion)
-	case model.LogLine:
-		d.addLogLine(msg)
-	case model.LogLines:
-		for _, l := range msg {
-			d.addLogLine(l)
-		}
-	case model.Sample:
-		if msg.Source == "" {
-			msg.Source = model.FromLog
-		}
-		for _, e := range d.Store.Add(msg) {
-			d.Events.Add(e)
-			d.touched(&d.EventsVersion)
-		}
-		d.FromLog++
-		m.advance(msg.Time)
+	before := d.Core.Versions()
+	d.Core.Apply(msg)
+	after := d.Core.Versions()
+	m.advance(d.Core.Now())
+	if after.Store != before.Store {
 		d.invalidate()
-	case model.Event:
-		d.Events.Add(msg)
+	}
+	if after.GPU != before.GPU {
+		d.touched(&d.GPUVersion)
+	}
+	if after.Events != before.Events {
 		d.touched(&d.EventsVersion)
 	}
+	if after.Logs != before.Logs {
+		d.touched(&d.LogsVersion)
+	}
+	m.diagnose()
 }
 
-func (m *Model) applyScrape(s model.Scrape) {
+// diagnose lets the core run the rules (at most once a second, when the
+// data changed) at the screen's clock.
+func (m *Model) diagnose() {
 	d := m.d
-	e := d.Info[s.Endpoint]
-	if e == nil {
-		e = &EndpointInfo{URL: s.Endpoint, FirstSeen: s.Time}
-		d.Info[s.Endpoint] = e
-		if !contains(d.Endpoints, s.Endpoint) {
-			d.Endpoints = append(d.Endpoints, s.Endpoint)
-		}
+	before := d.Core.Versions()
+	if !d.Core.Tick(d.Now) {
+		return
 	}
-	prevErr := e.Err
-	if s.Identity.Engine != "" || len(s.Identity.Models) > 0 || s.Identity.Health != "" {
-		e.Identity = s.Identity
+	if d.Core.Versions().Events != before.Events {
+		d.touched(&d.EventsVersion) // findings opened or closed
 	}
-	e.Last, e.Err, e.ErrKind, e.Hint, e.Took = s.Time, s.Err, s.ErrKind, s.Hint, s.Took
-	e.Scrapes++
-	if s.OK() {
-		e.LastOK = s.Time
-	}
-	if s.Err != prevErr {
-		ev := model.Event{Time: s.Time, Endpoint: s.Endpoint, Source: string(model.FromScrape), Kind: "scrape_recovered",
-			Severity: model.SevInfo, Category: "availability", Title: "metrics readable again"}
-		if s.Err != "" {
-			ev.Kind, ev.Severity, ev.Title = "scrape_failed", model.SevCrit, "scrape failed: "+s.Err
-			if s.ErrKind == model.ErrAuth || s.ErrKind == model.ErrNotFound || s.ErrKind == model.ErrMalformed {
-				ev.Severity = model.SevWarn
-			}
-		}
-		if s.Err != "" || prevErr != "" {
-			d.Events.Add(ev)
-			d.touched(&d.EventsVersion)
-		}
-	}
-	for _, sm := range s.Samples {
-		for _, ev := range d.Store.Add(sm) {
-			d.Events.Add(ev)
-			d.touched(&d.EventsVersion)
-		}
-	}
-	m.advance(s.Time)
-	d.invalidate()
+	d.ReportVersion++
+	d.Version++
 }
 
 // broadcast passes an unknown message to every component that wants it.
@@ -350,13 +318,4 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 
 func (m *Model) flash(s string) {
 	m.status, m.statusUntil = s, m.d.Now.Add(5*time.Second)
-}
-
-func contains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

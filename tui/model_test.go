@@ -107,14 +107,14 @@ func TestPauseHoldsDataAndResumeAppliesIt(t *testing.T) {
 	for _, s := range ss[5:] {
 		m.Update(s)
 	}
-	if got := m.d.Info[testURL].Scrapes; got != 5 {
+	if got := m.d.Info(testURL).Scrapes; got != 5 {
 		t.Fatalf("paused: %d scrapes applied, want 5", got)
 	}
 	if !strings.Contains(screen(t, m, 120, 40), "PAUSED") {
 		t.Fatal("no PAUSED badge")
 	}
 	m.Update(press("space"))
-	if got := m.d.Info[testURL].Scrapes; got != 10 {
+	if got := m.d.Info(testURL).Scrapes; got != 10 {
 		t.Fatalf("resumed: %d scrapes, want 10", got)
 	}
 }

@@ -147,7 +147,7 @@ func (v *logView) find(d *Data, dir int, fresh bool) {
 func (v *logView) rows(d *Data, i, w int) []string {
 	l := d.Logs.At(i)
 	text := l.Text
-	if len(d.Endpoints) > 1 && l.Endpoint != "" {
+	if len(d.Endpoints()) > 1 && l.Endpoint != "" {
 		text = l.Endpoint + " " + text
 	}
 	if !v.wrap {

@@ -36,10 +36,10 @@ func absentReason(d *Data) string {
 	}
 	e := d.Endpoint()
 	switch {
-	case len(d.Endpoints) == 0:
+	case len(d.Endpoints()) == 0:
 		return "no endpoint to watch"
 	case e == nil || e.Scrapes == 0:
-		return "waiting for the first scrape of " + d.Endpoints[0]
+		return "waiting for the first scrape of " + d.Endpoints()[0]
 	case e.Err != "":
 		s := "no metrics: " + e.Err
 		if e.Hint != "" {

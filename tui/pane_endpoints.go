@@ -19,14 +19,14 @@ type endpointsPane struct{}
 func (endpointsPane) Title() string       { return "Endpoints" }
 func (endpointsPane) Keys() []key.Binding { return noKeys() }
 func (endpointsPane) Height(d *Data, w int) int {
-	return 2*len(d.Endpoints) + 2
+	return 2*len(d.Endpoints()) + 2
 }
 
 func (endpointsPane) View(d *Data, w, h int) string {
 	s := d.Styles
 	var out []string
-	for _, u := range d.Endpoints {
-		e := d.Info[u]
+	for _, u := range d.Endpoints() {
+		e := d.Info(u)
 		badge, lvl := d.Health(e)
 		line := s.Accent.Render(u) + " " + s.Level(lvl).Render(badge)
 		if e != nil {
@@ -64,8 +64,8 @@ func (endpointsPane) View(d *Data, w, h int) string {
 		}
 		out = append(out, "sources: "+strings.Join(parts, " · "))
 	}
-	if d.FromLog > 0 {
-		out = append(out, s.Faint.Render(fmt.Sprintf("%d stats samples parsed from the engine log", d.FromLog)))
+	if d.FromLog() > 0 {
+		out = append(out, s.Faint.Render(fmt.Sprintf("%d stats samples parsed from the engine log", d.FromLog())))
 	}
 	return lines(out, h)
 }

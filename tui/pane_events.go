@@ -65,7 +65,7 @@ func eventLine(d *Data, e EventEntry) string {
 		txt += fmt.Sprintf(" ×%d", e.Count)
 	}
 	where := ""
-	if len(d.Endpoints) > 1 && e.Endpoint != "" {
+	if len(d.Endpoints()) > 1 && e.Endpoint != "" {
 		where = " " + e.Endpoint
 	}
 	return s.Faint.Render(e.Time.Local().Format("15:04:05")) + " " + s.Level(lvl).Render(mark+" "+txt) + s.Faint.Render(where)

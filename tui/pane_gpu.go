@@ -29,17 +29,17 @@ func (*gpuPane) Keys() []key.Binding {
 func (p *gpuPane) Scroll(delta int) { p.top = max(0, p.top+delta) }
 
 func (*gpuPane) Height(d *Data, w int) int {
-	if d.GPU == nil || d.GPU.Err != "" || len(d.GPU.GPUs) == 0 {
+	if d.GPU() == nil || d.GPU().Err != "" || len(d.GPU().GPUs) == 0 {
 		return 1
 	}
 	// summary, column labels, one row each and the note; the second
 	// (detail) line per GPU only in space left over
-	return 2 + len(d.GPU.GPUs) + len(noteLines(d.GPU.Note, w))
+	return 2 + len(d.GPU().GPUs) + len(noteLines(d.GPU().Note, w))
 }
 
 func (p *gpuPane) View(d *Data, w, h int) string {
 	s := d.Styles
-	g := d.GPU
+	g := d.GPU()
 	if g == nil {
 		return s.Faint.Render(gpuAbsent(d))
 	}

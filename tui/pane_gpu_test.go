@@ -220,7 +220,9 @@ func TestGPUNoteKeptWhenShort(t *testing.T) {
 	if all := strings.Join(strings.Fields(strings.Join(ls, " ")), " "); !strings.HasSuffix(all, foreignNote) {
 		t.Errorf("full note missing:\n%s", strings.Join(ls, "\n"))
 	}
-	if k := len(noteLines(foreignNote, 64)); k < 2 || (&gpuPane{}).Height(&Data{GPU: &snap}, 64) != 2+8+k {
+	m := newTestModel()
+	m.Update(snap)
+	if k := len(noteLines(foreignNote, 64)); k < 2 || (&gpuPane{}).Height(m.d, 64) != 2+8+k {
 		t.Errorf("height should count the %d note lines", k)
 	}
 }

@@ -46,10 +46,10 @@ func TestProgramRunsOnMessages(t *testing.T) {
 		p.Kill()
 		t.Fatal("the program did not finish: a stall at start-up or in Update")
 	}
-	if got := m.d.Info[testURL]; got == nil || got.Scrapes != 5 {
+	if got := m.d.Info(testURL); got == nil || got.Scrapes != 5 {
 		t.Fatalf("scrapes reached the model: %+v", got)
 	}
-	if m.d.GPU == nil || len(m.d.GPU.GPUs) != 2 {
+	if m.d.GPU() == nil || len(m.d.GPU().GPUs) != 2 {
 		t.Fatal("the GPU snapshot did not reach the model")
 	}
 	if !strings.Contains(out.String(), "llmtop") {

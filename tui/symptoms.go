@@ -40,7 +40,7 @@ func symptoms(d *Data) []symptom {
 	out = append(out, p99Symptom(name, tp, t.ITLp99, t, MITL))
 	out = append(out, symptom{name: "KV cache", value: fmtPct(st.KVUsage), target: "<" + fmtPct(model.Some(t.KVCrit)), lvl: kvSLO(t, st.KVUsage)})
 	out = append(out, symptom{name: "waiting", value: fmtNum(st.Waiting), target: fmt.Sprintf("≤%g", t.WaitingMax), lvl: t.Judge(MWaiting, st.Waiting)})
-	util := meanGPUUtil(d.GPU)
+	util := meanGPUUtil(d.GPU())
 	out = append(out, symptom{name: "GPU util", value: fmtPct(util.Scale(0.01)), target: "busy", lvl: t.Judge(MGPUUtil, util, st.Waiting.Or(0))})
 	return out
 }

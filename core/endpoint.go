@@ -1,0 +1,307 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Endpoint is what the Monitor knows of one endpoint: its newest scrape
+// (without the samples, which are in the Store), its lifecycle and its runs.
+type Endpoint struct {
+	URL       string
+	Identity  model.Identity
+	Last      time.Time // newest scrape, successful or not
+	LastOK    time.Time // newest scrape with metrics
+	FirstSeen time.Time
+	Err       string
+	ErrKind   model.ScrapeErrKind
+	Hint      string
+	Took      time.Duration
+	Scrapes   int
+
+	// Life is where the engine is in its life, since LifeSince; LifeDetail
+	// says more (the start-up phases, the shutdown or crash line).
+	Life       model.Lifecycle
+	LifeSince  time.Time
+	LifeDetail string
+	// Phases are the start-up steps the log showed for the current start.
+	Phases []string
+	// Port is /proc's word on the port while nothing answers (local
+	// endpoints only); nil otherwise.
+	Port *model.PortOwner
+	// Runs is the ledger, oldest first; the last one is the current run
+	// (or the one that ended, until the next starts).
+	Runs []model.Run
+
+	downSince time.Time // first scrape of the current outage (zero: up)
+	lastLive  time.Time // newest scrape that found a process answering
+	sampled   bool      // the current run has fed the store
+	peaks     peaks
+}
+
+type peaks struct{ kv, waiting, running model.Opt }
+
+func (p *peaks) observe(sm model.Sample) {
+	up := func(o *model.Opt, g model.Gauge) {
+		if v, ok := sm.Gauges[g]; ok && (!o.OK || v > o.V) {
+			*o = model.Some(v)
+		}
+	}
+	up(&p.kv, model.KVUsage)
+	up(&p.waiting, model.Waiting)
+	up(&p.running, model.Running)
+}
+
+// Current returns the current run (nil before any).
+func (e *Endpoint) Current() *model.Run {
+	if len(e.Runs) == 0 {
+		return nil
+	}
+	return &e.Runs[len(e.Runs)-1]
+}
+
+// Down reports whether the newest scrape found nothing answering.
+func (e *Endpoint) Down() bool {
+	return downKind(e.ErrKind) || e.Identity.Health == model.HealthDown
+}
+
+func downKind(k model.ScrapeErrKind) bool {
+	return k == model.ErrRefused || k == model.ErrTimeout || k == model.ErrUnreachable
+}
+
+// Scrape is the newest scrape without its samples.
+func (e *Endpoint) Scrape() model.Scrape {
+	return model.Scrape{Endpoint: e.URL, Time: e.Last, Took: e.Took, Identity: e.Identity, Err: e.Err, ErrKind: e.ErrKind, Hint: e.Hint}
+}
+
+func (m *Monitor) applyScrape(s model.Scrape) {
+	e := m.endpoint(s.Endpoint)
+	if e.FirstSeen.IsZero() {
+		e.FirstSeen = s.Time
+	}
+	prevErr := e.Err
+	prevID := e.Identity
+	if s.Identity.Engine != "" || len(s.Identity.Models) > 0 || s.Identity.Health != "" {
+		e.Identity = s.Identity
+	}
+	e.Last, e.Err, e.ErrKind, e.Hint, e.Took = s.Time, s.Err, s.ErrKind, s.Hint, s.Took
+	e.Scrapes++
+	if s.OK() {
+		e.LastOK = s.Time
+	}
+	m.advance(s.Time)
+	if s.Err != prevErr && (s.Err != "" || prevErr != "") {
+		ev := model.Event{Time: s.Time, Endpoint: s.Endpoint, Source: string(model.FromScrape), Kind: "scrape_recovered",
+			Severity: model.SevInfo, Category: "availability", Title: "metrics readable again"}
+		if s.Err != "" {
+			ev.Kind, ev.Severity, ev.Title = "scrape_failed", model.SevCrit, "scrape failed: "+s.Err
+			if s.ErrKind == model.ErrAuth || s.ErrKind == model.ErrNotFound || s.ErrKind == model.ErrMalformed {
+				ev.Severity = model.SevWarn
+			}
+		}
+		m.addEvent(ev)
+	}
+
+	if e.Down() {
+		if e.downSince.IsZero() {
+			e.downSince = s.Time
+		}
+	} else {
+		e.lastLive = s.Time
+		e.downSince = time.Time{}
+		e.Port = nil
+		if len(e.Runs) == 0 || e.Current().Ended != nil && e.Current().End != model.RunRunning && e.sampled {
+			// First seen, or back after an end the log announced but no
+			// start banner or counter reset showed: a new process.
+			m.newRun(e, s.Time.Add(-time.Nanosecond), runStartWord(len(e.Runs)), len(e.Runs) > 0)
+		}
+		m.identityChange(e, prevID, s.Time)
+		r := e.Current()
+		r.Engine, r.Version = e.Identity.Engine, nonEmpty(e.Identity.Version, r.Version)
+		if ms := modelIDs(e.Identity); len(ms) > 0 {
+			r.Models = ms
+		}
+		for _, mi := range e.Identity.Models {
+			if mi.MaxContext > 0 {
+				setConfig(r, "max_model_len", fmt.Sprint(mi.MaxContext))
+				break
+			}
+		}
+	}
+	if len(s.Samples) > 0 {
+		m.summarize(e, s.Time) // the run's numbers, before a restart resets the windows
+	}
+	for _, sm := range s.Samples {
+		if sm.Endpoint == "" {
+			sm.Endpoint = s.Endpoint
+		}
+		m.addSample(sm)
+		if c := e.Current(); c != nil {
+			e.sampled = true
+			e.peaks.observe(sm)
+			for k, v := range sm.Info {
+				setConfig(c, "info."+k, v)
+			}
+		}
+	}
+	m.scrapeLife(e, s)
+	m.ver.Store++
+}
+
+func runStartWord(n int) string {
+	if n == 0 {
+		return "first seen"
+	}
+	return "answered again after its end"
+}
+
+func modelIDs(id model.Identity) []string {
+	var out []string
+	for _, mi := range id.Models {
+		out = append(out, mi.ID)
+	}
+	return out
+}
+
+// identityChange starts a new run when the engine's version or its model
+// changed without a restart being seen otherwise (a rolling redeploy behind
+// the same address between two scrapes).
+func (m *Monitor) identityChange(e *Endpoint, prev model.Identity, t time.Time) {
+	r := e.Current()
+	if r == nil || !e.sampled {
+		return
+	}
+	switch {
+	case prev.Version != "" && e.Identity.Version != "" && prev.Version != e.Identity.Version:
+		m.endRun(e, t, model.RunPlanned, "version changed: "+prev.Version+" → "+e.Identity.Version, "")
+		m.newRun(e, t.Add(-time.Nanosecond), "version changed", true)
+	case len(prev.Models) > 0 && len(e.Identity.Models) > 0 && strings.Join(modelIDs(prev), ",") != strings.Join(modelIDs(e.Identity), ","):
+		m.endRun(e, t, model.RunPlanned, "model changed: "+strings.Join(modelIDs(prev), ",")+" → "+strings.Join(modelIDs(e.Identity), ","), "")
+		m.newRun(e, t.Add(-time.Nanosecond), "model changed", true)
+	}
+}
+
+// scrapeLife moves the lifecycle on what a scrape found.
+func (m *Monitor) scrapeLife(e *Endpoint, s model.Scrape) {
+	switch {
+	case !e.Down() && e.Identity.Health == model.HealthLoading:
+		m.setLife(e, model.LifeStarting, s.Time, nonEmpty(e.Identity.HealthDetail, "health route: loading"))
+	case !e.Down():
+		if e.Life != model.LifeServing {
+			m.setLife(e, model.LifeServing, s.Time, "")
+		}
+	case e.Life == model.LifeStarting || e.Life == model.LifeStopped || e.Life == model.LifeCrashed || e.Life == model.LifeStopping:
+		// The log said why nothing answers: that stands.
+		if e.Life == model.LifeStopping {
+			e.Life = model.LifeStopped
+		}
+	default:
+		m.setLife(e, model.LifeUnreachable, e.downSince, nonEmpty(s.Err, "no answer"))
+	}
+}
+
+func (m *Monitor) setLife(e *Endpoint, l model.Lifecycle, t time.Time, detail string) {
+	if e.Life != l {
+		e.LifeSince = t
+	}
+	e.Life, e.LifeDetail = l, detail
+}
+
+// logEndpoint is the endpoint a log event belongs to: its own, or the only
+// endpoint watched when the log carries none.
+func (m *Monitor) logEndpoint(ev model.Event) *Endpoint {
+	if ev.Endpoint != "" {
+		return m.eps[ev.Endpoint]
+	}
+	if len(m.order) == 1 {
+		return m.eps[m.order[0]]
+	}
+	return nil
+}
+
+// lifecycleEvent moves an endpoint's lifecycle and runs on a log line.
+func (m *Monitor) lifecycleEvent(ev model.Event) {
+	e := m.logEndpoint(ev)
+	if e == nil {
+		return
+	}
+	phase := ev.Fields["phase"]
+	if phase == "" {
+		if ev.Category == "config" {
+			if r := e.Current(); r != nil {
+				for k, v := range ev.Fields {
+					if k != "hint" && k != "phase" {
+						setConfig(r, "log."+k, v)
+					}
+				}
+			}
+		}
+		return
+	}
+	t := ev.Time
+	switch phase {
+	case model.PhaseStart:
+		if r := e.Current(); r != nil && !e.sampled && r.StartedBy == "log start banner" && t.Sub(r.Started) < sameStart {
+			return // the same start, told twice
+		}
+		if r := e.Current(); r != nil && r.Ended == nil {
+			m.endRun(e, t, model.RunUnknown, "a new process started", "")
+		}
+		m.newRun(e, t, "log start banner", true)
+		e.Phases = nil
+		if v := ev.Fields["version"]; v != "" {
+			e.Current().Version = v
+		}
+		m.setLife(e, model.LifeStarting, t, "process started")
+	case model.PhaseConfig:
+		if r := e.Current(); r != nil {
+			for k, v := range parseArgs(ev.Fields["args"]) {
+				setConfig(r, "args."+k, v)
+			}
+		}
+	case model.PhaseLoading, model.PhaseLoaded, model.PhaseKV, model.PhaseGraphs:
+		e.Phases = append(e.Phases, ev.Title)
+		if len(e.Phases) > 8 {
+			e.Phases = e.Phases[len(e.Phases)-8:]
+		}
+		if e.Life != model.LifeServing || e.Down() {
+			m.setLife(e, model.LifeStarting, t, strings.Join(e.Phases, " · "))
+		}
+	case model.PhaseReady:
+		if e.Life == model.LifeStarting && !e.Down() {
+			m.setLife(e, model.LifeServing, t, "")
+		}
+	case model.PhaseStopping, model.PhaseStopped:
+		if r := e.Current(); r != nil && r.End == model.RunRunning {
+			m.endRun(e, t, model.RunPlanned, "clean shutdown", ev.Line)
+		}
+		l := model.LifeStopping
+		if phase == model.PhaseStopped {
+			l = model.LifeStopped
+		}
+		if e.Life != model.LifeCrashed {
+			m.setLife(e, l, t, "clean shutdown: "+nonEmpty(ev.Line, ev.Title))
+		}
+	case model.PhaseCrash:
+		if r := e.Current(); r != nil && (r.End == model.RunRunning || r.End == model.RunUnknown) {
+			m.endRun(e, t, model.RunCrash, ev.Title, nonEmpty(ev.Line, ev.Title))
+		}
+		if e.Life != model.LifeCrashed {
+			m.setLife(e, model.LifeCrashed, t, nonEmpty(ev.Line, ev.Title))
+		}
+	}
+}
+
+// sameStart: run starts this close together are one start (a banner and
+// the counter reset it causes, or two banner lines).
+const sameStart = 20 * time.Second
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,106 @@
+package core
+
+import (
+	"time"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// ModelKeys are the endpoint+model pairs to show and judge. Log-derived
+// samples that carry no model name are the same endpoint's picture from its
+// log: they are not a separate choice when the endpoint is scraped too.
+func (m *Monitor) ModelKeys() []model.Key {
+	all := m.store.Keys()
+	scraped := map[string]bool{}
+	for _, k := range all {
+		if m.store.HasSource(k, model.FromScrape) {
+			scraped[k.Endpoint] = true
+		}
+	}
+	out := all[:0]
+	for _, k := range all {
+		if !m.store.HasSource(k, model.FromScrape) && scraped[k.Endpoint] {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// input gathers what the Monitor holds into the rules' input: each
+// endpoint's state over the window (its current run only), its lifecycle
+// and ledger, and the events of its current run (plus the crash lines that
+// ended the one before).
+func (m *Monitor) input(now time.Time) diagnosis.Input {
+	in := diagnosis.Input{Time: now, GPU: m.gpu, LogsOn: m.LogsOn(), Bench: m.bench}
+	if in.GPU != nil && len(in.GPU.GPUs) == 0 {
+		in.GPU = nil
+	}
+	seen := map[string]bool{}
+	for _, k := range m.ModelKeys() {
+		e := m.eps[k.Endpoint]
+		if e == nil {
+			continue
+		}
+		seen[k.Endpoint] = true
+		ep := diagnosis.EndpointFromStore(m.store, k, e.Identity, e.Scrape(), e.LastOK, m.opts.Window)
+		m.withLife(&ep, e)
+		in.Endpoints = append(in.Endpoints, ep)
+	}
+	for _, u := range m.order {
+		if e := m.eps[u]; e != nil && !seen[u] && e.Scrapes > 0 {
+			ep := diagnosis.Endpoint{URL: u, Identity: e.Identity, Scrape: e.Scrape(), LastOK: e.LastOK}
+			m.withLife(&ep, e)
+			in.Endpoints = append(in.Endpoints, ep)
+		}
+	}
+	in.Events = m.runEvents(now)
+	return in
+}
+
+func (m *Monitor) withLife(ep *diagnosis.Endpoint, e *Endpoint) {
+	ep.Life, ep.LifeSince, ep.LifeDetail, ep.Port = e.Life, e.LifeSince, e.LifeDetail, e.Port
+	ep.Runs = e.Runs
+}
+
+// runEvents are the events within the diagnosis' event window that belong
+// to their endpoint's current run: from the end of the run before it (its
+// start-up lines come before the first scrape that sees it), plus the
+// crash lines that ended that run.
+func (m *Monitor) runEvents(now time.Time) []model.Event {
+	win := m.opts.Diagnosis.EventWindow
+	var out []model.Event
+	for i := 0; i < m.events.Len(); i++ {
+		x := m.events.Newest(i).Event
+		if now.Sub(x.Time) > win {
+			break
+		}
+		if m.inCurrentRun(x) {
+			out = append(out, x)
+		}
+	}
+	// oldest first, as the log had them
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+func (m *Monitor) inCurrentRun(x model.Event) bool {
+	e := m.logEndpoint(x)
+	if e == nil || len(e.Runs) < 2 {
+		return true
+	}
+	prev := e.Runs[len(e.Runs)-2]
+	from := e.Runs[len(e.Runs)-1].Started
+	if prev.Ended != nil && prev.Ended.Before(from) {
+		from = *prev.Ended
+	}
+	if !x.Time.Before(from) {
+		return true
+	}
+	// The crash that ended the previous run stays as its explanation.
+	return prev.End == model.RunCrash && prev.Ended != nil && x.Source == "log" && x.Severity == model.SevCrit &&
+		!x.Time.Before(prev.Ended.Add(-crashSpan)) && !x.Time.After(prev.Ended.Add(crashSpan))
+}

@@ -1,0 +1,269 @@
+package core
+
+import (
+	"time"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// Options configure a Monitor.
+type Options struct {
+	// Endpoints are the watched endpoints in the order given (more are
+	// added as scrapes of others arrive).
+	Endpoints []string
+	// Window is the span rates and percentiles cover for the diagnosis.
+	Window    time.Duration
+	Diagnosis diagnosis.Config
+	Store     model.StoreConfig
+	// Events and LogLines bound the rings (defaults 500 and 10000).
+	Events, LogLines int
+}
+
+// Versions count changes per kind of input, so a face can cache what it
+// derives until its input changes.
+type Versions struct {
+	Store, GPU, Events, Logs, Report uint64
+}
+
+// Monitor is the headless core: see the package comment.
+type Monitor struct {
+	opts   Options
+	store  *model.Store
+	eps    map[string]*Endpoint
+	order  []string
+	events *EventLog
+	logs   *LogRing
+	gpu    *model.GPUSnapshot
+	// fromLog counts stats samples parsed from logs; logsOn says a log
+	// source is attached.
+	fromLog int
+	logsOn  bool
+
+	dg      *diagnosis.Diagnoser
+	rep     diagnosis.Report
+	bench   *diagnosis.Bench
+	evalAt  time.Time
+	evalVer uint64
+	evals   uint64
+	ran     bool
+
+	now time.Time
+	ver Versions
+
+	open       map[string]diagnosis.Finding
+	preempting map[model.Key]bool
+	buf        []model.Point
+}
+
+// New returns a Monitor with nothing seen yet.
+func New(o Options) *Monitor {
+	if o.Window <= 0 {
+		o.Window = time.Minute
+	}
+	if o.Events <= 0 {
+		o.Events = 500
+	}
+	if o.LogLines <= 0 {
+		o.LogLines = 10000
+	}
+	if o.Store.MaxWindow <= 0 {
+		o.Store = model.DefaultStoreConfig
+	}
+	if o.Diagnosis == (diagnosis.Config{}) {
+		o.Diagnosis = diagnosis.DefaultConfig()
+	}
+	m := &Monitor{
+		opts: o, store: model.NewStore(o.Store), eps: map[string]*Endpoint{},
+		events: NewEventLog(o.Events), logs: NewLogRing(o.LogLines),
+		dg: diagnosis.NewDiagnoser(o.Diagnosis), open: map[string]diagnosis.Finding{}, preempting: map[model.Key]bool{},
+	}
+	for _, u := range o.Endpoints {
+		m.endpoint(u)
+	}
+	return m
+}
+
+// Store is the samples' history (read it; only the Monitor feeds it).
+func (m *Monitor) Store() *model.Store { return m.store }
+
+// Events is the event log, newest last.
+func (m *Monitor) Events() *EventLog { return m.events }
+
+// Logs holds the newest log lines.
+func (m *Monitor) Logs() *LogRing { return m.logs }
+
+// GPU is the newest GPU snapshot (nil before any).
+func (m *Monitor) GPU() *model.GPUSnapshot { return m.gpu }
+
+// FromLog counts stats samples parsed from logs.
+func (m *Monitor) FromLog() int { return m.fromLog }
+
+// LogsOn reports whether a log is attached (a line or stats sample seen,
+// or SetLogsOn).
+func (m *Monitor) LogsOn() bool { return m.logsOn || m.logs.Len() > 0 || m.fromLog > 0 }
+
+// SetLogsOn says a log source is attached even before its first line.
+func (m *Monitor) SetLogsOn() { m.logsOn = true }
+
+// Versions returns the change counters.
+func (m *Monitor) Versions() Versions { return m.ver }
+
+// Now is the newest time the Monitor has seen (a message or a tick).
+func (m *Monitor) Now() time.Time { return m.now }
+
+// Window is the span the diagnosis reads.
+func (m *Monitor) Window() time.Duration { return m.opts.Window }
+
+// SetWindow changes the span the diagnosis reads; the rules run again.
+func (m *Monitor) SetWindow(w time.Duration) {
+	if w > 0 && w != m.opts.Window {
+		m.opts.Window = w
+		m.ver.Store++
+	}
+}
+
+// Config is the diagnosis configuration in use.
+func (m *Monitor) Config() diagnosis.Config { return m.opts.Diagnosis }
+
+// URLs lists the endpoints in the order first given or seen.
+func (m *Monitor) URLs() []string { return append([]string(nil), m.order...) }
+
+// Endpoint returns what is known of url (nil when never seen).
+func (m *Monitor) Endpoint(url string) *Endpoint { return m.eps[url] }
+
+func (m *Monitor) endpoint(url string) *Endpoint {
+	e := m.eps[url]
+	if e == nil {
+		e = &Endpoint{URL: url, Life: model.LifeUnknown}
+		m.eps[url] = e
+		m.order = append(m.order, url)
+	}
+	return e
+}
+
+func (m *Monitor) advance(t time.Time) {
+	if t.After(m.now) {
+		m.now = t
+	}
+}
+
+// Apply takes one message from a source. Unknown messages are ignored.
+func (m *Monitor) Apply(msg any) {
+	switch msg := msg.(type) {
+	case model.Scrape:
+		m.applyScrape(msg)
+	case model.Sample:
+		if msg.Source == "" {
+			msg.Source = model.FromLog
+		}
+		if msg.Source == model.FromLog {
+			m.fromLog++
+		}
+		m.addSample(msg)
+		m.advance(msg.Time)
+		m.ver.Store++
+	case model.LogLine:
+		m.addLogLine(msg)
+	case model.LogLines:
+		for _, l := range msg {
+			m.addLogLine(l)
+		}
+	case model.Event:
+		m.addEvent(msg)
+	case model.GPUSnapshot:
+		g := msg
+		m.gpu = &g
+		m.advance(msg.Time)
+		m.ver.GPU++
+	case model.PortOwner:
+		if e := m.eps[msg.Endpoint]; e != nil {
+			p := msg
+			e.Port = &p
+			m.ver.Store++
+		}
+	}
+}
+
+// addSample feeds the store and turns what it reveals into events; a
+// restart it reveals starts a new run.
+func (m *Monitor) addSample(sm model.Sample) {
+	for _, ev := range m.store.Add(sm) {
+		if ev.Kind == model.KindRestart {
+			m.restarted(sm.Endpoint, ev)
+		}
+		m.addEvent(ev)
+	}
+}
+
+func (m *Monitor) addEvent(e model.Event) {
+	m.events.Add(e)
+	m.ver.Events++
+	m.advance(e.Time)
+	if e.Source == "log" || e.Category == model.CategoryLifecycle {
+		m.lifecycleEvent(e)
+	}
+}
+
+func (m *Monitor) addLogLine(l model.LogLine) {
+	m.logs.Add(l)
+	m.ver.Logs++
+	if l.Event != nil {
+		e := *l.Event
+		if e.Line == "" {
+			e.Line = l.Text
+		}
+		m.addEvent(e)
+	}
+}
+
+// SetBench hands the newest finished benchmark to the rules and attaches it
+// to the run it measured.
+func (m *Monitor) SetBench(b *diagnosis.Bench, rb model.RunBench) {
+	m.bench, m.ran = b, false
+	if b == nil {
+		return
+	}
+	if e := m.eps[b.URL]; e != nil {
+		e.attachBench(rb)
+	}
+}
+
+// Tick moves the clock to now and runs the rules when the data changed and
+// at least a second has passed since they last ran (a log flood must not
+// run them per line). It reports whether they ran.
+func (m *Monitor) Tick(now time.Time) bool {
+	m.advance(now)
+	v := m.ver.Store + m.ver.GPU + m.ver.Events
+	if m.LogsOn() {
+		v += 1 << 62
+	}
+	if m.ran && (v == m.evalVer || m.now.Sub(m.evalAt) < time.Second) {
+		return false
+	}
+	m.evalVer = v
+	m.Evaluate(m.now)
+	return true
+}
+
+// Evaluate runs the rules at now whatever changed, and returns the report.
+func (m *Monitor) Evaluate(now time.Time) diagnosis.Report {
+	m.advance(now)
+	m.updateRuns(m.now)
+	m.evalAt, m.ran = m.now, true
+	m.evals++
+	m.rep = m.dg.Update(m.input(m.now))
+	m.transitions(m.rep, m.now)
+	m.preemptions()
+	m.ver.Report++
+	return m.rep
+}
+
+// Report is the newest diagnosis report.
+func (m *Monitor) Report() diagnosis.Report { return m.rep }
+
+// History is every finding opened, open ones and closed ones, newest first.
+func (m *Monitor) History() []diagnosis.Finding { return m.dg.History() }
+
+// Evaluations counts how many times the rules ran.
+func (m *Monitor) Evaluations() uint64 { return m.evals }

@@ -1,0 +1,299 @@
+package core
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// maxRuns bounds the ledger per endpoint (a crash loop for a day must not
+// grow it without end).
+const maxRuns = 64
+
+// newRun starts run N+1 at t. external says the store did not see the
+// boundary itself (a log banner, a new identity): its windows are told to
+// restart with the next sample.
+func (m *Monitor) newRun(e *Endpoint, t time.Time, by string, external bool) {
+	if prev := e.Current(); prev != nil {
+		if prev.Ended == nil {
+			m.endRun(e, m.endTime(e, t), model.RunUnknown, "", "")
+		}
+		m.closeRunFindings(e, *prev, t)
+	}
+	n := 1
+	if prev := e.Current(); prev != nil {
+		n = prev.N + 1
+	}
+	e.Runs = append(e.Runs, model.Run{N: n, Started: t, End: model.RunRunning, StartedBy: by,
+		Engine: e.Identity.Engine, Version: e.Identity.Version, Models: modelIDs(e.Identity)})
+	if len(e.Runs) > maxRuns {
+		e.Runs = append([]model.Run(nil), e.Runs[len(e.Runs)-maxRuns:]...)
+	}
+	e.sampled, e.peaks = false, peaks{}
+	if external {
+		m.store.StartRun(e.URL, t)
+	}
+	m.ver.Store++
+}
+
+// endTime is when a run that ended without a word ended: when its endpoint
+// stopped answering, else its last scrape with metrics before t.
+func (m *Monitor) endTime(e *Endpoint, t time.Time) time.Time {
+	if !e.downSince.IsZero() && e.downSince.Before(t) {
+		return e.downSince
+	}
+	if !e.lastLive.IsZero() && e.lastLive.Before(t) {
+		return e.lastLive
+	}
+	return t
+}
+
+// endRun records how the current run ended; the first word on it stands
+// (a crash followed by the supervisor's clean shutdown stays a crash).
+func (m *Monitor) endRun(e *Endpoint, t time.Time, how model.RunEnd, reason, line string) {
+	r := e.Current()
+	if r == nil {
+		return
+	}
+	if r.Ended != nil && r.End != model.RunUnknown {
+		return
+	}
+	if r.Ended == nil {
+		end := t
+		r.Ended = &end
+	}
+	r.End, r.EndReason, r.EndLine = how, reason, line
+	m.ver.Store++
+}
+
+// restarted takes the store's word that a new run began (counters went
+// back or the process start time changed).
+func (m *Monitor) restarted(url string, ev model.Event) {
+	e := m.eps[url]
+	if e == nil {
+		return
+	}
+	if r := e.Current(); r != nil && !e.sampled {
+		// The log's banner (or the endpoint's return) already started
+		// this run: the store confirms it.
+		r.StartedBy += "; " + strings.TrimPrefix(ev.Title, "engine restarted: ")
+		return
+	}
+	m.newRun(e, ev.Time, strings.TrimPrefix(ev.Title, "engine restarted: "), false)
+	e.sampled = true
+}
+
+// closeRunFindings closes the ended run's findings at the boundary, but
+// the crash that ended it: that one explains the restart.
+func (m *Monitor) closeRunFindings(e *Endpoint, ended model.Run, at time.Time) {
+	keep := map[string]bool{}
+	if ended.End == model.RunCrash {
+		for _, x := range m.crashEvents(e, ended) {
+			if id := diagnosis.FindingForEvent(x.Kind); id != "" {
+				keep[id] = true
+			}
+		}
+	}
+	m.dg.EndRun(e.URL, at, func(f diagnosis.Finding) bool { return keep[f.ID] })
+}
+
+// crashEvents are the log's critical lines around a crashed run's end:
+// the evidence that outlives the run.
+func (m *Monitor) crashEvents(e *Endpoint, r model.Run) []model.Event {
+	if r.End != model.RunCrash || r.Ended == nil {
+		return nil
+	}
+	var out []model.Event
+	for i := 0; i < m.events.Len(); i++ {
+		x := m.events.Newest(i).Event
+		if x.Time.Before(r.Ended.Add(-crashSpan)) {
+			break
+		}
+		if x.Source == "log" && x.Severity == model.SevCrit && !x.Time.After(r.Ended.Add(crashSpan)) {
+			if ep := m.logEndpoint(x); ep == e {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+// crashSpan is how far around a crash's first line its other lines are
+// (the root cause, then the engine's death, then the supervisor).
+const crashSpan = 30 * time.Second
+
+// killedAfter is how long an endpoint must be down, with its log attached
+// and silent about a shutdown, before its run counts as killed.
+const killedAfter = 5 * time.Second
+
+// updateRuns settles how down runs ended and refreshes the current runs'
+// summaries.
+func (m *Monitor) updateRuns(now time.Time) {
+	for _, url := range m.order {
+		e := m.eps[url]
+		r := e.Current()
+		if r == nil {
+			continue
+		}
+		if r.Ended == nil && !e.downSince.IsZero() && now.Sub(e.downSince) >= killedAfter && m.logFor(e) {
+			m.endRun(e, e.downSince, model.RunCrash, "stopped answering with no shutdown line in its log: killed (SIGKILL, the OOM killer) or crashed", "")
+			m.setLife(e, model.LifeCrashed, e.downSince, "stopped answering; the log has no shutdown line (killed?)")
+		}
+		// A restart that changed the configuration was planned, though
+		// nothing said so at the time.
+		if n := len(e.Runs); n >= 2 {
+			prev := &e.Runs[n-2]
+			if prev.End == model.RunUnknown {
+				if d := model.ConfigDiff(prev.Config, r.Config); len(d) > 0 {
+					prev.End, prev.EndReason = model.RunPlanned, "configuration changed: "+strings.Join(d, ", ")
+				}
+			}
+		}
+		if r.Ended == nil {
+			m.summarize(e, now)
+		}
+	}
+}
+
+// logFor reports whether e's engine log is attached (a log is attached and
+// its events belong to e).
+func (m *Monitor) logFor(e *Endpoint) bool {
+	return m.LogsOn() && len(m.order) == 1 && m.order[0] == e.URL
+}
+
+// summarize refreshes the current run's summary from the store.
+func (m *Monitor) summarize(e *Endpoint, now time.Time) {
+	r := e.Current()
+	if r == nil || r.Ended != nil || !e.sampled {
+		return
+	}
+	k, ok := m.primaryKey(e.URL)
+	if !ok {
+		return
+	}
+	st := m.store.State(k, m.opts.Store.MaxWindow)
+	if st.Samples == 0 {
+		return
+	}
+	sum := model.RunSummary{Samples: st.Samples, RequestsPS: st.RequestsPS, GenTPS: st.GenTPS, PromptTPS: st.PromptTPS,
+		Preemptions: st.Preemptions, KVPeak: e.peaks.kv, WaitingPeak: e.peaks.waiting, RunningPeak: e.peaks.running,
+		WindowS: st.RateWindow.Seconds()}
+	if !st.RunStart.IsZero() {
+		sum.ServedS = st.Time.Sub(st.RunStart).Seconds()
+	}
+	ms := func(o model.Opt) model.Opt {
+		if !o.OK {
+			return o
+		}
+		return model.Some(o.V * 1000)
+	}
+	q := func(l model.Latency) (p50, p99 model.Opt) {
+		d := st.Latency[l]
+		p50, p99 = ms(d.P50), ms(d.P99)
+		if !p50.OK && d.Mean.OK { // a mean-only latency (llama.cpp's TPOT)
+			p50 = ms(d.Mean)
+		}
+		return
+	}
+	sum.TTFTp50ms, sum.TTFTp99ms = q(model.TTFT)
+	sum.TPOTp50ms, sum.TPOTp99ms = q(model.TPOT)
+	sum.ITLp50ms, sum.ITLp99ms = q(model.ITL)
+	r.Summary = sum
+}
+
+// primaryKey is the endpoint's key with the most samples (its main model).
+func (m *Monitor) primaryKey(url string) (model.Key, bool) {
+	var best model.Key
+	n := -1
+	for _, k := range m.store.Keys() {
+		if k.Endpoint != url {
+			continue
+		}
+		if st := m.store.State(k, time.Second); st.Samples > n {
+			best, n = k, st.Samples
+		}
+	}
+	return best, n > 0
+}
+
+// attachBench files a benchmark under the run it measured.
+func (e *Endpoint) attachBench(b model.RunBench) {
+	for i := len(e.Runs) - 1; i >= 0; i-- {
+		r := &e.Runs[i]
+		if !b.Time.Before(r.Started) && (r.Ended == nil || !b.Time.After(*r.Ended)) {
+			r.Benches = append(r.Benches, b)
+			return
+		}
+	}
+}
+
+func setConfig(r *model.Run, k, v string) {
+	if r.Config == nil {
+		r.Config = map[string]string{}
+	}
+	r.Config[k] = v
+}
+
+// parseArgs reads vLLM's "non-default args: {'model': 'x', 'max_num_seqs':
+// 32, 'enable_prefix_caching': False}" into key → value (quotes dropped).
+// Values holding commas inside brackets or quotes stay whole.
+func parseArgs(s string) map[string]string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
+	out := map[string]string{}
+	for _, part := range splitTop(s) {
+		k, v, ok := strings.Cut(part, ":")
+		if !ok {
+			continue
+		}
+		k = strings.Trim(strings.TrimSpace(k), `'"`)
+		v = strings.Trim(strings.TrimSpace(v), `'"`)
+		if k != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// splitTop splits on commas outside quotes and brackets.
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '[' || c == '{' || c == '(':
+			depth++
+		case c == ']' || c == '}' || c == ')':
+			depth--
+		case c == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// RunsOf returns url's run ledger, oldest first (a copy).
+func (m *Monitor) RunsOf(url string) []model.Run {
+	e := m.eps[url]
+	if e == nil {
+		return nil
+	}
+	out := append([]model.Run(nil), e.Runs...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].N < out[j].N })
+	return out
+}

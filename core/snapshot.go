@@ -1,0 +1,97 @@
+package core
+
+import (
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// Document is the JSON contract of `llmtop snapshot --json` and the TUI's
+// `s` (docs/snapshot-json.md): the normalised state of every endpoint over
+// the window, with its lifecycle and runs, the GPUs, and the open findings.
+type Document struct {
+	model.SnapshotJSON
+	Findings []diagnosis.Finding `json:"findings"`
+}
+
+// Snapshot returns the document at the Monitor's clock: one entry per
+// endpoint and model over the window, an entry with null metrics for an
+// endpoint that gave none. An endpoint's log-derived picture is folded away
+// when the endpoint is scraped; a log-only picture takes the endpoint's
+// model name when it serves exactly one.
+func (m *Monitor) Snapshot() Document {
+	snap := model.SnapshotJSON{Time: m.now.UTC(), Endpoints: []model.EndpointJSON{}}
+	seen := map[string]bool{}
+	for _, k := range m.ModelKeys() {
+		seen[k.Endpoint] = true
+		st := m.store.State(k, m.opts.Window)
+		ej := m.endpointJSON(k.Endpoint)
+		ej.Model = k.Model
+		if ej.Model == "" && len(ej.Models) == 1 {
+			ej.Model = ej.Models[0]
+		}
+		ej.MaxContext = maxContext(m.eps[k.Endpoint], ej.Model)
+		ej.Metrics = model.MetricsOf(st)
+		ej.Info, ej.Notes = st.Info, st.Notes
+		if len(ej.Info) == 0 {
+			ej.Info = nil
+		}
+		snap.Endpoints = append(snap.Endpoints, ej)
+	}
+	for _, u := range m.order {
+		if !seen[u] {
+			ej := m.endpointJSON(u)
+			if len(ej.Models) > 0 {
+				ej.Model = ej.Models[0]
+				ej.MaxContext = maxContext(m.eps[u], ej.Model)
+			}
+			snap.Endpoints = append(snap.Endpoints, ej)
+		}
+	}
+	if m.gpu != nil {
+		g := *m.gpu
+		snap.GPU = &g
+	}
+	doc := Document{SnapshotJSON: snap, Findings: m.rep.Findings}
+	if doc.Findings == nil {
+		doc.Findings = []diagnosis.Finding{}
+	}
+	return doc
+}
+
+func (m *Monitor) endpointJSON(url string) model.EndpointJSON {
+	ej := model.EndpointJSON{URL: url, Models: []string{}, Health: model.HealthUnknown, State: model.LifeUnknown, Runs: []model.Run{}}
+	e := m.eps[url]
+	if e == nil {
+		ej.Error = "not scraped"
+		return ej
+	}
+	id := e.Identity
+	ej.Engine, ej.Version, ej.Simulated, ej.Error, ej.Hint = id.Engine, id.Version, id.Simulated, e.Err, e.Hint
+	if e.Scrapes == 0 {
+		ej.Error = "not scraped"
+	}
+	if id.Health != "" {
+		ej.Health = id.Health
+	}
+	ej.Models = append(ej.Models, modelIDs(id)...)
+	ej.State, ej.StateDetail = e.Life, e.LifeDetail
+	ej.Runs = append(ej.Runs, e.Runs...)
+	return ej
+}
+
+// maxContext is the model's context length when the engine says it, else
+// the first model's.
+func maxContext(e *Endpoint, name string) model.Opt {
+	if e == nil {
+		return model.None
+	}
+	for _, mi := range e.Identity.Models {
+		if mi.ID == name && mi.MaxContext > 0 {
+			return model.Some(float64(mi.MaxContext))
+		}
+	}
+	if ms := e.Identity.Models; len(ms) > 0 && ms[0].MaxContext > 0 {
+		return model.Some(float64(ms[0].MaxContext))
+	}
+	return model.None
+}

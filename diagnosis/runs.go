@@ -1,0 +1,206 @@
+package diagnosis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// RunDelta is one metric of two runs side by side.
+type RunDelta struct {
+	Name          string    `json:"name"`
+	Before, After model.Opt `json:"-"`
+	// Change is after/before − 1 (−0.31 is 31 % lower); OK only when both
+	// sides are known and before is not zero.
+	Change model.Opt `json:"change"`
+	// LowerIsBetter: latencies; throughput is the other way.
+	LowerIsBetter bool `json:"lower_is_better"`
+}
+
+// RunComparison compares two runs of one endpoint: what changed in the
+// configuration and what each metric did, at the load each run carried.
+type RunComparison struct {
+	A, B   int      `json:"-"`
+	Config []string `json:"config"`
+	Deltas []RunDelta
+	// Similar is set when both runs carried comparable load (requests/s
+	// within Config.SimilarLoad of each other); the deltas mean little
+	// otherwise.
+	Similar               bool
+	LoadBefore, LoadAfter model.Opt
+	Verdict               string
+}
+
+// CompareRuns compares run a (before) with run b (after). The verdict is
+// one line: "args.max_num_seqs 256 → 128: TPOT p99 −31 %, TTFT p99 +12 %,
+// output tok/s −8 % at 12 req/s".
+func CompareRuns(a, b model.Run, cfg Config) RunComparison {
+	c := RunComparison{A: a.N, B: b.N, Config: model.ConfigDiff(a.Config, b.Config)}
+	if a.Version != "" && b.Version != "" && a.Version != b.Version {
+		c.Config = append([]string{"version " + a.Version + " → " + b.Version}, c.Config...)
+	}
+	if am, bm := strings.Join(a.Models, ","), strings.Join(b.Models, ","); am != "" && bm != "" && am != bm {
+		c.Config = append([]string{"model " + am + " → " + bm}, c.Config...)
+	}
+	sa, sb := a.Summary, b.Summary
+	add := func(name string, x, y model.Opt, lower bool) {
+		d := RunDelta{Name: name, Before: x, After: y, LowerIsBetter: lower}
+		if x.OK && y.OK && x.V != 0 {
+			d.Change = model.Some(y.V/x.V - 1)
+		}
+		c.Deltas = append(c.Deltas, d)
+	}
+	add("TTFT p99", sa.TTFTp99ms, sb.TTFTp99ms, true)
+	add("TPOT p99", sa.TPOTp99ms, sb.TPOTp99ms, true)
+	add("ITL p99", sa.ITLp99ms, sb.ITLp99ms, true)
+	add("output tok/s", sa.GenTPS, sb.GenTPS, false)
+	add("req/s", sa.RequestsPS, sb.RequestsPS, false)
+	c.LoadBefore, c.LoadAfter = sa.RequestsPS, sb.RequestsPS
+	if x, y := sa.RequestsPS, sb.RequestsPS; x.OK && y.OK && math.Max(x.V, y.V) > 0 {
+		c.Similar = math.Abs(x.V-y.V) <= cfg.SimilarLoad*math.Max(x.V, y.V)
+	}
+	c.Verdict = c.verdict()
+	return c
+}
+
+func (c RunComparison) verdict() string {
+	head := "no configuration change seen"
+	if len(c.Config) > 0 {
+		head = strings.Join(c.Config, ", ")
+	}
+	var parts []string
+	for _, d := range c.Deltas {
+		if d.Name == "req/s" || !d.Change.OK {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", d.Name, signedPct(d.Change.V)))
+	}
+	if len(parts) == 0 {
+		return head + ": not comparable (a run without latency or throughput numbers)"
+	}
+	load := ""
+	switch {
+	case c.Similar:
+		load = " at " + num(c.LoadAfter.V) + " req/s"
+	case c.LoadBefore.OK && c.LoadAfter.OK:
+		load = " (load differs: " + num(c.LoadBefore.V) + " → " + num(c.LoadAfter.V) + " req/s, not comparable)"
+	default:
+		load = " (load unknown)"
+	}
+	return head + ": " + strings.Join(parts, ", ") + load
+}
+
+// signedPct writes a relative change as "+12 %" / "−31 %".
+func signedPct(r float64) string {
+	p := math.Round(r * 100)
+	if p < 0 {
+		return fmt.Sprintf("−%.0f %%", -p)
+	}
+	return fmt.Sprintf("+%.0f %%", p)
+}
+
+// restartsFromRuns judges an endpoint's restarts from its ledger: only
+// crashes count toward a crash loop; a planned restart is news, with its
+// configuration change; one whose cause nobody saw says so.
+func restartsFromRuns(e *env, ep Endpoint) []Finding {
+	n := len(ep.Runs)
+	var crashes []model.Run
+	for _, r := range ep.Runs {
+		if r.End == model.RunCrash && r.Ended != nil && e.in.Time.Sub(*r.Ended) <= restartWindow {
+			crashes = append(crashes, r)
+		}
+	}
+	if len(crashes) >= 3 {
+		ev := []Evidence{{Text: fmt.Sprintf("%d crashes in %s", len(crashes), dur(restartWindow)), Source: "run ledger", Window: restartWindow}}
+		for _, r := range crashes[max(0, len(crashes)-3):] {
+			ev = append(ev, Evidence{Text: fmt.Sprintf("run %d ended %s: %s", r.N, r.Ended.Format("15:04:05"), nonEmpty(r.EndLine, r.EndReason)), Source: "run ledger"})
+		}
+		return []Finding{{ID: "restarts", Endpoint: ep.URL, Category: Availability, Severity: model.SevCrit,
+			Title: "engine crash loop", Evidence: ev,
+			Cause: "the engine dies again after each restart: the same fault (memory, a bad flag, a failing GPU) is still there",
+			Actions: []Action{{Change: "read the crash lines in the evidence; fix their cause before the next restart (memory and startup findings name the flag)",
+				Why: "restarting does not fix a deterministic failure", TradeOff: "none"}}}}
+	}
+	if n < 2 {
+		return nil
+	}
+	prev, cur := ep.Runs[n-2], ep.Runs[n-1]
+	if e.in.Time.Sub(cur.Started) > restartWindow {
+		return nil
+	}
+	ago := dur(e.in.Time.Sub(cur.Started).Round(1e9))
+	diff := CompareRuns(prev, cur, e.cfg).Config
+	f := Finding{ID: "restarts", Endpoint: ep.URL, Category: Availability}
+	ev := []Evidence{{Text: fmt.Sprintf("run %d started %s ago (%s)", cur.N, ago, nonEmpty(cur.StartedBy, "restart")), Source: "run ledger"}}
+	switch prev.End {
+	case model.RunPlanned:
+		f.Severity, f.Title = model.SevInfo, "planned restart"
+		if len(diff) > 0 {
+			f.Title += ": " + strings.Join(diff, ", ")
+		}
+		ev = append(ev, Evidence{Text: "run " + fmt.Sprint(prev.N) + " ended cleanly: " + nonEmpty(prev.EndReason, "shutdown"), Source: "run ledger"})
+		f.Cause = "the engine was shut down and started again (a deploy, a config change): caches and CUDA graphs start cold"
+		f.Actions = []Action{{Change: "press r to compare the two runs (configuration diff, latency and throughput at similar load)",
+			Why: "a planned restart is a chance to see what the change did", TradeOff: "none"}}
+	case model.RunCrash:
+		f.Severity, f.Title = model.SevWarn, "engine crashed and restarted"
+		ev = append(ev, Evidence{Text: "run " + fmt.Sprint(prev.N) + " crashed: " + nonEmpty(prev.EndLine, prev.EndReason), Source: "run ledger"})
+		f.Cause = "the engine process died and was restarted by its supervisor"
+		f.Actions = []Action{{Change: "fix what the crash line says (memory and startup findings name the flag)",
+			Why: "a crash repeats until its cause is gone", TradeOff: "none"}}
+	default:
+		f.Severity, f.Title = model.SevWarn, "engine restarted (cause not seen)"
+		ev = append(ev, Evidence{Text: "run " + fmt.Sprint(prev.N) + " ended with no word why: " + nonEmpty(cur.StartedBy, "counters went back"), Source: "run ledger"})
+		f.Cause = "the engine process exited and came back; without its log llmtop cannot tell a crash from a deploy"
+		f.Actions = []Action{{Change: "attach the engine's log (--log FILE, --docker NAME, --journal UNIT)",
+			Why: "its shutdown or crash lines tell a planned restart from a crash", TradeOff: "none"}}
+	}
+	for _, d := range diff {
+		ev = append(ev, Evidence{Text: "changed: " + d, Source: "run ledger"})
+	}
+	f.Evidence = ev
+	return []Finding{f}
+}
+
+// regressionFromRuns compares the current run with the one before at
+// similar load; only a regression is a finding (the configuration change
+// itself is the planned-restart finding's).
+func regressionFromRuns(e *env, ep Endpoint) (Finding, bool) {
+	n := len(ep.Runs)
+	if n < 2 {
+		return Finding{}, false
+	}
+	prev, cur := ep.Runs[n-2], ep.Runs[n-1]
+	if cur.Ended != nil || e.in.Time.Sub(cur.Started) > restartWindow {
+		return Finding{}, false
+	}
+	c := CompareRuns(prev, cur, e.cfg)
+	if !c.Similar {
+		return Finding{}, false
+	}
+	var ev []Evidence
+	worse := false
+	for _, d := range c.Deltas {
+		if !d.LowerIsBetter || !d.Change.OK {
+			continue
+		}
+		ev = append(ev, Evidence{Text: fmt.Sprintf("%s %s → %s ms (%s)", d.Name, num(d.Before.V), num(d.After.V), signedPct(d.Change.V)), Source: "run ledger"})
+		worse = worse || d.Change.V+1 >= e.cfg.RegressionRatio
+	}
+	if !worse {
+		return Finding{}, false
+	}
+	ev = append(ev, Evidence{Text: fmt.Sprintf("at similar load: %s req/s before, %s after", num(c.LoadBefore.V), num(c.LoadAfter.V)), Source: "run ledger"})
+	for _, d := range c.Config {
+		ev = append(ev, Evidence{Text: "changed: " + d, Source: "run ledger"})
+	}
+	f := Finding{ID: "release_regression", Endpoint: ep.URL, Category: Regression, Severity: model.SevWarn, Title: "latency regressed after the restart", Evidence: ev,
+		Cause:   "at similar load the same traffic is slower than in the run before: the change listed is the likely cause",
+		Actions: []Action{{Change: "roll back the change listed in the evidence, or A/B it on one replica (r compares the runs)", Why: "isolates which change costs the latency", TradeOff: "none"}}}
+	if len(c.Config) == 0 {
+		f.Cause = "at similar load the same traffic is slower than in the run before, with no change visible in version or configuration (check flags and driver)"
+	}
+	return f, true
+}

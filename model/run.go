@@ -1,0 +1,158 @@
+package model
+
+import (
+	"sort"
+	"time"
+)
+
+// An endpoint's history is a sequence of runs: one engine process from its
+// start to its end. A run starts when the engine restarts (its counters go
+// back, process_start_time_seconds changes, its version or model changes,
+// or its log prints a start banner) and ends with how it ended. Rates,
+// percentiles and evidence never span two runs.
+
+// RunEnd is how a run ended.
+type RunEnd string
+
+const (
+	RunRunning RunEnd = "running" // the current run
+	RunPlanned RunEnd = "planned" // a clean shutdown, SIGTERM or a config change
+	RunCrash   RunEnd = "crash"   // a traceback, CUDA error, engine death, kill
+	// RunUnknown: the run ended and nothing said how (counters reset with
+	// no log attached). Not a crash: a crash loop counts crashes only.
+	RunUnknown RunEnd = "unknown"
+)
+
+// Lifecycle is where an endpoint's engine is in its life.
+type Lifecycle string
+
+const (
+	LifeUnknown     Lifecycle = "unknown"     // nothing seen yet
+	LifeStarting    Lifecycle = "starting"    // loading: the log or the health route says so
+	LifeServing     Lifecycle = "serving"     // answers with metrics
+	LifeStopping    Lifecycle = "stopping"    // clean shutdown under way (log)
+	LifeStopped     Lifecycle = "stopped"     // shut down cleanly; nothing answers
+	LifeCrashed     Lifecycle = "crashed"     // died: traceback, CUDA error, engine dead
+	LifeUnreachable Lifecycle = "unreachable" // nothing answers, and nothing says why
+)
+
+// Run is one engine process's life at an endpoint, as seen by llmtop.
+type Run struct {
+	N       int        `json:"n"`
+	Started time.Time  `json:"started"`
+	Ended   *time.Time `json:"ended"`
+	End     RunEnd     `json:"end"`
+	// StartedBy says how the start was seen: "first seen", "counters
+	// reset", "process start time changed", "log start banner", "version
+	// changed", "model changed".
+	StartedBy string `json:"started_by"`
+	// EndReason says how the end was seen, EndLine is the log line that
+	// said it (a crash's error line).
+	EndReason string `json:"end_reason,omitempty"`
+	EndLine   string `json:"end_line,omitempty"`
+
+	Engine  Engine   `json:"engine,omitempty"`
+	Version string   `json:"version,omitempty"`
+	Models  []string `json:"models,omitempty"`
+	// Config is the served configuration: the log's args line
+	// (args.KEY), /v1/models' max_model_len, the engine's config info
+	// (info.KEY), the process command line (cmdline) when local.
+	Config map[string]string `json:"config,omitempty"`
+	// Summary is what the run did under load.
+	Summary RunSummary `json:"summary"`
+	// Benches are the benchmarks measured during this run.
+	Benches []RunBench `json:"benches,omitempty"`
+}
+
+// RunSummary is a run's behaviour: rates averaged over the time it served,
+// latency percentiles over its last MaxWindow at most, peaks of gauges.
+// Percentiles are bucket estimates where the engine gives buckets.
+type RunSummary struct {
+	ServedS     float64 `json:"served_s"` // seconds with metrics in this run
+	Samples     int     `json:"samples"`
+	RequestsPS  Opt     `json:"requests_per_s"`
+	GenTPS      Opt     `json:"generation_tokens_per_s"`
+	PromptTPS   Opt     `json:"prompt_tokens_per_s"`
+	TTFTp50ms   Opt     `json:"ttft_p50_ms"`
+	TTFTp99ms   Opt     `json:"ttft_p99_ms"`
+	TPOTp50ms   Opt     `json:"tpot_p50_ms"`
+	TPOTp99ms   Opt     `json:"tpot_p99_ms"`
+	ITLp50ms    Opt     `json:"itl_p50_ms"`
+	ITLp99ms    Opt     `json:"itl_p99_ms"`
+	KVPeak      Opt     `json:"kv_cache_usage_peak"`
+	Preemptions Opt     `json:"preemptions"`
+	WaitingPeak Opt     `json:"waiting_peak"`
+	RunningPeak Opt     `json:"running_peak"`
+	// WindowS is the span the percentiles cover.
+	WindowS float64 `json:"window_s"`
+}
+
+// RunBench is a benchmark attached to the run it measured.
+type RunBench struct {
+	Time      time.Time `json:"time"`
+	Completed int       `json:"completed"`
+	Failed    int       `json:"failed"`
+	TTFTp99ms Opt       `json:"ttft_p99_ms"`
+	TPOTp99ms Opt       `json:"tpot_p99_ms"`
+	OutputTPS Opt       `json:"output_tokens_per_s"`
+}
+
+// Elapsed is how long the run lasted, or has lasted until now.
+func (r Run) Elapsed(now time.Time) time.Duration {
+	if r.Ended != nil {
+		return r.Ended.Sub(r.Started)
+	}
+	return now.Sub(r.Started)
+}
+
+// ConfigDiff lists the configuration keys that differ between two runs,
+// "key old → new", sorted. Keys are grouped by their source (the part
+// before the first dot: args, info…): a source only one run has is not
+// compared (unknown → known is not a change); within a source both have,
+// a key one side lacks is a flag set or dropped ("(default)").
+func ConfigDiff(a, b map[string]string) []string {
+	has := func(m map[string]string, src string) bool {
+		for k := range m {
+			if configSource(k) == src {
+				return true
+			}
+		}
+		return false
+	}
+	seen := map[string]bool{}
+	var keys []string
+	for _, m := range []map[string]string{a, b} {
+		for k := range m {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			src := configSource(k)
+			if a[k] != b[k] && has(a, src) && has(b, src) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k + " " + orDefault(a, k) + " → " + orDefault(b, k)
+	}
+	return out
+}
+
+func configSource(k string) string {
+	for i := 0; i < len(k); i++ {
+		if k[i] == '.' {
+			return k[:i]
+		}
+	}
+	return k
+}
+
+func orDefault(m map[string]string, k string) string {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return "(default)"
+}
