@@ -36,10 +36,11 @@ type Endpoint struct {
 	// (or the one that ended, until the next starts).
 	Runs []model.Run
 
-	downSince time.Time // first scrape of the current outage (zero: up)
-	lastLive  time.Time // newest scrape that found a process answering
-	sampled   bool      // the current run has fed the store
-	peaks     peaks
+	downSince  time.Time // first scrape of the current outage (zero: up)
+	lastLive   time.Time // newest scrape that found a process answering
+	sampled    bool      // the current run has fed the store
+	runSamples int       // samples fed in the current run
+	peaks      peaks
 }
 
 type peaks struct{ kv, waiting, running model.Opt }
@@ -110,8 +111,6 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 			e.downSince = s.Time
 		}
 	} else {
-		e.lastLive = s.Time
-		e.downSince = time.Time{}
 		e.Port = nil
 		if len(e.Runs) == 0 || e.Current().Ended != nil && e.Current().End != model.RunRunning && e.sampled {
 			// First seen, or back after an end the log announced but no
@@ -141,11 +140,17 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 		m.addSample(sm)
 		if c := e.Current(); c != nil {
 			e.sampled = true
+			e.runSamples++
 			e.peaks.observe(sm)
 			for k, v := range sm.Info {
 				setConfig(c, "info."+k, v)
 			}
 		}
+	}
+	if !e.Down() {
+		// After the samples: a restart they reveal ends the old run when
+		// the outage began, not now.
+		e.lastLive, e.downSince = s.Time, time.Time{}
 	}
 	m.scrapeLife(e, s)
 	m.ver.Store++
@@ -233,7 +238,7 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 		if ev.Category == "config" {
 			if r := e.Current(); r != nil {
 				for k, v := range ev.Fields {
-					if k != "hint" && k != "phase" {
+					if k != "hint" && k != "phase" && k != "engines" {
 						setConfig(r, "log."+k, v)
 					}
 				}

@@ -32,7 +32,7 @@ func (m *Monitor) newRun(e *Endpoint, t time.Time, by string, external bool) {
 	if len(e.Runs) > maxRuns {
 		e.Runs = append([]model.Run(nil), e.Runs[len(e.Runs)-maxRuns:]...)
 	}
-	e.sampled, e.peaks = false, peaks{}
+	e.sampled, e.peaks, e.runSamples = false, peaks{}, 0
 	if external {
 		m.store.StartRun(e.URL, t)
 	}
@@ -138,7 +138,11 @@ func (m *Monitor) updateRuns(now time.Time) {
 		if r == nil {
 			continue
 		}
-		if r.Ended == nil && !e.downSince.IsZero() && now.Sub(e.downSince) >= killedAfter && m.logFor(e) {
+		// Killed: it served in this run, stopped answering, and its log
+		// (attached) said nothing of a shutdown or a crash. A run still
+		// starting has not served yet.
+		if r.Ended == nil && e.sampled && e.downSince.After(r.Started) && e.Life != model.LifeStarting &&
+			now.Sub(e.downSince) >= killedAfter && m.logFor(e) {
 			m.endRun(e, e.downSince, model.RunCrash, "stopped answering with no shutdown line in its log: killed (SIGKILL, the OOM killer) or crashed", "")
 			m.setLife(e, model.LifeCrashed, e.downSince, "stopped answering; the log has no shutdown line (killed?)")
 		}
@@ -178,7 +182,7 @@ func (m *Monitor) summarize(e *Endpoint, now time.Time) {
 	if st.Samples == 0 {
 		return
 	}
-	sum := model.RunSummary{Samples: st.Samples, RequestsPS: st.RequestsPS, GenTPS: st.GenTPS, PromptTPS: st.PromptTPS,
+	sum := model.RunSummary{Samples: e.runSamples, RequestsPS: st.RequestsPS, GenTPS: st.GenTPS, PromptTPS: st.PromptTPS,
 		Preemptions: st.Preemptions, KVPeak: e.peaks.kv, WaitingPeak: e.peaks.waiting, RunningPeak: e.peaks.running,
 		WindowS: st.RateWindow.Seconds()}
 	if !st.RunStart.IsZero() {
@@ -237,14 +241,20 @@ func setConfig(r *model.Run, k, v string) {
 	r.Config[k] = v
 }
 
-// parseArgs reads vLLM's "non-default args: {'model': 'x', 'max_num_seqs':
-// 32, 'enable_prefix_caching': False}" into key → value (quotes dropped).
-// Values holding commas inside brackets or quotes stay whole.
+// parseArgs reads an engine's configuration line into key → value: vLLM's
+// Python dict "{'model': 'x', 'max_num_seqs': 32}" (quotes dropped) or
+// Ollama's Go map "map[OLLAMA_NUM_PARALLEL:4 OLLAMA_HOST:http://…]". Values
+// holding separators inside brackets or quotes stay whole.
 func parseArgs(s string) map[string]string {
 	s = strings.TrimSpace(s)
-	s = strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
+	sep := byte(',')
+	if strings.HasPrefix(s, "map[") {
+		s, sep = strings.TrimSuffix(strings.TrimPrefix(s, "map["), "]"), ' '
+	} else {
+		s = strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
+	}
 	out := map[string]string{}
-	for _, part := range splitTop(s) {
+	for _, part := range splitTop(s, sep) {
 		k, v, ok := strings.Cut(part, ":")
 		if !ok {
 			continue
@@ -258,8 +268,8 @@ func parseArgs(s string) map[string]string {
 	return out
 }
 
-// splitTop splits on commas outside quotes and brackets.
-func splitTop(s string) []string {
+// splitTop splits on sep outside quotes and brackets.
+func splitTop(s string, sep byte) []string {
 	var out []string
 	depth, start := 0, 0
 	var quote byte
@@ -276,7 +286,7 @@ func splitTop(s string) []string {
 			depth++
 		case c == ']' || c == '}' || c == ')':
 			depth--
-		case c == ',' && depth == 0:
+		case c == sep && depth == 0:
 			out = append(out, s[start:i])
 			start = i + 1
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine"
@@ -116,77 +117,35 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 	return nil
 }
 
-// watch collects what the sources deliver and feeds the Diagnoser.
+// watch collects what the sources deliver into the monitor core, which
+// runs the rules (the same core the TUI drives).
 type watch struct {
 	urls  []string
 	cfg   diagnosis.Config
-	d     *diagnosis.Diagnoser
-	store *model.Store
-
-	mu     sync.Mutex
-	last   map[string]model.Scrape
-	id     map[string]model.Identity
-	lastOK map[string]time.Time
-	events []model.Event
-	gpu    *model.GPUSnapshot
-	logsOn bool
-	start  time.Time
+	mu    sync.Mutex
+	mon   *core.Monitor
+	start time.Time
 }
 
 func newWatch(urls []string, cfg diagnosis.Config) *watch {
-	return &watch{
-		urls: urls, cfg: cfg, d: diagnosis.NewDiagnoser(cfg), store: model.NewStore(model.DefaultStoreConfig),
-		last: map[string]model.Scrape{}, id: map[string]model.Identity{}, lastOK: map[string]time.Time{},
-	}
+	return &watch{urls: urls, cfg: cfg, mon: core.New(core.Options{Endpoints: urls, Diagnosis: cfg})}
 }
-
-// maxEvents bounds the events kept during a watch.
-const maxEvents = 512
 
 func (w *watch) onScrape(sc model.Scrape) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.last[sc.Endpoint] = sc
-	if sc.Identity.Engine != model.Unknown || sc.Identity.Health != "" {
-		w.id[sc.Endpoint] = sc.Identity
+	for i := range sc.Samples {
+		sc.Samples[i].Endpoint = sc.Endpoint
 	}
-	if sc.OK() {
-		w.lastOK[sc.Endpoint] = sc.Time
-	}
-	for _, s := range sc.Samples {
-		s.Endpoint = sc.Endpoint
-		w.addEvents(w.store.Add(s)...)
-	}
-}
-
-func (w *watch) addEvents(evs ...model.Event) {
-	w.events = append(w.events, evs...)
-	if n := len(w.events); n > maxEvents {
-		w.events = w.events[n-maxEvents:]
-	}
+	w.mon.Apply(sc)
 }
 
 // onLog takes the log source's messages: matched lines become events,
-// stats lines log-derived samples.
+// stats lines log-derived samples, lifecycle lines move the runs.
 func (w *watch) onLog(msg any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	switch m := msg.(type) {
-	case model.LogLine:
-		if m.Event != nil {
-			w.addEvents(*m.Event)
-		}
-	case model.LogLines:
-		for _, l := range m {
-			if l.Event != nil {
-				w.addEvents(*l.Event)
-			}
-		}
-	case model.Event:
-		w.addEvents(m)
-	case model.Sample:
-		w.addEvents(w.store.Add(m)...)
-	}
+	w.mon.Apply(msg)
 }
 
 // run polls every endpoint (and the GPUs and logs when available) for d,
@@ -213,7 +172,9 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 	}
 	var logsDone []<-chan struct{}
 	for _, in := range logInputs() {
-		w.logsOn = true
+		w.mu.Lock()
+		w.mon.SetLogsOn()
+		w.mu.Unlock()
 		logsDone = append(logsDone, logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, w.onLog))
 	}
 	gpus, _ := newGPUSource(&monitorEnv{Interval: interval})
@@ -226,8 +187,10 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 		if gpus != nil {
 			snap, evs := gpus.Refresh()
 			w.mu.Lock()
-			w.gpu = &snap
-			w.addEvents(evs...)
+			w.mon.Apply(snap)
+			for _, ev := range evs {
+				w.mon.Apply(ev)
+			}
 			w.mu.Unlock()
 		}
 		w.evaluate(time.Now())
@@ -244,29 +207,12 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 	}
 }
 
-// evaluate builds the rules' input from what was collected so far.
+// evaluate runs the rules over everything seen since the watch began.
 func (w *watch) evaluate(now time.Time) diagnosis.Report {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	window := max(now.Sub(w.start), time.Second)
-	in := diagnosis.Input{Time: now, GPU: w.gpu, LogsOn: w.logsOn, Events: append([]model.Event(nil), w.events...)}
-	if w.gpu != nil && len(w.gpu.GPUs) == 0 {
-		in.GPU = nil
-	}
-	keys := w.store.Keys()
-	for _, u := range w.urls {
-		found := false
-		for _, k := range keys {
-			if k.Endpoint == u {
-				found = true
-				in.Endpoints = append(in.Endpoints, diagnosis.EndpointFromStore(w.store, k, w.id[u], w.last[u], w.lastOK[u], window))
-			}
-		}
-		if !found {
-			in.Endpoints = append(in.Endpoints, diagnosis.Endpoint{URL: u, Identity: w.id[u], Scrape: w.last[u], LastOK: w.lastOK[u]})
-		}
-	}
-	return w.d.Update(in)
+	w.mon.SetWindow(max(now.Sub(w.start), time.Second))
+	return w.mon.Evaluate(now)
 }
 
 // diagnoseResult is the JSON document (and what the text is printed from).
@@ -294,6 +240,11 @@ type diagnoseEndpoint struct {
 	Error     string       `json:"error,omitempty"`
 	Hint      string       `json:"hint,omitempty"`
 	Simulated bool         `json:"simulated,omitempty"`
+	// State is the engine's lifecycle, Runs its run ledger (oldest first):
+	// see docs/snapshot-json.md.
+	State       model.Lifecycle `json:"state"`
+	StateDetail string          `json:"state_detail,omitempty"`
+	Runs        []model.Run     `json:"runs"`
 }
 
 func (w *watch) result(rep diagnosis.Report) diagnoseResult {
@@ -308,16 +259,25 @@ func (w *watch) result(rep diagnosis.Report) diagnoseResult {
 		res.Findings = []diagnosis.Finding{}
 	}
 	res.Closed = []diagnosis.Finding{}
-	for _, f := range w.d.History() {
+	for _, f := range w.mon.History() {
 		if !f.Active() {
 			res.Closed = append(res.Closed, f)
 		}
 	}
 	answered := false
 	for _, u := range w.urls {
-		id, sc := w.id[u], w.last[u]
-		e := diagnoseEndpoint{URL: u, Engine: id.Engine, Version: id.Version, Health: id.Health, Error: sc.Err, Hint: sc.Hint, Simulated: id.Simulated}
-		e.Answered = !w.lastOK[u].IsZero() || (id.Health != "" && id.Health != model.HealthDown && id.Health != model.HealthUnknown)
+		var id model.Identity
+		var lastOK time.Time
+		e := diagnoseEndpoint{URL: u, State: model.LifeUnknown, Runs: w.mon.RunsOf(u)}
+		if ep := w.mon.Endpoint(u); ep != nil {
+			id, lastOK = ep.Identity, ep.LastOK
+			e.Error, e.Hint, e.State, e.StateDetail = ep.Err, ep.Hint, ep.Life, ep.LifeDetail
+		}
+		if e.Runs == nil {
+			e.Runs = []model.Run{}
+		}
+		e.Engine, e.Version, e.Health, e.Simulated = id.Engine, id.Version, id.Health, id.Simulated
+		e.Answered = !lastOK.IsZero() || (id.Health != "" && id.Health != model.HealthDown && id.Health != model.HealthUnknown)
 		if e.Health == "" {
 			e.Health = model.HealthUnknown
 		}

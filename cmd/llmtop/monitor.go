@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/tui"
 )
 
@@ -148,7 +149,10 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		statuses[p.Name] = ""
 	}
 	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
+	// The one core every face reads: the screen, and its `s` snapshot.
+	mon := core.New(core.Options{Endpoints: urls, Window: window, Diagnosis: tui.DiagnosisConfig(cfg.Thresholds)})
 	m := tui.New(tui.Options{
+		Core:      mon,
 		Endpoints: urls, Interval: interval, Window: window, Simulated: opts.Simulated,
 		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot,
 		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,

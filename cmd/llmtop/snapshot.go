@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/sources/probe"
@@ -98,7 +100,7 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 			return err
 		}
 	} else {
-		printSnapshot(out, snap)
+		printSnapshot(out, snap.SnapshotJSON)
 	}
 	if reason := noneAnswered(results); reason != "" {
 		return &exitError{code: 3, err: errors.New(reason)}
@@ -149,79 +151,31 @@ func downKind(k model.ScrapeErrKind) bool {
 	return k == model.ErrRefused || k == model.ErrTimeout || k == model.ErrUnreachable
 }
 
-// buildSnapshot feeds each endpoint's scrapes into a Store and reads the
-// state over everything it saw: one entry per endpoint and model, or one
-// entry with null metrics when the endpoint gave none.
-func buildSnapshot(now time.Time, results []endpointResult) model.SnapshotJSON {
-	snap := model.SnapshotJSON{Time: now.UTC(), Endpoints: []model.EndpointJSON{}}
-	for _, r := range results {
-		snap.Endpoints = append(snap.Endpoints, endpointEntries(r)...)
-	}
-	return snap
-}
-
-func endpointEntries(r endpointResult) []model.EndpointJSON {
-	base := model.EndpointJSON{URL: r.url, Health: model.HealthUnknown, Models: []string{}}
-	if len(r.scrapes) == 0 {
-		base.Error = "not scraped"
-		return []model.EndpointJSON{base}
-	}
-	store := model.NewStore(model.DefaultStoreConfig)
-	var id model.Identity
-	for _, sc := range r.scrapes {
-		if sc.Identity.Engine != model.Unknown || id.Engine == model.Unknown {
-			id = sc.Identity
-		}
-		for _, s := range sc.Samples {
-			s.Endpoint = r.url
-			store.Add(s)
+// buildSnapshot feeds every endpoint's scrapes, in time order, into the
+// monitor core (the one the TUI and diagnose drive) and reads its document
+// over everything it saw: one entry per endpoint and model, or one entry
+// with null metrics when the endpoint gave none, with the findings the
+// rules reach on those scrapes.
+func buildSnapshot(now time.Time, results []endpointResult) core.Document {
+	urls := make([]string, len(results))
+	var all []model.Scrape
+	for i, r := range results {
+		urls[i] = r.url
+		for _, sc := range r.scrapes {
+			sc.Endpoint = r.url
+			for j := range sc.Samples {
+				sc.Samples[j].Endpoint = r.url
+			}
+			all = append(all, sc)
 		}
 	}
-	last := r.scrapes[len(r.scrapes)-1]
-	base.Engine, base.Version, base.Health, base.Simulated = id.Engine, id.Version, id.Health, id.Simulated
-	if base.Health == "" {
-		base.Health = model.HealthUnknown
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Time.Before(all[j].Time) })
+	mon := core.New(core.Options{Endpoints: urls, Window: model.DefaultStoreConfig.MaxWindow})
+	for _, sc := range all {
+		mon.Apply(sc)
 	}
-	for _, m := range id.Models {
-		base.Models = append(base.Models, m.ID)
-	}
-	base.Error, base.Hint = last.Err, last.Hint
-	keys := store.Keys()
-	if len(keys) == 0 {
-		if len(id.Models) > 0 {
-			base.Model = id.Models[0].ID
-			base.MaxContext = maxContext(id, base.Model)
-		}
-		return []model.EndpointJSON{base}
-	}
-	out := make([]model.EndpointJSON, 0, len(keys))
-	for _, k := range keys {
-		e := base
-		st := store.State(k, model.DefaultStoreConfig.MaxWindow)
-		e.Model = k.Model
-		e.MaxContext = maxContext(id, k.Model)
-		e.Metrics = model.MetricsOf(st)
-		e.Info, e.Notes = st.Info, st.Notes
-		if len(e.Info) == 0 {
-			e.Info = nil
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// maxContext is the model's context length when the engine says it, else
-// the first model's.
-func maxContext(id model.Identity, name string) model.Opt {
-	for _, m := range id.Models {
-		if m.ID == name && m.MaxContext > 0 {
-			return model.Some(float64(m.MaxContext))
-		}
-	}
-	if len(id.Models) > 0 && id.Models[0].MaxContext > 0 {
-		return model.Some(float64(id.Models[0].MaxContext))
-	}
-	return model.None
+	mon.Evaluate(now)
+	return mon.Snapshot()
 }
 
 // joinNonEmpty joins the non-empty parts with sep.

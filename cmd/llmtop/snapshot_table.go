@@ -93,6 +93,13 @@ func printEntry(w io.Writer, e model.EndpointJSON) {
 	if len(e.Models) > 1 {
 		fmt.Fprintf(w, "  serves %s\n", strings.Join(e.Models, ", "))
 	}
+	if e.State != "" && e.State != model.LifeUnknown {
+		state := string(e.State)
+		if n := len(e.Runs); n > 0 {
+			state += fmt.Sprintf(" · run %d (%s)", e.Runs[n-1].N, e.Runs[n-1].StartedBy)
+		}
+		fmt.Fprintf(w, "  state  %s\n", joinNonEmpty(": ", state, e.StateDetail))
+	}
 	if e.Error != "" {
 		fmt.Fprintf(w, "  error  %s\n", e.Error)
 		if e.Hint != "" {

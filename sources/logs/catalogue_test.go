@@ -17,6 +17,21 @@ var catalogueExamples = []struct {
 	line   string
 	fields map[string]string // a subset that must be extracted
 }{
+	// ---- lifecycle (vLLM lines as vllm/entrypoints/openai/api_server.py,
+	// utils.py, default_loader.py and gpu_model_runner.py print them; uvicorn's
+	// own; llama.cpp tools/server/server.cpp and server-context.cpp at
+	// de3ff81; Ollama's slog server config line) ----
+	{"vllm_start", "(APIServer pid=3712) INFO 11-22 04:50:01 [api_server.py:1885] vLLM API server version 0.11.0", map[string]string{"version": "0.11.0"}},
+	{"vllm_args", "(APIServer pid=3712) INFO 11-22 04:50:01 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3-8B', 'max_num_seqs': 32, 'enable_prefix_caching': False}", map[string]string{"args": "{'model': 'Qwen/Qwen3-8B', 'max_num_seqs': 32, 'enable_prefix_caching': False}"}},
+	{"vllm_weights_loaded", "(EngineCore_DP0 pid=3790) INFO 11-22 04:50:09 [default_loader.py:267] Loading weights took 3.21 seconds", map[string]string{"seconds": "3.21"}},
+	{"vllm_graphs_captured", "(EngineCore_DP0 pid=3790) INFO 11-22 04:50:31 [gpu_model_runner.py:3480] Graph capturing finished in 6 secs, took 0.52 GiB", map[string]string{"seconds": "6"}},
+	{"uvicorn_startup_complete", "(APIServer pid=3712) INFO:     Application startup complete.", nil},
+	{"uvicorn_shutting_down", "(APIServer pid=3712) INFO:     Shutting down", nil},
+	{"uvicorn_shutting_down", "INFO:     Shutting down", nil},
+	{"uvicorn_shutdown_complete", "(APIServer pid=3712) INFO:     Application shutdown complete.", nil},
+	{"llamacpp_loading_model", "srv    load_model: loading model '/models/tiny.gguf'", map[string]string{"model": "/models/tiny.gguf"}},
+	{"llamacpp_exit", "srv    operator(): cleaning up before exit...", nil},
+	{"ollama_server_config", `time=2026-11-24T10:00:00.000Z level=INFO source=routes.go:1331 msg="server config" env="map[CUDA_VISIBLE_DEVICES: OLLAMA_HOST:http://127.0.0.1:11434 OLLAMA_NUM_PARALLEL:4 OLLAMA_ORIGINS:[http://localhost https://localhost]]"`, map[string]string{"args": "map[CUDA_VISIBLE_DEVICES: OLLAMA_HOST:http://127.0.0.1:11434 OLLAMA_NUM_PARALLEL:4 OLLAMA_ORIGINS:[http://localhost https://localhost]]"}},
 	{"vllm_stats", "INFO 08-14 12:00:01 [loggers.py:259] Engine 000: Avg prompt throughput: 1234.5 tokens/s, Avg generation throughput: 456.7 tokens/s, Running: 12 reqs, Waiting: 3 reqs, Deferred: 1 reqs, Preemptions: 2, GPU KV cache usage: 87.5%, Prefix cache hit rate: 41.2%, Corrupted: 0 reqs, External prefix cache hit rate: 10.0%, MM cache hit rate: 0.0%",
 		map[string]string{"engine": "000", "prompt_tps": "1234.5", "gen_tps": "456.7", "running": "12", "waiting": "3"}},
 	{"vllm_stats", "(APIServer pid=123) INFO 08-14 12:00:01 [loggers.py:259] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 30.2 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.3%, Prefix cache hit rate: 0.0%",
@@ -196,6 +211,17 @@ var catalogueExamples = []struct {
 // lines (a sibling row's message, the line before or after the event) that
 // the needle alone keeps out.
 var catalogueNearMisses = []struct{ id, line string }{
+	// ---- lifecycle ----
+	{"vllm_start", "vLLM API server version unknown was not printed because --version was passed"},
+	{"vllm_args", "non-default args: {} (none given)"},
+	{"vllm_weights_loaded", "Loading weights took too long; retrying"},
+	{"vllm_graphs_captured", "Graph capturing finished in error"},
+	{"uvicorn_startup_complete", "Waiting for application startup."},
+	{"uvicorn_shutting_down", "2026-11-24 TGI router: Shutting down shards"},
+	{"uvicorn_shutdown_complete", "Waiting for application shutdown."},
+	{"llamacpp_loading_model", "common_download: loading model 'x' from cache"},
+	{"llamacpp_exit", "main: cleaning up before exit... (from another tool)"},
+	{"ollama_server_config", `level=INFO msg="server config" env=none`},
 	// ---- periodic stats ----
 	{"vllm_stats", "INFO 01-10 12:00:01 metrics.py:455] Avg prompt throughput: 512.0 tokens/s, Avg generation throughput: 64.3 tokens/s, Running: 7 reqs, Swapped: 1 reqs, Pending: 5 reqs, GPU KV cache usage: 91.2%, CPU KV cache usage: 0.0%."},
 	{"vllm_stats_v0", "Avg prompt throughput: 1.0 tokens/s"},
@@ -373,7 +399,7 @@ func TestCatalogueComplete(t *testing.T) {
 	for _, nm := range catalogueNearMisses {
 		hasNM[nm.id] = true
 	}
-	cats := map[string]bool{"memory": true, "availability": true, "config": true, "auth": true, "distributed": true, "stats": true}
+	cats := map[string]bool{"memory": true, "availability": true, "config": true, "auth": true, "distributed": true, "stats": true, "lifecycle": true}
 	for _, p := range Catalogue {
 		if !hasEx[p.ID] || !hasNM[p.ID] {
 			t.Errorf("%s: needs an example (%v) and a near miss (%v)", p.ID, hasEx[p.ID], hasNM[p.ID])

@@ -135,6 +135,9 @@ func (mt Match) Event(t time.Time, endpoint, line string) *model.Event {
 		fields[k] = v
 	}
 	fields["hint"] = p.Meaning
+	if p.Phase != "" {
+		fields["phase"] = p.Phase
+	}
 	if len(p.Engines) > 0 {
 		names := make([]string, len(p.Engines))
 		for i, e := range p.Engines {

@@ -1,0 +1,361 @@
+package core
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+const url = "http://127.0.0.1:8000"
+
+var t0 = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+
+func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+
+// engine is a fake vLLM's cumulative state: every tick adds rps requests
+// of prompt tokens and decode steps, so counters only grow until restart.
+type engine struct {
+	version string
+	started time.Time
+	reqs    float64
+	prompt  float64
+	kv      float64
+	waiting float64
+	itl     float64 // seconds per token this run
+	ttft    model.Histogram
+	itlH    model.Histogram
+}
+
+func newEngine(version string, started time.Time, itl float64) *engine {
+	b := []float64{0.01, 0.025, 0.05, 0.1, 0.5, 1, 5}
+	mk := func() model.Histogram {
+		h := model.Histogram{}
+		for _, ub := range b {
+			h.Buckets = append(h.Buckets, model.Bucket{UpperBound: ub})
+		}
+		return h
+	}
+	return &engine{version: version, started: started, itl: itl, ttft: mk(), itlH: mk()}
+}
+
+func observe(h *model.Histogram, v, n float64) {
+	for i := range h.Buckets {
+		if v <= h.Buckets[i].UpperBound {
+			h.Buckets[i].Count += n
+		}
+	}
+	h.Sum += v * n
+	h.Count += n
+}
+
+// scrape advances the engine one second at rps requests/s with prompts of
+// promptLen tokens and returns what a scrape at t would read.
+func (e *engine) scrape(t time.Time, rps, promptLen float64) model.Scrape {
+	e.reqs += rps
+	e.prompt += rps * promptLen
+	observe(&e.ttft, 0.08, rps)
+	observe(&e.itlH, e.itl, rps*100)
+	sm := model.NewSample(url, "m", t, model.FromScrape)
+	sm.Started = e.started
+	sm.Gauges[model.Running] = rps * 2
+	sm.Gauges[model.Waiting] = e.waiting
+	sm.Gauges[model.KVUsage] = e.kv
+	sm.Counters[model.Requests] = e.reqs
+	sm.Counters[model.PromptTokens] = e.prompt
+	sm.Counters[model.GenTokens] = e.reqs * 100
+	sm.Latencies[model.TTFT] = cloneHist(e.ttft)
+	sm.Latencies[model.ITL] = cloneHist(e.itlH)
+	return model.Scrape{Endpoint: url, Time: t, Samples: []model.Sample{sm},
+		Identity: model.Identity{Engine: model.VLLM, Version: e.version, Health: model.HealthUp,
+			Models: []model.ModelInfo{{ID: "m", MaxContext: 8192}}}}
+}
+
+func cloneHist(h model.Histogram) model.Histogram {
+	h.Buckets = append([]model.Bucket(nil), h.Buckets...)
+	return h
+}
+
+func down(t time.Time) model.Scrape {
+	return model.Scrape{Endpoint: url, Time: t, Err: "dial tcp 127.0.0.1:8000: connect: connection refused", ErrKind: model.ErrRefused,
+		Identity: model.Identity{Health: model.HealthDown}}
+}
+
+// logEvent is what the log source sends for a catalogue line: its phase in
+// Fields, no endpoint (one endpoint is watched).
+func logEvent(t time.Time, kind, phase string, sev model.Severity, line string, fields map[string]string) model.LogLine {
+	f := map[string]string{"hint": "x"}
+	for k, v := range fields {
+		f[k] = v
+	}
+	if phase != "" {
+		f["phase"] = phase
+	}
+	cat := model.CategoryLifecycle
+	if sev == model.SevCrit {
+		cat = "availability"
+	}
+	return model.LogLine{Time: t, Text: line, Event: &model.Event{Time: t, Source: "log", Kind: kind, Severity: sev, Category: cat, Title: line, Line: line, Fields: f}}
+}
+
+func banner(t time.Time, args string) []model.LogLine {
+	return []model.LogLine{
+		logEvent(t, "vllm_start", model.PhaseStart, model.SevInfo, "vLLM API server version 0.11.0", map[string]string{"version": "0.11.0"}),
+		logEvent(t, "vllm_args", model.PhaseConfig, model.SevInfo, "non-default args: "+args, map[string]string{"args": args}),
+	}
+}
+
+func shutdown(t time.Time) []model.LogLine {
+	return []model.LogLine{
+		logEvent(t, "uvicorn_shutting_down", model.PhaseStopping, model.SevInfo, "INFO:     Shutting down", nil),
+		logEvent(t, "uvicorn_shutdown_complete", model.PhaseStopped, model.SevInfo, "INFO:     Application shutdown complete.", nil),
+	}
+}
+
+func newMonitor() *Monitor {
+	return New(Options{Endpoints: []string{url}, Window: time.Minute})
+}
+
+// run feeds secs seconds of scrapes from e starting at from, ticking the
+// monitor each second.
+func run(m *Monitor, e *engine, from, secs float64, rps, promptLen float64) {
+	for s := from; s < from+secs; s++ {
+		m.Apply(e.scrape(at(s), rps, promptLen))
+		m.Tick(at(s))
+	}
+}
+
+func findingIDs(fs []diagnosis.Finding) string {
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.ID+":"+f.Severity.String())
+	}
+	return strings.Join(ids, " ")
+}
+
+// A load test: run, clean shutdown, restart with another flag. Two runs, a
+// planned end with the config diff, windows from the new run only, the old
+// run's findings closed at the boundary and no crash loop.
+func TestPlannedRestartStartsARunAndClosesTheOldFindings(t *testing.T) {
+	m := newMonitor()
+	for _, l := range banner(at(-30), "{'model': 'm', 'max_num_seqs': 256}") {
+		m.Apply(l)
+	}
+	e := newEngine("0.11.0", at(-30), 0.09) // ITL 90 ms: over the 50 ms SLO
+	e.kv = 0.5
+	run(m, e, 0, 90, 10, 383)
+	if rep := m.Report(); !strings.Contains(findingIDs(rep.Findings), "itl_") {
+		t.Fatalf("first run: want the ITL finding open, got %s", findingIDs(rep.Findings))
+	}
+	for _, l := range shutdown(at(90)) {
+		m.Apply(l)
+	}
+	for s := 91.0; s < 95; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	ep := m.Endpoint(url)
+	if ep.Life != model.LifeStopped || ep.Current().End != model.RunPlanned {
+		t.Fatalf("after a clean shutdown: life %s, run end %s", ep.Life, ep.Current().End)
+	}
+	if rep := m.Report(); strings.Contains(findingIDs(rep.Findings), "endpoint_down:crit") {
+		t.Fatalf("a clean shutdown is not a crash: %s", findingIDs(rep.Findings))
+	}
+	for _, l := range banner(at(95), "{'model': 'm', 'max_num_seqs': 128}") {
+		m.Apply(l)
+	}
+	if ep.Life != model.LifeStarting {
+		t.Fatalf("after the banner: life %s, want starting", ep.Life)
+	}
+	for s := 96.0; s < 100; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	if rep := m.Report(); strings.Contains(findingIDs(rep.Findings), "endpoint_down") {
+		t.Fatalf("a start under way is not 'endpoint down': %s", findingIDs(rep.Findings))
+	}
+	e2 := newEngine("0.11.0", at(95), 0.02) // the new flag fixed ITL
+	run(m, e2, 100, 30, 10, 63)
+
+	runs := m.RunsOf(url)
+	if len(runs) != 2 || runs[0].End != model.RunPlanned || runs[1].End != model.RunRunning {
+		t.Fatalf("runs = %+v", runs)
+	}
+	if d := model.ConfigDiff(runs[0].Config, runs[1].Config); len(d) != 1 || d[0] != "args.max_num_seqs 256 → 128" {
+		t.Fatalf("config diff = %v", d)
+	}
+	rep := m.Report()
+	ids := findingIDs(rep.Findings)
+	if strings.Contains(ids, "itl_") || strings.Contains(ids, "crit") {
+		t.Fatalf("the old run's ITL finding (or a crash) sits in the new run: %s", ids)
+	}
+	if !strings.Contains(ids, "restarts:info") {
+		t.Fatalf("want an info planned restart, got %s", ids)
+	}
+	closedAtBoundary := false
+	for _, f := range m.History() {
+		if strings.HasPrefix(f.ID, "itl_") && f.Closed.Equal(at(95)) {
+			closedAtBoundary = true
+		}
+	}
+	if !closedAtBoundary {
+		t.Errorf("the ITL finding did not close at the run boundary: %+v", m.History())
+	}
+	// The window is the new run's: 29 s, prompts of 63 tokens, not 383.
+	st := m.Store().State(model.Key{Endpoint: url, Model: "m"}, time.Minute)
+	if st.RateWindow != 29*time.Second || st.PromptTPS.V/st.RequestsPS.V != 63 {
+		t.Fatalf("window %v, prompt/request %v: want the new run's 29 s and 63", st.RateWindow, st.PromptTPS.V/st.RequestsPS.V)
+	}
+	if w := st.Latency[model.ITL].Window; w != 29*time.Second {
+		t.Fatalf("ITL window %v spans the restart", w)
+	}
+	if s := runs[0].Summary; !s.ITLp99ms.OK || s.ITLp99ms.V < 50 || !s.RequestsPS.OK {
+		t.Errorf("first run's summary = %+v", s)
+	}
+}
+
+// A crash ends the run as a crash with its line; the crash finding stays
+// open into the next run, and three crashes in 15 minutes are a crash loop
+// while planned restarts never are.
+func TestCrashesMakeALoopAndPlannedRestartsDoNot(t *testing.T) {
+	m := newMonitor()
+	var s float64
+	for i := 0; i < 3; i++ {
+		for _, l := range banner(at(s), "{'max_num_seqs': 64}") {
+			m.Apply(l)
+		}
+		run(m, newEngine("0.11.0", at(s), 0.02), s+1, 20, 5, 100)
+		crash := logEvent(at(s+21), "cuda_illegal_access", model.PhaseCrash, model.SevCrit, "torch.AcceleratorError: CUDA error: an illegal memory access was encountered", nil)
+		m.Apply(crash)
+		for x := s + 22; x < s+30; x++ {
+			m.Apply(down(at(x)))
+			m.Tick(at(x))
+		}
+		s += 30
+	}
+	if ep := m.Endpoint(url); ep.Life != model.LifeCrashed || ep.Current().End != model.RunCrash ||
+		!strings.Contains(ep.Current().EndLine, "illegal memory access") {
+		t.Fatalf("life %s, run %+v", ep.Life, ep.Current())
+	}
+	for _, l := range banner(at(s), "{'max_num_seqs': 64}") {
+		m.Apply(l)
+	}
+	run(m, newEngine("0.11.0", at(s), 0.02), s+1, 10, 5, 100)
+	ids := findingIDs(m.Report().Findings)
+	if !strings.Contains(ids, "restarts:crit") {
+		t.Fatalf("three crashes: want the crash loop, got %s", ids)
+	}
+	// The crash that ended the last run explains the restart: its finding
+	// stays open into the new run.
+	if id := diagnosis.FindingForEvent("cuda_illegal_access"); id == "" || !strings.Contains(ids, id+":") {
+		t.Fatalf("the crash line's finding %q is not open in the new run: %s", id, ids)
+	}
+
+	// The same number of planned restarts: no crash loop.
+	p := newMonitor()
+	s = 0
+	for i := 0; i < 4; i++ {
+		for _, l := range banner(at(s), "{'max_num_seqs': "+string(rune('1'+i))+"}") {
+			p.Apply(l)
+		}
+		run(p, newEngine("0.11.0", at(s), 0.02), s+1, 20, 5, 100)
+		for _, l := range shutdown(at(s + 21)) {
+			p.Apply(l)
+		}
+		s += 25
+	}
+	if ids := findingIDs(p.Report().Findings); strings.Contains(ids, "restarts:crit") || strings.Contains(ids, "crit") {
+		t.Fatalf("planned restarts made a critical finding: %s", ids)
+	}
+	for _, r := range p.RunsOf(url)[:3] {
+		if r.End != model.RunPlanned {
+			t.Fatalf("run %d ended %s, want planned", r.N, r.End)
+		}
+	}
+}
+
+// SIGKILL with the log attached: the endpoint stops answering and the log
+// says nothing of a shutdown. That is a crash (killed), not "unknown".
+func TestKilledWithLogAttachedIsACrash(t *testing.T) {
+	m := newMonitor()
+	for _, l := range banner(at(0), "{}") {
+		m.Apply(l)
+	}
+	run(m, newEngine("0.11.0", at(0), 0.02), 1, 20, 5, 100)
+	for s := 21.0; s < 30; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	r := m.Endpoint(url).Current()
+	if r.End != model.RunCrash || !strings.Contains(r.EndReason, "no shutdown line") || !r.Ended.Equal(at(21)) {
+		t.Fatalf("run = %+v", r)
+	}
+}
+
+// Without a log a counter reset is a restart whose cause is unknown: a new
+// run, never called a crash.
+func TestCounterResetWithoutLogIsAnUnknownRestart(t *testing.T) {
+	m := newMonitor()
+	run(m, newEngine("0.11.0", time.Time{}, 0.02), 0, 30, 5, 100)
+	for s := 30.0; s < 33; s++ {
+		m.Apply(down(at(s)))
+	}
+	run(m, newEngine("0.11.0", time.Time{}, 0.02), 33, 20, 5, 100)
+	runs := m.RunsOf(url)
+	if len(runs) != 2 || runs[0].End != model.RunUnknown || !runs[0].Ended.Equal(at(30)) || !strings.Contains(runs[1].StartedBy, "counters went back") {
+		t.Fatalf("runs = %+v", runs)
+	}
+	if ids := findingIDs(m.Report().Findings); !strings.Contains(ids, "restarts:warn") {
+		t.Fatalf("want a warning restart of unknown cause, got %s", ids)
+	}
+}
+
+// The version changing between two scrapes with nothing else seen (a
+// rolling redeploy behind one address) is a new, planned run.
+func TestVersionChangeIsANewRun(t *testing.T) {
+	m := newMonitor()
+	e := newEngine("0.11.0", time.Time{}, 0.02)
+	run(m, e, 0, 10, 5, 100)
+	e.version = "0.11.1"
+	run(m, e, 10, 10, 5, 100)
+	runs := m.RunsOf(url)
+	if len(runs) != 2 || runs[0].End != model.RunPlanned || runs[1].Version != "0.11.1" || runs[1].StartedBy != "version changed" {
+		t.Fatalf("runs = %+v", runs)
+	}
+}
+
+// The ledger: a benchmark is filed under the run it measured, and the
+// snapshot document carries state and runs.
+func TestSnapshotCarriesStateRunsAndFindings(t *testing.T) {
+	m := newMonitor()
+	run(m, newEngine("0.11.0", at(0), 0.09), 0, 60, 10, 100)
+	m.SetBench(&diagnosis.Bench{URL: url, Start: at(30), End: at(50), Completed: 10}, model.RunBench{Time: at(30), Completed: 10})
+	m.Evaluate(at(60))
+	doc := m.Snapshot()
+	if len(doc.Endpoints) != 1 {
+		t.Fatalf("endpoints = %+v", doc.Endpoints)
+	}
+	ej := doc.Endpoints[0]
+	if ej.State != model.LifeServing || len(ej.Runs) != 1 || len(ej.Runs[0].Benches) != 1 {
+		t.Fatalf("state %s, runs %+v", ej.State, ej.Runs)
+	}
+	if findingIDs(doc.Findings) != findingIDs(m.Report().Findings) || len(doc.Findings) == 0 {
+		t.Fatalf("document findings %s, report %s", findingIDs(doc.Findings), findingIDs(m.Report().Findings))
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	got := parseArgs("{'model': 'Qwen/Qwen3-8B', 'max_num_seqs': 32, 'served_model_name': ['a', 'b'], 'host': 'http://x:1'}")
+	want := map[string]string{"model": "Qwen/Qwen3-8B", "max_num_seqs": "32", "served_model_name": "['a', 'b']", "host": "http://x:1"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q (all: %v)", k, got[k], v, got)
+		}
+	}
+	got = parseArgs("map[CUDA_VISIBLE_DEVICES: OLLAMA_HOST:http://127.0.0.1:11434 OLLAMA_NUM_PARALLEL:4 OLLAMA_ORIGINS:[http://localhost https://x]]")
+	if got["OLLAMA_NUM_PARALLEL"] != "4" || got["OLLAMA_HOST"] != "http://127.0.0.1:11434" || got["OLLAMA_ORIGINS"] != "[http://localhost https://x]" || len(got) != 4 {
+		t.Errorf("ollama map = %v", got)
+	}
+}
