@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -280,4 +281,13 @@ func (s *Sim) crash() {
 	if s.timeline[s.segIdx].dur == 0 {
 		s.at(90*time.Second, s.crash)
 	}
+}
+
+// Scenario is the timeline segment now running: its scenario name(s)
+// joined by "+", how long it has run and how long it lasts (0: forever).
+func (s *Sim) Scenario() (name string, elapsed, length time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seg := s.timeline[s.segIdx]
+	return strings.Join(seg.names, "+"), s.now.Sub(s.segStart), seg.dur
 }

@@ -46,7 +46,9 @@ type Data struct {
 	// it runs).
 	Sources map[string]string
 
-	Simulated  bool
+	Simulated bool
+	// Scenario is the demo's current simulated scenario (empty otherwise).
+	Scenario   ScenarioMsg
 	Styles     *Styles
 	Thresholds Thresholds
 	Keys       KeyMap

@@ -21,7 +21,15 @@ func renderHeader(d *Data, w int) []string {
 	b.WriteString(s.Title.Render("llmtop") + " ")
 	b.WriteString(s.Badge(lvl).Render(" " + badge + " "))
 	if d.Simulated || (e != nil && e.Identity.Simulated) {
-		b.WriteString(" " + s.BadgeInfo.Render(" SIMULATED "))
+		sim := " SIMULATED "
+		if sc := d.Scenario; sc.Name != "" {
+			sim += "· " + sc.Name + " " + clock(sc.Elapsed)
+			if sc.Length > 0 {
+				sim += "/" + clock(sc.Length)
+			}
+			sim += " "
+		}
+		b.WriteString(" " + s.BadgeInfo.Render(sim))
 	}
 	if d.Paused {
 		b.WriteString(" " + s.BadgeWarn.Render(" PAUSED "))
@@ -141,4 +149,10 @@ func endpointLine(d *Data, e *EndpointInfo) string {
 		b.WriteString(s.Faint.Render("  " + e.Identity.HealthDetail))
 	}
 	return b.String()
+}
+
+// clock writes a span as m:ss ("0:40", "1:30").
+func clock(d time.Duration) string {
+	d = max(0, d.Round(time.Second))
+	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }

@@ -19,6 +19,7 @@ type KeyMap struct {
 	Pause, Slower, Faster                key.Binding
 	WindowPrev, WindowNext               key.Binding
 	Explain, Save, Bench, Logs, Diagnose key.Binding
+	Runs                                 key.Binding
 	Up, Down, PrevEndpoint, NextEndpoint key.Binding
 }
 
@@ -44,6 +45,7 @@ func DefaultKeyMap() KeyMap {
 		Bench:        b([]string{"b"}, "b", "benchmark"),
 		Logs:         b([]string{"l"}, "l", "log view"),
 		Diagnose:     b([]string{"d"}, "d", "diagnosis list"),
+		Runs:         b([]string{"r"}, "r", "engine runs: compare restarts"),
 		Up:           b([]string{"k", "up"}, "k/↑", "up / scroll"),
 		Down:         b([]string{"j", "down"}, "j/↓", "down / scroll"),
 		PrevEndpoint: b([]string{"h", "left"}, "h/←", "previous endpoint"),
@@ -62,7 +64,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Help, k.Quit, k.Back, k.Focus, k.FocusBack, k.Zoom},
 		{k.Up, k.Down, k.PrevEndpoint, k.NextEndpoint, k.Pause},
 		{k.Slower, k.Faster, k.WindowPrev, k.WindowNext},
-		{k.Explain, k.Save, k.Logs, k.Bench, k.Diagnose},
+		{k.Explain, k.Save, k.Logs, k.Bench, k.Diagnose, k.Runs},
 	}
 }
 
@@ -72,7 +74,7 @@ func (k *KeyMap) bindings() map[string]*key.Binding {
 		"help": &k.Help, "quit": &k.Quit, "back": &k.Back, "focus": &k.Focus, "focus_back": &k.FocusBack,
 		"pause": &k.Pause, "slower": &k.Slower, "faster": &k.Faster,
 		"window_prev": &k.WindowPrev, "window_next": &k.WindowNext, "explain": &k.Explain,
-		"save": &k.Save, "bench": &k.Bench, "logs": &k.Logs, "diagnose": &k.Diagnose,
+		"save": &k.Save, "bench": &k.Bench, "logs": &k.Logs, "diagnose": &k.Diagnose, "runs": &k.Runs,
 		"up": &k.Up, "down": &k.Down, "prev_endpoint": &k.PrevEndpoint, "next_endpoint": &k.NextEndpoint,
 	}
 }
@@ -110,6 +112,8 @@ func (k KeyMap) overlayKey(id string) (key.Binding, bool) {
 		return k.Bench, true
 	case "diagnosis", "diagnose":
 		return k.Diagnose, true
+	case "runs":
+		return k.Runs, true
 	}
 	return key.Binding{}, false
 }

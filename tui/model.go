@@ -57,6 +57,13 @@ type SourceStatusMsg struct {
 	Err  string
 }
 
+// ScenarioMsg says which simulated scenario the demo is running and for
+// how long (Length 0: until stopped); the header badges it.
+type ScenarioMsg struct {
+	Name            string
+	Elapsed, Length time.Duration
+}
+
 // savedMsg reports a snapshot write.
 type savedMsg struct {
 	path string
@@ -216,6 +223,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else {
 			m.flash("snapshot saved to " + msg.path)
 		}
+		return m, nil
+	case ScenarioMsg:
+		m.d.Scenario = msg
 		return m, nil
 	case SourceStatusMsg:
 		m.d.Sources[msg.Name] = msg.Err

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmtop/llmtop/sim"
+	"github.com/llmtop/llmtop/tui"
 )
 
 // `llmtop demo` (and `make run`): the simulated vLLM in-process on a free
@@ -84,6 +85,10 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 		URLs:      []string{url},
 		Simulated: true,
 		SimLog:    pipe,
+		Scenario: func() tui.ScenarioMsg {
+			name, elapsed, length := s.Scenario()
+			return tui.ScenarioMsg{Name: name, Elapsed: elapsed, Length: length}
+		},
 		SimGPU: func() SimGPULoad {
 			l := s.Load()
 			return SimGPULoad{Util: l.Util, MemUsed: l.MemUsed, MemTotal: l.MemTotal, BatchShare: l.BatchShare}

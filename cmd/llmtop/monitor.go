@@ -31,6 +31,9 @@ type monitorOptions struct {
 	Simulated bool              // badge SIMULATED everywhere
 	SimLog    io.Reader         // demo: the simulator's log
 	SimGPU    func() SimGPULoad // demo: drives the simulated GPUs
+	// Scenario names the demo's running scenario, read once a second for
+	// the header's badge.
+	Scenario func() tui.ScenarioMsg
 	// Extra are Bubble Tea commands started with the program (a demo's
 	// scenario driver, for example). The messages they return reach every
 	// tui component that implements tui.Receiver.
@@ -175,6 +178,20 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	p := tea.NewProgram(m, popts...)
 	env.Send = func(msg any) { p.Send(msg) }
 
+	if opts.Scenario != nil {
+		go func() {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				p.Send(opts.Scenario())
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+			}
+		}()
+	}
 	go func() {
 		defer close(started)
 		for _, sp := range sourcePlugins {

@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func lifeLine(at time.Time, kind, phase, text string, fields map[string]string) model.LogLine {
+	f := map[string]string{"phase": phase}
+	for k, v := range fields {
+		f[k] = v
+	}
+	return model.LogLine{Time: at, Text: text, Event: &model.Event{Time: at, Source: "log", Kind: kind, Severity: model.SevInfo,
+		Category: model.CategoryLifecycle, Title: text, Line: text, Fields: f}}
+}
+
+// A restart with a changed flag under load: the header says RESTARTED, the
+// windows say they cover the new run, and r compares the two runs with the
+// configuration diff and a verdict.
+func TestRunsViewComparesAPlannedRestart(t *testing.T) {
+	m := newTestModel()
+	args := func(n string) string { return "{'model': 'Qwen/Qwen3-8B', 'max_num_seqs': " + n + "}" }
+	m.Update(model.LogLines{
+		lifeLine(t0.Add(-10*time.Second), "vllm_start", model.PhaseStart, "vLLM API server version 0.11.0", map[string]string{"version": "0.11.0"}),
+		lifeLine(t0.Add(-10*time.Second), "vllm_args", model.PhaseConfig, "non-default args: "+args("256"), map[string]string{"args": args("256")}),
+	})
+	for _, s := range scrapes(60, stressed) {
+		m.Update(s)
+		m.Update(tickMsg(s.Time))
+	}
+	m.Update(model.LogLines{
+		lifeLine(t0.Add(61*time.Second), "uvicorn_shutting_down", model.PhaseStopping, "INFO:     Shutting down", nil),
+		lifeLine(t0.Add(61*time.Second), "uvicorn_shutdown_complete", model.PhaseStopped, "INFO:     Application shutdown complete.", nil),
+		lifeLine(t0.Add(65*time.Second), "vllm_start", model.PhaseStart, "vLLM API server version 0.11.0", map[string]string{"version": "0.11.0"}),
+		lifeLine(t0.Add(65*time.Second), "vllm_args", model.PhaseConfig, "non-default args: "+args("128"), map[string]string{"args": args("128")}),
+	})
+	for _, s := range shifted(scrapes(40, stressed), 70*time.Second) {
+		m.Update(s)
+		m.Update(tickMsg(s.Time))
+	}
+	out := screen(t, m, 200, 60)
+	if head := strings.SplitN(out, "\n", 2)[0]; !strings.Contains(head, "RESTARTED") {
+		t.Errorf("header: %s", head)
+	}
+	// The banner came 5 s before the new run's first scrape.
+	if !strings.Contains(out, "over 39s · run 44s (window 1m)") {
+		t.Errorf("the windows do not say they cover the new run:\n%s", out)
+	}
+	m.Update(press("r"))
+	out = screen(t, m, 200, 60)
+	for _, want := range []string{"Run 1 → run 2", "args.max_num_seqs 256 → 128", "planned", "clean shutdown", "TTFT p99"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("runs view lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "args.max_num_seqs 256 → 128: TTFT p99 ") {
+		t.Errorf("no one-line verdict:\n%s", out)
+	}
+}
