@@ -177,4 +177,3 @@ func lifeWord(l model.Lifecycle) string {
 	}
 	return string(l)
 }
-
