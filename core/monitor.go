@@ -177,9 +177,12 @@ func (m *Monitor) Apply(msg any) {
 		m.advance(msg.Time)
 		m.ver.GPU++
 	case model.PortOwner:
-		if e := m.eps[msg.Endpoint]; e != nil {
+		if e := m.eps[msg.Endpoint]; e != nil && e.Down() {
 			p := msg
 			e.Port = &p
+			if e.Life == model.LifeUnreachable {
+				e.LifeDetail = p.Describe()
+			}
 			m.ver.Store++
 		}
 	}

@@ -264,23 +264,7 @@ func portEvidence(p *model.PortOwner) string {
 	if p == nil {
 		return ""
 	}
-	var s string
-	if p.PID > 0 {
-		s = fmt.Sprintf("port %d: held by PID %d %s", p.Port, p.PID, p.Cmdline)
-	} else {
-		s = fmt.Sprintf("nothing listens on %d", p.Port)
-	}
-	switch {
-	case len(p.Engines) > 0 && p.PID == 0:
-		x := p.Engines[0]
-		s += fmt.Sprintf("; engine process alive: PID %d %s, up %s", x.PID, x.Cmdline, dur(x.Age.Round(time.Second)))
-	case len(p.Engines) == 0:
-		s += "; no engine process found"
-	}
-	if p.Note != "" {
-		s += " (" + p.Note + ")"
-	}
-	return s
+	return p.Describe()
 }
 
 func nonEmpty(s, def string) string {

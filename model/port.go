@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // PortOwner is what this machine's /proc says about a local endpoint's port
 // while nothing answers there: who holds it, and whether an engine process
@@ -26,4 +29,27 @@ type Process struct {
 	PID     int
 	Cmdline string
 	Age     time.Duration
+}
+
+// Describe says it in one line: "port 8000: held by PID 4711 python3 -m
+// vllm…" or "nothing listens on 8000; engine process alive: PID 4711 …, up
+// 38s" or "nothing listens on 8000; no engine process found".
+func (p PortOwner) Describe() string {
+	var s string
+	if p.PID > 0 {
+		s = fmt.Sprintf("port %d: held by PID %d %s", p.Port, p.PID, p.Cmdline)
+	} else {
+		s = fmt.Sprintf("nothing listens on %d", p.Port)
+	}
+	switch {
+	case len(p.Engines) > 0 && p.PID == 0:
+		x := p.Engines[0]
+		s += fmt.Sprintf("; engine process alive: PID %d %s, up %s", x.PID, x.Cmdline, x.Age.Round(time.Second))
+	case len(p.Engines) == 0:
+		s += "; no engine process found"
+	}
+	if p.Note != "" {
+		s += " (" + p.Note + ")"
+	}
+	return s
 }

@@ -140,9 +140,9 @@ func (w *watch) onScrape(sc model.Scrape) {
 	w.mon.Apply(sc)
 }
 
-// onLog takes the log source's messages: matched lines become events,
-// stats lines log-derived samples, lifecycle lines move the runs.
-func (w *watch) onLog(msg any) {
+// apply takes a source's message into the core: log lines (events,
+// stats samples, lifecycle lines) and /proc's word on a silent port.
+func (w *watch) apply(msg any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.mon.Apply(msg)
@@ -161,9 +161,15 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 			return diagnosis.Report{}, err
 		}
 		wg.Add(1)
+		look := newPortLook(u)
 		go func() {
 			defer wg.Done()
-			engine.NewPoller(cfg).Run(ctx, func(sc model.Scrape) { w.onScrape(withEndpoint(sc, u)) })
+			engine.NewPoller(cfg).Run(ctx, func(sc model.Scrape) {
+				w.onScrape(withEndpoint(sc, u))
+				if o, ok := look.after(sc); ok {
+					w.apply(o)
+				}
+			})
 		}()
 	}
 	endpoint := ""
@@ -175,7 +181,7 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 		w.mu.Lock()
 		w.mon.SetLogsOn()
 		w.mu.Unlock()
-		logsDone = append(logsDone, logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, w.onLog))
+		logsDone = append(logsDone, logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, w.apply))
 	}
 	gpus, _ := newGPUSource(&monitorEnv{Interval: interval})
 	if gpus != nil {

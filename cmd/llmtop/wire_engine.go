@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
+	neturl "net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/sources/probe"
+	"github.com/llmtop/llmtop/sources/procfs"
 )
 
 // The engine source: one engine.Poller per endpoint, delivering
@@ -100,9 +104,58 @@ func startEngines(ctx context.Context, env *monitorEnv) error {
 		p := engine.NewPoller(cfg)
 		env.OnInterval = append(env.OnInterval, p.SetInterval)
 		id := u
-		go p.Run(ctx, func(sc model.Scrape) { env.Send(withEndpoint(sc, id)) })
+		look := newPortLook(id)
+		go p.Run(ctx, func(sc model.Scrape) {
+			env.Send(withEndpoint(sc, id))
+			if o, ok := look.after(sc); ok {
+				env.Send(o)
+			}
+		})
 	}
 	return nil
+}
+
+// portLook asks /proc who holds a local endpoint's port while nothing
+// answers there, at most every portLookEvery (the lifecycle then says
+// "port 8000: held by PID 4711 …, loading for 38 s" or "nothing listens on
+// 8000; no engine process found"). It is nil for a remote endpoint.
+type portLook struct {
+	id   string
+	port int
+	last time.Time
+}
+
+const portLookEvery = 5 * time.Second
+
+func newPortLook(id string) *portLook {
+	u, err := neturl.Parse(id)
+	if err != nil {
+		return nil
+	}
+	switch h := u.Hostname(); h {
+	case "127.0.0.1", "localhost", "::1", "0.0.0.0":
+	default:
+		if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
+			return nil
+		}
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		if port = 80; u.Scheme == "https" {
+			port = 443
+		}
+	}
+	return &portLook{id: id, port: port}
+}
+
+func (p *portLook) after(sc model.Scrape) (model.PortOwner, bool) {
+	if p == nil || !(sc.ErrKind == model.ErrRefused || sc.ErrKind == model.ErrTimeout) || sc.Time.Sub(p.last) < portLookEvery {
+		return model.PortOwner{}, false
+	}
+	p.last = sc.Time
+	o := procfs.Owner(procfs.FS(), p.port, sc.Time)
+	o.Endpoint = p.id
+	return o, true
 }
 
 // withEndpoint tags a scrape with the monitor's ID for the endpoint (the

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/procfs"
 )
 
 // ProcFS is the /proc the process table reads: os.DirFS("/proc") in
@@ -30,25 +30,7 @@ type procTable struct {
 }
 
 func newProcTable(fsys fs.FS) *procTable {
-	return &procTable{fsys: fsys, nested: nestedPIDNamespace(fsys)}
-}
-
-// nestedPIDNamespace reads NSpid from self/status: one PID per namespace
-// level, so more than one means we are inside a container's PID namespace.
-func nestedPIDNamespace(fsys fs.FS) int {
-	b, err := fs.ReadFile(fsys, "self/status")
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "NSpid:"); ok {
-			if len(strings.Fields(rest)) > 1 {
-				return 1
-			}
-			return 0
-		}
-	}
-	return -1
+	return &procTable{fsys: fsys, nested: procfs.Nested(fsys)}
 }
 
 // process resolves one NVML PID.
@@ -71,7 +53,7 @@ func (t *procTable) process(pid int) model.GPUProcess {
 		}
 		return p
 	}
-	args := splitCmdline(raw)
+	args := procfs.SplitCmdline(raw)
 	if len(args) == 0 {
 		// Kernel threads and zombies have an empty cmdline; comm still names them.
 		if c, err := fs.ReadFile(t.fsys, strconv.Itoa(pid)+"/comm"); err == nil {
@@ -81,75 +63,8 @@ func (t *procTable) process(pid int) model.GPUProcess {
 	}
 	p.Name = path.Base(args[0])
 	p.Cmdline = strings.Join(args, " ")
-	p.Engine = string(engineOf(args))
+	p.Engine = string(procfs.EngineOf(args))
 	return p
-}
-
-// splitCmdline splits /proc/<pid>/cmdline (NUL-separated argv). Processes
-// that rewrite their title (setproctitle: "VLLM::EngineCore",
-// "sglang::scheduler") leave one space-separated string padded with NULs or
-// spaces; that is split on spaces.
-func splitCmdline(raw []byte) []string {
-	raw = bytes.TrimRight(raw, "\x00 ")
-	if len(raw) == 0 {
-		return nil
-	}
-	if bytes.IndexByte(raw, 0) < 0 {
-		return strings.Fields(string(raw))
-	}
-	parts := strings.Split(string(raw), "\x00")
-	out := parts[:0]
-	for _, p := range parts {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// engineOf labels a serving engine's processes by their command line:
-// vllm (also "VLLM::EngineCore", "VLLM::Worker_TP0"), sglang
-// ("sglang::scheduler"), TGI's launcher/router/shards, llama-server, the
-// Ollama runner, trtllm-serve and tritonserver.
-func engineOf(args []string) model.Engine {
-	base := path.Base(args[0])
-	switch base {
-	case "llama-server":
-		return model.LlamaCpp
-	case "ollama", "ollama_llama_server":
-		return model.Ollama
-	case "tritonserver":
-		return model.Triton
-	case "trtllm-serve":
-		return model.TRTLLM
-	case "text-generation-launcher", "text-generation-router", "text-generation-server":
-		return model.TGI
-	}
-	for _, a := range args {
-		for _, tok := range strings.FieldsFunc(strings.ToLower(a), isCmdSep) {
-			switch tok {
-			case "vllm":
-				return model.VLLM
-			case "sglang":
-				return model.SGLang
-			case "trtllm-serve", "tensorrt_llm":
-				return model.TRTLLM
-			case "text-generation-server", "text_generation_server", "text-generation-launcher", "text-generation-router":
-				return model.TGI
-			case "llama-server":
-				return model.LlamaCpp
-			case "tritonserver":
-				return model.Triton
-			}
-		}
-	}
-	return model.Unknown
-}
-
-// isCmdSep splits "vllm.entrypoints.openai.api_server", "/usr/bin/vllm" and
-// "VLLM::EngineCore" into words, but keeps "my_vllm_test" whole.
-func isCmdSep(r rune) bool {
-	return r == '/' || r == '.' || r == ':' || r == ' ' || r == '='
 }
 
 // foreignNote says why processes are missing and how to see them.

@@ -1,0 +1,162 @@
+package procfs
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// maxProcs bounds the processes looked at (a box with tens of thousands of
+// threads must not cost a second of CPU per look).
+const maxProcs = 4096
+
+// Owner says who holds a local TCP port while nothing answers on it: the
+// process listening there (PID 0 when none is, or when its file
+// descriptors cannot be read), and the processes that look like inference
+// engines, oldest first. It never fails: what cannot be read is left out,
+// and Note says why when that matters.
+func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
+	o := model.PortOwner{Port: port, Time: now}
+	inodes := listening(fsys, port)
+	pids := pidsOf(fsys)
+	boot, bootOK := bootTime(fsys)
+	for _, pid := range pids {
+		raw, err := fs.ReadFile(fsys, strconv.Itoa(pid)+"/cmdline")
+		if err != nil {
+			continue
+		}
+		args := SplitCmdline(raw)
+		if len(args) == 0 {
+			continue
+		}
+		cmd := strings.Join(args, " ")
+		if len(inodes) > 0 && o.PID == 0 && holds(fsys, pid, inodes) {
+			o.PID, o.Cmdline = pid, cmd
+		}
+		if EngineOf(args) != model.Unknown {
+			p := model.Process{PID: pid, Cmdline: cmd}
+			if bootOK {
+				if st, ok := startTicks(fsys, pid); ok {
+					p.Age = now.Sub(boot.Add(time.Duration(st) * time.Second / clockTicks))
+				}
+			}
+			o.Engines = append(o.Engines, p)
+		}
+	}
+	sort.SliceStable(o.Engines, func(i, j int) bool { return o.Engines[i].Age > o.Engines[j].Age })
+	switch {
+	case Nested(fsys) == 1:
+		o.Note = "llmtop runs in a container's PID namespace: the host's processes are not visible (--pid=host / hostPID: true)"
+	case len(inodes) > 0 && o.PID == 0:
+		o.Note = "a process listens but its file descriptors are not readable (another user: run as root to see which)"
+	}
+	return o
+}
+
+// clockTicks is USER_HZ, 100 on every Linux llmtop runs on.
+const clockTicks = 100
+
+// listening returns the socket inodes listening on port (IPv4 and IPv6).
+func listening(fsys fs.FS, port int) map[string]bool {
+	out := map[string]bool{}
+	want := strings.ToUpper(strconv.FormatInt(int64(port), 16))
+	for len(want) < 4 {
+		want = "0" + want
+	}
+	for _, name := range []string{"net/tcp", "net/tcp6"} {
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) < 10 || f[3] != "0A" { // 0A: TCP_LISTEN
+				continue
+			}
+			if _, p, ok := strings.Cut(f[1], ":"); ok && p == want {
+				out[f[9]] = true
+			}
+		}
+	}
+	return out
+}
+
+// pidsOf lists the numeric entries of /proc, at most maxProcs.
+func pidsOf(fsys fs.FS) []int {
+	ents, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && pid > 0 {
+			out = append(out, pid)
+			if len(out) == maxProcs {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// holds reports whether pid has one of the socket inodes open.
+func holds(fsys fs.FS, pid int, inodes map[string]bool) bool {
+	dir := strconv.Itoa(pid) + "/fd"
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		target, err := fs.ReadLink(fsys, dir+"/"+e.Name())
+		if err != nil {
+			continue
+		}
+		if in, ok := strings.CutPrefix(target, "socket:["); ok && inodes[strings.TrimSuffix(in, "]")] {
+			return true
+		}
+	}
+	return false
+}
+
+// bootTime is /proc/stat's btime.
+func bootTime(fsys fs.FS) (time.Time, bool) {
+	b, err := fs.ReadFile(fsys, "stat")
+	if err != nil {
+		return time.Time{}, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "btime "); ok {
+			if s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				return time.Unix(s, 0), true
+			}
+		}
+	}
+	return time.Time{}, false
+}
+
+// startTicks is field 22 of /proc/<pid>/stat: the start time in clock
+// ticks after boot. The command name (field 2) may hold spaces and
+// parentheses: the fields are counted after its last ')'.
+func startTicks(fsys fs.FS, pid int) (int64, bool) {
+	b, err := fs.ReadFile(fsys, strconv.Itoa(pid)+"/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 { // field 3 is f[0]; field 22 is f[19]
+		return 0, false
+	}
+	v, err := strconv.ParseInt(f[19], 10, 64)
+	return v, err == nil
+}
