@@ -112,9 +112,11 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 		}
 	} else {
 		e.Port = nil
-		if len(e.Runs) == 0 || e.Current().Ended != nil && e.Current().End != model.RunRunning && e.sampled {
-			// First seen, or back after an end the log announced but no
-			// start banner or counter reset showed: a new process.
+		if len(e.Runs) == 0 || e.Current().Ended != nil && e.Current().End != model.RunRunning && e.sampled && !e.downSince.IsZero() {
+			// First seen, or back after an end the log announced and an
+			// outage, with no start banner or counter reset to show it: a
+			// new process. (A scrape answered by the old process just as
+			// its shutdown line was read is not a return.)
 			m.newRun(e, s.Time.Add(-time.Nanosecond), runStartWord(len(e.Runs)), len(e.Runs) > 0)
 		}
 		m.identityChange(e, prevID, s.Time)
@@ -194,6 +196,9 @@ func (m *Monitor) scrapeLife(e *Endpoint, s model.Scrape) {
 	switch {
 	case !e.Down() && e.Identity.Health == model.HealthLoading:
 		m.setLife(e, model.LifeStarting, s.Time, nonEmpty(e.Identity.HealthDetail, "health route: loading"))
+	case !e.Down() && e.Current() != nil && e.Current().Ended != nil:
+		// The ended run's process answering its last: the log's word on
+		// its end stands until a new run starts.
 	case !e.Down():
 		if e.Life != model.LifeServing {
 			m.setLife(e, model.LifeServing, s.Time, "")

@@ -237,8 +237,20 @@ func ruleColdStart(e *env) []Finding {
 		if !ttft.P90.OK || ttft.P90.V <= e.cfg.SLOTTFT.Seconds() {
 			continue
 		}
+		// Warm-up is slow kernels and an empty prefix cache on light
+		// traffic; a queue, preemptions or long prompts explain a slow TTFT
+		// by themselves.
 		if q := ep.State.Latency[model.Queue]; q.Mean.OK && ttft.Mean.OK && q.Mean.V > e.cfg.DominantShare*ttft.Mean.V {
-			continue // requests wait in the queue: load, not warm-up
+			continue
+		}
+		if w := ep.State.Waiting; w.OK && w.V > 0 {
+			continue
+		}
+		if p := ep.State.PreemptionsPS; p.OK && p.V > 0 {
+			continue
+		}
+		if n, ok := meanPrompt(ep); ok && n >= longPrompt {
+			continue
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevInfo,
 			Title: "slow first requests after a (re)start (warm-up)",

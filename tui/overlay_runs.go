@@ -151,11 +151,11 @@ func compareLines(d *Data, c diagnosis.RunComparison, w int) []string {
 				lvl = LevelWarn
 			}
 		}
-		unit := " ms"
-		if !x.LowerIsBetter {
-			unit = ""
+		before, after := fmtNum(x.Before), fmtNum(x.After)
+		if x.LowerIsBetter {
+			before, after = msOpt(x.Before), msOpt(x.After)
 		}
-		line := fmt.Sprintf("  %-12s %10s → %-10s ", x.Name, fmtNum(x.Before)+unit, fmtNum(x.After)+unit)
+		line := fmt.Sprintf("  %-12s %10s → %-10s ", x.Name, before, after)
 		out = append(out, clip(line+s.Level(lvl).Render(change), w))
 	}
 	if !c.Similar {
@@ -164,11 +164,12 @@ func compareLines(d *Data, c diagnosis.RunComparison, w int) []string {
 	return out
 }
 
+// msOpt writes a latency in milliseconds the way the panes write seconds.
 func msOpt(o model.Opt) string {
 	if !o.OK {
 		return missing
 	}
-	return fmtNum(o) + "ms"
+	return fmtSec(model.Some(o.V / 1000))
 }
 
 func lifeWord(l model.Lifecycle) string {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -47,12 +48,20 @@ and --scenario work as for 'llmtop sim'.`,
 	root.AddCommand(cmd)
 }
 
+// demoStartup is the simulated engine's start time in the demo's cycle.
+const demoStartup = 6 * time.Second
+
 func runDemo(cmd *cobra.Command, _ []string) error {
 	cfg := demoFlags.cfg
 	if err := simToggles(cmd.Flags(), &cfg); err != nil {
 		return err
 	}
 	cfg.Background = true
+	if !cmd.Flags().Changed("startup-time") && cfg.Scenario == sim.DemoTimeline {
+		// Each scenario switch restarts the engine: a short start keeps
+		// most of a segment for its scenario (a cold start has its own).
+		cfg.StartupTime = demoStartup
+	}
 	pipe := sim.NewLogPipe(1 << 20)
 	defer pipe.Close()
 	cfg.Log = pipe

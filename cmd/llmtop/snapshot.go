@@ -173,6 +173,7 @@ func buildSnapshot(now time.Time, results []endpointResult) core.Document {
 	mon := core.New(core.Options{Endpoints: urls, Window: model.DefaultStoreConfig.MaxWindow})
 	for _, sc := range all {
 		mon.Apply(sc)
+		mon.Tick(sc.Time) // the rules advance on the data, as in the monitor
 	}
 	mon.Evaluate(now)
 	return mon.Snapshot()

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sim"
+	"github.com/llmtop/llmtop/sources/engine"
+	"github.com/llmtop/llmtop/tui"
+)
+
+// recordSim scrapes the simulator through the real vLLM adapter once per
+// simulated second on a fake clock: a recorded message sequence, the same
+// for every face.
+func recordSim(t *testing.T, scenario string, secs int) ([]model.Scrape, string) {
+	t.Helper()
+	start := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	clk := sim.NewFakeClock(start)
+	s, err := sim.New(sim.Config{Scenario: scenario, Background: true, Seed: 7, StartupTime: time.Millisecond, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	cfg, err := engineConfig(srv.URL, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []model.Scrape
+	for i := 0; i < secs; i++ {
+		if err := s.Advance(time.Second); err != nil {
+			t.Fatal(err)
+		}
+		sc := engine.ScrapeOnce(context.Background(), cfg)
+		at := clk.Now()
+		sc.Endpoint, sc.Time = srv.URL, at
+		for j := range sc.Samples {
+			sc.Samples[j].Endpoint, sc.Samples[j].Time = srv.URL, at
+		}
+		out = append(out, sc)
+	}
+	return out, srv.URL
+}
+
+func findingKeys(fs []diagnosis.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.ID+" "+f.Severity.String()+" "+f.Title)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// One recorded sequence through each face: the TUI (its `s` snapshot),
+// `diagnose --json` and `snapshot --json` read one core type and so reach
+// the same findings.
+func TestEveryFaceGetsTheSameFindings(t *testing.T) {
+	scrapes, url := recordSim(t, "healthy:20s,queue-buildup:40s", 60)
+	th := tui.DefaultThresholds
+	cfg := tui.DiagnosisConfig(th)
+	last := scrapes[len(scrapes)-1].Time
+
+	// The TUI: data messages in, its `s` snapshot out.
+	m := tui.New(tui.Options{Endpoints: []string{url}, Now: scrapes[0].Time, NoColor: true, Thresholds: &th})
+	for _, sc := range scrapes {
+		m.Update(sc)
+	}
+	b, err := json.Marshal(tui.BuildSnapshot(m.Data()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromTUI struct{ Findings []diagnosis.Finding }
+	if err := json.Unmarshal(b, &fromTUI); err != nil {
+		t.Fatal(err)
+	}
+
+	// diagnose: the watch evaluates every interval; its JSON result.
+	w := newWatch([]string{url}, cfg)
+	w.start = scrapes[0].Time.Add(-time.Second)
+	var rep diagnosis.Report
+	for _, sc := range scrapes {
+		w.onScrape(sc)
+		rep = w.evaluate(sc.Time)
+	}
+	b, err = json.Marshal(w.result(rep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromDiagnose struct{ Findings []diagnosis.Finding }
+	if err := json.Unmarshal(b, &fromDiagnose); err != nil {
+		t.Fatal(err)
+	}
+
+	// snapshot: every scrape into the core, the document out.
+	doc := buildSnapshot(last, []endpointResult{{url: url, scrapes: scrapes}})
+	b, err = json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromSnapshot struct {
+		Findings  []diagnosis.Finding
+		Endpoints []model.EndpointJSON
+	}
+	if err := json.Unmarshal(b, &fromSnapshot); err != nil {
+		t.Fatal(err)
+	}
+
+	tuiF, diagF, snapF := findingKeys(fromTUI.Findings), findingKeys(fromDiagnose.Findings), findingKeys(fromSnapshot.Findings)
+	if len(tuiF) == 0 || !strings.Contains(strings.Join(tuiF, "\n"), "ttft_") {
+		t.Fatalf("the sequence should open the queueing TTFT finding; TUI has %q", tuiF)
+	}
+	if strings.Join(tuiF, "\n") != strings.Join(diagF, "\n") || strings.Join(tuiF, "\n") != strings.Join(snapF, "\n") {
+		t.Fatalf("faces disagree:\nTUI      %q\ndiagnose %q\nsnapshot %q", tuiF, diagF, snapF)
+	}
+	t.Logf("every face: %q", tuiF)
+	// …and the same ledger: the scenario switch restarted the engine.
+	if e := fromSnapshot.Endpoints; len(e) != 1 || len(e[0].Runs) != 2 || e[0].State != model.LifeServing {
+		t.Fatalf("snapshot endpoint: %+v", e)
+	}
+}
