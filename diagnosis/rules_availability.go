@@ -208,6 +208,12 @@ func ruleColdStart(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.in.Endpoints {
 		if ep.Life == model.LifeStarting && ep.isDown() {
+			if ep.Identity.Engine == model.Unknown { // never answered: its log names it
+				ep.Identity.Engine = engineFromEvents(e.in.Events)[""]
+				if ep.Identity.Engine == model.Unknown {
+					ep.Identity.Engine = engineFromEvents(e.in.Events)[ep.URL]
+				}
+			}
 			ev := []Evidence{{Text: "starting for " + dur(e.in.Time.Sub(ep.LifeSince).Round(time.Second)) + ": " + nonEmpty(ep.LifeDetail, "the log shows a start"), Source: "log"}}
 			if p := portEvidence(ep.Port); p != "" {
 				ev = append(ev, Evidence{Text: p, Source: "/proc"})

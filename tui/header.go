@@ -138,6 +138,14 @@ func endpointLine(d *Data, e *EndpointInfo) string {
 	switch {
 	case e == nil || e.Scrapes == 0:
 		b.WriteString(s.Faint.Render("  waiting for the first scrape…"))
+	case e.Down() && e.LifeDetail != "" && (e.Life == model.LifeStarting || e.Life == model.LifeStopped || e.Life == model.LifeCrashed):
+		// Why nothing answers, as the log said it: a start under way, a
+		// clean shutdown, a crash.
+		lvl := LevelWarn
+		if e.Life == model.LifeCrashed {
+			lvl = LevelCrit
+		}
+		b.WriteString("  " + s.Level(lvl).Render(string(e.Life)+" "+fmtDur(d.Now.Sub(e.LifeSince))+": "+e.LifeDetail))
 	case e.Err != "":
 		b.WriteString("  " + s.Crit.Render("✗ "+e.Err))
 		if e.Hint != "" {

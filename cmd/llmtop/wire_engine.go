@@ -104,7 +104,10 @@ func startEngines(ctx context.Context, env *monitorEnv) error {
 		p := engine.NewPoller(cfg)
 		env.OnInterval = append(env.OnInterval, p.SetInterval)
 		id := u
-		look := newPortLook(id)
+		var look *portLook
+		if env.SimLog == nil { // the demo's engine lives in this process: /proc knows nothing of it
+			look = newPortLook(id)
+		}
 		go p.Run(ctx, func(sc model.Scrape) {
 			env.Send(withEndpoint(sc, id))
 			if o, ok := look.after(sc); ok {

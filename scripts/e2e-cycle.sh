@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# One full `make run` cycle in a real terminal: tmux runs `llmtop demo`
+# zoomed on the diagnosis pane and reads, twice a second, the header's
+# scenario badge ("SIMULATED · kv-pressure 0:40/1:15"), the endpoint badge
+# and the top finding. For each load scenario the right finding must be the
+# top one within LIMIT seconds of the segment's start, nothing from the
+# previous scenario may sit above it once the new run serves, planned
+# restarts never make a crash loop, and a cold start reads as starting, not
+# down. Called by scripts/e2e.sh; about 8 minutes.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${BIN:-$ROOT/bin/llmtop}
+LIMIT=${LIMIT:-45}
+SOCK=llmtop-e2e-cycle-$$
+WORK=$(mktemp -d)
+FAILS=0
+cleanup() {
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+start() { # start ARGS...: llmtop in a fresh 200×50 session, diagnosis zoomed
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	sleep 0.3
+	tmux -L "$SOCK" -f /dev/null new-session -d -s c -x 200 -y 50 -c "$WORK" \
+		"env TERM=xterm-256color NO_COLOR=1 XDG_CONFIG_HOME=$WORK/cfg $BIN $*; sleep 30"
+	tmux -L "$SOCK" set-option -t c window-size manual >/dev/null 2>&1 || true
+	local i
+	for i in $(seq 1 100); do
+		tmux -L "$SOCK" capture-pane -p -t c 2>/dev/null | grep -q "SIMULATED" && break
+		sleep 0.1
+	done
+	tmux -L "$SOCK" send-keys -t c 6
+}
+screen() { tmux -L "$SOCK" capture-pane -p -t c 2>/dev/null || true; }
+secs() { # m:ss → seconds
+	local m=${1%%:*} s=${1##*:}
+	echo $((10#$m * 60 + 10#$s))
+}
+
+# The finding each load scenario should put on top.
+declare -A want=(
+	[queue-buildup]="TTFT over SLO: requests wait in the queue"
+	[kv-pressure]="KV pressure|KV cache full"
+	[long-prompts]="prefill"
+	[decode-bound]="decode-bound|ITL over SLO"
+	[crash-restart]="crash|illegal memory access|engine died|EngineDead"
+	[metrics-broken]="metrics endpoint"
+)
+declare -A found
+prev="" seg="" started=0 seen_segments=""
+start demo
+deadline=$((SECONDS + 560))
+echo "e2e-cycle: watching one demo cycle (limit ${LIMIT}s per scenario)"
+while [ $SECONDS -lt $deadline ]; do
+	s=$(screen)
+	head=$(printf '%s\n' "$s" | sed -n 1p)
+	top=$(printf '%s\n' "$s" | sed -n 4p | sed 's/^┃//; s/ *┃$//')
+	badge=$(printf '%s' "$head" | grep -o 'SIMULATED · [a-z+-]* [0-9]*:[0-9]*' || true)
+	if [ -z "$badge" ]; then
+		sleep 0.5
+		continue
+	fi
+	name=$(printf '%s' "$badge" | awk '{print $3}')
+	el=$(secs "$(printf '%s' "$badge" | awk '{print $4}')")
+	state=$(printf '%s' "$head" | awk '{print $2}')
+	if [ "$name" != "$seg" ]; then
+		[ -n "$seg" ] && prev=$seg
+		seg=$name
+		if [ "$name" = healthy ] && [ -n "$prev" ]; then
+			break # the cycle came round
+		fi
+		seen_segments="$seen_segments $name"
+	fi
+	case "$top" in
+	*"crash loop"*)
+		echo "FAIL $seg ${el}s: a crash loop on the demo's planned restarts: $top"
+		FAILS=$((FAILS + 1))
+		;;
+	esac
+	if [ -n "${want[$seg]:-}" ] && [ -z "${found[$seg]:-}" ] && printf '%s' "$top" | grep -qE "${want[$seg]}"; then
+		found[$seg]=$el
+		echo "     $seg: \"$top\" on top at ${el}s"
+	fi
+	# Once the new run serves, the previous scenario's finding must not sit
+	# on top (unless it is this scenario's too).
+	if [ -n "$prev" ] && [ -n "${want[$prev]:-}" ] && [ "$state" != STARTING ] && [ "${want[$prev]}" != "${want[$seg]:-}" ] &&
+		printf '%s' "$top" | grep -qE "${want[$prev]}" && ! printf '%s' "$top" | grep -qE "${want[$seg]:-^$}"; then
+		echo "FAIL $seg ${el}s: the previous scenario's finding sits on top: $top"
+		FAILS=$((FAILS + 1))
+		prev="" # once is enough
+	fi
+	sleep 0.5
+done
+for s in queue-buildup kv-pressure long-prompts decode-bound crash-restart metrics-broken; do
+	if [ -z "${found[$s]:-}" ]; then
+		echo "FAIL $s: \"${want[$s]}\" never on top (segments seen:$seen_segments)"
+		FAILS=$((FAILS + 1))
+	elif [ "${found[$s]}" -gt "$LIMIT" ]; then
+		echo "FAIL $s: the right finding took ${found[$s]}s (limit ${LIMIT}s)"
+		FAILS=$((FAILS + 1))
+	else
+		echo "ok   $s: right finding on top at ${found[$s]}s"
+	fi
+done
+
+# A cold start with its log attached reads as starting, never as down.
+start demo --scenario cold-start --startup-time 20s
+down=0 starting=0
+for i in $(seq 1 30); do
+	s=$(screen)
+	printf '%s' "$s" | grep -q "endpoint down" && down=1
+	printf '%s\n' "$s" | sed -n 1p | grep -q "STARTING" && printf '%s\n' "$s" | grep -q "engine starting" && starting=1
+	sleep 0.5
+done
+if [ $starting = 1 ] && [ $down = 0 ]; then
+	echo "ok   cold start: STARTING and 'engine starting', never 'endpoint down'"
+else
+	echo "FAIL cold start: starting seen=$starting, 'endpoint down' seen=$down"
+	screen | sed 's/^/     | /'
+	FAILS=$((FAILS + 1))
+fi
+
+if [ "$FAILS" -gt 0 ]; then
+	echo "e2e-cycle: $FAILS check(s) failed"
+	exit 1
+fi
+echo "e2e-cycle: all checks passed"
