@@ -362,3 +362,42 @@ func TestParseArgs(t *testing.T) {
 		t.Errorf("ollama map = %v", got)
 	}
 }
+
+// Ollama logs nothing at INFO on SIGTERM: a silent log is not "killed"
+// there. Restarted with another OLLAMA_NUM_PARALLEL, the end is planned
+// (a configuration change), with the diff.
+func TestOllamaRestartWithNewSettingIsPlanned(t *testing.T) {
+	m := newMonitor()
+	cfgLine := func(at time.Time, n string) model.LogLine {
+		args := "map[OLLAMA_HOST:http://127.0.0.1:11434 OLLAMA_NUM_PARALLEL:" + n + "]"
+		return logEvent(at, "ollama_server_config", model.PhaseStart, model.SevInfo, `msg="server config" env="`+args+`"`, map[string]string{"args": args})
+	}
+	ollama := func(e *engine, t time.Time) model.Scrape {
+		sc := e.scrape(t, 1, 10)
+		sc.Identity.Engine = model.Ollama
+		return sc
+	}
+	m.Apply(cfgLine(at(0), "1"))
+	e := newEngine("0.17.4", time.Time{}, 0.02)
+	for s := 1.0; s < 20; s++ {
+		m.Apply(ollama(e, at(s)))
+		m.Tick(at(s))
+	}
+	for s := 20.0; s < 30; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	if r := m.Endpoint(url).Current(); r.Ended != nil {
+		t.Fatalf("a silent Ollama log is not a kill: %+v", r)
+	}
+	m.Apply(cfgLine(at(30), "2"))
+	e2 := newEngine("0.17.4", time.Time{}, 0.02)
+	for s := 31.0; s < 40; s++ {
+		m.Apply(ollama(e2, at(s)))
+		m.Tick(at(s))
+	}
+	runs := m.RunsOf(url)
+	if len(runs) != 2 || runs[0].End != model.RunPlanned || !strings.Contains(runs[0].EndReason, "args.OLLAMA_NUM_PARALLEL 1 → 2") {
+		t.Fatalf("runs = %+v", runs)
+	}
+}

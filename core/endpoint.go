@@ -265,6 +265,9 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 		if v := ev.Fields["version"]; v != "" {
 			e.Current().Version = v
 		}
+		for k, v := range parseArgs(ev.Fields["args"]) { // Ollama's first line is its config
+			setConfig(e.Current(), "args."+k, v)
+		}
 		m.setLife(e, model.LifeStarting, t, "process started")
 	case model.PhaseConfig:
 		if r := e.Current(); r != nil {
@@ -281,6 +284,9 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 			m.setLife(e, model.LifeStarting, t, strings.Join(e.Phases, " · "))
 		}
 	case model.PhaseReady:
+		if r := e.Current(); r != nil && ev.Fields["version"] != "" && r.Ended == nil {
+			r.Version = ev.Fields["version"]
+		}
 		if e.Life == model.LifeStarting && !e.Down() {
 			m.setLife(e, model.LifeServing, t, "")
 		}

@@ -125,6 +125,13 @@ func (m *Monitor) crashEvents(e *Endpoint, r model.Run) []model.Event {
 // (the root cause, then the engine's death, then the supervisor).
 const crashSpan = 30 * time.Second
 
+// logsShutdown are the engines whose log says so when they shut down
+// cleanly (uvicorn's "Shutting down" for vLLM, SGLang and trtllm-serve;
+// llama-server's "cleaning up before exit..."; the catalogue's
+// PhaseStopping/PhaseStopped rows): only for them does a silent log mean
+// killed. Ollama logs nothing at INFO on SIGTERM, so its end stays unknown.
+var logsShutdown = map[model.Engine]bool{model.VLLM: true, model.SGLang: true, model.LlamaCpp: true, model.TRTLLM: true}
+
 // killedAfter is how long an endpoint must be down, with its log attached
 // and silent about a shutdown, before its run counts as killed.
 const killedAfter = 5 * time.Second
@@ -142,7 +149,7 @@ func (m *Monitor) updateRuns(now time.Time) {
 		// (attached) said nothing of a shutdown or a crash. A run still
 		// starting has not served yet.
 		if r.Ended == nil && e.sampled && e.downSince.After(r.Started) && e.Life != model.LifeStarting &&
-			now.Sub(e.downSince) >= killedAfter && m.logFor(e) {
+			now.Sub(e.downSince) >= killedAfter && m.logFor(e) && logsShutdown[r.Engine] {
 			m.endRun(e, e.downSince, model.RunCrash, "stopped answering with no shutdown line in its log: killed (SIGKILL, the OOM killer) or crashed", "")
 			m.setLife(e, model.LifeCrashed, e.downSince, "stopped answering; the log has no shutdown line (killed?)")
 		}

@@ -257,6 +257,10 @@ if "$BIN" demo --help 2>/dev/null | grep -q "llmtop demo"; then
 	check "demo: simulated GPU row" "H100" 10
 	keys q
 	check "demo: q quits" "llmtop-exited-0"
+	# One whole cycle: the right finding per scenario, restarts as runs.
+	if ! BIN="$BIN" "$ROOT/scripts/e2e-cycle.sh"; then
+		FAILS=$((FAILS + 1))
+	fi
 else
 	echo "skip demo (not in this build)"
 fi

@@ -349,7 +349,7 @@ var Catalogue = []Pattern{
 	{ID: "tgi_connected", Engines: tgi, Sev: info, Category: "availability", Phase: model.PhaseReady, Needle: "Connected",
 		Regex: `text_generation_router[\w:]*: .*: Connected\s*$`,
 		Title: "TGI router connected", Meaning: "the router is ready"},
-	{ID: "ollama_listening", Engines: ollama, Sev: info, Category: "availability", Phase: model.PhaseStart, Needle: "Listening on ",
+	{ID: "ollama_listening", Engines: ollama, Sev: info, Category: "availability", Phase: model.PhaseReady, Needle: "Listening on ",
 		Regex: `Listening on (?P<address>\S+) \(version (?P<version>[^)]+)\)`,
 		Title: "Ollama {version} listening on {address}", Meaning: "the server is up"},
 	{ID: "ollama_default_context", Engines: ollama, Sev: info, Category: "config", Needle: "vram-based default context",
@@ -387,9 +387,9 @@ var Catalogue = []Pattern{
 	{ID: "llamacpp_exit", Engines: llamacpp, Sev: info, Category: "lifecycle", Phase: model.PhaseStopped, Needle: "cleaning up before exit...",
 		Regex: `\bsrv +\S+: cleaning up before exit\.\.\.`,
 		Title: "llama-server exiting cleanly", Meaning: "SIGTERM or SIGINT: a planned end of this run"},
-	{ID: "ollama_server_config", Engines: ollama, Sev: info, Category: "lifecycle", Phase: model.PhaseConfig, Needle: `msg="server config"`,
+	{ID: "ollama_server_config", Engines: ollama, Sev: info, Category: "lifecycle", Phase: model.PhaseStart, Needle: `msg="server config"`,
 		Regex: `msg="server config" env="(?P<args>map\[.*\])"`,
-		Title: "Ollama server configuration", Meaning: "the OLLAMA_* settings this run was started with; the runs view compares them between runs"},
+		Title: "Ollama starting (server config)", Meaning: "Ollama's first line: a new process, and the OLLAMA_* settings this run was started with (the runs view compares them)"},
 
 	// ---- generic ----
 	{ID: "python_traceback", Engines: anyEngine, Sev: warn, Category: "availability", Needle: "Traceback (most recent call last):",
