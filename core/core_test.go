@@ -287,13 +287,21 @@ func TestKilledWithLogAttachedIsACrash(t *testing.T) {
 		m.Apply(l)
 	}
 	run(m, newEngine("0.11.0", at(0), 0.02), 1, 20, 5, 100)
-	for s := 21.0; s < 30; s++ {
+	for s := 21.0; s < 40; s++ {
 		m.Apply(down(at(s)))
 		m.Tick(at(s))
 	}
-	r := m.Endpoint(url).Current()
-	if r.End != model.RunCrash || !strings.Contains(r.EndReason, "no shutdown line") || !r.Ended.Equal(at(21)) {
+	r := *m.Endpoint(url).Current()
+	if r.End != model.RunCrash || !r.EndGuessed || !strings.Contains(r.EndReason, "no shutdown line") || !r.Ended.Equal(at(21)) {
 		t.Fatalf("run = %+v", r)
+	}
+	// An engine draining its requests logs its shutdown late: the log's
+	// word replaces the guess.
+	for _, l := range shutdown(at(41)) {
+		m.Apply(l)
+	}
+	if r := m.Endpoint(url).Current(); r.End != model.RunPlanned || r.EndGuessed {
+		t.Fatalf("after a late shutdown line: %+v", r)
 	}
 }
 

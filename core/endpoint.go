@@ -254,8 +254,8 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 	t := ev.Time
 	switch phase {
 	case model.PhaseStart:
-		if r := e.Current(); r != nil && !e.sampled && r.StartedBy == "log start banner" && t.Sub(r.Started) < sameStart {
-			return // the same start, told twice
+		if r := e.Current(); r != nil && r.StartedBy == "log start banner" && t.Equal(r.Started) {
+			return // the same line read twice (a log re-read after rotation)
 		}
 		if r := e.Current(); r != nil && r.Ended == nil {
 			m.endRun(e, t, model.RunUnknown, "a new process started", "")
@@ -291,14 +291,16 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 			m.setLife(e, model.LifeServing, t, "")
 		}
 	case model.PhaseStopping, model.PhaseStopped:
-		if r := e.Current(); r != nil && r.End == model.RunRunning {
+		guessed := false
+		if r := e.Current(); r != nil && (r.End == model.RunRunning || r.EndGuessed) {
+			guessed = r.EndGuessed
 			m.endRun(e, t, model.RunPlanned, "clean shutdown", ev.Line)
 		}
 		l := model.LifeStopping
 		if phase == model.PhaseStopped {
 			l = model.LifeStopped
 		}
-		if e.Life != model.LifeCrashed {
+		if e.Life != model.LifeCrashed || guessed {
 			m.setLife(e, l, t, "clean shutdown: "+nonEmpty(ev.Line, ev.Title))
 		}
 	case model.PhaseCrash:
@@ -311,9 +313,6 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 	}
 }
 
-// sameStart: run starts this close together are one start (a banner and
-// the counter reset it causes, or two banner lines).
-const sameStart = 20 * time.Second
 
 func nonEmpty(s, def string) string {
 	if s == "" {

@@ -58,9 +58,10 @@ func (m *Monitor) endRun(e *Endpoint, t time.Time, how model.RunEnd, reason, lin
 	if r == nil {
 		return
 	}
-	if r.Ended != nil && r.End != model.RunUnknown {
-		return
+	if r.Ended != nil && r.End != model.RunUnknown && !(r.EndGuessed && how == model.RunPlanned) {
+		return // the first word stands, but a guess gives way to the log's word
 	}
+	r.EndGuessed = false
 	if r.Ended == nil {
 		end := t
 		r.Ended = &end
@@ -134,7 +135,10 @@ var logsShutdown = map[model.Engine]bool{model.VLLM: true, model.SGLang: true, m
 
 // killedAfter is how long an endpoint must be down, with its log attached
 // and silent about a shutdown, before its run counts as killed.
-const killedAfter = 5 * time.Second
+// (An engine draining in-flight requests on SIGTERM closes its port first
+// and logs its shutdown line when they are done: llama-server waits for
+// open connections. A later shutdown line still turns the guess planned.)
+const killedAfter = 15 * time.Second
 
 // updateRuns settles how down runs ended and refreshes the current runs'
 // summaries.
@@ -151,6 +155,7 @@ func (m *Monitor) updateRuns(now time.Time) {
 		if r.Ended == nil && e.sampled && e.downSince.After(r.Started) && e.Life != model.LifeStarting &&
 			now.Sub(e.downSince) >= killedAfter && m.logFor(e) && logsShutdown[r.Engine] {
 			m.endRun(e, e.downSince, model.RunCrash, "stopped answering with no shutdown line in its log: killed (SIGKILL, the OOM killer) or crashed", "")
+			r.EndGuessed = true
 			m.setLife(e, model.LifeCrashed, e.downSince, "stopped answering; the log has no shutdown line (killed?)")
 		}
 		// A restart that changed the configuration was planned, though

@@ -11,7 +11,7 @@ import (
 func init() {
 	register(
 		rule{id: "kv_full", checks: "KV cache below the high-water mark", needs: needMetrics, hold: func(c Config) time.Duration { return c.KVFor }, eval: ruleKVFull},
-		rule{id: "kv_preemption", checks: "preemptions/retractions per second", needs: needMetrics, hold: holdDefault, eval: rulePreempt},
+		rule{id: "kv_preemption", checks: "preemptions/retractions per second", needs: needMetrics, hold: holdShort, eval: rulePreempt},
 	)
 }
 

@@ -50,6 +50,10 @@ type Run struct {
 	// said it (a crash's error line).
 	EndReason string `json:"end_reason,omitempty"`
 	EndLine   string `json:"end_line,omitempty"`
+	// EndGuessed: nothing said how the run ended; End is inferred (it
+	// stopped answering and its log, which says so on a clean shutdown,
+	// stayed silent). A shutdown line read later replaces the guess.
+	EndGuessed bool `json:"end_guessed,omitempty"`
 
 	Engine  Engine   `json:"engine,omitempty"`
 	Version string   `json:"version,omitempty"`

@@ -385,7 +385,7 @@ var Catalogue = []Pattern{
 		Regex: `\bsrv +\S+: loading model '(?P<model>[^']*)'`,
 		Title: "llama-server loading {model}", Meaning: "a new llama-server process is loading its model: a new run begins"},
 	{ID: "llamacpp_exit", Engines: llamacpp, Sev: info, Category: "lifecycle", Phase: model.PhaseStopped, Needle: "cleaning up before exit...",
-		Regex: `\bsrv +\S+: cleaning up before exit\.\.\.`,
+		Regex: `\bsrv +\S+: (?:\S+: )?cleaning up before exit\.\.\.`,
 		Title: "llama-server exiting cleanly", Meaning: "SIGTERM or SIGINT: a planned end of this run"},
 	{ID: "ollama_server_config", Engines: ollama, Sev: info, Category: "lifecycle", Phase: model.PhaseStart, Needle: `msg="server config"`,
 		Regex: `msg="server config" env="(?P<args>map\[.*\])"`,

@@ -31,6 +31,8 @@ var catalogueExamples = []struct {
 	{"uvicorn_shutdown_complete", "(APIServer pid=3712) INFO:     Application shutdown complete.", nil},
 	{"llamacpp_loading_model", "srv    load_model: loading model '/models/tiny.gguf'", map[string]string{"model": "/models/tiny.gguf"}},
 	{"llamacpp_exit", "srv    operator(): cleaning up before exit...", nil},
+	// As b1-de3ff81 prints it on SIGTERM (SRV_INF's function name, then the message's own).
+	{"llamacpp_exit", "0.02.309.633 I srv    operator(): operator(): cleaning up before exit...", nil},
 	{"ollama_server_config", `time=2026-11-24T10:00:00.000Z level=INFO source=routes.go:1331 msg="server config" env="map[CUDA_VISIBLE_DEVICES: OLLAMA_HOST:http://127.0.0.1:11434 OLLAMA_NUM_PARALLEL:4 OLLAMA_ORIGINS:[http://localhost https://localhost]]"`, map[string]string{"args": "map[CUDA_VISIBLE_DEVICES: OLLAMA_HOST:http://127.0.0.1:11434 OLLAMA_NUM_PARALLEL:4 OLLAMA_ORIGINS:[http://localhost https://localhost]]"}},
 	{"vllm_stats", "INFO 08-14 12:00:01 [loggers.py:259] Engine 000: Avg prompt throughput: 1234.5 tokens/s, Avg generation throughput: 456.7 tokens/s, Running: 12 reqs, Waiting: 3 reqs, Deferred: 1 reqs, Preemptions: 2, GPU KV cache usage: 87.5%, Prefix cache hit rate: 41.2%, Corrupted: 0 reqs, External prefix cache hit rate: 10.0%, MM cache hit rate: 0.0%",
 		map[string]string{"engine": "000", "prompt_tps": "1234.5", "gen_tps": "456.7", "running": "12", "waiting": "3"}},

@@ -111,7 +111,13 @@ func startOllama(bin, modelPath string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	home := filepath.Join(workDir, "ollama-home")
+	return startOllamaWith(bin, modelPath, port, "ollama", 1)
+}
+
+// startOllamaWith starts an Ollama named name (its home and log are named for it) on port with
+// OLLAMA_NUM_PARALLEL=parallel, creates the test model and waits until it answers.
+func startOllamaWith(bin, modelPath string, port int, name string, parallel int) (*server, error) {
+	home := filepath.Join(workDir, name+"-home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, err
 	}
@@ -120,10 +126,10 @@ func startOllama(bin, modelPath string) (*server, error) {
 		"OLLAMA_MODELS=" + filepath.Join(home, "models"),
 		"HOME=" + home,
 		"OLLAMA_KEEP_ALIVE=" + ollamaKeep.String(),
-		"OLLAMA_NUM_PARALLEL=1",
+		"OLLAMA_NUM_PARALLEL=" + strconv.Itoa(parallel),
 		"OLLAMA_NO_CLOUD=1",
 	}
-	p, err := startProc("ollama", bin, []string{"serve"}, env, filepath.Join(workDir, "ollama.log"))
+	p, err := startProc("ollama", bin, []string{"serve"}, env, filepath.Join(workDir, name+".log"))
 	if err != nil {
 		return nil, err
 	}
