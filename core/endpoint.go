@@ -313,7 +313,6 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 	}
 }
 
-
 func nonEmpty(s, def string) string {
 	if s == "" {
 		return def
