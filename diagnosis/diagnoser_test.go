@@ -2,6 +2,7 @@ package diagnosis
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -256,5 +257,23 @@ func TestConditionReturningWhileOpenCountsFromItsReturn(t *testing.T) {
 	}
 	if !hasEvidence(f, "condition holding for 9 s") {
 		t.Fatalf("evidence %+v", f.Evidence)
+	}
+}
+
+// A rule that could not judge (no ITL or TPOT in the window, right after a
+// start) is not listed as checked: its lack line says why, and "all is
+// well" does not cover it.
+func TestRuleLackingInputIsNotChecked(t *testing.T) {
+	rep, _ := evaluate(input(ep(func(e *Endpoint) {
+		delete(e.State.Latency, model.ITL)
+		delete(e.State.Latency, model.TPOT)
+	})), DefaultConfig())
+	for _, c := range rep.Checked {
+		if strings.HasPrefix(c, "ITL/TPOT p99") {
+			t.Fatalf("checked %q while the ITL rule lacked its input; missing %v", c, rep.Missing)
+		}
+	}
+	if !strings.Contains(strings.Join(rep.Missing, "\n"), "ITL/TPOT (not exposed or no tokens in the window)") {
+		t.Fatalf("missing %v", rep.Missing)
 	}
 }

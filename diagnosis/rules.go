@@ -130,9 +130,13 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 		if !ok {
 			continue
 		}
+		lacked := len(e.lacks)
 		fs := r.eval(e)
-		if len(fs) == 0 {
-			rep.Checked = append(rep.Checked, r.checks) // ran and passed: its text asserts what holds
+		if len(fs) == 0 && len(e.lacks) == lacked {
+			// Ran and passed: its text asserts what holds. A rule that
+			// lacked its input somewhere is not "checked": its lack lines
+			// say what it could not judge.
+			rep.Checked = append(rep.Checked, r.checks)
 		}
 		for _, f := range fs {
 			if f.ID == "" {

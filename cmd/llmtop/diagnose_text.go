@@ -29,6 +29,15 @@ func printDiagnosis(out io.Writer, res diagnoseResult) {
 		if e.Hint != "" {
 			fmt.Fprintln(out, "      hint: "+e.Hint)
 		}
+		if e.State != "" && e.State != model.LifeServing && e.State != model.LifeUnknown {
+			fmt.Fprintln(out, "      state: "+joinNonEmpty(": ", string(e.State), e.StateDetail))
+		}
+		if n := len(e.Runs); n > 0 {
+			r := e.Runs[n-1]
+			if age := res.Time.Sub(r.Started); r.Ended == nil && n > 1 || age < youngRun && r.StartedBy != "first seen" {
+				fmt.Fprintf(out, "      run %d started %s before the end of the watch (%s): its windows cover that run only\n", r.N, shortDur(age.Round(time.Second)), r.StartedBy)
+			}
+		}
 	}
 	fmt.Fprintln(out)
 	if res.Status == "unreachable" {
@@ -62,6 +71,10 @@ func printDiagnosis(out io.Writer, res diagnoseResult) {
 		}
 	}
 }
+
+// youngRun: a run this young at the end of a watch is worth naming (its
+// windows are short, and warm-up may still show).
+const youngRun = time.Minute
 
 func printFinding(out io.Writer, n int, f diagnosis.Finding) {
 	where := ""
