@@ -18,6 +18,11 @@ type traffic struct {
 	prefixes, prefixLen     int     // how many shared prefixes, tokens each
 	longFrac, longMean      float64 // share and mean length of long prompts
 	ramp                    time.Duration
+	// fill: for this long after the engine comes up, arrivals come fillX
+	// times faster, as a load test's first burst fills the batch (a
+	// decode-bound batch otherwise takes a whole request lifetime to build).
+	fill  time.Duration
+	fillX float64
 }
 
 // maxBackgroundRate keeps the generator cheap on a shared machine.
@@ -105,6 +110,9 @@ func (s *Sim) nextArrivalAfter(now time.Time) time.Time {
 		if f := now.Sub(s.upAt).Seconds() / s.traffic.ramp.Seconds(); f < 1 {
 			rate *= max(f, 0.05)
 		}
+	}
+	if s.traffic.fill > 0 && now.Sub(s.upAt) < s.traffic.fill {
+		rate *= s.traffic.fillX
 	}
 	if rate <= 0 {
 		return time.Time{}

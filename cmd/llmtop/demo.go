@@ -49,7 +49,7 @@ and --scenario work as for 'llmtop sim'.`,
 }
 
 // demoStartup is the simulated engine's start time in the demo's cycle.
-const demoStartup = 4 * time.Second
+const demoStartup = 2 * time.Second
 
 func runDemo(cmd *cobra.Command, _ []string) error {
 	cfg := demoFlags.cfg
