@@ -60,3 +60,21 @@ func TestRunsViewComparesAPlannedRestart(t *testing.T) {
 		t.Errorf("no one-line verdict:\n%s", out)
 	}
 }
+
+// Sparklines mark where a new run starts.
+func TestSparklineMarksTheRestart(t *testing.T) {
+	var pts []model.Point
+	for i := 0; i < 10; i++ {
+		pts = append(pts, model.Point{T: t0.Add(time.Duration(i) * time.Second), V: float64(i), OK: true})
+	}
+	pts = append(pts, model.Point{T: t0.Add(10 * time.Second), Restart: true})
+	for i := 11; i < 20; i++ {
+		pts = append(pts, model.Point{T: t0.Add(time.Duration(i) * time.Second), V: 1, OK: true})
+	}
+	if got := sparkline(pts, 20, 0); !strings.Contains(got, "┊") || strings.Index(got, "┊") != strings.Index(got, string(blocks[7]))+len(string(blocks[7])) {
+		t.Fatalf("sparkline %q: want the restart mark right after the old run's last cell", got)
+	}
+	if got := sparkline(pts, 5, 0); strings.Count(got, "┊") != 1 {
+		t.Fatalf("resampled to 5 columns: %q, want one restart mark", got)
+	}
+}

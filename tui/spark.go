@@ -50,11 +50,36 @@ func pointValue(p model.Point) float64 {
 	return p.V
 }
 
+// restartCols marks the columns (as resample lays them out) that hold a
+// restart: a new run of the engine starts there.
+func restartCols(pts []model.Point, n int) []bool {
+	if n <= 0 {
+		return nil
+	}
+	cols := min(len(pts), n)
+	out := make([]bool, cols)
+	for i, p := range pts {
+		if !p.Restart {
+			continue
+		}
+		c := i
+		if len(pts) > n {
+			c = i * n / len(pts)
+		}
+		out[min(c, cols-1)] = true
+	}
+	return out
+}
+
+// restartMark is drawn in a sparkline's column where a new run starts.
+const restartMark = '┊'
+
 // sparkline draws one line of w cells, newest on the right, scaled from 0
 // to the largest value (or to ceil when that is larger, so a flat healthy
-// line does not look alarming). Gaps are blanks.
+// line does not look alarming). Gaps are blanks; a restart is a ┊.
 func sparkline(pts []model.Point, w int, ceil float64) string {
 	vals := resample(pts, w)
+	marks := restartCols(pts, w)
 	hi := ceil
 	for _, v := range vals {
 		if !math.IsNaN(v) && v > hi {
@@ -66,8 +91,10 @@ func sparkline(pts []model.Point, w int, ceil float64) string {
 	for i := len(vals); i < w; i++ {
 		b.WriteByte(' ')
 	}
-	for _, v := range vals {
+	for i, v := range vals {
 		switch {
+		case i < len(marks) && marks[i]:
+			b.WriteRune(restartMark)
 		case math.IsNaN(v):
 			b.WriteByte(' ')
 		case hi <= 0:
