@@ -164,6 +164,10 @@ func restartsFromRuns(e *env, ep Endpoint) []Finding {
 	return []Finding{f}
 }
 
+// minCompared is how long each run must have served before their
+// latencies are compared.
+const minCompared = 30 // seconds
+
 // regressionFromRuns compares the current run with the one before at
 // similar load; only a regression is a finding (the configuration change
 // itself is the planned-restart finding's).
@@ -175,6 +179,9 @@ func regressionFromRuns(e *env, ep Endpoint) (Finding, bool) {
 	prev, cur := ep.Runs[n-2], ep.Runs[n-1]
 	if cur.Ended != nil || e.in.Time.Sub(cur.Started) > restartWindow {
 		return Finding{}, false
+	}
+	if prev.Summary.ServedS < minCompared || cur.Summary.ServedS < minCompared {
+		return Finding{}, false // a run's first seconds are warm-up and noise, not its latency
 	}
 	c := CompareRuns(prev, cur, e.cfg)
 	if !c.Similar {
