@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // Config is the optional user config ($XDG_CONFIG_HOME/llmtop/config.toml),
@@ -55,7 +57,9 @@ func ParseConfig(name string, data []byte) (Config, error) {
 			continue
 		}
 		fail := func(format string, a ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, i+1, fmt.Sprintf(format, a...))
+			// The message quotes the file's text: cleaned, so a config
+			// line cannot put escape sequences on the terminal.
+			return fmt.Errorf("%s:%d: %s", model.Clean(name), i+1, model.Clean(fmt.Sprintf(format, a...)))
 		}
 		if strings.HasPrefix(line, "[") {
 			if !strings.HasSuffix(line, "]") {

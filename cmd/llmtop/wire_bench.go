@@ -26,6 +26,10 @@ func init() {
 
 type benchRunner struct{}
 
+// benchTarget maps the screen's endpoint ID (its URL with credentials
+// redacted) back to the URL to load; the monitor sets it.
+var benchTarget = func(id string) string { return id }
+
 // benchHold, when set (by the demo, to the simulator's HoldTimeline), is
 // called with true while a benchmark runs and false when it ends, so the
 // demo's scenario does not change (and restart the engine) under it.
@@ -42,7 +46,7 @@ func (benchRunner) Run(ctx context.Context, spec tui.BenchSpec, progress func(tu
 	if key == "" {
 		key = os.Getenv("OPENAI_API_KEY")
 	}
-	cfg := bench.Config{URL: spec.URL, APIKey: key, Concurrency: spec.Streams, Duration: spec.Duration,
+	cfg := bench.Config{URL: benchTarget(spec.URL), APIKey: key, Concurrency: spec.Streams, Duration: spec.Duration,
 		InputLen: spec.InputLen, OutputLen: spec.OutputLen, Warmup: 2}
 	relay := func(step string, p bench.Progress) {
 		progress(tui.BenchProgress{Step: step, Warmup: p.Warmup, Fraction: p.Fraction(), Elapsed: p.Elapsed,
@@ -76,7 +80,7 @@ func (benchRunner) Save(o tui.BenchOutcome) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
 	name := time.Now().Format("20060102-150405") + "-" + o.Spec.Preset + ".json"

@@ -119,7 +119,14 @@ func newSession(cfg Config) *session {
 	return &session{cfg: cfg, client: newClient(cfg)}
 }
 
+// scrape reads the endpoint once. Everything the endpoint wrote is cleaned
+// here, where it enters llmtop (model.CleanScrape): no face has to
+// remember to.
 func (s *session) scrape(ctx context.Context) model.Scrape {
+	return model.CleanScrape(s.read(ctx))
+}
+
+func (s *session) read(ctx context.Context) model.Scrape {
 	start := time.Now()
 	sc := model.Scrape{Endpoint: s.cfg.URL, Time: start}
 	finish := func(err *scrapeError) model.Scrape {

@@ -97,7 +97,7 @@ func NewSource(opts Options, send func(any)) *Source {
 // Line processes one raw line (without its newline).
 func (s *Source) Line(raw []byte) {
 	arrival := s.opts.Now()
-	text := Sanitize(raw)
+	text := model.SanitizeLine(raw)
 	t := lineTime(text, arrival, s.opts.Location)
 	ll := model.LogLine{Time: t, Endpoint: s.opts.Endpoint, Text: Cut(text, s.opts.DisplayBytes)}
 	var samples []model.Sample

@@ -226,7 +226,7 @@ func TestVLLMDataParallelIdleEngineExpires(t *testing.T) {
 
 func TestOllamaAccessLog(t *testing.T) {
 	lines := []string{
-		Sanitize([]byte("[GIN] 2026/08/21 - 10:00:00 |\x1b[97;42m 200 \x1b[0m|    2.5012ms |       127.0.0.1 |\x1b[97;46m POST    \x1b[0m \"/api/generate\"")),
+		model.SanitizeLine([]byte("[GIN] 2026/08/21 - 10:00:00 |\x1b[97;42m 200 \x1b[0m|    2.5012ms |       127.0.0.1 |\x1b[97;46m POST    \x1b[0m \"/api/generate\"")),
 		`[GIN] 2026/08/21 - 10:00:01 | 200 |      1.5s |       127.0.0.1 | GET      "/api/ps"`, // a monitor's poll: not a request to count
 		`[GIN] 2026/08/21 - 10:00:02 | 200 |  3.4975s |       127.0.0.1 | POST     "/api/chat"`,
 		`[GIN] 2026/08/21 - 10:00:03 | 404 |   120µs |       127.0.0.1 | POST     "/api/chat"`,
