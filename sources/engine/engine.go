@@ -177,6 +177,9 @@ func (s *session) read(ctx context.Context) model.Scrape {
 		}
 	}
 	s.id.Models = sc.Identity.Models // adapters may refresh the model list
+	for i := range samples {
+		samples[i].Notes = append(samples[i].Notes, c.notes...)
+	}
 	sc.Samples = samples
 	return finish(nil)
 }
@@ -189,6 +192,9 @@ type collector struct {
 	now      time.Time
 	id       *model.Identity
 	lastPath string
+	// notes are remarks on the whole scrape (what the caps left out),
+	// added to every sample.
+	notes []string
 }
 
 // metricsPath is the user's override or the adapter's default.
@@ -217,6 +223,7 @@ func (c *collector) prom(path string) (families, error) {
 		return nil, &scrapeError{model.ErrMalformed, c.s.cfg.URL + path + ": " + err.Error(),
 			"is --metrics-path the Prometheus route? (" + c.a.metricsPath + " for " + string(c.a.engine) + ")"}
 	}
+	c.notes = append(c.notes, limitSeries(fams, maxSeries, maxLabelValues)...)
 	return fams, nil
 }
 
