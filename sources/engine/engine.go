@@ -178,6 +178,9 @@ func (s *session) read(ctx context.Context) model.Scrape {
 	}
 	s.id.Models = sc.Identity.Models // adapters may refresh the model list
 	for i := range samples {
+		// The JSON adapters (llama.cpp /slots, Ollama, TRT-LLM) and sums
+		// over series get the same check as Prometheus series.
+		model.RejectImplausible(&samples[i])
 		samples[i].Notes = append(samples[i].Notes, c.notes...)
 	}
 	sc.Samples = samples
@@ -224,6 +227,7 @@ func (c *collector) prom(path string) (families, error) {
 			"is --metrics-path the Prometheus route? (" + c.a.metricsPath + " for " + string(c.a.engine) + ")"}
 	}
 	c.notes = append(c.notes, limitSeries(fams, maxSeries, maxLabelValues)...)
+	c.notes = append(c.notes, rejectImplausible(fams)...)
 	return fams, nil
 }
 

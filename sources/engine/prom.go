@@ -489,3 +489,79 @@ func modelView(f families, parts map[string]families, name string) view {
 	}
 	return view{fams: parts[name]}
 }
+
+// rejectImplausible drops every series whose value no engine can mean —
+// a negative, NaN or infinite gauge or counter, a histogram or summary
+// with a negative or non-finite sum, count or bucket — before the adapters
+// sum series (one engine's "-5 waiting" would otherwise hide in a total).
+// It returns a note naming what it dropped (a few examples and a count).
+func rejectImplausible(f families) []string {
+	var examples []string
+	n := 0
+	for name, fam := range f {
+		out := fam.Metric[:0]
+		for _, m := range fam.Metric {
+			if v, ok := implausible(m); ok {
+				n++
+				if len(examples) < 3 {
+					examples = append(examples, name+seriesLabels(m)+" = "+v)
+				}
+				continue
+			}
+			out = append(out, m)
+		}
+		for i := len(out); i < len(fam.Metric); i++ {
+			fam.Metric[i] = nil
+		}
+		fam.Metric = out
+	}
+	if n == 0 {
+		return nil
+	}
+	sort.Strings(examples)
+	more := ""
+	if n > len(examples) {
+		more = fmt.Sprintf(" and %d more", n-len(examples))
+	}
+	return []string{fmt.Sprintf("rejected %d series with values no engine can mean (negative, NaN or infinite): %s%s",
+		n, strings.Join(examples, ", "), more)}
+}
+
+// implausible says whether m holds a value no engine can mean, and which.
+func implausible(m *dto.Metric) (string, bool) {
+	bad := func(v float64) bool { return !model.Plausible(v) }
+	switch {
+	case m.Gauge != nil || m.Counter != nil || m.Untyped != nil:
+		if v := scalar(m); bad(v) {
+			return fmt.Sprint(v), true
+		}
+	case m.Histogram != nil:
+		h := m.Histogram
+		if bad(h.GetSampleSum()) || bad(histCount(h)) {
+			return fmt.Sprintf("sum %g count %g", h.GetSampleSum(), histCount(h)), true
+		}
+		for _, b := range h.GetBucket() {
+			if bad(bucketCount(b)) || math.IsNaN(b.GetUpperBound()) {
+				return fmt.Sprintf("bucket le=%g count %g", b.GetUpperBound(), bucketCount(b)), true
+			}
+		}
+	case m.Summary != nil:
+		s := m.Summary
+		if bad(s.GetSampleSum()) || bad(float64(s.GetSampleCount())) {
+			return fmt.Sprintf("sum %g count %d", s.GetSampleSum(), s.GetSampleCount()), true
+		}
+	}
+	return "", false
+}
+
+// seriesLabels writes a series' labels as {a="b",…} (le aside).
+func seriesLabels(m *dto.Metric) string {
+	if len(m.GetLabel()) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(m.GetLabel()))
+	for _, l := range m.GetLabel() {
+		parts = append(parts, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}

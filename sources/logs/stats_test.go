@@ -247,3 +247,18 @@ func TestOllamaAccessLog(t *testing.T) {
 		t.Errorf("gin timestamp %v", at)
 	}
 }
+
+// A negative latency in Ollama's access log is no request's: it is left
+// out, not summed into the mean (it made "E2E mean -3000 ms").
+func TestStatsRejectNegativeLatency(t *testing.T) {
+	s := feedLines(t,
+		`[GIN] 2026/08/21 - 10:00:00 | 200 |  -3000ms |       127.0.0.1 | POST     "/api/chat"`,
+		`[GIN] 2026/08/21 - 10:00:01 | 200 |       2s |       127.0.0.1 | POST     "/api/chat"`)
+	if len(s) != 2 {
+		t.Fatalf("%d samples", len(s))
+	}
+	h := s[1].Latencies[model.E2E]
+	if h.Count != 1 || h.Sum != 2 {
+		t.Errorf("E2E sum %v count %v, want 2 s over 1 request", h.Sum, h.Count)
+	}
+}
