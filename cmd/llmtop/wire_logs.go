@@ -73,6 +73,11 @@ func startLogs(ctx context.Context, env *monitorEnv) error {
 			}
 		}
 	}
+	for _, f := range logFlags.files {
+		if err := logs.CheckFile(f); err != nil {
+			return fmt.Errorf("--log %w", err)
+		}
+	}
 	inputs := logInputs()
 	if env.SimLog != nil {
 		inputs = append(inputs, logs.Input{Reader: env.SimLog, Name: "simulator log"})
