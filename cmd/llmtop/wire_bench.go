@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/bench"
 	"github.com/llmtop/llmtop/sources/bench/report"
 	"github.com/llmtop/llmtop/tui"
@@ -62,13 +63,13 @@ func (benchRunner) Run(ctx context.Context, spec tui.BenchSpec, progress func(tu
 		}
 		sw, err := bench.Sweep(ctx, sc)
 		if err != nil && len(sw.Steps) == 0 {
-			return tui.BenchOutcome{Err: err}
+			return tui.BenchOutcome{Err: safeErr(err)}
 		}
-		return tui.BenchOutcome{Sweep: &sw, Err: err}
+		return tui.BenchOutcome{Sweep: &sw, Err: safeErr(err)}
 	}
 	res, err := bench.Run(ctx, cfg, func(p bench.Progress) { relay("", p) })
 	if err != nil {
-		return tui.BenchOutcome{Err: err}
+		return tui.BenchOutcome{Err: safeErr(err)}
 	}
 	return tui.BenchOutcome{Result: &res}
 }
@@ -154,4 +155,13 @@ func benchDir() (string, error) {
 		state = filepath.Join(home, ".local", "state")
 	}
 	return filepath.Join(state, "llmtop", "bench"), nil
+}
+
+// safeErr is err as the screen may show it: an error can quote the URL
+// (with its credentials) or the server's answer.
+func safeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(model.RedactText(err.Error()))
 }
