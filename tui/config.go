@@ -154,10 +154,15 @@ func (c *Config) setTop(k, v string) error {
 	return nil
 }
 
+// maxThreshold bounds every threshold (1e9 ms is 11 days).
+const maxThreshold = 1e9
+
 func (c *Config) setThreshold(k, v string) error {
 	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || x < 0 {
-		return fmt.Errorf("%s: want a number ≥ 0, got %s", k, v)
+	// NaN, +Inf, and numbers so large a duration wraps negative, are no
+	// threshold (fuzzing found ttft_p99_ms = 1e300 turned into -2562047h).
+	if err != nil || !(x >= 0 && x <= maxThreshold) {
+		return fmt.Errorf("%s: want a number ≥ 0, got %s (at most 1e9)", k, v)
 	}
 	t := &c.Thresholds
 	ms := func(x float64) time.Duration { return time.Duration(x * float64(time.Millisecond)) }
