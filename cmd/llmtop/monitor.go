@@ -220,7 +220,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 
 	if path := os.Getenv("LLMTOP_CPUPROFILE"); path != "" {
 		// for measuring the monitor's own cost: go tool pprof bin/llmtop FILE
-		if f, perr := os.Create(path); perr == nil {
+		if f, perr := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600); perr == nil {
 			defer f.Close() // after StopCPUProfile has written the profile
 			if pprof.StartCPUProfile(f) == nil {
 				defer pprof.StopCPUProfile()

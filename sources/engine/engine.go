@@ -11,6 +11,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -175,6 +176,15 @@ func (s *session) read(ctx context.Context) model.Scrape {
 				sc.Identity.Models = append(sc.Identity.Models, model.ModelInfo{ID: smp.Model})
 			}
 		}
+	}
+	// JSON routes (/v1/models, Ollama's /api/ps and /api/tags) are not
+	// capped by the Prometheus caps: the same bound on models applies.
+	if n := len(sc.Identity.Models); n > maxLabelValues {
+		sc.Identity.Models = sc.Identity.Models[:maxLabelValues:maxLabelValues]
+		c.notes = append(c.notes, fmt.Sprintf("truncated: %s models, showing the first %s", groupThousands(n), groupThousands(maxLabelValues)))
+	}
+	if n := len(samples); n > maxLabelValues {
+		samples = samples[:maxLabelValues:maxLabelValues]
 	}
 	s.id.Models = sc.Identity.Models // adapters may refresh the model list
 	for i := range samples {

@@ -137,3 +137,42 @@ func BenchmarkScrapeVLLM100k(b *testing.B) {
 		}
 	}
 }
+
+// Ollama's model list is JSON, not Prometheus: the same bound on models
+// applies, with the same kind of note.
+func TestOllamaModelListCapped(t *testing.T) {
+	var ps strings.Builder
+	ps.WriteString(`{"models":[`)
+	for i := 0; i < maxLabelValues+200; i++ {
+		if i > 0 {
+			ps.WriteByte(',')
+		}
+		fmt.Fprintf(&ps, `{"name":"m%05d","size":10,"size_vram":10,"context_length":4096}`, i)
+	}
+	ps.WriteString(`]}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			_, _ = w.Write([]byte("Ollama is running"))
+		case "/api/version":
+			_, _ = w.Write([]byte(`{"version":"0.17.4"}`))
+		case "/api/ps":
+			_, _ = w.Write([]byte(ps.String()))
+		case "/api/tags":
+			_, _ = w.Write([]byte(`{"models":[]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	sc := ScrapeOnce(context.Background(), Config{URL: srv.URL, Engine: model.Ollama})
+	if !sc.OK() {
+		t.Fatalf("scrape: %s", sc.Err)
+	}
+	if len(sc.Identity.Models) != maxLabelValues || len(sc.Samples) != maxLabelValues {
+		t.Fatalf("%d models, %d samples, want %d", len(sc.Identity.Models), len(sc.Samples), maxLabelValues)
+	}
+	if !contains(sc.Samples[0].Notes, "truncated: 1 200 models, showing the first 1 000") {
+		t.Errorf("notes %q", sc.Samples[0].Notes)
+	}
+}
