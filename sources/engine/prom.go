@@ -498,7 +498,13 @@ func modelView(f families, parts map[string]families, name string) view {
 func rejectImplausible(f families) []string {
 	var examples []string
 	n := 0
-	for name, fam := range f {
+	names := make([]string, 0, len(f))
+	for name := range f {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the same examples every scrape
+	for _, name := range names {
+		fam := f[name]
 		out := fam.Metric[:0]
 		for _, m := range fam.Metric {
 			if v, ok := implausible(m); ok {
@@ -518,7 +524,6 @@ func rejectImplausible(f families) []string {
 	if n == 0 {
 		return nil
 	}
-	sort.Strings(examples)
 	more := ""
 	if n > len(examples) {
 		more = fmt.Sprintf(" and %d more", n-len(examples))
