@@ -65,7 +65,7 @@ func CleanGPUs(g GPUSnapshot) GPUSnapshot {
 			if len(d.Processes) > 0 {
 				ps := make([]GPUProcess, len(d.Processes))
 				for j, p := range d.Processes {
-					p.Name, p.Cmdline = Clean(p.Name), RedactText(p.Cmdline)
+					p.Name, p.Cmdline = Clean(p.Name), RedactCmdline(p.Cmdline)
 					ps[j] = p
 				}
 				d.Processes = ps

@@ -63,3 +63,25 @@ func SafeOutput(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// secretFlag matches a command-line flag whose name says it carries a
+// secret (--api-key, --hf-token, --password, --client-secret…) and its
+// value, given as --flag=value or --flag value.
+var secretFlag = regexp.MustCompile(`(?i)(^|\s)(--?[a-z0-9_.\-]*(?:key|token|secret|passw|pwd|auth|cred)[a-z0-9_.\-]*)(=|\s+)(\S+)`)
+
+// RedactCmdline returns a process command line fit to show: cleaned, the
+// values of secret-looking flags (vllm serve --api-key sk-…) and URL
+// credentials replaced by REDACTED. Flags that only name tokens as a unit
+// or a tokenizer (--max-num-batched-tokens 8192, --tokenizer x) are kept.
+func RedactCmdline(cmd string) string {
+	cmd = Clean(cmd)
+	cmd = secretFlag.ReplaceAllStringFunc(cmd, func(m string) string {
+		sub := secretFlag.FindStringSubmatch(m)
+		name := strings.ToLower(sub[2])
+		if strings.Contains(name, "tokens") || strings.Contains(name, "tokenizer") {
+			return m
+		}
+		return sub[1] + sub[2] + sub[3] + Redacted
+	})
+	return RedactText(cmd)
+}

@@ -105,3 +105,18 @@ func TestRedactTextAndSafeOutput(t *testing.T) {
 		t.Errorf("SafeOutput =\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestRedactCmdline(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"vllm serve m --api-key sk-123 --max-num-batched-tokens 8192 --tokenizer t",
+			"vllm serve m --api-key REDACTED --max-num-batched-tokens 8192 --tokenizer t"},
+		{"python -m sglang.launch_server --hf-token=hf_abc --port 30000", "python -m sglang.launch_server --hf-token=REDACTED --port 30000"},
+		{"curl http://u:p@h/x?token=1 --password  hunter2", "curl http://REDACTED@h/x?token=REDACTED --password  REDACTED"},
+		{"evil \x1b]0;t\x07--api-key k", "evil --api-key REDACTED"},
+	}
+	for _, c := range cases {
+		if got := RedactCmdline(c.in); got != c.want {
+			t.Errorf("RedactCmdline(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
