@@ -14,7 +14,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run test lint vet fmt-check bench monitor-cost e2e engines test-engines deps clean
+.PHONY: all build run test lint vet fmt-check bench fuzz monitor-cost e2e engines test-engines deps clean
 
 all: build
 
@@ -44,6 +44,13 @@ test: deps lint
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+
+# Every Go fuzz target for FUZZTIME each (default 30s; CI runs 3s each):
+# the Prometheus parser, the adapters' mappings, /slots, Ollama JSON, the SSE
+# reader, the log catalogue and stats, the sanitiser, the config parser.
+FUZZTIME ?= 30s
+fuzz: deps
+	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz.sh
 
 # The whole monitor's CPU and memory over 60 s against the simulator (a
 # measurement, not a test: not in CI).

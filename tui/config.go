@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // Config is the optional user config ($XDG_CONFIG_HOME/llmtop/config.toml),
@@ -55,7 +57,9 @@ func ParseConfig(name string, data []byte) (Config, error) {
 			continue
 		}
 		fail := func(format string, a ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, i+1, fmt.Sprintf(format, a...))
+			// The message quotes the file's text: cleaned, so a config
+			// line cannot put escape sequences on the terminal.
+			return fmt.Errorf("%s:%d: %s", model.Clean(name), i+1, model.Clean(fmt.Sprintf(format, a...)))
 		}
 		if strings.HasPrefix(line, "[") {
 			if !strings.HasSuffix(line, "]") {
@@ -150,10 +154,15 @@ func (c *Config) setTop(k, v string) error {
 	return nil
 }
 
+// maxThreshold bounds every threshold (1e9 ms is 11 days).
+const maxThreshold = 1e9
+
 func (c *Config) setThreshold(k, v string) error {
 	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || x < 0 {
-		return fmt.Errorf("%s: want a number ≥ 0, got %s", k, v)
+	// NaN, +Inf, and numbers so large a duration wraps negative, are no
+	// threshold (fuzzing found ttft_p99_ms = 1e300 turned into -2562047h).
+	if err != nil || !(x >= 0 && x <= maxThreshold) {
+		return fmt.Errorf("%s: want a number ≥ 0, got %s (at most 1e9)", k, v)
 	}
 	t := &c.Thresholds
 	ms := func(x float64) time.Duration { return time.Duration(x * float64(time.Millisecond)) }

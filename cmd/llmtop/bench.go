@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/bench"
 	"github.com/llmtop/llmtop/sources/bench/report"
 )
@@ -132,7 +133,7 @@ func runBench(ctx context.Context, cmd *cobra.Command, url string) error {
 			return err // before scraping the server or probing it
 		}
 	}
-	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	out, errOut := safeOut(cmd.OutOrStdout()), cmd.ErrOrStderr()
 	bar := newProgressLine(errOut)
 	var view *serverView
 	if !benchFlags.noServer {
@@ -197,8 +198,10 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
+	// Results are private (0600) and print no URL credential.
+	b = []byte(model.SafeOutput(string(b)))
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("saving the result: %w", err)
 	}
 	return os.Rename(tmp, path)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,7 +52,7 @@ func readConfig(path string) (tui.Config, error) {
 	if path == "" {
 		return tui.DefaultConfig(), nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readLimited(path, maxConfigBytes)
 	if err != nil {
 		if !explicit && errors.Is(err, fs.ErrNotExist) {
 			return tui.DefaultConfig(), nil
@@ -71,4 +72,26 @@ func defaultConfigPath() string {
 		dir = filepath.Join(home, ".config")
 	}
 	return filepath.Join(dir, "llmtop", "config.toml")
+}
+
+// maxConfigBytes bounds the config file: a real one is a few hundred bytes,
+// and --config /dev/zero must not read until memory runs out.
+const maxConfigBytes = 1 << 20
+
+// readLimited reads at most limit bytes of path; a longer file is an error
+// that says so (nothing of it is used).
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d KiB, which no llmtop config is: is it the right file?", path, limit>>10)
+	}
+	return data, nil
 }

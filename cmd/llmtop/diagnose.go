@@ -71,7 +71,7 @@ func diagnoseConfig(th tui.Thresholds, watch time.Duration) diagnosis.Config {
 }
 
 func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
-	out := cmd.OutOrStdout()
+	out := safeOut(cmd.OutOrStdout())
 	if _, err := parseEngine(engineFlags.engine); err != nil {
 		return err
 	}

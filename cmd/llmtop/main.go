@@ -50,7 +50,9 @@ func main() {
 			code = ee.code
 		}
 		if err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "llmtop:", err)
+			// An error can quote a URL, a config line or an endpoint's
+			// answer: cleaned and redacted like every other output.
+			fmt.Fprintln(safeOut(os.Stderr), "llmtop:", err)
 		}
 		os.Exit(code)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/tui"
 )
 
@@ -115,8 +116,18 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		return errors.New("the monitor needs a terminal on stdout: for scripts and pipes use `llmtop snapshot --json` or `llmtop diagnose`")
 	}
 	urls := make([]string, 0, len(opts.URLs))
+	ids := make([]string, 0, len(opts.URLs)) // what the screen shows: no URL credential
 	for _, u := range opts.URLs {
 		urls = append(urls, normalizeURL(u))
+		ids = append(ids, model.RedactURL(normalizeURL(u)))
+	}
+	benchTarget = func(id string) string {
+		for i := range ids {
+			if ids[i] == id {
+				return urls[i]
+			}
+		}
+		return id
 	}
 	interval := clampInterval(pick(monitorFlags.interval, cfg.Interval, flagSet("interval")))
 	window := pick(monitorFlags.window, cfg.Window, flagSet("window"))
@@ -153,10 +164,10 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	}
 	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
 	// The one core every face reads: the screen, and its `s` snapshot.
-	mon := core.New(core.Options{Endpoints: urls, Window: window, Diagnosis: tui.DiagnosisConfig(cfg.Thresholds)})
+	mon := core.New(core.Options{Endpoints: ids, Window: window, Diagnosis: tui.DiagnosisConfig(cfg.Thresholds)})
 	m := tui.New(tui.Options{
 		Core:      mon,
-		Endpoints: urls, Interval: interval, Window: window, Simulated: opts.Simulated,
+		Endpoints: ids, Interval: interval, Window: window, Simulated: opts.Simulated,
 		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot,
 		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,
 		Init: opts.Extra,
@@ -209,7 +220,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 
 	if path := os.Getenv("LLMTOP_CPUPROFILE"); path != "" {
 		// for measuring the monitor's own cost: go tool pprof bin/llmtop FILE
-		if f, perr := os.Create(path); perr == nil {
+		if f, perr := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600); perr == nil {
 			defer f.Close() // after StopCPUProfile has written the profile
 			if pprof.StartCPUProfile(f) == nil {
 				defer pprof.StopCPUProfile()
@@ -267,7 +278,9 @@ func normalizeURL(u string) string {
 // saveSnapshot writes the `s` key's snapshot into the current directory.
 func saveSnapshot(data []byte) (string, error) {
 	name := "llmtop-snapshot-" + time.Now().UTC().Format("20060102T150405Z") + ".json"
-	if err := os.WriteFile(name, data, 0o644); err != nil {
+	// Private (0600), and no URL credential in it.
+	data = []byte(model.SafeOutput(string(data)))
+	if err := os.WriteFile(name, data, 0o600); err != nil {
 		return "", err
 	}
 	if abs, err := filepath.Abs(name); err == nil {

@@ -129,7 +129,7 @@ func runSim(cmd *cobra.Command, _ []string) error {
 	cfg.Port = simFlags.port
 	var out io.Writer = os.Stdout
 	if simFlags.logFile != "" {
-		f, err := os.OpenFile(simFlags.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := os.OpenFile(simFlags.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return fmt.Errorf("open --log-file: %w", err)
 		}

@@ -44,7 +44,7 @@ never 0. Exit status 3 when no endpoint answers.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			return runSnapshot(ctx, cmd.OutOrStdout(), args, snapshotFlags.json, snapshotFlags.interval)
+			return runSnapshot(ctx, safeOut(cmd.OutOrStdout()), args, snapshotFlags.json, snapshotFlags.interval)
 		},
 	}
 	fs := cmd.Flags()

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/bench"
 	"github.com/llmtop/llmtop/sources/bench/report"
 	"github.com/llmtop/llmtop/tui"
@@ -25,6 +26,10 @@ func init() {
 }
 
 type benchRunner struct{}
+
+// benchTarget maps the screen's endpoint ID (its URL with credentials
+// redacted) back to the URL to load; the monitor sets it.
+var benchTarget = func(id string) string { return id }
 
 // benchHold, when set (by the demo, to the simulator's HoldTimeline), is
 // called with true while a benchmark runs and false when it ends, so the
@@ -42,7 +47,7 @@ func (benchRunner) Run(ctx context.Context, spec tui.BenchSpec, progress func(tu
 	if key == "" {
 		key = os.Getenv("OPENAI_API_KEY")
 	}
-	cfg := bench.Config{URL: spec.URL, APIKey: key, Concurrency: spec.Streams, Duration: spec.Duration,
+	cfg := bench.Config{URL: benchTarget(spec.URL), APIKey: key, Concurrency: spec.Streams, Duration: spec.Duration,
 		InputLen: spec.InputLen, OutputLen: spec.OutputLen, Warmup: 2}
 	relay := func(step string, p bench.Progress) {
 		progress(tui.BenchProgress{Step: step, Warmup: p.Warmup, Fraction: p.Fraction(), Elapsed: p.Elapsed,
@@ -58,13 +63,13 @@ func (benchRunner) Run(ctx context.Context, spec tui.BenchSpec, progress func(tu
 		}
 		sw, err := bench.Sweep(ctx, sc)
 		if err != nil && len(sw.Steps) == 0 {
-			return tui.BenchOutcome{Err: err}
+			return tui.BenchOutcome{Err: safeErr(err)}
 		}
-		return tui.BenchOutcome{Sweep: &sw, Err: err}
+		return tui.BenchOutcome{Sweep: &sw, Err: safeErr(err)}
 	}
 	res, err := bench.Run(ctx, cfg, func(p bench.Progress) { relay("", p) })
 	if err != nil {
-		return tui.BenchOutcome{Err: err}
+		return tui.BenchOutcome{Err: safeErr(err)}
 	}
 	return tui.BenchOutcome{Result: &res}
 }
@@ -76,7 +81,7 @@ func (benchRunner) Save(o tui.BenchOutcome) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
 	name := time.Now().Format("20060102-150405") + "-" + o.Spec.Preset + ".json"
@@ -150,4 +155,13 @@ func benchDir() (string, error) {
 		state = filepath.Join(home, ".local", "state")
 	}
 	return filepath.Join(state, "llmtop", "bench"), nil
+}
+
+// safeErr is err as the screen may show it: an error can quote the URL
+// (with its credentials) or the server's answer.
+func safeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(model.RedactText(err.Error()))
 }

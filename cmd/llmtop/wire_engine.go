@@ -103,7 +103,7 @@ func startEngines(ctx context.Context, env *monitorEnv) error {
 		}
 		p := engine.NewPoller(cfg)
 		env.OnInterval = append(env.OnInterval, p.SetInterval)
-		id := u
+		id := model.RedactURL(u) // the monitor's ID: what the screen shows
 		var look *portLook
 		if env.SimLog == nil { // the demo's engine lives in this process: /proc knows nothing of it
 			look = newPortLook(id)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/logs"
 )
 
@@ -72,6 +73,11 @@ func startLogs(ctx context.Context, env *monitorEnv) error {
 			}
 		}
 	}
+	for _, f := range logFlags.files {
+		if err := logs.CheckFile(f); err != nil {
+			return fmt.Errorf("--log %w", err)
+		}
+	}
 	inputs := logInputs()
 	if env.SimLog != nil {
 		inputs = append(inputs, logs.Input{Reader: env.SimLog, Name: "simulator log"})
@@ -83,7 +89,7 @@ func startLogs(ctx context.Context, env *monitorEnv) error {
 	// endpoints its lines and samples carry no endpoint.
 	endpoint := ""
 	if len(env.URLs) == 1 {
-		endpoint = env.URLs[0]
+		endpoint = model.RedactURL(env.URLs[0]) // the monitor's ID for it
 	}
 	for _, in := range inputs {
 		env.Stopped = append(env.Stopped, logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, env.Send))

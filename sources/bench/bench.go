@@ -117,7 +117,7 @@ func Run(ctx context.Context, cfg Config, onProgress func(Progress)) (report.Res
 	if res.OutputTokensFromChunks > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d responses had no usage: their output tokens are content chunks counted", res.OutputTokensFromChunks))
 	}
-	return res, nil
+	return cleanResult(res), nil
 }
 
 // probe sends the first warmup request. When the server refuses the extra

@@ -11,6 +11,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -119,7 +120,14 @@ func newSession(cfg Config) *session {
 	return &session{cfg: cfg, client: newClient(cfg)}
 }
 
+// scrape reads the endpoint once. Everything the endpoint wrote is cleaned
+// here, where it enters llmtop (model.CleanScrape): no face has to
+// remember to.
 func (s *session) scrape(ctx context.Context) model.Scrape {
+	return model.CleanScrape(s.read(ctx))
+}
+
+func (s *session) read(ctx context.Context) model.Scrape {
 	start := time.Now()
 	sc := model.Scrape{Endpoint: s.cfg.URL, Time: start}
 	finish := func(err *scrapeError) model.Scrape {
@@ -169,7 +177,22 @@ func (s *session) scrape(ctx context.Context) model.Scrape {
 			}
 		}
 	}
+	// JSON routes (/v1/models, Ollama's /api/ps and /api/tags) are not
+	// capped by the Prometheus caps: the same bound on models applies.
+	if n := len(sc.Identity.Models); n > maxLabelValues {
+		sc.Identity.Models = sc.Identity.Models[:maxLabelValues:maxLabelValues]
+		c.notes = append(c.notes, fmt.Sprintf("truncated: %s models, showing the first %s", groupThousands(n), groupThousands(maxLabelValues)))
+	}
+	if n := len(samples); n > maxLabelValues {
+		samples = samples[:maxLabelValues:maxLabelValues]
+	}
 	s.id.Models = sc.Identity.Models // adapters may refresh the model list
+	for i := range samples {
+		// The JSON adapters (llama.cpp /slots, Ollama, TRT-LLM) and sums
+		// over series get the same check as Prometheus series.
+		model.RejectImplausible(&samples[i])
+		samples[i].Notes = append(samples[i].Notes, c.notes...)
+	}
 	sc.Samples = samples
 	return finish(nil)
 }
@@ -182,6 +205,9 @@ type collector struct {
 	now      time.Time
 	id       *model.Identity
 	lastPath string
+	// notes are remarks on the whole scrape (what the caps left out),
+	// added to every sample.
+	notes []string
 }
 
 // metricsPath is the user's override or the adapter's default.
@@ -210,6 +236,8 @@ func (c *collector) prom(path string) (families, error) {
 		return nil, &scrapeError{model.ErrMalformed, c.s.cfg.URL + path + ": " + err.Error(),
 			"is --metrics-path the Prometheus route? (" + c.a.metricsPath + " for " + string(c.a.engine) + ")"}
 	}
+	c.notes = append(c.notes, limitSeries(fams, maxSeries, maxLabelValues)...)
+	c.notes = append(c.notes, rejectImplausible(fams)...)
 	return fams, nil
 }
 

@@ -107,12 +107,22 @@ type llamaNextToken struct {
 // generated tokens; where it is an array, n_prompt_tokens was seen to count
 // the generated tokens already (a real llama-server under load), so adding
 // n_decoded would count them twice.
+// A negative or non-finite count (no slot holds -5 tokens) counts as none.
 func (sl llamaSlot) held() float64 {
+	prompt := orZero(sl.NPrompt)
 	var one llamaNextToken
 	if json.Unmarshal(sl.NextToken, &one) == nil {
-		return min(sl.NPrompt+one.NDecoded, sl.NCtx)
+		return min(prompt+orZero(one.NDecoded), sl.NCtx)
 	}
-	return min(sl.NPrompt, sl.NCtx)
+	return min(prompt, sl.NCtx)
+}
+
+// orZero is v when it is a count a slot can hold, else 0.
+func orZero(v float64) float64 {
+	if !model.Plausible(v) {
+		return 0
+	}
+	return v
 }
 
 // llamaSlotCount is the slot count (-np), the most requests run at once:

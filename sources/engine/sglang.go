@@ -31,12 +31,10 @@ func mapSGLang(f families, m meta) []model.Sample {
 	if len(names) == 0 {
 		names = []string{""}
 	}
+	parts := byModel(f, lbl)
 	out := make([]model.Sample, 0, len(names))
 	for _, name := range names {
-		v := view{fams: f}
-		if name != "" {
-			v.key, v.val = lbl, name
-		}
+		v := modelView(f, parts, name)
 		keep, groups, ranks := sglangRanks(v)
 		v.skip = func(s *dto.Metric) bool { return !keep(s) }
 		smp := m.sample(name)

@@ -57,15 +57,16 @@ const tritonMeanApprox = "mean only: Triton's cumulative µs counter ÷ successf
 // request rates and mean-only request and queue durations.
 func mapTriton(f families, m meta) []model.Sample {
 	names := modelNames(f, "nv_", "model")
+	parts := byModel(f, "model")
 	// The model with backend gauges first: that is the LLM.
 	sort.SliceStable(names, func(i, j int) bool {
-		ti := view{fams: f, key: "model", val: names[i]}.has("nv_trt_llm_request_metrics")
-		tj := view{fams: f, key: "model", val: names[j]}.has("nv_trt_llm_request_metrics")
+		ti := view{fams: parts[names[i]]}.has("nv_trt_llm_request_metrics")
+		tj := view{fams: parts[names[j]]}.has("nv_trt_llm_request_metrics")
 		return ti && !tj
 	})
 	var out []model.Sample
 	for _, name := range names {
-		v := view{fams: f, key: "model", val: name}
+		v := view{fams: parts[name]}
 		s := m.sample(name)
 		mapTritonModel(&s, v)
 		if len(s.Gauges)+len(s.Counters)+len(s.Latencies) > 0 {

@@ -21,12 +21,10 @@ func mapVLLM(f families, m meta) []model.Sample {
 		names = []string{""}
 	}
 	info, kvCap := vllmCacheConfig(view{fams: f})
+	parts := byModel(f, "model_name")
 	out := make([]model.Sample, 0, len(names))
 	for _, name := range names {
-		v := view{fams: f}
-		if name != "" {
-			v.key, v.val = "model_name", name
-		}
+		v := modelView(f, parts, name)
 		s := m.sample(name)
 		mapVLLMModel(&s, v)
 		for k, x := range info {

@@ -98,6 +98,12 @@ func (s *Source) Refresh() (snap model.GPUSnapshot, events []model.Event) {
 	}()
 	snap, events = s.r.refresh(now)
 	snap.Time = now
+	// Device names, process command lines and DCGM labels are outside
+	// text: cleaned here, where they enter llmtop.
+	snap = model.CleanGPUs(snap)
+	for i := range events {
+		events[i] = model.CleanEvent(events[i])
+	}
 	return snap, events
 }
 

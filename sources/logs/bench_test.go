@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // benchLines is a realistic busy vLLM log: mostly request lines, some
@@ -39,7 +41,7 @@ var benchLines = func() [][]byte {
 func BenchmarkCatalogue(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		DefaultMatcher.Match(Sanitize(benchLines[i%len(benchLines)]))
+		DefaultMatcher.Match(model.SanitizeLine(benchLines[i%len(benchLines)]))
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }

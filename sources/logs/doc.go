@@ -5,7 +5,7 @@
 // hands everything to the UI without ever blocking it.
 //
 // The pipeline is: follower (file or command) → line splitter (bounded
-// length) → Sanitize → catalogue match + stats parser → bounded queue →
+// length) → model.SanitizeLine → catalogue match + stats parser → bounded queue →
 // delivery at a capped rate. Matched lines and stats are never dropped;
 // plain lines are dropped oldest-first when the UI cannot keep up, and the
 // drop is reported as a line of its own.

@@ -128,3 +128,17 @@ func procsWith(s string) []string {
 	}
 	return out
 }
+
+// A notice quotes the command; a credential in it is not shown.
+func TestFollowCommandNoticeRedactsCredentials(t *testing.T) {
+	c, _, _ := startCmd(t, "exit 3; curl -s 'http://alice:PASSWORD42@gpu1/log?token=TOKEN1234'", CommandOptions{Backoff: 20 * time.Millisecond})
+	waitFor(t, "exit notice", func() bool { return len(c.events("log_cmd_exited")) >= 1 })
+	for _, l := range c.lines() {
+		if strings.Contains(l, "PASSWORD42") || strings.Contains(l, "TOKEN1234") {
+			t.Errorf("secret shown: %q", l)
+		}
+	}
+	if ev := c.events("log_cmd_exited")[0]; !strings.Contains(ev.Title, "REDACTED") {
+		t.Errorf("notice %q", ev.Title)
+	}
+}

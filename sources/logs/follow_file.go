@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -38,12 +39,17 @@ func FollowFile(ctx context.Context, path string, fo FileOptions, src *Source) {
 	if fo.Backlog == 0 {
 		fo.Backlog = 64 << 10
 	}
+
 	f := &fileFollower{path: path, src: src, sp: newSplitter(), buf: make([]byte, 64<<10)}
 	defer f.close()
 	first := true
 	for ctx.Err() == nil {
 		wait := fo.Poll
 		if f.file == nil {
+			if isFIFO(path) { // a pipe a log is written into: read as a stream
+				followFIFO(ctx, path, fo.Poll, src)
+				return
+			}
 			if f.open(first, fo.Backlog) {
 				first = false
 				continue
@@ -78,7 +84,8 @@ func (f *fileFollower) emit(line []byte) { f.src.Line(line) }
 // open opens the path; on the first open of a file that already exists it
 // starts near the end (tail's backlog), otherwise at the start.
 func (f *fileFollower) open(first bool, backlog int64) bool {
-	file, err := os.Open(f.path)
+	// Non-blocking: a FIFO that replaced the file must not hang the open.
+	file, err := os.OpenFile(f.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if !f.waiting {
 			f.waiting = true
@@ -91,11 +98,15 @@ func (f *fileFollower) open(first bool, backlog int64) bool {
 		return false
 	}
 	info, err := file.Stat()
-	if err != nil || info.IsDir() {
+	if err == nil {
+		err = notALog(f.path, info.Mode())
+	}
+	if err != nil {
+		// Never read a device: /dev/zero would be read forever.
 		file.Close()
 		if !f.waiting {
 			f.waiting = true
-			f.src.notice("log_error", model.SevWarn, "%s is not a readable file (retrying)", f.path)
+			f.src.notice("log_error", model.SevWarn, "%v (retrying)", err)
 		}
 		return false
 	}

@@ -97,7 +97,7 @@ func NewSource(opts Options, send func(any)) *Source {
 // Line processes one raw line (without its newline).
 func (s *Source) Line(raw []byte) {
 	arrival := s.opts.Now()
-	text := Sanitize(raw)
+	text := model.SanitizeLine(raw)
 	t := lineTime(text, arrival, s.opts.Location)
 	ll := model.LogLine{Time: t, Endpoint: s.opts.Endpoint, Text: Cut(text, s.opts.DisplayBytes)}
 	var samples []model.Sample
@@ -133,7 +133,10 @@ func (s *Source) Line(raw []byte) {
 // file, a command that exited) as a line with an event.
 func (s *Source) notice(kind string, sev model.Severity, format string, args ...any) {
 	now := s.opts.Now()
-	title := fmt.Sprintf(format, args...)
+	// A notice quotes a path, a command line or an error: cleaned, and
+	// a URL credential in a --log-cmd (curl -u, a token in a query) is
+	// redacted before the screen shows it.
+	title := model.RedactText(fmt.Sprintf(format, args...))
 	ev := &model.Event{Time: now, Endpoint: s.opts.Endpoint, Source: "log", Kind: kind, Severity: sev,
 		Category: "availability", Title: title, Line: "llmtop: " + title}
 	s.mu.Lock()

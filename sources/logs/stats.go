@@ -35,6 +35,16 @@ func newStatsState(endpoint, modelName string) *statsState {
 // feed takes a catalogue match on a line logged at t and returns the
 // samples it completes (usually none or one).
 func (s *statsState) feed(mt Match, line string, t time.Time) []model.Sample {
+	out := s.parse(mt, line, t)
+	for i := range out {
+		// A stats line is outside text like a scrape: "-2547 tokens/s"
+		// is rejected with a note, never shown.
+		model.RejectImplausible(&out[i])
+	}
+	return out
+}
+
+func (s *statsState) parse(mt Match, line string, t time.Time) []model.Sample {
 	switch mt.Pattern.ID {
 	case "vllm_stats", "vllm_stats_v0":
 		return s.vllm.stats(s, mt, line, t)

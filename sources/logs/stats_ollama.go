@@ -35,7 +35,8 @@ func (st *ollamaState) request(s *statsState, mt Match, t time.Time) []model.Sam
 	st.requests++
 	if parseNum(mt.Fields["status"]) >= 400 {
 		st.errors++
-	} else if d, err := time.ParseDuration(mt.Fields["latency"]); err == nil {
+	} else if d, err := time.ParseDuration(mt.Fields["latency"]); err == nil && d >= 0 {
+		// (a negative latency is no request's: left out, not summed)
 		st.e2e.Sum += d.Seconds()
 		st.e2e.Count++
 		st.e2e.Approx = "mean only, from Ollama's access log (successful requests; includes model load time)"

@@ -226,7 +226,7 @@ func TestVLLMDataParallelIdleEngineExpires(t *testing.T) {
 
 func TestOllamaAccessLog(t *testing.T) {
 	lines := []string{
-		Sanitize([]byte("[GIN] 2026/08/21 - 10:00:00 |\x1b[97;42m 200 \x1b[0m|    2.5012ms |       127.0.0.1 |\x1b[97;46m POST    \x1b[0m \"/api/generate\"")),
+		model.SanitizeLine([]byte("[GIN] 2026/08/21 - 10:00:00 |\x1b[97;42m 200 \x1b[0m|    2.5012ms |       127.0.0.1 |\x1b[97;46m POST    \x1b[0m \"/api/generate\"")),
 		`[GIN] 2026/08/21 - 10:00:01 | 200 |      1.5s |       127.0.0.1 | GET      "/api/ps"`, // a monitor's poll: not a request to count
 		`[GIN] 2026/08/21 - 10:00:02 | 200 |  3.4975s |       127.0.0.1 | POST     "/api/chat"`,
 		`[GIN] 2026/08/21 - 10:00:03 | 404 |   120µs |       127.0.0.1 | POST     "/api/chat"`,
@@ -245,5 +245,20 @@ func TestOllamaAccessLog(t *testing.T) {
 	at := lineTime(lines[0], time.Date(2026, 8, 21, 12, 0, 0, 0, time.UTC), time.UTC)
 	if !at.Equal(time.Date(2026, 8, 21, 10, 0, 0, 0, time.UTC)) {
 		t.Errorf("gin timestamp %v", at)
+	}
+}
+
+// A negative latency in Ollama's access log is no request's: it is left
+// out, not summed into the mean (it made "E2E mean -3000 ms").
+func TestStatsRejectNegativeLatency(t *testing.T) {
+	s := feedLines(t,
+		`[GIN] 2026/08/21 - 10:00:00 | 200 |  -3000ms |       127.0.0.1 | POST     "/api/chat"`,
+		`[GIN] 2026/08/21 - 10:00:01 | 200 |       2s |       127.0.0.1 | POST     "/api/chat"`)
+	if len(s) != 2 {
+		t.Fatalf("%d samples", len(s))
+	}
+	h := s[1].Latencies[model.E2E]
+	if h.Count != 1 || h.Sum != 2 {
+		t.Errorf("E2E sum %v count %v, want 2 s over 1 request", h.Sum, h.Count)
 	}
 }

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"sort"
 	"strconv"
@@ -138,13 +139,31 @@ type ollamaModel struct {
 // (/api/tags) marked loaded=false. The error is /api/ps's: without it
 // nothing is known about what is loaded.
 func OllamaModels(ctx context.Context, client *http.Client, base string) ([]model.ModelInfo, error) {
-	var ps, tags struct {
-		Models []ollamaModel `json:"models"`
-	}
+	var ps, tags ollamaList
 	if err := getJSON(ctx, client, base+"/api/ps", &ps); err != nil {
 		return nil, err
 	}
 	_ = getJSON(ctx, client, base+"/api/tags", &tags) // optional: the catalogue
+	return ollamaModels(ps, tags), nil
+}
+
+// ollamaList is /api/ps's and /api/tags's answer.
+type ollamaList struct {
+	Models []ollamaModel `json:"models"`
+}
+
+// ParseOllama decodes the bodies of /api/ps and /api/tags (tags may be
+// empty) as OllamaModels does; the fuzz target reads through it.
+func ParseOllama(psBody, tagsBody []byte) ([]model.ModelInfo, error) {
+	var ps, tags ollamaList
+	if err := json.Unmarshal(psBody, &ps); err != nil {
+		return nil, err
+	}
+	_ = json.Unmarshal(tagsBody, &tags)
+	return ollamaModels(ps, tags), nil
+}
+
+func ollamaModels(ps, tags ollamaList) []model.ModelInfo {
 	var out []model.ModelInfo
 	loaded := map[string]bool{}
 	for _, m := range ps.Models {
@@ -163,7 +182,7 @@ func OllamaModels(ctx context.Context, client *http.Client, base string) ([]mode
 		rest = append(rest, mi)
 	}
 	sort.Slice(rest, func(i, j int) bool { return rest[i].ID < rest[j].ID })
-	return append(out, rest...), nil
+	return append(out, rest...)
 }
 
 func ollamaInfo(m ollamaModel) model.ModelInfo {
@@ -171,9 +190,10 @@ func ollamaInfo(m ollamaModel) model.ModelInfo {
 	if id == "" {
 		id = m.Model
 	}
-	mi := model.ModelInfo{ID: id, MaxContext: m.Context, Extra: map[string]string{}}
+	// A negative size or context is no model's: unknown, never shown.
+	mi := model.ModelInfo{ID: id, MaxContext: max(m.Context, 0), Extra: map[string]string{}}
 	if mi.MaxContext == 0 {
-		mi.MaxContext = m.Details.ContextLength
+		mi.MaxContext = max(m.Details.ContextLength, 0)
 	}
 	put := func(k, v string) {
 		if v != "" {
@@ -183,7 +203,7 @@ func ollamaInfo(m ollamaModel) model.ModelInfo {
 	if m.Size > 0 {
 		put("size", strconv.FormatInt(m.Size, 10))
 	}
-	if m.SizeVRAM != nil {
+	if m.SizeVRAM != nil && *m.SizeVRAM >= 0 {
 		put("size_vram", strconv.FormatInt(*m.SizeVRAM, 10))
 		if m.Size > 0 {
 			// Below 1 the model is partly offloaded to the CPU.

@@ -35,7 +35,9 @@ func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
 		if len(args) == 0 {
 			continue
 		}
-		cmd := strings.Join(args, " ")
+		// Shown on screen and in snapshots: an engine's command line
+		// can carry --api-key or a token, and any bytes at all.
+		cmd := model.RedactCmdline(strings.Join(args, " "))
 		if len(inodes) > 0 && o.PID == 0 && holds(fsys, pid, inodes) {
 			o.PID, o.Cmdline = pid, cmd
 		}

@@ -59,3 +59,22 @@ func TestOwnerFakeProc(t *testing.T) {
 		t.Fatalf("in a container: note %q", o.Note)
 	}
 }
+
+// An engine's command line is shown on screen and saved in snapshots: its
+// --api-key and any escape sequence in it are not.
+func TestOwnerCmdlineRedacted(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	fsys := fstest.MapFS{
+		"stat":         {Data: []byte("cpu  1 2 3\nbtime 1799999000\n")},
+		"self/status":  {Data: []byte("NSpid:\t4711\n")},
+		"4711/cmdline": {Data: []byte("vllm\x00serve\x00m\x1b]0;pwned\x07\x00--api-key\x00sk-SECRET\x00--max-num-batched-tokens\x008192\x00")},
+		"4711/stat":    {Data: []byte("4711 (vllm) S 1 4711 4711 0 -1 4194560 1 0 0 0 5 2 0 0 20 0 8 0 96200 1 1")},
+	}
+	o := Owner(fsys, 8000, now)
+	if len(o.Engines) != 1 {
+		t.Fatalf("engines %+v", o.Engines)
+	}
+	if got := o.Engines[0].Cmdline; got != "vllm serve m --api-key REDACTED --max-num-batched-tokens 8192" {
+		t.Errorf("cmdline %q", got)
+	}
+}

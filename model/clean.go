@@ -1,0 +1,86 @@
+package model
+
+// The sources hand llmtop outside text in these shapes; each is cleaned once,
+// where it enters (the engine poller, the GPU source), so every face — the
+// TUI, snapshot, diagnose, saved files — draws only safe text.
+
+// CleanScrape returns sc with every string an endpoint wrote cleaned: the
+// identity (version, model ids and their facts, health detail), each
+// sample's model, info, notes and finish-reason labels, and the error and
+// hint (which quote URLs: those are redacted too).
+func CleanScrape(sc Scrape) Scrape {
+	sc.Identity = CleanIdentity(sc.Identity)
+	sc.Err, sc.Hint = RedactText(sc.Err), RedactText(sc.Hint)
+	if len(sc.Samples) > 0 {
+		out := make([]Sample, len(sc.Samples))
+		for i, s := range sc.Samples {
+			s.Model = Clean(s.Model)
+			s.Info = CleanMap(s.Info, Clean)
+			if s.Notes != nil {
+				s.Notes = CleanAll(append(make([]string, 0, len(s.Notes)), s.Notes...))
+			}
+			s.FinishReasons = CleanMap(s.FinishReasons, nil)
+			if len(s.Latencies) > 0 {
+				ls := make(map[Latency]Histogram, len(s.Latencies))
+				for k, h := range s.Latencies {
+					h.Approx = Clean(h.Approx)
+					ls[k] = h
+				}
+				s.Latencies = ls
+			}
+			out[i] = s
+		}
+		sc.Samples = out
+	}
+	return sc
+}
+
+// CleanIdentity cleans what an endpoint says about itself.
+func CleanIdentity(id Identity) Identity {
+	id.Version = Clean(id.Version)
+	id.HealthDetail = RedactText(id.HealthDetail)
+	if len(id.Models) > 0 {
+		ms := make([]ModelInfo, len(id.Models))
+		for i, m := range id.Models {
+			m.ID = Clean(m.ID)
+			m.Extra = CleanMap(m.Extra, Clean)
+			ms[i] = m
+		}
+		id.Models = ms
+	}
+	return id
+}
+
+// CleanGPUs cleans what a driver or a DCGM exporter wrote: device names and
+// UUIDs, process names and command lines, throttle reasons, errors.
+func CleanGPUs(g GPUSnapshot) GPUSnapshot {
+	g.Driver, g.CUDA, g.Err, g.Note = Clean(g.Driver), Clean(g.CUDA), RedactText(g.Err), RedactText(g.Note)
+	if len(g.GPUs) > 0 {
+		gs := make([]GPU, len(g.GPUs))
+		for i, d := range g.GPUs {
+			d.UUID, d.Name, d.Err = Clean(d.UUID), Clean(d.Name), RedactText(d.Err)
+			if d.Throttle != nil { // [] (none) and null (not read) differ in JSON
+				d.Throttle = CleanAll(append(make([]string, 0, len(d.Throttle)), d.Throttle...))
+			}
+			if len(d.Processes) > 0 {
+				ps := make([]GPUProcess, len(d.Processes))
+				for j, p := range d.Processes {
+					p.Name, p.Cmdline = Clean(p.Name), RedactCmdline(p.Cmdline)
+					ps[j] = p
+				}
+				d.Processes = ps
+			}
+			gs[i] = d
+		}
+		g.GPUs = gs
+	}
+	return g
+}
+
+// CleanEvent cleans an event's outside text (titles and fields quote what a
+// source saw).
+func CleanEvent(e Event) Event {
+	e.Endpoint, e.Title, e.Line = RedactText(e.Endpoint), RedactText(e.Title), RedactText(e.Line)
+	e.Fields = CleanMap(e.Fields, RedactText)
+	return e
+}
