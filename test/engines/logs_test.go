@@ -26,7 +26,7 @@ func matchLog(t *testing.T, p *proc) (map[string][]logs.Match, []string) {
 	out := map[string][]logs.Match{}
 	var lines []string
 	for _, raw := range strings.Split(string(b), "\n") {
-		line := logs.Sanitize([]byte(raw))
+		line := model.SanitizeLine([]byte(raw))
 		lines = append(lines, line)
 		if mt, ok := logs.DefaultMatcher.Match(line); ok {
 			out[mt.Pattern.ID] = append(out[mt.Pattern.ID], mt)
