@@ -409,3 +409,20 @@ func TestOllamaRestartWithNewSettingIsPlanned(t *testing.T) {
 		t.Fatalf("runs = %+v", runs)
 	}
 }
+
+// /proc's word on a local endpoint: while it serves, the process's command
+// line joins its run's configuration; while nothing answers, it explains
+// the silence.
+func TestPortOwnerFeedsConfigAndLifecycle(t *testing.T) {
+	m := newMonitor()
+	run(m, newEngine("0.11.0", time.Time{}, 0.02), 0, 5, 5, 100)
+	m.Apply(model.PortOwner{Endpoint: url, Port: 8000, PID: 4711, Cmdline: "vllm serve m --max-num-seqs 64"})
+	if got := m.Endpoint(url).Current().Config["cmdline"]; got != "vllm serve m --max-num-seqs 64" {
+		t.Fatalf("cmdline config %q", got)
+	}
+	m.Apply(down(at(6)))
+	m.Apply(model.PortOwner{Endpoint: url, Port: 8000, Engines: []model.Process{{PID: 4711, Cmdline: "vllm serve m", Age: 38 * time.Second}}})
+	if e := m.Endpoint(url); e.Port == nil || !strings.Contains(e.LifeDetail, "nothing listens on 8000; engine process alive: PID 4711 vllm serve m, up 38s") {
+		t.Fatalf("life %s %q", e.Life, e.LifeDetail)
+	}
+}

@@ -177,12 +177,20 @@ func (m *Monitor) Apply(msg any) {
 		m.advance(msg.Time)
 		m.ver.GPU++
 	case model.PortOwner:
-		if e := m.eps[msg.Endpoint]; e != nil && e.Down() {
+		e := m.eps[msg.Endpoint]
+		switch {
+		case e == nil:
+		case e.Down():
 			p := msg
 			e.Port = &p
 			if e.Life == model.LifeUnreachable {
 				e.LifeDetail = p.Describe()
 			}
+			m.ver.Store++
+		case msg.PID > 0 && e.Current() != nil && e.Current().Ended == nil:
+			// The serving process's command line is part of its run's
+			// configuration (the runs view diffs it).
+			setConfig(e.Current(), "cmdline", msg.Cmdline)
 			m.ver.Store++
 		}
 	}

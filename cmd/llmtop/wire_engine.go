@@ -126,6 +126,7 @@ type portLook struct {
 	id   string
 	port int
 	last time.Time
+	up   bool
 }
 
 const portLookEvery = 5 * time.Second
@@ -152,7 +153,15 @@ func newPortLook(id string) *portLook {
 }
 
 func (p *portLook) after(sc model.Scrape) (model.PortOwner, bool) {
-	if p == nil || !(sc.ErrKind == model.ErrRefused || sc.ErrKind == model.ErrTimeout) || sc.Time.Sub(p.last) < portLookEvery {
+	if p == nil {
+		return model.PortOwner{}, false
+	}
+	down := sc.ErrKind == model.ErrRefused || sc.ErrKind == model.ErrTimeout
+	// Once when it comes up (the serving process's command line is its
+	// run's configuration), then every portLookEvery while it is down.
+	up := !down && !p.up
+	p.up = !down
+	if !up && (!down || sc.Time.Sub(p.last) < portLookEvery) {
 		return model.PortOwner{}, false
 	}
 	p.last = sc.Time
