@@ -78,17 +78,6 @@ const preemptQuiet = 15 * time.Second
 
 func findingKey(f diagnosis.Finding) string { return f.ID + "\x00" + f.Endpoint }
 
-// SevTag is a severity's short label in event titles.
-func SevTag(s model.Severity) string {
-	switch s {
-	case model.SevCrit:
-		return "CRIT"
-	case model.SevWarn:
-		return "WARN"
-	}
-	return "INFO"
-}
-
 // transitions compares a new report with the findings open before and
 // records an event for each finding opened or closed.
 func (m *Monitor) transitions(rep diagnosis.Report, now time.Time) {
@@ -101,7 +90,7 @@ func (m *Monitor) transitions(rep diagnosis.Report, now time.Time) {
 		open[k] = f
 		if _, was := m.open[k]; !was {
 			ev := model.Event{Time: f.Opened, Endpoint: f.Endpoint, Source: "diagnosis", Kind: KindFindingOpened,
-				Severity: f.Severity, Category: string(f.Category), Title: SevTag(f.Severity) + " opened: " + f.Title}
+				Severity: f.Severity, Category: string(f.Category), Title: f.Severity.Tag() + " opened: " + f.Title}
 			if ev.Time.IsZero() {
 				ev.Time = now
 			}

@@ -25,6 +25,18 @@ func (s Severity) String() string {
 	}
 }
 
+// Tag is the severity's upper-case label on screens and in titles:
+// CRIT, WARN, INFO.
+func (s Severity) Tag() string {
+	switch s {
+	case SevCrit:
+		return "CRIT"
+	case SevWarn:
+		return "WARN"
+	}
+	return "INFO"
+}
+
 // MarshalText writes the severity as a word in JSON.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 

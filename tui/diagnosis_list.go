@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 )
 
@@ -65,9 +64,9 @@ func listLines(d *Data, rep diagnosis.Report, hist []diagnosis.Finding, cfg diag
 		out = append(out, s.OK.Render("No open findings."), "")
 	}
 	for _, f := range rep.Findings {
-		head := s.Level(sevLevel(f.Severity)).Render(core.SevTag(f.Severity)) + " " + s.Title.Render(f.Title)
+		head := s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + s.Title.Render(f.Title)
 		if d.Now.Sub(f.Opened) < newFor {
-			head = s.Level(sevLevel(f.Severity)).Render(core.SevTag(f.Severity)) + " " + s.Highlight.Render(f.Title)
+			head = s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + s.Highlight.Render(f.Title)
 		}
 		out = append(out, head)
 		out = append(out, s.Faint.Render(clip(fmt.Sprintf("  %s · %s · opened %s (%s ago)", f.ID, nonEmptyStr(f.Endpoint, "all endpoints"),
@@ -95,7 +94,7 @@ func listLines(d *Data, rep diagnosis.Report, hist []diagnosis.Finding, cfg diag
 	if len(closed) > 0 {
 		out = append(out, s.Title.Render("History"))
 		for _, f := range closed {
-			out = append(out, clip(fmt.Sprintf("  %s %s → %s (%s)  %s", core.SevTag(f.Severity), f.Opened.Local().Format("15:04:05"),
+			out = append(out, clip(fmt.Sprintf("  %s %s → %s (%s)  %s", f.Severity.Tag(), f.Opened.Local().Format("15:04:05"),
 				f.Closed.Local().Format("15:04:05"), shortDur(f.Closed.Sub(f.Opened).Round(time.Second)), f.Title), w))
 		}
 		out = append(out, "")

@@ -7,7 +7,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
-	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 )
 
@@ -69,7 +68,7 @@ func findingLine(d *Data, f diagnosis.Finding, w int) string {
 	if d.Now.Sub(f.Opened) < newFor {
 		title = s.Highlight.Render(title)
 	}
-	return s.Level(sevLevel(f.Severity)).Render(core.SevTag(f.Severity)) + " " + title
+	return s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + title
 }
 
 // topLines is the top finding expanded: title, evidence, the first two

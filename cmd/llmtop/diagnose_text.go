@@ -57,7 +57,7 @@ func printDiagnosis(out io.Writer, res diagnoseResult) {
 	if len(res.Closed) > 0 {
 		fmt.Fprintln(out, "Opened and cleared again during the watch:")
 		for _, f := range res.Closed {
-			fmt.Fprintf(out, "  %s %s  %s (%s–%s)\n", sevWord(f.Severity), f.ID, f.Title, f.Opened.Format("15:04:05"), f.Closed.Format("15:04:05"))
+			fmt.Fprintf(out, "  %s %s  %s (%s–%s)\n", f.Severity.Tag(), f.ID, f.Title, f.Opened.Format("15:04:05"), f.Closed.Format("15:04:05"))
 		}
 		fmt.Fprintln(out)
 	}
@@ -81,7 +81,7 @@ func printFinding(out io.Writer, n int, f diagnosis.Finding) {
 	if f.Endpoint != "" {
 		where = "  [" + f.Endpoint + "]"
 	}
-	fmt.Fprintf(out, "%d. %s  %s  %s%s\n", n, sevWord(f.Severity), f.Title, f.ID, where)
+	fmt.Fprintf(out, "%d. %s  %s  %s%s\n", n, f.Severity.Tag(), f.Title, f.ID, where)
 	for _, e := range f.Evidence {
 		src := e.Source
 		if e.Window > 0 {
@@ -94,16 +94,6 @@ func printFinding(out io.Writer, n int, f diagnosis.Finding) {
 		fmt.Fprintf(out, "   try %d: %s\n          why: %s; trade-off: %s\n", i+1, a.Change, a.Why, a.TradeOff)
 	}
 	fmt.Fprintln(out)
-}
-
-func sevWord(s model.Severity) string {
-	switch s {
-	case model.SevCrit:
-		return "CRIT"
-	case model.SevWarn:
-		return "WARN"
-	}
-	return "INFO"
 }
 
 func shortDur(d time.Duration) string {
