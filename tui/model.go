@@ -35,7 +35,8 @@ type Options struct {
 	Now time.Time
 	// Init are extra commands run at start (the demo's scenario driver…).
 	Init []tea.Cmd
-	// LogLines and Events bound the rings (defaults 10000 and 500).
+	// LogLines and Events bound the core's rings when it is built here
+	// (0: the core's defaults, 10000 and 500).
 	LogLines, Events int
 	// Core is the monitor to show; nil builds one from the options.
 	Core *core.Monitor
@@ -115,12 +116,6 @@ func New(o Options) *Model {
 	}
 	if o.Window <= 0 {
 		o.Window = time.Minute
-	}
-	if o.LogLines <= 0 {
-		o.LogLines = 10000
-	}
-	if o.Events <= 0 {
-		o.Events = 500
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
