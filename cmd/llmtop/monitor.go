@@ -125,6 +125,10 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	defer stopSignals()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// A terminal that goes away without a signal (see terminal.go) ends
+	// the monitor the same way.
+	termOpts, closeTerm := terminalOptions(func(error) { cancel() })
+	defer closeTerm()
 	env := &monitorEnv{URLs: urls, Interval: interval, SimLog: opts.SimLog, SimGPU: opts.SimGPU}
 
 	// The sources start in a goroutine once the program runs (Send blocks
@@ -164,7 +168,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	// the caller's context ends. Bubble Tea's signal handler would send its
 	// QuitMsg on an unbuffered channel that nobody reads once ctx ended the
 	// event loop, and its shutdown would then wait for it forever.
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(10), tea.WithoutSignalHandler()}
+	popts := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(10), tea.WithoutSignalHandler()}, termOpts...)
 	if noColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
