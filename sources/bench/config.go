@@ -42,10 +42,16 @@ type Config struct {
 	Burstiness float64
 
 	// NumRequests or Duration ends the run (the one that comes first when
-	// both are set; Duration stops sending and waits for requests in flight).
+	// both are set). Duration stops sending, lets the requests in flight
+	// finish for Grace, then stops them (counted as cancelled): a run ends
+	// at Duration + Grace whatever the server does.
 	NumRequests int
 	Duration    time.Duration
-	// Warmup requests run first and are not counted.
+	Grace       time.Duration
+	// Warmup requests run first and are not counted. Together they may take
+	// at most Timeout, and at most Duration when the run has one; when none
+	// of them finished by then the run stops, measuring nothing. With
+	// Warmup 0 nothing is sent before the measured requests.
 	Warmup int
 
 	// InputLen is the prompt's target length in words (≈ tokens; the real
@@ -89,6 +95,9 @@ func (c *Config) Defaults() {
 	if c.NumRequests == 0 && c.Duration == 0 {
 		c.Duration = 30 * time.Second
 	}
+	if c.Grace == 0 && c.Duration > 0 {
+		c.Grace = min(max(c.Duration/10, minGrace), maxGrace)
+	}
 	if c.InputLen == 0 {
 		c.InputLen = 256
 	}
@@ -102,6 +111,14 @@ func (c *Config) Defaults() {
 		c.Seed = 1
 	}
 }
+
+// The default grace is a tenth of the duration within these bounds: long
+// enough for most answers in flight to finish, short enough that the end
+// comes when it was asked for.
+const (
+	minGrace = 2 * time.Second
+	maxGrace = 30 * time.Second
+)
 
 // Validate reports a configuration that cannot run, saying what to change.
 func (c *Config) Validate() error {
@@ -117,8 +134,8 @@ func (c *Config) Validate() error {
 		return errors.New("concurrency must be positive")
 	case c.Rate < 0 || math.IsNaN(float64(c.Rate)):
 		return errors.New("--rate must be a positive number of requests per second, or inf")
-	case c.NumRequests < 0 || c.Duration < 0 || c.Warmup < 0:
-		return errors.New("--num-requests, --duration and --warmup cannot be negative")
+	case c.NumRequests < 0 || c.Duration < 0 || c.Warmup < 0 || c.Grace < 0:
+		return errors.New("--num-requests, --duration, --grace and --warmup cannot be negative")
 	case c.AllAtOnce() && c.NumRequests == 0:
 		return errors.New("--rate inf sends every request at once, so it needs --num-requests N " +
 			"(or --concurrency N for a closed loop of N streams, which --duration can bound)")
