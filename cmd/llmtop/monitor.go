@@ -152,6 +152,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		statuses[p.Name] = ""
 	}
 	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
+	monitorBenches.begin(opts.Simulated)
 	m := tui.New(tui.Options{
 		Endpoints: urls, Interval: interval, Window: window, Simulated: opts.Simulated,
 		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot,
@@ -206,6 +207,15 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	// after 2 s: wait for them (bounded) so that none outlives llmtop. The
 	// terminal is already restored, so a slow one delays only the prompt.
 	deadline := time.Now().Add(quitWait)
+	// A benchmark in progress is stopped and what it measured saved, as a
+	// finished one the overlay had no time to save.
+	saved, serr := monitorBenches.finish(deadline)
+	for _, p := range saved {
+		fmt.Fprintf(os.Stderr, "llmtop: the benchmark's result is saved in %s\n", p)
+	}
+	if serr != nil {
+		fmt.Fprintf(os.Stderr, "llmtop: the benchmark's result is not saved: %v\n", serr)
+	}
 	select {
 	case <-started: // every Start has returned: env.Stopped is complete
 		waitClosed(env.Stopped, deadline)
