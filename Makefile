@@ -27,6 +27,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/llmtop
 
+# make stays llmtop's parent (it has no exec) and, leading the session when
+# it is a tmux pane's command, gets the terminal's SIGHUP instead of llmtop,
+# then waits for it. make runs this one-command recipe without a shell in
+# between, and llmtop ends by itself when its terminal goes away (a read
+# ends or a write fails): `make e2e` kills such a pane and checks that
+# nothing is left.
 run: build
 	./$(BIN) demo
 
