@@ -116,7 +116,7 @@ func benchConfig(url string) (bench.Config, error) {
 		Concurrency: f.concurrency, Rate: rate, Burstiness: f.burstiness,
 		NumRequests: f.numRequests, Duration: f.duration, Grace: f.grace, Warmup: f.warmup,
 		InputLen: f.inputLen, OutputLen: f.outputLen, PrefixLen: f.prefixLen,
-		NoExtras: f.noExtras, Seed: f.seed, Timeout: f.timeout,
+		NoExtras: f.noExtras, Seed: f.seed, Timeout: f.timeout, FollowRedirects: engineFlags.followRedirects,
 		SLO: report.SLO{TTFT: f.sloTTFT, TPOT: f.sloTPOT, E2EL: f.sloE2EL},
 	}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/bench/report"
+	"github.com/llmtop/llmtop/sources/probe"
 )
 
 // Run runs one benchmark and returns its result. Cancelling ctx aborts the
@@ -37,6 +38,7 @@ func Run(ctx context.Context, cfg Config, onProgress func(Progress)) (report.Res
 	client := cfg.Client
 	if client == nil {
 		client = newClient(max(cfg.streams(), cfg.Warmup))
+		client.CheckRedirect = probe.CheckRedirect(cfg.FollowRedirects)
 	}
 	base := cfg.BaseURL()
 	auth := ""
@@ -46,13 +48,13 @@ func Run(ctx context.Context, cfg Config, onProgress func(Progress)) (report.Res
 	mdl := cfg.Model
 	if mdl == "" {
 		var err error
-		if mdl, err = discoverModel(ctx, client, base, cfg.API, auth); err != nil {
+		if mdl, err = discoverModel(ctx, client, &cfg, auth); err != nil {
 			return report.Result{}, err
 		}
 	}
 	r := &runState{
 		cfg: &cfg, model: mdl, extras: !cfg.NoExtras && !cfg.API.ndjson(), warmup: true,
-		q: &requester{client: client, url: base + cfg.API.Path(), api: cfg.API, auth: auth, timeout: cfg.Timeout},
+		q: &requester{client: client, url: cfg.endpoint(cfg.API.Path()), api: cfg.API, auth: auth, timeout: cfg.Timeout},
 	}
 	info := report.Info{
 		Backend: cfg.API.Backend(), BaseURL: base, Endpoint: cfg.API.Path(), ModelID: mdl,

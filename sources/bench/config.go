@@ -67,6 +67,10 @@ type Config struct {
 	SLO report.SLO
 	// Timeout bounds one request (default 5 min).
 	Timeout time.Duration
+	// FollowRedirects follows redirects to other hosts too; by default
+	// only those on the server's own host are. The API key is not sent
+	// to another host either way.
+	FollowRedirects bool
 	// Client, when set, replaces the tuned HTTP client (tests).
 	Client *http.Client
 }
@@ -161,7 +165,26 @@ func (c *Config) streams() int {
 	return c.Concurrency
 }
 
-// BaseURL is URL without a trailing slash or /v1.
+// BaseURL is URL without its query, a trailing slash or /v1: where the
+// API's paths go.
 func (c *Config) BaseURL() string {
-	return strings.TrimSuffix(strings.TrimSuffix(c.URL, "/"), "/v1")
+	u, err := url.Parse(c.URL)
+	if err != nil { // Validate refuses it; keep the old reading
+		return strings.TrimSuffix(strings.TrimSuffix(c.URL, "/"), "/v1")
+	}
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
+	u.RawPath = ""
+	return u.String()
+}
+
+// endpoint is the URL of the API path on the server, with the query that
+// URL carried (some gateways take their token there): .../v1?token=X asks
+// .../v1/models?token=X, not .../v1?token=X/v1/models.
+func (c *Config) endpoint(path string) string {
+	s := c.BaseURL() + path
+	if u, err := url.Parse(c.URL); err == nil && u.RawQuery != "" {
+		s += "?" + u.RawQuery
+	}
+	return s
 }

@@ -2,7 +2,11 @@ package bench
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -111,5 +115,74 @@ func TestCancelDuringWarmupSaysSo(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "cancelled during the warmup") {
 		t.Errorf("notes %q", res.Notes)
+	}
+}
+
+// A URL with a query (a gateway's token) and /v1: the API paths go before
+// the query, which every request keeps, and the printed base URL has no
+// query.
+func TestURLWithQuery(t *testing.T) {
+	f := &fakeEngine{}
+	var mu sync.Mutex
+	var seen []string
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.URL.RequestURI())
+		mu.Unlock()
+		f.ServeHTTP(w, r)
+	}))
+	defer s.Close()
+	f.tokens, f.flushes = 8, map[string][]time.Time{}
+	cfg := quick(s.URL + "/v1?token=X")
+	cfg.NumRequests, cfg.Concurrency = 1, 1
+	res := run(t, cfg)
+	if res.Completed != 1 {
+		t.Fatalf("completed %d: %v %q", res.Completed, res.ErrorsByKind, res.ErrorSamples)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"/v1/models?token=X", "/v1/chat/completions?token=X"}
+	if strings.Join(seen, " ") != strings.Join(want, " ") {
+		t.Errorf("requests %q, want %q", seen, want)
+	}
+	if strings.Contains(res.BaseURL, "token") || res.BaseURL != s.URL {
+		t.Errorf("base URL %q, want %q", res.BaseURL, s.URL)
+	}
+}
+
+// A server that redirects the requests to another host: not followed
+// unless FollowRedirects, and then without the API key.
+func TestRedirectToAnotherHost(t *testing.T) {
+	f := &fakeEngine{}
+	var hits atomic.Int64
+	var auth atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		auth.Store(r.Header.Get("Authorization"))
+		f.ServeHTTP(w, r)
+	}))
+	defer other.Close()
+	f.tokens, f.flushes = 8, map[string][]time.Time{}
+	elsewhere := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer s.Close()
+	cfg := quick(s.URL)
+	cfg.Model, cfg.NumRequests, cfg.Concurrency, cfg.APIKey = "m", 2, 1, "sk-redirect-4242"
+	res := run(t, cfg)
+	if res.Completed != 0 || res.ErrorsByKind["http_307"] != 2 || hits.Load() != 0 {
+		t.Errorf("completed %d, errors %v, the other host hit %d times: want 2 × http_307 and no hit", res.Completed, res.ErrorsByKind, hits.Load())
+	}
+	if !strings.Contains(strings.Join(res.ErrorSamples, " "), "--follow-redirects") {
+		t.Errorf("error samples %q do not say how to follow", res.ErrorSamples)
+	}
+	cfg.FollowRedirects = true
+	res = run(t, cfg)
+	if res.Completed != 2 || hits.Load() != 2 {
+		t.Errorf("with FollowRedirects: completed %d (%v), the other host hit %d times", res.Completed, res.ErrorsByKind, hits.Load())
+	}
+	if a, _ := auth.Load().(string); a != "" {
+		t.Errorf("the API key went to the other host: %q", a)
 	}
 }
