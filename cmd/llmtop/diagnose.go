@@ -317,7 +317,10 @@ func (w *watch) result(rep diagnosis.Report) diagnoseResult {
 	for _, u := range w.urls {
 		id, sc := w.id[u], w.last[u]
 		e := diagnoseEndpoint{URL: u, Engine: id.Engine, Version: id.Version, Health: id.Health, Error: sc.Err, Hint: sc.Hint, Simulated: id.Simulated}
-		e.Answered = !w.lastOK[u].IsZero() || (id.Health != "" && id.Health != model.HealthDown && id.Health != model.HealthUnknown)
+		// A failed scrape that is not "down" (401, 404, 5xx, a bad or
+		// stalled body, a redirect) is an answer too: not unreachable.
+		e.Answered = !w.lastOK[u].IsZero() || (sc.ErrKind != model.ErrNone && !downKind(sc.ErrKind)) ||
+			(id.Health != "" && id.Health != model.HealthDown && id.Health != model.HealthUnknown)
 		if e.Health == "" {
 			e.Health = model.HealthUnknown
 		}

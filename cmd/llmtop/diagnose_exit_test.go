@@ -97,3 +97,26 @@ func TestSLOFlagsOverTheConfigFile(t *testing.T) {
 		t.Fatalf("--slo-tpot 0s: %v", err)
 	}
 }
+
+// An endpoint that answers 401 to everything answered: diagnose names the
+// auth problem and exits 1, not 3 (unreachable), which would send the
+// reader to the network.
+func TestDiagnoseAuthIsNotUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":"invalid api key"}`, http.StatusUnauthorized)
+	}))
+	t.Cleanup(srv.Close)
+	res, code := diagnoseOnce(t, 5*time.Second, srv.URL)
+	if code == 3 || res.Status == "unreachable" || len(res.Endpoints) != 1 || !res.Endpoints[0].Answered {
+		t.Fatalf("code %d status %q endpoints %+v", code, res.Status, res.Endpoints)
+	}
+	found := false
+	for _, f := range res.Findings {
+		for _, a := range f.Actions {
+			found = found || strings.Contains(a.Change, "--api-key")
+		}
+	}
+	if code != 1 || !found {
+		t.Errorf("code %d, findings %+v: want 1 (warn) and a finding that says --api-key", code, res.Findings)
+	}
+}
