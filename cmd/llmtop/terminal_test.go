@@ -116,7 +116,7 @@ func waitFor(t *testing.T, cmd *exec.Cmd, limit time.Duration, what string, cond
 // closes, llmtop must end by itself as q does: exit 0, its log command
 // stopped.
 func TestMonitorEndsWhenItsTerminalGoes(t *testing.T) {
-	const marker = "sleep 98771"
+	marker := uniqueSleep(98771)
 	if p := logstest.Running(t, marker); len(p) > 0 {
 		t.Skipf("%q is already running here: %q", marker, p)
 	}
