@@ -81,7 +81,7 @@ func classify(err error, what string, cfg Config, hint404 string) *scrapeError {
 		if re.Why == "another host" {
 			hint = "llmtop follows redirects on the endpoint's own host only: give the final URL, or pass --follow-redirects (the API key is never sent to another host)"
 		}
-		return &scrapeError{model.ErrRedirect, fmt.Sprintf("%s: %v", what, re), hint}
+		return &scrapeError{model.ErrRedirect, what + " " + re.What(), hint}
 	case errors.As(err, &st):
 		return &scrapeError{model.ErrStalled,
 			fmt.Sprintf("%s: answered %d, then the body stalled after %d bytes (nothing more within %s)", what, st.Status, st.Got, cfg.Timeout),

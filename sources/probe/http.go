@@ -76,14 +76,18 @@ type RedirectError struct {
 	Why      string // "loop", "too many" or "another host"
 }
 
-func (e *RedirectError) Error() string {
+func (e *RedirectError) Error() string { return e.From + " " + e.What() }
+
+// What is the error without the URL first asked: "redirects in a loop
+// (back to …)".
+func (e *RedirectError) What() string {
 	switch e.Why {
 	case "loop":
-		return fmt.Sprintf("%s redirects in a loop (back to %s)", e.From, e.To)
+		return "redirects in a loop (back to " + e.To + ")"
 	case "another host":
-		return fmt.Sprintf("%s redirects to another host, %s: not followed", e.From, e.To)
+		return "redirects to another host, " + e.To + ": not followed"
 	}
-	return fmt.Sprintf("%s redirects more than %d times (last to %s)", e.From, maxRedirects, e.To)
+	return fmt.Sprintf("redirects more than %d times (last to %s)", maxRedirects, e.To)
 }
 
 // maxRedirects is how many redirects a request follows, as net/http's
