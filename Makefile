@@ -14,7 +14,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run test lint vet fmt-check bench monitor-cost e2e engines test-engines deps clean
+.PHONY: all build run test lint vet fmt-check bench monitor-cost e2e test-faults engines test-engines deps clean
 
 all: build
 
@@ -59,6 +59,12 @@ monitor-cost: build
 # The real terminal: tmux drives the built binary.
 e2e: build
 	./scripts/e2e.sh
+
+# Hostile endpoints (hung, 100 MB, gzip bomb, stalled body, redirect loop):
+# the fault is named right, a key still shows within 1 s, memory stays
+# bounded.
+test-faults: build
+	./scripts/faults.sh
 
 # Real engines (Ollama, llama-server) built once under ~/.cache/llmtop/engines.
 engines:
