@@ -219,8 +219,7 @@ fi
 # run on this machine do not count.
 tagged() { # tagged TAG: "PID command line" of every live process carrying TAG
 	local e pid
-	for e in /proc/[0-9]*/environ; do
-		{ tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qxF "LLMTOP_E2E_TAG=$1" || continue
+	for e in $(grep -lzxF "LLMTOP_E2E_TAG=$1" /proc/[0-9]*/environ 2>/dev/null); do
 		pid=${e#/proc/}
 		pid=${pid%/environ}
 		echo "$pid $({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)"
