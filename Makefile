@@ -14,7 +14,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run test lint vet fmt-check bench fuzz monitor-cost e2e engines test-engines deps clean
+.PHONY: all build run test lint vet fmt-check bench fuzz monitor-cost e2e test-faults engines test-engines deps clean
 
 all: build
 
@@ -27,6 +27,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/llmtop
 
+# make stays llmtop's parent (it has no exec) and, leading the session when
+# it is a tmux pane's command, gets the terminal's SIGHUP instead of llmtop,
+# then waits for it. make runs this one-command recipe without a shell in
+# between, and llmtop ends by itself when its terminal goes away (a read
+# ends or a write fails): `make e2e` kills such a pane and checks that
+# nothing is left.
 run: build
 	./$(BIN) demo
 
@@ -60,6 +66,12 @@ monitor-cost: build
 # The real terminal: tmux drives the built binary.
 e2e: build
 	./scripts/e2e.sh
+
+# Hostile endpoints (hung, 100 MB, gzip bomb, stalled body, redirect loop):
+# the fault is named right, a key still shows within 1 s, memory stays
+# bounded.
+test-faults: build
+	./scripts/faults.sh
 
 # Real engines (Ollama, llama-server) built once under ~/.cache/llmtop/engines.
 engines:

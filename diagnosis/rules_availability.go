@@ -144,6 +144,16 @@ func ruleMetricsErr(e *env) []Finding {
 		case model.ErrMalformed, model.ErrTooLarge:
 			cause = "the metrics body is not the Prometheus text llmtop expects (wrong path, HTML error page, or a huge label set)"
 			acts = []Action{{Change: "pass --metrics-path and --engine explicitly", Why: "a proxy or another service may answer on this path", TradeOff: "none"}}
+		case model.ErrStalled:
+			title = "metrics endpoint stalls mid-answer"
+			cause = "the server sends its headers, then stops before the body ends: an exporter stuck mid-scrape, or a proxy holding the body"
+			acts = []Action{{Change: "scrape the engine's port directly (not through the proxy), or raise --timeout if the body is just slow",
+				Why: "a body that stops is a hung exporter or a buffering proxy, not a server that is down", TradeOff: "none"}}
+		case model.ErrRedirect:
+			title = "metrics endpoint redirects"
+			cause = "the metrics route redirects in a loop, or to another host that llmtop does not follow unasked"
+			acts = []Action{{Change: "give llmtop the final URL (or --metrics-path); --follow-redirects allows other hosts",
+				Why: "a loop never reaches the metrics; another host is only followed when asked (the API key is never sent there)", TradeOff: "none"}}
 		case model.ErrAuth:
 			cause = "the endpoint requires an API key"
 			acts = []Action{{Change: "--api-key (or OPENAI_API_KEY)", Why: "vLLM --api-key and proxies reject unauthenticated scrapes", TradeOff: "none"}}

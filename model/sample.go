@@ -129,6 +129,8 @@ const (
 	ErrServer      ScrapeErrKind = "server"      // 5xx
 	ErrMalformed   ScrapeErrKind = "malformed"   // body is not what we expected
 	ErrTooLarge    ScrapeErrKind = "too_large"   // body over the read cap
+	ErrStalled     ScrapeErrKind = "stalled"     // answered, then the body stopped before its end
+	ErrRedirect    ScrapeErrKind = "redirect"    // a redirect loop, or to another host (not followed)
 	ErrUnreachable ScrapeErrKind = "unreachable" // DNS, no route, other network errors
 )
 

@@ -60,60 +60,9 @@ PORT=$(cat "$WORK/port")
 URL=http://127.0.0.1:$PORT
 echo "e2e: fixture vLLM at $URL"
 
-# --- helpers ---------------------------------------------------------------
-screen() { tmux -L "$SOCK" capture-pane -p -t e2e 2>/dev/null || true; }
-# keys K...: type keys one at a time; a pause after each keeps an Escape
-# from merging with the next key into alt+key, as it would from a person.
-keys() {
-	for k in "$@"; do
-		tmux -L "$SOCK" send-keys -t e2e "$k"
-		sleep 0.15
-	done
-}
-# wait_for TEXT [SECONDS]: poll the screen until TEXT shows
-wait_for() {
-	local deadline=$((SECONDS + ${2:-10}))
-	while [ $SECONDS -lt $deadline ]; do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-check() { # check NAME TEXT [SECONDS]
-	if wait_for "$2" "${3:-5}"; then
-		echo "ok   $1"
-	else
-		echo "FAIL $1: \"$2\" not on screen:"
-		screen | sed 's/^/     | /'
-		FAILS=$((FAILS + 1))
-	fi
-}
-check_absent() { # check_absent NAME TEXT
-	sleep 0.3
-	if screen | grep -qF -- "$2"; then
-		echo "FAIL $1: \"$2\" still on screen"
-		FAILS=$((FAILS + 1))
-	else
-		echo "ok   $1"
-	fi
-}
-start() { # start W H ARGS...: run llmtop in a fresh tmux session
-	local w=$1 h=$2
-	shift 2
-	tmux -L "$SOCK" kill-server 2>/dev/null || true
-	# NO_COLOR keeps capture-pane plain; XDG_CONFIG_HOME keeps the user's config out.
-	# A server still shutting down from kill-server answers "server exited
-	# unexpectedly": try again shortly.
-	local try
-	for try in 1 2 3 4 5; do
-		tmux -L "$SOCK" -f /dev/null new-session -d -s e2e -x "$w" -y "$h" -c "$WORK" \
-			"env TERM=xterm-256color NO_COLOR=1 XDG_CONFIG_HOME=$WORK/cfg $BIN $*; echo llmtop-exited-\$?; sleep 30" && break
-		[ "$try" = 5 ] && { echo "e2e: tmux would not start a session"; exit 1; }
-		sleep 0.3
-	done
-	tmux -L "$SOCK" set-option -t e2e window-size manual >/dev/null 2>&1 || true
-}
-resize() { tmux -L "$SOCK" resize-window -t e2e -x "$1" -y "$2"; }
+# --- helpers (screen, keys, wait_for, check, check_absent, start, resize) ---
+# shellcheck source=scripts/tmux-lib.sh
+. "$ROOT/scripts/tmux-lib.sh"
 
 # --- the monitor against the fixture -------------------------------------
 t0=$(date +%s%N)
@@ -263,6 +212,74 @@ if "$BIN" demo --help 2>/dev/null | grep -q "llmtop demo"; then
 	fi
 else
 	echo "skip demo (not in this build)"
+fi
+
+# --- the terminal goes away: no llmtop is left behind ---------------------
+# kill-pane and kill-session close the pane's terminal. Run as the pane's
+# command, llmtop leads the terminal's session and gets SIGHUP; under `make
+# run`, make leads it and gets the hangup instead (and then waits for its
+# child): llmtop has to notice by itself that its terminal is gone. The
+# processes are found by a tag in their environment, so llmtops that others
+# run on this machine do not count.
+tagged() { # tagged TAG: "PID command line" of every live process carrying TAG
+	local e pid
+	for e in $(grep -lzxF "LLMTOP_E2E_TAG=$1" /proc/[0-9]*/environ 2>/dev/null); do
+		pid=${e#/proc/}
+		pid=${pid%/environ}
+		echo "$pid $({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)"
+	done
+}
+wait_for_in() { # wait_for_in SESSION TEXT SECONDS: poll that session's screen
+	local deadline=$((SECONDS + $3))
+	while [ $SECONDS -lt $deadline ]; do
+		tmux -L "$SOCK" capture-pane -p -t "$1" 2>/dev/null | grep -qF -- "$2" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+hangup() { # hangup NAME TAG TMUX-KILL-COMMAND...: kill the pane, wait ≤ 5 s for TAG's processes to go
+	local name=$1 tag=$2 left t0 ms
+	shift 2
+	if [ -z "$(tagged "$tag" | grep llmtop)" ]; then
+		echo "FAIL $name: no llmtop process found before the kill"
+		FAILS=$((FAILS + 1))
+		return
+	fi
+	t0=$(date +%s%N)
+	tmux -L "$SOCK" "$@"
+	while left=$(tagged "$tag") && [ -n "$left" ] && [ $(($(date +%s%N) - t0)) -lt 5000000000 ]; do
+		sleep 0.1
+	done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	if [ -n "$left" ]; then
+		echo "FAIL $name: still running ${ms} ms after the pane closed:"
+		echo "$left" | sed 's/^/     | /'
+		FAILS=$((FAILS + 1))
+		# leave nothing behind: these are this test's processes
+		echo "$left" | while read -r pid _; do kill -9 "$pid" 2>/dev/null || true; done
+	else
+		echo "ok   $name: nothing left ${ms} ms after the pane closed"
+	fi
+}
+if "$BIN" demo --help 2>/dev/null | grep -q "llmtop demo"; then
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	sleep 0.3
+	HUP_ENV="TERM=xterm-256color NO_COLOR=1 XDG_CONFIG_HOME=$WORK/cfg XDG_STATE_HOME=$WORK/state"
+	tmux -L "$SOCK" -f /dev/null new-session -d -s hup-make -x 160 -y 48 -c "$ROOT" \
+		"env $HUP_ENV LLMTOP_E2E_TAG=make-$$ make run"
+	tmux -L "$SOCK" new-session -d -s hup-plain -x 160 -y 48 -c "$WORK" \
+		"env $HUP_ENV LLMTOP_E2E_TAG=plain-$$ $BIN demo"
+	tmux -L "$SOCK" set-option -g window-size manual >/dev/null 2>&1 || true
+	# make run builds first (a warm build takes seconds, a busy machine more)
+	if wait_for_in hup-make SIMULATED 120 && wait_for_in hup-plain SIMULATED 30; then
+		hangup "make run, tmux kill-pane" "make-$$" kill-pane -t hup-make
+		hangup "llmtop demo, tmux kill-session" "plain-$$" kill-session -t hup-plain
+	else
+		echo "FAIL hangup: the demos did not start:"
+		tmux -L "$SOCK" capture-pane -p -t hup-make 2>/dev/null | tail -5 | sed 's/^/     | /'
+		FAILS=$((FAILS + 1))
+	fi
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
 fi
 
 if [ "$FAILS" -gt 0 ]; then

@@ -120,6 +120,10 @@ func scrapeWhy(d *Data, e *EndpointInfo) string {
 		return "/metrics unreadable (not Prometheus text)"
 	case model.ErrTooLarge:
 		return "/metrics unreadable (too large)"
+	case model.ErrStalled:
+		return "/metrics unreadable (body stalled)"
+	case model.ErrRedirect:
+		return "/metrics unreadable (redirect)"
 	case model.ErrRefused:
 		return "endpoint down (connection refused)"
 	case model.ErrTimeout:

@@ -22,14 +22,14 @@ import (
 // the TUI's `b`; docs/bench.md describes both.
 
 var benchFlags struct {
-	api, model, apiKey, rate, save      string
-	concurrency, numRequests, warmup    int
-	inputLen, outputLen, prefixLen      int
-	duration, timeout, sloTTFT, sloTPOT time.Duration
-	sloE2EL, sweepStep                  time.Duration
-	burstiness, sweepMax                float64
-	seed                                uint64
-	sweep, asJSON, noExtras, noServer   bool
+	api, model, apiKey, rate, save       string
+	concurrency, numRequests, warmup     int
+	inputLen, outputLen, prefixLen       int
+	duration, timeout, grace             time.Duration
+	sloTTFT, sloTPOT, sloE2EL, sweepStep time.Duration
+	burstiness, sweepMax                 float64
+	seed                                 uint64
+	sweep, asJSON, noExtras, noServer    bool
 }
 
 func init() {
@@ -71,11 +71,12 @@ turns this off).`,
 	fs.StringVar(&f.rate, "rate", "", "request rate in req/s for an open loop; inf = all --num-requests at once (at most --concurrency in flight); default: the closed loop")
 	fs.Float64Var(&f.burstiness, "burstiness", 1, "arrival burstiness with --rate: 1 Poisson, <1 burstier, inf constant spacing")
 	fs.DurationVar(&f.duration, "duration", 0, "how long to send load (default 30s unless --num-requests)")
+	fs.DurationVar(&f.grace, "grace", 0, "with --duration: how long the requests in flight at its end may finish before they are stopped and counted as cancelled (default a tenth of --duration, 2s–30s)")
 	fs.IntVar(&f.numRequests, "num-requests", 0, "how many requests to send (instead of --duration)")
 	fs.IntVar(&f.inputLen, "input-len", 256, "prompt length in words (≈ tokens; the counts reported come from the server's usage)")
 	fs.IntVar(&f.outputLen, "output-len", 128, "max_tokens (ignore_eos and min_tokens are sent too where the server accepts them)")
 	fs.IntVar(&f.prefixLen, "prefix-len", 0, "words shared by the start of every prompt, to exercise prefix caching")
-	fs.IntVar(&f.warmup, "warmup", 2, "warmup requests before measuring")
+	fs.IntVar(&f.warmup, "warmup", 2, "warmup requests before measuring (the first probes whether the server takes ignore_eos/min_tokens); they may take --timeout together, and no longer than --duration")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic prompts and arrival times")
 	fs.BoolVar(&f.sweep, "sweep", false, "step the load up to the knee (under 2 min by default)")
 	fs.Float64Var(&f.sweepMax, "sweep-max", 128, "the sweep's highest concurrency")
@@ -114,9 +115,9 @@ func benchConfig(url string) (bench.Config, error) {
 	return bench.Config{
 		URL: url, API: api, Model: f.model, APIKey: key,
 		Concurrency: f.concurrency, Rate: rate, Burstiness: f.burstiness,
-		NumRequests: f.numRequests, Duration: f.duration, Warmup: f.warmup,
+		NumRequests: f.numRequests, Duration: f.duration, Grace: f.grace, Warmup: f.warmup,
 		InputLen: f.inputLen, OutputLen: f.outputLen, PrefixLen: f.prefixLen,
-		NoExtras: f.noExtras, Seed: f.seed, Timeout: f.timeout,
+		NoExtras: f.noExtras, Seed: f.seed, Timeout: f.timeout, FollowRedirects: engineFlags.followRedirects,
 		SLO: report.SLO{TTFT: f.sloTTFT, TPOT: f.sloTPOT, E2EL: f.sloE2EL},
 	}, nil
 }

@@ -31,7 +31,8 @@ func watchServer(ctx context.Context, cfg bench.Config) *serverView {
 	ctx, cancel := context.WithCancel(ctx)
 	v := &serverView{store: model.NewStore(model.DefaultStoreConfig), cancel: cancel,
 		done: make(chan struct{}), interval: serverViewInterval}
-	ecfg := engine.Config{URL: cfg.BaseURL(), Interval: v.interval, Timeout: 2 * time.Second, APIKey: cfg.APIKey}
+	ecfg := engine.Config{URL: cfg.BaseURL(), Interval: v.interval, Timeout: 2 * time.Second, APIKey: cfg.APIKey,
+		FollowRedirects: cfg.FollowRedirects}
 	go func() {
 		defer close(v.done)
 		engine.NewPoller(ecfg).Run(ctx, func(sc model.Scrape) {

@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -136,5 +139,75 @@ func TestBenchSavedRoundTrip(t *testing.T) {
 	got := br.Saved(10)
 	if len(got) != 2 || got[0].Sweep == nil || got[1].Result == nil || got[1].Result.Completed != 3 || got[1].Spec.Preset != "quick" {
 		t.Fatalf("saved: %+v", got)
+	}
+}
+
+// endlessSSE is a chat endpoint whose streams never end; it counts the
+// requests in flight.
+func endlessSSE(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var inFlight atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			io.WriteString(w, `{"object":"list","data":[{"id":"m","object":"model"}]}`)
+			return
+		}
+		inFlight.Add(1)
+		defer inFlight.Add(-1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for {
+			io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" tok\"},\"finish_reason\":null}]}\n\n")
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s, &inFlight
+}
+
+// SIGINT or SIGTERM in the middle of `llmtop bench` against streams that
+// never end: it reports and saves what it measured, the requests in flight
+// counted as cancelled, with the run's real length.
+func TestBenchSignalSavesWhatItMeasured(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			srv, inFlight := endlessSSE(t)
+			save := filepath.Join(t.TempDir(), "run.json")
+			cmd, out := startLlmtop(t, "bench", srv.URL, "--duration", "1m", "--warmup", "0", "--concurrency", "3",
+				"--input-len", "8", "--output-len", "8", "--no-server-view", "--save", save)
+			deadline := time.Now().Add(20 * time.Second)
+			for inFlight.Load() < 3 {
+				if time.Now().After(deadline) {
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait()
+					t.Fatalf("%d requests in flight after 20 s, want the 3 streams (no probe first)\n%s", inFlight.Load(), out)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code, _ := exitCode(t, cmd, 20*time.Second); code != 1 {
+				t.Errorf("exit status %d, want 1 (no request succeeded)\n%s", code, out)
+			}
+			b, err := os.ReadFile(save)
+			if err != nil {
+				t.Fatalf("nothing saved: %v\n%s", err, out)
+			}
+			var got report.Result
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Cancelled != 3 || got.Failed != 0 || got.Duration <= 0 {
+				t.Errorf("saved cancelled %d failed %d duration %.2fs, want the 3 in flight as cancelled and a real duration",
+					got.Cancelled, got.Failed, got.Duration)
+			}
+			if !strings.Contains(out.String(), "Cancelled requests:") {
+				t.Errorf("the report does not count the cancelled requests:\n%s", out)
+			}
+		})
 	}
 }

@@ -274,16 +274,20 @@ func (w *watch) result(rep diagnosis.Report) diagnoseResult {
 	for _, u := range w.urls {
 		var id model.Identity
 		var lastOK time.Time
+		var errKind model.ScrapeErrKind
 		e := diagnoseEndpoint{URL: u, State: model.LifeUnknown, Runs: w.mon.RunsOf(u)}
 		if ep := w.mon.Endpoint(u); ep != nil {
-			id, lastOK = ep.Identity, ep.LastOK
+			id, lastOK, errKind = ep.Identity, ep.LastOK, ep.ErrKind
 			e.Error, e.Hint, e.State, e.StateDetail = ep.Err, ep.Hint, ep.Life, ep.LifeDetail
 		}
 		if e.Runs == nil {
 			e.Runs = []model.Run{}
 		}
 		e.Engine, e.Version, e.Health, e.Simulated = id.Engine, id.Version, id.Health, id.Simulated
-		e.Answered = !lastOK.IsZero() || (id.Health != "" && id.Health != model.HealthDown && id.Health != model.HealthUnknown)
+		// A failed scrape that is not "down" (401, 404, 5xx, a bad or
+		// stalled body, a redirect) is an answer too: not unreachable.
+		e.Answered = !lastOK.IsZero() || (errKind != model.ErrNone && !downKind(errKind)) ||
+			(id.Health != "" && id.Health != model.HealthDown && id.Health != model.HealthUnknown)
 		if e.Health == "" {
 			e.Health = model.HealthUnknown
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -16,9 +17,10 @@ import (
 
 // TestDiagnoseLeavesNoLogCommandBehind: when the watch ends, diagnose waits
 // for its --log-cmd to be gone, even one that ignores SIGTERM (it gets
-// SIGKILL after the grace), and does not wait much longer than that.
+// SIGKILL after the grace), and it does not hang: 1 s of watch and 2 s of
+// grace, bounded by quitLimit.
 func TestDiagnoseLeavesNoLogCommandBehind(t *testing.T) {
-	const marker = "sleep 98765"
+	marker := uniqueSleep(98765)
 	if p := logstest.Running(t, marker); len(p) > 0 {
 		t.Skipf("%q is already running here: %q", marker, p)
 	}
@@ -35,9 +37,23 @@ func TestDiagnoseLeavesNoLogCommandBehind(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	if took > 5*time.Second {
-		t.Errorf("a 1 s diagnose took %s: quitting waited too long", took)
+	if took > quitLimit {
+		t.Errorf("a 1 s diagnose took %s: quitting waited for more than its log command", took)
 	}
+}
+
+// quitLimit bounds a 1 s diagnose whose log command ignores SIGTERM: 1 s of
+// watch, 2 s before SIGKILL, 3 s at most of waiting (quitWait), and a
+// process start, with room for a machine busy with other work. What it
+// catches is a quit that waits for something else, or forever; how fast a
+// quit is belongs to a benchmark, not to this test.
+const quitLimit = 15 * time.Second
+
+// uniqueSleep is a log command that sleeps for s seconds, marked with this
+// test process's id so that the same test run at the same time from
+// another checkout neither skips this one nor gets its processes killed.
+func uniqueSleep(s int) string {
+	return fmt.Sprintf("sleep %d.%d", s, os.Getpid())
 }
 
 // killLeftovers ends (by pid) the processes a failed test left running.
@@ -102,18 +118,42 @@ func exitCode(t *testing.T, cmd *exec.Cmd, limit time.Duration) (int, time.Durat
 // gone too, even one slow to die: this one ignores SIGTERM, and llmtop used
 // to exit before the SIGKILL that follows 2 s later.
 func TestLlmtopExitLeavesNoLogCommand(t *testing.T) {
-	const marker = "sleep 98766"
+	marker := uniqueSleep(98766)
 	if p := logstest.Running(t, marker); len(p) > 0 {
 		t.Skipf("%q is already running here: %q", marker, p)
 	}
 	defer killLeftovers(t, marker)
+	start := time.Now()
 	cmd, out := startLlmtop(t, "diagnose", "--json", "--duration", "1s", "--log-cmd", "trap '' TERM; "+marker, "http://127.0.0.1:1")
-	code, took := exitCode(t, cmd, 20*time.Second)
-	if code != 3 {
-		t.Errorf("exit status %d, want 3 (unreachable)\n%s", code, out)
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	// The log command must have run, or this test proves nothing: it
+	// lives at least the 2 s it ignores SIGTERM for, so polling sees it.
+	seen, exited := false, false
+	var err error
+	limit := time.After(quitLimit)
+	for !exited {
+		seen = seen || len(logstest.Running(t, marker)) > 0
+		select {
+		case err = <-waited:
+			exited = true
+		case <-limit:
+			_ = cmd.Process.Kill()
+			<-waited
+			t.Fatalf("llmtop still ran %s after it started: quitting waits for more than its log command\n%s", quitLimit, out)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	if took > 5*time.Second {
-		t.Errorf("a 1 s diagnose took %s", took)
+	if !seen {
+		t.Fatalf("the log command never ran (llmtop exited after %s)\n%s", time.Since(start), out)
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	if code != 3 {
+		t.Errorf("exit status %d (%v), want 3 (unreachable)\n%s", code, err, out)
 	}
 	if p := logstest.Running(t, marker); len(p) > 0 {
 		t.Errorf("llmtop exited, its log command still runs: %q", p)
@@ -126,17 +166,18 @@ func TestLlmtopExitLeavesNoLogCommand(t *testing.T) {
 func TestSignalEndsLlmtopAndItsLogCommand(t *testing.T) {
 	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			marker := "sleep " + strconv.Itoa(98767+i)
+			marker := uniqueSleep(98767 + i)
 			if p := logstest.Running(t, marker); len(p) > 0 {
 				t.Skipf("%q is already running here: %q", marker, p)
 			}
 			defer killLeftovers(t, marker)
 			cmd, out := startLlmtop(t, "diagnose", "--json", "--duration", "1m", "--log-cmd", marker, "http://127.0.0.1:1")
-			deadline := time.Now().Add(10 * time.Second)
+			deadline := time.Now().Add(30 * time.Second)
 			for len(logstest.Running(t, marker)) == 0 {
 				if time.Now().After(deadline) {
 					_ = cmd.Process.Kill()
-					t.Fatalf("the log command did not start\n%s", out)
+					_ = cmd.Wait() // out is written until then
+					t.Fatalf("the log command did not start within 30 s\n%s", out)
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
@@ -147,7 +188,10 @@ func TestSignalEndsLlmtopAndItsLogCommand(t *testing.T) {
 			if code != 3 || !strings.Contains(out.String(), `"status": "unreachable"`) {
 				t.Errorf("exit status %d, want 3 and the report\n%s", code, out)
 			}
-			if took > 4*time.Second {
+			// At once, by itself: the exit status above already tells it
+			// from the 10 s watchdog (128+signal); this bound has room
+			// for a busy machine.
+			if took > 9*time.Second {
 				t.Errorf("llmtop took %s to end after %v", took, sig)
 			}
 			if p := logstest.Running(t, marker); len(p) > 0 {

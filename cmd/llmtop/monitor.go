@@ -140,6 +140,10 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	defer stopSignals()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// A terminal that goes away without a signal (see terminal.go) ends
+	// the monitor the same way.
+	termOpts, closeTerm := terminalOptions(func(error) { cancel() })
+	defer closeTerm()
 	env := &monitorEnv{URLs: urls, Interval: interval, SimLog: opts.SimLog, SimGPU: opts.SimGPU}
 
 	// The sources start in a goroutine once the program runs (Send blocks
@@ -165,6 +169,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
 	// The one core every face reads: the screen, and its `s` snapshot.
 	mon := core.New(core.Options{Endpoints: ids, Window: window, Diagnosis: tui.DiagnosisConfig(cfg.Thresholds)})
+	monitorBenches.begin(opts.Simulated)
 	m := tui.New(tui.Options{
 		Core:      mon,
 		Endpoints: ids, Interval: interval, Window: window, Simulated: opts.Simulated,
@@ -182,7 +187,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	// the caller's context ends. Bubble Tea's signal handler would send its
 	// QuitMsg on an unbuffered channel that nobody reads once ctx ended the
 	// event loop, and its shutdown would then wait for it forever.
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(10), tea.WithoutSignalHandler()}
+	popts := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(10), tea.WithoutSignalHandler()}, termOpts...)
 	if noColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
@@ -234,6 +239,15 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	// after 2 s: wait for them (bounded) so that none outlives llmtop. The
 	// terminal is already restored, so a slow one delays only the prompt.
 	deadline := time.Now().Add(quitWait)
+	// A benchmark in progress is stopped and what it measured saved, as a
+	// finished one the overlay had no time to save.
+	saved, serr := monitorBenches.finish(deadline)
+	for _, p := range saved {
+		fmt.Fprintf(os.Stderr, "llmtop: the benchmark's result is saved in %s\n", p)
+	}
+	if serr != nil {
+		fmt.Fprintf(os.Stderr, "llmtop: the benchmark's result is not saved: %v\n", serr)
+	}
 	select {
 	case <-started: // every Start has returned: env.Stopped is complete
 		waitClosed(env.Stopped, deadline)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -31,6 +32,136 @@ type benchRunner struct{}
 // redacted) back to the URL to load; the monitor sets it.
 var benchTarget = func(id string) string { return id }
 
+// monitorBenches are the monitor's benchmark runs. The overlay saves a
+// run's result once it has it, but the overlay ends with the screen: when
+// the monitor quits (q, a signal, its terminal gone) while a run is in
+// progress, or before the overlay's save ran, finish stops the run and
+// saves what it measured here.
+var monitorBenches benchRuns
+
+type benchRuns struct {
+	mu        sync.Mutex
+	quitting  bool
+	simulated bool                        // results are marked SIMULATED (the demo)
+	stops     map[*int]context.CancelFunc // runs in progress
+	running   sync.WaitGroup              // …and their Run calls
+	unsaved   map[any]tui.BenchOutcome    // finished, not saved yet, by result
+	saved     map[any]string              // saved, by result: the file
+}
+
+// begin starts a monitor's session of runs; simulated marks their results.
+func (b *benchRuns) begin(simulated bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.quitting, b.simulated = false, simulated
+	b.stops, b.unsaved, b.saved = nil, nil, nil
+	b.ready()
+}
+
+// ready makes the maps; b.mu is held.
+func (b *benchRuns) ready() {
+	if b.stops == nil {
+		b.stops, b.unsaved, b.saved = map[*int]context.CancelFunc{}, map[any]tui.BenchOutcome{}, map[any]string{}
+	}
+}
+
+// run runs one benchmark (f) as part of the session, where finish can stop
+// it.
+func (b *benchRuns) run(ctx context.Context, spec tui.BenchSpec, f func(context.Context) tui.BenchOutcome) tui.BenchOutcome {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	id := new(int)
+	b.mu.Lock()
+	b.ready()
+	if b.quitting {
+		b.mu.Unlock()
+		return tui.BenchOutcome{Spec: spec, Err: errors.New("llmtop is quitting")}
+	}
+	b.stops[id] = stop
+	b.running.Add(1)
+	b.mu.Unlock()
+	defer b.running.Done()
+
+	out := f(ctx)
+	out.Spec = spec
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.stops, id)
+	if k := outcomeKey(out); k != nil {
+		b.unsaved[k] = out
+	}
+	return out
+}
+
+// Save saves an outcome once: asked again (the overlay's save after
+// finish saved it), it returns the same file.
+func (b *benchRuns) Save(o tui.BenchOutcome) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.ready()
+	return b.saveLocked(o)
+}
+
+func (b *benchRuns) saveLocked(o tui.BenchOutcome) (string, error) {
+	k := outcomeKey(o)
+	if p, ok := b.saved[k]; ok {
+		return p, nil
+	}
+	p, err := writeBenchOutcome(o)
+	if err == nil && k != nil {
+		b.saved[k] = p
+		delete(b.unsaved, k)
+	}
+	return p, err
+}
+
+// finish, once the screen is gone, stops the runs in progress, waits for
+// them until deadline and saves every result the overlay did not. It
+// returns the files written and the errors met.
+func (b *benchRuns) finish(deadline time.Time) ([]string, error) {
+	b.mu.Lock()
+	b.ready()
+	b.quitting = true
+	for _, stop := range b.stops {
+		stop()
+	}
+	b.mu.Unlock()
+	done := make(chan struct{})
+	go func() { b.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Until(deadline)):
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var files []string
+	var errs []error
+	for _, o := range b.unsaved {
+		if b.simulated && o.Result != nil {
+			o.Result.MarkSimulated() // the overlay would have
+		}
+		p, err := b.saveLocked(o)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		files = append(files, p)
+	}
+	return files, errors.Join(errs...)
+}
+
+// outcomeKey names an outcome by its result, shared by every copy of the
+// outcome; nil when there is nothing to save.
+func outcomeKey(o tui.BenchOutcome) any {
+	switch {
+	case o.Result != nil:
+		return o.Result
+	case o.Sweep != nil:
+		return o.Sweep
+	}
+	return nil
+}
+
 // benchHold, when set (by the demo, to the simulator's HoldTimeline), is
 // called with true while a benchmark runs and false when it ends, so the
 // demo's scenario does not change (and restart the engine) under it.
@@ -39,6 +170,10 @@ var benchHold func(hold bool)
 // Run runs the preset: quick and custom are one closed-loop run, sweep steps
 // the streams to the knee.
 func (benchRunner) Run(ctx context.Context, spec tui.BenchSpec, progress func(tui.BenchProgress)) tui.BenchOutcome {
+	return monitorBenches.run(ctx, spec, func(ctx context.Context) tui.BenchOutcome { return runBenchSpec(ctx, spec, progress) })
+}
+
+func runBenchSpec(ctx context.Context, spec tui.BenchSpec, progress func(tui.BenchProgress)) tui.BenchOutcome {
 	if benchHold != nil {
 		benchHold(true)
 		defer benchHold(false)
@@ -75,8 +210,10 @@ func (benchRunner) Run(ctx context.Context, spec tui.BenchSpec, progress func(tu
 }
 
 // Save writes the outcome under $XDG_STATE_HOME/llmtop/bench/ with a
-// timestamped name.
-func (benchRunner) Save(o tui.BenchOutcome) (string, error) {
+// timestamped name, once.
+func (benchRunner) Save(o tui.BenchOutcome) (string, error) { return monitorBenches.Save(o) }
+
+func writeBenchOutcome(o tui.BenchOutcome) (string, error) {
 	dir, err := benchDir()
 	if err != nil {
 		return "", err

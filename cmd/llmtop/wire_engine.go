@@ -26,6 +26,9 @@ var engineFlags struct {
 	apiKey      string
 	metricsPath string
 	timeout     time.Duration
+	// followRedirects follows redirects to other hosts too (the API key
+	// never goes there).
+	followRedirects bool
 }
 
 func init() {
@@ -47,6 +50,7 @@ func engineFlagSet(fs *pflag.FlagSet) {
 	fs.StringVar(&engineFlags.apiKey, "api-key", "", "API key sent as \"Authorization: Bearer …\" to the endpoints (default $OPENAI_API_KEY)")
 	fs.StringVar(&engineFlags.metricsPath, "metrics-path", "", "metrics route when not the engine's default, e.g. /metrics?model=ID")
 	fs.DurationVar(&engineFlags.timeout, "timeout", engine.DefaultTimeout, "per-request timeout for the endpoints")
+	fs.BoolVar(&engineFlags.followRedirects, "follow-redirects", false, "follow redirects to other hosts too (by default only those on the endpoint's own host; the API key is never sent to another host)")
 }
 
 func engineTimeout() time.Duration {
@@ -91,7 +95,7 @@ func engineConfig(url string, interval time.Duration) (engine.Config, error) {
 	}
 	return engine.Config{
 		URL: url, Engine: eng, Interval: interval, Timeout: engineTimeout(),
-		APIKey: key, MetricsPath: engineFlags.metricsPath,
+		APIKey: key, MetricsPath: engineFlags.metricsPath, FollowRedirects: engineFlags.followRedirects,
 	}, nil
 }
 

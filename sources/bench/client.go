@@ -8,12 +8,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/llmtop/llmtop/sources/bench/report"
+	"github.com/llmtop/llmtop/sources/probe"
 )
 
 // newClient returns an HTTP client for n concurrent streams: enough idle
@@ -78,6 +80,12 @@ func (q *requester) do(ctx context.Context, body []byte, rec *report.Record) {
 	req.Header["Idempotency-Key"] = nil
 	rec.Start = time.Now()
 	resp, err := q.client.Do(req)
+	var re *probe.RedirectError
+	if err != nil && resp != nil && errors.As(err, &re) {
+		rec.Status = resp.StatusCode
+		fail(rec, report.ErrHTTP, "HTTP "+strconv.Itoa(resp.StatusCode)+": "+redirectDetail[re.Why])
+		return
+	}
 	if err != nil {
 		q.failErr(ctx, rctx, rec, err)
 		return
@@ -145,10 +153,28 @@ func (q *requester) failErr(run, req context.Context, rec *report.Record, err er
 	case rec.Status == 0 && errors.As(err, &oe) && oe.Op == "dial":
 		fail(rec, report.ErrConnect, "cannot connect: "+oe.Err.Error())
 	case rec.Status == 0:
-		fail(rec, report.ErrDisconnect, "connection lost before the answer: "+err.Error())
+		fail(rec, report.ErrDisconnect, "connection lost before the answer: "+withoutURL(err).Error())
 	default:
-		fail(rec, report.ErrDisconnect, "connection lost mid-stream: "+err.Error())
+		fail(rec, report.ErrDisconnect, "connection lost mid-stream: "+withoutURL(err).Error())
 	}
+}
+
+// redirectDetail says why a redirect was not followed (without its URLs,
+// which may carry a token).
+var redirectDetail = map[string]string{
+	"loop":         "redirects in a loop: give the final URL",
+	"too many":     "more than 10 redirects: give the final URL",
+	"another host": "redirects to another host, not followed: give the final URL, or pass --follow-redirects (the API key is never sent there)",
+}
+
+// withoutURL drops the request's URL from a transport error: it may carry
+// a token in its query, and the messages name the server otherwise.
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // failStatus records a non-200 answer with the start of its body.

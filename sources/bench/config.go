@@ -42,10 +42,16 @@ type Config struct {
 	Burstiness float64
 
 	// NumRequests or Duration ends the run (the one that comes first when
-	// both are set; Duration stops sending and waits for requests in flight).
+	// both are set). Duration stops sending, lets the requests in flight
+	// finish for Grace, then stops them (counted as cancelled): a run ends
+	// at Duration + Grace whatever the server does.
 	NumRequests int
 	Duration    time.Duration
-	// Warmup requests run first and are not counted.
+	Grace       time.Duration
+	// Warmup requests run first and are not counted. Together they may take
+	// at most Timeout, and at most Duration when the run has one; when none
+	// of them finished by then the run stops, measuring nothing. With
+	// Warmup 0 nothing is sent before the measured requests.
 	Warmup int
 
 	// InputLen is the prompt's target length in words (≈ tokens; the real
@@ -61,6 +67,10 @@ type Config struct {
 	SLO report.SLO
 	// Timeout bounds one request (default 5 min).
 	Timeout time.Duration
+	// FollowRedirects follows redirects to other hosts too; by default
+	// only those on the server's own host are. The API key is not sent
+	// to another host either way.
+	FollowRedirects bool
 	// Client, when set, replaces the tuned HTTP client (tests).
 	Client *http.Client
 }
@@ -89,6 +99,9 @@ func (c *Config) Defaults() {
 	if c.NumRequests == 0 && c.Duration == 0 {
 		c.Duration = 30 * time.Second
 	}
+	if c.Grace == 0 && c.Duration > 0 {
+		c.Grace = min(max(c.Duration/10, minGrace), maxGrace)
+	}
 	if c.InputLen == 0 {
 		c.InputLen = 256
 	}
@@ -102,6 +115,14 @@ func (c *Config) Defaults() {
 		c.Seed = 1
 	}
 }
+
+// The default grace is a tenth of the duration within these bounds: long
+// enough for most answers in flight to finish, short enough that the end
+// comes when it was asked for.
+const (
+	minGrace = 2 * time.Second
+	maxGrace = 30 * time.Second
+)
 
 // Validate reports a configuration that cannot run, saying what to change.
 func (c *Config) Validate() error {
@@ -117,8 +138,8 @@ func (c *Config) Validate() error {
 		return errors.New("concurrency must be positive")
 	case c.Rate < 0 || math.IsNaN(float64(c.Rate)):
 		return errors.New("--rate must be a positive number of requests per second, or inf")
-	case c.NumRequests < 0 || c.Duration < 0 || c.Warmup < 0:
-		return errors.New("--num-requests, --duration and --warmup cannot be negative")
+	case c.NumRequests < 0 || c.Duration < 0 || c.Warmup < 0 || c.Grace < 0:
+		return errors.New("--num-requests, --duration, --grace and --warmup cannot be negative")
 	case c.AllAtOnce() && c.NumRequests == 0:
 		return errors.New("--rate inf sends every request at once, so it needs --num-requests N " +
 			"(or --concurrency N for a closed loop of N streams, which --duration can bound)")
@@ -144,7 +165,26 @@ func (c *Config) streams() int {
 	return c.Concurrency
 }
 
-// BaseURL is URL without a trailing slash or /v1.
+// BaseURL is URL without its query, a trailing slash or /v1: where the
+// API's paths go.
 func (c *Config) BaseURL() string {
-	return strings.TrimSuffix(strings.TrimSuffix(c.URL, "/"), "/v1")
+	u, err := url.Parse(c.URL)
+	if err != nil { // Validate refuses it; keep the old reading
+		return strings.TrimSuffix(strings.TrimSuffix(c.URL, "/"), "/v1")
+	}
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
+	u.RawPath = ""
+	return u.String()
+}
+
+// endpoint is the URL of the API path on the server, with the query that
+// URL carried (some gateways take their token there): .../v1?token=X asks
+// .../v1/models?token=X, not .../v1?token=X/v1/models.
+func (c *Config) endpoint(path string) string {
+	s := c.BaseURL() + path
+	if u, err := url.Parse(c.URL); err == nil && u.RawQuery != "" {
+		s += "?" + u.RawQuery
+	}
+	return s
 }

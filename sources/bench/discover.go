@@ -11,14 +11,15 @@ import (
 
 // discoverModel asks the server which model it serves: the first of
 // /v1/models (OpenAI APIs) or /api/tags (Ollama's native APIs).
-func discoverModel(ctx context.Context, c *http.Client, base string, api API, auth string) (string, error) {
+func discoverModel(ctx context.Context, c *http.Client, cfg *Config, auth string) (string, error) {
 	path := "/v1/models"
-	if api.ndjson() {
+	if cfg.API.ndjson() {
 		path = "/api/tags"
 	}
+	base := cfg.BaseURL() // in messages: without the query, which may hold a token
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.endpoint(path), nil)
 	if err != nil {
 		return "", err
 	}
@@ -27,12 +28,12 @@ func discoverModel(ctx context.Context, c *http.Client, base string, api API, au
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("cannot list models at %s%s: %v; check the URL or pass --model", base, path, err)
+		return "", fmt.Errorf("cannot list models at %s%s: %v; check the URL or pass --model", base, path, withoutURL(err))
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
-		return "", fmt.Errorf("reading %s%s: %v", base, path, err)
+		return "", fmt.Errorf("reading %s%s: %v", base, path, withoutURL(err))
 	}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		return "", fmt.Errorf("%s%s answered %d: pass --api-key or set OPENAI_API_KEY", base, path, resp.StatusCode)

@@ -109,6 +109,17 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "hang":
 		<-r.Context().Done()
 		return
+	case "endless": // a stream that never ends: a token every 20 ms until the client goes
+		w.Header().Set("Content-Type", "text/event-stream")
+		for {
+			w.Write(sseTok)
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
 	}
 	if f.slots != nil {
 		select {

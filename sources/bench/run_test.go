@@ -194,7 +194,9 @@ func TestCancelAbortsInFlightKeepsPartial(t *testing.T) {
 func TestRefusedExtrasAreDropped(t *testing.T) {
 	f := &fakeEngine{refuseExtras: true}
 	s := newFake(t, f)
-	res := run(t, quick(s.URL))
+	cfg := quick(s.URL)
+	cfg.Warmup = 1 // the warmup's first request probes the extras
+	res := run(t, cfg)
 	if res.Completed != 12 || res.IgnoreEOS {
 		t.Fatalf("completed=%d ignore_eos=%v errors=%v", res.Completed, res.IgnoreEOS, res.ErrorsByKind)
 	}

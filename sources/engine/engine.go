@@ -30,6 +30,10 @@ type Config struct {
 	APIKey       string        // sent as "Authorization: Bearer …", never logged
 	MetricsPath  string        // override of the engine's metrics path
 	MaxBodyBytes int64         // read cap, default 16 MiB
+	// FollowRedirects follows redirects to other hosts too; by default
+	// only those on the endpoint's own host are (the API key goes to the
+	// endpoint's host and port only, either way).
+	FollowRedirects bool
 }
 
 // Defaults.

@@ -35,7 +35,7 @@ func newClient(cfg Config) *http.Client {
 		}
 		rt = &authTransport{next: tr, key: cfg.APIKey, host: host}
 	}
-	return &http.Client{Transport: rt, Timeout: cfg.Timeout}
+	return &http.Client{Transport: rt, Timeout: cfg.Timeout, CheckRedirect: probe.CheckRedirect(cfg.FollowRedirects)}
 }
 
 // authTransport adds "Authorization: Bearer …" to requests for one host.
@@ -73,7 +73,19 @@ func classify(err error, what string, cfg Config, hint404 string) *scrapeError {
 	var he *probe.HTTPError
 	var tl *probe.TooLargeError
 	var de *probe.DecodeError
+	var st *probe.StalledError
+	var re *probe.RedirectError
 	switch {
+	case errors.As(err, &re):
+		hint := "the server (or a proxy before it) redirects in a circle: give the final URL, or --metrics-path"
+		if re.Why == "another host" {
+			hint = "llmtop follows redirects on the endpoint's own host only: give the final URL, or pass --follow-redirects (the API key is never sent to another host)"
+		}
+		return &scrapeError{model.ErrRedirect, what + " " + re.What(), hint}
+	case errors.As(err, &st):
+		return &scrapeError{model.ErrStalled,
+			fmt.Sprintf("%s: answered %d, then the body stalled after %d bytes (nothing more within %s)", what, st.Status, st.Got, cfg.Timeout),
+			"the server sent its headers, then stopped: an exporter stuck mid-scrape or a proxy holding the body; raise --timeout if it is just slow"}
 	case errors.As(err, &he):
 		switch {
 		case he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden:

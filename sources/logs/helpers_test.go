@@ -79,14 +79,20 @@ func (c *collector) samples() []model.Sample {
 }
 
 // waitFor polls cond for up to 10 s (generous: the machine is shared).
+// waitFor polls cond until it holds, for 30 s at most: room for a busy
+// machine. The pause between polls grows from 5 ms to 100 ms, so that a
+// costly cond (copying 100 000 lines) does not starve the follower it
+// waits for.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
+	pause := 5 * time.Millisecond
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(pause)
+		pause = min(2*pause, 100*time.Millisecond)
 	}
 }
 

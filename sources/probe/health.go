@@ -41,6 +41,9 @@ func Health(ctx context.Context, client *http.Client, base string, eng model.Eng
 		if answered(err) {
 			return model.HealthUp, ""
 		}
+		if unusable(err) {
+			return model.HealthUnknown, oneLine(err.Error(), 160)
+		}
 		return model.HealthDown, oneLine(err.Error(), 160)
 	}
 	body := strings.ToLower(he.Body)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 )
@@ -50,6 +51,74 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("%s: not the JSON expected: %v", e.URL, e.Err)
 }
 
+// StalledError is an answer whose status and headers came but whose body
+// stopped before its end, until the request's time ran out: the server
+// answered, then hung (an exporter stuck mid-scrape, a proxy holding the
+// body), which is not the same as no answer at all.
+type StalledError struct {
+	URL    string
+	Status int
+	Got    int // body bytes read before it stalled
+	Err    error
+}
+
+func (e *StalledError) Error() string {
+	return fmt.Sprintf("%s answered %d, then its body stalled after %d bytes (%v)", e.URL, e.Status, e.Got, e.Err)
+}
+
+func (e *StalledError) Unwrap() error { return e.Err }
+
+// RedirectError is a redirect that was not followed: one that comes back
+// to a URL already visited (a loop), one too many, or, unless asked for,
+// one to another host.
+type RedirectError struct {
+	From, To string
+	Why      string // "loop", "too many" or "another host"
+}
+
+func (e *RedirectError) Error() string { return e.From + " " + e.What() }
+
+// What is the error without the URL first asked: "redirects in a loop
+// (back to …)".
+func (e *RedirectError) What() string {
+	switch e.Why {
+	case "loop":
+		return "redirects in a loop (back to " + e.To + ")"
+	case "another host":
+		return "redirects to another host, " + e.To + ": not followed"
+	}
+	return fmt.Sprintf("redirects more than %d times (last to %s)", maxRedirects, e.To)
+}
+
+// maxRedirects is how many redirects a request follows, as net/http's
+// default.
+const maxRedirects = 10
+
+// CheckRedirect is the redirect policy of llmtop's HTTP clients
+// (http.Client.CheckRedirect): redirects are followed on the first
+// request's host (any port), and to another host only when anyHost is set;
+// a loop or more than 10 redirects stop with a *RedirectError. Credentials
+// are a separate matter: they are only ever sent to the endpoint's own
+// host and port.
+func CheckRedirect(anyHost bool) func(req *http.Request, via []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		first := via[0].URL
+		to := req.URL.String()
+		for _, v := range via {
+			if v.URL.String() == to {
+				return &RedirectError{From: first.String(), To: to, Why: "loop"}
+			}
+		}
+		if len(via) >= maxRedirects {
+			return &RedirectError{From: first.String(), To: to, Why: "too many"}
+		}
+		if !anyHost && !strings.EqualFold(req.URL.Hostname(), first.Hostname()) {
+			return &RedirectError{From: first.String(), To: to, Why: "another host"}
+		}
+		return nil
+	}
+}
+
 func oneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > max {
@@ -76,6 +145,9 @@ func Get(ctx context.Context, client *http.Client, url, accept string, limit int
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
+		if isTimeout(err) {
+			return nil, resp.Header, &StalledError{URL: url, Status: resp.StatusCode, Got: len(body), Err: err}
+		}
 		return nil, resp.Header, err
 	}
 	if int64(len(body)) > limit {
@@ -122,4 +194,20 @@ func answered(err error) bool {
 	var te *TooLargeError
 	var de *DecodeError
 	return errors.As(err, &he) || errors.As(err, &te) || errors.As(err, &de)
+}
+
+// unusable reports whether err is an answer that cannot be read: one that
+// redirects in a loop or away, or whose body stalls. The server is there,
+// but it says nothing about itself; such an error is kept and returned as
+// a transport error would be, for the caller to name.
+func unusable(err error) bool {
+	var se *StalledError
+	var re *RedirectError
+	return errors.As(err, &se) || errors.As(err, &re)
+}
+
+// isTimeout reports whether err is a request's time running out.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

@@ -35,7 +35,7 @@ func Identify(ctx context.Context, client *http.Client, baseURL string, forced m
 		eng, err = p.detect()
 		if err != nil {
 			h := model.HealthDown
-			if needsAuth(err) {
+			if needsAuth(err) || unusable(err) {
 				h = model.HealthUnknown
 			}
 			return model.Identity{Engine: model.Unknown, Health: h}, err
