@@ -72,7 +72,7 @@ var scenarios = map[string]scenario{
 			t := traffic{promptMean: 64, promptSigma: 0.4, outMean: 300, outSigma: 0.3}
 			b := min(0.85*float64(c.maxNumSeqs), 0.6*float64(p.tokens)/(t.promptMean+t.outMean/2))
 			t.rate = t.steadyRate(c, b)
-			t.fill, t.fillX = 9*time.Second, 2 // a burst first: the batch fills in seconds, not a request's lifetime
+			t.fill, t.fillX = 4*time.Second, 3 // a burst first: the batch fills in seconds, not a request's lifetime
 			return t
 		}},
 	ColdStart: {name: ColdStart, summary: "a 45 s start (connection refused, startup log lines), then traffic ramps up over a minute on an empty prefix cache",
