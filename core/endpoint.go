@@ -112,7 +112,7 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 		}
 	} else {
 		e.Port = nil
-		if len(e.Runs) == 0 || e.Current().Ended != nil && e.Current().End != model.RunRunning && e.sampled && !e.downSince.IsZero() {
+		if len(e.Runs) == 0 || e.Current().Ended != nil && e.Current().End != model.RunRunning && e.sampled && !e.downSince.IsZero() && len(s.Samples) > 0 {
 			// First seen, or back after an end the log announced and an
 			// outage, with no start banner or counter reset to show it: a
 			// new process. (A scrape answered by the old process just as
@@ -257,10 +257,18 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 		if r := e.Current(); r != nil && r.StartedBy == "log start banner" && t.Equal(r.Started) {
 			return // the same line read twice (a log re-read after rotation)
 		}
-		if r := e.Current(); r != nil && r.Ended == nil {
-			m.endRun(e, t, model.RunUnknown, "a new process started", "")
+		switch r := e.Current(); {
+		case r != nil && r.Ended == nil && !strings.Contains(r.StartedBy, "log start banner") && t.Sub(r.Started) < logLag:
+			// The scrapes saw this process first (its counters reset, or it
+			// answered again) and its log is read a moment later: the
+			// banner names the same start.
+			r.StartedBy = "log start banner; " + r.StartedBy
+		default:
+			if r != nil && r.Ended == nil {
+				m.endRun(e, t, model.RunUnknown, "a new process started", "")
+			}
+			m.newRun(e, t, "log start banner", true)
 		}
-		m.newRun(e, t, "log start banner", true)
 		e.Phases = nil
 		if v := ev.Fields["version"]; v != "" {
 			e.Current().Version = v
@@ -312,6 +320,11 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 		}
 	}
 }
+
+// logLag is how much later than the scrapes an engine's start banner may be
+// read and still name the start they saw (a log follower polls; a banner
+// read any later is a new process).
+const logLag = 10 * time.Second
 
 func nonEmpty(s, def string) string {
 	if s == "" {
