@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -39,6 +40,9 @@ type Options struct {
 	LogLines, Events int
 	// Core is the monitor to show; nil builds one from the options.
 	Core *core.Monitor
+	// OnBench hears each finished benchmark as the core takes it (the
+	// recorder's tee); it must not block.
+	OnBench func(diagnosis.Bench, model.RunBench)
 }
 
 // Intervals are the refresh intervals +/- step through.
@@ -142,7 +146,7 @@ func New(o Options) *Model {
 	d := &Data{
 		Core: c, Store: c.Store(), Events: c.Events(), Logs: c.Logs(), Now: o.Now, Started: o.Now,
 		Interval: o.Interval, Window: o.Window,
-		Sources: map[string]string{}, Simulated: o.Simulated,
+		Sources: map[string]string{}, Simulated: o.Simulated, OnBench: o.OnBench,
 		Styles: NewStyles(o.Theme != "light", noColor), Thresholds: th, Keys: keys,
 	}
 	for n, e := range o.Sources {

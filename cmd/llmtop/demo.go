@@ -45,6 +45,7 @@ and --scenario work as for 'llmtop sim'.`,
 	fs := cmd.Flags()
 	fs.BoolVar(&demoFlags.headless, "headless", false, "no monitor: print the sim's URL and its log, serve until Ctrl-C")
 	addSimFlags(fs, &demoFlags.cfg)
+	addRecordFlag(fs)
 	root.AddCommand(cmd)
 }
 

@@ -152,6 +152,11 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		statuses[p.Name] = ""
 	}
 	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
+	rec, err := openRecording(recordHeader("monitor", urls, interval, window, tui.DiagnosisConfig(cfg.Thresholds), opts.Simulated), true)
+	if err != nil {
+		return err
+	}
+	defer rec.close(os.Stderr)
 	// The one core every face reads: the screen, and its `s` snapshot.
 	mon := core.New(core.Options{Endpoints: urls, Window: window, Diagnosis: tui.DiagnosisConfig(cfg.Thresholds)})
 	m := tui.New(tui.Options{
@@ -159,7 +164,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		Endpoints: urls, Interval: interval, Window: window, Simulated: opts.Simulated,
 		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot,
 		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,
-		Init: opts.Extra,
+		Init: opts.Extra, OnBench: rec.bench,
 	})
 	// 10 frames a second at most: data comes once per interval and keys
 	// show within 100 ms. The renderer wakes this often even when nothing
@@ -176,14 +181,14 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
 	p := tea.NewProgram(m, popts...)
-	env.Send = func(msg any) { p.Send(msg) }
+	env.Send = rec.tee(func(msg any) { p.Send(msg) })
 
 	if opts.Scenario != nil {
 		go func() {
 			t := time.NewTicker(time.Second)
 			defer t.Stop()
 			for {
-				p.Send(opts.Scenario())
+				env.Send(opts.Scenario())
 				select {
 				case <-ctx.Done():
 					return
