@@ -50,6 +50,8 @@ type Data struct {
 	Simulated bool
 	// Scenario is the demo's current simulated scenario (empty otherwise).
 	Scenario ScenarioMsg
+	// Replay is where a replay stands (nil live).
+	Replay *ReplayState
 	// OnBench is Options.OnBench.
 	OnBench    func(diagnosis.Bench, model.RunBench)
 	Styles     *Styles

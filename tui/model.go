@@ -40,6 +40,10 @@ type Options struct {
 	LogLines, Events int
 	// Core is the monitor to show; nil builds one from the options.
 	Core *core.Monitor
+	// Replay, when set, makes this a replay of a recording: the
+	// replayer's ReplayMsg moves the clock, and the replay keys are handed
+	// to Replay (in a tea.Cmd; it must not block).
+	Replay func(ReplayKey)
 	// OnBench hears each finished benchmark as the core takes it (the
 	// recorder's tee); it must not block.
 	OnBench func(diagnosis.Bench, model.RunBench)
@@ -194,6 +198,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.gen++ // a key, a resize, a component's result: anything may change
 	}
 	m.hold = false
+	if cmd, ok := m.replayUpdate(msg); ok {
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case frameMsg:
 		m.framePending = false
@@ -209,6 +216,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tickMsg:
+		if m.opts.Replay != nil { // the recording's clock moves a replay
+			return m, tick()
+		}
 		// The clock moves the header (uptime, STALE) only: the state and
 		// the series stay cached until data changes, so an idle second
 		// costs one cheap frame.

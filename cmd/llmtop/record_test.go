@@ -131,38 +131,9 @@ const recordScenario = "healthy:15s,queue-buildup:50s,crash-restart:45s"
 // fresh core reaches the same findings, runs and lifecycle at every
 // second.
 func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
-	ss := newSimSession(t, recordScenario)
-	th := tui.DefaultThresholds
-	cfg := tui.DiagnosisConfig(th)
-	var file bytes.Buffer
-	w, err := recording.NewWriter(&file, recording.Header{Face: "monitor", Started: ss.clk.Now(), Endpoints: []string{ss.url},
-		Interval: recording.Duration(time.Second), Window: recording.Duration(time.Minute), Diagnosis: &cfg, Simulated: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := tui.New(tui.Options{Endpoints: []string{ss.url}, Now: ss.clk.Now(), NoColor: true, Thresholds: &th})
 	const secs = 110
-	var live []string
-	var liveSnap []byte
-	for i := 0; i < secs; i++ {
-		at, msgs := ss.step(t)
-		for _, msg := range msgs {
-			if _, err := w.Write(at, msg); err != nil {
-				t.Fatal(err)
-			}
-			m.Update(msg)
-		}
-		w.Write(at, recording.Tick{})
-		live = append(live, moments(m.Data().Core, ss.url))
-		if i == 70 {
-			liveSnap, _ = json.Marshal(m.Data().Core.Snapshot())
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	r, err := recording.NewReader(bytes.NewReader(file.Bytes()), "mem")
+	file, live, liveSnap, url := recordMonitorSession(t, secs, 70)
+	r, err := recording.NewReader(bytes.NewReader(file), "mem")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +149,7 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 		recs = append(recs, rec)
 		feedMonitor(mon, rec)
 		if _, ok := rec.Msg.(recording.Tick); ok {
-			replay = append(replay, moments(mon, ss.url))
+			replay = append(replay, moments(mon, url))
 		}
 	}
 	if n := r.Notes(); len(n) > 0 {
@@ -206,6 +177,42 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 	if !bytes.Equal(gotSnap, liveSnap) {
 		t.Fatalf("snapshot --from at %s differs from the live one:\nlive   %s\nreplay %s", at, liveSnap, gotSnap)
 	}
+}
+
+// recordMonitorSession runs the monitor (the TUI model, fed as make run
+// feeds it) on the simulator for secs seconds while recording: the file,
+// the moments each second, the `s` snapshot at second snapAt+1.
+func recordMonitorSession(t *testing.T, secs, snapAt int) ([]byte, []string, []byte, string) {
+	ss := newSimSession(t, recordScenario)
+	th := tui.DefaultThresholds
+	cfg := tui.DiagnosisConfig(th)
+	var file bytes.Buffer
+	w, err := recording.NewWriter(&file, recording.Header{Face: "monitor", Started: ss.clk.Now(), Endpoints: []string{ss.url},
+		Interval: recording.Duration(time.Second), Window: recording.Duration(time.Minute), Diagnosis: &cfg, Simulated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tui.New(tui.Options{Endpoints: []string{ss.url}, Now: ss.clk.Now(), NoColor: true, Thresholds: &th})
+	var live []string
+	var liveSnap []byte
+	for i := 0; i < secs; i++ {
+		at, msgs := ss.step(t)
+		for _, msg := range msgs {
+			if _, err := w.Write(at, msg); err != nil {
+				t.Fatal(err)
+			}
+			m.Update(msg)
+		}
+		w.Write(at, recording.Tick{})
+		live = append(live, moments(m.Data().Core, ss.url))
+		if i == snapAt {
+			liveSnap, _ = json.Marshal(m.Data().Core.Snapshot())
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return file.Bytes(), live, liveSnap, ss.url
 }
 
 // diagnose --record, then diagnose --from: the same verdict, findings,
