@@ -12,9 +12,13 @@ import (
 // the queue holds, messages are dropped and a Note in the file says how
 // many, so a replay never claims more than was recorded.
 type Recorder struct {
-	w   *Writer
-	now func() time.Time
-	ch  chan Record
+	w    *Writer
+	next func() (*Writer, error)
+	max  int64
+	// total counts records written into every file.
+	total int64
+	now   func() time.Time
+	ch    chan Record
 	// tick, when set, writes a Tick record every flush: the clock of a face
 	// that runs its rules once a second (the monitor).
 	tick bool
@@ -37,6 +41,10 @@ type RecorderOptions struct {
 	Ticks bool
 	// Queue bounds the messages waiting for the disk (default 65536).
 	Queue int
+	// Next, with MaxBytes, rotates: once the file holds MaxBytes, it is
+	// closed and the recording goes on in the Writer Next returns.
+	Next     func() (*Writer, error)
+	MaxBytes int64
 }
 
 // NewRecorder starts recording into w; Close stops it and closes w.
@@ -50,7 +58,7 @@ func NewRecorder(w *Writer, o RecorderOptions) *Recorder {
 	if o.Queue <= 0 {
 		o.Queue = 1 << 16
 	}
-	r := &Recorder{w: w, now: o.Now, ch: make(chan Record, o.Queue), tick: o.Ticks,
+	r := &Recorder{w: w, next: o.Next, max: o.MaxBytes, now: o.Now, ch: make(chan Record, o.Queue), tick: o.Ticks,
 		done: make(chan struct{}), stop: make(chan struct{})}
 	go r.run(o.Every)
 	return r
@@ -125,7 +133,37 @@ func (r *Recorder) flush(tick bool) {
 	}
 	if err := r.w.Flush(); err != nil {
 		r.fail(err)
+		return
 	}
+	if tick && r.next != nil && r.max > 0 && r.w.Size() >= r.max { // never at Close: no empty last file
+		r.rotate()
+	}
+}
+
+// rotate closes the full file and goes on in the next; when the next
+// cannot be made, the recording stops with that error.
+func (r *Recorder) rotate() {
+	nw, err := r.next()
+	if err != nil {
+		r.fail(fmt.Errorf("starting the next recording file: %w", err))
+		return
+	}
+	old := r.w
+	r.mu.Lock()
+	r.total += old.Records()
+	r.w = nw
+	r.mu.Unlock()
+	if err := old.Close(); err != nil {
+		r.fail(err)
+	}
+}
+
+// Records counts the records written, in every file.
+func (r *Recorder) Records() int64 {
+	r.mu.Lock()
+	w := r.w
+	r.mu.Unlock()
+	return r.total + w.Records()
 }
 
 func (r *Recorder) fail(err error) {
@@ -155,7 +193,10 @@ func (r *Recorder) Close() error {
 	r.mu.Unlock()
 	close(r.stop)
 	<-r.done
-	err := r.w.Close()
+	r.mu.Lock()
+	w := r.w
+	r.mu.Unlock()
+	err := w.Close()
 	if e := r.Err(); e != nil {
 		return e
 	}

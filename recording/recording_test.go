@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -308,5 +309,58 @@ func TestRecorderOrderTicksAndDrops(t *testing.T) {
 	}
 	if events+noted != 104 || events < 4 {
 		t.Fatalf("%d events written + %d noted as dropped, want 104", events, noted)
+	}
+}
+
+// Rotation: past MaxBytes the file is closed and the recording goes on in
+// the next, each file whole (its own header) and nothing lost between.
+func TestRecorderRotates(t *testing.T) {
+	var mu sync.Mutex
+	var files []*bytes.Buffer
+	next := func() (*Writer, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		b := &bytes.Buffer{}
+		files = append(files, b)
+		return NewWriter(b, Header{Face: "monitor"})
+	}
+	nfiles := func() int { mu.Lock(); defer mu.Unlock(); return len(files) }
+	w, _ := next()
+	clock := at(0)
+	r := NewRecorder(w, RecorderOptions{Now: func() time.Time { return clock }, Every: time.Millisecond, Next: next, MaxBytes: 300})
+	for batch := 0; batch < 4; batch++ {
+		for i := batch * 50; i < (batch+1)*50; i++ {
+			r.RecordAt(at(i), model.Event{Time: at(i), Title: fmt.Sprintf("event %d with some words to fill the file", i)})
+		}
+		// 50 events are well over 300 bytes: wait for the rotation
+		for deadline := time.Now().Add(30 * time.Second); nfiles() < batch+2 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Records() != 200 {
+		t.Fatalf("%d records counted", r.Records())
+	}
+	var got []int
+	for _, f := range files {
+		_, out, notes := readAll(t, f.Bytes())
+		if len(notes) != 0 {
+			t.Fatalf("notes %q", notes)
+		}
+		for _, rec := range out {
+			var n int
+			fmt.Sscanf(rec.Msg.(model.Event).Title, "event %d", &n)
+			got = append(got, n)
+		}
+	}
+	if len(files) < 2 || len(got) != 200 {
+		t.Fatalf("%d files, %d events", len(files), len(got))
+	}
+	for i, n := range got {
+		if n != i {
+			t.Fatalf("event %d is #%d: order lost across files", i, n)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 type Writer struct {
 	mu      sync.Mutex
 	file    io.Closer // nil when writing to a caller's io.Writer
+	out     *counter  // the compressed bytes written
 	buf     *bufio.Writer
 	zw      *gzip.Writer
 	line    bytes.Buffer
@@ -56,7 +57,8 @@ func NewWriter(out io.Writer, h Header, secrets ...string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{buf: bufio.NewWriterSize(out, 64<<10), zw: zw}
+	cnt := &counter{w: out}
+	w := &Writer{buf: bufio.NewWriterSize(cnt, 64<<10), zw: zw, out: cnt}
 	w.zw.Reset(w.buf)
 	w.enc = json.NewEncoder(&w.line)
 	w.enc.SetEscapeHTML(false)
@@ -149,6 +151,26 @@ func (w *Writer) flushLocked() error {
 		return w.err
 	}
 	return nil
+}
+
+// counter counts the bytes that reach the file.
+type counter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Size is how many bytes reached the file (compressed), as of the last
+// flush.
+func (w *Writer) Size() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.out.n
 }
 
 // Records counts the records written.

@@ -108,7 +108,7 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 	w.start = time.Now()
 	h := recordHeader("diagnose", urls, interval, 0, w.cfg, false)
 	h.Started = w.start // the watch's window starts here: a replay needs it
-	if w.rec, err = openRecording(h, false); err != nil {
+	if w.rec, err = openRecording(h, false, nil); err != nil {
 		return err
 	}
 	rep, err := w.run(ctx, diagnoseFlags.duration, interval)

@@ -152,7 +152,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		statuses[p.Name] = ""
 	}
 	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
-	rec, err := openRecording(recordHeader("monitor", urls, interval, window, tui.DiagnosisConfig(cfg.Thresholds), opts.Simulated), true)
+	rec, err := openRecording(recordHeader("monitor", urls, interval, window, tui.DiagnosisConfig(cfg.Thresholds), opts.Simulated), true, &cfg.Record)
 	if err != nil {
 		return err
 	}

@@ -56,12 +56,16 @@ type recorder struct {
 	w    *recording.Writer
 }
 
-// openRecording starts --record's file (nil when the flag is not given).
-// ticks writes the clock once a second (the monitor's rules run on it);
-// a face that runs its rules on its own clock records recording.Tick
-// itself.
-func openRecording(h recording.Header, ticks bool) (*recorder, error) {
+// openRecording starts --record's file, or with the config's `record =
+// true` (auto, nil for faces that do not take it) a rotating one in the
+// state directory; nil when neither. ticks writes the clock once a second
+// (the monitor's rules run on it); a face that runs its rules on its own
+// clock records recording.Tick itself.
+func openRecording(h recording.Header, ticks bool, auto *tui.RecordConfig) (*recorder, error) {
 	if recordFlags.path == "" {
+		if auto != nil && auto.Enabled && !h.Simulated {
+			return openStateRecording(h, *auto, ticks)
+		}
 		return nil, nil
 	}
 	h.Llmtop = version
@@ -130,7 +134,7 @@ func (r *recorder) close(out io.Writer) error {
 		fmt.Fprintf(out, "llmtop: recording %s: %v (what was written before it is readable)\n", r.path, err)
 		return err
 	}
-	fmt.Fprintf(out, "llmtop: recorded %d messages to %s; replay it with: llmtop replay %s\n", r.w.Records(), r.path, r.path)
+	fmt.Fprintf(out, "llmtop: recorded %d messages to %s; replay it with: llmtop replay %s\n", r.r.Records(), r.path, r.path)
 	return nil
 }
 

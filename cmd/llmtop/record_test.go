@@ -318,7 +318,7 @@ func TestRecordingNeverHoldsTheAPIKey(t *testing.T) {
 	recordFlags.path = path
 	defer func() { recordFlags.path = "" }()
 	u := "http://user:hunter2pw@127.0.0.1:8000"
-	rec, err := openRecording(recordHeader("monitor", []string{u}, time.Second, time.Minute, diagnosis.DefaultConfig(), false), true)
+	rec, err := openRecording(recordHeader("monitor", []string{u}, time.Second, time.Minute, diagnosis.DefaultConfig(), false), true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
