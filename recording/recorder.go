@@ -39,7 +39,8 @@ type RecorderOptions struct {
 	Every time.Duration
 	// Ticks writes a Tick at every flush.
 	Ticks bool
-	// Queue bounds the messages waiting for the disk (default 65536).
+	// Queue bounds the messages waiting for the disk (default 4096: over
+	// an hour of one endpoint's scrapes, a bounded amount of memory).
 	Queue int
 	// Next, with MaxBytes, rotates: once the file holds MaxBytes, it is
 	// closed and the recording goes on in the Writer Next returns.
@@ -56,7 +57,7 @@ func NewRecorder(w *Writer, o RecorderOptions) *Recorder {
 		o.Every = time.Second
 	}
 	if o.Queue <= 0 {
-		o.Queue = 1 << 16
+		o.Queue = 4096
 	}
 	r := &Recorder{w: w, next: o.Next, max: o.MaxBytes, now: o.Now, ch: make(chan Record, o.Queue), tick: o.Ticks,
 		done: make(chan struct{}), stop: make(chan struct{})}

@@ -157,6 +157,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		return err
 	}
 	defer rec.close(os.Stderr)
+	rec.status(statuses)
 	// The one core every face reads: the screen, and its `s` snapshot.
 	mon := core.New(core.Options{Endpoints: urls, Window: window, Diagnosis: tui.DiagnosisConfig(cfg.Thresholds)})
 	m := tui.New(tui.Options{
@@ -182,6 +183,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	env.Send = rec.tee(func(msg any) { p.Send(msg) })
+	go rec.watch(ctx, func(msg any) { p.Send(msg) })
 
 	if opts.Scenario != nil {
 		go func() {

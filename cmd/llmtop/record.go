@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/url"
@@ -122,6 +123,33 @@ func (r *recorder) tee(send func(any)) func(any) {
 // bench records a finished benchmark as the core took it (tui.Options.OnBench).
 func (r *recorder) bench(b diagnosis.Bench, rb model.RunBench) {
 	r.record(recording.Bench{Bench: b, Run: rb})
+}
+
+// status lists the recording among the monitor's sources ("record ok"),
+// and watch says there when writing it fails.
+func (r *recorder) status(statuses map[string]string) {
+	if r != nil {
+		statuses["record"] = ""
+	}
+}
+
+func (r *recorder) watch(ctx context.Context, send func(any)) {
+	if r == nil {
+		return
+	}
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := r.r.Err(); err != nil {
+				send(tui.SourceStatusMsg{Name: "record", Err: err.Error() + " (" + r.path + ")"})
+				return
+			}
+		}
+	}
 }
 
 // close ends the recording and says where it is (or why it is not whole).

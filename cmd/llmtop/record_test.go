@@ -369,3 +369,49 @@ func TestParseAt(t *testing.T) {
 		}
 	}
 }
+
+// failAfter is a disk that fills up.
+type failAfter struct{ left int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.left {
+		return 0, errors.New("no space left on device")
+	}
+	f.left -= len(p)
+	return len(p), nil
+}
+
+// A recording that cannot be written says so in the monitor's sources
+// line; the monitor goes on.
+func TestRecordingFailureReachesTheScreen(t *testing.T) {
+	w, err := recording.NewWriter(&failAfter{left: 2000}, recording.Header{Face: "monitor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{path: "full.llmrec", w: w, r: recording.NewRecorder(w, recording.RecorderOptions{Every: 10 * time.Millisecond})}
+	statuses := map[string]string{}
+	rec.status(statuses)
+	if e, ok := statuses["record"]; !ok || e != "" {
+		t.Fatalf("statuses %v", statuses)
+	}
+	got := make(chan any, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go rec.watch(ctx, func(m any) { got <- m })
+	for i := 0; i < 200; i++ {
+		rec.record(model.LogLine{Time: time.Now(), Text: strings.Repeat("x", 100)})
+	}
+	select {
+	case m := <-got:
+		st, ok := m.(tui.SourceStatusMsg)
+		if !ok || st.Name != "record" || !strings.Contains(st.Err, "no space left") || !strings.Contains(st.Err, "full.llmrec") {
+			t.Fatalf("%#v", m)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the failure never reached the screen")
+	}
+	var out bytes.Buffer
+	if err := rec.close(&out); err == nil || !strings.Contains(out.String(), "no space left") {
+		t.Fatalf("close: %v %q", err, out.String())
+	}
+}
