@@ -63,11 +63,25 @@ func NewWriter(out io.Writer, h Header, secrets ...string) (*Writer, error) {
 	w.enc = json.NewEncoder(&w.line)
 	w.enc.SetEscapeHTML(false)
 	for _, s := range secrets {
-		if len(s) >= 4 { // shorter would redact ordinary words
-			w.secrets = append(w.secrets, []byte(s))
-			if q, _ := json.Marshal(s); len(q) > 2 && string(q[1:len(q)-1]) != s {
-				w.secrets = append(w.secrets, q[1:len(q)-1]) // as JSON escapes it
-			}
+		if len(s) < 4 { // shorter would redact ordinary words
+			continue
+		}
+		// as it is, and as JSON writes it inside a string (with and
+		// without HTML escaping: messages are marshalled, the header
+		// encoded)
+		forms := map[string]bool{s: true}
+		if q, err := json.Marshal(s); err == nil {
+			forms[string(q[1:len(q)-1])] = true
+		}
+		var b bytes.Buffer
+		e := json.NewEncoder(&b)
+		e.SetEscapeHTML(false)
+		if e.Encode(s) == nil {
+			q := bytes.TrimSpace(b.Bytes())
+			forms[string(q[1:len(q)-1])] = true
+		}
+		for f := range forms {
+			w.secrets = append(w.secrets, []byte(f))
 		}
 	}
 	h.Version = Version

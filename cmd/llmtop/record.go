@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -43,6 +44,10 @@ func recordSecrets(urls []string) []string {
 		if p, err := url.Parse(u); err == nil && p.User != nil {
 			if pw, ok := p.User.Password(); ok {
 				out = append(out, pw)
+				// and as the URL spells it (percent-encoded)
+				if _, enc, ok := strings.Cut(p.User.String(), ":"); ok {
+					out = append(out, enc)
+				}
 			}
 		}
 	}

@@ -317,7 +317,7 @@ func TestRecordingNeverHoldsTheAPIKey(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "k.llmrec")
 	recordFlags.path = path
 	defer func() { recordFlags.path = "" }()
-	u := "http://user:hunter2pw@127.0.0.1:8000"
+	u := "http://user:hunter2pw%40x@127.0.0.1:8000"
 	rec, err := openRecording(recordHeader("monitor", []string{u}, time.Second, time.Minute, diagnosis.DefaultConfig(), false), true, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +337,7 @@ func TestRecordingNeverHoldsTheAPIKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain, _ := io.ReadAll(zr)
-	for _, secret := range []string{key, "sk-env-key-112233", "hunter2pw"} {
+	for _, secret := range []string{key, "sk-env-key-112233", "hunter2pw"} { // the URL's password is hunter2pw@x
 		if bytes.Contains(plain, []byte(secret)) {
 			t.Fatalf("%s reached the recording:\n%s", secret, plain)
 		}
