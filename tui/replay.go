@@ -86,6 +86,9 @@ func (m *Model) replayUpdate(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 		}
 		if msg.Note != "" {
 			m.flash(msg.Note)
+			// a flash lasts 5 s of the screen's clock: of the recording's
+			// here, so it lasts 5 s of the viewer's at any speed
+			m.statusUntil = d.Now.Add(time.Duration(5 * max(msg.Speed, 1) * float64(time.Second)))
 		}
 		d.Version++
 		return nil, true

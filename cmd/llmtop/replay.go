@@ -82,7 +82,9 @@ func runReplay(ctx context.Context, path string) error {
 		Simulated: h.Simulated, Now: from, Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys,
 		Thresholds: &cfg.Thresholds, Save: saveSnapshot, Replay: rp.control,
 	})
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(10)}
+	// As in the monitor: the command's context ends the program on a
+	// signal; Bubble Tea's own handler would race it.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(10), tea.WithoutSignalHandler()}
 	if noColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
