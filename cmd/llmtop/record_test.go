@@ -62,10 +62,16 @@ type simSession struct {
 }
 
 func newSimSession(tb testing.TB, scenario string) *simSession {
+	return newSimSessionStartup(tb, scenario, time.Millisecond)
+}
+
+// newSimSessionStartup: with the engine's (re)start time (the demo's is
+// demoStartup).
+func newSimSessionStartup(tb testing.TB, scenario string, startup time.Duration) *simSession {
 	tb.Helper()
 	start := time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC)
 	ss := &simSession{clk: sim.NewFakeClock(start), log: &lockedBuf{}}
-	s, err := sim.New(sim.Config{Scenario: scenario, Background: true, Seed: 7, StartupTime: time.Millisecond,
+	s, err := sim.New(sim.Config{Scenario: scenario, Background: true, Seed: 7, StartupTime: startup,
 		Clock: ss.clk, Log: ss.log, LogStatsInterval: 10 * time.Second})
 	if err != nil {
 		tb.Fatal(err)
@@ -126,13 +132,22 @@ func moments(c *core.Monitor, url string) string {
 
 const recordScenario = "healthy:15s,queue-buildup:50s,crash-restart:45s"
 
-// The monitor (the TUI, as make run drives it) on the simulator through a
-// queue build-up and a crash, recorded; the recording replayed into a
-// fresh core reaches the same findings, runs and lifecycle at every
-// second.
+// The monitor (the TUI, as make run drives it) on the simulator through
+// one whole `make run` cycle (the demo's timeline and start time: healthy,
+// queue build-up, KV pressure, long prompts, decode-bound, crash-restart,
+// broken /metrics), recorded; the recording replayed into a fresh core
+// reaches the same findings, runs and lifecycle at every second.
 func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
-	const secs = 110
-	file, live, liveSnap, url := recordMonitorSession(t, secs, 70)
+	secs := 0
+	for _, seg := range strings.Split(sim.DemoTimeline, ",") {
+		_, d, _ := strings.Cut(seg, ":")
+		dd, err := time.ParseDuration(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secs += int(dd / time.Second)
+	}
+	file, live, liveSnap, url := recordMonitorSession(t, sim.DemoTimeline, demoStartup, secs, 70)
 	r, err := recording.NewReader(bytes.NewReader(file), "mem")
 	if err != nil {
 		t.Fatal(err)
@@ -163,10 +178,16 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 			t.Fatalf("second %d differs:\nlive   %s\nreplay %s", i+1, live[i], replay[i])
 		}
 	}
-	// the session must have had something to agree on
+	// the cycle must have had something to agree on
 	final := live[secs-1]
-	if !strings.Contains(strings.Join(live, "\n"), "ttft_") || !strings.Contains(final, "crash") || strings.Count(final, "–") < 2 {
-		t.Fatalf("the scenario should open a queueing finding and crash-restart the engine; last second: %s", final)
+	all := strings.Join(live, "\n")
+	for _, want := range []string{"ttft_queueing", "kv_", "itl_decode_batch", "metrics_"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %s finding opened during the cycle", want)
+		}
+	}
+	if !strings.Contains(final, " crash ") || strings.Count(final, "–") < 6 {
+		t.Errorf("the cycle should restart the engine at each scenario and crash it once; last second: %s", final)
 	}
 	t.Logf("second 40: %s", live[39])
 	t.Logf("second %d: %s", secs, final)
@@ -182,8 +203,8 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 // recordMonitorSession runs the monitor (the TUI model, fed as make run
 // feeds it) on the simulator for secs seconds while recording: the file,
 // the moments each second, the `s` snapshot at second snapAt+1.
-func recordMonitorSession(t *testing.T, secs, snapAt int) ([]byte, []string, []byte, string) {
-	ss := newSimSession(t, recordScenario)
+func recordMonitorSession(t *testing.T, scenario string, startup time.Duration, secs, snapAt int) ([]byte, []string, []byte, string) {
+	ss := newSimSessionStartup(t, scenario, startup)
 	th := tui.DefaultThresholds
 	cfg := tui.DiagnosisConfig(th)
 	var file bytes.Buffer

@@ -54,7 +54,7 @@ func (s *screen) waitFor(t *testing.T, what string, cond func(m *tui.Model) bool
 // pause and step hold the clock.
 func TestReplayTheMonitor(t *testing.T) {
 	const secs = 110
-	file, live, _, url := recordMonitorSession(t, secs, -1)
+	file, live, _, url := recordMonitorSession(t, recordScenario, time.Millisecond, secs, -1)
 	r, err := recording.NewReader(bytes.NewReader(file), "mem")
 	if err != nil {
 		t.Fatal(err)
