@@ -57,11 +57,17 @@ func NewReader(in io.Reader, name string) (*Reader, error) {
 	}
 	r := &Reader{name: name, in: bufio.NewReaderSize(zr, 256<<10), unknown: map[string]int{}}
 	first, err := r.readLine()
-	if err != nil && len(first) == 0 {
-		if errors.Is(err, io.EOF) {
+	if err != nil {
+		if len(first) == 0 && errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s is empty: no header line (the recording was cut before its first second)", name)
 		}
-		return nil, fmt.Errorf("%s: reading the header: %v", name, err)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			if bytes.HasPrefix(first, []byte(`{"`+magic+`"`)) {
+				return nil, fmt.Errorf("%s ends inside its header line (cut before its first second): nothing to read", name)
+			}
+		} else {
+			return nil, fmt.Errorf("%s: reading the header: %v", name, err)
+		}
 	}
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(first, &probe) != nil || probe[magic] == nil {

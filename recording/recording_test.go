@@ -198,6 +198,19 @@ func TestNewerVersionSaysWhichVersion(t *testing.T) {
 	}
 }
 
+func TestCutInsideTheHeader(t *testing.T) {
+	partial := gz(`{"llmtop_recording":1,"llmtop":"dev","face":"mon`)
+	for name, b := range map[string][]byte{
+		"the stream ends mid-line": partial,
+		"the stream itself is cut": partial[:len(partial)-6],
+	} {
+		_, err := NewReader(bytes.NewReader(b), "cut.llmrec")
+		if err == nil || !strings.Contains(err.Error(), "cut.llmrec ends inside its header line") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
+
 func TestNotARecording(t *testing.T) {
 	for name, b := range map[string][]byte{
 		"plain text": []byte("hello\n"),
