@@ -17,8 +17,11 @@ type Recorder struct {
 	max  int64
 	// total counts records written into every file.
 	total int64
-	now   func() time.Time
-	ch    chan Record
+	// full says the file reached max at the last flush: the next record
+	// goes into a new file (made then, so a quit leaves no empty one).
+	full bool
+	now  func() time.Time
+	ch   chan Record
 	// tick, when set, writes a Tick record every flush: the clock of a face
 	// that runs its rules once a second (the monitor).
 	tick bool
@@ -114,6 +117,10 @@ func (r *Recorder) drain() {
 }
 
 func (r *Recorder) write(rec Record) {
+	if r.full {
+		r.full = false
+		r.rotate()
+	}
 	if _, err := r.w.Write(rec.Time, rec.Msg); err != nil {
 		r.fail(err)
 	}
@@ -136,8 +143,8 @@ func (r *Recorder) flush(tick bool) {
 		r.fail(err)
 		return
 	}
-	if tick && r.next != nil && r.max > 0 && r.w.Size() >= r.max { // never at Close: no empty last file
-		r.rotate()
+	if r.next != nil && r.max > 0 && r.w.Size() >= r.max {
+		r.full = true
 	}
 }
 

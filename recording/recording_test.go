@@ -350,26 +350,27 @@ func TestRecorderRotates(t *testing.T) {
 	w, _ := next()
 	clock := at(0)
 	r := NewRecorder(w, RecorderOptions{Now: func() time.Time { return clock }, Every: time.Millisecond, Next: next, MaxBytes: 300})
-	for batch := 0; batch < 4; batch++ {
-		for i := batch * 50; i < (batch+1)*50; i++ {
-			r.RecordAt(at(i), model.Event{Time: at(i), Title: fmt.Sprintf("event %d with some words to fill the file", i)})
+	sent := 0
+	deadline := time.Now().Add(60 * time.Second)
+	for nfiles() < 4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d files after 60 s", nfiles())
 		}
-		// 50 events are well over 300 bytes: wait for the rotation
-		for deadline := time.Now().Add(30 * time.Second); nfiles() < batch+2 && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-		}
+		r.RecordAt(at(sent), model.Event{Time: at(sent), Title: fmt.Sprintf("event %d with some words to fill the file", sent)})
+		sent++
+		time.Sleep(100 * time.Microsecond)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if r.Records() != 200 {
-		t.Fatalf("%d records counted", r.Records())
+	if r.Records() != int64(sent) {
+		t.Fatalf("%d records counted, %d sent", r.Records(), sent)
 	}
 	var got []int
 	for _, f := range files {
 		_, out, notes := readAll(t, f.Bytes())
-		if len(notes) != 0 {
-			t.Fatalf("notes %q", notes)
+		if len(notes) != 0 || len(out) == 0 {
+			t.Fatalf("%d records, notes %q: every file whole, none empty", len(out), notes)
 		}
 		for _, rec := range out {
 			var n int
@@ -377,7 +378,7 @@ func TestRecorderRotates(t *testing.T) {
 			got = append(got, n)
 		}
 	}
-	if len(files) < 2 || len(got) != 200 {
+	if len(files) < 4 || len(got) != sent {
 		t.Fatalf("%d files, %d events", len(files), len(got))
 	}
 	for i, n := range got {
