@@ -16,6 +16,9 @@ import (
 // status a live diagnose would give.
 
 func diagnoseFrom(cmd *cobra.Command, path string, urls []string) error {
+	if recordFlags.path != "" {
+		return fmt.Errorf("diagnose --from judges a recording: it records nothing (drop --record %s)", recordFlags.path)
+	}
 	if len(urls) > 0 {
 		return fmt.Errorf("diagnose --from reads its endpoints from the recording: drop %s", strings.Join(urls, " "))
 	}

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -42,10 +46,42 @@ func BenchmarkRecordingSize(b *testing.B) {
 	}
 }
 
+// BenchmarkReplayRebuildHour is what a seek to the end of an hour costs
+// the replayer: every record of one simulated hour (as
+// BenchmarkRecordingSize records it, busy log) fed into a fresh core. The
+// file's decoding, once when the replay opens, is reported as read_s.
+//
+//	go test ./cmd/llmtop -run '^$' -bench ReplayRebuildHour -benchtime 3x
+func BenchmarkReplayRebuildHour(b *testing.B) {
+	var file bytes.Buffer
+	recordSimHourTo(b, &file, 10)
+	p := filepath.Join(b.TempDir(), "hour.llmrec")
+	if err := os.WriteFile(p, file.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	h, recs, _, err := recording.ReadFile(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	read := time.Since(start)
+	rp := newReplayer(h, recs, 1)
+	b.ResetTimer()
+	for range b.N {
+		rp.build(recs[len(recs)-1].Time)
+	}
+	b.ReportMetric(read.Seconds(), "read_s")
+}
+
 func recordSimHour(b *testing.B, accessPerSec int) (int64, int64) {
-	ss := newSimSession(b, "healthy:10m,queue-buildup:10m,kv-pressure:10m,long-prompts:10m,decode-bound:10m,crash-restart:5m,healthy")
 	var out countingWriter
-	w, err := recording.NewWriter(&out, recording.Header{Face: "monitor", Started: ss.clk.Now(), Endpoints: []string{ss.url},
+	recs := recordSimHourTo(b, &out, accessPerSec)
+	return out.n, recs
+}
+
+func recordSimHourTo(b *testing.B, out io.Writer, accessPerSec int) int64 {
+	ss := newSimSession(b, "healthy:10m,queue-buildup:10m,kv-pressure:10m,long-prompts:10m,decode-bound:10m,crash-restart:5m,healthy")
+	w, err := recording.NewWriter(out, recording.Header{Face: "monitor", Started: ss.clk.Now(), Endpoints: []string{ss.url},
 		Interval: recording.Duration(time.Second), Window: recording.Duration(time.Minute), Simulated: true})
 	if err != nil {
 		b.Fatal(err)
@@ -80,5 +116,5 @@ func recordSimHour(b *testing.B, accessPerSec int) (int64, int64) {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
-	return out.n, recs
+	return recs
 }
