@@ -436,3 +436,44 @@ func TestRecordingFailureReachesTheScreen(t *testing.T) {
 		t.Fatalf("close: %v %q", err, out.String())
 	}
 }
+
+// snapshot --from prints the table at a moment, or says what span the
+// recording covers when the moment is outside it.
+func TestSnapshotFromFile(t *testing.T) {
+	ss := newSimSession(t, "healthy")
+	path := filepath.Join(t.TempDir(), "s.llmrec")
+	w, err := recording.Create(path, recording.Header{Face: "monitor", Started: ss.clk.Now(), Endpoints: []string{ss.url}, Window: recording.Duration(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		at, msgs := ss.step(t)
+		for _, m := range msgs {
+			w.Write(at, m)
+		}
+		w.Write(at, recording.Tick{})
+	}
+	w.Close()
+	var out, errOut bytes.Buffer
+	if err := snapshotFrom(&out, &errOut, path, "+10s", false); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "from "+path+" at ") || !strings.Contains(s, ss.url) || !strings.Contains(s, "serving") {
+		t.Fatalf("table:\n%s", s)
+	}
+	out.Reset()
+	if err := snapshotFrom(&out, &errOut, path, "", true); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Time      time.Time
+		Endpoints []model.EndpointJSON
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || len(doc.Endpoints) != 1 || !doc.Time.Equal(ss.clk.Now()) {
+		t.Fatalf("%v %+v", err, doc)
+	}
+	err = snapshotFrom(&out, &errOut, path, "+1h", false)
+	if err == nil || !strings.Contains(err.Error(), "outside the recording: the recording spans") {
+		t.Fatalf("err = %v", err)
+	}
+}
