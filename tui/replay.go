@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/llmtop/llmtop/core"
@@ -30,6 +31,8 @@ const (
 	ReplayFwd10m                   // seek +10 m
 	ReplayNext                     // the next finding that opened or engine run that started
 	ReplayStart                    // back to the start
+	ReplayFaster                   // speed ×2
+	ReplaySlower                   // speed ÷2
 )
 
 // replayKeys are the replay's own keys; space and p keep their meaning.
@@ -40,7 +43,7 @@ var replayKeys = map[string]ReplayKey{
 }
 
 // ReplayHelp names the replay keys in one line.
-const ReplayHelp = "replay: space pause · n step 1s · ,/. −/+1m · </> −/+10m · f next finding or restart · g start"
+const ReplayHelp = "replay: space pause · n step 1s · ,/. −/+1m · </> −/+10m · f next finding or restart · g start · +/- speed"
 
 // ReplayMsg is the replayer's word on where the replay stands. At is the
 // recording's clock; Core, when set, replaces the monitor's core (a seek
@@ -126,7 +129,13 @@ func (m *Model) replayKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	k, ok := replayKeys[msg.String()]
-	if !ok {
+	switch {
+	case ok:
+	case key.Matches(msg, m.d.Keys.Slower): // + : in a replay, faster
+		k = ReplayFaster
+	case key.Matches(msg, m.d.Keys.Faster): // -
+		k = ReplaySlower
+	default:
 		return nil, false
 	}
 	return func() tea.Msg { ctl(k); return nil }, true

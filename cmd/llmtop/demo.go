@@ -53,6 +53,9 @@ and --scenario work as for 'llmtop sim'.`,
 const demoStartup = 2 * time.Second
 
 func runDemo(cmd *cobra.Command, _ []string) error {
+	if demoFlags.headless && recordFlags.path != "" {
+		return fmt.Errorf("demo --headless has no monitor to record: drop --record (or record a monitor on its URL: llmtop --record FILE URL)")
+	}
 	cfg := demoFlags.cfg
 	if err := simToggles(cmd.Flags(), &cfg); err != nil {
 		return err

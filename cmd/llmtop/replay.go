@@ -275,6 +275,13 @@ func (r *replayer) run(ctx context.Context, from time.Time, send func(any)) {
 				seek(at.Add(10*time.Minute), "")
 			case tui.ReplayStart:
 				seek(first, "")
+			case tui.ReplayFaster, tui.ReplaySlower:
+				f := 2.0
+				if k == tui.ReplaySlower {
+					f = 0.5
+				}
+				r.speed = min(max(r.speed*f, 0.25), 10000)
+				send(state(false, nil, ""))
 			case tui.ReplayNext:
 				if r.marks == nil && marksDone != nil {
 					send(state(false, nil, "still reading the recording for its findings; try again in a moment"))

@@ -159,3 +159,37 @@ func TestReplayTheMonitor(t *testing.T) {
 		}
 	})
 }
+
+// + and - change a replay's speed (they change the refresh interval live).
+func TestReplaySpeedKeys(t *testing.T) {
+	start := time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC)
+	recs := []recording.Record{{Time: start, Msg: recording.Tick{}}, {Time: start.Add(time.Hour), Msg: recording.Tick{}}}
+	rp := newReplayer(recording.Header{}, recs, 1)
+	sc := &screen{m: tui.New(tui.Options{Core: rp.build(start), Now: start, NoColor: true, Replay: rp.control})}
+	sc.send(tea.WindowSizeMsg{Width: 160, Height: 40})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); rp.run(ctx, start, sc.send) }()
+	defer func() { cancel(); <-done }()
+	sc.waitFor(t, "the start", func(m *tui.Model) bool { return m.Data().Replay != nil })
+	press := func(k string) {
+		var cmd tea.Cmd
+		sc.read(func(m *tui.Model) { _, cmd = m.Update(tea.KeyPressMsg{Code: rune(k[0]), Text: k}) })
+		if cmd != nil {
+			cmd() // the program runs it: it hands the key to the replayer
+		}
+	}
+	press("+")
+	press("+")
+	sc.waitFor(t, "×4", func(m *tui.Model) bool { return m.Data().Replay.Speed == 4 })
+	press("-")
+	sc.waitFor(t, "×2", func(m *tui.Model) bool { return m.Data().Replay.Speed == 2 })
+	sc.read(func(m *tui.Model) {
+		if v := m.View().Content; !strings.Contains(v, "(×2)") {
+			t.Fatalf("badge:\n%s", v)
+		}
+		if m.Data().Interval != time.Second {
+			t.Fatalf("+/- changed the refresh interval in a replay: %v", m.Data().Interval)
+		}
+	})
+}
