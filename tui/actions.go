@@ -29,6 +29,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if cmd, ok := m.replayKey(msg); ok {
+		return cmd
+	}
 	for i, o := range m.overlays {
 		if key.Matches(msg, o.key) {
 			m.overlay = i

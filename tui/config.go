@@ -31,6 +31,12 @@ import (
 //	[keys]
 //	quit = ["q", "ctrl+c"]
 //	logs = "L"
+//
+//	record = true             # record every monitor session (docs/recording.md)
+//	[record]
+//	file_mb = 100             # a new file past this size
+//	keep_mb = 1000            # the oldest recordings go past this total
+//	keep_days = 7             # and past this age
 type Config struct {
 	Theme      string
 	NoColor    bool
@@ -39,11 +45,12 @@ type Config struct {
 	Window     time.Duration
 	Thresholds Thresholds
 	Keys       KeyMap
+	Record     RecordConfig
 }
 
 // DefaultConfig is the config without a file.
 func DefaultConfig() Config {
-	return Config{Theme: "auto", Thresholds: DefaultThresholds, Keys: DefaultKeyMap()}
+	return Config{Theme: "auto", Thresholds: DefaultThresholds, Keys: DefaultKeyMap(), Record: DefaultRecordConfig}
 }
 
 // ParseConfig reads a config file's bytes; name is used in errors, which
@@ -66,8 +73,8 @@ func ParseConfig(name string, data []byte) (Config, error) {
 				return c, fail("section header %q is missing its ]", line)
 			}
 			section = strings.TrimSpace(line[1 : len(line)-1])
-			if section != "thresholds" && section != "keys" {
-				return c, fail("unknown section [%s] (known: [thresholds], [keys])", section)
+			if section != "thresholds" && section != "keys" && section != "record" {
+				return c, fail("unknown section [%s] (known: [thresholds], [keys], [record])", section)
 			}
 			continue
 		}
@@ -82,6 +89,8 @@ func ParseConfig(name string, data []byte) (Config, error) {
 			err = c.setTop(k, v)
 		case "thresholds":
 			err = c.setThreshold(k, v)
+		case "record":
+			err = c.Record.set(k, v)
 		case "keys":
 			var keys []string
 			if keys, err = parseList(v); err == nil {
@@ -148,8 +157,14 @@ func (c *Config) setTop(k, v string) error {
 		} else {
 			c.Window = d
 		}
+	case "record":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("record: want true or false, got %s", v)
+		}
+		c.Record.Enabled = b
 	default:
-		return fmt.Errorf("unknown setting %q (known: theme, no_color, endpoints, interval, window; sections [thresholds], [keys])", k)
+		return fmt.Errorf("unknown setting %q (known: theme, no_color, endpoints, interval, window, record; sections [thresholds], [keys], [record])", k)
 	}
 	return nil
 }

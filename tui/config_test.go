@@ -172,3 +172,25 @@ func TestConfigThresholdsReachTheDiagnosis(t *testing.T) {
 		t.Fatalf("defaults moved: %+v", def)
 	}
 }
+
+func TestParseRecordConfig(t *testing.T) {
+	c, err := ParseConfig("c.toml", []byte("record = true\n[record]\nfile_mb = 5\nkeep_mb = 50\nkeep_days = 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.Record; !r.Enabled || r.FileBytes != 5<<20 || r.KeepBytes != 50<<20 || r.KeepAge != 48*time.Hour {
+		t.Fatalf("%+v", r)
+	}
+	if c, _ := ParseConfig("c.toml", nil); c.Record != DefaultRecordConfig || c.Record.Enabled {
+		t.Fatalf("default %+v", c.Record)
+	}
+	for in, want := range map[string]string{
+		"record = yes\n":             "c.toml:1: record: want true or false",
+		"[record]\nkeep_days = -1\n": "c.toml:2: keep_days: want a number > 0",
+		"[record]\nrotate = daily\n": "c.toml:2: unknown setting \"rotate\" in [record]",
+	} {
+		if _, err := ParseConfig("c.toml", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -48,7 +49,11 @@ type Data struct {
 
 	Simulated bool
 	// Scenario is the demo's current simulated scenario (empty otherwise).
-	Scenario   ScenarioMsg
+	Scenario ScenarioMsg
+	// Replay is where a replay stands (nil live).
+	Replay *ReplayState
+	// OnBench is Options.OnBench.
+	OnBench    func(diagnosis.Bench, model.RunBench)
 	Styles     *Styles
 	Thresholds Thresholds
 	Keys       KeyMap

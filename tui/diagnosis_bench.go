@@ -15,8 +15,12 @@ import (
 func (findingsPane) Receive(msg tea.Msg, d *Data) tea.Cmd {
 	if m, ok := msg.(benchDoneMsg); ok {
 		if b := benchInput(d, m.o); b != nil {
-			d.Core.SetBench(b, model.RunBench{Time: b.Start, Completed: b.Completed, Failed: b.Failed,
-				TTFTp99ms: b.TTFTp99, TPOTp99ms: tpotP99(m.o), OutputTPS: outputTPS(m.o)})
+			rb := model.RunBench{Time: b.Start, Completed: b.Completed, Failed: b.Failed,
+				TTFTp99ms: b.TTFTp99, TPOTp99ms: tpotP99(m.o), OutputTPS: outputTPS(m.o)}
+			d.Core.SetBench(b, rb)
+			if d.OnBench != nil {
+				d.OnBench(*b, rb)
+			}
 		}
 	}
 	return nil

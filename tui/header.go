@@ -31,6 +31,9 @@ func renderHeader(d *Data, w int) []string {
 		}
 		b.WriteString(" " + s.BadgeInfo.Render(sim))
 	}
+	if d.Replay != nil {
+		b.WriteString(" " + s.BadgeInfo.Render(replayBadge(d.Replay)))
+	}
 	if d.Paused {
 		b.WriteString(" " + s.BadgeWarn.Render(" PAUSED "))
 	}

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -40,6 +41,13 @@ type Options struct {
 	LogLines, Events int
 	// Core is the monitor to show; nil builds one from the options.
 	Core *core.Monitor
+	// Replay, when set, makes this a replay of a recording: the
+	// replayer's ReplayMsg moves the clock, and the replay keys are handed
+	// to Replay (in a tea.Cmd; it must not block).
+	Replay func(ReplayKey)
+	// OnBench hears each finished benchmark as the core takes it (the
+	// recorder's tee); it must not block.
+	OnBench func(diagnosis.Bench, model.RunBench)
 }
 
 // Intervals are the refresh intervals +/- step through.
@@ -137,7 +145,7 @@ func New(o Options) *Model {
 	d := &Data{
 		Core: c, Store: c.Store(), Events: c.Events(), Logs: c.Logs(), Now: o.Now, Started: o.Now,
 		Interval: o.Interval, Window: o.Window,
-		Sources: map[string]string{}, Simulated: o.Simulated,
+		Sources: map[string]string{}, Simulated: o.Simulated, OnBench: o.OnBench,
 		Styles: NewStyles(o.Theme != "light", noColor), Thresholds: th, Keys: keys,
 	}
 	for n, e := range o.Sources {
@@ -185,6 +193,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.gen++ // a key, a resize, a component's result: anything may change
 	}
 	m.hold = false
+	if cmd, ok := m.replayUpdate(msg); ok {
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case frameMsg:
 		m.framePending = false
@@ -200,6 +211,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tickMsg:
+		if m.opts.Replay != nil { // the recording's clock moves a replay
+			return m, tick()
+		}
 		// The clock moves the header (uptime, STALE) only: the state and
 		// the series stay cached until data changes, so an idle second
 		// costs one cheap frame.

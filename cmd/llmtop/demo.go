@@ -45,6 +45,7 @@ and --scenario work as for 'llmtop sim'.`,
 	fs := cmd.Flags()
 	fs.BoolVar(&demoFlags.headless, "headless", false, "no monitor: print the sim's URL and its log, serve until Ctrl-C")
 	addSimFlags(fs, &demoFlags.cfg)
+	addRecordFlag(fs)
 	root.AddCommand(cmd)
 }
 
@@ -52,6 +53,9 @@ and --scenario work as for 'llmtop sim'.`,
 const demoStartup = 2 * time.Second
 
 func runDemo(cmd *cobra.Command, _ []string) error {
+	if demoFlags.headless && recordFlags.path != "" {
+		return fmt.Errorf("demo --headless has no monitor to record: drop --record (or record a monitor on its URL: llmtop --record FILE URL)")
+	}
 	cfg := demoFlags.cfg
 	if err := simToggles(cmd.Flags(), &cfg); err != nil {
 		return err

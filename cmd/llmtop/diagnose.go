@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/recording"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/sources/logs"
 	"github.com/llmtop/llmtop/tui"
@@ -27,6 +29,7 @@ import (
 var diagnoseFlags struct {
 	duration time.Duration
 	json     bool
+	from     string
 }
 
 func init() {
@@ -56,6 +59,8 @@ answered.`,
 	fs := cmd.Flags()
 	fs.DurationVar(&diagnoseFlags.duration, "duration", 30*time.Second, "how long to watch before reporting")
 	fs.BoolVar(&diagnoseFlags.json, "json", false, "print JSON instead of text")
+	fs.StringVar(&diagnoseFlags.from, "from", "", "judge a recording (`FILE` from --record) instead of watching endpoints")
+	addRecordFlag(fs)
 	engineFlagSet(fs)
 	root.AddCommand(cmd)
 }
@@ -72,6 +77,9 @@ func diagnoseConfig(th tui.Thresholds, watch time.Duration) diagnosis.Config {
 
 func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 	out := safeOut(cmd.OutOrStdout())
+	if diagnoseFlags.from != "" {
+		return diagnoseFrom(cmd, diagnoseFlags.from, urls)
+	}
 	if _, err := parseEngine(engineFlags.engine); err != nil {
 		return err
 	}
@@ -97,11 +105,25 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 	}
 	interval := clampInterval(monitorFlags.interval)
 	w := newWatch(urls, diagnoseConfig(fileCfg.Thresholds, diagnoseFlags.duration))
+	w.start = time.Now()
+	h := recordHeader("diagnose", urls, interval, 0, w.cfg, false)
+	h.Started = w.start // the watch's window starts here: a replay needs it
+	if w.rec, err = openRecording(h, false, nil); err != nil {
+		return err
+	}
 	rep, err := w.run(ctx, diagnoseFlags.duration, interval)
+	if rerr := w.rec.close(cmd.ErrOrStderr()); err == nil && rerr != nil {
+		err = rerr
+	}
 	if err != nil {
 		return err
 	}
-	res := w.result(rep)
+	return reportDiagnosis(out, w.result(rep))
+}
+
+// reportDiagnosis prints the result (text or --json) and returns the exit
+// status as an error.
+func reportDiagnosis(out io.Writer, res diagnoseResult) error {
 	if diagnoseFlags.json {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
@@ -125,6 +147,7 @@ type watch struct {
 	mu    sync.Mutex
 	mon   *core.Monitor
 	start time.Time
+	rec   *recorder // --record; nil records nothing
 }
 
 func newWatch(urls []string, cfg diagnosis.Config) *watch {
@@ -137,6 +160,7 @@ func (w *watch) onScrape(sc model.Scrape) {
 	for i := range sc.Samples {
 		sc.Samples[i].Endpoint = sc.Endpoint
 	}
+	w.rec.record(sc)
 	w.mon.Apply(sc)
 }
 
@@ -145,6 +169,7 @@ func (w *watch) onScrape(sc model.Scrape) {
 func (w *watch) apply(msg any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.rec.record(msg)
 	w.mon.Apply(msg)
 }
 
@@ -153,7 +178,9 @@ func (w *watch) apply(msg any) {
 func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.Report, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	w.start = time.Now()
+	if w.start.IsZero() {
+		w.start = time.Now()
+	}
 	var wg sync.WaitGroup
 	for _, u := range w.urls {
 		cfg, err := engineConfig(u, interval)
@@ -192,12 +219,10 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 	for {
 		if gpus != nil {
 			snap, evs := gpus.Refresh()
-			w.mu.Lock()
-			w.mon.Apply(snap)
+			w.apply(snap)
 			for _, ev := range evs {
-				w.mon.Apply(ev)
+				w.apply(ev)
 			}
-			w.mu.Unlock()
 		}
 		w.evaluate(time.Now())
 		select {
@@ -217,6 +242,7 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 func (w *watch) evaluate(now time.Time) diagnosis.Report {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.rec.recordAt(now, recording.Tick{})
 	w.mon.SetWindow(max(now.Sub(w.start), time.Second))
 	return w.mon.Evaluate(now)
 }
@@ -235,6 +261,10 @@ type diagnoseResult struct {
 	Checked   []string            `json:"checked"`
 	Missing   []string            `json:"missing"`
 	Simulated bool                `json:"simulated,omitempty"`
+	// Recording and Notes: judged from a recording (--from), and what its
+	// reader skipped.
+	Recording string   `json:"recording,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
 }
 
 type diagnoseEndpoint struct {

@@ -167,6 +167,12 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		statuses[p.Name] = ""
 	}
 	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
+	rec, err := openRecording(recordHeader("monitor", urls, interval, window, tui.DiagnosisConfig(cfg.Thresholds), opts.Simulated), true, &cfg.Record)
+	if err != nil {
+		return err
+	}
+	defer rec.close(os.Stderr)
+	rec.status(statuses)
 	// The one core every face reads: the screen, and its `s` snapshot.
 	mon := core.New(core.Options{Endpoints: ids, Window: window, Diagnosis: tui.DiagnosisConfig(cfg.Thresholds)})
 	monitorBenches.begin(opts.Simulated)
@@ -175,7 +181,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		Endpoints: ids, Interval: interval, Window: window, Simulated: opts.Simulated,
 		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot,
 		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,
-		Init: opts.Extra,
+		Init: opts.Extra, OnBench: rec.bench,
 	})
 	// 10 frames a second at most: data comes once per interval and keys
 	// show within 100 ms. The renderer wakes this often even when nothing
@@ -192,14 +198,15 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
 	p := tea.NewProgram(m, popts...)
-	env.Send = func(msg any) { p.Send(msg) }
+	env.Send = rec.tee(func(msg any) { p.Send(msg) })
+	go rec.watch(ctx, func(msg any) { p.Send(msg) })
 
 	if opts.Scenario != nil {
 		go func() {
 			t := time.NewTicker(time.Second)
 			defer t.Stop()
 			for {
-				p.Send(opts.Scenario())
+				env.Send(opts.Scenario())
 				select {
 				case <-ctx.Done():
 					return

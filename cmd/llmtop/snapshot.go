@@ -26,6 +26,7 @@ import (
 var snapshotFlags struct {
 	json     bool
 	interval time.Duration
+	from, at string
 }
 
 func init() {
@@ -44,12 +45,20 @@ never 0. Exit status 3 when no endpoint answers.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
+			if snapshotFlags.from != "" {
+				if len(args) > 0 {
+					return fmt.Errorf("snapshot --from reads its endpoints from the recording: drop %s", strings.Join(args, " "))
+				}
+				return snapshotFrom(safeOut(cmd.OutOrStdout()), cmd.ErrOrStderr(), snapshotFlags.from, snapshotFlags.at, snapshotFlags.json)
+			}
 			return runSnapshot(ctx, safeOut(cmd.OutOrStdout()), args, snapshotFlags.json, snapshotFlags.interval)
 		},
 	}
 	fs := cmd.Flags()
 	fs.BoolVar(&snapshotFlags.json, "json", false, "print JSON (the contract in docs/snapshot-json.md)")
 	fs.DurationVar(&snapshotFlags.interval, "interval", 2*time.Second, "time between the two scrapes (rates and percentiles cover it)")
+	fs.StringVar(&snapshotFlags.from, "from", "", "the state in a recording (`FILE` from --record) instead of the endpoints'")
+	fs.StringVar(&snapshotFlags.at, "at", "", "with --from: the moment, 14:02:11, an RFC 3339 time or +10m from the start (default its end)")
 	engineFlagSet(fs)
 	root.AddCommand(cmd)
 }

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/tui"
+)
+
+// --record FILE: every message the core receives is teed into a recording
+// (docs/recording.md), which `llmtop replay`, `diagnose --from` and
+// `snapshot --from` feed into a fresh core later.
+
+var recordFlags struct {
+	path string
+}
+
+func init() {
+	addRecordFlag(root.Flags())
+}
+
+// addRecordFlag gives a command that drives a core (the monitor, demo,
+// diagnose) the --record flag.
+func addRecordFlag(fs *pflag.FlagSet) {
+	fs.StringVar(&recordFlags.path, "record", "", "record everything the monitor receives into `FILE` (a new file; replay it with `llmtop replay FILE`, see docs/recording.md)")
+}
+
+// recordSecrets are the strings that must never reach a recording: the
+// API key (flag or $OPENAI_API_KEY) and the passwords of endpoint URLs.
+func recordSecrets(urls []string) []string {
+	out := []string{engineFlags.apiKey, os.Getenv("OPENAI_API_KEY")}
+	for _, u := range urls {
+		if p, err := url.Parse(u); err == nil && p.User != nil {
+			if pw, ok := p.User.Password(); ok {
+				out = append(out, pw)
+				// and as the URL spells it (percent-encoded)
+				if _, enc, ok := strings.Cut(p.User.String(), ":"); ok {
+					out = append(out, enc)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// recorder is the composition root's tee into a recording; a nil
+// *recorder records nothing, so the faces call it unconditionally.
+type recorder struct {
+	path string
+	r    *recording.Recorder
+	w    *recording.Writer
+}
+
+// openRecording starts --record's file, or with the config's `record =
+// true` (auto, nil for faces that do not take it) a rotating one in the
+// state directory; nil when neither. ticks writes the clock once a second
+// (the monitor's rules run on it); a face that runs its rules on its own
+// clock records recording.Tick itself.
+func openRecording(h recording.Header, ticks bool, auto *tui.RecordConfig) (*recorder, error) {
+	if recordFlags.path == "" {
+		if auto != nil && auto.Enabled && !h.Simulated {
+			return openStateRecording(h, *auto, ticks)
+		}
+		return nil, nil
+	}
+	h.Llmtop = version
+	if h.Started.IsZero() {
+		h.Started = time.Now()
+	}
+	w, err := recording.Create(recordFlags.path, h, recordSecrets(h.Endpoints)...)
+	if err != nil {
+		return nil, err
+	}
+	return &recorder{path: recordFlags.path, w: w, r: recording.NewRecorder(w, recording.RecorderOptions{Ticks: ticks})}, nil
+}
+
+func recordHeader(face string, urls []string, interval, window time.Duration, cfg diagnosis.Config, simulated bool) recording.Header {
+	return recording.Header{Face: face, Started: time.Now(), Endpoints: urls, Interval: recording.Duration(interval),
+		Window: recording.Duration(window), Diagnosis: &cfg, Simulated: simulated}
+}
+
+// record queues msg, stamped now. The TUI's own message types become the
+// recording's.
+func (r *recorder) record(msg any) {
+	if r == nil {
+		return
+	}
+	r.r.Record(recordable(msg))
+}
+
+// recordAt queues msg stamped t.
+func (r *recorder) recordAt(t time.Time, msg any) {
+	if r == nil {
+		return
+	}
+	r.r.RecordAt(t, recordable(msg))
+}
+
+func recordable(msg any) any {
+	if sc, ok := msg.(tui.ScenarioMsg); ok {
+		return recording.Scenario{Name: sc.Name, Elapsed: sc.Elapsed, Length: sc.Length}
+	}
+	return msg
+}
+
+// tee wraps a source's send so that what it sends is recorded first.
+func (r *recorder) tee(send func(any)) func(any) {
+	if r == nil {
+		return send
+	}
+	return func(msg any) {
+		r.record(msg)
+		send(msg)
+	}
+}
+
+// bench records a finished benchmark as the core took it (tui.Options.OnBench).
+func (r *recorder) bench(b diagnosis.Bench, rb model.RunBench) {
+	r.record(recording.Bench{Bench: b, Run: rb})
+}
+
+// status lists the recording among the monitor's sources ("record ok"),
+// and watch says there when writing it fails.
+func (r *recorder) status(statuses map[string]string) {
+	if r != nil {
+		statuses["record"] = ""
+	}
+}
+
+func (r *recorder) watch(ctx context.Context, send func(any)) {
+	if r == nil {
+		return
+	}
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := r.r.Err(); err != nil {
+				send(tui.SourceStatusMsg{Name: "record", Err: err.Error() + " (" + r.path + ")"})
+				return
+			}
+		}
+	}
+}
+
+// close ends the recording and says where it is (or why it is not whole).
+func (r *recorder) close(out io.Writer) error {
+	if r == nil {
+		return nil
+	}
+	err := r.r.Close()
+	if err != nil {
+		fmt.Fprintf(out, "llmtop: recording %s: %v (what was written before it is readable)\n", r.path, err)
+		return err
+	}
+	fmt.Fprintf(out, "llmtop: recorded %d messages to %s; replay it with: llmtop replay %s\n", r.r.Records(), r.path, r.path)
+	return nil
+}
+
+// feedMonitor applies one record to a core as the monitor took it: a
+// message, then the rules' chance to run at its time (the TUI does that
+// after each message), or the clock alone.
+func feedMonitor(mon *core.Monitor, r recording.Record) {
+	switch m := r.Msg.(type) {
+	case recording.Tick:
+		mon.Tick(r.Time)
+	case recording.Bench:
+		b := m.Bench
+		mon.SetBench(&b, m.Run)
+	case recording.Scenario, recording.Note:
+		// for the screen only
+	default:
+		mon.Apply(m)
+		mon.Tick(r.Time)
+	}
+}
+
+// monitorCore is the core a monitor recording is replayed into: the
+// recorded window and rules (defaults when the header has none).
+func monitorCore(h recording.Header) *core.Monitor {
+	o := core.Options{Endpoints: h.Endpoints, Window: time.Duration(h.Window)}
+	if h.Diagnosis != nil {
+		o.Diagnosis = *h.Diagnosis
+	} else {
+		o.Diagnosis = tui.DiagnosisConfig(tui.DefaultThresholds)
+	}
+	return core.New(o)
+}
+
+// readRecording reads a whole recording, printing its notes (a torn end,
+// skipped records) to errOut.
+func readRecording(path string, errOut io.Writer) (recording.Header, []recording.Record, []string, error) {
+	h, recs, notes, err := recording.ReadFile(path)
+	if err != nil {
+		return h, nil, nil, err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(errOut, "llmtop: %s: %s\n", path, n)
+	}
+	if len(recs) == 0 {
+		return h, nil, notes, fmt.Errorf("%s holds no records (it was cut before its first second)", path)
+	}
+	return h, recs, notes, nil
+}
+
+// lastTime is the newest time in a recording.
+func lastTime(recs []recording.Record) time.Time {
+	var t time.Time
+	for _, r := range recs {
+		if r.Time.After(t) {
+			t = r.Time
+		}
+	}
+	return t
+}

@@ -1,0 +1,164 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// Replay: the monitor on a recording (`llmtop replay`). A replayer
+// goroutine in cmd sends the recorded messages paced by their times, and
+// ReplayMsg moves the screen's clock: in a replay the wall clock moves
+// nothing. The replay keys go back to the replayer through
+// Options.Replay, called in a tea.Cmd.
+
+// ReplayKey is a replay control the user pressed.
+type ReplayKey int
+
+const (
+	ReplayPause   ReplayKey = iota // pause / resume
+	ReplayStep                     // one recorded second (paused)
+	ReplayBack1m                   // seek −1 m
+	ReplayFwd1m                    // seek +1 m
+	ReplayBack10m                  // seek −10 m
+	ReplayFwd10m                   // seek +10 m
+	ReplayNext                     // the next finding that opened or engine run that started
+	ReplayStart                    // back to the start
+	ReplayFaster                   // speed ×2
+	ReplaySlower                   // speed ÷2
+)
+
+// replayKeys are the replay's own keys; space and p keep their meaning.
+var replayKeys = map[string]ReplayKey{
+	"p": ReplayPause, "space": ReplayPause, "n": ReplayStep,
+	",": ReplayBack1m, ".": ReplayFwd1m, "<": ReplayBack10m, ">": ReplayFwd10m,
+	"f": ReplayNext, "g": ReplayStart,
+}
+
+// ReplayHelp names the replay keys in one line.
+const ReplayHelp = "replay: space pause · n step 1s · ,/. −/+1m · </> −/+10m · f next finding or restart · g start · +/- speed"
+
+// ReplayMsg is the replayer's word on where the replay stands. At is the
+// recording's clock; Core, when set, replaces the monitor's core (a seek
+// rebuilt it from the start up to At, and hands it over: the replayer no
+// longer touches it). Tick runs the rules at At, as the recorded monitor
+// did. Note is flashed.
+type ReplayMsg struct {
+	At     time.Time
+	Speed  float64
+	Paused bool
+	Ended  bool
+	Tick   bool
+	Core   *core.Monitor
+	Note   string
+}
+
+// ReplayBenchMsg is a recorded benchmark result, handed to the core as the
+// live monitor did when the run finished.
+type ReplayBenchMsg struct {
+	Bench diagnosis.Bench
+	Run   model.RunBench
+}
+
+// ReplayState is what the header shows of a replay.
+type ReplayState struct {
+	At            time.Time
+	Speed         float64
+	Paused, Ended bool
+}
+
+// replayUpdate handles the replay's messages; handled is false for others.
+func (m *Model) replayUpdate(msg tea.Msg) (cmd tea.Cmd, handled bool) {
+	d := m.d
+	switch msg := msg.(type) {
+	case ReplayMsg:
+		if msg.Core != nil {
+			m.swapCore(msg.Core)
+		}
+		d.Replay = &ReplayState{At: msg.At, Speed: msg.Speed, Paused: msg.Paused, Ended: msg.Ended}
+		d.Now = msg.At // a seek moves it back
+		if msg.Tick {  // a rebuilt core comes with its report
+			m.diagnose()
+		}
+		if msg.Note != "" {
+			m.flash(msg.Note)
+			// a flash lasts 5 s of the screen's clock: of the recording's
+			// here, so it lasts 5 s of the viewer's at any speed
+			m.statusUntil = d.Now.Add(time.Duration(5 * max(msg.Speed, 1) * float64(time.Second)))
+		}
+		d.Version++
+		return nil, true
+	case ReplayBenchMsg:
+		b := msg.Bench
+		d.Core.SetBench(&b, msg.Run)
+		d.ReportVersion++
+		d.Version++
+		return nil, true
+	}
+	return nil, false
+}
+
+// swapCore shows another core: every cache derived from the old one goes.
+func (m *Model) swapCore(c *core.Monitor) {
+	d := m.d
+	d.Core, d.Store, d.Events, d.Logs = c, c.Store(), c.Events(), c.Logs()
+	c.SetWindow(d.Window)
+	d.invalidate()
+	d.touched(&d.GPUVersion)
+	d.touched(&d.EventsVersion)
+	d.touched(&d.LogsVersion)
+	d.ReportVersion++
+	m.gen++
+}
+
+// replayKey turns a key into a replay control, in a replay.
+func (m *Model) replayKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	ctl := m.opts.Replay
+	if ctl == nil {
+		return nil, false
+	}
+	if key := msg.String(); key == "b" || keyIn(m.d.Keys.Bench.Keys(), key) {
+		m.flash("benchmark: not in a replay (it would load the recorded endpoint now)")
+		return nil, true
+	}
+	k, ok := replayKeys[msg.String()]
+	switch {
+	case ok:
+	case key.Matches(msg, m.d.Keys.Slower): // + : in a replay, faster
+		k = ReplayFaster
+	case key.Matches(msg, m.d.Keys.Faster): // -
+		k = ReplaySlower
+	default:
+		return nil, false
+	}
+	return func() tea.Msg { ctl(k); return nil }, true
+}
+
+func keyIn(keys []string, k string) bool {
+	for _, x := range keys {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// replayBadge is the header's "REPLAY 14:02:11 (×10)".
+func replayBadge(r *ReplayState) string {
+	speed := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", r.Speed), "0"), ".")
+	s := fmt.Sprintf(" REPLAY %s (×%s) ", r.At.Local().Format("15:04:05"), speed)
+	switch {
+	case r.Ended:
+		s += "END "
+	case r.Paused:
+		s += "PAUSED "
+	}
+	return s
+}
