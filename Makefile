@@ -3,7 +3,7 @@
 #   make test   vet, format check and the race-enabled test suite
 #
 # Go modules come through the module proxy on first build; Debian packages
-# the tests need (tmux, gcc for -race/cgo) are installed with apt-get when
+# the tests need (tmux, gcc for -race/cgo, prometheus for promtool) are installed with apt-get when
 # missing.
 
 GO       ?= go
@@ -21,6 +21,7 @@ all: build
 deps:
 	@command -v gcc >/dev/null 2>&1 || { echo "installing gcc (needed for cgo and -race)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq gcc libc6-dev; }
 	@command -v tmux >/dev/null 2>&1 || { echo "installing tmux (needed for the terminal tests)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tmux; }
+	@command -v promtool >/dev/null 2>&1 || { echo "installing prometheus (its promtool loads llmtop's OpenMetrics export in a test)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends prometheus; }
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
