@@ -66,13 +66,21 @@ func (o *runsOverlay) View(d *Data, w, h int) string {
 		sel = len(runs) - 1
 	}
 	out := []string{s.Faint.Render(clip(fmt.Sprintf("%s · %d run(s) · now %s · j/k pick a run to compare with the one before", e.URL, len(runs), lifeWord(e.Life)), w))}
-	hdr := fmt.Sprintf("%-3s %-8s %-7s %-8s %7s %9s %9s %9s %8s %6s %7s %7s", "run", "started", "lasted", "ended", "req/s", "TTFT p99", "TPOT p99", "ITL p99", "tok/s", "KV pk", "preempt", "wait pk")
-	out = append(out, s.Title.Render(clip(hdr, w)))
+	// Narrow screens keep the latency and load columns; the peaks go.
+	wide := w >= 112
+	hdr := fmt.Sprintf("%-3s %-8s %-7s %-8s %7s %9s %9s %9s %8s", "run", "started", "lasted", "ended", "req/s", "TTFT p99", "TPOT p99", "ITL p99", "tok/s")
+	if wide {
+		hdr += fmt.Sprintf(" %6s %7s %7s", "KV pk", "preempt", "wait pk")
+	}
+	out = append(out, s.Title.Render(clip("  "+hdr, w)))
 	for i, r := range runs {
 		sm := r.Summary
-		row := fmt.Sprintf("%-3d %-8s %-7s %-8s %7s %9s %9s %9s %8s %6s %7s %7s", r.N, r.Started.Local().Format("15:04:05"),
+		row := fmt.Sprintf("%-3d %-8s %-7s %-8s %7s %9s %9s %9s %8s", r.N, r.Started.Local().Format("15:04:05"),
 			fmtDur(r.Elapsed(d.Now)), string(r.End), fmtNum(sm.RequestsPS), msOpt(sm.TTFTp99ms), msOpt(sm.TPOTp99ms), msOpt(sm.ITLp99ms),
-			fmtNum(sm.GenTPS), fmtPct(sm.KVPeak), fmtNum(sm.Preemptions), fmtNum(sm.WaitingPeak))
+			fmtNum(sm.GenTPS))
+		if wide {
+			row += fmt.Sprintf(" %6s %7s %7s", fmtPct(sm.KVPeak), fmtNum(sm.Preemptions), fmtNum(sm.WaitingPeak))
+		}
 		row = clip(row, w-2)
 		switch {
 		case i == sel:

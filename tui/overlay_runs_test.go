@@ -59,6 +59,11 @@ func TestRunsViewComparesAPlannedRestart(t *testing.T) {
 	if !strings.Contains(out, "args.max_num_seqs 256 → 128: TTFT p99 ") {
 		t.Errorf("no one-line verdict:\n%s", out)
 	}
+	// At 80 columns the table keeps its latency and load columns whole.
+	out = screen(t, m, 80, 24)
+	if !strings.Contains(out, "ITL p99    tok/s") || strings.Contains(out, "KV pk") {
+		t.Errorf("runs view at 80x24:\n%s", out)
+	}
 }
 
 // Sparklines mark where a new run starts.
