@@ -44,7 +44,12 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 			continue
 		}
 		seen[k.Endpoint] = true
-		ep := diagnosis.EndpointFromStore(m.store, k, e.Identity, e.Scrape(), e.LastOK, m.opts.Window)
+		buf := m.series[k]
+		if buf == nil {
+			buf = &diagnosis.SeriesBuf{}
+			m.series[k] = buf
+		}
+		ep := diagnosis.EndpointFromStoreBuf(m.store, k, e.Identity, e.Scrape(), e.LastOK, m.opts.Window, buf)
 		m.withLife(&ep, e)
 		in.Endpoints = append(in.Endpoints, ep)
 	}

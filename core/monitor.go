@@ -54,6 +54,7 @@ type Monitor struct {
 	open       map[string]diagnosis.Finding
 	preempting map[model.Key]bool
 	buf        []model.Point
+	series     map[model.Key]*diagnosis.SeriesBuf // the rules' series, reused every refresh
 }
 
 // New returns a Monitor with nothing seen yet.
@@ -77,6 +78,7 @@ func New(o Options) *Monitor {
 		opts: o, store: model.NewStore(o.Store), eps: map[string]*Endpoint{},
 		events: NewEventLog(o.Events), logs: NewLogRing(o.LogLines),
 		dg: diagnosis.NewDiagnoser(o.Diagnosis), open: map[string]diagnosis.Finding{}, preempting: map[model.Key]bool{},
+		series: map[model.Key]*diagnosis.SeriesBuf{},
 	}
 	for _, u := range o.Endpoints {
 		m.endpoint(u)

@@ -137,7 +137,12 @@ func (e Endpoint) Model() string {
 // diagnose command call it with Store.Series(k, "running") and
 // Store.Series(k, "itl_mean") (or "tpot_mean").
 func BatchFromSeries(running, itl []model.Point) []BatchPoint {
-	var out []BatchPoint
+	return AppendBatch(nil, running, itl)
+}
+
+// AppendBatch is BatchFromSeries appending to dst.
+func AppendBatch(dst []BatchPoint, running, itl []model.Point) []BatchPoint {
+	out := dst
 	j := 0
 	for _, r := range running {
 		if !r.OK {
@@ -156,13 +161,29 @@ func BatchFromSeries(running, itl []model.Point) []BatchPoint {
 // EndpointFromStore builds an Endpoint from a store: the state over window,
 // the batch/latency pairs for the knee, and the newest scrape.
 func EndpointFromStore(s *model.Store, k model.Key, id model.Identity, last model.Scrape, lastOK time.Time, window time.Duration) Endpoint {
+	return EndpointFromStoreBuf(s, k, id, last, lastOK, window, &SeriesBuf{})
+}
+
+// SeriesBuf holds the series an Endpoint is built from, for a caller that
+// builds the same endpoint every refresh to reuse (its Batch is valid until
+// the next build with the same buffer).
+type SeriesBuf struct {
+	running, itl []model.Point
+	batch        []BatchPoint
+}
+
+// EndpointFromStoreBuf is EndpointFromStore reusing buf's memory.
+func EndpointFromStoreBuf(s *model.Store, k model.Key, id model.Identity, last model.Scrape, lastOK time.Time, window time.Duration, buf *SeriesBuf) Endpoint {
 	ep := Endpoint{URL: k.Endpoint, Identity: id, Scrape: last, LastOK: lastOK, State: s.State(k, window)}
 	lat := model.ITL
 	if !ep.State.Latency[lat].Exposed {
 		lat = model.TPOT
 	}
 	// The knee's pairs come from the current run only.
-	ep.Batch = BatchFromSeries(s.RunSeries(k, string(model.Running)), s.RunSeries(k, string(lat)+model.SeriesLatencyMean))
+	buf.running = s.AppendRunSeries(buf.running[:0], k, string(model.Running))
+	buf.itl = s.AppendRunSeries(buf.itl[:0], k, string(lat)+model.SeriesLatencyMean)
+	buf.batch = AppendBatch(buf.batch[:0], buf.running, buf.itl)
+	ep.Batch = buf.batch
 	if ep.State.Source == model.FromScrape {
 		// A log's samples carry no model name: try the endpoint's nameless key too.
 		ep.Log = s.StateFrom(k, model.FromLog, window)

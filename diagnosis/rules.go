@@ -56,6 +56,9 @@ type env struct {
 	in    Input
 	cfg   Config
 	lacks []string
+	// metrics caches withMetrics: every rule asks for it.
+	metrics     []Endpoint
+	metricsDone bool
 }
 
 // lack records that a rule could not judge an endpoint for want of an input.
@@ -65,13 +68,16 @@ func (e *env) lack(ep Endpoint, what string) {
 
 // withMetrics lists the endpoints that produced metrics.
 func (e *env) withMetrics() []Endpoint {
-	var out []Endpoint
+	if e.metricsDone {
+		return e.metrics
+	}
 	for _, ep := range e.in.Endpoints {
 		if ep.State.Samples > 0 {
-			out = append(out, ep)
+			e.metrics = append(e.metrics, ep)
 		}
 	}
-	return out
+	e.metricsDone = true
+	return e.metrics
 }
 
 func (e *env) has(n need) bool {

@@ -369,11 +369,17 @@ func (s *Store) StartRun(endpoint string, t time.Time) {
 // RunSeries returns a sparkline's points in the current run only (the
 // evidence the diagnosis reads never spans two runs).
 func (s *Store) RunSeries(k Key, name string) []Point {
+	return s.AppendRunSeries(nil, k, name)
+}
+
+// AppendRunSeries appends the current run's points of a sparkline to dst
+// (a caller that keeps dst between reads allocates nothing).
+func (s *Store) AppendRunSeries(dst []Point, k Key, name string) []Point {
 	es := s.pick(k)
 	if es == nil {
-		return nil
+		return dst
 	}
-	return s.AppendSeries(nil, k, name, es.runStart.Add(-time.Nanosecond))
+	return s.AppendSeries(dst, k, name, es.runStart.Add(-time.Nanosecond))
 }
 
 // Series returns a sparkline's points, oldest first; nil when unknown.
