@@ -77,6 +77,10 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 	if _, err := parseEngine(engineFlags.engine); err != nil {
 		return err
 	}
+	if interval < engine.MinInterval {
+		// the poller would wait 250 ms anyway: say so rather than pretend
+		return fmt.Errorf("--interval %s: want at least %s between the two scrapes", durText(interval), durText(engine.MinInterval))
+	}
 	// The config file is read as the monitor and diagnose read it: a
 	// broken one is an error naming its line, its [thresholds] (and the
 	// --slo-* flags) are the rules' objectives, its endpoints the default.
