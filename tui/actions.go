@@ -83,6 +83,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) togglePause() {
 	m.d.Paused = !m.d.Paused
+	m.d.PausedAt = m.d.Now
 	if !m.d.Paused {
 		for _, q := range m.queued {
 			m.apply(q)

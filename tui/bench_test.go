@@ -112,6 +112,36 @@ func TestBenchQuickPreset(t *testing.T) {
 	}
 }
 
+// Recent runs against other targets (another endpoint, an earlier
+// session) are listed apart, each with its redacted URL: their numbers
+// never pass for this endpoint's.
+func TestBenchHistoryNamesOtherTargets(t *testing.T) {
+	m := scenario(healthy, 1, false)
+	d := m.d
+	o := NewBenchOverlay(&fakeRunner{}).(*benchOverlay)
+	o.Open(d)
+	run := func(base string, tps float64, at time.Time) BenchOutcome {
+		return BenchOutcome{Spec: BenchSpec{Preset: "quick"}, Result: &report.Result{
+			Info:    report.Info{BaseURL: base, StartTime: at, MaxConcurrency: 16},
+			Metrics: report.Metrics{Completed: 10, OutputThroughput: tps, Duration: 30}}}
+	}
+	o.Receive(benchHistoryMsg{
+		run(model.RedactURL("http://user:pw@10.0.0.9:8000"), 111, t0.Add(-3*time.Hour)),
+		run(testURL, 222, t0.Add(-2*time.Hour)),
+	}, d)
+	v := ansi.Strip(o.View(d, 200, 40))
+	mine, others, ok := strings.Cut(v, "Other targets")
+	if !ok || !strings.Contains(mine, "Recent runs on "+testURL) {
+		t.Fatalf("want this endpoint's runs, then Other targets:\n%s", v)
+	}
+	if !strings.Contains(mine, "222 tok/s") || strings.Contains(mine, "111 tok/s") {
+		t.Errorf("this endpoint's runs hold another target's:\n%s", v)
+	}
+	if !strings.Contains(others, "http://"+model.Redacted+"@10.0.0.9:8000  quick") || !strings.Contains(others, "111 tok/s") || strings.Contains(v, "pw@") {
+		t.Errorf("the other target's run lacks its redacted URL:\n%s", v)
+	}
+}
+
 func TestBenchCancelAndConfirm(t *testing.T) {
 	m := scenario(healthy, 1, false)
 	d := m.d

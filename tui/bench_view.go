@@ -14,6 +14,7 @@ import (
 type benchRun struct {
 	at                  time.Time
 	label               string
+	target              string // the base URL the load went to, redacted; "" when unknown
 	completed, failed   int
 	outTPS              float64
 	ttftP50, ttftP99    model.Opt
@@ -31,6 +32,12 @@ func historyOf(o BenchOutcome) benchRun {
 	}
 	if o.Err != nil {
 		h.err = o.Err.Error()
+	}
+	h.target = model.RedactURL(o.Spec.URL)
+	if o.Result != nil && o.Result.BaseURL != "" {
+		h.target = o.Result.BaseURL // redacted where the load generator made it
+	} else if o.Sweep != nil && len(o.Sweep.Steps) > 0 && o.Sweep.Steps[0].Result.BaseURL != "" {
+		h.target = o.Sweep.Steps[0].Result.BaseURL
 	}
 	r := o.Result
 	if o.Sweep != nil {
@@ -235,23 +242,68 @@ func errorLines(r *report.Result) []string {
 	return out
 }
 
+// historyView lists the recent runs against this endpoint, newest first,
+// then the runs against other targets (other endpoints, earlier sessions)
+// with their URL, so no other server's numbers pass for this one's.
 func (o *benchOverlay) historyView(d *Data) []string {
 	if len(o.history) == 0 {
 		return nil
 	}
 	s := d.Styles
-	out := []string{s.Title.Render("Recent runs")}
+	var mine, other []string
 	for i := len(o.history) - 1; i >= 0; i-- {
 		h := o.history[i]
-		line := fmt.Sprintf("%s  %-22s ok %-5d failed %-4d %7.0f tok/s  TTFT p50 %s p99 %s  TPOT p50 %s",
-			h.at.Local().Format("01-02 15:04"), h.label, h.completed, h.failed, h.outTPS,
-			fmtSec(h.ttftP50.Scale(0.001)), fmtSec(h.ttftP99.Scale(0.001)), fmtSec(h.tpotP50.Scale(0.001)))
-		if h.err != "" {
-			line = h.at.Local().Format("01-02 15:04") + "  " + h.label + "  " + h.err
+		if o.url != "" && sameBenchTarget(h.target, o.url) {
+			mine = append(mine, historyLine(h, ""))
+			continue
 		}
-		out = append(out, line)
+		target := h.target
+		if target == "" {
+			target = "(target unknown)"
+		}
+		other = append(other, historyLine(h, target))
+	}
+	if o.url == "" {
+		return append([]string{s.Title.Render("Recent runs")}, other...)
+	}
+	out := []string{s.Title.Render("Recent runs on " + o.url)}
+	if len(mine) == 0 {
+		out = append(out, s.Faint.Render("none yet"))
+	}
+	out = append(out, mine...)
+	if len(other) > 0 {
+		out = append(out, s.Title.Render("Other targets"))
+		out = append(out, other...)
 	}
 	return out
+}
+
+// historyLine is one run: when, where (target, unless ""), what, and its
+// numbers (or its error).
+func historyLine(h benchRun, target string) string {
+	head := h.at.Local().Format("01-02 15:04") + "  "
+	if target != "" {
+		head += target + "  "
+	}
+	if h.err != "" {
+		return head + h.label + "  " + h.err
+	}
+	return head + fmt.Sprintf("%-22s ok %-5d failed %-4d %7.0f tok/s  TTFT p50 %s p99 %s  TPOT p50 %s",
+		h.label, h.completed, h.failed, h.outTPS,
+		fmtSec(h.ttftP50.Scale(0.001)), fmtSec(h.ttftP99.Scale(0.001)), fmtSec(h.tpotP50.Scale(0.001)))
+}
+
+// sameBenchTarget reports whether a run's base URL is the endpoint's: the
+// load generator's base URL drops the query, a trailing slash and /v1.
+func sameBenchTarget(a, b string) bool {
+	key := func(u string) string {
+		if i := strings.IndexAny(u, "?#"); i >= 0 {
+			u = u[:i]
+		}
+		u = strings.TrimSuffix(strings.TrimRight(u, "/"), "/v1")
+		return strings.TrimRight(u, "/")
+	}
+	return a != "" && key(a) == key(b)
 }
 
 // clipStyled cuts a line that carries no styling; styled lines are short

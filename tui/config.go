@@ -152,11 +152,14 @@ func (c *Config) setTop(k, v string) error {
 		if err != nil || d <= 0 {
 			return fmt.Errorf("%s: want a duration such as \"1s\" or \"5m\", got %s", k, v)
 		}
-		if k == "interval" {
-			c.Interval = d
-		} else {
-			c.Window = d
+		check, dst := CheckInterval, &c.Interval
+		if k == "window" {
+			check, dst = CheckWindow, &c.Window
 		}
+		if err := check(d); err != nil {
+			return fmt.Errorf("%s = %s: %v", k, v, err)
+		}
+		*dst = d
 	case "record":
 		b, err := strconv.ParseBool(v)
 		if err != nil {

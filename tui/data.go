@@ -25,6 +25,9 @@ type Data struct {
 	Interval time.Duration
 	Window   time.Duration
 	Paused   bool
+	// PausedAt is Now when the screen was paused: what it draws while
+	// paused is as of that moment (Clock).
+	PausedAt time.Time
 	// Zoom is the pane shown alone ("" for the grid): a pane may show more
 	// when it has the screen.
 	Zoom string
@@ -168,7 +171,7 @@ func (d *Data) Series(name string) []model.Point {
 		b = &seriesBuf{}
 		d.series[name] = b
 	}
-	b.pts, b.ok = d.Store.AppendSeries(b.pts[:0], k, name, d.Now.Add(-d.Window)), true
+	b.pts, b.ok = d.Store.AppendSeries(b.pts[:0], k, name, d.Clock().Add(-d.Window)), true
 	return b.pts
 }
 
@@ -206,13 +209,23 @@ func (d *Data) Endpoint() *EndpointInfo {
 	return nil
 }
 
+// Clock is the time the screen draws at: Now, or the moment of the pause
+// while paused, so that uptime, "down 23s", "as of … ago" and every other
+// duration on screen stand still with the data.
+func (d *Data) Clock() time.Time {
+	if d.Paused && !d.PausedAt.IsZero() {
+		return d.PausedAt
+	}
+	return d.Now
+}
+
 // Stale reports whether an endpoint's newest scrape is older than three
 // refresh intervals.
 func (d *Data) Stale(e *EndpointInfo) bool {
 	if e == nil || e.Last.IsZero() || d.Paused {
 		return false
 	}
-	return d.Now.Sub(e.Last) > 3*d.Interval
+	return d.Clock().Sub(e.Last) > 3*d.Interval
 }
 
 // Health is an endpoint's badge, worst first: CRASHED, DOWN, STOPPED
@@ -243,7 +256,7 @@ func (d *Data) Health(e *EndpointInfo) (string, Level) {
 	}
 	// A restart is news only while nothing worse holds: it never masks
 	// DOWN, DEGRADED or STALE.
-	if r := e.Current(); r != nil && r.N > 1 && d.Now.Sub(r.Started) < d.Window {
+	if r := e.Current(); r != nil && r.N > 1 && d.Clock().Sub(r.Started) < d.Window {
 		return "RESTARTED", LevelWarn
 	}
 	return "UP", LevelOK

@@ -65,12 +65,12 @@ func listLines(d *Data, rep diagnosis.Report, hist []diagnosis.Finding, cfg diag
 	}
 	for _, f := range rep.Findings {
 		head := s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + s.Title.Render(f.Title)
-		if d.Now.Sub(f.Opened) < newFor {
+		if d.Clock().Sub(f.Opened) < newFor {
 			head = s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + s.Highlight.Render(f.Title)
 		}
 		out = append(out, head)
 		out = append(out, s.Faint.Render(clip(fmt.Sprintf("  %s · %s · opened %s (%s ago)", f.ID, nonEmptyStr(f.Endpoint, "all endpoints"),
-			f.Opened.Local().Format("15:04:05"), shortDur(d.Now.Sub(f.Opened).Round(time.Second))), w)))
+			f.Opened.Local().Format("15:04:05"), shortDur(d.Clock().Sub(f.Opened).Round(time.Second))), w)))
 		for _, e := range f.Evidence {
 			src := e.Source
 			if e.Window > 0 {

@@ -65,7 +65,7 @@ func (findingsPane) View(d *Data, w, h int) string {
 func findingLine(d *Data, f diagnosis.Finding, w int) string {
 	s := d.Styles
 	title := clip(f.Title, max(1, w-5))
-	if d.Now.Sub(f.Opened) < newFor {
+	if d.Clock().Sub(f.Opened) < newFor {
 		title = s.Highlight.Render(title)
 	}
 	return s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + title

@@ -53,16 +53,16 @@ func (d *Data) freshMode(base model.State) (int, Freshness) {
 	f.Why = scrapeWhy(d, e)
 	if base.Source == model.FromLog {
 		f.FromLog = true
-		f.Stale = d.Now.Sub(base.Time) > max(logFreshFor, d.staleAfter())
+		f.Stale = d.Clock().Sub(base.Time) > max(logFreshFor, d.staleAfter())
 		return 2, f
 	}
-	if d.Now.Sub(base.Time) <= d.staleAfter() {
+	if d.Clock().Sub(base.Time) <= d.staleAfter() {
 		f.Why = ""
 		return 0, f
 	}
 	f.Stale = true
 	if ls := d.logState(base.Key); ls.Samples > 0 && ls.Time.After(base.Time) &&
-		d.Now.Sub(ls.Time) <= max(logFreshFor, d.staleAfter()) {
+		d.Clock().Sub(ls.Time) <= max(logFreshFor, d.staleAfter()) {
 		return 2, Freshness{FromLog: true, AsOf: ls.Time, Why: f.Why}
 	}
 	return 1, f
@@ -135,7 +135,7 @@ func scrapeWhy(d *Data, e *EndpointInfo) string {
 		return "scrape failed"
 	}
 	if d.Stale(e) {
-		return "no scrape for " + fmtDur(d.Now.Sub(e.Last))
+		return "no scrape for " + fmtDur(d.Clock().Sub(e.Last))
 	}
 	return ""
 }
@@ -173,7 +173,7 @@ func freshLines(d *Data, out []string) []string {
 
 // asOf is "as of 05:38:33 (20s ago)".
 func asOf(d *Data, t time.Time) string {
-	return "as of " + t.Local().Format("15:04:05") + " (" + fmtDur(d.Now.Sub(t)) + " ago)"
+	return "as of " + t.Local().Format("15:04:05") + " (" + fmtDur(d.Clock().Sub(t)) + " ago)"
 }
 
 // freshExtra is the line freshLines adds (for a pane's Height).
@@ -193,8 +193,8 @@ func windowEnd(d *Data) string {
 	}
 	// A window cut short by a restart says so: it covers the new run only.
 	if e := d.Endpoint(); e != nil {
-		if r := e.Current(); r != nil && r.N > 1 && d.Now.Sub(r.Started) < d.Window {
-			out += " · run " + fmtDur(d.Now.Sub(r.Started)) + " (window " + fmtDur(d.Window) + ")"
+		if r := e.Current(); r != nil && r.N > 1 && d.Clock().Sub(r.Started) < d.Window {
+			out += " · run " + fmtDur(d.Clock().Sub(r.Started)) + " (window " + fmtDur(d.Window) + ")"
 		}
 	}
 	return out

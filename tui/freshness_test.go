@@ -112,6 +112,44 @@ func TestUptimeWhileDown(t *testing.T) {
 	}
 }
 
+// Pause freezes the header's clock with the data: "down 20s" stays 20 s
+// however long the pause lasts, and counts on after it.
+func TestPauseFreezesTheDownClock(t *testing.T) {
+	m, lastOK := restartedThenBroken(t, model.ErrRefused, "connect: connection refused")
+	head := func() string { return strings.SplitN(screen(t, m, 200, 60), "\n", 2)[0] }
+	m.Update(press("p"))
+	m.Update(tickMsg(lastOK.Add(20*time.Second + 45*time.Second)))
+	if h := head(); !strings.Contains(h, "PAUSED") || !strings.Contains(h, "up --, down 20s") {
+		t.Errorf("paused 45 s: want down 20s still:\n%s", h)
+	}
+	m.Update(press("p"))
+	m.Update(tickMsg(lastOK.Add(20*time.Second + 46*time.Second)))
+	if h := head(); !strings.Contains(h, "up --, down 1m06s") {
+		t.Errorf("resumed: want down 1m06s:\n%s", h)
+	}
+}
+
+// A serving endpoint's uptime stands still while paused too.
+func TestPauseFreezesUptime(t *testing.T) {
+	m := newTestModel()
+	ss := scrapes(30, healthy)
+	for _, s := range ss {
+		m.Update(s)
+	}
+	head := func() string { return strings.SplitN(screen(t, m, 200, 60), "\n", 2)[0] }
+	before := head()
+	i := strings.Index(before, "up ")
+	if i < 0 {
+		t.Fatalf("no uptime:\n%s", before)
+	}
+	up := strings.Fields(before[i:])[1]
+	m.Update(press("p"))
+	m.Update(tickMsg(ss[len(ss)-1].Time.Add(10 * time.Minute)))
+	if h := head(); !strings.Contains(h, "up "+up) {
+		t.Errorf("paused 10 min: want up %s still:\n%s", up, h)
+	}
+}
+
 // QA #24: the diagnosis panel's signal table labels stale values with
 // their time and withholds "ok".
 func TestSignalTableWithholdsVerdictsWhenStale(t *testing.T) {

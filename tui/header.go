@@ -91,8 +91,8 @@ func modelInfo(e *EndpointInfo, name string) *model.ModelInfo {
 // the endpoint refuses connections.
 func uptime(d *Data) string {
 	if e := d.Endpoint(); e != nil && e.Err != "" {
-		if lvl, _ := d.Health(e); lvl == "DOWN" && !e.LastOK.IsZero() && d.Now.After(e.LastOK) {
-			return "--, down " + fmtDur(d.Now.Sub(e.LastOK).Truncate(time.Second))
+		if lvl, _ := d.Health(e); lvl == "DOWN" && !e.LastOK.IsZero() && d.Clock().After(e.LastOK) {
+			return "--, down " + fmtDur(d.Clock().Sub(e.LastOK).Truncate(time.Second))
 		}
 		return missing
 	}
@@ -101,10 +101,10 @@ func uptime(d *Data) string {
 	if n := len(st.Restarts); n > 0 && st.Restarts[n-1].After(start) {
 		start = st.Restarts[n-1]
 	}
-	if start.IsZero() || start.After(d.Now) {
+	if start.IsZero() || start.After(d.Clock()) {
 		return missing
 	}
-	up := d.Now.Sub(start)
+	up := d.Clock().Sub(start)
 	if up >= time.Minute {
 		// minutes are enough past the first one, and a header that does
 		// not change every second spares the terminal a redraw per tick
@@ -148,14 +148,14 @@ func endpointLine(d *Data, e *EndpointInfo) string {
 		if e.Life == model.LifeCrashed {
 			lvl = LevelCrit
 		}
-		b.WriteString("  " + s.Level(lvl).Render(string(e.Life)+" "+fmtDur(d.Now.Sub(e.LifeSince))+": "+e.LifeDetail))
+		b.WriteString("  " + s.Level(lvl).Render(string(e.Life)+" "+fmtDur(d.Clock().Sub(e.LifeSince))+": "+e.LifeDetail))
 	case e.Err != "":
 		b.WriteString("  " + s.Crit.Render("✗ "+e.Err))
 		if e.Hint != "" {
 			b.WriteString(s.Faint.Render(" — " + e.Hint))
 		}
 	case d.Stale(e):
-		b.WriteString("  " + s.Warn.Render("no scrape for "+fmtDur(d.Now.Sub(e.Last))))
+		b.WriteString("  " + s.Warn.Render("no scrape for "+fmtDur(d.Clock().Sub(e.Last))))
 	case e.Identity.HealthDetail != "":
 		b.WriteString(s.Faint.Render("  " + e.Identity.HealthDetail))
 	}

@@ -35,9 +35,9 @@ func (m *Model) paneBox(i, w, h int, focused bool) []string {
 
 // drawKey is what pane p drawn at w×h depends on now.
 func (m *Model) drawKey(p *paneEntry, w, h int, focused bool) boxKey {
-	clock := m.d.Now.Unix() / 5
+	clock := m.d.Clock().Unix() / 5
 	if m.d.Fresh().Stale {
-		clock = m.d.Now.Unix() // "as of 05:38:33 (20s ago)" counts seconds
+		clock = m.d.Clock().Unix() // "as of 05:38:33 (20s ago)" counts seconds
 	}
 	v := m.d.Version
 	if kp, ok := p.p.(Keyed); ok {

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -56,6 +59,29 @@ var Intervals = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, 
 
 // Windows are the spans [/] step through.
 var Windows = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute}
+
+// CheckInterval says what is wrong with d as a refresh interval: it must
+// lie within the span +/- step through. Nil when d is fine.
+func CheckInterval(d time.Duration) error {
+	lo, hi := Intervals[0], Intervals[len(Intervals)-1]
+	if d < lo || d > hi {
+		return fmt.Errorf("want %s to %s (%s and %s are the limits +/- reach)", fmtDur(lo), fmtDur(hi), fmtDur(lo), fmtDur(hi))
+	}
+	return nil
+}
+
+// CheckWindow says what is wrong with d as the rates' and percentiles'
+// window: it must be one of Windows. Nil when d is fine.
+func CheckWindow(d time.Duration) error {
+	if slices.Contains(Windows, d) {
+		return nil
+	}
+	names := make([]string, len(Windows))
+	for i, w := range Windows {
+		names[i] = fmtDur(w)
+	}
+	return fmt.Errorf("want %s or %s (the windows [ and ] step through)", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
 
 // tickMsg is the screen clock: staleness and uptime move with it.
 type tickMsg time.Time

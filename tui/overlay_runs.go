@@ -76,7 +76,7 @@ func (o *runsOverlay) View(d *Data, w, h int) string {
 	for i, r := range runs {
 		sm := r.Summary
 		row := fmt.Sprintf("%-3d %-8s %-7s %-8s %7s %9s %9s %9s %8s", r.N, r.Started.Local().Format("15:04:05"),
-			fmtDur(r.Elapsed(d.Now)), string(r.End), fmtNum(sm.RequestsPS), msOpt(sm.TTFTp99ms), msOpt(sm.TPOTp99ms), msOpt(sm.ITLp99ms),
+			fmtDur(r.Elapsed(d.Clock())), string(r.End), fmtNum(sm.RequestsPS), msOpt(sm.TTFTp99ms), msOpt(sm.TPOTp99ms), msOpt(sm.ITLp99ms),
 			fmtNum(sm.GenTPS))
 		if wide {
 			row += fmt.Sprintf(" %6s %7s %7s", fmtPct(sm.KVPeak), fmtNum(sm.Preemptions), fmtNum(sm.WaitingPeak))

@@ -87,6 +87,9 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkIntervalFlag(); err != nil {
+		return err
+	}
 	if diagnoseFlags.duration <= 0 {
 		return fmt.Errorf("--duration %v: want a positive duration, e.g. 30s", diagnoseFlags.duration)
 	}
@@ -103,7 +106,7 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 	for i, u := range urls {
 		urls[i] = normalizeURL(u)
 	}
-	interval := clampInterval(monitorFlags.interval)
+	interval := monitorFlags.interval
 	w := newWatch(urls, diagnoseConfig(fileCfg.Thresholds, diagnoseFlags.duration))
 	w.start = time.Now()
 	h := recordHeader("diagnose", urls, interval, 0, w.cfg, false)

@@ -99,7 +99,7 @@ func TestEveryFaceGetsTheSameFindings(t *testing.T) {
 	}
 
 	// snapshot: every scrape into the core, the document out.
-	doc := buildSnapshot(last, []endpointResult{{url: url, scrapes: scrapes}})
+	doc := buildSnapshot(last, []endpointResult{{url: url, scrapes: scrapes}}, cfg)
 	b, err = json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)

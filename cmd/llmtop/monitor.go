@@ -112,6 +112,12 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkIntervalFlag(); err != nil {
+		return err
+	}
+	if err := tui.CheckWindow(monitorFlags.window); err != nil {
+		return fmt.Errorf("--window %s: %v", durText(monitorFlags.window), err)
+	}
 	if !term.IsTerminal(os.Stdout.Fd()) {
 		return errors.New("the monitor needs a terminal on stdout: for scripts and pipes use `llmtop snapshot --json` or `llmtop diagnose`")
 	}
@@ -129,7 +135,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		}
 		return id
 	}
-	interval := clampInterval(pick(monitorFlags.interval, cfg.Interval, flagSet("interval")))
+	interval := pick(monitorFlags.interval, cfg.Interval, flagSet("interval"))
 	window := pick(monitorFlags.window, cfg.Window, flagSet("window"))
 
 	// A signal ends the program like q does, and the same cleanup follows:
@@ -282,8 +288,26 @@ func pick(flag, fromConfig time.Duration, given bool) time.Duration {
 	return fromConfig
 }
 
-func clampInterval(d time.Duration) time.Duration {
-	return min(max(d, 250*time.Millisecond), time.Minute)
+// checkIntervalFlag refuses an --interval the monitor cannot keep (the
+// config file's interval is checked as it is read): a refresh faster than
+// 250 ms is not quietly made slower.
+func checkIntervalFlag() error {
+	if err := tui.CheckInterval(monitorFlags.interval); err != nil {
+		return fmt.Errorf("--interval %s: %v", durText(monitorFlags.interval), err)
+	}
+	return nil
+}
+
+// durText writes d as a person types it: 7m, 1h30m, 100ms (not 7m0s).
+func durText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // normalizeURL accepts "host:port" and trims a trailing slash, so the same

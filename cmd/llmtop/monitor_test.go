@@ -30,11 +30,50 @@ func TestIntervalFromFlagOrConfig(t *testing.T) {
 	if got := pick(2*time.Second, 5*time.Second, true); got != 2*time.Second {
 		t.Errorf("a given flag should win: %v", got)
 	}
-	if got := clampInterval(10 * time.Millisecond); got != 250*time.Millisecond {
-		t.Errorf("clamp low: %v", got)
+}
+
+// An --interval or --window the monitor cannot honour is an error that
+// names the flag and the values it takes, before the screen starts: never
+// a silent 250 ms for 100ms, nor a 7m window no key can return to.
+func TestIntervalAndWindowFlagsOutOfRange(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	defer func() { monitorFlags.interval, monitorFlags.window = time.Second, time.Minute }()
+	cases := []struct {
+		interval, window time.Duration
+		want             string
+	}{
+		{100 * time.Millisecond, time.Minute, "--interval 100ms: want 250ms to 1m"},
+		{2 * time.Minute, time.Minute, "--interval 2m: want 250ms to 1m"},
+		{time.Second, 7 * time.Minute, "--window 7m: want 1m, 5m or 15m (the windows [ and ] step through)"},
+		{time.Second, time.Hour, "--window 1h: want 1m, 5m or 15m"},
 	}
-	if got := clampInterval(time.Hour); got != time.Minute {
-		t.Errorf("clamp high: %v", got)
+	for _, c := range cases {
+		monitorFlags.interval, monitorFlags.window = c.interval, c.window
+		err := runMonitor(context.Background(), monitorOptions{URLs: []string{"http://127.0.0.1:1"}})
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("--interval %v --window %v: err %v, want %q", c.interval, c.window, err, c.want)
+		}
+	}
+
+	// diagnose takes --interval too: refused before any watch.
+	cmd, _, err := root.Find([]string{"diagnose"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.SetOut(&bytes.Buffer{})
+	defer cmd.SetOut(nil)
+	diagnoseFlags.duration = 300 * time.Millisecond
+	defer func() { diagnoseFlags.duration = 30 * time.Second }()
+	monitorFlags.interval, monitorFlags.window = 100*time.Millisecond, time.Minute
+	err = runDiagnose(context.Background(), cmd, []string{"http://127.0.0.1:1"})
+	if err == nil || !strings.HasPrefix(err.Error(), "--interval 100ms: want 250ms to 1m") {
+		t.Errorf("diagnose --interval 100ms: err %v", err)
+	}
+
+	// snapshot's own --interval, the time between its two scrapes.
+	err = runSnapshot(context.Background(), &bytes.Buffer{}, []string{"http://127.0.0.1:1"}, true, 100*time.Millisecond)
+	if err == nil || !strings.HasPrefix(err.Error(), "--interval 100ms: want at least 250ms") {
+		t.Errorf("snapshot --interval 100ms: err %v", err)
 	}
 }
 

@@ -14,9 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/sources/probe"
+	"github.com/llmtop/llmtop/tui"
 )
 
 // `llmtop snapshot`: read each endpoint twice, an interval apart, and print
@@ -35,7 +37,9 @@ func init() {
 		Short: "Scrape endpoints twice and print their state (a table, or JSON with --json)",
 		Long: `Scrape each endpoint twice, --interval apart, so counters become rates and
 histograms become windowed percentiles, then print the state. Without a URL,
-the engines' default ports on 127.0.0.1 are probed.
+the config file's endpoints are read, or else the engines' default ports on
+127.0.0.1 are probed. The config file (--config) is read as the monitor reads
+it: its [thresholds] and the --slo-* flags are the rules' objectives.
 
 A value the engine does not expose is "--" in the table and null in the JSON,
 never 0. Exit status 3 when no endpoint answers.`,
@@ -73,6 +77,20 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 	if _, err := parseEngine(engineFlags.engine); err != nil {
 		return err
 	}
+	if interval < engine.MinInterval {
+		// the poller would wait 250 ms anyway: say so rather than pretend
+		return fmt.Errorf("--interval %s: want at least %s between the two scrapes", durText(interval), durText(engine.MinInterval))
+	}
+	// The config file is read as the monitor and diagnose read it: a
+	// broken one is an error naming its line, its [thresholds] (and the
+	// --slo-* flags) are the rules' objectives, its endpoints the default.
+	fileCfg, err := loadConfig(monitorFlags.config)
+	if err != nil {
+		return err
+	}
+	if len(urls) == 0 {
+		urls = fileCfg.Endpoints
+	}
 	if len(urls) == 0 {
 		found := probe.Discover(ctx, "127.0.0.1", probe.DefaultPorts, engineTimeout())
 		urls = foundURLs(found)
@@ -100,7 +118,7 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 		}()
 	}
 	wg.Wait()
-	snap := buildSnapshot(time.Now(), results)
+	snap := buildSnapshot(time.Now(), results, tui.DiagnosisConfig(fileCfg.Thresholds))
 	snap.GPU = gpus
 	if asJSON {
 		enc := json.NewEncoder(out)
@@ -165,7 +183,7 @@ func downKind(k model.ScrapeErrKind) bool {
 // over everything it saw: one entry per endpoint and model, or one entry
 // with null metrics when the endpoint gave none, with the findings the
 // rules reach on those scrapes.
-func buildSnapshot(now time.Time, results []endpointResult) core.Document {
+func buildSnapshot(now time.Time, results []endpointResult, cfg diagnosis.Config) core.Document {
 	urls := make([]string, len(results))
 	var all []model.Scrape
 	for i, r := range results {
@@ -179,7 +197,7 @@ func buildSnapshot(now time.Time, results []endpointResult) core.Document {
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Time.Before(all[j].Time) })
-	mon := core.New(core.Options{Endpoints: urls, Window: model.DefaultStoreConfig.MaxWindow})
+	mon := core.New(core.Options{Endpoints: urls, Window: model.DefaultStoreConfig.MaxWindow, Diagnosis: cfg})
 	for _, sc := range all {
 		mon.Apply(sc)
 		mon.Tick(sc.Time) // the rules advance on the data, as in the monitor

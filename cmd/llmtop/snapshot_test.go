@@ -10,12 +10,15 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine/enginetest"
 )
@@ -258,6 +261,29 @@ func TestSnapshotBadEngineFlag(t *testing.T) {
 	}
 }
 
+// A broken config file stops snapshot as it stops the monitor and
+// diagnose: the error names the file and line, and nothing is scraped.
+func TestSnapshotRejectsABrokenConfig(t *testing.T) {
+	engineFlags.engine, engineFlags.timeout = "", time.Second
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	path := filepath.Join(dir, "llmtop", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("theme = \"dark\"\n[thresholds]\nttft_p99_ms = x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := runSnapshot(context.Background(), &out, []string{serveFake(t, model.VLLM)}, true, 250*time.Millisecond)
+	if err == nil || !strings.HasPrefix(err.Error(), path+":3: ttft_p99_ms") {
+		t.Fatalf("err %v, want it to name %s:3", err, path)
+	}
+	if out.Len() > 0 {
+		t.Errorf("a snapshot was printed despite the broken config:\n%s", out.String())
+	}
+}
+
 // The table for people: "--" where the engine exposes nothing, "≈" on
 // bucket estimates, approximations spelled out.
 func TestSnapshotTable(t *testing.T) {
@@ -286,7 +312,7 @@ func TestBuildSnapshotRates(t *testing.T) {
 		return model.Scrape{Endpoint: "http://x", Time: at, Samples: []model.Sample{s},
 			Identity: model.Identity{Engine: model.VLLM, Health: model.HealthUp, Models: []model.ModelInfo{{ID: "m", MaxContext: 4096}}}}
 	}
-	snap := buildSnapshot(t1, []endpointResult{{url: "http://x", scrapes: []model.Scrape{mk(t1, 100), mk(t1.Add(2*time.Second), 1100)}}})
+	snap := buildSnapshot(t1, []endpointResult{{url: "http://x", scrapes: []model.Scrape{mk(t1, 100), mk(t1.Add(2*time.Second), 1100)}}}, diagnosis.DefaultConfig())
 	e := snap.Endpoints[0]
 	if e.Metrics == nil || e.Metrics.GenerationTokensPerS != model.Some(500) || e.Metrics.WindowS != 2 ||
 		e.Metrics.PromptTokensPerS.OK || e.MaxContext != model.Some(4096) {
