@@ -48,6 +48,7 @@ func parseProm(body []byte) (families, error) {
 	}
 	for _, f := range fams {
 		dedupe(f)
+		dropTotals(f)
 	}
 	return families(fams), nil
 }
@@ -133,6 +134,98 @@ func dedupe(f *dto.MetricFamily) {
 			h.Bucket = out
 		}
 	}
+}
+
+// dropTotals removes a series that is the total of other series in its
+// family: one whose labels are a strict subset of another series' labels,
+// with the same values (request_success_total{model_name="m"} beside
+// request_success_total{model_name="m",finished_reason="stop"}). Summing
+// both would count every request twice; the parts say more, so they are
+// kept, and a total without parts stays. Series are grouped by their label
+// names, so a family of one shape (the usual case) costs one pass.
+func dropTotals(f *dto.MetricFamily) {
+	ms := f.GetMetric()
+	if len(ms) < 2 {
+		return
+	}
+	shapeOf := func(m *dto.Metric) string {
+		names := make([]string, 0, len(m.GetLabel()))
+		for _, l := range m.GetLabel() {
+			names = append(names, l.GetName())
+		}
+		sort.Strings(names)
+		return strings.Join(names, "\xff")
+	}
+	shapes := map[string][]string{} // shape → its label names
+	shape := make([]string, len(ms))
+	for i, m := range ms {
+		shape[i] = shapeOf(m)
+		if _, ok := shapes[shape[i]]; !ok {
+			if shape[i] == "" {
+				shapes[shape[i]] = nil
+			} else {
+				shapes[shape[i]] = strings.Split(shape[i], "\xff")
+			}
+		}
+	}
+	if len(shapes) < 2 {
+		return
+	}
+	// For each shape that is a strict subset of another, the signatures
+	// (on the smaller shape's labels) of the bigger shape's series.
+	project := func(m *dto.Metric, names []string) uint64 {
+		ls := make(map[string]string, len(names))
+		for _, n := range names {
+			ls[n] = label(m, n)
+		}
+		return pmodel.LabelsToSignature(ls)
+	}
+	partsOf := map[string]map[uint64]bool{}
+	for small, sn := range shapes {
+		for big, bn := range shapes {
+			if len(bn) <= len(sn) || !subset(sn, bn) {
+				continue
+			}
+			set := partsOf[small]
+			if set == nil {
+				set = map[uint64]bool{}
+				partsOf[small] = set
+			}
+			for i, m := range ms {
+				if shape[i] == big {
+					set[project(m, sn)] = true
+				}
+			}
+		}
+	}
+	if len(partsOf) == 0 {
+		return
+	}
+	out := ms[:0]
+	for i, m := range ms {
+		if set := partsOf[shape[i]]; set != nil && set[project(m, shapes[shape[i]])] {
+			continue
+		}
+		out = append(out, m)
+	}
+	for i := len(out); i < len(ms); i++ {
+		ms[i] = nil
+	}
+	f.Metric = out
+}
+
+// subset reports whether every name in a is in b.
+func subset(a, b []string) bool {
+	in := make(map[string]bool, len(b))
+	for _, n := range b {
+		in[n] = true
+	}
+	for _, n := range a {
+		if !in[n] {
+			return false
+		}
+	}
+	return true
 }
 
 func labelSig(m *dto.Metric) uint64 {
