@@ -135,3 +135,27 @@ func TestTRTLLMFinishReasonsWithoutLabel(t *testing.T) {
 		t.Errorf("requests = %v, want 1200", got)
 	}
 }
+
+// Issue 14 item 2: a proxy that drops # HELP/# TYPE lines still serves
+// histograms; they are recognised by their _bucket/_sum/_count shape.
+func TestHistogramsWithoutTypeLines(t *testing.T) {
+	f := editVLLM(t, func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "#") {
+				out = append(out, l)
+			}
+		}
+		return out
+	})
+	s := only(t, mapVLLM(f, testMeta("")))
+	checkHist(t, s, model.TTFT, 1523, 816.7026573352582, 0.25, 399)
+	checkHist(t, s, model.ITL, 20000, 683.0152644655192, 0, 0)
+	checkHist(t, s, model.E2E, 1523, 9889.207700226514, 0, 0)
+	if got := s.Counters[model.PromptTokens]; got != 1405367 {
+		t.Errorf("prompt tokens = %v, want 1405367", got)
+	}
+	if got := s.Gauges[model.Running]; got != 37 {
+		t.Errorf("running = %v, want 37", got)
+	}
+}

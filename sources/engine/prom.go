@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
@@ -46,11 +47,96 @@ func parseProm(body []byte) (families, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not valid Prometheus text: %v", firstLine(err.Error()))
 	}
+	untypedHistograms(fams)
 	for _, f := range fams {
 		dedupe(f)
 		dropTotals(f)
 	}
 	return families(fams), nil
+}
+
+// untypedHistograms rebuilds the histograms of a body served without
+// "# TYPE" lines (a proxy that drops metadata): the parser then sees
+// untyped families X_bucket, X_sum and X_count. An untyped X_bucket whose
+// every series has an le bound, beside untyped X_sum and X_count and no
+// family X, is the histogram X: its series are grouped by their labels
+// without le. A series whose sum or count is missing, or whose bound does
+// not parse, leaves the whole family as it was served.
+func untypedHistograms(fams map[string]*dto.MetricFamily) {
+	for name, bf := range fams {
+		base, ok := strings.CutSuffix(name, "_bucket")
+		if !ok || base == "" || bf.GetType() != dto.MetricType_UNTYPED || fams[base] != nil {
+			continue
+		}
+		sf, cf := fams[base+"_sum"], fams[base+"_count"]
+		if sf == nil || cf == nil || sf.GetType() != dto.MetricType_UNTYPED || cf.GetType() != dto.MetricType_UNTYPED {
+			continue
+		}
+		if h := histogramByShape(base, bf, sf, cf); h != nil {
+			delete(fams, name)
+			delete(fams, base+"_sum")
+			delete(fams, base+"_count")
+			fams[base] = h
+		}
+	}
+}
+
+// histogramByShape builds the histogram family base from its untyped
+// parts, or returns nil when they do not fit together.
+func histogramByShape(base string, bf, sf, cf *dto.MetricFamily) *dto.MetricFamily {
+	sig := func(m *dto.Metric) uint64 {
+		ls := map[string]string{}
+		for _, l := range m.GetLabel() {
+			if l.GetName() != "le" {
+				ls[l.GetName()] = l.GetValue()
+			}
+		}
+		return pmodel.LabelsToSignature(ls)
+	}
+	sums := map[uint64]float64{}
+	for _, m := range sf.GetMetric() {
+		sums[sig(m)] = scalar(m)
+	}
+	counts := map[uint64]float64{}
+	for _, m := range cf.GetMetric() {
+		counts[sig(m)] = scalar(m)
+	}
+	out := &dto.MetricFamily{Name: &base, Type: dto.MetricType_HISTOGRAM.Enum()}
+	bySig := map[uint64]*dto.Histogram{}
+	for _, m := range bf.GetMetric() {
+		leStr := ""
+		hasLE := false
+		var lbls []*dto.LabelPair
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "le" {
+				leStr, hasLE = l.GetValue(), true
+				continue
+			}
+			lbls = append(lbls, l)
+		}
+		le, err := strconv.ParseFloat(leStr, 64)
+		if !hasLE || err != nil {
+			return nil
+		}
+		k := sig(m)
+		sum, okS := sums[k]
+		cnt, okC := counts[k]
+		if !okS || !okC {
+			return nil
+		}
+		h := bySig[k]
+		if h == nil {
+			h = &dto.Histogram{SampleSum: &sum, SampleCountFloat: &cnt}
+			bySig[k] = h
+			out.Metric = append(out.Metric, &dto.Metric{Label: lbls, Histogram: h})
+		}
+		c := scalar(m)
+		h.Bucket = append(h.Bucket, &dto.Bucket{UpperBound: &le, CumulativeCountFloat: &c})
+	}
+	if len(out.Metric) == 0 || len(sums) != len(bySig) || len(counts) != len(bySig) {
+		return nil // a sum or count without buckets: not one histogram
+	}
+	return out
 }
 
 // dropRepeatedMeta removes HELP and TYPE lines for a family already
