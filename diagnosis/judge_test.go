@@ -42,3 +42,26 @@ func TestRegressionUnknownToKnownIsNoChange(t *testing.T) {
 		}
 	}
 }
+
+// Issue 14 item 15: --generation-config auto is vLLM's default, so it is
+// no change to advise; the advice names what to check instead.
+func TestGenerationConfigAutoIsNotAdvised(t *testing.T) {
+	runCases(t, []ruleCase{
+		{name: "finish length", in: input(ep(finishes(map[string]float64{"stop": 60, "length": 40}))), want: "finish_length",
+			check: noGenerationConfigAuto},
+		{name: "bad outputs", in: bench(func(b *Bench) { b.Empty, b.Repetitive = 8, 4 }), want: "bench_bad_output",
+			check: noGenerationConfigAuto},
+	})
+}
+
+func noGenerationConfigAuto(t *testing.T, f *Finding) {
+	t.Helper()
+	for _, a := range f.Actions {
+		if strings.Contains(a.Change, "--generation-config auto") {
+			t.Errorf("advises vLLM's default as a change: %q", a.Change)
+		}
+	}
+	if !hasAction(f, "generation_config.json") {
+		t.Errorf("no generation-config check: %+v", f.Actions)
+	}
+}
