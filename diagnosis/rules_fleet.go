@@ -227,7 +227,7 @@ func volatileInfo(k string) bool {
 }
 
 // infoDiff lists config labels that changed, ignoring ones that move by
-// themselves on every start.
+// themselves on every start and ones unknown on either side.
 func infoDiff(a, b map[string]string) []string {
 	if a == nil || b == nil {
 		return nil
@@ -247,8 +247,14 @@ func infoDiff(a, b map[string]string) []string {
 		if volatileInfo(k) {
 			continue
 		}
+		if a[k] == "" || b[k] == "" {
+			// Unknown on one side (a baseline taken during a crash, a
+			// label the other run did not expose) is no change:
+			// model.ConfigDiff follows the same rule.
+			continue
+		}
 		if a[k] != b[k] {
-			out = append(out, fmt.Sprintf("%s %s → %s", k, nonEmpty(a[k], "--"), nonEmpty(b[k], "--")))
+			out = append(out, fmt.Sprintf("%s %s → %s", k, a[k], b[k]))
 		}
 	}
 	return out

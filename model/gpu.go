@@ -2,6 +2,15 @@ package model
 
 import "time"
 
+// GPUOwner is the host and Kubernetes workload a device serves, as labels
+// name them. A device shared by several pods lists them comma-separated.
+type GPUOwner struct {
+	Host      string `json:"host,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Pod       string `json:"pod,omitempty"`
+	Container string `json:"container,omitempty"`
+}
+
 // GPU is one device's state at one refresh. Every field is an Opt: a field
 // the device does not support (MIG, unified memory, consumer cards) is absent,
 // named in Unsupported, shown "n/a", and does not hide the others. A field
@@ -40,6 +49,10 @@ type GPU struct {
 	ECCVolatile Opt      `json:"ecc_volatile_errors"`
 
 	Processes []GPUProcess `json:"processes"`
+
+	// Owner is who the device belongs to where a cluster exporter says
+	// so (DCGM's Hostname and Kubernetes pod labels); nil from NVML.
+	Owner *GPUOwner `json:"owner,omitempty"`
 
 	// Unsupported names, by their JSON names (the GPUField… constants), the
 	// fields the device answered NOT_SUPPORTED for.

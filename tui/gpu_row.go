@@ -132,7 +132,8 @@ func (c *gpuCols) labels() string {
 }
 
 // gpuName is the name without the vendor: its first word ("H100"), or all
-// of it ("H100 80GB HBM3").
+// of it ("H100 80GB HBM3"); a DCGM exporter's GPU adds its host ("H100@n1")
+// and, in the long form, its pod ("H100 80GB HBM3@n1 llm/vllm-0").
 func gpuName(g model.GPU, long bool) string {
 	name := strings.TrimPrefix(strings.TrimPrefix(g.Name, "NVIDIA "), "Tesla ")
 	if f := strings.Fields(name); !long && len(f) > 0 {
@@ -140,6 +141,16 @@ func gpuName(g model.GPU, long bool) string {
 	}
 	if name == "" {
 		name = "GPU"
+	}
+	if o := g.Owner; o != nil {
+		// A cluster exporter's GPUs: which host, and in the long form
+		// which workload.
+		if o.Host != "" {
+			name += "@" + o.Host
+		}
+		if long && o.Pod != "" {
+			name += " " + strings.Trim(o.Namespace+"/"+o.Pod, "/")
+		}
 	}
 	return name
 }

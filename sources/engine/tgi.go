@@ -34,7 +34,10 @@ func mapTGI(f families, m meta) []model.Sample {
 		total := succ
 		var errs float64
 		for reason, x := range v.byLabel("tgi_request_failure", "err") {
-			s.FinishReasons[reason] = x
+			if reason == "" {
+				reason = "failure" // no err label: a failure of unknown kind
+			}
+			s.FinishReasons[reason] += x
 			errs += x
 			total += x
 		}

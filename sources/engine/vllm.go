@@ -83,7 +83,12 @@ func mapVLLMModel(s *model.Sample, v view) {
 	if reasons := v.byLabel("vllm:request_success_total", "finished_reason"); len(reasons) > 0 {
 		var total float64
 		for r, x := range reasons {
-			s.FinishReasons[r] = x
+			if r != "" {
+				// A series without finished_reason counts as a request, but
+				// says nothing about why it finished: no "" reason (drawn as
+				// "finish 100%").
+				s.FinishReasons[r] = x
+			}
 			total += x
 		}
 		s.Counters[model.Requests] = total

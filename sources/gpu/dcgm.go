@@ -96,6 +96,7 @@ func ParseDCGM(body []byte) (DCGMScrape, error) {
 		}
 		key := l["Hostname"] + "\x00" + l["gpu"] + "\x00" + l["GPU_I_ID"]
 		if g, ok := byKey[key]; ok {
+			g.Owner = mergeOwner(g.Owner, owner(l))
 			return g
 		}
 		g := &DCGMGPU{Host: l["Hostname"]}
@@ -103,6 +104,7 @@ func ParseDCGM(body []byte) (DCGMScrape, error) {
 		if prof := l["GPU_I_PROFILE"]; prof != "" {
 			g.Name = strings.TrimSpace(g.Name + " MIG " + prof)
 		}
+		g.Owner = owner(l)
 		if out.Driver == "" {
 			out.Driver = l["DCGM_FI_DRIVER_VERSION"]
 		}
@@ -146,6 +148,53 @@ func ParseDCGM(body []byte) (DCGMScrape, error) {
 		return a.Name < b.Name
 	})
 	return out, perr
+}
+
+// owner reads a series' host and Kubernetes workload labels. Scraped
+// through Prometheus, the exporter's own pod is pod and the workload's is
+// exported_pod, so exported_* wins; nil when no label names an owner.
+func owner(l map[string]string) *model.GPUOwner {
+	pick := func(name string) string {
+		if v := l["exported_"+name]; v != "" {
+			return v
+		}
+		return l[name]
+	}
+	o := model.GPUOwner{Host: pick("Hostname"), Namespace: pick("namespace"), Pod: pick("pod"), Container: pick("container")}
+	if o == (model.GPUOwner{}) {
+		return nil
+	}
+	return &o
+}
+
+// mergeOwner adds b's pods (a GPU shared by several) to a.
+func mergeOwner(a, b *model.GPUOwner) *model.GPUOwner {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	add := func(dst *string, v string) {
+		if v == "" {
+			return
+		}
+		for _, x := range strings.Split(*dst, ",") {
+			if x == v {
+				return
+			}
+		}
+		if *dst == "" {
+			*dst = v
+		} else {
+			*dst += "," + v
+		}
+	}
+	add(&a.Host, b.Host)
+	add(&a.Namespace, b.Namespace)
+	add(&a.Pod, b.Pod)
+	add(&a.Container, b.Container)
+	return a
 }
 
 func labels(m *dto.Metric) map[string]string {

@@ -160,7 +160,8 @@ DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-c",modelName="L40S",Hostname="n2"} 3
 	defer srv.Close()
 	src := NewDCGM(Config{Filter: NewFilter(map[int]bool{0: true}, "", false)}, srv.URL+"/metrics")
 	snap, _ := src.Refresh()
-	if len(snap.GPUs) != 2 || snap.GPUs[0].Name != "n1: L40S" || snap.GPUs[1].Name != "n2: L40S" {
+	if len(snap.GPUs) != 2 || snap.GPUs[0].Name != "L40S" || snap.GPUs[1].Name != "L40S" ||
+		snap.GPUs[0].Owner == nil || snap.GPUs[0].Owner.Host != "n1" || snap.GPUs[1].Owner == nil || snap.GPUs[1].Owner.Host != "n2" {
 		t.Errorf("%+v", snap.GPUs)
 	}
 }

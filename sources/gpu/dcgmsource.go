@@ -76,16 +76,9 @@ func (r *dcgmReader) refresh(now time.Time) (model.GPUSnapshot, []model.Event) {
 	sc, perr := ParseDCGM(body)
 	snap.Driver = sc.Driver
 	var events []model.Event
-	hosts := map[string]bool{}
-	for _, g := range sc.GPUs {
-		hosts[g.Host] = true
-	}
 	for _, g := range sc.GPUs {
 		if !r.filter.Allows(g.Index, g.UUID) {
 			continue
-		}
-		if len(hosts) > 1 {
-			g.Name = g.Host + ": " + g.Name
 		}
 		if ev, ok := r.xidEvent(now, g); ok {
 			events = append(events, ev)
