@@ -37,9 +37,9 @@ type scenario struct {
 var scenarios = map[string]scenario{
 	Healthy: {name: Healthy, summary: "moderate chat traffic at ~35% of capacity, shared system prompts (prefix-cache hits)",
 		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }},
-	QueueBuildup: {name: QueueBuildup, summary: "--max-num-seqs 32 and arrivals at 1.8x capacity: running pinned at the cap, waiting grows, queue time dominates TTFT",
+	QueueBuildup: {name: QueueBuildup, summary: "--max-num-seqs 32 and arrivals at 2.2x capacity: running pinned at the cap, waiting grows, queue time dominates TTFT",
 		engine:  func(c Config, _ ModelSpec, _ GPUSpec) Config { return c.merge(Config{MaxNumSeqs: 32}) },
-		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 1.8) }},
+		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 2.2) }},
 	KVPressure: {name: KVPressure, summary: "--gpu-memory-utilization lowered to a ~48k-token pool, --max-model-len 32768, long outputs: KV > 95%, preemptions",
 		engine: func(c Config, m ModelSpec, g GPUSpec) Config {
 			util := (m.WeightsBytes + nonKVOverhead + 48000*m.kvBytesPerToken(false)) / g.VRAM
