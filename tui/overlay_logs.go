@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	RegisterOverlay(OverlaySpec{ID: "logs", Key: DefaultKeyMap().Logs, New: func() Overlay { return &logView{follow: true, match: -1} }})
+	RegisterOverlay(OverlaySpec{ID: "logs", Key: DefaultKeyMap().Logs, New: func() Overlay { return &logView{follow: true, match: -1, keys: logKeys()} }})
 }
 
 // logView is the full engine log: scroll, follow, / search with n/N,
@@ -25,25 +25,33 @@ type logView struct {
 	query     string
 	input     string
 	lastH     int
+	keys      logKeyMap
 }
 
-var logKeys = struct {
+// logKeyMap is the log view's own keys.
+type logKeyMap struct {
 	Follow, Search, Next, Prev, Top, Bottom, PgUp, PgDn, Wrap key.Binding
-}{
-	Wrap:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "wrap long lines")),
-	Follow: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow on/off")),
-	Search: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
-	Next:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
-	Prev:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
-	Top:    key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "oldest")),
-	Bottom: key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "newest")),
-	PgUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-	PgDn:   key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+}
+
+// logKeys returns the log view's keys (built each time: no package-level
+// state in tui).
+func logKeys() logKeyMap {
+	return logKeyMap{
+		Wrap:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "wrap long lines")),
+		Follow: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow on/off")),
+		Search: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
+		Next:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
+		Prev:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
+		Top:    key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "oldest")),
+		Bottom: key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "newest")),
+		PgUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		PgDn:   key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+	}
 }
 
 func (*logView) Title() string { return "Log" }
 func (*logView) Keys() []key.Binding {
-	k := logKeys
+	k := logKeys()
 	return []key.Binding{k.Follow, k.Search, k.Next, k.Prev, k.Wrap, k.Top, k.Bottom, k.PgUp}
 }
 
@@ -68,30 +76,30 @@ func (v *logView) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 	}
 	page := max(1, v.lastH-1)
 	switch {
-	case key.Matches(msg, logKeys.Search):
+	case key.Matches(msg, v.keys.Search):
 		v.searching, v.input = true, ""
-	case key.Matches(msg, logKeys.Wrap):
+	case key.Matches(msg, v.keys.Wrap):
 		v.wrap = !v.wrap
-	case key.Matches(msg, logKeys.Follow):
+	case key.Matches(msg, v.keys.Follow):
 		v.follow = !v.follow
 		if !v.follow {
 			v.top = max(0, d.Logs.Len()-page)
 		}
-	case key.Matches(msg, logKeys.Next):
+	case key.Matches(msg, v.keys.Next):
 		v.find(d, 1, false)
-	case key.Matches(msg, logKeys.Prev):
+	case key.Matches(msg, v.keys.Prev):
 		v.find(d, -1, false)
 	case key.Matches(msg, d.Keys.Up):
 		v.move(d, -1)
 	case key.Matches(msg, d.Keys.Down):
 		v.move(d, 1)
-	case key.Matches(msg, logKeys.PgUp):
+	case key.Matches(msg, v.keys.PgUp):
 		v.move(d, -page)
-	case key.Matches(msg, logKeys.PgDn):
+	case key.Matches(msg, v.keys.PgDn):
 		v.move(d, page)
-	case key.Matches(msg, logKeys.Top):
+	case key.Matches(msg, v.keys.Top):
 		v.follow, v.top = false, 0
-	case key.Matches(msg, logKeys.Bottom):
+	case key.Matches(msg, v.keys.Bottom):
 		v.follow = true
 	case msg.String() == "esc" && v.query != "":
 		v.query = "" // first esc clears the search, the second closes

@@ -192,7 +192,7 @@ func TestLlamaServerSlotsUnderLoad(t *testing.T) {
 	s := llama(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	const maxTokens = 1500 // ≈ seconds per request on one thread: long enough to look at
+	const maxTokens = 3000 // a few seconds per request on one thread: long enough to look at
 	var wg sync.WaitGroup
 	errs := make(chan error, llamaSlots+1)
 	results := make(chan chatResult, llamaSlots+1)
@@ -270,11 +270,20 @@ func TestLlamaServerSlotsUnderLoad(t *testing.T) {
 		t.Logf("engine: tokens_predicted_total still %v with %d tokens decoded in flight (it moves when a request finishes)",
 			raw["llamacpp:tokens_predicted_total"], decoded)
 	}
+	// A request can finish while the adapter scrapes (a fast machine decodes
+	// thousands of tokens a second): the engine's own counts are read just
+	// before and just after, and the adapter's must lie between them.
+	rawBefore, _ := rawMetrics(t, ctx, s)
 	scr := engine.ScrapeOnce(ctx, scrapeConfig(s.URL))
 	if !scr.OK() || len(scr.Samples) != 1 {
 		t.Fatalf("scrape under load: err %q, %d samples", scr.Err, len(scr.Samples))
 	}
+	rawAfter, _ := rawMetrics(t, ctx, s)
 	g := scr.Samples[0].Gauges
+	between := func(v float64, name string) bool {
+		a, b := rawBefore[name], rawAfter[name]
+		return v >= min(a, b) && v <= max(a, b)
+	}
 	// The slots fill as they decode (a fast model adds thousands of tokens a second), so the
 	// adapter's reading is bracketed by /slots read just before and just after its scrape.
 	_, afterBody, err := getText(ctx, s.URL+"/slots")
@@ -289,11 +298,11 @@ func TestLlamaServerSlotsUnderLoad(t *testing.T) {
 	if kv, ok := g[model.KVUsage]; !ok || kv > hi*1.5+0.02 || kv < lo*0.5-0.02 {
 		t.Errorf("adapter: kv_cache_usage_ratio %v (exposed %v), engine's busy slots hold %d then %d of %d tokens (%.3f–%.3f)", kv, ok, held, heldAfter, total, lo, hi)
 	}
-	if g[model.Running] != llamaSlots {
-		t.Errorf("adapter: running %v, engine says requests_processing %d", g[model.Running], llamaSlots)
+	if !between(g[model.Running], "llamacpp:requests_processing") {
+		t.Errorf("adapter: running %v, engine says requests_processing %v then %v", g[model.Running], rawBefore["llamacpp:requests_processing"], rawAfter["llamacpp:requests_processing"])
 	}
-	if g[model.Waiting] != 1 {
-		t.Errorf("adapter: waiting %v (gauges %v), engine says requests_deferred 1", g[model.Waiting], g)
+	if !between(g[model.Waiting], "llamacpp:requests_deferred") {
+		t.Errorf("adapter: waiting %v (gauges %v), engine says requests_deferred %v then %v", g[model.Waiting], g, rawBefore["llamacpp:requests_deferred"], rawAfter["llamacpp:requests_deferred"])
 	}
 	wg.Wait()
 	close(errs)
