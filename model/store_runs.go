@@ -1,0 +1,84 @@
+package model
+
+import (
+	"fmt"
+	"time"
+)
+
+// A Store's windows never span two runs of an engine: a run boundary (a
+// cumulative value went back, the process start time changed, or StartRun
+// from the log's banner) restarts the tracks, and the sparklines keep a
+// restart mark.
+
+// newRun starts a new run at t: the cumulative tracks start again (so no
+// window spans the two runs) and every sparkline gets a restart mark.
+func (es *endpointSeries) newRun(t time.Time) {
+	es.restarts.Push(t)
+	clear(es.counters)
+	clear(es.finish)
+	clear(es.hists)
+	for _, r := range es.spark {
+		r.Push(Point{T: t.Add(-time.Nanosecond), Restart: true})
+	}
+	es.pending = time.Time{}
+}
+
+// resetEvidence says why sm belongs to a new run of the engine: a
+// cumulative value went backwards, or the process start time changed; ""
+// when it does not.
+func (es *endpointSeries) resetEvidence(sm Sample) string {
+	if a, b := es.last.Started, sm.Started; !a.IsZero() && !b.IsZero() && absDur(b.Sub(a)) > time.Second {
+		return "process start time " + a.UTC().Format("15:04:05") + " → " + b.UTC().Format("15:04:05")
+	}
+	for c, v := range sm.Counters {
+		if t := es.counters[c]; t != nil && v < t.raw {
+			return fmt.Sprintf("counters went back: %s %g → %g", c, t.raw, v)
+		}
+	}
+	for l, h := range sm.Latencies {
+		if prev, ok := es.last.Latencies[l]; ok && len(h.Parts) == 0 && h.Count < prev.Count {
+			return fmt.Sprintf("counters went back: %s count %g → %g", l, prev.Count, h.Count)
+		}
+	}
+	for r, v := range sm.FinishReasons {
+		if t := es.finish[r]; t != nil && v < t.raw {
+			return fmt.Sprintf("counters went back: finished{%s} %g → %g", r, t.raw, v)
+		}
+	}
+	return ""
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// StartRun announces a new run of endpoint's engine at t (its log printed a
+// start banner): every series of the endpoint whose newest sample is older
+// starts a new run with its next sample, and until then has no state (its
+// numbers belong to the run that ended).
+func (s *Store) StartRun(endpoint string, t time.Time) {
+	for k, es := range s.series {
+		if k.Endpoint == endpoint && es.n > 0 && !es.last.Time.After(t) {
+			es.pending = t
+		}
+	}
+}
+
+// RunSeries returns a sparkline's points in the current run only (the
+// evidence the diagnosis reads never spans two runs).
+func (s *Store) RunSeries(k Key, name string) []Point {
+	return s.AppendRunSeries(nil, k, name)
+}
+
+// AppendRunSeries appends the current run's points of a sparkline to dst
+// (a caller that keeps dst between reads allocates nothing).
+func (s *Store) AppendRunSeries(dst []Point, k Key, name string) []Point {
+	es := s.pick(k)
+	if es == nil {
+		return dst
+	}
+	return s.AppendSeries(dst, k, name, es.runStart.Add(-time.Nanosecond))
+}
