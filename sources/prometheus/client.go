@@ -1,0 +1,125 @@
+package prometheus
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Config says which Prometheus to read and how.
+type Config struct {
+	// URL is the Prometheus server's base URL (http://prometheus:9090).
+	URL string
+	// Match is extra label matchers ANDed into every selector
+	// (namespace="prod",job=~"vllm-.*").
+	Match string
+	// User and Password are HTTP basic auth; Bearer a bearer token. They
+	// are sent only to URL's host and never printed.
+	User, Password, Bearer string
+	// Window is the span of rate() and histogram_quantile().
+	Window time.Duration
+	// Timeout bounds each refresh (all its queries together).
+	Timeout time.Duration
+	// Interval is the time between refreshes.
+	Interval time.Duration
+}
+
+// DefaultTimeout bounds a refresh when Config.Timeout is zero.
+const DefaultTimeout = 5 * time.Second
+
+func (c Config) check() (Config, error) {
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("--prometheus %s: want the server's URL, e.g. http://prometheus:9090", model.RedactURL(c.URL))
+	}
+	if u.User != nil && c.User == "" {
+		c.User = u.User.Username()
+		c.Password, _ = u.User.Password()
+	}
+	u.User = nil
+	c.URL = strings.TrimSuffix(u.String(), "/")
+	if c.User != "" && c.Bearer != "" {
+		return c, errors.New("--prometheus: give basic auth or a bearer token, not both")
+	}
+	if c.Window <= 0 {
+		c.Window = time.Minute
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Interval <= 0 {
+		c.Interval = 5 * time.Second
+	}
+	c.Match, err = normMatch(c.Match)
+	return c, err
+}
+
+// authTransport adds the credentials to requests for the server's own host
+// only (the client never follows a redirect elsewhere with them).
+type authTransport struct {
+	host                   string
+	user, password, bearer string
+	next                   http.RoundTripper
+}
+
+func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Host == t.host && (t.user != "" || t.bearer != "") {
+		r = r.Clone(r.Context())
+		if t.bearer != "" {
+			r.Header.Set("Authorization", "Bearer "+t.bearer)
+		} else {
+			r.SetBasicAuth(t.user, t.password)
+		}
+	}
+	return t.next.RoundTrip(r)
+}
+
+func newAPI(c Config) (v1.API, error) {
+	u, _ := url.Parse(c.URL)
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: c.Timeout, MaxIdleConnsPerHost: 8}
+	cl, err := api.NewClient(api.Config{Address: c.URL, RoundTripper: &authTransport{
+		host: u.Host, user: c.User, password: c.Password, bearer: c.Bearer, next: tr,
+	}})
+	if err != nil {
+		return nil, err
+	}
+	return v1.NewAPI(cl), nil
+}
+
+// explain turns a query error into one line the user can act on, with no
+// secret in it.
+func (s *Source) explain(err error) string {
+	msg := err.Error()
+	var perr *v1.Error
+	if errors.As(err, &perr) {
+		switch perr.Type {
+		case v1.ErrBadData:
+			msg = "Prometheus refused the query (" + perr.Msg + "): check --match"
+		case v1.ErrTimeout, v1.ErrCanceled:
+			msg = fmt.Sprintf("Prometheus did not answer within %s", s.cfg.Timeout)
+		case v1.ErrClient:
+			msg = "Prometheus answered " + perr.Msg
+			if strings.Contains(perr.Msg, "401") || strings.Contains(perr.Msg, "403") {
+				msg += ": check --prometheus-user/--prometheus-password-file or --prometheus-bearer-token-file"
+			}
+		default:
+			msg = "Prometheus: " + perr.Msg
+		}
+	} else if strings.Contains(msg, "context deadline exceeded") {
+		msg = fmt.Sprintf("Prometheus did not answer within %s", s.cfg.Timeout)
+	}
+	for _, secret := range []string{s.cfg.Password, s.cfg.Bearer} {
+		if len(secret) >= 4 {
+			msg = strings.ReplaceAll(msg, secret, model.Redacted)
+		}
+	}
+	return model.RedactText(msg)
+}
