@@ -77,6 +77,11 @@ func runRoot(cmd *cobra.Command, args []string) error {
 		ctx = context.Background()
 	}
 	urls := args
+	if prometheusOn() {
+		// The fleet comes from Prometheus (wire_prometheus.go); URLs given
+		// too are scraped directly beside it.
+		return runMonitor(ctx, monitorOptions{URLs: urls})
+	}
 	if len(urls) == 0 {
 		cfg, err := loadConfig(monitorFlags.config)
 		if err != nil {

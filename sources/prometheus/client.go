@@ -1,6 +1,7 @@
 package prometheus
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -113,8 +114,10 @@ func (s *Source) explain(err error) string {
 		default:
 			msg = "Prometheus: " + perr.Msg
 		}
-	} else if strings.Contains(msg, "context deadline exceeded") {
+	} else if strings.Contains(msg, "context deadline exceeded") || errors.Is(err, context.DeadlineExceeded) {
 		msg = fmt.Sprintf("Prometheus did not answer within %s", s.cfg.Timeout)
+	} else if uerr := (*url.Error)(nil); errors.As(err, &uerr) {
+		msg = "cannot reach Prometheus: " + uerr.Err.Error()
 	}
 	for _, secret := range []string{s.cfg.Password, s.cfg.Bearer} {
 		if len(secret) >= 4 {

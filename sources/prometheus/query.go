@@ -37,7 +37,7 @@ func promDuration(d time.Duration) string {
 }
 
 // normMatch turns --match into the inside of a selector's braces:
-// `namespace="prod"`, `{namespace="prod"}` and `` are accepted.
+// `namespace="prod"`, `{namespace="prod"}` and “ are accepted.
 func normMatch(m string) (string, error) {
 	m = strings.TrimSpace(m)
 	m = strings.TrimSuffix(strings.TrimPrefix(m, "{"), "}")

@@ -144,7 +144,7 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 	for i, a := range first[:len(bs)] {
 		r.Warnings = append(r.Warnings, a.warn...)
 		if a.err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %s", families[i].engine, s.explain(a.err)))
+			errs = append(errs, s.explain(a.err))
 			continue
 		}
 		fl.addState(families[i], a.vec)
@@ -159,7 +159,7 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 	}
 	up := first[len(bs)]
 	if up.err != nil {
-		errs = append(errs, "up: "+s.explain(up.err))
+		errs = append(errs, s.explain(up.err))
 	}
 	r.Err = dedupe(errs)
 	s.messages(&r, fl, up, now)
