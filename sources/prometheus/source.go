@@ -161,7 +161,8 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 	if up.err != nil {
 		errs = append(errs, s.explain(up.err))
 	}
-	r.Err = dedupe(errs)
+	r.Err = strings.Join(dedupe(errs), "; ")
+	r.Warnings = dedupe(r.Warnings)
 	s.messages(&r, fl, up, now)
 	r.Took = time.Since(start)
 	return r
@@ -194,7 +195,7 @@ func cleanWarnings(w v1.Warnings) []string {
 	return out
 }
 
-func dedupe(errs []string) string {
+func dedupe(errs []string) []string {
 	seen := map[string]bool{}
 	var keep []string
 	for _, e := range errs {
@@ -203,5 +204,5 @@ func dedupe(errs []string) string {
 			keep = append(keep, e)
 		}
 	}
-	return strings.Join(keep, "; ")
+	return keep
 }
