@@ -12,6 +12,8 @@ import (
 func init() {
 	register(
 		rule{id: "routing_skew", checks: "load and latency even across replicas of one model", needs: needReplicas, hold: holdDefault, eval: ruleSkew},
+		rule{id: "replica_outlier", checks: "each replica's TTFT, TPOT, KV and queue near its model's median", needs: needReplicas, hold: holdDefault, eval: ruleOutlier},
+		rule{id: "fleet_share", checks: "how many replicas of each model share a symptom", needs: needReplicas, hold: holdDefault, eval: ruleShare},
 		rule{id: "release_regression", checks: "latency after a restart vs before, at similar load", needs: needMetrics, hold: holdNone, eval: ruleRegression},
 	)
 }

@@ -51,6 +51,9 @@ type Options struct {
 	// OnBench hears each finished benchmark as the core takes it (the
 	// recorder's tee); it must not block.
 	OnBench func(diagnosis.Bench, model.RunBench)
+	// Fleet opens the fleet view first (--prometheus: the endpoints come
+	// later); it opens by itself when two or more Endpoints are given.
+	Fleet bool
 }
 
 // Intervals are the refresh intervals +/- step through.
@@ -189,6 +192,7 @@ func New(o Options) *Model {
 		m.overlays = append(m.overlays, overlayEntry{id: s.ID, key: k, o: s.New()})
 	}
 	m.restyle()
+	m.fleetStart(o)
 	return m
 }
 
@@ -219,6 +223,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.gen++ // a key, a resize, a component's result: anything may change
 	}
 	m.hold = false
+	if cmd, ok := m.fleetMsg(msg); ok {
+		return m, cmd
+	}
 	if cmd, ok := m.replayUpdate(msg); ok {
 		return m, cmd
 	}

@@ -165,7 +165,7 @@ func vllmEP(i int, ns, modelName string, kv, waiting, ttftP99 float64) fakeEP {
 			"gauge:running": 12, "gauge:waiting": waiting, "gauge:kv_cache_usage_ratio": kv,
 			"rate:generation_tokens": 950.5, "rate:prompt_tokens": 2100, "rate:requests": 4.5, "rate:preemptions": 0,
 			"ratio:prefix_cache_hit_ratio": 0.4,
-			"lat:ttft:p50": ttftP99 / 4, "lat:ttft:p90": ttftP99 / 2, "lat:ttft:p99": ttftP99, "lat:ttft:mean": ttftP99 / 3, "lat:ttft:count": 270,
+			"lat:ttft:p50":                 ttftP99 / 4, "lat:ttft:p90": ttftP99 / 2, "lat:ttft:p99": ttftP99, "lat:ttft:mean": ttftP99 / 3, "lat:ttft:count": 270,
 			"lat:tpot:p50": 0.012, "lat:tpot:p90": 0.02, "lat:tpot:p99": 0.03, "lat:tpot:mean": 0.013, "lat:tpot:count": 270,
 		},
 	}
