@@ -117,6 +117,7 @@ func (v *fleetView) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 
 // open shows the selected row's endpoint on the single-endpoint screen.
 func (v *fleetView) open(d *Data) tea.Cmd {
+	v.refresh(d) // the order the keys since the last frame asked for
 	if v.sel < 0 || v.sel >= len(v.shown) {
 		return nil
 	}

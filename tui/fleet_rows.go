@@ -50,9 +50,9 @@ type fleetCol struct {
 }
 
 var fleetColumns = [fleetCols]fleetCol{
-	colName:    {"NAME", 12, 36, 10, false},
+	colName:    {"NAME", 12, 28, 10, false},
 	colEngine:  {"ENGINE", 8, 8, 3, false},
-	colModel:   {"MODEL", 10, 32, 6, false},
+	colModel:   {"MODEL", 10, 24, 6, false},
 	colState:   {"STATE", 7, 11, 9, false},
 	colRun:     {"RUN", 4, 5, 8, true},
 	colWait:    {"WAIT", 5, 6, 8, true},
@@ -256,7 +256,7 @@ func layoutFleet(w int) ([]int, [fleetCols]int) {
 		}
 		add := min(left, fleetColumns[i].max-widths[i])
 		if i == colName || i == colModel {
-			add = min(add, max(0, left/2)) // the finding gets the rest
+			add = min(add, max(0, left/3)) // the finding gets the rest
 		}
 		widths[i] += add
 		left -= add
