@@ -64,7 +64,7 @@ func median(v []float64) float64 {
 // far from it in absolute terms too; one finding per replica, on its worst
 // number, with the peers' median and range as evidence.
 func ruleOutlier(e *env) []Finding {
-	groups := replicaGroups(e.withMetrics())
+	groups := e.replicas()
 	var out []Finding
 	for _, m := range sortedModels(groups) {
 		eps := groups[m]
@@ -169,7 +169,7 @@ var symptoms = []symptom{
 // symptom on most replicas is capacity, on one or two it is those
 // replicas. Replicas without the number are named as not counted.
 func ruleShare(e *env) []Finding {
-	groups := replicaGroups(e.withMetrics())
+	groups := e.replicas()
 	var ev []Evidence
 	var titles []string
 	sev := model.SevInfo

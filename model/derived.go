@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Derived is what an outside evaluator (Prometheus) has already computed
 // over its own window: rates and latency distributions that the Store
@@ -22,11 +25,19 @@ type Derived struct {
 	Ratios map[Gauge]float64
 	// Latency are the distributions over Window.
 	Latency map[Latency]Dist
+
+	// approx and note are the labels, built once: State is read many
+	// times per refresh.
+	approx, note string
 }
 
 // Label says who computed the numbers over which window ("prometheus, 5m").
 func (d *Derived) Label() string {
-	return d.By + " over " + d.Window.String()
+	w := d.Window.String()
+	if m := d.Window / time.Minute; d.Window%time.Minute == 0 && m > 0 {
+		w = strconv.Itoa(int(m)) + "m"
+	}
+	return d.By + " over " + w
 }
 
 // applyTo overlays the derived values on a state built from the sample's
@@ -35,6 +46,10 @@ func (d *Derived) Label() string {
 func (d *Derived) applyTo(st *State) {
 	if d == nil {
 		return
+	}
+	if d.note == "" {
+		d.approx = "evaluated by " + d.Label()
+		d.note = "rates and percentiles evaluated by " + d.Label() + " (PromQL rate() and histogram_quantile())"
 	}
 	rate := func(c Counter, dst *Opt) {
 		if v, ok := d.Rates[c]; ok {
@@ -56,16 +71,24 @@ func (d *Derived) applyTo(st *State) {
 	if v, ok := d.Ratios[SpecAcceptGauge]; ok {
 		st.SpecAccept = Some(v)
 	}
+	if len(st.Latency) == 0 && len(d.Latency) > 0 {
+		st.Latency = make(map[Latency]Dist, len(d.Latency)) // sized once: growing it was this function's cost
+	}
 	for l, dist := range d.Latency {
 		dist.Window = d.Window
 		dist.Exposed = true
 		if dist.Approx == "" {
-			dist.Approx = "evaluated by " + d.Label()
+			dist.Approx = d.approx
 		}
 		st.Latency[l] = dist
 	}
-	st.Notes = append(st.Notes, "rates and percentiles evaluated by "+d.Label()+" (PromQL rate() and histogram_quantile())")
+	st.Notes = append(st.Notes, d.note)
 }
+
+var derivedRateSeries = []struct {
+	c    Counter
+	name string
+}{{PromptTokens, SeriesPromptTPS}, {GenTokens, SeriesGenTPS}, {Requests, SeriesRequestsPS}, {Preemptions, SeriesPreemptPS}}
 
 // derivedSparks are the sparkline points a derived sample adds: the same
 // series names the Store draws from its own counters and histograms.
@@ -73,9 +96,9 @@ func (d *Derived) derivedSparks(spark func(name string, v Opt)) {
 	if d == nil {
 		return
 	}
-	for c, name := range map[Counter]string{PromptTokens: SeriesPromptTPS, GenTokens: SeriesGenTPS, Requests: SeriesRequestsPS, Preemptions: SeriesPreemptPS} {
-		if v, ok := d.Rates[c]; ok {
-			spark(name, Some(v))
+	for _, r := range derivedRateSeries {
+		if v, ok := d.Rates[r.c]; ok {
+			spark(r.name, Some(v))
 		}
 	}
 	if v, ok := d.Ratios[PrefixHitGauge]; ok {
@@ -84,4 +107,17 @@ func (d *Derived) derivedSparks(spark func(name string, v Opt)) {
 	for l, dist := range d.Latency {
 		spark(string(l)+SeriesLatencyMean, dist.Mean)
 	}
+}
+
+// KeysOf lists the endpoint's keys, without copying every key of the
+// store: the core asks this per endpoint per scrape, and a 500-endpoint
+// fleet made the copy quadratic.
+func (s *Store) KeysOf(endpoint string) []Key {
+	var out []Key
+	for _, k := range s.keys {
+		if k.Endpoint == endpoint {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/api"
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -31,6 +30,10 @@ type Config struct {
 	Timeout time.Duration
 	// Interval is the time between refreshes.
 	Interval time.Duration
+
+	// transport replaces the network (the scale benchmark measures
+	// llmtop's cost without a server's).
+	transport http.RoundTripper
 }
 
 // DefaultTimeout bounds a refresh when Config.Timeout is zero.
@@ -83,36 +86,40 @@ func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r)
 }
 
-func newAPI(c Config) (v1.API, error) {
+func newClient(c Config) (api.Client, error) {
 	u, _ := url.Parse(c.URL)
-	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: c.Timeout, MaxIdleConnsPerHost: 8}
+	var tr http.RoundTripper = &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: c.Timeout, MaxIdleConnsPerHost: 8}
+	if c.transport != nil {
+		tr = c.transport
+	}
 	cl, err := api.NewClient(api.Config{Address: c.URL, RoundTripper: &authTransport{
 		host: u.Host, user: c.User, password: c.Password, bearer: c.Bearer, next: tr,
 	}})
 	if err != nil {
 		return nil, err
 	}
-	return v1.NewAPI(cl), nil
+	return cl, nil
 }
 
 // explain turns a query error into one line the user can act on, with no
 // secret in it.
 func (s *Source) explain(err error) string {
 	msg := err.Error()
-	var perr *v1.Error
+	var perr *apiError
 	if errors.As(err, &perr) {
-		switch perr.Type {
-		case v1.ErrBadData:
+		switch {
+		case perr.Type == "bad_data":
 			msg = "Prometheus refused the query (" + perr.Msg + "): check --match"
-		case v1.ErrTimeout, v1.ErrCanceled:
+		case perr.Type == "timeout" || perr.Type == "canceled":
 			msg = fmt.Sprintf("Prometheus did not answer within %s", s.cfg.Timeout)
-		case v1.ErrClient:
+		case perr.Code == http.StatusUnauthorized || perr.Code == http.StatusForbidden:
+			msg = "Prometheus answered " + perr.Msg + ": check --prometheus-user/--prometheus-password-file or --prometheus-bearer-token-file"
+		case perr.Code == http.StatusNotFound:
+			msg = "Prometheus answered " + perr.Msg + " for /api/v1/query: is --prometheus the server's base URL (a path prefix such as /prometheus included)?"
+		case perr.Type == "http":
 			msg = "Prometheus answered " + perr.Msg
-			if strings.Contains(perr.Msg, "401") || strings.Contains(perr.Msg, "403") {
-				msg += ": check --prometheus-user/--prometheus-password-file or --prometheus-bearer-token-file"
-			}
 		default:
-			msg = "Prometheus: " + perr.Msg
+			msg = "Prometheus: " + perr.Type + ": " + perr.Msg
 		}
 	} else if strings.Contains(msg, "context deadline exceeded") || errors.Is(err, context.DeadlineExceeded) {
 		msg = fmt.Sprintf("Prometheus did not answer within %s", s.cfg.Timeout)

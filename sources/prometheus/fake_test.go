@@ -113,12 +113,20 @@ func (f *fakeProm) answer(q string) []byte {
 					continue
 				}
 				v, ok := e.values[m[1]]
+				if m[1] == "labels" {
+					v, ok = 1, true
+				}
 				if !ok {
 					continue
 				}
 				ls := map[string]string{"llmtop_concept": m[1]}
 				for k, x := range e.labels {
-					if m[1] == "started" && k != "job" && k != "instance" {
+					switch {
+					case m[1] == "labels" && k == "model_name":
+						continue
+					case m[1] != "labels" && k != "job" && k != "instance" && k != "model_name":
+						continue // by (job, instance, model_name)
+					case m[1] == "started" && k == "model_name":
 						continue
 					}
 					ls[k] = x
@@ -167,6 +175,8 @@ func vllmEP(i int, ns, modelName string, kv, waiting, ttftP99 float64) fakeEP {
 			"ratio:prefix_cache_hit_ratio": 0.4,
 			"lat:ttft:p50":                 ttftP99 / 4, "lat:ttft:p90": ttftP99 / 2, "lat:ttft:p99": ttftP99, "lat:ttft:mean": ttftP99 / 3, "lat:ttft:count": 270,
 			"lat:tpot:p50": 0.012, "lat:tpot:p90": 0.02, "lat:tpot:p99": 0.03, "lat:tpot:mean": 0.013, "lat:tpot:count": 270,
+			"lat:itl:p50": 0.011, "lat:itl:p90": 0.018, "lat:itl:p99": 0.04, "lat:itl:mean": 0.012, "lat:itl:count": 52000,
+			"lat:e2e:mean": 2.4, "lat:e2e:count": 270, "lat:queue:mean": 0.007, "lat:queue:count": 270,
 		},
 	}
 }

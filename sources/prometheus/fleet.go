@@ -7,37 +7,14 @@ import (
 	"strings"
 	"time"
 
-	pmodel "github.com/prometheus/common/model"
-
 	"github.com/llmtop/llmtop/model"
 )
 
 // sampleRow is one series of a query's answer: the labels llmtop reads and
 // the value.
 type sampleRow struct {
-	labels map[string]string
+	labels rowLabels
 	v      float64
-}
-
-// rows flattens an instant query's vector; any other answer is an error
-// (the queries are all instant vectors).
-func rows(v pmodel.Value) ([]sampleRow, error) {
-	vec, ok := v.(pmodel.Vector)
-	if !ok {
-		if v == nil {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("Prometheus answered a %s, want a vector", v.Type())
-	}
-	out := make([]sampleRow, 0, len(vec))
-	for _, s := range vec {
-		ls := make(map[string]string, 4)
-		for k, x := range s.Metric {
-			ls[string(k)] = string(x)
-		}
-		out = append(out, sampleRow{labels: ls, v: float64(s.Value)})
-	}
-	return out, nil
 }
 
 // fleet is one refresh's picture: each target's samples per model.
@@ -57,15 +34,15 @@ type epData struct {
 
 func newFleet(w time.Duration) *fleet { return &fleet{w: w, eps: map[tkey]*epData{}} }
 
-func keyOf(ls map[string]string) tkey { return tkey{ls["job"], ls["instance"]} }
+func keyOf(ls rowLabels) tkey { return tkey{ls.Job, ls.Instance} }
 
-func (fl *fleet) ep(f family, ls map[string]string) *epData {
+func (fl *fleet) ep(f family, ls rowLabels) *epData {
 	k := keyOf(ls)
 	e := fl.eps[k]
 	if e == nil {
 		e = &epData{engine: f.engine, labels: map[string]string{}, samples: map[string]*model.Sample{}}
 		for _, l := range targetLabels {
-			if v := ls[l]; v != "" {
+			if v := ls.get(l); v != "" {
 				e.labels[l] = model.Clean(v)
 			}
 		}
@@ -75,10 +52,10 @@ func (fl *fleet) ep(f family, ls map[string]string) *epData {
 	return e
 }
 
-func (e *epData) sample(f family, ls map[string]string, w time.Duration) *model.Sample {
+func (e *epData) sample(f family, ls rowLabels, w time.Duration) *model.Sample {
 	name := ""
 	if f.modelLabel != "" {
-		name = model.Clean(ls[f.modelLabel])
+		name = model.Clean(ls.get(f.modelLabel))
 	}
 	sm := e.samples[name]
 	if sm == nil {
@@ -99,8 +76,16 @@ func (fl *fleet) addState(f family, rs []sampleRow) {
 		if keyOf(r.labels) == (tkey{}) {
 			continue
 		}
-		c := r.labels[conceptLabel]
+		c := r.labels.Concept
 		e := fl.ep(f, r.labels)
+		if c == "labels" {
+			for _, l := range targetLabels {
+				if v := r.labels.get(l); v != "" {
+					e.labels[l] = model.Clean(v)
+				}
+			}
+			continue
+		}
 		if c == "started" {
 			if finite(r.v) && r.v > 0 {
 				e.started = r.v
@@ -128,7 +113,7 @@ func (fl *fleet) addLatency(f family, rs []sampleRow) {
 		if keyOf(r.labels) == (tkey{}) {
 			continue
 		}
-		parts := strings.Split(r.labels[conceptLabel], ":")
+		parts := strings.Split(r.labels.Concept, ":")
 		if len(parts) != 3 || parts[0] != "lat" {
 			continue
 		}
@@ -136,11 +121,14 @@ func (fl *fleet) addLatency(f family, rs []sampleRow) {
 		l := model.Latency(parts[1])
 		d, ok := sm.Derived.Latency[l]
 		if !ok {
-			d = model.Dist{Exposed: true, Estimate: true}
+			d = model.Dist{Exposed: true}
 		}
 		v := model.None
 		if finite(r.v) && r.v >= 0 {
 			v = model.Some(r.v)
+		}
+		if strings.HasPrefix(parts[2], "p") {
+			d.Estimate = true // interpolated in the buckets by histogram_quantile
 		}
 		switch parts[2] {
 		case "p50":

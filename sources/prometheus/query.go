@@ -24,6 +24,10 @@ var quantiles = []struct {
 	name string
 }{{0.5, "p50"}, {0.9, "p90"}, {0.99, "p99"}}
 
+// quantiled are the latencies asked for percentiles; the others (E2E, the
+// queue) get their mean and count only.
+var quantiled = map[model.Latency]bool{model.TTFT: true, model.TPOT: true, model.ITL: true}
+
 // promDuration writes d as a PromQL duration (whole seconds).
 func promDuration(d time.Duration) string {
 	s := int64(d / time.Second)
@@ -58,8 +62,11 @@ type builder struct {
 	window string
 }
 
+// by groups by target and model only: the pod and namespace labels come
+// once per target (the "labels" term), not on every number, which keeps a
+// 500-target answer small enough to decode in a few milliseconds.
 func (b builder) by(extra ...string) string {
-	ls := append([]string(nil), targetLabels...)
+	ls := []string{"job", "instance"}
 	if b.f.modelLabel != "" {
 		ls = append(ls, b.f.modelLabel)
 	}
@@ -96,6 +103,7 @@ func (b builder) stateQuery() string {
 		terms = append(terms, tag(fmt.Sprintf("sum %s (rate(%s[%s])) / sum %s (rate(%s[%s]))",
 			b.by(), b.sel(p[0]), b.window, b.by(), b.sel(p[1]), b.window), "ratio:"+string(g)))
 	}
+	terms = append(terms, tag(fmt.Sprintf("group by (%s) (%s)", strings.Join(targetLabels, ", "), b.sel(b.f.present)), "labels"))
 	// The process start time, when the target serves it, tells a window
 	// that spans a restart.
 	terms = append(terms, tag(fmt.Sprintf("max by (job, instance) (%s and on (job, instance) %s)",
@@ -110,6 +118,9 @@ func (b builder) latencyQuery() string {
 	for _, l := range sortedKeys(b.f.hists) {
 		h := b.f.hists[l]
 		for _, q := range quantiles {
+			if !quantiled[l] {
+				break // a mean and a count: every quantile is a series per target, and 500 targets decode slowly
+			}
 			terms = append(terms, tag(fmt.Sprintf("histogram_quantile(%g, sum %s (rate(%s[%s])))",
 				q.q, b.by("le"), b.sel(h+"_bucket"), b.window), "lat:"+string(l)+":"+q.name))
 		}

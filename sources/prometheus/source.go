@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/client_golang/api"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -25,7 +25,7 @@ import (
 // use; SetWindow and SetInterval are.
 type Source struct {
 	cfg      Config
-	api      v1.API
+	client   api.Client
 	window   atomic.Int64
 	interval atomic.Int64
 	targets  map[tkey]*target
@@ -62,11 +62,11 @@ func New(cfg Config) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := newAPI(cfg)
+	c, err := newClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus %s: %v", model.RedactURL(cfg.URL), err)
 	}
-	s := &Source{cfg: cfg, api: a, targets: map[tkey]*target{}}
+	s := &Source{cfg: cfg, client: c, targets: map[tkey]*target{}}
 	s.window.Store(int64(cfg.Window))
 	s.interval.Store(int64(cfg.Interval))
 	return s, nil
@@ -176,18 +176,15 @@ func (s *Source) queryAll(ctx context.Context, qs []string, now time.Time) []ans
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, warn, _, err := s.api.Query(ctx, q, now, v1.WithTimeout(s.cfg.Timeout))
-			out[i] = answer{warn: cleanWarnings(warn), err: err}
-			if err == nil {
-				out[i].vec, out[i].err = rows(v)
-			}
+			rows, warn, err := s.query(ctx, q, now)
+			out[i] = answer{vec: rows, warn: cleanWarnings(warn), err: err}
 		}()
 	}
 	wg.Wait()
 	return out
 }
 
-func cleanWarnings(w v1.Warnings) []string {
+func cleanWarnings(w []string) []string {
 	out := make([]string, 0, len(w))
 	for _, x := range w {
 		out = append(out, "Prometheus warns: "+model.RedactText(x))

@@ -82,7 +82,7 @@ func TestRefreshFindsTheFleetAndItsNumbers(t *testing.T) {
 	if st1.Latency[model.TTFT].P99.OK {
 		t.Errorf("NaN from histogram_quantile became %v, want unknown", st1.Latency[model.TTFT].P99)
 	}
-	if st1.Latency[model.E2E].Exposed {
+	if st1.Latency[model.Prefill].Exposed {
 		t.Errorf("a latency Prometheus did not return is shown: %+v", st1.Latency[model.E2E])
 	}
 	doc := mon.Snapshot()
