@@ -23,31 +23,21 @@ type outlierMetric struct {
 	name    string
 	concept string  // for metricSource
 	abs     float64 // the gap must be this large too (seconds, ratio or requests)
-	get     func(Endpoint) (model.Opt, string)
+	get     func(Endpoint) (model.Opt, model.Dist)
 	format  func(float64) string
 }
 
 var outlierMetrics = []outlierMetric{
-	{"TTFT p99", "ttft", 0.1, func(ep Endpoint) (model.Opt, string) {
-		return ep.State.Latency[model.TTFT].P99, windowWord(ep.State.Latency[model.TTFT])
+	{"TTFT p99", "ttft", 0.1, func(ep Endpoint) (model.Opt, model.Dist) {
+		d := ep.State.Latency[model.TTFT]
+		return d.P99, d
 	}, secs},
-	{"TPOT p99", "tpot", 0.010, func(ep Endpoint) (model.Opt, string) {
+	{"TPOT p99", "tpot", 0.010, func(ep Endpoint) (model.Opt, model.Dist) {
 		d := ep.State.Latency[model.TPOT]
-		return d.P99, windowWord(d)
+		return d.P99, d
 	}, secs},
-	{"KV usage", "kv", 0.25, func(ep Endpoint) (model.Opt, string) { return ep.State.KVUsage, "" }, pct},
-	{"waiting", "waiting", 10, func(ep Endpoint) (model.Opt, string) { return ep.State.Waiting, "" }, num},
-}
-
-func windowWord(d model.Dist) string {
-	if d.Window <= 0 {
-		return ""
-	}
-	w := "over " + d.Window.String()
-	if d.Approx != "" {
-		w = d.Approx
-	}
-	return w
+	{"KV usage", "kv", 0.25, func(ep Endpoint) (model.Opt, model.Dist) { return ep.State.KVUsage, model.Dist{} }, pct},
+	{"waiting", "waiting", 10, func(ep Endpoint) (model.Opt, model.Dist) { return ep.State.Waiting, model.Dist{} }, num},
 }
 
 func median(v []float64) float64 {
@@ -89,7 +79,7 @@ func ruleOutlier(e *env) []Finding {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 			for _, ep := range eps {
-				v, window := om.get(ep)
+				v, d := om.get(ep)
 				if !v.OK || v.V-med < om.abs || v.V < e.cfg.SkewRatio*math.Max(med, 1e-9) {
 					continue
 				}
@@ -102,7 +92,7 @@ func ruleOutlier(e *env) []Finding {
 					Title: fmt.Sprintf("replica far from its peers: %s %s vs median %s of %d replicas of %s", om.name, om.format(v.V), om.format(med), len(vals), m),
 					Evidence: []Evidence{
 						{Text: fmt.Sprintf("%s %s on this replica; median %s, range %s–%s over %d replicas of %s", om.name, om.format(v.V), om.format(med), om.format(lo), om.format(hi), len(vals), m),
-							Source: metricSource(ep, om.concept) + " per replica" + sepWord(window)},
+							Source: metricSource(ep, om.concept) + " per replica" + sepWord(d.Approx), Window: d.Window},
 					},
 					Cause: "this replica is not like the others serving the same model: more traffic routed to it, a slower or throttled GPU, another process on its GPU, or different flags",
 					Actions: []Action{diffReplicas,
@@ -141,24 +131,24 @@ func sortedModels(groups map[string][]Endpoint) []string {
 
 // symptom is a condition counted across a model's replicas.
 type symptom struct {
-	word string
+	word func(Config) string
 	// has reports whether the replica shows it; known=false when the
 	// replica lacks the number (it is then not counted either way).
 	has func(c Config, ep Endpoint) (has, known bool)
 }
 
 var symptoms = []symptom{
-	{"KV-bound (KV ≥ kv_high)", func(c Config, ep Endpoint) (bool, bool) {
+	{func(c Config) string { return "KV-bound (KV ≥ " + pct(c.KVHigh) + ")" }, func(c Config, ep Endpoint) (bool, bool) {
 		return ep.State.KVUsage.OK && ep.State.KVUsage.V >= c.KVHigh, ep.State.KVUsage.OK
 	}},
-	{"queueing (waiting > waiting_high)", func(c Config, ep Endpoint) (bool, bool) {
+	{func(c Config) string { return "queueing (waiting > " + num(c.WaitingHigh) + ")" }, func(c Config, ep Endpoint) (bool, bool) {
 		return ep.State.Waiting.OK && ep.State.Waiting.V > c.WaitingHigh, ep.State.Waiting.OK
 	}},
-	{"over the TTFT SLO (p99)", func(c Config, ep Endpoint) (bool, bool) {
+	{func(c Config) string { return "over the TTFT SLO (p99 > " + secs(c.SLOTTFT.Seconds()) + ")" }, func(c Config, ep Endpoint) (bool, bool) {
 		p := ep.State.Latency[model.TTFT].P99
 		return p.OK && c.SLOTTFT > 0 && p.V > c.SLOTTFT.Seconds(), p.OK && c.SLOTTFT > 0
 	}},
-	{"preempting (> preempt_per_s)", func(c Config, ep Endpoint) (bool, bool) {
+	{func(c Config) string { return "preempting (> " + num(c.PreemptPS) + "/s)" }, func(c Config, ep Endpoint) (bool, bool) {
 		p := ep.State.PreemptionsPS
 		return p.OK && p.V > c.PreemptPS, p.OK
 	}},
@@ -189,12 +179,13 @@ func ruleShare(e *env) []Finding {
 			if n == 0 {
 				continue
 			}
-			text := fmt.Sprintf("%d of %d replicas of %s %s", n, len(eps), m, s.word)
+			word := s.word(e.cfg)
+			text := fmt.Sprintf("%d of %d replicas of %s %s", n, len(eps), m, word)
 			if known < len(eps) {
 				text += fmt.Sprintf(" (%d without the number, not counted)", len(eps)-known)
 			}
 			ev = append(ev, Evidence{Text: text, Source: "each replica's state over the window"})
-			titles = append(titles, fmt.Sprintf("%d/%d %s %s", n, len(eps), m, strings.SplitN(s.word, " (", 2)[0]))
+			titles = append(titles, fmt.Sprintf("%d/%d %s %s", n, len(eps), m, strings.SplitN(word, " (", 2)[0]))
 			if 2*n >= len(eps) {
 				sev = model.SevWarn
 			}
