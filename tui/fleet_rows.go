@@ -24,6 +24,7 @@ type fleetRow struct {
 	sev                     model.Severity
 	text                    string // lower-case text the filter searches
 	cells                   [fleetCols]string
+	formatted               bool
 }
 
 // The fleet table's columns, in display order.
@@ -144,6 +145,16 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) f
 	r.modelName = model.Clean(r.modelName)
 	r.finding = model.Clean(r.finding)
 	r.text = strings.ToLower(r.name + " " + r.engine + " " + r.modelName + " " + r.state + " " + r.finding + " " + k.Endpoint)
+	return r
+}
+
+// format fills the row's cells; only the rows on screen are formatted
+// (a 500-row fleet shows 50 at most).
+func (r *fleetRow) format() {
+	if r.formatted {
+		return
+	}
+	r.formatted = true
 	tpot := fmtSec(r.tpot)
 	if r.tpotIsITL {
 		tpot += "ⁱ"
@@ -156,7 +167,6 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) f
 	if r.finding == "" {
 		r.cells[colFinding] = "—"
 	}
-	return r
 }
 
 // fleetSortKeys are the columns the table sorts by, in the order `o`

@@ -156,6 +156,7 @@ func (v *fleetView) header(cols []int, widths [fleetCols]int, w int) string {
 }
 
 func (v *fleetView) row(s *Styles, r *fleetRow, cols []int, widths [fleetCols]int, w int, sel bool) string {
+	r.format()
 	var b strings.Builder
 	for j, c := range cols {
 		if j > 0 {
