@@ -211,6 +211,25 @@ func (m *Model) fleetMsg(msg tea.Msg) (tea.Cmd, bool) {
 			m.overlay = i
 			return nil, true
 		}
+		// [ and ] change the window on the fleet view too, and a source
+		// that evaluates windows itself (Prometheus) is told.
+		onFleet := m.overlay == i && fv != nil && !fv.editing
+		if (m.overlay < 0 || onFleet) && m.opts.Replay == nil {
+			dir := 0
+			switch {
+			case key.Matches(msg, m.d.Keys.WindowPrev):
+				dir = -1
+			case key.Matches(msg, m.d.Keys.WindowNext):
+				dir = 1
+			}
+			if dir != 0 {
+				m.stepWindow(dir)
+				if set, w := m.opts.SetWindow, m.d.Window; set != nil {
+					return func() tea.Msg { set(w); return nil }, true
+				}
+				return nil, true
+			}
+		}
 	}
 	return nil, false
 }

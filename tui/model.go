@@ -54,6 +54,9 @@ type Options struct {
 	// Fleet opens the fleet view first (--prometheus: the endpoints come
 	// later); it opens by itself when two or more Endpoints are given.
 	Fleet bool
+	// SetWindow tells the sources that evaluate windows themselves
+	// (Prometheus) about a new window; it runs in a tea.Cmd.
+	SetWindow func(time.Duration)
 }
 
 // Intervals are the refresh intervals +/- step through.

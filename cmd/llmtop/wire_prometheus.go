@@ -36,6 +36,10 @@ func init() {
 	registerSource(sourcePlugin{Name: "prometheus", Flags: promFlagSet, Start: startPrometheus})
 }
 
+// prometheusMinInterval is the shortest refresh of a fleet read through
+// Prometheus.
+const prometheusMinInterval = 5 * time.Second
+
 func promFlagSet(fs *pflag.FlagSet) {
 	fs.StringVar(&promFlags.url, "prometheus", "", "read every engine this Prometheus scrapes (`URL`, e.g. http://prometheus:9090) instead of scraping endpoints")
 	fs.StringVar(&promFlags.match, "match", "", "with --prometheus: label matchers ANDed into every query, e.g. 'namespace=\"prod\",job=~\"vllm-.*\"'")
@@ -86,11 +90,13 @@ func startPrometheus(ctx context.Context, env *monitorEnv) error {
 	if !prometheusOn() {
 		return nil
 	}
-	src, err := newPrometheus(monitorFlags.window, max(env.Interval, 5*time.Second))
+	// The window the screen starts with (the flag, else the config file's).
+	src, err := newPrometheus(env.Window, max(env.Interval, prometheusMinInterval))
 	if err != nil {
 		return err
 	}
-	env.OnInterval = append(env.OnInterval, func(d time.Duration) { src.SetInterval(max(d, time.Second)) })
+	env.OnInterval = append(env.OnInterval, func(d time.Duration) { src.SetInterval(max(d, prometheusMinInterval)) })
+	env.OnWindow = append(env.OnWindow, src.SetWindow)
 	go src.Run(ctx, func(r prometheus.Refresh) {
 		for _, m := range r.Msgs {
 			env.Send(m)
