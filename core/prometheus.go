@@ -35,6 +35,9 @@ func (m *Monitor) applyOrigin(o model.Origin) {
 		}
 	}
 	e.Err, e.ErrKind = why, model.ErrUnreachable
+	if e.downSince.IsZero() {
+		e.downSince = m.now // a target that comes back starts a new run
+	}
 	m.addEvent(model.Event{Time: m.now, Endpoint: o.Endpoint, Source: o.Source, Kind: "target_gone",
 		Severity: model.SevWarn, Category: "availability", Title: why})
 }

@@ -142,6 +142,17 @@ func TestTargetsThatLeaveOrFailAreShownSo(t *testing.T) {
 	if r := s.Refresh(context.Background(), t0.Add(10*time.Second)); r.Gone != 0 {
 		t.Errorf("gone announced again: %d", r.Gone)
 	}
+	// the pod comes back (a target with the same instance): serving again,
+	// in a new run
+	f.mu.Lock()
+	back := vllmEP(1, "prod", "m", 0.3, 0, 0.2)
+	f.eps = append(f.eps, back)
+	f.up[back.labels["instance"]] = 1
+	f.mu.Unlock()
+	feed(s.Refresh(context.Background(), t0.Add(15*time.Second)), mon)
+	if gone.Life != model.LifeServing || gone.Err != "" || len(gone.Runs) != 2 || gone.Origin.Gone {
+		t.Errorf("a target back: life %s err %q runs %d origin %+v", gone.Life, gone.Err, len(gone.Runs), gone.Origin)
+	}
 }
 
 func TestPrometheusErrorsAreClearAndKeepSecrets(t *testing.T) {
