@@ -43,7 +43,7 @@ func BenchmarkRefresh500(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t = t.Add(5 * time.Second)
-		r := s.Refresh(context.Background(), t)
+		r = s.Refresh(context.Background(), t)
 		for _, m := range r.Msgs {
 			mon.Apply(m)
 		}

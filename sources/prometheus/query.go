@@ -2,7 +2,9 @@ package prometheus
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -131,12 +133,19 @@ func (b builder) latencyQuery() string {
 	return strings.Join(terms, " or ")
 }
 
-// upQuery is Prometheus's own word on each target's last scrape.
-func upQuery(match string) string {
-	if match == "" {
-		return "up"
+// upQuery is Prometheus's own word on each target's last scrape, for the
+// jobs engine targets were found in (a large Prometheus scrapes thousands
+// of other targets llmtop has no use for).
+func upQuery(match string, jobs []string) string {
+	quoted := make([]string, len(jobs))
+	for i, j := range jobs {
+		quoted[i] = regexp.QuoteMeta(j)
 	}
-	return "up{" + match + "}"
+	sel := "job=~" + strconv.Quote("^(?:"+strings.Join(quoted, "|")+")$")
+	if match != "" {
+		sel = match + "," + sel
+	}
+	return "up{" + sel + "}"
 }
 
 func sortedKeys[K ~string, V any](m map[K]V) []K {

@@ -92,11 +92,12 @@ func TestRealPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	via := core.New(core.Options{Window: 10 * time.Second})
+	feed(src.Refresh(ctx, end.Add(-time.Second)), via) // the targets known, up{} is asked too
 	r := src.Refresh(ctx, end)
 	if r.Err != "" || r.Targets != 3 || r.Queries != len(families)+2 {
 		t.Fatalf("refresh: err %q, %d targets, %d queries", r.Err, r.Targets, r.Queries)
 	}
-	via := core.New(core.Options{Window: 10 * time.Second})
 	feed(r, via)
 	doc := via.Snapshot()
 	kvs := map[string]float64{}

@@ -11,6 +11,7 @@ package prometheus
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -125,8 +126,16 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 	for _, b := range bs {
 		qs = append(qs, b.stateQuery())
 	}
-	qs = append(qs, upQuery(s.cfg.Match))
+	// up{} for the jobs engine targets were seen in: none before the first
+	// refresh found any (and then nothing is known to be down or gone).
+	jobs := s.knownJobs()
+	if len(jobs) > 0 {
+		qs = append(qs, upQuery(s.cfg.Match, jobs))
+	}
 	first := s.queryAll(ctx, qs, now)
+	if len(jobs) == 0 {
+		first = append(first, answer{})
+	}
 	// Round two: the latencies of the families found.
 	var lq []string
 	var lfam []int
@@ -181,6 +190,20 @@ func (s *Source) queryAll(ctx context.Context, qs []string, now time.Time) []ans
 		}()
 	}
 	wg.Wait()
+	return out
+}
+
+// knownJobs are the jobs of the targets found so far, sorted.
+func (s *Source) knownJobs() []string {
+	seen := map[string]bool{}
+	var out []string
+	for k := range s.targets {
+		if !seen[k.job] {
+			seen[k.job] = true
+			out = append(out, k.job)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 
