@@ -165,6 +165,7 @@ func ruleShare(e *env) []Finding {
 	sev := model.SevInfo
 	for _, m := range sortedModels(groups) {
 		eps := groups[m]
+		var words []string
 		for _, s := range symptoms {
 			n, known := 0, 0
 			for _, ep := range eps {
@@ -185,18 +186,21 @@ func ruleShare(e *env) []Finding {
 				text += fmt.Sprintf(" (%d without the number, not counted)", len(eps)-known)
 			}
 			ev = append(ev, Evidence{Text: text, Source: "each replica's state over the window"})
-			titles = append(titles, fmt.Sprintf("%d/%d %s %s", n, len(eps), m, strings.SplitN(word, " (", 2)[0]))
+			words = append(words, fmt.Sprintf("%d/%d %s", n, len(eps), strings.SplitN(word, " (", 2)[0]))
 			if 2*n >= len(eps) {
 				sev = model.SevWarn
 			}
+		}
+		if len(words) > 0 {
+			titles = append(titles, m+": "+strings.Join(words, ", "))
 		}
 	}
 	if len(ev) == 0 {
 		return nil
 	}
 	title := "fleet: " + strings.Join(titles, "; ")
-	if len(titles) > 3 {
-		title = "fleet: " + strings.Join(titles[:3], "; ") + fmt.Sprintf("; +%d more", len(titles)-3)
+	if len(titles) > 2 {
+		title = "fleet: " + strings.Join(titles[:2], "; ") + fmt.Sprintf("; +%d more models", len(titles)-2)
 	}
 	return []Finding{{Category: Routing, Severity: sev, Title: title, Evidence: ev,
 		Cause: "a symptom on most replicas of a model is the model's capacity (add replicas or change the engine's flags everywhere); on a few it is those replicas (routing, hardware, flags)",

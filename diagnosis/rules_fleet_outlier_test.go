@@ -84,7 +84,7 @@ func TestFleetShare(t *testing.T) {
 			}},
 		{name: "most of the fleet: a capacity warning", in: input(kvBound(peers("m", 4, 0.1, 0.4), 3)...), want: "fleet_share",
 			check: func(t *testing.T, f *Finding) {
-				if f.Severity != model.SevWarn || !strings.Contains(f.Title, "3/4 m KV-bound") {
+				if f.Severity != model.SevWarn || !strings.Contains(f.Title, "fleet: m: 3/4 KV-bound") {
 					t.Errorf("%+v", *f)
 				}
 			}},

@@ -84,7 +84,7 @@ func TestFleetFindsOutlierAndShare(t *testing.T) {
 	if !strings.Contains(all, "replica_outlier http://10.0.0.3:8000 replica far from its peers: TTFT p99") {
 		t.Errorf("no TTFT outlier on replica 3:\n%s", all)
 	}
-	if !strings.Contains(all, "fleet_share") || !strings.Contains(all, "/7 llama-3-8b KV-bound") {
+	if !strings.Contains(all, "fleet_share") || !strings.Contains(all, "llama-3-8b: 1/7 KV-bound") {
 		t.Errorf("no fleet share finding:\n%s", all)
 	}
 }

@@ -14,9 +14,9 @@ type family struct {
 	// modelLabel is the label that names the served model ("" when the
 	// engine's metrics carry none).
 	modelLabel string
-	gauges     map[model.Gauge]string
-	// kvAvg: the KV usage gauge is averaged (not summed) over the series
-	// of one target (vLLM data-parallel engines each report a ratio).
+	// gauges are summed over a target's series, but KV usage, a ratio per
+	// engine core, is averaged (query.go).
+	gauges   map[model.Gauge]string
 	counters map[model.Counter]string
 	// ratios are hit/query counter pairs, evaluated as a ratio of rates.
 	ratios map[model.Gauge][2]string
