@@ -1,9 +1,11 @@
 package prometheus
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -32,8 +34,10 @@ type Config struct {
 	Interval time.Duration
 
 	// transport replaces the network (the scale benchmark measures
-	// llmtop's cost without a server's).
+	// llmtop's cost without a server's); maxAnswer, when set, replaces
+	// the bound on an answer (tests).
 	transport http.RoundTripper
+	maxAnswer int64
 }
 
 // DefaultTimeout bounds a refresh when Config.Timeout is zero.
@@ -72,6 +76,7 @@ type authTransport struct {
 	host                   string
 	user, password, bearer string
 	next                   http.RoundTripper
+	max                    int64
 }
 
 func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -83,8 +88,36 @@ func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.SetBasicAuth(t.user, t.password)
 		}
 	}
-	return t.next.RoundTrip(r)
+	resp, err := t.next.RoundTrip(r)
+	if err == nil {
+		resp.Body = &capped{r: resp.Body, left: t.max, max: t.max}
+	}
+	return resp, err
 }
+
+// maxAnswer bounds one answer: 500 targets answer about 2 MiB; a --match
+// that selects far more than engines must not read until memory runs out.
+const maxAnswer = 256 << 20
+
+// capped fails a body that goes on past its bound.
+type capped struct {
+	r         io.ReadCloser
+	left, max int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, fmt.Errorf("Prometheus's answer is over %d KiB: narrow --match", c.max>>10)
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+func (c *capped) Close() error { return c.r.Close() }
 
 func newClient(c Config) (api.Client, error) {
 	u, _ := url.Parse(c.URL)
@@ -93,7 +126,7 @@ func newClient(c Config) (api.Client, error) {
 		tr = c.transport
 	}
 	cl, err := api.NewClient(api.Config{Address: c.URL, RoundTripper: &authTransport{
-		host: u.Host, user: c.User, password: c.Password, bearer: c.Bearer, next: tr,
+		host: u.Host, user: c.User, password: c.Password, bearer: c.Bearer, next: tr, max: cmp.Or(c.maxAnswer, maxAnswer),
 	}})
 	if err != nil {
 		return nil, err

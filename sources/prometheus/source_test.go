@@ -194,6 +194,18 @@ func TestPrometheusErrorsAreClearAndKeepSecrets(t *testing.T) {
 	}
 }
 
+func TestAnOversizedAnswerIsRefused(t *testing.T) {
+	f := &fakeProm{up: map[string]float64{}}
+	for i := range 50 {
+		f.eps = append(f.eps, vllmEP(i, "prod", "m", 0.3, 0, 0.2))
+	}
+	s := newFake(t, f, Config{maxAnswer: 16 << 10})
+	r := s.Refresh(context.Background(), time.Now())
+	if !strings.Contains(r.Err, "answer is over 16 KiB: narrow --match") || r.Targets != 0 {
+		t.Errorf("err %q", r.Err)
+	}
+}
+
 func TestCredentialsAreSent(t *testing.T) {
 	e := vllmEP(0, "prod", "m", 0.3, 0, 0.2)
 	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("admin:pw"))
