@@ -43,15 +43,34 @@ func promDuration(d time.Duration) string {
 }
 
 // normMatch turns --match into the inside of a selector's braces:
-// `namespace="prod"`, `{namespace="prod"}` and “ are accepted.
+// `namespace="prod"`, `{namespace="prod"}` and `` are accepted. Outside
+// the quoted values only label matchers may appear (no braces, brackets or
+// parentheses: the matchers are pasted into every query); inside them a
+// regex may hold anything.
 func normMatch(m string) (string, error) {
 	m = strings.TrimSpace(m)
-	m = strings.TrimSuffix(strings.TrimPrefix(m, "{"), "}")
-	m = strings.TrimSpace(m)
-	if strings.ContainsAny(m, "{}[]()") {
-		return "", fmt.Errorf("--match %q: want label matchers such as namespace=\"prod\",job=~\"vllm-.*\" (no braces inside, no functions)", m)
+	if strings.HasPrefix(m, "{") && strings.HasSuffix(m, "}") {
+		m = strings.TrimSpace(m[1 : len(m)-1])
 	}
-	if m != "" && strings.Count(m, `"`)%2 != 0 {
+	quote := rune(0)
+	escaped := false
+	for _, c := range m {
+		switch {
+		case escaped:
+			escaped = false
+		case quote != 0 && c == '\\':
+			escaped = true
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case strings.ContainsRune("{}[]()", c):
+			return "", fmt.Errorf("--match %q: want label matchers such as namespace=\"prod\",job=~\"vllm-.*\" (no braces, brackets or functions outside the quotes)", m)
+		}
+	}
+	if quote != 0 {
 		return "", fmt.Errorf("--match %q: a quote is not closed", m)
 	}
 	return m, nil

@@ -246,7 +246,7 @@ func TestOutsideTextIsCleanedAndWarningsKept(t *testing.T) {
 }
 
 func TestMatchIsValidated(t *testing.T) {
-	for _, m := range []string{`namespace="prod"`, `{namespace="prod",job=~"vllm-.*"}`, ``} {
+	for _, m := range []string{`namespace="prod"`, `{namespace="prod",job=~"vllm-.*"}`, ``, `job=~"vllm-(a|b)[0-9]{2}"`, `pod!~"x\"}y"`} {
 		if _, err := normMatch(m); err != nil {
 			t.Errorf("%s: %v", m, err)
 		}
