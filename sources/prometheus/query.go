@@ -43,7 +43,7 @@ func promDuration(d time.Duration) string {
 }
 
 // normMatch turns --match into the inside of a selector's braces:
-// `namespace="prod"`, `{namespace="prod"}` and “ are accepted. Outside
+// `namespace="prod"`, `{namespace="prod"}` and "" are accepted. Outside
 // the quoted values only label matchers may appear (no braces, brackets or
 // parentheses: the matchers are pasted into every query); inside them a
 // regex may hold anything.
