@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -32,6 +33,13 @@ var fleetKeys = struct {
 	PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
 	PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
 }
+
+// BatchMsg is a whole refresh of a fleet source (Prometheus): its
+// messages are applied together and the rules run once on all of them.
+// Sent one by one, the first endpoint's news would run the rules over a
+// fleet not yet updated, and the rest a second later again (at 500
+// endpoints an evaluation costs about 15 ms of CPU).
+type BatchMsg []any
 
 // closeOverlayMsg closes the open overlay (the fleet view opening an
 // endpoint).
@@ -202,6 +210,23 @@ func (m *Model) fleetMsg(msg tea.Msg) (tea.Cmd, bool) {
 	}
 	fv, _ := m.overlays[i].o.(*fleetView)
 	switch msg := msg.(type) {
+	case BatchMsg:
+		if m.d.Paused {
+			for _, x := range msg {
+				m.queue(x)
+			}
+			return nil, true
+		}
+		for _, x := range msg {
+			m.applyData(x)
+		}
+		m.diagnose()
+		m.hold = true
+		if !m.framePending {
+			m.framePending = true
+			return tea.Tick(frameDelay, func(time.Time) tea.Msg { return frameMsg{} }), true
+		}
+		return nil, true
 	case closeOverlayMsg:
 		m.overlay = -1
 		return nil, true

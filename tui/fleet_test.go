@@ -180,3 +180,21 @@ func TestFleetHostileNamesAndEmpty(t *testing.T) {
 		t.Errorf("the cleaned name is not shown:\n%s", out)
 	}
 }
+
+// A refresh sent as one BatchMsg is applied whole and judged once.
+func TestFleetBatchRunsTheRulesOnce(t *testing.T) {
+	m := fleetModel(14)
+	before := m.d.Core.Evaluations()
+	at := t0.Add(70 * time.Second)
+	msgs := fleetMsgs(14, at, false)
+	m.Update(BatchMsg(msgs))
+	m.Update(tickMsg(at.Add(time.Second)))
+	if n := m.d.Core.Evaluations() - before; n != 1 {
+		t.Errorf("the rules ran %d times on one refresh, want 1", n)
+	}
+	for _, u := range m.d.Endpoints() {
+		if e := m.d.Info(u); !e.Last.Equal(at) {
+			t.Errorf("%s last scraped %v, want %v", u, e.Last, at)
+		}
+	}
+}

@@ -220,7 +220,7 @@ func (m *Model) Init() tea.Cmd {
 // Update routes one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg.(type) {
-	case tickMsg, model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.Origin, SourceStatusMsg, frameMsg:
+	case tickMsg, model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.Origin, BatchMsg, SourceStatusMsg, frameMsg:
 		// the clock and data: the per-input versions say what changed
 	default:
 		m.gen++ // a key, a resize, a component's result: anything may change
@@ -320,6 +320,13 @@ func (m *Model) queue(msg tea.Msg) {
 
 // apply feeds one data message into the core and notes what changed.
 func (m *Model) apply(msg tea.Msg) {
+	m.applyData(msg)
+	m.diagnose()
+}
+
+// applyData feeds the core and marks what changed (BatchMsg applies many,
+// then runs the rules once).
+func (m *Model) applyData(msg tea.Msg) {
 	d := m.d
 	before := d.Core.Versions()
 	d.Core.Apply(msg)
@@ -337,7 +344,6 @@ func (m *Model) apply(msg tea.Msg) {
 	if after.Logs != before.Logs {
 		d.touched(&d.LogsVersion)
 	}
-	m.diagnose()
 }
 
 // diagnose lets the core run the rules (at most once a second, when the
