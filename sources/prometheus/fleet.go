@@ -250,7 +250,10 @@ func (s *Source) origin(t *target, gone bool, why string) model.Origin {
 func (s *Source) scrape(t *target, e *epData, upOf map[tkey]float64, k tkey, warn []string, now time.Time, w time.Duration) model.Scrape {
 	sc := model.Scrape{Endpoint: t.id, Time: now, Identity: model.Identity{Engine: e.engine}}
 	if v, ok := upOf[k]; ok && v == 0 {
-		sc.Err, sc.ErrKind = "Prometheus's newest scrape of this target failed (up=0); its numbers are the last it stored", model.ErrServer
+		// Down for Prometheus: unreachable, while its rates over the
+		// window still hold what it did before.
+		sc.Err, sc.ErrKind = "Prometheus cannot scrape this target (up=0); rates are over the window before it stopped answering", model.ErrUnreachable
+		sc.Hint = "Prometheus's targets page says why (/targets); the engine may be down or restarting"
 	}
 	sort.Strings(e.models)
 	for _, name := range e.models {
