@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +15,13 @@ import (
 type Collector struct {
 	view    atomic.Pointer[View]
 	version string
+
+	// titles keeps each open finding's title as it read when first
+	// served: a title quotes numbers that change every refresh, and a
+	// label that changes starts a new series (and resets an alert joined
+	// on it).
+	mu     sync.Mutex
+	titles map[string]string
 }
 
 // New returns a Collector with nothing published yet; version is llmtop's
@@ -48,7 +56,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for _, s := range v.Series {
 		e.series(s, window)
 	}
-	e.findings(v)
+	e.findings(v, c.stableTitles())
 	for _, m := range v.NotChecked {
 		e.gauge(dNotChecked, 1, labelValue(m))
 	}
@@ -159,4 +167,23 @@ func (e *emitter) dist(l latency, d model.DistJSON, wl []string) {
 	}
 	e.opt(l.mean, d.Mean.Scale(1e-3), wl...)
 	e.opt(l.count, d.Count, wl...)
+}
+
+// stableTitles returns a function giving the title and action a finding (key: its
+// endpoint, id and opening time) was first served with, and forgets the
+// findings the newest view no longer has open.
+func (c *Collector) stableTitles() func(key, title string) string {
+	c.mu.Lock()
+	old := c.titles
+	c.titles = map[string]string{}
+	c.mu.Unlock()
+	return func(key, title string) string {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if t, ok := old[key]; ok {
+			title = t
+		}
+		c.titles[key] = title
+		return title
+	}
 }

@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -91,15 +90,8 @@ var lifecycles = []model.Lifecycle{
 
 // windowLabel writes the window as Prometheus writes durations: 1m, 5m, 90s.
 func windowLabel(d time.Duration) string {
-	switch {
-	case d <= 0:
+	if d <= 0 {
 		return ""
-	case d%time.Hour == 0:
-		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
-	case d%time.Minute == 0:
-		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
-	case d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
 	}
-	return d.String()
+	return promDuration(d)
 }
