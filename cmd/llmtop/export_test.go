@@ -105,4 +105,3 @@ func TestExportListenTaken(t *testing.T) {
 		t.Fatalf("err = %v, want a --listen error saying what to do", err)
 	}
 }
-
