@@ -90,7 +90,7 @@ func runExport(ctx context.Context, cmd *cobra.Command, args []string) error {
 	return serveExport(ctx, ln, col, exportSetup{
 		URLs: urls, Interval: interval,
 		Core:    core.Options{Window: window, Diagnosis: tui.DiagnosisConfig(fileCfg.Thresholds)},
-		Sources: sourcePlugins,
+		Sources: sourcePlugins, LogsOn: len(logInputs()) > 0,
 	})
 }
 
@@ -111,6 +111,9 @@ type exportSetup struct {
 	Interval time.Duration
 	Core     core.Options
 	Sources  []sourcePlugin
+	// LogsOn: a log is attached (--log…), so the log rules judge from the
+	// start instead of saying "no log" until its first line.
+	LogsOn bool
 }
 
 // serveExport drives one core from the sources, publishes a View after
@@ -124,6 +127,9 @@ func serveExport(ctx context.Context, ln net.Listener, col *exporter.Collector, 
 	}
 	s.Core.Endpoints = ids
 	mon := core.New(s.Core)
+	if s.LogsOn {
+		mon.SetLogsOn()
+	}
 
 	// One goroutine owns the core: the sources hand it their messages.
 	msgs := make(chan any, 1024)
@@ -133,6 +139,13 @@ func serveExport(ctx context.Context, ln net.Listener, col *exporter.Collector, 
 		case <-ctx.Done():
 		}
 	}}
+	// The core's goroutine runs before the sources start: a Start that
+	// sends while it starts must not fill the queue with nobody reading.
+	driven := make(chan struct{})
+	go func() {
+		defer close(driven)
+		drive(ctx, mon, msgs, s.Interval, col.Publish)
+	}()
 	for _, sp := range s.Sources {
 		if sp.Start == nil {
 			continue
@@ -141,11 +154,6 @@ func serveExport(ctx context.Context, ln net.Listener, col *exporter.Collector, 
 			fmt.Fprintf(safeOut(os.Stderr), "llmtop export: %s: %v\n", sp.Name, err)
 		}
 	}
-	driven := make(chan struct{})
-	go func() {
-		defer close(driven)
-		drive(ctx, mon, msgs, s.Interval, col.Publish)
-	}()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(col)
