@@ -86,7 +86,14 @@ func runExport(ctx context.Context, cmd *cobra.Command, args []string) error {
 	}
 	interval := pick(monitorFlags.interval, fileCfg.Interval, flagSet("interval"))
 	col := exporter.New(version)
-	fmt.Fprintf(cmd.ErrOrStderr(), "llmtop export: serving http://%s/metrics for %d endpoint(s); Ctrl-C stops\n", ln.Addr(), len(urls))
+	what := fmt.Sprintf("%d endpoint(s)", len(urls))
+	if otherSourceGiven(cmd) {
+		what = "the endpoints --prometheus finds"
+		if len(urls) > 0 {
+			what += fmt.Sprintf(" and %d more", len(urls))
+		}
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "llmtop export: serving http://%s/metrics for %s; Ctrl-C stops\n", ln.Addr(), what)
 	return serveExport(ctx, ln, col, exportSetup{
 		URLs: urls, Interval: interval,
 		Core:    core.Options{Window: window, Diagnosis: tui.DiagnosisConfig(fileCfg.Thresholds)},
