@@ -41,7 +41,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // Collect writes the newest view's series. Before the first refresh only
 // llmtop_build_info is there: nothing is known yet, so nothing is claimed.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
-	e := emitter{ch: ch, seen: map[string]bool{}}
+	e := emitter{ch: ch, seen: map[seriesKey]bool{}}
 	e.gauge(dBuildInfo, 1, labelValue(c.version))
 	v := c.view.Load()
 	if v == nil {
@@ -67,11 +67,16 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 // refuses a whole scrape over a duplicate.
 type emitter struct {
 	ch   chan<- prometheus.Metric
-	seen map[string]bool
+	seen map[seriesKey]bool
+}
+
+type seriesKey struct {
+	d      *prometheus.Desc
+	labels string
 }
 
 func (e *emitter) emit(d *prometheus.Desc, t prometheus.ValueType, v float64, lv ...string) {
-	key := d.String() + "\xff" + strings.Join(lv, "\xff")
+	key := seriesKey{d, strings.Join(lv, "\xff")}
 	if e.seen[key] {
 		return
 	}
