@@ -256,3 +256,25 @@ func TestEndpointUpUnknownVersusDown(t *testing.T) {
 		t.Errorf("last success = %v", got)
 	}
 }
+
+// Scrapes while the driving goroutine publishes new views (go test -race
+// checks that they share nothing but the atomic pointer).
+func TestConcurrentScrapesWhilePublishing(t *testing.T) {
+	c := New("test")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			at := t0.Add(time.Duration(i) * time.Second)
+			c.Publish(&View{Time: at, Endpoints: []Endpoint{{URL: "http://a:1", Scrapes: i, Up: true, LastOK: at}},
+				Findings: []diagnosis.Finding{{ID: "kv_full", Endpoint: "http://a:1", Severity: model.SevWarn, Title: "KV " + at.String(), Opened: t0}}})
+		}
+	}()
+	for range 20 {
+		_, fams := gather(t, c)
+		if vs := find(fams, "llmtop_finding_info", map[string]string{"title": "KV " + t0.String()}); len(vs) > 1 {
+			t.Fatalf("%d info series for one finding", len(vs))
+		}
+	}
+	<-done
+}
