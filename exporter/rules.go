@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -104,22 +105,13 @@ func RuleEngines() []model.Engine {
 func Rules(o RulesOptions, engines ...model.Engine) RuleFile {
 	var f RuleFile
 	for _, m := range engineTable {
-		if len(engines) > 0 && !contains(engines, m.engine) {
+		if len(engines) > 0 && !slices.Contains(engines, m.engine) {
 			continue
 		}
 		f.Groups = append(f.Groups, RuleGroup{Name: "llmtop-" + string(m.engine), Rules: engineRules(m, o)})
 	}
 	f.Groups = append(f.Groups, RuleGroup{Name: "llmtop-exporter", Rules: exporterRules(o)})
 	return f
-}
-
-func contains(es []model.Engine, e model.Engine) bool {
-	for _, x := range es {
-		if x == e {
-			return true
-		}
-	}
-	return false
 }
 
 const diagnoseHint = "llmtop diagnose http://{{ $labels.instance }} shows the evidence and the flags to change."

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,7 +56,7 @@ func runRules(cmd *cobra.Command, _ []string) error {
 		if err != nil {
 			return err
 		}
-		if !containsEngine(exporter.RuleEngines(), e) {
+		if !slices.Contains(exporter.RuleEngines(), e) {
 			return fmt.Errorf("--engine %s: %s exposes no metrics to alert on; alert on llmtop export's llmtop_finding series instead (llmtop rules without --engine prints them)", engineFlags.engine, e)
 		}
 		engines = append(engines, e)
@@ -94,13 +95,4 @@ func renderRules(f exporter.RuleFile) ([]byte, error) {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
 	return b.Bytes(), nil
-}
-
-func containsEngine(es []model.Engine, e model.Engine) bool {
-	for _, x := range es {
-		if x == e {
-			return true
-		}
-	}
-	return false
 }
