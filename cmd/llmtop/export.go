@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
@@ -162,8 +163,10 @@ func serveExport(ctx context.Context, ln net.Listener, col *exporter.Collector, 
 		}
 	}
 
+	// llmtop's own process (CPU, memory, file descriptors) and Go
+	// runtime series beside its view: the exporter's own health.
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(col)
+	reg.MustRegister(col, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, Timeout: 10 * time.Second}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
