@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -83,7 +84,11 @@ func runExport(ctx context.Context, cmd *cobra.Command, args []string) error {
 	}
 	ln, err := net.Listen("tcp", exportFlags.listen)
 	if err != nil {
-		return fmt.Errorf("--listen %s: %w (is something already on that port? pick another)", exportFlags.listen, err)
+		hint := "want HOST:PORT, e.g. :9469 or 127.0.0.1:9469"
+		if errors.Is(err, syscall.EADDRINUSE) {
+			hint = "something already listens there: pick another port"
+		}
+		return fmt.Errorf("--listen %s: %w (%s)", exportFlags.listen, err, hint)
 	}
 	interval := pick(monitorFlags.interval, fileCfg.Interval, flagSet("interval"))
 	col := exporter.New(version)

@@ -101,7 +101,12 @@ func TestExportListenTaken(t *testing.T) {
 	defer func() { exportFlags.listen = old }()
 	exportFlags.listen = ln.Addr().String()
 	err = runExport(context.Background(), &cobra.Command{}, []string{"http://127.0.0.1:1"})
-	if err == nil || !strings.Contains(err.Error(), "--listen "+ln.Addr().String()) || !strings.Contains(err.Error(), "pick another") {
+	if err == nil || !strings.Contains(err.Error(), "--listen "+ln.Addr().String()) || !strings.Contains(err.Error(), "pick another port") {
 		t.Fatalf("err = %v, want a --listen error saying what to do", err)
+	}
+	exportFlags.listen = "nonsense"
+	err = runExport(context.Background(), &cobra.Command{}, []string{"http://127.0.0.1:1"})
+	if err == nil || !strings.Contains(err.Error(), "want HOST:PORT") {
+		t.Fatalf("err = %v for --listen nonsense, want the form it takes", err)
 	}
 }
