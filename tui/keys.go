@@ -21,6 +21,7 @@ type KeyMap struct {
 	Explain, Save, Bench, Logs, Diagnose key.Binding
 	Runs                                 key.Binding
 	Up, Down, PrevEndpoint, NextEndpoint key.Binding
+	Fleet                                key.Binding // the fleet table (tui/fleet.go)
 }
 
 // DefaultKeyMap is the keymap without user overrides.
@@ -50,6 +51,7 @@ func DefaultKeyMap() KeyMap {
 		Down:         b([]string{"j", "down"}, "j/↓", "down / scroll"),
 		PrevEndpoint: b([]string{"h", "left"}, "h/←", "previous endpoint"),
 		NextEndpoint: b([]string{"right"}, "→", "next endpoint"),
+		Fleet:        b([]string{"f"}, "f", "fleet: every endpoint"),
 	}
 }
 
@@ -75,7 +77,7 @@ func (k *KeyMap) bindings() map[string]*key.Binding {
 		"pause": &k.Pause, "slower": &k.Slower, "faster": &k.Faster,
 		"window_prev": &k.WindowPrev, "window_next": &k.WindowNext, "explain": &k.Explain,
 		"save": &k.Save, "bench": &k.Bench, "logs": &k.Logs, "diagnose": &k.Diagnose, "runs": &k.Runs,
-		"up": &k.Up, "down": &k.Down, "prev_endpoint": &k.PrevEndpoint, "next_endpoint": &k.NextEndpoint,
+		"up": &k.Up, "down": &k.Down, "prev_endpoint": &k.PrevEndpoint, "next_endpoint": &k.NextEndpoint, "fleet": &k.Fleet,
 	}
 }
 
@@ -114,6 +116,8 @@ func (k KeyMap) overlayKey(id string) (key.Binding, bool) {
 		return k.Diagnose, true
 	case "runs":
 		return k.Runs, true
+	case "fleet":
+		return k.Fleet, true
 	}
 	return key.Binding{}, false
 }
