@@ -53,6 +53,9 @@ type Sample struct {
 	// Notes are adapter remarks about this sample (approximations, summed
 	// labels), shown on the explain screen.
 	Notes []string
+	// Observations are requests that finished with this sample, timed by
+	// the engine's own log lines (not cumulative: each is one request).
+	Observations []Observation `json:",omitempty"`
 }
 
 // NewSample returns a Sample with its maps allocated.

@@ -118,16 +118,32 @@ func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
 		if dist.Approx != "" {
 			txt += " (approx.)"
 		}
-		return judge(dist.Mean, txt)
+		return judge(dist.Mean, txt) + logLabel(s, dist)
 	}
 	return fmt.Sprintf("p50%s%-6s p90%s%-6s %s mean %-6s", approx, fmtSec(dist.P50), approx, fmtSec(dist.P90),
-		judge(dist.P99, fmt.Sprintf("p99%s%-6s", approx, fmtSec(dist.P99))), fmtSec(dist.Mean))
+		judge(dist.P99, fmt.Sprintf("p99%s%-6s", approx, fmtSec(dist.P99))), fmtSec(dist.Mean)) + logLabel(s, dist)
+}
+
+// logLabel marks numbers taken from the engine's per-request log lines
+// ("from log · n=92"), and a disagreement with its metrics.
+func logLabel(s *Styles, dist model.Dist) string {
+	out := ""
+	if dist.Source == model.FromLog {
+		out = " " + s.Faint.Render("from log · n="+fmtNum(model.Some(dist.Count)))
+	}
+	if dist.LogCheck != "" {
+		out += " " + s.Faint.Render("(log disagrees)")
+	}
+	return out
 }
 
 // windowNote says what the percentiles cover.
 func windowNote(dist model.Dist, d *Data) string {
 	if dist.Window <= 0 {
 		return fmt.Sprintf("≈ estimates from histogram buckets; no requests finished in the %s window yet", fmtDur(d.Window))
+	}
+	if dist.Source == model.FromLog {
+		return fmt.Sprintf("from the engine's log: exact over %s%s · %s requests", fmtDur(dist.Window), windowEnd(d), fmtNum(model.Some(dist.Count)))
 	}
 	if !dist.Estimate {
 		// No buckets: a mean over the window, and its count may not be
@@ -153,8 +169,13 @@ func splitLines(s *Styles, st model.State, w int) []string {
 	if q.OK && pf.OK && q.V+pf.V > 0 {
 		share := q.V / (q.V + pf.V)
 		bw := max(4, min(30, w-40))
-		out = append(out, fmt.Sprintf("TTFT queue %s %s prefill %s",
-			fmtPct(model.Some(share)), splitBar(bw, share), fmtPct(model.Some(1-share))))
+		line := fmt.Sprintf("TTFT queue %s %s prefill %s",
+			fmtPct(model.Some(share)), splitBar(bw, share), fmtPct(model.Some(1-share)))
+		if st.Latency[model.Queue].Approx == model.LittleApprox {
+			// the engine logs no queue time: say where the number is from
+			line += s.Faint.Render(" · queue est. from waiting, prefill from log")
+		}
+		out = append(out, line)
 	} else if !st.Latency[model.Queue].Exposed {
 		out = append(out, s.Faint.Render("TTFT split: queue/prefill "+missing+" (phases not exposed)"))
 	}

@@ -26,6 +26,12 @@ type llamaTask struct {
 
 const llamaApprox = "mean only, from llama-server's per-request timing lines"
 
+// llamaObsNotes say what llama-server's timings leave out.
+var llamaObsNotes = map[model.Latency]string{
+	model.E2E:     "llama-server's total time: prompt eval + eval, without the wait for a slot",
+	model.Prefill: "llama-server's prompt eval time, without the wait for a slot",
+}
+
 func (st *llamaState) timing(s *statsState, mt Match, t time.Time) []model.Sample {
 	key := mt.Fields["slot"] + "/" + mt.Fields["task"]
 	ms, tok := parseNum(mt.Fields["ms"]), parseNum(mt.Fields["tokens"])
@@ -68,6 +74,18 @@ func (st *llamaState) timing(s *statsState, mt Match, t time.Time) []model.Sampl
 	if st.tpot.Count > 0 {
 		sm.Latencies[model.TPOT] = st.tpot
 	}
+	// The request itself, for exact windowed percentiles (the sums above
+	// give only means).
+	ob := model.Observation{Time: t, Notes: llamaObsNotes, Values: map[model.Latency]float64{
+		model.Prefill: tk.promptMS / 1000, model.Decode: tk.evalMS / 1000, model.E2E: ms / 1000,
+	}}
+	if tk.evalTok > 1 {
+		// TPOT excludes the first token, as the benchmark's does: the
+		// prompt pass samples the first of evalTok tokens, and eval time
+		// runs from it to the last: evalTok−1 gaps.
+		ob.Values[model.TPOT] = tk.evalMS / 1000 / (tk.evalTok - 1)
+	}
+	sm.Observations = []model.Observation{ob}
 	st.slots.setGauge(&sm, model.MaxRunning)
 	return []model.Sample{sm}
 }
