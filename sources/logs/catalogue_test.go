@@ -58,6 +58,12 @@ var catalogueExamples = []struct {
 		map[string]string{"what": "eval", "tokens": "128"}},
 	{"llamacpp_timing", "slot print_timing: id  0 | task 12 |       total time =    2223.45 ms /   185 tokens",
 		map[string]string{"what": "total", "tokens": "185"}},
+	// testdata/loglat/SOURCE.md: a real TGI line (2024-02-14).
+	{"tgi_request", `2024-02-14T06:49:51.437631Z  INFO generate{parameters=GenerateParameters { best_of: None, do_sample: false, max_new_tokens: Some(14), seed: None, top_n_tokens: None } total_time="611.286748ms" validation_time="754.5µs" queue_time="127.337µs" inference_time="610.405028ms" time_per_token="43.600359ms" seed="None"}: text_generation_router::server: router/src/server.rs:299: Success`,
+		map[string]string{"total": "611.286748ms"}},
+	// --json-output, built from router/src/logging.rs (no real line found).
+	{"tgi_request", `{"timestamp":"2026-01-08T10:00:00.000000Z","level":"INFO","message":"Success","target":"text_generation_router::server","filename":"router/src/server.rs","line_number":432,"span":{"inference_time":"1.2s","queue_time":"3.5ms","seed":"None","time_per_token":"12ms","total_time":"1.25s","validation_time":"1ms","name":"generate"}}`,
+		map[string]string{"total": "1.25s"}},
 	{"ollama_request", `[GIN] 2026/08/21 - 10:00:00 | 200 |  1.234567s |       127.0.0.1 | POST     "/api/chat"`,
 		map[string]string{"status": "200", "latency": "1.234567s", "client": "127.0.0.1", "method": "POST", "path": "/api/chat"}},
 	{"ollama_request", `[GIN] 2026/08/21 - 10:00:01 | 500 |      2m3.5s |      10.0.0.7 | POST     "/v1/chat/completions"`,
@@ -234,6 +240,8 @@ var catalogueNearMisses = []struct{ id, line string }{
 	// llama.cpp's library-wide summary (llama_perf_context_print): the same
 	// "prompt eval time = … ms / … tokens" shape, but no slot and no task.
 	{"llamacpp_timing", "llama_perf_context_print: prompt eval time =     123.45 ms /    57 tokens (    2.17 ms per token,   461.74 tokens per second)"},
+	// the metric's name in a line, not a request's timings
+	{"tgi_request", `INFO text_generation_router: registered histogram tgi_request_mean_time_per_token_duration`},
 	{"ollama_request", "[GIN-debug] POST   /api/chat                 --> github.com/ollama/ollama/server.(*Server).ChatHandler-fm (5 handlers)"},
 	// A gateway in front of Ollama (one-api / new-api) logs gin lines of its
 	// own: a request id after the time and an unquoted path.

@@ -62,6 +62,8 @@ func (s *statsState) parse(mt Match, line string, t time.Time) []model.Sample {
 		return s.llama.timing(s, mt, t)
 	case "ollama_request":
 		return s.ollama.request(s, mt, t)
+	case "tgi_request":
+		return tgiRequest(s, line, t)
 	case "llamacpp_slots":
 		s.llama.slots = some(parseNum(mt.Fields["n_slots"]))
 	}
