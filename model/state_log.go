@@ -37,7 +37,14 @@ func (s *Store) withLog(st *State, picked *endpointSeries, k Key, window time.Du
 		end = lg.last.Time
 	}
 	from := end.Add(-window)
-	for _, rs := range []time.Time{lg.runStart, st.RunStart} {
+	// Never before the log's own run (its start banner), nor before a
+	// restart the metrics saw. The scrape's first sample is no boundary:
+	// the log's backlog, read at start, comes in about then.
+	bounds := []time.Time{lg.runStart}
+	if n := len(st.Restarts); n > 0 {
+		bounds = append(bounds, st.Restarts[n-1])
+	}
+	for _, rs := range bounds {
 		if b := rs.Add(-time.Nanosecond); b.After(from) {
 			from = b
 		}
@@ -86,22 +93,42 @@ func secText(v float64) string {
 	return fmt.Sprintf("%.2fs", v)
 }
 
-// LittleApprox labels a queue wait estimated from the waiting gauge.
-const LittleApprox = "estimate by Little's law: mean waiting requests ÷ requests finished per second (from the log), over the window; the engine logs no per-request queue time"
+// LittleApprox labels a queue wait estimated from the engine's gauges.
+const LittleApprox = "estimate by Little's law: mean waiting ÷ mean running × mean time in a slot (prefill + decode, from the log), over the window; the engine logs no per-request queue time"
 
 // queueByLittle estimates the mean queue wait where the engine times no
-// queue: W = L/λ, L the mean of the waiting gauge over the window (llama.cpp:
-// requests_deferred), λ the requests the log saw finish per second. It holds
-// for a queue in steady state over the window; it is a mean, with no
-// percentiles. TTFT's mean then is queue + prefill when TTFT is not exposed.
+// queue but its log times each request's stay in a slot (llama.cpp). By
+// Little's law, waiting = λ·W and running = λ·S (S the mean prefill +
+// decode time the log shows), so W = mean waiting ÷ mean running × S. It
+// uses no arrival times (a log without wall-clock stamps, or its backlog
+// read at start, would bunch them), holds for a queue that is steady over
+// the window, and is a mean, with no percentiles. TTFT's mean then is
+// queue + prefill when the engine does not expose TTFT.
 func (s *Store) queueByLittle(st *State, picked *endpointSeries, from, end time.Time) {
-	pf := st.Latency[Prefill]
-	if st.Latency[Queue].Exposed || picked == nil || pf.Source != FromLog || pf.Count == 0 || !pf.Mean.OK {
+	pf, dc := st.Latency[Prefill], st.Latency[Decode]
+	if st.Latency[Queue].Exposed || picked == nil || pf.Source != FromLog || dc.Source != FromLog ||
+		pf.Count == 0 || !pf.Mean.OK || !dc.Mean.OK {
 		return
 	}
-	r := picked.spark[string(Waiting)]
+	waiting, okW := picked.gaugeMean(Waiting, from, end)
+	running, okR := picked.gaugeMean(Running, from, end)
+	if !okW || !okR || running <= 0 {
+		return // nothing ran in the window: no rate to divide by
+	}
+	q := Dist{Exposed: true, Source: FromLog, Mean: Some(waiting / running * (pf.Mean.V + dc.Mean.V)),
+		Count: pf.Count, Window: pf.Window, Approx: LittleApprox}
+	st.Latency[Queue] = q
+	if t := st.Latency[TTFT]; !t.Exposed {
+		st.Latency[TTFT] = Dist{Exposed: true, Source: FromLog, Mean: Some(q.Mean.V + pf.Mean.V), Count: pf.Count, Window: pf.Window,
+			Approx: "mean queue wait (Little's law estimate) + mean prefill (from the log); no percentiles"}
+	}
+}
+
+// gaugeMean is the mean of a gauge's points in (from, end].
+func (es *endpointSeries) gaugeMean(g Gauge, from, end time.Time) (float64, bool) {
+	r := es.spark[string(g)]
 	if r == nil {
-		return
+		return 0, false
 	}
 	var sum float64
 	n := 0
@@ -115,15 +142,8 @@ func (s *Store) queueByLittle(st *State, picked *endpointSeries, from, end time.
 			n++
 		}
 	}
-	span := end.Sub(from).Seconds()
-	if n == 0 || span <= 0 {
-		return
+	if n == 0 {
+		return 0, false
 	}
-	l, lambda := sum/float64(n), pf.Count/span
-	q := Dist{Exposed: true, Source: FromLog, Mean: Some(l / lambda), Count: pf.Count, Window: pf.Window, Approx: LittleApprox}
-	st.Latency[Queue] = q
-	if t := st.Latency[TTFT]; !t.Exposed {
-		st.Latency[TTFT] = Dist{Exposed: true, Source: FromLog, Mean: Some(q.Mean.V + pf.Mean.V), Count: pf.Count, Window: pf.Window,
-			Approx: "mean queue wait (Little's law estimate) + mean prefill (from the log); no percentiles"}
-	}
+	return sum / float64(n), true
 }
