@@ -74,13 +74,13 @@ func (s *Store) withLog(st *State, picked *endpointSeries, k Key, window time.Du
 }
 
 // crossCheck says when the log's figure and the metrics' differ by more
-// than a quarter (and 1 ms): the two should describe the same requests.
+// than a quarter (and 0.1 ms): the two should describe the same requests.
 func crossCheck(what string, metric, log Opt) string {
 	if !metric.OK || !log.OK {
 		return ""
 	}
 	d := math.Abs(metric.V - log.V)
-	if d <= 0.001 || d <= 0.25*math.Max(metric.V, log.V) {
+	if d <= 0.0001 || d <= 0.25*math.Max(metric.V, log.V) {
 		return ""
 	}
 	return fmt.Sprintf("log %s %s vs metrics %s: they disagree by more than 25%%", what, secText(log.V), secText(metric.V))
