@@ -133,7 +133,7 @@ func unsplitTTFT(e *env, ep Endpoint, ev []Evidence, qOK, pOK bool) Finding {
 func latSource(ep Endpoint, concept string, d model.Dist) string {
 	switch {
 	case d.Approx == model.LittleApprox:
-		return "Little's law estimate: mean waiting ÷ requests finished per second (log)"
+		return "Little's law estimate: mean waiting ÷ mean running × time in a slot (log)"
 	case d.Source == model.FromLog:
 		return fmt.Sprintf("engine log, per-request timing lines (n=%d)", int(d.Count))
 	}

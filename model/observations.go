@@ -102,7 +102,7 @@ func (o *obsLog) dist(l Latency, from, to time.Time) (Dist, bool) {
 		vals = append(vals, r.v[i])
 	}
 	o.scratch = vals
-	d := Dist{Exposed: true, Source: FromLog, Count: float64(len(vals)), Window: to.Sub(from), Approx: logApprox}
+	d := Dist{Exposed: true, Source: FromLog, Count: float64(len(vals)), Window: to.Sub(from).Round(time.Millisecond), Approx: logApprox}
 	if n := o.notes[i]; n != "" {
 		d.Approx += "; " + n
 	}
