@@ -168,14 +168,15 @@ func splitLines(s *Styles, st model.State, w int) []string {
 	var out []string
 	if q.OK && pf.OK && q.V+pf.V > 0 {
 		share := q.V / (q.V + pf.V)
-		bw := max(4, min(30, w-40))
-		line := fmt.Sprintf("TTFT queue %s %s prefill %s",
-			fmtPct(model.Some(share)), splitBar(bw, share), fmtPct(model.Some(1-share)))
+		note := ""
 		if st.Latency[model.Queue].Approx == model.LittleApprox {
-			// the engine logs no queue time: say where the number is from
-			line += s.Faint.Render(" · queue est. from waiting, prefill from log")
+			// the engine logs no queue time: the queue is estimated
+			// from its gauges (explain: e), the prefill is the log's
+			note = " (queue est.)"
 		}
-		out = append(out, line)
+		bw := max(4, min(30, w-40-len(note)))
+		out = append(out, fmt.Sprintf("TTFT queue %s %s prefill %s",
+			fmtPct(model.Some(share)), splitBar(bw, share), fmtPct(model.Some(1-share)))+s.Faint.Render(note))
 	} else if !st.Latency[model.Queue].Exposed {
 		out = append(out, s.Faint.Render("TTFT split: queue/prefill "+missing+" (phases not exposed)"))
 	}

@@ -33,7 +33,7 @@ func symptoms(d *Data) []symptom {
 	}
 	qName := " queue share"
 	if st.Latency[model.Queue].Approx == model.LittleApprox {
-		qName += " (est.)" // from the waiting gauge, not timed by the engine
+		qName += "≈" // estimated from the gauges, not timed by the engine
 	}
 	out = append(out, symptom{name: qName, value: fmtPct(qs)}, symptom{name: " prefill share", value: fmtPct(ps)})
 	tp := st.Latency[model.ITL]

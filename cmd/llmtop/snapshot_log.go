@@ -58,4 +58,3 @@ func stepClock(t time.Time) func() time.Time {
 		return t
 	}
 }
-
