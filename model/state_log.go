@@ -103,7 +103,8 @@ const LittleApprox = "estimate by Little's law: mean waiting ÷ mean running × 
 // uses no arrival times (a log without wall-clock stamps, or its backlog
 // read at start, would bunch them), holds for a queue that is steady over
 // the window, and is a mean, with no percentiles. TTFT's mean then is
-// queue + prefill when the engine does not expose TTFT.
+// queue + prefill, and E2E's queue + prefill + decode, where the engine
+// does not expose them.
 func (s *Store) queueByLittle(st *State, picked *endpointSeries, from, end time.Time) {
 	pf, dc := st.Latency[Prefill], st.Latency[Decode]
 	if st.Latency[Queue].Exposed || picked == nil || pf.Source != FromLog || dc.Source != FromLog ||
@@ -121,6 +122,10 @@ func (s *Store) queueByLittle(st *State, picked *endpointSeries, from, end time.
 	if t := st.Latency[TTFT]; !t.Exposed {
 		st.Latency[TTFT] = Dist{Exposed: true, Source: FromLog, Mean: Some(q.Mean.V + pf.Mean.V), Count: pf.Count, Window: pf.Window,
 			Approx: "mean queue wait (Little's law estimate) + mean prefill (from the log); no percentiles"}
+	}
+	if e := st.Latency[E2E]; !e.Exposed {
+		st.Latency[E2E] = Dist{Exposed: true, Source: FromLog, Mean: Some(q.Mean.V + pf.Mean.V + dc.Mean.V), Count: pf.Count, Window: pf.Window,
+			Approx: "mean queue wait (Little's law estimate) + mean prefill + mean decode (from the log); no percentiles"}
 	}
 }
 

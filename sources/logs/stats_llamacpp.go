@@ -28,7 +28,6 @@ const llamaApprox = "mean only, from llama-server's per-request timing lines"
 
 // llamaObsNotes say what llama-server's timings leave out.
 var llamaObsNotes = map[model.Latency]string{
-	model.E2E:     "llama-server's total time: prompt eval + eval, without the wait for a slot",
 	model.Prefill: "llama-server's prompt eval time, without the wait for a slot",
 }
 
@@ -76,8 +75,10 @@ func (st *llamaState) timing(s *statsState, mt Match, t time.Time) []model.Sampl
 	}
 	// The request itself, for exact windowed percentiles (the sums above
 	// give only means).
+	// Its total time is prompt eval + eval: not E2E, which has the wait
+	// for a slot too (the store adds an estimate of it, state_log.go).
 	ob := model.Observation{Time: t, Notes: llamaObsNotes, Values: map[model.Latency]float64{
-		model.Prefill: tk.promptMS / 1000, model.Decode: tk.evalMS / 1000, model.E2E: ms / 1000,
+		model.Prefill: tk.promptMS / 1000, model.Decode: tk.evalMS / 1000,
 	}}
 	if tk.evalTok > 1 {
 		// TPOT excludes the first token, as the benchmark's does: the
