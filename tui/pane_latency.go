@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 
@@ -120,8 +121,17 @@ func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
 		}
 		return judge(dist.Mean, txt) + logLabel(s, dist)
 	}
-	return fmt.Sprintf("p50%s%-6s p90%s%-6s %s mean %-6s", approx, fmtSec(dist.P50), approx, fmtSec(dist.P90),
-		judge(dist.P99, fmt.Sprintf("p99%s%-6s", approx, fmtSec(dist.P99))), fmtSec(dist.Mean)) + logLabel(s, dist)
+	return fmt.Sprintf("p50%s%s p90%s%s %s mean %s", approx, pad6(fmtSec(dist.P50)), approx, pad6(fmtSec(dist.P90)),
+		judge(dist.P99, fmt.Sprintf("p99%s%s", approx, pad6(fmtSec(dist.P99)))), pad6(fmtSec(dist.Mean))) + logLabel(s, dist)
+}
+
+// pad6 pads a value to 6 cells: fmt's %-6s counts bytes, and "751µs" is
+// 6 bytes in 5 cells (it printed "p50751µs").
+func pad6(v string) string {
+	if n := utf8.RuneCountInString(v); n < 6 {
+		return v + strings.Repeat(" ", 6-n)
+	}
+	return v
 }
 
 // logLabel marks numbers taken from the engine's per-request log lines
@@ -143,7 +153,8 @@ func windowNote(dist model.Dist, d *Data) string {
 		return fmt.Sprintf("≈ estimates from histogram buckets; no requests finished in the %s window yet", fmtDur(d.Window))
 	}
 	if dist.Source == model.FromLog {
-		return fmt.Sprintf("from the engine's log: exact over %s%s · %s requests", fmtDur(dist.Window), windowEnd(d), fmtNum(model.Some(dist.Count)))
+		// percentiles there are exact; a mean marked (approx.) is an estimate
+		return fmt.Sprintf("from the engine's log over %s%s · %s requests", fmtDur(dist.Window), windowEnd(d), fmtNum(model.Some(dist.Count)))
 	}
 	if !dist.Estimate {
 		// No buckets: a mean over the window, and its count may not be
