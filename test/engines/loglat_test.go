@@ -61,8 +61,8 @@ func within(got, want, rel, abs float64) bool { return math.Abs(got-want) <= rel
 //     closed loop whose waiting count swings 0–4 as requests finish and the next arrive.
 //   - TPOT: both exclude the first token (eval time ÷ (tokens − 1); client (E2E − TTFT) ÷
 //     (tokens − 1)); the client's adds chunk delivery over loopback: p50 within 25 % + 0.3 ms.
-//   - E2E (mean): llama-server's total time has no slot wait, so E2E is estimated as queue + prefill
-//   - decode means: within a factor 2 of the client's mean E2E, as TTFT.
+//   - E2E (mean): llama-server's total time has no slot wait, so E2E is estimated as the queue, prefill
+//     and decode means: within a factor 2 of the client's mean E2E, as TTFT.
 //   - count: every print_timing total line of the run, counted here with the test's own regex.
 func TestLogLatencyLlamaServerUnderQueue(t *testing.T) {
 	bin := engineBin(t, "LLMTOP_LLAMA_SERVER")
