@@ -95,7 +95,7 @@ func (p latencyPane) View(d *Data, w, h int) string {
 // distText is "p50≈45ms p90≈120ms p99≈190ms mean 60ms"; ≈ marks bucket
 // estimates, the p99 (or the mean when there are no quantiles) is judged.
 func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
-	approx := ""
+	approx := " " // exact (the engine's log): "p50 4.6ms"
 	if dist.Estimate {
 		approx = "≈"
 	}
@@ -188,6 +188,10 @@ func splitLines(s *Styles, st model.State, w int) []string {
 		bw := max(4, min(30, w-40-len(note)))
 		out = append(out, fmt.Sprintf("TTFT queue %s %s prefill %s",
 			fmtPct(model.Some(share)), splitBar(bw, share), fmtPct(model.Some(1-share)))+s.Faint.Render(note))
+	} else if pd := st.Latency[model.Prefill]; !st.Latency[model.Queue].Exposed && pd.Source == model.FromLog && pf.OK {
+		// the log times prefill; the queue is estimated only from a
+		// window in which requests ran (Little's law needs a rate)
+		out = append(out, s.Faint.Render(fmt.Sprintf("TTFT split: prefill mean %s (log) · queue %s (estimated while requests run)", fmtSec(pf), missing)))
 	} else if !st.Latency[model.Queue].Exposed {
 		out = append(out, s.Faint.Render("TTFT split: queue/prefill "+missing+" (phases not exposed)"))
 	}
