@@ -90,6 +90,12 @@ var Catalogue = []Pattern{
 		Regex:   `(?:\btotal_time=|"total_time":)"(?P<total>[^"]+)"`,
 		Title:   "TGI request done in {total}",
 		Meaning: "TGI's per-request timings (total, validation, queue, inference, time per token), logged with its Success line"},
+	// Before October 2024 the server logged JSON; Ollama's embedded server
+	// and ik_llama.cpp print these too (testdata/loglat/SOURCE.md).
+	{ID: "llamacpp_timing_json", Engines: ggml, Sev: info, Category: "stats", Needle: `"function":"print_timings"`,
+		Regex:   `"msg":"\s*(?P<what>prompt eval|generation eval|total) time\s*=\s*(?P<ms>[\d.]+) ms(?: /\s*(?P<tokens>\d+) (?:tokens|runs))?`,
+		Title:   "llama.cpp {what} time {ms} ms",
+		Meaning: "llama.cpp's per-request timing (JSON log format), printed when a slot is released"},
 	{ID: "ollama_request", Engines: ollama, Sev: info, Category: "stats", Needle: "[GIN] ",
 		Regex:   `\[GIN\] \d{4}/\d\d/\d\d - \d\d:\d\d:\d\d \|\s*(?P<status>\d{3})\s*\|\s*(?P<latency>\S+)\s*\|\s*(?P<client>\S*)\s*\|\s*(?P<method>[A-Z]+)\s+"(?P<path>[^"]*)"`,
 		Title:   "Ollama {method} {path}: {status} in {latency}",

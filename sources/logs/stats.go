@@ -60,6 +60,8 @@ func (s *statsState) parse(mt Match, line string, t time.Time) []model.Sample {
 		s.sglang.retracted += parseNum(mt.Fields["retracted"])
 	case "llamacpp_timing":
 		return s.llama.timing(s, mt, t)
+	case "llamacpp_timing_json":
+		return s.llama.timingJSON(s, mt, line, t)
 	case "ollama_request":
 		return s.ollama.request(s, mt, t)
 	case "tgi_request":

@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -33,7 +34,49 @@ var llamaObsNotes = map[model.Latency]string{
 
 func (st *llamaState) timing(s *statsState, mt Match, t time.Time) []model.Sample {
 	key := mt.Fields["slot"] + "/" + mt.Fields["task"]
-	ms, tok := parseNum(mt.Fields["ms"]), parseNum(mt.Fields["tokens"])
+	return st.step(s, key, mt.Fields["what"], parseNum(mt.Fields["ms"]), parseNum(mt.Fields["tokens"]), t)
+}
+
+// timingJSON reads the JSON print_timings lines of llama.cpp's server
+// before its October 2024 log rework (and of Ollama's embedded server of
+// that time, and of ik_llama.cpp still): the slot and task are fields whose
+// names and order changed (slot_id/task_id, later id_slot/id_task).
+func (st *llamaState) timingJSON(s *statsState, mt Match, line string, t time.Time) []model.Sample {
+	slot, okS := jsonField(line, "id_slot", "slot_id")
+	task, okT := jsonField(line, "id_task", "task_id")
+	if !okS || !okT {
+		return nil
+	}
+	what := mt.Fields["what"]
+	if what == "generation eval" {
+		what = "eval"
+	}
+	return st.step(s, slot+"/"+task, what, parseNum(mt.Fields["ms"]), parseNum(mt.Fields["tokens"]), t)
+}
+
+// jsonField is the number of the first of keys present in a one-line JSON
+// object, as text ("…,\"id_slot\":0,…" → "0").
+func jsonField(line string, keys ...string) (string, bool) {
+	for _, k := range keys {
+		i := strings.Index(line, `"`+k+`":`)
+		if i < 0 {
+			continue
+		}
+		v := line[i+len(k)+3:]
+		end := 0
+		for end < len(v) && v[end] >= '0' && v[end] <= '9' {
+			end++
+		}
+		if end > 0 {
+			return v[:end], true
+		}
+	}
+	return "", false
+}
+
+// step takes one of a task's three timing lines (what: prompt eval, eval,
+// total); the total completes the request.
+func (st *llamaState) step(s *statsState, key, what string, ms, tok float64, t time.Time) []model.Sample {
 	tk := st.tasks[key]
 	if tk == nil {
 		if len(st.tasks) > 1024 { // lines of tasks whose total never came
@@ -42,7 +85,7 @@ func (st *llamaState) timing(s *statsState, mt Match, t time.Time) []model.Sampl
 		tk = &llamaTask{}
 		st.tasks[key] = tk
 	}
-	switch mt.Fields["what"] {
+	switch what {
 	case "prompt eval":
 		tk.promptMS, tk.promptTok, tk.havePrompt = ms, tok, true
 		return nil

@@ -165,3 +165,19 @@ func TestOllamaObservations(t *testing.T) {
 		t.Errorf("observations %+v", obs)
 	}
 }
+
+// The JSON print_timings lines (llama.cpp before October 2024, Ollama's
+// embedded server then, ik_llama.cpp now): one request from a real log.
+func TestLlamaCppJSONObservationsFromRealLog(t *testing.T) {
+	samples, obs := feedFile(t, "testdata/loglat/ik_llama-json-print_timings.log")
+	if len(obs) != 1 || len(samples) != 1 {
+		t.Fatalf("%d observations in %d samples, want one request", len(obs), len(samples))
+	}
+	v := obs[0].Values
+	if math.Abs(v[model.Prefill]-7.92804) > 1e-9 || math.Abs(v[model.Decode]-1.57514) > 1e-9 || math.Abs(v[model.TPOT]-1.57514/43) > 1e-12 {
+		t.Errorf("%v: want prefill 7928.04 ms, decode 1575.14 ms, TPOT 1575.14/43 ms", v)
+	}
+	if sm := samples[0]; sm.Counters[model.PromptTokens] != 2386 || sm.Counters[model.GenTokens] != 44 || sm.Counters[model.Requests] != 1 {
+		t.Errorf("counters %v", sm.Counters)
+	}
+}
