@@ -1,0 +1,364 @@
+// Package behaviour is the behaviour probe: a handful of small, sequential
+// requests to one endpoint that describe how its model answers
+// (determinism at temperature 0, the chat template as the server renders
+// it, tokenization, stop tokens and length, repetition, and the identity of
+// what answered). It never loads the server: one request at a time, short
+// max_tokens, bounded by a per-request timeout and an overall budget. The
+// result is a model.Behaviour, cleaned for a terminal; the judgment is
+// diagnosis.ProbeFindings'.
+package behaviour
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/probe"
+)
+
+// Config is one probe.
+type Config struct {
+	URL    string
+	Model  string       // "" = the first model the endpoint lists
+	APIKey string       // sent as "Authorization: Bearer …"; never kept
+	Engine model.Engine // forced; Unknown = identify it
+	// Timeout bounds one request (default 8 s), Budget the whole probe
+	// (default 25 s): a hung endpoint gives a partial result.
+	Timeout, Budget time.Duration
+	// Progress, when set, hears each step's name as it starts.
+	Progress func(step string)
+}
+
+// Lengths: short answers for the determinism and template checks; a
+// generous but bounded cap for the stop check.
+const (
+	shortTokens = 24
+	stopTokens  = 256
+	seed        = 1234
+)
+
+// stopQuestion has a one-word answer: a model that stops answers it in a
+// few tokens; one that never meets its stop token runs to the cap.
+var stopQuestion = []map[string]string{{"role": "user", "content": "What is the capital of France? Answer with one word."}}
+
+type prober struct {
+	cfg     Config
+	k       *conn
+	eng     model.Engine
+	modelID string
+	res     model.Behaviour
+	props   llamaProps
+	show    ollamaShow
+}
+
+// Run probes cfg.URL and returns what it saw; err only when nothing could
+// be probed at all (nothing answers, no model). A check that could not run
+// says why in its NotChecked.
+func Run(ctx context.Context, cfg Config) (model.Behaviour, error) {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 8 * time.Second
+	}
+	if cfg.Budget <= 0 {
+		cfg.Budget = 25 * time.Second
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, cfg.Budget)
+	defer cancel()
+	p := &prober{cfg: cfg, k: newConn(cfg.URL, cfg.APIKey, cfg.Timeout)}
+	p.res = model.Behaviour{Endpoint: cfg.URL, Time: start}
+	err := p.run(ctx)
+	p.res.TookS = time.Since(start).Seconds()
+	p.res.Raw = p.k.raw
+	return model.CleanBehaviour(p.res), err
+}
+
+func (p *prober) step(name string) {
+	if p.cfg.Progress != nil {
+		p.cfg.Progress(name)
+	}
+}
+
+func (p *prober) run(ctx context.Context) error {
+	p.step("identify")
+	ictx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	id, err := probe.Identify(ictx, p.k.c, p.k.base, p.cfg.Engine)
+	cancel()
+	if err != nil && id.Engine == model.Unknown {
+		return fmt.Errorf("cannot identify the engine at %s: %v", model.RedactURL(p.cfg.URL), p.k.scrub(err.Error()))
+	}
+	p.eng = id.Engine
+	p.res.Engine = id.Engine
+	p.modelID = p.cfg.Model
+	f := &p.res.Identity
+	f.EngineVersion = id.Version
+	for _, m := range id.Models {
+		if p.modelID == "" || m.ID == p.modelID {
+			if p.modelID == "" {
+				p.modelID = m.ID
+			}
+			f.MaxContext = m.MaxContext
+			break
+		}
+	}
+	if p.modelID == "" {
+		return fmt.Errorf("%s lists no model: pass --model", engineName(p.eng))
+	}
+	f.Model = p.modelID
+	p.identity(ctx)
+
+	steps := []struct {
+		name string
+		fn   func(context.Context)
+	}{
+		{"template", p.checkTemplate},
+		{"determinism", p.checkDeterminism},
+		{"tokenization", p.checkTokens},
+		{"stop", p.checkStop},
+	}
+	for _, s := range steps {
+		if ctx.Err() != nil {
+			p.res.Partial = fmt.Sprintf("stopped before the %s check: the probe's %s budget ran out (the endpoint answers slowly or not at all)", s.name, p.cfg.Budget)
+			p.skipRest()
+			break
+		}
+		p.step(s.name)
+		s.fn(ctx)
+	}
+	f.GenConfigHash = defaultsHash(p.res.Stop.Defaults, p.res.Stop.StopTokens)
+	return nil
+}
+
+// skipRest marks every check that never ran.
+func (p *prober) skipRest() {
+	why := "not checked: " + p.res.Partial
+	r := &p.res
+	for _, s := range []*string{&r.Determinism.NotChecked, &r.Tokens.NotChecked, &r.Stop.NotChecked, &r.Repetition.NotChecked} {
+		if *s == "" {
+			*s = why
+		}
+	}
+	if r.Template.Route == "" && r.Template.NotChecked == "" {
+		r.Template.NotChecked = why
+	}
+	if !r.Template.Compared && r.Template.CompareNotChecked == "" {
+		r.Template.CompareNotChecked = why
+	}
+}
+
+// identity reads what the engine says about the model beyond /v1/models:
+// its file, digest or sha, and (for later checks) its template and
+// defaults.
+func (p *prober) identity(ctx context.Context) {
+	f := &p.res.Identity
+	switch p.eng {
+	case model.LlamaCpp:
+		if p.k.call(ctx, "identity", http.MethodGet, "/props", nil, &p.props) == nil {
+			f.Revision = p.props.ModelPath
+			if f.EngineVersion == "" {
+				f.EngineVersion = p.props.Build
+			}
+		}
+	case model.Ollama:
+		_ = p.k.call(ctx, "identity", http.MethodPost, "/api/show", map[string]any{"model": p.modelID}, &p.show)
+		var tags struct {
+			Models []struct {
+				Name   string `json:"name"`
+				Digest string `json:"digest"`
+			} `json:"models"`
+		}
+		if p.k.call(ctx, "identity", http.MethodGet, "/api/tags", nil, &tags) == nil {
+			for _, m := range tags.Models {
+				if m.Name == p.modelID || strings.TrimSuffix(m.Name, ":latest") == p.modelID {
+					f.Revision = m.Digest
+				}
+			}
+		}
+	case model.TGI:
+		var info struct {
+			SHA string `json:"model_sha"`
+		}
+		if p.k.call(ctx, "identity", http.MethodGet, "/info", nil, &info) == nil {
+			f.Revision = info.SHA
+		}
+	}
+	p.defaults()
+}
+
+func (p *prober) checkTemplate(ctx context.Context) {
+	t := &p.res.Template
+	source := p.template(ctx)
+	if t.NotChecked == "" {
+		judgeTemplate(t, p.modelID, source)
+	}
+	f := &p.res.Identity
+	switch {
+	case source != "":
+		f.TemplateHash, f.TemplateFrom = hash(source), "template source"
+	case t.Rendered != "":
+		f.TemplateHash, f.TemplateFrom = hash(t.Rendered), "the probe's rendered prompt"
+	}
+	t.Rendered = bound(t.Rendered)
+	if len(t.TokenIDs) > 512 {
+		t.TokenIDs = t.TokenIDs[:512]
+	}
+}
+
+// gen is one generation's answer.
+type gen struct {
+	text, finish string
+	tokens       model.Opt
+}
+
+// chat sends messages to /v1/chat/completions at temperature 0 (with a
+// seed: every engine here takes one).
+func (p *prober) chat(ctx context.Context, check string, msgs []map[string]string, maxTok int) (gen, error) {
+	var r struct {
+		Choices []struct {
+			Message struct {
+				Content string `json:"content"`
+			} `json:"message"`
+			Finish string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *struct {
+			Completion int `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+	body := map[string]any{"model": p.modelID, "messages": msgs, "max_tokens": maxTok, "temperature": 0, "seed": seed, "stream": false}
+	if err := p.k.call(ctx, check, http.MethodPost, "/v1/chat/completions", body, &r); err != nil {
+		return gen{}, err
+	}
+	if len(r.Choices) == 0 {
+		return gen{}, fmt.Errorf("/v1/chat/completions answered without choices")
+	}
+	g := gen{text: r.Choices[0].Message.Content, finish: r.Choices[0].Finish}
+	if r.Usage != nil {
+		g.tokens = model.Some(float64(r.Usage.Completion))
+	}
+	return g, nil
+}
+
+// complete sends a raw prompt to /v1/completions at temperature 0; vLLM is
+// told not to add special tokens again (the rendering has them).
+func (p *prober) complete(ctx context.Context, prompt string, maxTok int) (gen, error) {
+	var r struct {
+		Choices []struct {
+			Text   string `json:"text"`
+			Finish string `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	body := map[string]any{"model": p.modelID, "prompt": prompt, "max_tokens": maxTok, "temperature": 0, "seed": seed, "stream": false}
+	if p.eng == model.VLLM {
+		body["add_special_tokens"] = false
+	}
+	if err := p.k.call(ctx, "template", http.MethodPost, "/v1/completions", body, &r); err != nil {
+		return gen{}, err
+	}
+	if len(r.Choices) == 0 {
+		return gen{}, fmt.Errorf("/v1/completions answered without choices")
+	}
+	return gen{text: r.Choices[0].Text, finish: r.Choices[0].Finish}, nil
+}
+
+func (p *prober) checkDeterminism(ctx context.Context) {
+	d := &p.res.Determinism
+	d.Seed = true
+	a, err := p.chat(ctx, "determinism", chatMessages, shortTokens)
+	if err == nil {
+		var b gen
+		if b, err = p.chat(ctx, "determinism", chatMessages, shortTokens); err == nil {
+			p.compare(ctx, a, b)
+		}
+	}
+	if err != nil {
+		d.NotChecked = "not checked: /v1/chat/completions failed: " + err.Error()
+	}
+	p.compareRoutes(ctx, a, err == nil)
+}
+
+func (p *prober) compare(ctx context.Context, a, b gen) {
+	d := &p.res.Determinism
+	i := diverge(a.text, b.text)
+	d.Identical = i < 0
+	d.A, d.B = around(a.text, max(i, 0)), around(b.text, max(i, 0))
+	if d.Identical {
+		return
+	}
+	d.DivergeChar = i
+	if i == 0 {
+		d.DivergeToken = model.Some(0)
+	} else if ids, err := p.tokenize(ctx, "determinism", a.text[:i]); err == nil {
+		d.DivergeToken = model.Some(float64(len(ids)))
+	}
+}
+
+// compareRoutes sends the rendered prompt raw to /v1/completions: with the
+// template applied as the chat route applies it, a greedy answer is the
+// same on both routes.
+func (p *prober) compareRoutes(ctx context.Context, chat gen, ok bool) {
+	t := &p.res.Template
+	switch {
+	case !ok:
+		t.CompareNotChecked = "not checked: the chat route did not answer"
+		return
+	case t.IsSource || t.Rendered == "":
+		t.CompareNotChecked = "not checked: " + engineName(p.eng) + " does not show the prompt it renders"
+		return
+	case !p.res.Determinism.Identical:
+		t.CompareNotChecked = "not checked: the chat route itself is not deterministic at temperature 0"
+		return
+	}
+	c, err := p.complete(ctx, t.Rendered, shortTokens)
+	if err != nil {
+		t.CompareNotChecked = notChecked(p.eng, "/v1/completions", err)
+		return
+	}
+	t.Compared, t.SameAnswer = true, c.text == chat.text
+	i := max(diverge(chat.text, c.text), 0)
+	t.ChatAnswer, t.CompletionAnswer = around(chat.text, i), around(c.text, i)
+}
+
+func (p *prober) checkTokens(ctx context.Context) {
+	tk := &p.res.Tokens
+	tk.Route = tokenizeRoute(p.eng)
+	if tk.Route == "" {
+		tk.NotChecked = "not checked: " + engineName(p.eng) + " has no tokenize route"
+		return
+	}
+	var all []string
+	for _, s := range samples {
+		ids, err := p.tokenize(ctx, "tokenization", s.text)
+		if err != nil {
+			tk.NotChecked = notChecked(p.eng, tk.Route, err)
+			tk.Samples = nil
+			return
+		}
+		est := estimate(s.text)
+		tk.Samples = append(tk.Samples, model.TokenSample{Name: s.name, Text: s.text, Runes: len([]rune(s.text)),
+			Tokens: len(ids), Expected: est, Ratio: float64(len(ids)) / est})
+		all = append(all, idStrings(ids)...)
+	}
+	p.res.Identity.TokenizerHash = hash(strings.Join(all, ","))
+}
+
+func (p *prober) checkStop(ctx context.Context) {
+	s := &p.res.Stop
+	s.MaxTokens = stopTokens
+	g, err := p.chat(ctx, "stop", stopQuestion, stopTokens)
+	if err != nil {
+		s.NotChecked = "not checked: /v1/chat/completions failed: " + err.Error()
+		p.res.Repetition.NotChecked = "not checked: no answer to measure"
+		return
+	}
+	s.Finish, s.Tokens, s.Answer = g.finish, g.tokens, bound(g.text)
+	// The ratio over the engine's tokens where it can count them; the
+	// repeated n-gram in words, which a reader can read.
+	w := repetition(words(g.text), "words")
+	p.res.Repetition = w
+	if ids, err := p.tokenize(ctx, "repetition", g.text); err == nil && len(ids) > 0 {
+		p.res.Repetition = repetition(idStrings(ids), "tokens")
+		p.res.Repetition.NGram, p.res.Repetition.NGramCount = w.NGram, w.NGramCount
+	}
+}
