@@ -14,8 +14,8 @@ type Behaviour struct {
 	Endpoint string    `json:"endpoint"`
 	Time     time.Time `json:"time"`
 	// Took is how long the probe ran.
-	TookS    float64 `json:"took_s"`
-	Engine   Engine  `json:"engine"`
+	TookS    float64     `json:"took_s"`
+	Engine   Engine      `json:"engine"`
 	Identity Fingerprint `json:"identity"`
 
 	Determinism Determinism  `json:"determinism"`
