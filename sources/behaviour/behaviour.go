@@ -9,7 +9,9 @@
 package behaviour
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -72,7 +74,26 @@ func Run(ctx context.Context, cfg Config) (model.Behaviour, error) {
 	err := p.run(ctx)
 	p.res.TookS = time.Since(start).Seconds()
 	p.res.Raw = p.k.raw
-	return model.CleanBehaviour(p.res), err
+	return model.CleanBehaviour(withoutKey(p.res, cfg.APIKey)), err
+}
+
+// withoutKey replaces the key wherever the server echoed it into the
+// result (an answer, an error body), whatever the field.
+func withoutKey(b model.Behaviour, key string) model.Behaviour {
+	if key == "" {
+		return b
+	}
+	doc, err := json.Marshal(b)
+	esc, _ := json.Marshal(key)
+	if err != nil || len(esc) < 3 {
+		return b
+	}
+	doc = bytes.ReplaceAll(doc, esc[1:len(esc)-1], []byte(model.Redacted))
+	var out model.Behaviour
+	if json.Unmarshal(doc, &out) != nil {
+		return b
+	}
+	return out
 }
 
 func (p *prober) step(name string) {
@@ -163,6 +184,9 @@ func (p *prober) identity(ctx context.Context) {
 		}
 	case model.Ollama:
 		_ = p.k.call(ctx, "identity", http.MethodPost, "/api/show", map[string]any{"model": p.modelID}, &p.show)
+		if f.MaxContext == 0 {
+			f.MaxContext = p.show.contextLength() // the model's trained context; num_ctx may set less
+		}
 		var tags struct {
 			Models []struct {
 				Name   string `json:"name"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -155,6 +156,17 @@ type ollamaShow struct {
 		Family       string `json:"family"`
 		Quantization string `json:"quantization_level"`
 	} `json:"details"`
+	ModelInfo map[string]any `json:"model_info"`
+}
+
+// contextLength is the GGUF's trained context ("llama.context_length").
+func (s ollamaShow) contextLength() int {
+	for k, v := range s.ModelInfo {
+		if f, ok := v.(float64); ok && strings.HasSuffix(k, ".context_length") && f > 0 {
+			return int(f)
+		}
+	}
+	return 0
 }
 
 // defaults fills the generation defaults and stop tokens the server
@@ -225,7 +237,10 @@ func scalar(v any) string {
 	case string:
 		return x
 	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatInt(int64(x), 10) // a seed of 4294967295, not 4.294967295e+09
+		}
+		return strconv.FormatFloat(x, 'g', 6, 64)
 	case nil:
 		return "null"
 	}
