@@ -47,7 +47,7 @@ func DefaultKeyMap() KeyMap {
 		Logs:         b([]string{"l"}, "l", "log view"),
 		Diagnose:     b([]string{"d"}, "d", "diagnosis list"),
 		Runs:         b([]string{"r"}, "r", "engine runs: compare restarts"),
-		Probe:        b([]string{"o"}, "o", "behaviour probe: template, determinism, stop tokens"),
+		Probe:        b([]string{"o"}, "o", "behaviour probe"),
 		Up:           b([]string{"k", "up"}, "k/↑", "up / scroll"),
 		Down:         b([]string{"j", "down"}, "j/↓", "down / scroll"),
 		PrevEndpoint: b([]string{"h", "left"}, "h/←", "previous endpoint"),
