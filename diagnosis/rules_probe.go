@@ -166,7 +166,7 @@ func nondeterminismActions(eng model.Engine) []Action {
 	one := Action{Change: "repeat the repro with nothing else running: if it is then stable, the drift comes from batching (numerics change with batch size), not from the sampler", Why: "tells a sampling bug from batch non-determinism", TradeOff: "none"}
 	switch eng {
 	case model.VLLM:
-		return []Action{{Change: "check the start-up log's \"Default sampling parameters have been overridden\" line and --generation-config (vllm ignores the model's generation_config.json); an explicit temperature 0 in the request must win", Why: "a server-side default that overrides the request makes sampling random", TradeOff: "none"}, one}
+		return []Action{{Change: "read the start-up log's \"Default sampling parameters have been overridden\" line and --generation-config (auto applies the model's generation_config.json where a request is silent; vllm ignores it): an explicit temperature 0 in the request must still win", Why: "a server-side default that overrides the request makes sampling random", TradeOff: "none"}, one}
 	case model.LlamaCpp:
 		return []Action{{Change: "check --samplers and --temp on the command line, and -np (each slot keeps its own cache: a cache hit can change the result)", Why: "llama-server's sampler chain is set at start-up", TradeOff: "none"}, one}
 	case model.Ollama:
