@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
@@ -158,13 +159,31 @@ func (o *probeOverlay) View(d *Data, w, h int) string {
 	default:
 		body = ProbeLines(*o.res, append([]diagnosis.Finding{}, diagnosis.ProbeFindings(*o.res)...))
 	}
-	top := min(o.top, max(0, len(body)-(h-1)))
-	o.top = top
-	out := []string{head}
-	for _, l := range body[top:] {
-		out = append(out, clip(l, w))
+	// Long lines wrap (a rendered template, an action): cutting them would
+	// hide what the user came for.
+	var wrapped []string
+	for _, l := range body {
+		wrapped = append(wrapped, wrapLine(l, w)...)
 	}
-	return lines(out, h)
+	top := min(o.top, max(0, len(wrapped)-(h-1)))
+	o.top = top
+	return lines(append([]string{head}, wrapped[top:]...), h)
+}
+
+// wrapLine cuts a plain line into pieces of at most w cells (wide
+// characters count twice), the continuations indented.
+func wrapLine(l string, w int) []string {
+	const indent = "      "
+	if w <= len(indent)+8 || ansi.StringWidth(l) <= w {
+		return []string{ansi.Truncate(l, w, "…")}
+	}
+	first := ansi.Truncate(l, w, "")
+	rest := strings.TrimPrefix(l, first)
+	out := []string{first}
+	for _, p := range strings.Split(ansi.Hardwrap(rest, w-len(indent), true), "\n") {
+		out = append(out, indent+p)
+	}
+	return out
 }
 
 // ProbeLines is a probe result as plain text lines (the overlay's view and

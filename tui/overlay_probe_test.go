@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -126,5 +127,27 @@ func TestProbeOverlayShowsResultAndFeedsTheCore(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the diagnosis lacks the probe's finding")
+	}
+}
+
+// Long and wide lines wrap within the width, none is cut.
+func TestProbeWrapLine(t *testing.T) {
+	l := "chat template  renders: “" + strings.Repeat("今天天气很好 ", 12) + "”"
+	ws := wrapLine(l, 40)
+	if len(ws) < 3 {
+		t.Fatalf("%d pieces: %q", len(ws), ws)
+	}
+	var back string
+	for i, w := range ws {
+		if n := ansi.StringWidth(w); n > 40 {
+			t.Errorf("piece %d is %d cells: %q", i, n, w)
+		}
+		if i > 0 {
+			w = strings.TrimPrefix(w, "      ")
+		}
+		back += w
+	}
+	if back != l {
+		t.Errorf("text lost in wrapping:\n%q\n%q", back, l)
 	}
 }
