@@ -32,6 +32,7 @@ const (
 
 func ruleProbe(e *env) []Finding {
 	var out []Finding
+	probed := false
 	for _, ep := range e.in.Endpoints {
 		if len(ep.Runs) == 0 {
 			continue
@@ -40,6 +41,7 @@ func ruleProbe(e *env) []Finding {
 		if b == nil {
 			continue
 		}
+		probed = true
 		for _, why := range ProbeNotChecked(*b) {
 			e.lack(ep, "behaviour probe: "+why)
 		}
@@ -47,6 +49,10 @@ func ruleProbe(e *env) []Finding {
 			f.Endpoint = ep.URL
 			out = append(out, f)
 		}
+	}
+	if !probed {
+		// Nothing probed is nothing checked, not "answers fine".
+		e.lacks = append(e.lacks, "behaviour probe: not run in this run (press o, or llmtop probe URL)")
 	}
 	return out
 }

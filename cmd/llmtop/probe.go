@@ -47,6 +47,9 @@ model behind URL answers (under 30 s; never load):
   identity       model, revision, context, engine version, and fingerprints of
                  the template, tokenizer and generation defaults
 
+Each request may take --timeout (default 8 s here); the whole probe stops at
+25 s and says which checks did not run.
+
 --json prints the result with every request and response (API keys and URL
 credentials redacted): the repro for a bug report. The checks and their
 sources per engine are in docs/diagnosis.md ("Behaviour checks").
@@ -112,6 +115,9 @@ func runProbe(ctx context.Context, cmd *cobra.Command, url string) error {
 	cfg, err := probeConfig(url, probeFlags.model)
 	if err != nil {
 		return err
+	}
+	if cmd.Flags().Changed("timeout") {
+		cfg.Timeout = engineFlags.timeout // else the probe's own 8 s: answers take longer than scrapes
 	}
 	if !probeFlags.json {
 		fmt.Fprintf(cmd.ErrOrStderr(), "probing %s (a few small requests, under 30 s)…\n", model.RedactURL(cfg.URL))
