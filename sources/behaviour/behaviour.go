@@ -107,7 +107,10 @@ func (p *prober) run(ctx context.Context) error {
 	ictx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	id, err := probe.Identify(ictx, p.k.c, p.k.base, p.cfg.Engine)
 	cancel()
-	if err != nil && id.Engine == model.Unknown {
+	if err != nil && (id.Engine == model.Unknown || (id.Health == model.HealthDown && len(id.Models) == 0)) {
+		if p.cfg.Engine != model.Unknown {
+			return fmt.Errorf("%s does not answer: %v", model.RedactURL(p.cfg.URL), p.k.scrub(err.Error()))
+		}
 		return fmt.Errorf("cannot identify the engine at %s: %v", model.RedactURL(p.cfg.URL), p.k.scrub(err.Error()))
 	}
 	p.eng = id.Engine
@@ -140,8 +143,15 @@ func (p *prober) run(ctx context.Context) error {
 		{"stop", p.checkStop},
 	}
 	for _, s := range steps {
-		if ctx.Err() != nil {
-			p.res.Partial = fmt.Sprintf("stopped before the %s check: the probe's %s budget ran out (the endpoint answers slowly or not at all)", s.name, p.cfg.Budget)
+		why := ""
+		switch {
+		case ctx.Err() != nil:
+			why = fmt.Sprintf("the probe's %s budget ran out (the endpoint answers slowly or not at all)", p.cfg.Budget)
+		case p.k.timeouts >= 2:
+			why = fmt.Sprintf("two requests in a row got no answer within %s (the endpoint hangs)", p.cfg.Timeout)
+		}
+		if why != "" {
+			p.res.Partial = "stopped before the " + s.name + " check: " + why
 			p.skipRest()
 			break
 		}

@@ -35,6 +35,8 @@ type conn struct {
 	key     string
 	timeout time.Duration
 	raw     []model.Exchange
+	// timeouts counts requests in a row that got no answer in time.
+	timeouts int
 }
 
 func newConn(base, key string, timeout time.Duration) *conn {
@@ -102,10 +104,14 @@ func (k *conn) call(ctx context.Context, check, method, route string, body any, 
 		k.raw = append(k.raw, x)
 	}()
 	if err != nil {
+		if ctx.Err() != nil {
+			k.timeouts++
+		}
 		err = transportErr(ctx, err, k.timeout)
 		x.Error = k.scrub(err.Error())
 		return err
 	}
+	k.timeouts = 0
 	defer resp.Body.Close()
 	x.Status = resp.StatusCode
 	b, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
