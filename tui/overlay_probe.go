@@ -177,10 +177,13 @@ func wrapLine(l string, w int) []string {
 	if w <= len(indent)+8 || ansi.StringWidth(l) <= w {
 		return []string{ansi.Truncate(l, w, "…")}
 	}
-	first := ansi.Truncate(l, w, "")
-	rest := strings.TrimPrefix(l, first)
-	out := []string{first}
-	for _, p := range strings.Split(ansi.Hardwrap(rest, w-len(indent), true), "\n") {
+	pieces := strings.SplitN(ansi.Wrap(l, w, " "), "\n", 2)
+	out := []string{pieces[0]}
+	if len(pieces) < 2 {
+		return out
+	}
+	rest := pieces[1]
+	for _, p := range strings.Split(ansi.Wrap(rest, w-len(indent), " "), "\n") {
 		out = append(out, indent+p)
 	}
 	return out
