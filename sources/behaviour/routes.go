@@ -24,7 +24,9 @@ import (
 //     default_generation_settings (tools/server/server.cpp).
 //   - Ollama: POST /api/show {model} answers {template, parameters,
 //     details, model_info}; it has no tokenize route (api/types.go).
-//   - SGLang and TensorRT-LLM: none of these over HTTP.
+//   - SGLang: POST /tokenize {prompt} answers {tokens, count} in newer
+//     releases (python/sglang/srt/entrypoints/http_server.py); no route
+//     renders its chat template. TensorRT-LLM: none of these over HTTP.
 
 var chatMessages = []map[string]string{{"role": "user", "content": "Write one short sentence about the sea."}}
 
@@ -102,7 +104,7 @@ func (p *prober) template(ctx context.Context) (source string) {
 // tokens added); ok false where the engine has none.
 func (p *prober) tokenize(ctx context.Context, check, text string) ([]int, error) {
 	switch p.eng {
-	case model.VLLM:
+	case model.VLLM, model.SGLang: // SGLang's /tokenize mirrors vLLM's (newer releases; older ones lack it)
 		var r struct {
 			Tokens []int `json:"tokens"`
 		}
@@ -131,7 +133,7 @@ func (p *prober) tokenize(ctx context.Context, check, text string) ([]int, error
 // tokenizeRoute names the route tokenize uses, "" where there is none.
 func tokenizeRoute(eng model.Engine) string {
 	switch eng {
-	case model.VLLM, model.TGI, model.LlamaCpp:
+	case model.VLLM, model.SGLang, model.TGI, model.LlamaCpp:
 		return "/tokenize"
 	}
 	return ""
