@@ -73,3 +73,45 @@ func TestProbeOfUnknownEndpointIsIgnored(t *testing.T) {
 		t.Errorf("filed under %s: %+v", url, r[0].Behaviour)
 	}
 }
+
+// vLLM serves its generation-config defaults only in its log: with the log
+// attached, the probe's run gets them from the start-up line (the line as
+// vllm/entrypoints/openai/serving_chat.py logs it), and a restart whose
+// defaults changed names that.
+func TestProbeTakesVLLMDefaultsFromTheLog(t *testing.T) {
+	m := newMonitor()
+	line := func(at time.Time, dict string) model.LogLine {
+		return model.LogLine{Time: at, Text: "(APIServer pid=460954) INFO 12-18 06:01:05 [serving_chat.py:130] Using default chat sampling params from model: " + dict}
+	}
+	m.Apply(model.LogLines(banner(at(-5), "{'model': 'Qwen/Qwen3-8B'}")))
+	m.Apply(line(at(-4), "{'temperature': 0.6, 'top_p': 0.95}"))
+	run(m, newEngine("0.11.0", time.Time{}, 0.02), 0, 10, 5, 100)
+	m.Apply(probed(at(10), "t", "stop"))
+	r := m.RunsOf(url)[0]
+	if r.Behaviour == nil || r.Behaviour.Stop.Defaults["temperature"] != "0.6" || r.Behaviour.Stop.Defaults["top_p"] != "0.95" ||
+		!strings.Contains(r.Behaviour.Stop.DefaultsFrom, "the engine's log: Using default chat sampling params from model") || r.Behaviour.Identity.GenConfigHash == "" {
+		t.Fatalf("run 1 behaviour %+v", r.Behaviour)
+	}
+	m.Apply(model.LogLines(shutdown(at(11))))
+	for s := 12.0; s < 14; s++ {
+		m.Apply(down(at(s)))
+	}
+	m.Apply(model.LogLines(banner(at(14), "{'model': 'Qwen/Qwen3-8B'}")))
+	m.Apply(line(at(14), "{'temperature': 0.7, 'top_p': 0.8, 'top_k': 20}"))
+	run(m, newEngine("0.11.0", time.Time{}, 0.02), 15, 10, 5, 100)
+	m.Apply(probed(at(25), "t", "stop"))
+	m.Tick(at(26))
+	runs := m.RunsOf(url)
+	if len(runs) != 2 || runs[1].Behaviour == nil || runs[1].Behaviour.Stop.Defaults["top_k"] != "20" {
+		t.Fatalf("runs %+v", runs)
+	}
+	found := false
+	for _, f := range m.Report().Findings {
+		for _, e := range f.Evidence {
+			found = found || (f.ID == "restarts" && strings.HasPrefix(e.Text, "changed: generation defaults "))
+		}
+	}
+	if !found {
+		t.Errorf("the restart does not name the changed generation defaults: %s", findingIDs(m.Report().Findings))
+	}
+}

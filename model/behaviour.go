@@ -1,6 +1,12 @@
 package model
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
+	"time"
+)
 
 // Behaviour is what one behaviour probe (`llmtop probe`, `o` in the
 // monitor) saw at an endpoint: a handful of small deterministic requests
@@ -177,4 +183,38 @@ func CleanBehaviour(b Behaviour) Behaviour {
 	}
 	b.Raw = raw
 	return b
+}
+
+// Digest is a short fingerprint of parts (12 hex digits of SHA-256); ""
+// when every part is empty.
+func Digest(parts ...string) string {
+	if strings.Join(parts, "") == "" {
+		return ""
+	}
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// GenConfigDigest fingerprints generation defaults and stop tokens in a
+// stable order, whichever route they were read from.
+func GenConfigDigest(d map[string]string, stops []string) string {
+	if len(d) == 0 && len(stops) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+"="+d[k])
+	}
+	st := append([]string(nil), stops...)
+	sort.Strings(st)
+	return Digest(append(parts, st...)...)
 }

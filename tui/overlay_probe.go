@@ -157,7 +157,8 @@ func (o *probeOverlay) View(d *Data, w, h int) string {
 	case o.raw:
 		body = ProbeRawLines(*o.res)
 	default:
-		body = ProbeLines(*o.res, append([]diagnosis.Finding{}, diagnosis.ProbeFindings(*o.res)...))
+		b := o.withLogged(d)
+		body = ProbeLines(b, append([]diagnosis.Finding{}, diagnosis.ProbeFindings(b)...))
 	}
 	// Long lines wrap (a rendered template, an action): cutting them would
 	// hide what the user came for.
@@ -187,6 +188,22 @@ func wrapLine(l string, w int) []string {
 		out = append(out, indent+p)
 	}
 	return out
+}
+
+// withLogged is the result with what the core added to it from the
+// engine's log (vLLM's and SGLang's generation defaults, which they do not
+// serve over HTTP).
+func (o *probeOverlay) withLogged(d *Data) model.Behaviour {
+	b := *o.res
+	if len(b.Stop.Defaults) > 0 || d.Core == nil {
+		return b
+	}
+	runs := d.Core.RunsOf(o.url)
+	if n := len(runs); n > 0 && runs[n-1].Behaviour != nil && runs[n-1].Behaviour.Time.Equal(b.Time) {
+		kept := runs[n-1].Behaviour
+		b.Stop.Defaults, b.Stop.DefaultsFrom, b.Identity.GenConfigHash = kept.Stop.Defaults, kept.Stop.DefaultsFrom, kept.Identity.GenConfigHash
+	}
+	return b
 }
 
 // ProbeLines is a probe result as plain text lines (the overlay's view and

@@ -158,7 +158,7 @@ func (p *prober) run(ctx context.Context) error {
 		p.step(s.name)
 		s.fn(ctx)
 	}
-	f.GenConfigHash = defaultsHash(p.res.Stop.Defaults, p.res.Stop.StopTokens)
+	f.GenConfigHash = model.GenConfigDigest(p.res.Stop.Defaults, p.res.Stop.StopTokens)
 	return nil
 }
 
@@ -230,9 +230,9 @@ func (p *prober) checkTemplate(ctx context.Context) {
 	f := &p.res.Identity
 	switch {
 	case source != "":
-		f.TemplateHash, f.TemplateFrom = hash(source), "template source"
+		f.TemplateHash, f.TemplateFrom = model.Digest(source), "template source"
 	case t.Rendered != "":
-		f.TemplateHash, f.TemplateFrom = hash(t.Rendered), "the probe's rendered prompt"
+		f.TemplateHash, f.TemplateFrom = model.Digest(t.Rendered), "the probe's rendered prompt"
 	}
 	t.Rendered = bound(t.Rendered)
 	if len(t.TokenIDs) > 512 {
@@ -374,7 +374,7 @@ func (p *prober) checkTokens(ctx context.Context) {
 			Tokens: len(ids), Expected: est, Ratio: float64(len(ids)) / est})
 		all = append(all, idStrings(ids)...)
 	}
-	p.res.Identity.TokenizerHash = hash(strings.Join(all, ","))
+	p.res.Identity.TokenizerHash = model.Digest(strings.Join(all, ","))
 }
 
 func (p *prober) checkStop(ctx context.Context) {

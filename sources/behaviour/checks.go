@@ -1,8 +1,6 @@
 package behaviour
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -200,36 +198,4 @@ func idStrings(ids []int) []string {
 		out[i] = fmt.Sprint(id)
 	}
 	return out
-}
-
-// hash is a short hex digest of parts (empty when all are empty).
-func hash(parts ...string) string {
-	if strings.Join(parts, "") == "" {
-		return ""
-	}
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))[:12]
-}
-
-// defaultsHash fingerprints the generation defaults and stop tokens.
-func defaultsHash(d map[string]string, stops []string) string {
-	if len(d) == 0 && len(stops) == 0 {
-		return ""
-	}
-	keys := make([]string, 0, len(d))
-	for k := range d {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, k+"="+d[k])
-	}
-	s := append([]string(nil), stops...)
-	sort.Strings(s)
-	return hash(append(parts, s...)...)
 }
