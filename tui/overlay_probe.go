@@ -34,6 +34,7 @@ type probeOverlay struct {
 	res     *model.Behaviour
 	err     error
 	raw     bool
+	replay  bool // opened in a replay: nothing is sent
 	top     int
 	cancel  context.CancelFunc
 	ch      chan tea.Msg
@@ -73,6 +74,9 @@ func (o *probeOverlay) Open(d *Data) tea.Cmd {
 	}
 	if o.url == "" || o.run == nil {
 		return nil
+	}
+	if o.replay = d.Replay != nil; o.replay {
+		return nil // a replay shows what was recorded; the probe would ask the endpoint now
 	}
 	return o.start()
 }
@@ -129,7 +133,7 @@ func (o *probeOverlay) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 	case key.Matches(msg, probeRaw):
 		o.raw, o.top = !o.raw, 0
 	case key.Matches(msg, probeAgain):
-		if !o.running && o.url != "" {
+		if !o.running && !o.replay && o.url != "" {
 			return true, o.start()
 		}
 	case key.Matches(msg, d.Keys.Down):
@@ -147,6 +151,8 @@ func (o *probeOverlay) View(d *Data, w, h int) string {
 	head := s.Faint.Render(clip(model.Clean(o.url)+" · a few small requests at temperature 0, one at a time (under 30 s) · x raw · enter again · j/k scroll", w))
 	var body []string
 	switch {
+	case o.replay:
+		body = []string{"not in a replay: the probe would send requests to the recorded endpoint now (run llmtop probe URL against a live one)"}
 	case o.running:
 		body = []string{"probing: " + o.step + "…"}
 	case o.err != nil:

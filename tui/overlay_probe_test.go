@@ -152,3 +152,24 @@ func TestProbeWrapLine(t *testing.T) {
 		t.Errorf("text lost in wrapping:\n%q\n%q", back, l)
 	}
 }
+
+// In a replay, o sends nothing: the recorded endpoint is not the one
+// that would answer now.
+func TestProbeOverlayNotInAReplay(t *testing.T) {
+	called := false
+	withProbeOverlay(t, func(context.Context, string, func(string)) (model.Behaviour, error) {
+		called = true
+		return model.Behaviour{}, nil
+	})
+	m := newTestModel()
+	for _, s := range scrapes(5, stressed) {
+		m.Update(s)
+	}
+	m.d.Replay = &ReplayState{}
+	_, cmd := m.Update(press("o"))
+	driveProbe(m, cmd)
+	m.Update(press("enter"))
+	if out := screen(t, m, 120, 30); called || !strings.Contains(out, "not in a replay") {
+		t.Errorf("called %v:\n%s", called, out)
+	}
+}
