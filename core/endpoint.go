@@ -35,6 +35,9 @@ type Endpoint struct {
 	// Runs is the ledger, oldest first; the last one is the current run
 	// (or the one that ended, until the next starts).
 	Runs []model.Run
+	// Origin is set when another source (Prometheus) reads the endpoint
+	// for llmtop (core/prometheus.go); nil for a direct scrape.
+	Origin *model.Origin
 
 	downSince  time.Time // first scrape of the current outage (zero: up)
 	lastLive   time.Time // newest scrape that found a process answering

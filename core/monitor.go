@@ -180,6 +180,8 @@ func (m *Monitor) Apply(msg any) {
 		m.gpu = &g
 		m.advance(msg.Time)
 		m.ver.GPU++
+	case model.Origin:
+		m.applyOrigin(msg)
 	case model.PortOwner:
 		e := m.eps[msg.Endpoint]
 		switch {

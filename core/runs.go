@@ -224,10 +224,7 @@ func (m *Monitor) summarize(e *Endpoint, now time.Time) {
 func (m *Monitor) primaryKey(url string) (model.Key, bool) {
 	var best model.Key
 	n := -1
-	for _, k := range m.store.Keys() {
-		if k.Endpoint != url {
-			continue
-		}
+	for _, k := range m.store.KeysOf(url) {
 		if st := m.store.State(k, time.Second); st.Samples > n {
 			best, n = k, st.Samples
 		}

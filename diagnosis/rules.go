@@ -59,6 +59,9 @@ type env struct {
 	// metrics caches withMetrics: every rule asks for it.
 	metrics     []Endpoint
 	metricsDone bool
+	// groups caches replicas(): several rules ask for it.
+	groups     map[string][]Endpoint
+	groupsDone bool
 }
 
 // lack records that a rule could not judge an endpoint for want of an input.
@@ -91,7 +94,7 @@ func (e *env) has(n need) bool {
 	case needBench:
 		return e.in.Bench != nil
 	case needReplicas:
-		return len(replicaGroups(e.withMetrics())) > 0
+		return len(e.replicas()) > 0
 	}
 	return true
 }

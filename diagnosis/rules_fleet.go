@@ -12,6 +12,8 @@ import (
 func init() {
 	register(
 		rule{id: "routing_skew", checks: "load and latency even across replicas of one model", needs: needReplicas, hold: holdDefault, eval: ruleSkew},
+		rule{id: "replica_outlier", checks: "each replica's TTFT, TPOT, KV and queue near its model's median", needs: needReplicas, hold: holdDefault, eval: ruleOutlier},
+		rule{id: "fleet_share", checks: "how many replicas of each model share a symptom", needs: needReplicas, hold: holdDefault, eval: ruleShare},
 		rule{id: "release_regression", checks: "latency after a restart vs before, at similar load", needs: needMetrics, hold: holdNone, eval: ruleRegression},
 	)
 }
@@ -32,6 +34,16 @@ func replicaGroups(eps []Endpoint) map[string][]Endpoint {
 	return g
 }
 
+// replicas is replicaGroups of the endpoints with metrics, built once per
+// evaluation (at 500 endpoints, building it for every rule that asks was
+// most of the rules' allocations).
+func (e *env) replicas() map[string][]Endpoint {
+	if !e.groupsDone {
+		e.groups, e.groupsDone = replicaGroups(e.withMetrics()), true
+	}
+	return e.groups
+}
+
 func load(ep Endpoint) (float64, bool) {
 	if !ep.State.Running.OK {
 		return 0, false
@@ -40,7 +52,7 @@ func load(ep Endpoint) (float64, bool) {
 }
 
 func ruleSkew(e *env) []Finding {
-	groups := replicaGroups(e.withMetrics())
+	groups := e.replicas()
 	models := make([]string, 0, len(groups))
 	for m := range groups {
 		models = append(models, m)

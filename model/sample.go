@@ -53,6 +53,10 @@ type Sample struct {
 	// Notes are adapter remarks about this sample (approximations, summed
 	// labels), shown on the explain screen.
 	Notes []string
+	// Derived carries rates and distributions an outside evaluator
+	// (Prometheus) computed over its window (model/derived.go); nil for a
+	// direct scrape.
+	Derived *Derived
 }
 
 // NewSample returns a Sample with its maps allocated.

@@ -81,6 +81,12 @@ type EndpointJSON struct {
 	StateDetail string    `json:"state_detail,omitempty"`
 	// Runs is the endpoint's run ledger, oldest first.
 	Runs []Run `json:"runs"`
+	// Name, Source and Missing are set for an endpoint read through
+	// Prometheus (model/origin.go): its job/instance or namespace/pod name,
+	// "prometheus", and what that source cannot give.
+	Name    string   `json:"name,omitempty"`
+	Source  string   `json:"source,omitempty"`
+	Missing []string `json:"missing,omitempty"`
 }
 
 // SnapshotJSON is the whole document.

@@ -140,6 +140,10 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.Info = sm.Info
 	st.Started = sm.Started
 	st.Notes = sm.Notes
+	if sm.Derived != nil {
+		st.Notes = append([]string(nil), sm.Notes...)
+		sm.Derived.applyTo(&st)
+	}
 	return st
 }
 

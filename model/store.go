@@ -263,6 +263,7 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 			}
 		}
 	}
+	sm.Derived.derivedSparks(spark)
 	for l, h := range sm.Latencies {
 		parts := h.Parts
 		if len(parts) == 0 {

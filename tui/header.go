@@ -113,6 +113,9 @@ func uptime(d *Data) string {
 	return fmtDur(up)
 }
 
+// maxAlso is how many other endpoints the header names.
+const maxAlso = 8
+
 func endpointLine(d *Data, e *EndpointInfo) string {
 	s := d.Styles
 	if len(d.Endpoints()) == 0 {
@@ -129,9 +132,18 @@ func endpointLine(d *Data, e *EndpointInfo) string {
 	}
 	if len(d.Endpoints()) > 1 {
 		others := []string{}
+		n := len(d.Endpoints())
+		if e != nil {
+			n-- // the one on screen
+		}
 		for _, u := range d.Endpoints() {
 			if e != nil && u == e.URL {
 				continue
+			}
+			if len(others) == maxAlso {
+				// a fleet of hundreds would be measured and cut on every frame
+				others = append(others, fmt.Sprintf("+%d more (f: fleet)", n-maxAlso))
+				break
 			}
 			badge, lvl := d.Health(d.Info(u))
 			others = append(others, u+" "+s.Level(lvl).Render(badge))

@@ -22,6 +22,7 @@ type KeyMap struct {
 	Runs                                 key.Binding
 	Probe                                key.Binding // the behaviour probe (tui/overlay_probe.go)
 	Up, Down, PrevEndpoint, NextEndpoint key.Binding
+	Fleet                                key.Binding // the fleet table (tui/fleet.go)
 }
 
 // DefaultKeyMap is the keymap without user overrides.
@@ -52,6 +53,7 @@ func DefaultKeyMap() KeyMap {
 		Down:         b([]string{"j", "down"}, "j/↓", "down / scroll"),
 		PrevEndpoint: b([]string{"h", "left"}, "h/←", "previous endpoint"),
 		NextEndpoint: b([]string{"right"}, "→", "next endpoint"),
+		Fleet:        b([]string{"f"}, "f", "fleet: every endpoint"),
 	}
 }
 
@@ -77,7 +79,7 @@ func (k *KeyMap) bindings() map[string]*key.Binding {
 		"pause": &k.Pause, "slower": &k.Slower, "faster": &k.Faster,
 		"window_prev": &k.WindowPrev, "window_next": &k.WindowNext, "explain": &k.Explain,
 		"save": &k.Save, "bench": &k.Bench, "logs": &k.Logs, "diagnose": &k.Diagnose, "runs": &k.Runs, "probe": &k.Probe,
-		"up": &k.Up, "down": &k.Down, "prev_endpoint": &k.PrevEndpoint, "next_endpoint": &k.NextEndpoint,
+		"up": &k.Up, "down": &k.Down, "prev_endpoint": &k.PrevEndpoint, "next_endpoint": &k.NextEndpoint, "fleet": &k.Fleet,
 	}
 }
 
@@ -118,6 +120,8 @@ func (k KeyMap) overlayKey(id string) (key.Binding, bool) {
 		return k.Runs, true
 	case "probe":
 		return k.Probe, true
+	case "fleet":
+		return k.Fleet, true
 	}
 	return key.Binding{}, false
 }

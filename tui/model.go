@@ -51,6 +51,12 @@ type Options struct {
 	// OnBench hears each finished benchmark as the core takes it (the
 	// recorder's tee); it must not block.
 	OnBench func(diagnosis.Bench, model.RunBench)
+	// Fleet opens the fleet view first (--prometheus: the endpoints come
+	// later); it opens by itself when two or more Endpoints are given.
+	Fleet bool
+	// SetWindow tells the sources that evaluate windows themselves
+	// (Prometheus) about a new window; it runs in a tea.Cmd.
+	SetWindow func(time.Duration)
 }
 
 // Intervals are the refresh intervals +/- step through.
@@ -189,6 +195,7 @@ func New(o Options) *Model {
 		m.overlays = append(m.overlays, overlayEntry{id: s.ID, key: k, o: s.New()})
 	}
 	m.restyle()
+	m.fleetStart(o)
 	return m
 }
 
@@ -213,12 +220,15 @@ func (m *Model) Init() tea.Cmd {
 // Update routes one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg.(type) {
-	case tickMsg, model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, SourceStatusMsg, frameMsg:
+	case tickMsg, model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.Origin, BatchMsg, SourceStatusMsg, frameMsg:
 		// the clock and data: the per-input versions say what changed
 	default:
 		m.gen++ // a key, a resize, a component's result: anything may change
 	}
 	m.hold = false
+	if cmd, ok := m.fleetMsg(msg); ok {
+		return m, cmd
+	}
 	if cmd, ok := m.replayUpdate(msg); ok {
 		return m, cmd
 	}
@@ -269,7 +279,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.d.EventsVersion++
 		m.d.LogsVersion++
 		return m, nil
-	case model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.Behaviour:
+	case model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.Origin, model.Behaviour:
 		if m.d.Paused {
 			m.queue(msg)
 			return m, nil
@@ -310,6 +320,13 @@ func (m *Model) queue(msg tea.Msg) {
 
 // apply feeds one data message into the core and notes what changed.
 func (m *Model) apply(msg tea.Msg) {
+	m.applyData(msg)
+	m.diagnose()
+}
+
+// applyData feeds the core and marks what changed (BatchMsg applies many,
+// then runs the rules once).
+func (m *Model) applyData(msg tea.Msg) {
 	d := m.d
 	before := d.Core.Versions()
 	d.Core.Apply(msg)
@@ -327,7 +344,6 @@ func (m *Model) apply(msg tea.Msg) {
 	if after.Logs != before.Logs {
 		d.touched(&d.LogsVersion)
 	}
-	m.diagnose()
 }
 
 // diagnose lets the core run the rules (at most once a second, when the

@@ -96,10 +96,10 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 	if len(urls) == 0 {
 		urls = append(urls, fileCfg.Endpoints...)
 	}
-	if len(urls) == 0 && discoverLocal != nil {
+	if len(urls) == 0 && discoverLocal != nil && !prometheusOn() {
 		urls = discoverLocal(ctx)
 	}
-	if len(urls) == 0 {
+	if len(urls) == 0 && !prometheusOn() {
 		fmt.Fprint(out, nothingFound)
 		return &exitError{code: 3, err: errors.New("")}
 	}
@@ -120,6 +120,9 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if w.promStatus != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "llmtop: "+model.RedactText(w.promStatus))
 	}
 	return reportDiagnosis(out, w.result(rep))
 }
@@ -151,6 +154,8 @@ type watch struct {
 	mon   *core.Monitor
 	start time.Time
 	rec   *recorder // --record; nil records nothing
+	// promStatus is the newest --prometheus refresh's error ("" none).
+	promStatus string
 }
 
 func newWatch(urls []string, cfg diagnosis.Config) *watch {
@@ -202,6 +207,16 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 			})
 		}()
 	}
+	var promErr error
+	wg.Add(1)
+	go func() { // --prometheus: the fleet it scrapes
+		defer wg.Done()
+		promErr = runPrometheus(ctx, interval, monitorFlags.window, w.apply, func(st string) {
+			w.mu.Lock()
+			w.promStatus = st
+			w.mu.Unlock()
+		})
+	}()
 	endpoint := ""
 	if len(w.urls) == 1 {
 		endpoint = w.urls[0]
@@ -231,6 +246,9 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 		select {
 		case <-ctx.Done():
 			wg.Wait()
+			if promErr != nil {
+				return diagnosis.Report{}, promErr
+			}
 			rep := w.evaluate(time.Now())
 			// The log commands got SIGTERM as the watch ended; wait for
 			// them to be gone, or they outlive llmtop.
@@ -304,7 +322,8 @@ func (w *watch) result(rep diagnosis.Report) diagnoseResult {
 		}
 	}
 	answered := false
-	for _, u := range w.urls {
+	for _, u := range w.mon.URLs() { // the given ones, and those --prometheus found
+
 		var id model.Identity
 		var lastOK time.Time
 		var errKind model.ScrapeErrKind

@@ -77,6 +77,11 @@ func runRoot(cmd *cobra.Command, args []string) error {
 		ctx = context.Background()
 	}
 	urls := args
+	if prometheusOn() {
+		// The fleet comes from Prometheus (wire_prometheus.go); URLs given
+		// too are scraped directly beside it.
+		return runMonitor(ctx, monitorOptions{URLs: urls})
+	}
 	if len(urls) == 0 {
 		cfg, err := loadConfig(monitorFlags.config)
 		if err != nil {
@@ -137,6 +142,11 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	}
 	interval := pick(monitorFlags.interval, cfg.Interval, flagSet("interval"))
 	window := pick(monitorFlags.window, cfg.Window, flagSet("window"))
+	if prometheusOn() && interval < prometheusMinInterval {
+		// Prometheus scrapes every 15–30 s: faster refreshes read the same
+		// samples, and the screen would call 5 s without news stale.
+		interval = prometheusMinInterval
+	}
 
 	// A signal ends the program like q does, and the same cleanup follows:
 	// SIGTERM (kill, systemd), SIGHUP (the terminal, tmux pane or ssh
@@ -150,7 +160,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	// the monitor the same way.
 	termOpts, closeTerm := terminalOptions(func(error) { cancel() })
 	defer closeTerm()
-	env := &monitorEnv{URLs: urls, Interval: interval, SimLog: opts.SimLog, SimGPU: opts.SimGPU}
+	env := &monitorEnv{URLs: urls, Interval: interval, Window: window, SimLog: opts.SimLog, SimGPU: opts.SimGPU}
 
 	// The sources start in a goroutine once the program runs (Send blocks
 	// until then); started guards env.OnInterval, which Start appends to.
@@ -165,6 +175,18 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, f := range env.OnInterval {
+			f(d)
+		}
+	}
+	setWindow := func(d time.Duration) {
+		select {
+		case <-started:
+		case <-ctx.Done():
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, f := range env.OnWindow {
 			f(d)
 		}
 	}
@@ -187,7 +209,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		Endpoints: ids, Interval: interval, Window: window, Simulated: opts.Simulated,
 		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot,
 		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,
-		Init: opts.Extra, OnBench: rec.bench,
+		Init: opts.Extra, OnBench: rec.bench, Fleet: prometheusOn(), SetWindow: setWindow,
 	})
 	// 10 frames a second at most: data comes once per interval and keys
 	// show within 100 ms. The renderer wakes this often even when nothing

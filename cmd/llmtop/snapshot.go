@@ -55,6 +55,9 @@ never 0. Exit status 3 when no endpoint answers.`,
 				}
 				return snapshotFrom(safeOut(cmd.OutOrStdout()), cmd.ErrOrStderr(), snapshotFlags.from, snapshotFlags.at, snapshotFlags.json)
 			}
+			if prometheusOn() {
+				return snapshotPrometheus(ctx, safeOut(cmd.OutOrStdout()), cmd.ErrOrStderr(), args, snapshotFlags.json)
+			}
 			return runSnapshot(ctx, safeOut(cmd.OutOrStdout()), args, snapshotFlags.json, snapshotFlags.interval)
 		},
 	}

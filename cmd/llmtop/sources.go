@@ -20,13 +20,16 @@ import (
 type monitorEnv struct {
 	// URLs are the endpoints being watched (after discovery).
 	URLs []string
-	// Interval is the initial refresh interval.
-	Interval time.Duration
+	// Interval is the initial refresh interval; Window the initial window.
+	Interval, Window time.Duration
 	// Send delivers a message to the UI. Safe from any goroutine.
 	Send func(msg any)
 	// OnInterval collects callbacks the UI calls when the user changes the
 	// refresh interval (+/-); a source appends its setter here in Start.
 	OnInterval []func(time.Duration)
+	// OnWindow collects the setters of sources that evaluate the window
+	// themselves (Prometheus), called when the user changes it ([/]).
+	OnWindow []func(time.Duration)
 	// Stopped collects channels a source's Start returns that close once
 	// its work has stopped after ctx ended (a log command's process group
 	// gone); the monitor waits for them when it quits.

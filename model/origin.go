@@ -1,0 +1,29 @@
+package model
+
+// SourcePrometheus is the Origin.Source of an endpoint read through a
+// Prometheus server rather than scraped by llmtop itself.
+const SourcePrometheus = "prometheus"
+
+// Origin says where an endpoint's numbers come from when llmtop does not
+// scrape it itself: sent by a source before (and with) the endpoint's
+// scrapes, so every face can name the endpoint and say what that source
+// cannot give.
+type Origin struct {
+	Endpoint string
+	// Name is the endpoint's human name (namespace/pod, or job/instance).
+	Name string
+	// Source is SourcePrometheus; Via the (redacted) server it was read from.
+	Source, Via string
+	// Labels are the target's identifying labels (job, instance, pod,
+	// namespace), already sanitised.
+	Labels map[string]string
+	// Missing names what this source cannot give (logs, /slots, the NVML
+	// process list, the health route): shown as "not available", never as
+	// zero or fine.
+	Missing []string
+	// Gone is set when the target left the source (a pod deleted, a target
+	// dropped): its numbers are dropped, the endpoint is shown gone.
+	Gone bool
+	// GoneWhy says why (e.g. "no longer among Prometheus's targets").
+	GoneWhy string
+}

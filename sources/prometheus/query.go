@@ -1,0 +1,177 @@
+package prometheus
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// targetLabels identify a target: a Prometheus job and instance, and the
+// Kubernetes pod and namespace under the names the usual relabelling
+// configs give them.
+var targetLabels = []string{"job", "instance", "pod", "namespace", "kubernetes_pod_name", "kubernetes_namespace"}
+
+// conceptLabel is the label each term of a combined query is tagged with,
+// so one query returns every concept of a family for the whole fleet.
+const conceptLabel = "llmtop_concept"
+
+// quantiles are the percentiles asked of Prometheus.
+var quantiles = []struct {
+	q    float64
+	name string
+}{{0.5, "p50"}, {0.9, "p90"}, {0.99, "p99"}}
+
+// quantiled are the latencies asked for percentiles; the others (E2E, the
+// queue) get their mean and count only.
+var quantiled = map[model.Latency]bool{model.TTFT: true, model.TPOT: true, model.ITL: true}
+
+// promDuration writes d as a PromQL duration (whole seconds).
+func promDuration(d time.Duration) string {
+	s := int64(d / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	if s%60 == 0 {
+		return fmt.Sprintf("%dm", s/60)
+	}
+	return fmt.Sprintf("%ds", s)
+}
+
+// normMatch turns --match into the inside of a selector's braces:
+// `namespace="prod"`, `{namespace="prod"}` and "" are accepted. Outside
+// the quoted values only label matchers may appear (no braces, brackets or
+// parentheses: the matchers are pasted into every query); inside them a
+// regex may hold anything.
+func normMatch(m string) (string, error) {
+	m = strings.TrimSpace(m)
+	if strings.HasPrefix(m, "{") && strings.HasSuffix(m, "}") {
+		m = strings.TrimSpace(m[1 : len(m)-1])
+	}
+	quote := rune(0)
+	escaped := false
+	for _, c := range m {
+		switch {
+		case escaped:
+			escaped = false
+		case quote != 0 && c == '\\':
+			escaped = true
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case strings.ContainsRune("{}[]()", c):
+			return "", fmt.Errorf("--match %q: want label matchers such as namespace=\"prod\",job=~\"vllm-.*\" (no braces, brackets or functions outside the quotes)", m)
+		}
+	}
+	if quote != 0 {
+		return "", fmt.Errorf("--match %q: a quote is not closed", m)
+	}
+	return m, nil
+}
+
+// builder writes a family's queries with the user's matchers and window.
+type builder struct {
+	f      family
+	match  string
+	window string
+}
+
+// by groups by target and model only: the pod and namespace labels come
+// once per target (the "labels" term), not on every number, which keeps a
+// 500-target answer small enough to decode in a few milliseconds.
+func (b builder) by(extra ...string) string {
+	ls := []string{"job", "instance"}
+	if b.f.modelLabel != "" {
+		ls = append(ls, b.f.modelLabel)
+	}
+	return "by (" + strings.Join(append(ls, extra...), ", ") + ")"
+}
+
+func (b builder) sel(name string) string {
+	if b.match == "" {
+		return name
+	}
+	return name + "{" + b.match + "}"
+}
+
+func tag(expr, concept string) string {
+	return fmt.Sprintf(`label_replace(%s, %q, %q, "", "")`, expr, conceptLabel, concept)
+}
+
+// stateQuery is one query for every gauge, rate and ratio of the family
+// over the whole fleet: instant gauges, rate() over the window.
+func (b builder) stateQuery() string {
+	var terms []string
+	for _, g := range sortedKeys(b.f.gauges) {
+		agg := "sum"
+		if g == model.KVUsage {
+			agg = "avg" // a ratio per engine core: the mean, never a sum
+		}
+		terms = append(terms, tag(fmt.Sprintf("%s %s (%s)", agg, b.by(), b.sel(b.f.gauges[g])), "gauge:"+string(g)))
+	}
+	for _, c := range sortedKeys(b.f.counters) {
+		terms = append(terms, tag(fmt.Sprintf("sum %s (rate(%s[%s]))", b.by(), b.sel(b.f.counters[c]), b.window), "rate:"+string(c)))
+	}
+	for _, g := range sortedKeys(b.f.ratios) {
+		p := b.f.ratios[g]
+		terms = append(terms, tag(fmt.Sprintf("sum %s (rate(%s[%s])) / sum %s (rate(%s[%s]))",
+			b.by(), b.sel(p[0]), b.window, b.by(), b.sel(p[1]), b.window), "ratio:"+string(g)))
+	}
+	terms = append(terms, tag(fmt.Sprintf("group by (%s) (%s)", strings.Join(targetLabels, ", "), b.sel(b.f.present)), "labels"))
+	// The process start time, when the target serves it, tells a window
+	// that spans a restart.
+	terms = append(terms, tag(fmt.Sprintf("max by (job, instance) (%s and on (job, instance) %s)",
+		b.sel("process_start_time_seconds"), b.sel(b.f.present)), "started"))
+	return strings.Join(terms, " or ")
+}
+
+// latencyQuery is one query for every latency of the family: p50, p90,
+// p99 by histogram_quantile over the window, the mean and the count.
+func (b builder) latencyQuery() string {
+	var terms []string
+	for _, l := range sortedKeys(b.f.hists) {
+		h := b.f.hists[l]
+		for _, q := range quantiles {
+			if !quantiled[l] {
+				break // a mean and a count: every quantile is a series per target, and 500 targets decode slowly
+			}
+			terms = append(terms, tag(fmt.Sprintf("histogram_quantile(%g, sum %s (rate(%s[%s])))",
+				q.q, b.by("le"), b.sel(h+"_bucket"), b.window), "lat:"+string(l)+":"+q.name))
+		}
+		terms = append(terms, tag(fmt.Sprintf("sum %s (rate(%s[%s])) / sum %s (rate(%s[%s]))",
+			b.by(), b.sel(h+"_sum"), b.window, b.by(), b.sel(h+"_count"), b.window), "lat:"+string(l)+":mean"))
+		terms = append(terms, tag(fmt.Sprintf("sum %s (increase(%s[%s]))", b.by(), b.sel(h+"_count"), b.window), "lat:"+string(l)+":count"))
+	}
+	return strings.Join(terms, " or ")
+}
+
+// upQuery is Prometheus's own word on each target's last scrape, for the
+// jobs engine targets were found in (a large Prometheus scrapes thousands
+// of other targets llmtop has no use for).
+func upQuery(match string, jobs []string) string {
+	quoted := make([]string, len(jobs))
+	for i, j := range jobs {
+		quoted[i] = regexp.QuoteMeta(j)
+	}
+	sel := "job=~" + strconv.Quote("^(?:"+strings.Join(quoted, "|")+")$")
+	if match != "" {
+		sel = match + "," + sel
+	}
+	return "up{" + sel + "}"
+}
+
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

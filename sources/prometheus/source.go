@@ -1,0 +1,228 @@
+// Package prometheus reads a fleet of inference engines through the
+// Prometheus that already scrapes them: it finds every engine target by its
+// metric names and reads the whole fleet's state with a fixed handful of
+// PromQL queries per refresh (gauges as instant queries, rate() and
+// histogram_quantile() over the window, evaluated by Prometheus), whatever
+// the fleet's size. It delivers the same model.Scrape messages an engine
+// poller does, plus a model.Origin per endpoint naming it and what
+// Prometheus cannot give.
+package prometheus
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Source reads one Prometheus server. Refresh is not safe for concurrent
+// use; SetWindow and SetInterval are.
+type Source struct {
+	cfg      Config
+	client   api.Client
+	window   atomic.Int64
+	interval atomic.Int64
+	targets  map[tkey]*target
+	order    []tkey
+}
+
+type tkey struct{ job, instance string }
+
+type target struct {
+	id, name string
+	labels   map[string]string
+	engine   model.Engine
+	gone     bool
+	sent     bool // its Origin was sent
+}
+
+// Refresh is what one refresh found: the messages for the core (Origins
+// first, then Scrapes), the error that stopped part or all of it, and
+// what it cost.
+type Refresh struct {
+	Time     time.Time
+	Msgs     []any
+	Err      string
+	Warnings []string
+	Queries  int
+	Took     time.Duration
+	// Targets counts the engine targets found, Gone those that left.
+	Targets, Gone int
+}
+
+// New checks cfg and returns a Source; nothing is read yet.
+func New(cfg Config) (*Source, error) {
+	cfg, err := cfg.check()
+	if err != nil {
+		return nil, err
+	}
+	c, err := newClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--prometheus %s: %v", model.RedactURL(cfg.URL), err)
+	}
+	s := &Source{cfg: cfg, client: c, targets: map[tkey]*target{}}
+	s.window.Store(int64(cfg.Window))
+	s.interval.Store(int64(cfg.Interval))
+	return s, nil
+}
+
+// URL is the server's URL, fit to print.
+func (s *Source) URL() string { return model.RedactURL(s.cfg.URL) }
+
+// SetWindow changes the window of rate() and histogram_quantile() from the
+// next refresh on.
+func (s *Source) SetWindow(w time.Duration) {
+	if w > 0 {
+		s.window.Store(int64(w))
+	}
+}
+
+// SetInterval changes the time between refreshes.
+func (s *Source) SetInterval(d time.Duration) {
+	if d > 0 {
+		s.interval.Store(int64(d))
+	}
+}
+
+// Run refreshes every interval until ctx ends, handing each refresh to
+// deliver.
+func (s *Source) Run(ctx context.Context, deliver func(Refresh)) {
+	for {
+		deliver(s.Refresh(ctx, time.Now()))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Duration(s.interval.Load())):
+		}
+	}
+}
+
+type answer struct {
+	vec  []sampleRow
+	warn []string
+	err  error
+}
+
+// Refresh reads the fleet once at now.
+func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	w := time.Duration(s.window.Load())
+	r := Refresh{Time: now}
+	bs := make([]builder, len(families))
+	for i, f := range families {
+		bs[i] = builder{f: f, match: s.cfg.Match, window: promDuration(w)}
+	}
+	// Round one: every family's state, and up{}.
+	qs := make([]string, 0, len(bs)+1)
+	for _, b := range bs {
+		qs = append(qs, b.stateQuery())
+	}
+	// up{} for the jobs engine targets were seen in: none before the first
+	// refresh found any (and then nothing is known to be down or gone).
+	jobs := s.knownJobs()
+	if len(jobs) > 0 {
+		qs = append(qs, upQuery(s.cfg.Match, jobs))
+	}
+	first := s.queryAll(ctx, qs, now)
+	if len(jobs) == 0 {
+		first = append(first, answer{})
+	}
+	// Round two: the latencies of the families found.
+	var lq []string
+	var lfam []int
+	for i, b := range bs {
+		if first[i].err == nil && len(first[i].vec) > 0 && len(b.f.hists) > 0 {
+			lq = append(lq, b.latencyQuery())
+			lfam = append(lfam, i)
+		}
+	}
+	second := s.queryAll(ctx, lq, now)
+	r.Queries = len(qs) + len(lq)
+
+	fl := newFleet(w)
+	var errs []string
+	for i, a := range first[:len(bs)] {
+		r.Warnings = append(r.Warnings, a.warn...)
+		if a.err != nil {
+			errs = append(errs, s.explain(a.err))
+			continue
+		}
+		fl.addState(families[i], a.vec)
+	}
+	for j, a := range second {
+		r.Warnings = append(r.Warnings, a.warn...)
+		if a.err != nil {
+			errs = append(errs, fmt.Sprintf("%s latencies: %s", families[lfam[j]].engine, s.explain(a.err)))
+			continue
+		}
+		fl.addLatency(families[lfam[j]], a.vec)
+	}
+	up := first[len(bs)]
+	if up.err != nil {
+		errs = append(errs, s.explain(up.err))
+	}
+	r.Err = strings.Join(dedupe(errs), "; ")
+	r.Warnings = dedupe(r.Warnings)
+	s.messages(&r, fl, up, now)
+	r.Took = time.Since(start)
+	return r
+}
+
+// queryAll runs the queries at once and returns their answers in order.
+func (s *Source) queryAll(ctx context.Context, qs []string, now time.Time) []answer {
+	out := make([]answer, len(qs))
+	var wg sync.WaitGroup
+	for i, q := range qs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rows, warn, err := s.query(ctx, q, now)
+			out[i] = answer{vec: rows, warn: cleanWarnings(warn), err: err}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// knownJobs are the jobs of the targets found so far, sorted.
+func (s *Source) knownJobs() []string {
+	seen := map[string]bool{}
+	var out []string
+	for k := range s.targets {
+		if !seen[k.job] {
+			seen[k.job] = true
+			out = append(out, k.job)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func cleanWarnings(w []string) []string {
+	out := make([]string, 0, len(w))
+	for _, x := range w {
+		out = append(out, "Prometheus warns: "+model.RedactText(x))
+	}
+	return out
+}
+
+func dedupe(errs []string) []string {
+	seen := map[string]bool{}
+	var keep []string
+	for _, e := range errs {
+		if !seen[e] {
+			seen[e] = true
+			keep = append(keep, e)
+		}
+	}
+	return keep
+}

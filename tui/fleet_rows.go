@@ -1,0 +1,280 @@
+package tui
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// fleetRow is one endpoint+model in the fleet table, its cells formatted
+// once per change of data (a frame only lays out the visible rows).
+type fleetRow struct {
+	key                     model.Key
+	keyIndex                int // index into Data.ModelKeys(); -1 when it has no numbers
+	name, engine, modelName string
+	state                   string
+	stateLevel              Level
+	running, waiting, kv    model.Opt
+	ttft, tpot, tps         model.Opt
+	tpotIsITL               bool
+	finding                 string
+	findingLevel            Level
+	sev                     model.Severity
+	text                    string // lower-case text the filter searches
+	cells                   [fleetCols]string
+	formatted               bool
+}
+
+// The fleet table's columns, in display order.
+const (
+	colName = iota
+	colEngine
+	colModel
+	colState
+	colRun
+	colWait
+	colKV
+	colTTFT
+	colTPOT
+	colTPS
+	colFinding
+	fleetCols
+)
+
+type fleetCol struct {
+	title    string
+	min, max int // max 0: takes what is left
+	prio     int // dropped lowest first when the screen is narrow
+	right    bool
+}
+
+var fleetColumns = [fleetCols]fleetCol{
+	colName:    {"NAME", 12, 28, 10, false},
+	colEngine:  {"ENGINE", 8, 8, 3, false},
+	colModel:   {"MODEL", 10, 24, 6, false},
+	colState:   {"STATE", 7, 11, 9, false},
+	colRun:     {"RUN", 4, 5, 8, true},
+	colWait:    {"WAIT", 5, 6, 8, true},
+	colKV:      {"KV", 4, 5, 8, true},
+	colTTFT:    {"TTFT99", 7, 8, 7, true},
+	colTPOT:    {"TPOT99", 7, 8, 5, true},
+	colTPS:     {"TOK/S", 6, 7, 4, true},
+	colFinding: {"TOP FINDING", 12, 0, 2, false},
+}
+
+// fleetState is a lifecycle in the table's words.
+func fleetState(e *EndpointInfo) (string, Level) {
+	if e == nil {
+		return "unknown", LevelNone
+	}
+	if e.Origin != nil && e.Origin.Gone {
+		return "gone", LevelCrit
+	}
+	switch e.Life {
+	case model.LifeServing:
+		if e.Err != "" {
+			return "stale", LevelWarn
+		}
+		return "serving", LevelOK
+	case model.LifeStarting:
+		return "starting", LevelWarn
+	case model.LifeUnreachable, model.LifeCrashed, model.LifeStopped:
+		return string(e.Life), LevelCrit
+	}
+	return string(e.Life), LevelNone
+}
+
+// buildFleetRows reads every endpoint+model from the core (and the
+// endpoints without numbers, a gone or never-answering one) with the most
+// severe open finding of each.
+func buildFleetRows(d *Data) []fleetRow {
+	top := map[string]diagnosis.Finding{}
+	for _, f := range d.Core.Report().Findings {
+		if f.Endpoint == "" || !f.Active() {
+			continue
+		}
+		if t, ok := top[f.Endpoint]; !ok || f.Severity > t.Severity {
+			top[f.Endpoint] = f
+		}
+	}
+	keys := d.ModelKeys()
+	rows := make([]fleetRow, 0, len(keys))
+	seen := make(map[string]bool, len(keys))
+	for i, k := range keys {
+		seen[k.Endpoint] = true
+		rows = append(rows, fleetRowOf(d, k, i, top))
+	}
+	for _, u := range d.Endpoints() {
+		if !seen[u] {
+			rows = append(rows, fleetRowOf(d, model.Key{Endpoint: u}, -1, top))
+		}
+	}
+	return rows
+}
+
+func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) fleetRow {
+	e := d.Info(k.Endpoint)
+	r := fleetRow{key: k, keyIndex: i, name: model.Clean(e.Name()), modelName: k.Model}
+	if e != nil {
+		r.engine = string(e.Identity.Engine)
+		if r.modelName == "" && len(e.Identity.Models) > 0 {
+			r.modelName = e.Identity.Models[0].ID
+		}
+	}
+	r.state, r.stateLevel = fleetState(e)
+	if i >= 0 && r.state != "gone" {
+		st := d.Store.State(k, d.Window)
+		r.running, r.waiting, r.kv, r.tps = st.Running, st.Waiting, st.KVUsage, st.GenTPS
+		r.ttft = st.Latency[model.TTFT].P99
+		r.tpot = st.Latency[model.TPOT].P99
+		if !r.tpot.OK {
+			if itl := st.Latency[model.ITL].P99; itl.OK {
+				r.tpot, r.tpotIsITL = itl, true
+			}
+		}
+	}
+	if f, ok := top[k.Endpoint]; ok {
+		r.finding, r.sev = f.Title, f.Severity
+		r.findingLevel = LevelWarn
+		if f.Severity >= model.SevCrit {
+			r.findingLevel = LevelCrit
+		}
+	}
+	r.modelName = model.Clean(r.modelName)
+	r.finding = model.Clean(r.finding)
+	r.text = strings.ToLower(r.name + " " + r.engine + " " + r.modelName + " " + r.state + " " + r.finding + " " + k.Endpoint)
+	return r
+}
+
+// format fills the row's cells; only the rows on screen are formatted
+// (a 500-row fleet shows 50 at most).
+func (r *fleetRow) format() {
+	if r.formatted {
+		return
+	}
+	r.formatted = true
+	tpot := fmtSec(r.tpot)
+	if r.tpotIsITL {
+		tpot += "ⁱ"
+	}
+	r.cells = [fleetCols]string{
+		colName: r.name, colEngine: r.engine, colModel: r.modelName, colState: r.state,
+		colRun: fmtNum(r.running), colWait: fmtNum(r.waiting), colKV: fmtPct(r.kv),
+		colTTFT: fmtSec(r.ttft), colTPOT: tpot, colTPS: fmtNum(r.tps), colFinding: r.finding,
+	}
+	if r.finding == "" {
+		r.cells[colFinding] = "—"
+	}
+}
+
+// fleetSortKeys are the columns the table sorts by, in the order `o`
+// steps through them.
+var fleetSortKeys = []int{colName, colState, colWait, colKV, colTTFT, colTPOT, colTPS, colFinding, colModel}
+
+// less orders two rows by column c; an unknown value sorts last whichever
+// the direction, so "--" never poses as the smallest.
+func (a *fleetRow) value(c int) (model.Opt, string) {
+	switch c {
+	case colRun:
+		return a.running, ""
+	case colWait:
+		return a.waiting, ""
+	case colKV:
+		return a.kv, ""
+	case colTTFT:
+		return a.ttft, ""
+	case colTPOT:
+		return a.tpot, ""
+	case colTPS:
+		return a.tps, ""
+	case colFinding:
+		return model.Some(float64(a.sev)), ""
+	case colState:
+		return model.Some(float64(a.stateLevel)), ""
+	case colModel:
+		return model.None, a.modelName + "\x00" + a.name
+	}
+	return model.None, a.name
+}
+
+func sortFleet(rows []fleetRow, col int, desc bool) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		vi, si := rows[i].value(col)
+		vj, sj := rows[j].value(col)
+		if si != "" || sj != "" || (!vi.OK && !vj.OK) {
+			if si == sj {
+				return rows[i].name < rows[j].name
+			}
+			if desc {
+				return si > sj
+			}
+			return si < sj
+		}
+		switch {
+		case vi.OK != vj.OK:
+			return vi.OK // unknown last
+		case vi.V == vj.V:
+			return rows[i].name < rows[j].name
+		case desc:
+			return vi.V > vj.V
+		}
+		return vi.V < vj.V
+	})
+}
+
+// layoutFleet picks the columns that fit in w cells and their widths.
+func layoutFleet(w int) ([]int, [fleetCols]int) {
+	on := make([]bool, fleetCols)
+	for i := range on {
+		on[i] = true
+	}
+	need := func() int {
+		n := 0
+		for i, c := range fleetColumns {
+			if on[i] {
+				n += c.min + 1
+			}
+		}
+		return n - 1
+	}
+	for need() > w {
+		low := -1
+		for i, c := range fleetColumns {
+			if on[i] && i != colName && (low < 0 || c.prio < fleetColumns[low].prio) {
+				low = i
+			}
+		}
+		if low < 0 {
+			break
+		}
+		on[low] = false
+	}
+	var widths [fleetCols]int
+	var cols []int
+	for i, c := range fleetColumns {
+		if on[i] {
+			cols = append(cols, i)
+			widths[i] = c.min
+		}
+	}
+	left := w - need()
+	for _, i := range []int{colName, colModel, colState, colRun, colWait, colKV, colTTFT, colTPOT, colTPS, colEngine} {
+		if !on[i] || left <= 0 {
+			continue
+		}
+		add := min(left, fleetColumns[i].max-widths[i])
+		if i == colName || i == colModel {
+			add = min(add, max(0, left/3)) // the finding gets the rest
+		}
+		widths[i] += add
+		left -= add
+	}
+	if on[colFinding] {
+		widths[colFinding] += left
+	} else if left > 0 {
+		widths[colName] += left
+	}
+	return cols, widths
+}

@@ -1,0 +1,197 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// fleetFindingIDs are the rules whose findings are about the fleet rather
+// than one endpoint: shown above the table.
+var fleetFindingIDs = map[string]bool{"routing_skew": true, "replica_outlier": true, "fleet_share": true}
+
+// View draws the summary line, the fleet-wide findings, the table's header
+// and the visible rows: at most h lines of at most w cells.
+func (v *fleetView) View(d *Data, w, h int) string {
+	v.refresh(d)
+	s := d.Styles
+	out := make([]string, 0, h)
+	out = append(out, fit(v.status(d), w))
+	var fleet []diagnosis.Finding
+	for _, f := range d.Core.Report().Findings {
+		if fleetFindingIDs[f.ID] && f.Active() {
+			fleet = append(fleet, f)
+		}
+	}
+	maxF := max(1, h/6)
+	for i, f := range fleet {
+		if i == maxF {
+			out = append(out, fit(s.Faint.Render(fmt.Sprintf("  +%d more fleet findings (d lists them)", len(fleet)-maxF)), w))
+			break
+		}
+		lv := LevelWarn
+		if f.Severity >= model.SevCrit {
+			lv = LevelCrit
+		} else if f.Severity < model.SevWarn {
+			lv = LevelNone
+		}
+		out = append(out, fit(s.Level(lv).Render(sevWord(f.Severity))+" "+model.Clean(f.Title), w))
+	}
+	if len(v.rows) == 0 {
+		out = append(out, "", fit(v.empty(d), w))
+		return lines(out, h)
+	}
+	cols, widths := layoutFleet(w)
+	out = append(out, s.Bold.Render(v.header(cols, widths, w)))
+	body := h - len(out)
+	v.lastPage = max(1, body)
+	if len(v.shown) == 0 {
+		out = append(out, fit(s.Faint.Render("no row matches the filter "+fmt.Sprintf("%q", v.filter)+" (esc clears it)"), w))
+		return lines(out, h)
+	}
+	v.sel = min(max(0, v.sel), len(v.shown)-1)
+	if body <= 0 {
+		return lines(out, h)
+	}
+	// keep the selection in view; group headers take a line each
+	if v.sel < v.top {
+		v.top = v.sel
+	}
+	if v.sel >= v.top+body {
+		v.top = v.sel - body + 1
+	}
+	prevModel := ""
+	if v.top > 0 {
+		prevModel = v.rows[v.shown[v.top-1]].modelName
+	}
+	for i := v.top; i < len(v.shown) && len(out) < h; i++ {
+		r := &v.rows[v.shown[i]]
+		if v.group && (i == v.top || r.modelName != prevModel) {
+			out = append(out, fit(s.Accent.Render(v.groupLine(r.modelName)), w))
+			if len(out) >= h {
+				break
+			}
+		}
+		prevModel = r.modelName
+		out = append(out, v.row(s, r, cols, widths, w, i == v.sel))
+	}
+	return lines(out, h)
+}
+
+func sevWord(s model.Severity) string {
+	switch {
+	case s >= model.SevCrit:
+		return "CRIT"
+	case s >= model.SevWarn:
+		return "WARN"
+	}
+	return "INFO"
+}
+
+// status is the first line: the fleet's states and the view's settings.
+func (v *fleetView) status(d *Data) string {
+	parts := []string{v.fleetLine}
+	if err := d.Sources["prometheus"]; err != "" {
+		parts = append(parts, "prometheus: "+model.Clean(err))
+	}
+	order := "↑"
+	if v.desc {
+		order = "↓"
+	}
+	parts = append(parts, "sort "+strings.ToLower(fleetColumns[v.sortCol].title)+" "+order)
+	if v.group {
+		parts = append(parts, "by model")
+	}
+	switch {
+	case v.editing:
+		parts = append(parts, "filter: "+v.filter+"▏")
+	case v.filter != "":
+		parts = append(parts, fmt.Sprintf("filter %q: %d of %d", v.filter, len(v.shown), len(v.rows)))
+	}
+	parts = append(parts, "window "+fmtDur(d.Window))
+	return strings.Join(parts, " · ")
+}
+
+func (v *fleetView) empty(d *Data) string {
+	if err := d.Sources["prometheus"]; err != "" {
+		return "no endpoint: " + model.Clean(err)
+	}
+	return "no endpoint yet: waiting for the first refresh"
+}
+
+// groupLine heads a model's rows: how many replicas, and how many serve.
+func (v *fleetView) groupLine(m string) string {
+	n, serving := 0, 0
+	for _, i := range v.shown {
+		if r := v.rows[i]; r.modelName == m {
+			n++
+			if r.state == "serving" {
+				serving++
+			}
+		}
+	}
+	if m == "" {
+		m = "(model unknown)"
+	}
+	return fmt.Sprintf("▸ %s — %d replicas, %d serving", m, n, serving)
+}
+
+func (v *fleetView) header(cols []int, widths [fleetCols]int, w int) string {
+	var b strings.Builder
+	for j, c := range cols {
+		if j > 0 {
+			b.WriteByte(' ')
+		}
+		t := fleetColumns[c].title
+		if c == v.sortCol {
+			t += map[bool]string{true: "↓", false: "↑"}[v.desc]
+		}
+		b.WriteString(cell(t, widths[c], fleetColumns[c].right))
+	}
+	return fit(b.String(), w)
+}
+
+func (v *fleetView) row(s *Styles, r *fleetRow, cols []int, widths [fleetCols]int, w int, sel bool) string {
+	r.format()
+	var b strings.Builder
+	for j, c := range cols {
+		if j > 0 {
+			b.WriteByte(' ')
+		}
+		t := cell(r.cells[c], widths[c], fleetColumns[c].right)
+		switch {
+		case sel:
+		case c == colState:
+			t = s.Level(r.stateLevel).Render(t)
+		case c == colKV && r.kv.OK && r.kv.V >= 0.95:
+			t = s.Crit.Render(t)
+		case c == colFinding && r.finding != "":
+			t = s.Level(r.findingLevel).Render(t)
+		}
+		b.WriteString(t)
+	}
+	line := fit(b.String(), w)
+	if sel {
+		line = s.Highlight.Render(line)
+	}
+	return line
+}
+
+// cell pads or clips a plain string to exactly n cells.
+func cell(t string, n int, right bool) string {
+	if width(t) > n {
+		t = ansi.Truncate(t, n, "…")
+	}
+	pad := n - width(t)
+	if pad <= 0 {
+		return t
+	}
+	if right {
+		return strings.Repeat(" ", pad) + t
+	}
+	return t + strings.Repeat(" ", pad)
+}
