@@ -14,14 +14,15 @@ LDFLAGS  := -X main.version=$(VERSION)
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run test lint vet fmt-check bench fuzz monitor-cost e2e test-faults engines test-engines deps clean
+.PHONY: all build run test lint vet fmt-check bench fuzz monitor-cost e2e test-faults engines test-engines test-fleet deps clean
 
 all: build
 
 deps:
 	@command -v gcc >/dev/null 2>&1 || { echo "installing gcc (needed for cgo and -race)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq gcc libc6-dev; }
 	@command -v tmux >/dev/null 2>&1 || { echo "installing tmux (needed for the terminal tests)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tmux; }
-	@command -v promtool >/dev/null 2>&1 || { echo "installing prometheus (its promtool loads llmtop's OpenMetrics export in a test)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends prometheus; }
+	@command -v jq >/dev/null 2>&1 || { echo "installing jq (make test-fleet reads Prometheus's API with it)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq jq; }
+	@{ command -v promtool && command -v prometheus; } >/dev/null 2>&1 || { echo "installing prometheus (promtool checks the exports and rules; make test-fleet runs the server)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends prometheus; }
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -80,6 +81,13 @@ engines:
 
 test-engines: build
 	./scripts/engines.sh test
+
+# The fleet with a real Prometheus (Debian's prometheus, from make deps):
+# three `llmtop sim` replicas, `llmtop export`, the rules from `llmtop
+# rules` firing in Prometheus, and `llmtop --prometheus` reading it back
+# (about a minute).
+test-fleet: build
+	./scripts/test-fleet.sh
 
 clean:
 	rm -rf bin

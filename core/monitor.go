@@ -173,6 +173,8 @@ func (m *Monitor) Apply(msg any) {
 		}
 	case model.Event:
 		m.addEvent(msg)
+	case model.Behaviour:
+		m.applyBehaviour(msg)
 	case model.GPUSnapshot:
 		g := msg
 		m.gpu = &g

@@ -22,6 +22,9 @@ func ttftOver(ep Endpoint, slo float64) (v float64, label string, over bool) {
 	switch {
 	case d.P99.OK:
 		v, label = d.P99.V, "TTFT p99≈"
+		if !d.Estimate {
+			label = "TTFT p99 " // exact: from the engine's per-request log lines
+		}
 	case d.Mean.OK:
 		v, label = d.Mean.V, "TTFT mean"
 		if d.Approx != "" {
@@ -46,17 +49,17 @@ func ruleTTFT(e *env) []Finding {
 		if !over {
 			continue
 		}
-		ev := []Evidence{{Text: label + secs(v) + " > SLO " + dur(e.cfg.SLOTTFT), Source: metricSource(ep, "ttft"), Window: d.Window}}
+		ev := []Evidence{{Text: label + secs(v) + " > SLO " + dur(e.cfg.SLOTTFT), Source: latSource(ep, "ttft", d), Window: d.Window}}
 		qShare, qOK := share(ep, model.Queue, d)
 		pShare, pOK := share(ep, model.Prefill, d)
 		waiting := ep.State.Waiting
 		if qOK {
 			ev = append(ev, Evidence{Text: fmt.Sprintf("queue time %s of the mean %s (%s)", secs(ep.State.Latency[model.Queue].Mean.V), secs(d.Mean.V), pct(qShare)),
-				Source: metricSource(ep, "queue"), Window: ep.State.Latency[model.Queue].Window})
+				Source: latSource(ep, "queue", ep.State.Latency[model.Queue]), Window: ep.State.Latency[model.Queue].Window})
 		}
 		if pOK {
 			ev = append(ev, Evidence{Text: fmt.Sprintf("prefill time %s of it (%s)", secs(ep.State.Latency[model.Prefill].Mean.V), pct(pShare)),
-				Source: metricSource(ep, "prefill"), Window: ep.State.Latency[model.Prefill].Window})
+				Source: latSource(ep, "prefill", ep.State.Latency[model.Prefill]), Window: ep.State.Latency[model.Prefill].Window})
 		}
 		if waiting.OK {
 			ev = append(ev, Evidence{Text: "waiting " + num(waiting.V) + ", running " + optNum(ep.State.Running), Source: metricSource(ep, "waiting")})
@@ -122,6 +125,19 @@ func unsplitTTFT(e *env, ep Endpoint, ev []Evidence, qOK, pOK bool) Finding {
 	a.Why = "fewer requests per engine: each waits less for the API server and the steps it shares"
 	f.Actions = append(f.Actions, a)
 	return f
+}
+
+// latSource names where a latency came from: the engine's per-request log
+// lines (engines without latency histograms log each request), a queue
+// estimated from the waiting gauge, or the engine's metric.
+func latSource(ep Endpoint, concept string, d model.Dist) string {
+	switch {
+	case d.Approx == model.LittleApprox:
+		return "Little's law estimate: mean waiting ÷ mean running × time in a slot (log)"
+	case d.Source == model.FromLog:
+		return fmt.Sprintf("engine log, per-request timing lines (n=%d)", int(d.Count))
+	}
+	return metricSource(ep, concept)
 }
 
 // share is a phase's mean as a share of TTFT's mean.

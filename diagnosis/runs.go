@@ -44,6 +44,7 @@ func CompareRuns(a, b model.Run, cfg Config) RunComparison {
 	if am, bm := strings.Join(a.Models, ","), strings.Join(b.Models, ","); am != "" && bm != "" && am != bm {
 		c.Config = append([]string{"model " + am + " → " + bm}, c.Config...)
 	}
+	c.Config = append(c.Config, behaviourDiff(a.Behaviour, b.Behaviour)...)
 	sa, sb := a.Summary, b.Summary
 	add := func(name string, x, y model.Opt, lower bool) {
 		d := RunDelta{Name: name, Before: x, After: y, LowerIsBetter: lower}

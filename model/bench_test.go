@@ -56,3 +56,30 @@ func BenchmarkStoreState(b *testing.B) {
 		_ = s.State(k, 5*time.Minute)
 	}
 }
+
+// BenchmarkStateWithLogObservations: State over 15 minutes with the ring
+// of per-request observations full (llama.cpp's four latencies, 8192
+// requests): the exact percentiles sort the window each read.
+func BenchmarkStateWithLogObservations(b *testing.B) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	for sec := 0; sec <= 900; sec++ {
+		sm := NewSample("http://e", "m", t0.Add(time.Duration(sec)*time.Second), FromScrape)
+		sm.Gauges[Waiting], sm.Gauges[Running] = 4, 2
+		s.Add(sm)
+	}
+	for i := 0; i < LogObsCap; i++ {
+		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		sm := NewSample("http://e", "", at, FromLog)
+		v := float64(i%97) / 1000
+		sm.Observations = []Observation{{Time: at, Values: map[Latency]float64{Prefill: v, Decode: 2 * v, E2E: 3 * v, TPOT: v / 100}}}
+		s.Add(sm)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if st := s.State(k, 15*time.Minute); st.Latency[Prefill].Count == 0 {
+			b.Fatal("no observations")
+		}
+	}
+}

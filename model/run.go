@@ -66,6 +66,10 @@ type Run struct {
 	Summary RunSummary `json:"summary"`
 	// Benches are the benchmarks measured during this run.
 	Benches []RunBench `json:"benches,omitempty"`
+	// Behaviour is the newest behaviour probe of this run (without its
+	// raw exchanges): its fingerprints tell a later run's template,
+	// tokenizer or generation defaults apart.
+	Behaviour *Behaviour `json:"behaviour,omitempty"`
 }
 
 // RunSummary is a run's behaviour: rates averaged over the time it served,

@@ -57,6 +57,9 @@ type Sample struct {
 	// (Prometheus) computed over its window (model/derived.go); nil for a
 	// direct scrape.
 	Derived *Derived
+	// Observations are requests that finished with this sample, timed by
+	// the engine's own log lines (not cumulative: each is one request).
+	Observations []Observation `json:",omitempty"`
 }
 
 // NewSample returns a Sample with its maps allocated.

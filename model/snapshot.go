@@ -31,6 +31,14 @@ type DistJSON struct {
 	// p90 and p99 are null (interpolating inside (0, 300 ms] would print
 	// 150/270/297 ms for a 7 ms queue); mean stays exact.
 	AllBelowMS Opt `json:"all_below_ms,omitzero"`
+	// Source is "log" when the percentiles and count come from the
+	// engine's per-request log lines (exact, not bucket estimates; count is
+	// the requests logged in the window); the mean stays the metrics' when
+	// they give one. Omitted when the numbers are the metrics'.
+	Source Source `json:"source,omitempty"`
+	// LogCheck says where the log's per-request figures disagree with the
+	// metrics' (omitted when they agree or only one exists).
+	LogCheck string `json:"log_check,omitempty"`
 }
 
 // MetricsJSON is one endpoint+model's metrics over the snapshot window.
@@ -102,6 +110,7 @@ func DistMS(d Dist) DistJSON {
 		P50: d.P50.Scale(1000), P90: d.P90.Scale(1000), P99: d.P99.Scale(1000), Mean: d.Mean.Scale(1000),
 		Estimate: d.Estimate, Approx: d.Approx, AllBelowMS: d.AllBelow.Scale(1000),
 		WindowS: math.Round(d.Window.Seconds()*1000) / 1000,
+		Source:  d.Source, LogCheck: d.LogCheck,
 	}
 	if d.Exposed {
 		j.Count = Some(d.Count)

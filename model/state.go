@@ -61,13 +61,21 @@ func (s *Store) State(k Key, window time.Duration) State {
 		st.Info, st.Started = sc.last.Info, sc.last.Started
 		st.Notes = append(append([]string(nil), sc.last.Notes...), st.Notes...)
 	}
+	if es != nil && es.pending.IsZero() {
+		s.withLog(&st, es, k, window)
+	}
 	return st
 }
 
 // StateFrom returns the state built from one source only (to cross-check a
 // log-derived picture against the scraped one).
 func (s *Store) StateFrom(k Key, src Source, window time.Duration) State {
-	return s.stateOf(s.series[srcKey{k, src}], k, window)
+	es := s.series[srcKey{k, src}]
+	st := s.stateOf(es, k, window)
+	if src == FromLog && es != nil && es.pending.IsZero() {
+		s.withLog(&st, es, k, window)
+	}
+	return st
 }
 
 func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {

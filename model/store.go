@@ -38,6 +38,13 @@ type Dist struct {
 	// (0, AllBelow] and say little (vLLM's queue/prefill buckets start at
 	// 300 ms, so a 15 ms queue reads p50≈150ms). Show "<AllBelow" instead.
 	AllBelow Opt
+	// Source is FromLog when the distribution comes from the engine's
+	// per-request log lines (exact quantiles, Count requests); see
+	// withLog in state_log.go. Empty: from the picture's own source.
+	Source Source
+	// LogCheck, when set, says how the log's per-request figures compare
+	// with the metrics' (a note where they disagree).
+	LogCheck string
 }
 
 // Point is one sparkline sample; OK=false is a gap (no data). Restart
@@ -115,6 +122,8 @@ type endpointSeries struct {
 	hists    map[Latency][]*histTrack
 	spark    map[string]*Ring[Point]
 	restarts *Ring[time.Time]
+	// obs are per-request timings from the log (observations.go).
+	obs obsLog
 	// runStart is the first sample of the current run; pending is a run
 	// boundary announced from outside (the log's start banner): the next
 	// sample after it starts a new run.
@@ -145,7 +154,13 @@ func (s *Store) Add(sm Sample) []Event {
 		}
 	}
 	if es.n > 0 && !sm.Time.After(es.last.Time) {
-		return nil // out of order or duplicate: keep history monotonic
+		// Out of order or duplicate: keep history monotonic. A request's
+		// timings are not cumulative, so they are kept all the same
+		// (lines stamped in whole seconds share a time).
+		if es.pending.IsZero() {
+			es.obs.add(sm.Observations)
+		}
+		return nil
 	}
 	return es.add(sm, s.cfg.Points, s.spacing)
 }
@@ -196,6 +211,7 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 	if first {
 		es.runStart = sm.Time
 	}
+	es.obs.add(sm.Observations)
 	dt := sm.Time.Sub(es.last.Time).Seconds()
 	spark := func(name string, v Opt) {
 		r := es.spark[name]

@@ -17,6 +17,7 @@ func (es *endpointSeries) newRun(t time.Time) {
 	clear(es.counters)
 	clear(es.finish)
 	clear(es.hists)
+	es.obs.reset()
 	for _, r := range es.spark {
 		r.Push(Point{T: t.Add(-time.Nanosecond), Restart: true})
 	}

@@ -176,6 +176,15 @@ type wireSample struct {
 	St  int64                      `json:"st,omitempty"`
 	I   map[string]string          `json:"i,omitempty"`
 	N   []string                   `json:"n,omitempty"`
+	// O: requests timed by the engine's log (added with issue 20; an
+	// older reader ignores it).
+	O []wireObs `json:"o,omitempty"`
+}
+
+type wireObs struct {
+	T int64                    `json:"t"`
+	V map[model.Latency]num    `json:"v"`
+	N map[model.Latency]string `json:"n,omitempty"`
 }
 
 type wireHist struct {
@@ -244,6 +253,13 @@ func toWireSample(s model.Sample) wireSample {
 			w.F[k] = num(v)
 		}
 	}
+	for _, o := range s.Observations {
+		wo := wireObs{T: unixNano(o.Time), V: make(map[model.Latency]num, len(o.Values)), N: o.Notes}
+		for k, v := range o.Values {
+			wo.V[k] = num(v)
+		}
+		w.O = append(w.O, wo)
+	}
 	return w
 }
 
@@ -266,6 +282,13 @@ func (w wireSample) sample() model.Sample {
 	}
 	for k, v := range w.I {
 		s.Info[k] = v
+	}
+	for _, wo := range w.O {
+		o := model.Observation{Time: fromUnixNano(wo.T), Values: make(map[model.Latency]float64, len(wo.V)), Notes: wo.N}
+		for k, v := range wo.V {
+			o.Values[k] = float64(v)
+		}
+		s.Observations = append(s.Observations, o)
 	}
 	return s
 }

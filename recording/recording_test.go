@@ -39,6 +39,8 @@ func allMessages() []Record {
 	s.Started = at(-100)
 	logSample := model.NewSample("http://a:8000", "", at(2), model.FromLog)
 	logSample.Gauges[model.Gauge("running")] = 1
+	logSample.Observations = []model.Observation{{Time: at(2), Values: map[model.Latency]float64{model.Prefill: 0.4465, model.TPOT: 0.00303},
+		Notes: map[model.Latency]string{model.Prefill: "without the wait for a slot"}}}
 	ev := model.Event{Time: at(3), Endpoint: "http://a:8000", Source: "log", Kind: "cuda_oom", Severity: model.SevCrit,
 		Category: "memory", Title: "CUDA out of memory", Line: "torch.OutOfMemoryError", Fields: map[string]string{"phase": "crash"}}
 	return []Record{

@@ -9,6 +9,7 @@ FUZZTIME=${FUZZTIME:-30s}
 GO=${GO:-go}
 targets=(
 	model:FuzzSanitize
+	exporter:FuzzCollectorLabels
 	sources/engine:FuzzParseProm
 	sources/engine:FuzzAdapterMapping
 	sources/engine:FuzzSlots

@@ -15,7 +15,8 @@ import (
 )
 
 // Handler serves vLLM's HTTP surface: /v1/completions, /v1/chat/completions,
-// /v1/models, /health, /ping, /version, /load and /metrics.
+// /v1/models, /tokenize, /detokenize, /health, /ping, /version, /load and
+// /metrics.
 func (s *Sim) Handler() http.Handler {
 	mux := http.NewServeMux()
 	var inflight atomic.Int64
@@ -29,6 +30,8 @@ func (s *Sim) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/completions", counted(func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, false) }))
 	mux.HandleFunc("POST /v1/chat/completions", counted(func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, true) }))
 	mux.HandleFunc("GET /v1/models", s.serveModels)
+	mux.HandleFunc("POST /tokenize", s.serveTokenize)
+	mux.HandleFunc("POST /detokenize", s.serveDetokenize)
 	mux.HandleFunc("GET /health", s.serveHealth)
 	mux.HandleFunc("GET /ping", s.serveHealth)
 	mux.HandleFunc("POST /ping", s.serveHealth)

@@ -20,6 +20,7 @@ type genRequest struct {
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	MinTokens           int             `json:"min_tokens"`
 	IgnoreEOS           bool            `json:"ignore_eos"`
+	Temperature         *float64        `json:"temperature"`
 	Stream              bool            `json:"stream"`
 	StreamOptions       *struct {
 		IncludeUsage         bool `json:"include_usage"`
@@ -141,6 +142,7 @@ func (s *Sim) serveGenerate(w http.ResponseWriter, hr *http.Request, chat bool) 
 	if g.IgnoreEOS {
 		r.target = r.maxTokens
 	}
+	s.greedy(r, g, chat, text)
 	if err := s.submit(r); err != nil {
 		if errors.Is(err, errEngineDead) {
 			writeError(w, http.StatusInternalServerError, "InternalServerError", err.Error())

@@ -14,6 +14,7 @@ type request struct {
 	maxTokens int      // max_tokens (resolved)
 	target    int      // tokens before the model would emit EOS
 	minTokens int
+	greedyKey uint64 // temperature 0: the answer's words follow the prompt (sim/behaviour.go)
 
 	arrival   time.Time // when the server received it
 	scheduled time.Time // first scheduled (end of queueing)

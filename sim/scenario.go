@@ -87,6 +87,10 @@ var scenarios = map[string]scenario{
 	OOMAtStart: {name: OOMAtStart, summary: "--gpu-memory-utilization 0.98: with 1024 --max-num-seqs on an 80 GB GPU the sampler warm-up (1.5 MiB per sequence) does not fit the memory left outside vLLM's share; the start fails with CUDA OOM, retried every 30 s (--max-num-seqs 512 or a lower utilization starts)",
 		engine:  func(c Config, _ ModelSpec, _ GPUSpec) Config { return c.merge(Config{GPUMemoryUtil: 0.98}) },
 		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }, faults: []string{"oom"}},
+	WrongTemplate: {name: WrongTemplate, summary: "the chat template renders the bare message text without the model's special tokens (as /tokenize shows); greedy answers never meet EOS and run to max_tokens",
+		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }, faults: []string{WrongTemplate}},
+	IgnoresTemperature: {name: IgnoresTemperature, summary: "the sampler ignores temperature 0: two identical requests answer differently",
+		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }, faults: []string{IgnoresTemperature}},
 	MetricsBroken: {name: MetricsBroken, summary: "/metrics answers 404, then 500, then garbage, 15 s each, while serving normally",
 		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }, faults: []string{"metrics"}},
 }

@@ -113,7 +113,7 @@ func (rs *responder) startStream() {
 }
 
 func (rs *responder) tokenChunk(i int, finish string) {
-	text := tokenText(rs.r.seq, i)
+	text := tokenText(rs.r.textKey(), i)
 	var fin *string
 	if finish != "" {
 		fin = &finish
@@ -155,7 +155,7 @@ func (rs *responder) errorEvent(err error) {
 func (rs *responder) whole(n int, finish string) {
 	var b strings.Builder
 	for i := 0; i < n; i++ {
-		b.WriteString(tokenText(rs.r.seq, i))
+		b.WriteString(tokenText(rs.r.textKey(), i))
 	}
 	type message struct {
 		Role             string `json:"role"`

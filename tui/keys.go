@@ -20,6 +20,7 @@ type KeyMap struct {
 	WindowPrev, WindowNext               key.Binding
 	Explain, Save, Bench, Logs, Diagnose key.Binding
 	Runs                                 key.Binding
+	Probe                                key.Binding // the behaviour probe (tui/overlay_probe.go)
 	Up, Down, PrevEndpoint, NextEndpoint key.Binding
 	Fleet                                key.Binding // the fleet table (tui/fleet.go)
 }
@@ -47,6 +48,7 @@ func DefaultKeyMap() KeyMap {
 		Logs:         b([]string{"l"}, "l", "log view"),
 		Diagnose:     b([]string{"d"}, "d", "diagnosis list"),
 		Runs:         b([]string{"r"}, "r", "engine runs: compare restarts"),
+		Probe:        b([]string{"o"}, "o", "behaviour probe"),
 		Up:           b([]string{"k", "up"}, "k/↑", "up / scroll"),
 		Down:         b([]string{"j", "down"}, "j/↓", "down / scroll"),
 		PrevEndpoint: b([]string{"h", "left"}, "h/←", "previous endpoint"),
@@ -66,7 +68,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Help, k.Quit, k.Back, k.Focus, k.FocusBack, k.Zoom},
 		{k.Up, k.Down, k.PrevEndpoint, k.NextEndpoint, k.Pause},
 		{k.Slower, k.Faster, k.WindowPrev, k.WindowNext},
-		{k.Explain, k.Save, k.Logs, k.Bench, k.Diagnose, k.Runs},
+		{k.Explain, k.Save, k.Logs, k.Bench, k.Diagnose, k.Runs, k.Probe},
 	}
 }
 
@@ -76,7 +78,7 @@ func (k *KeyMap) bindings() map[string]*key.Binding {
 		"help": &k.Help, "quit": &k.Quit, "back": &k.Back, "focus": &k.Focus, "focus_back": &k.FocusBack,
 		"pause": &k.Pause, "slower": &k.Slower, "faster": &k.Faster,
 		"window_prev": &k.WindowPrev, "window_next": &k.WindowNext, "explain": &k.Explain,
-		"save": &k.Save, "bench": &k.Bench, "logs": &k.Logs, "diagnose": &k.Diagnose, "runs": &k.Runs,
+		"save": &k.Save, "bench": &k.Bench, "logs": &k.Logs, "diagnose": &k.Diagnose, "runs": &k.Runs, "probe": &k.Probe,
 		"up": &k.Up, "down": &k.Down, "prev_endpoint": &k.PrevEndpoint, "next_endpoint": &k.NextEndpoint, "fleet": &k.Fleet,
 	}
 }
@@ -116,6 +118,8 @@ func (k KeyMap) overlayKey(id string) (key.Binding, bool) {
 		return k.Diagnose, true
 	case "runs":
 		return k.Runs, true
+	case "probe":
+		return k.Probe, true
 	case "fleet":
 		return k.Fleet, true
 	}

@@ -279,7 +279,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.d.EventsVersion++
 		m.d.LogsVersion++
 		return m, nil
-	case model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.Origin:
+	case model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.Origin, model.Behaviour:
 		if m.d.Paused {
 			m.queue(msg)
 			return m, nil

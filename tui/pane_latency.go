@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 
@@ -94,7 +95,7 @@ func (p latencyPane) View(d *Data, w, h int) string {
 // distText is "p50≈45ms p90≈120ms p99≈190ms mean 60ms"; ≈ marks bucket
 // estimates, the p99 (or the mean when there are no quantiles) is judged.
 func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
-	approx := ""
+	approx := " " // exact (the engine's log): "p50 4.6ms"
 	if dist.Estimate {
 		approx = "≈"
 	}
@@ -118,16 +119,42 @@ func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
 		if dist.Approx != "" {
 			txt += " (approx.)"
 		}
-		return judge(dist.Mean, txt)
+		return judge(dist.Mean, txt) + logLabel(s, dist)
 	}
-	return fmt.Sprintf("p50%s%-6s p90%s%-6s %s mean %-6s", approx, fmtSec(dist.P50), approx, fmtSec(dist.P90),
-		judge(dist.P99, fmt.Sprintf("p99%s%-6s", approx, fmtSec(dist.P99))), fmtSec(dist.Mean))
+	return fmt.Sprintf("p50%s%s p90%s%s %s mean %s", approx, pad6(fmtSec(dist.P50)), approx, pad6(fmtSec(dist.P90)),
+		judge(dist.P99, fmt.Sprintf("p99%s%s", approx, pad6(fmtSec(dist.P99)))), pad6(fmtSec(dist.Mean))) + logLabel(s, dist)
+}
+
+// pad6 pads a value to 6 cells: fmt's %-6s counts bytes, and "751µs" is
+// 6 bytes in 5 cells (it printed "p50751µs").
+func pad6(v string) string {
+	if n := utf8.RuneCountInString(v); n < 6 {
+		return v + strings.Repeat(" ", 6-n)
+	}
+	return v
+}
+
+// logLabel marks numbers taken from the engine's per-request log lines
+// ("from log · n=92"), and a disagreement with its metrics.
+func logLabel(s *Styles, dist model.Dist) string {
+	out := ""
+	if dist.Source == model.FromLog {
+		out = " " + s.Faint.Render("from log · n="+fmtNum(model.Some(dist.Count)))
+	}
+	if dist.LogCheck != "" {
+		out += " " + s.Faint.Render("(log disagrees)")
+	}
+	return out
 }
 
 // windowNote says what the percentiles cover.
 func windowNote(dist model.Dist, d *Data) string {
 	if dist.Window <= 0 {
 		return fmt.Sprintf("≈ estimates from histogram buckets; no requests finished in the %s window yet", fmtDur(d.Window))
+	}
+	if dist.Source == model.FromLog {
+		// percentiles there are exact; a mean marked (approx.) is an estimate
+		return fmt.Sprintf("from the engine's log over %s%s · %s requests", fmtDur(dist.Window), windowEnd(d), fmtNum(model.Some(dist.Count)))
 	}
 	if !dist.Estimate {
 		// No buckets: a mean over the window, and its count may not be
@@ -152,9 +179,19 @@ func splitLines(s *Styles, st model.State, w int) []string {
 	var out []string
 	if q.OK && pf.OK && q.V+pf.V > 0 {
 		share := q.V / (q.V + pf.V)
-		bw := max(4, min(30, w-40))
+		note := ""
+		if st.Latency[model.Queue].Approx == model.LittleApprox {
+			// the engine logs no queue time: the queue is estimated
+			// from its gauges (explain: e), the prefill is the log's
+			note = " (queue est.)"
+		}
+		bw := max(4, min(30, w-40-len(note)))
 		out = append(out, fmt.Sprintf("TTFT queue %s %s prefill %s",
-			fmtPct(model.Some(share)), splitBar(bw, share), fmtPct(model.Some(1-share))))
+			fmtPct(model.Some(share)), splitBar(bw, share), fmtPct(model.Some(1-share)))+s.Faint.Render(note))
+	} else if pd := st.Latency[model.Prefill]; !st.Latency[model.Queue].Exposed && pd.Source == model.FromLog && pf.OK {
+		// the log times prefill; the queue is estimated only from a
+		// window in which requests ran (Little's law needs a rate)
+		out = append(out, s.Faint.Render(fmt.Sprintf("TTFT split: prefill mean %s (log) · queue %s (estimated while requests run)", fmtSec(pf), missing)))
 	} else if !st.Latency[model.Queue].Exposed {
 		out = append(out, s.Faint.Render("TTFT split: queue/prefill "+missing+" (phases not exposed)"))
 	}

@@ -31,7 +31,11 @@ func symptoms(d *Data) []symptom {
 	if q.OK && pf.OK && q.V+pf.V > 0 {
 		qs, ps = model.Some(q.V/(q.V+pf.V)), model.Some(pf.V/(q.V+pf.V))
 	}
-	out = append(out, symptom{name: " queue share", value: fmtPct(qs)}, symptom{name: " prefill share", value: fmtPct(ps)})
+	qName := " queue share"
+	if st.Latency[model.Queue].Approx == model.LittleApprox {
+		qName += "≈" // estimated from the gauges, not timed by the engine
+	}
+	out = append(out, symptom{name: qName, value: fmtPct(qs)}, symptom{name: " prefill share", value: fmtPct(ps)})
 	tp := st.Latency[model.ITL]
 	name := "ITL p99"
 	if !tp.P99.OK {
@@ -53,6 +57,9 @@ func symptoms(d *Data) []symptom {
 // (diagnosis.SLOEdge) is only known to be at most the target: "edge".
 func p99Symptom(name string, dist model.Dist, slo time.Duration, t Thresholds, m Metric) symptom {
 	target := "≤" + fmtSec(model.Some(slo.Seconds()))
+	if dist.Source == model.FromLog {
+		name += " (log)" // from the engine's per-request log lines
+	}
 	if dist.AllBelow.OK {
 		lvl := LevelNone
 		if t.Judge(m, dist.AllBelow) == LevelOK {

@@ -101,6 +101,10 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 			return &exitError{code: 3, err: errors.New(nothingAnswered(found))}
 		}
 	}
+	logMsgs, err := snapshotLogs(urls, interval)
+	if err != nil {
+		return err
+	}
 	results := make([]endpointResult, len(urls))
 	var wg sync.WaitGroup
 	var gpus *model.GPUSnapshot
@@ -121,7 +125,7 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 		}()
 	}
 	wg.Wait()
-	snap := buildSnapshot(time.Now(), results, tui.DiagnosisConfig(fileCfg.Thresholds))
+	snap := buildSnapshot(time.Now(), results, tui.DiagnosisConfig(fileCfg.Thresholds), logMsgs...)
 	snap.GPU = gpus
 	if asJSON {
 		enc := json.NewEncoder(out)
@@ -186,7 +190,7 @@ func downKind(k model.ScrapeErrKind) bool {
 // over everything it saw: one entry per endpoint and model, or one entry
 // with null metrics when the endpoint gave none, with the findings the
 // rules reach on those scrapes.
-func buildSnapshot(now time.Time, results []endpointResult, cfg diagnosis.Config) core.Document {
+func buildSnapshot(now time.Time, results []endpointResult, cfg diagnosis.Config, logMsgs ...any) core.Document {
 	urls := make([]string, len(results))
 	var all []model.Scrape
 	for i, r := range results {
@@ -201,6 +205,12 @@ func buildSnapshot(now time.Time, results []endpointResult, cfg diagnosis.Config
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Time.Before(all[j].Time) })
 	mon := core.New(core.Options{Endpoints: urls, Window: model.DefaultStoreConfig.MaxWindow, Diagnosis: cfg})
+	if len(logMsgs) > 0 { // --log: read before the scrapes (snapshot_log.go)
+		mon.SetLogsOn()
+		for _, m := range logMsgs {
+			mon.Apply(m)
+		}
+	}
 	for _, sc := range all {
 		mon.Apply(sc)
 		mon.Tick(sc.Time) // the rules advance on the data, as in the monitor

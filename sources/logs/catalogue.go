@@ -82,6 +82,20 @@ var Catalogue = []Pattern{
 		Regex:   `id +(?P<slot>\d+) \| task (?P<task>\d+) \| +(?P<what>prompt eval|eval|total) time = +(?P<ms>[\d.]+) ms / +(?P<tokens>\d+) tokens`,
 		Title:   "llama.cpp task {task}: {what} {tokens} tokens in {ms} ms",
 		Meaning: "llama-server's per-request timing, printed when a slot is released"},
+	// TGI records these span fields (Rust Duration Debug: "4.065504959s",
+	// "440.038965ms", "94.981µs") just before its "Success" event, in text
+	// (`generate{… total_time="…" …}: …: Success`) and --json-output
+	// ("span":{"total_time":"…",…}) logs: router/src/server.rs.
+	{ID: "tgi_request", Engines: tgi, Sev: info, Category: "stats", Needle: "time_per_token",
+		Regex:   `(?:\btotal_time=|"total_time":)"(?P<total>[^"]+)"`,
+		Title:   "TGI request done in {total}",
+		Meaning: "TGI's per-request timings (total, validation, queue, inference, time per token), logged with its Success line"},
+	// Before October 2024 the server logged JSON; Ollama's embedded server
+	// and ik_llama.cpp print these too (testdata/loglat/SOURCE.md).
+	{ID: "llamacpp_timing_json", Engines: ggml, Sev: info, Category: "stats", Needle: `"function":"print_timings"`,
+		Regex:   `"msg":"\s*(?P<what>prompt eval|generation eval|total) time\s*=\s*(?P<ms>[\d.]+) ms(?: /\s*(?P<tokens>\d+) (?:tokens|runs))?`,
+		Title:   "llama.cpp {what} time {ms} ms",
+		Meaning: "llama.cpp's per-request timing (JSON log format), printed when a slot is released"},
 	{ID: "ollama_request", Engines: ollama, Sev: info, Category: "stats", Needle: "[GIN] ",
 		Regex:   `\[GIN\] \d{4}/\d\d/\d\d - \d\d:\d\d:\d\d \|\s*(?P<status>\d{3})\s*\|\s*(?P<latency>\S+)\s*\|\s*(?P<client>\S*)\s*\|\s*(?P<method>[A-Z]+)\s+"(?P<path>[^"]*)"`,
 		Title:   "Ollama {method} {path}: {status} in {latency}",

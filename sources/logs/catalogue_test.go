@@ -58,6 +58,19 @@ var catalogueExamples = []struct {
 		map[string]string{"what": "eval", "tokens": "128"}},
 	{"llamacpp_timing", "slot print_timing: id  0 | task 12 |       total time =    2223.45 ms /   185 tokens",
 		map[string]string{"what": "total", "tokens": "185"}},
+	// testdata/loglat/SOURCE.md: Ollama 0.1.x's embedded llama.cpp server, 2024-04-30, and ik_llama.cpp, 2025-09-02.
+	{"llamacpp_timing_json", `{"function":"print_timings","level":"INFO","line":269,"msg":"prompt eval time     =    1442.30 ms /    18 tokens (   80.13 ms per token,    12.48 tokens per second)","n_prompt_tokens_processed":18,"n_tokens_second":12.480092519085876,"slot_id":0,"t_prompt_processing":1442.297,"t_token":80.12761111111111,"task_id":6,"tid":"140147531671424","timestamp":1714489668}`,
+		map[string]string{"what": "prompt eval", "ms": "1442.30", "tokens": "18"}},
+	{"llamacpp_timing_json", `{"tid":"125380885884928","timestamp":1756831192,"level":"INFO","function":"print_timings","line":835,"msg":"generation eval time =    1575.14 ms /    44 runs   (   35.80 ms per token,    27.93 tokens per second)","id_slot":0,"id_task":0,"t_token_generation":1575.143,"n_decoded":44,"t_token":35.79870454545455,"n_tokens_second":27.933971709235287}`,
+		map[string]string{"what": "generation eval", "ms": "1575.14", "tokens": "44"}},
+	{"llamacpp_timing_json", `{"tid":"125380885884928","timestamp":1756831192,"level":"INFO","function":"print_timings","line":846,"msg":"          total time =    9503.19 ms","id_slot":0,"id_task":0,"t_prompt_processing":7928.044,"t_token_generation":1575.143,"t_total":9503.187}`,
+		map[string]string{"what": "total", "ms": "9503.19"}},
+	// testdata/loglat/SOURCE.md: a real TGI line (2024-02-14).
+	{"tgi_request", `2024-02-14T06:49:51.437631Z  INFO generate{parameters=GenerateParameters { best_of: None, do_sample: false, max_new_tokens: Some(14), seed: None, top_n_tokens: None } total_time="611.286748ms" validation_time="754.5µs" queue_time="127.337µs" inference_time="610.405028ms" time_per_token="43.600359ms" seed="None"}: text_generation_router::server: router/src/server.rs:299: Success`,
+		map[string]string{"total": "611.286748ms"}},
+	// --json-output, built from router/src/logging.rs (no real line found).
+	{"tgi_request", `{"timestamp":"2026-01-08T10:00:00.000000Z","level":"INFO","message":"Success","target":"text_generation_router::server","filename":"router/src/server.rs","line_number":432,"span":{"inference_time":"1.2s","queue_time":"3.5ms","seed":"None","time_per_token":"12ms","total_time":"1.25s","validation_time":"1ms","name":"generate"}}`,
+		map[string]string{"total": "1.25s"}},
 	{"ollama_request", `[GIN] 2026/08/21 - 10:00:00 | 200 |  1.234567s |       127.0.0.1 | POST     "/api/chat"`,
 		map[string]string{"status": "200", "latency": "1.234567s", "client": "127.0.0.1", "method": "POST", "path": "/api/chat"}},
 	{"ollama_request", `[GIN] 2026/08/21 - 10:00:01 | 500 |      2m3.5s |      10.0.0.7 | POST     "/v1/chat/completions"`,
@@ -234,6 +247,9 @@ var catalogueNearMisses = []struct{ id, line string }{
 	// llama.cpp's library-wide summary (llama_perf_context_print): the same
 	// "prompt eval time = … ms / … tokens" shape, but no slot and no task.
 	{"llamacpp_timing", "llama_perf_context_print: prompt eval time =     123.45 ms /    57 tokens (    2.17 ms per token,   461.74 tokens per second)"},
+	{"llamacpp_timing_json", `{"function":"print_timings","level":"INFO","msg":"draft acceptance rate = 0.57"}`},
+	// the metric's name in a line, not a request's timings
+	{"tgi_request", `INFO text_generation_router: registered histogram tgi_request_mean_time_per_token_duration`},
 	{"ollama_request", "[GIN-debug] POST   /api/chat                 --> github.com/ollama/ollama/server.(*Server).ChatHandler-fm (5 handlers)"},
 	// A gateway in front of Ollama (one-api / new-api) logs gin lines of its
 	// own: a request id after the time and an unquoted path.

@@ -60,8 +60,12 @@ func (s *statsState) parse(mt Match, line string, t time.Time) []model.Sample {
 		s.sglang.retracted += parseNum(mt.Fields["retracted"])
 	case "llamacpp_timing":
 		return s.llama.timing(s, mt, t)
+	case "llamacpp_timing_json":
+		return s.llama.timingJSON(s, mt, line, t)
 	case "ollama_request":
 		return s.ollama.request(s, mt, t)
+	case "tgi_request":
+		return tgiRequest(s, line, t)
 	case "llamacpp_slots":
 		s.llama.slots = some(parseNum(mt.Fields["n_slots"]))
 	}

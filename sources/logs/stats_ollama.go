@@ -17,6 +17,13 @@ type ollamaState struct {
 	e2e              model.Histogram
 }
 
+// ollamaObsNotes say what the access log's latency covers: the whole
+// request as the server handled it (Ollama logs no per-request prompt or
+// eval timing at its default level).
+var ollamaObsNotes = map[model.Latency]string{
+	model.E2E: "Ollama's access-log latency: the whole request as its server handled it, including a wait for the runner and any model load",
+}
+
 // ollamaInference are the routes that run the model.
 var ollamaInference = []string{"/api/generate", "/api/chat", "/api/embed", "/api/embeddings", "/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/responses"}
 
@@ -33,6 +40,7 @@ func (st *ollamaState) request(s *statsState, mt Match, t time.Time) []model.Sam
 		return nil
 	}
 	st.requests++
+	var obs []model.Observation
 	if parseNum(mt.Fields["status"]) >= 400 {
 		st.errors++
 	} else if d, err := time.ParseDuration(mt.Fields["latency"]); err == nil && d >= 0 {
@@ -40,8 +48,10 @@ func (st *ollamaState) request(s *statsState, mt Match, t time.Time) []model.Sam
 		st.e2e.Sum += d.Seconds()
 		st.e2e.Count++
 		st.e2e.Approx = "mean only, from Ollama's access log (successful requests; includes model load time)"
+		obs = []model.Observation{{Time: t, Values: map[model.Latency]float64{model.E2E: d.Seconds()}, Notes: ollamaObsNotes}}
 	}
 	sm := s.sample(t, "from Ollama's access log: requests counted since llmtop started following; errors are HTTP status ≥ 400")
+	sm.Observations = obs
 	sm.Counters[model.Requests] = st.requests
 	sm.Counters[model.RequestErrors] = st.errors
 	if st.e2e.Count > 0 {

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/logs"
+	"github.com/llmtop/llmtop/tui"
+)
+
+// The real llama-server log of 6 requests over 2 slots
+// (sources/logs/testdata/loglat/SOURCE.md).
+const realLlamaLog = "../../sources/logs/testdata/loglat/llama-server-2slots-6streams.log"
+
+// llamaScrapes are two scrapes of a llama-server with both slots busy and
+// 4 requests deferred; its /metrics give TPOT as a mean only.
+func llamaScrapes(url string, t time.Time) []model.Scrape {
+	id := model.Identity{Engine: model.LlamaCpp, Health: model.HealthUp, Models: []model.ModelInfo{{ID: "small.gguf"}}}
+	var out []model.Scrape
+	for i := 0; i < 2; i++ {
+		at := t.Add(time.Duration(i) * 2 * time.Second)
+		sm := model.NewSample(url, "small.gguf", at, model.FromScrape)
+		sm.Gauges[model.Running], sm.Gauges[model.Waiting] = 2, 4
+		sm.Counters[model.GenTokens] = float64(384 + 128*i)
+		sm.Latencies[model.TPOT] = model.Histogram{Sum: 0.3 + 0.1*float64(i), Count: float64(384 + 128*i), Approx: "mean only"}
+		out = append(out, model.Scrape{Endpoint: url, Time: at, Identity: id, Samples: []model.Sample{sm}})
+	}
+	return out
+}
+
+func readRealLlamaLog(t *testing.T, url string, at time.Time) []any {
+	t.Helper()
+	msgs, err := logs.ReadTail(realLlamaLog, 1<<20, logs.Options{Endpoint: url, Now: stepClock(at)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
+// snapshot --json --log: the log's per-request timings reach the JSON's
+// latency distributions, labelled "log" with their count, beside the
+// metrics' (which win where they give a value).
+func TestSnapshotCarriesLogLatencies(t *testing.T) {
+	const url = "http://127.0.0.1:8080"
+	t0 := time.Date(2026, 11, 24, 17, 0, 0, 0, time.UTC)
+	msgs := readRealLlamaLog(t, url, t0)
+	doc := buildSnapshot(t0.Add(5*time.Second), []endpointResult{{url: url, scrapes: llamaScrapes(url, t0.Add(time.Second))}}, diagnosis.DefaultConfig(), msgs...)
+	j := doc.SnapshotJSON
+	if len(j.Endpoints) != 1 || j.Endpoints[0].Metrics == nil {
+		t.Fatalf("endpoints %+v", j.Endpoints)
+	}
+	m := j.Endpoints[0].Metrics
+	for name, d := range map[string]model.DistJSON{"prefill": m.Prefillms, "decode": m.Decodems} {
+		if d.Source != model.FromLog || d.Count.V != 6 || d.Estimate || !d.P50.OK || !d.P99.OK {
+			t.Errorf("%s %+v: want exact percentiles over the log's 6 requests", name, d)
+		}
+	}
+	// TPOT: the metric's mean wins, the log adds percentiles and its count.
+	if tp := m.TPOTms; tp.Source != model.FromLog || tp.Count.V != 6 || !tp.P50.OK || math.Abs(tp.Mean.V-0.1/128*1000) > 1e-9 {
+		t.Errorf("tpot %+v: want the metric's mean (%.4f ms) and the log's percentiles", tp, 0.1/128*1000)
+	}
+	if q := m.Queuems; q.Approx != model.LittleApprox || q.P50.OK || !q.Mean.OK {
+		t.Errorf("queue %+v: want the Little's law estimate, mean only", q)
+	}
+	// llama-server's total time has no slot wait: E2E is the estimate's sum, a mean.
+	if e := m.E2Ems; e.Source != model.FromLog || e.P50.OK || !e.Mean.OK || e.Mean.V <= m.Prefillms.Mean.V+m.Decodems.Mean.V {
+		t.Errorf("e2e %+v: want queue + prefill + decode means, no percentiles", e)
+	}
+	if m.Source != model.FromScrape {
+		t.Errorf("metrics source %q: the picture stays the scrape's", m.Source)
+	}
+}
+
+// The latency pane labels the log's numbers "from log · n=6".
+func TestLatencyPaneLabelsLogNumbers(t *testing.T) {
+	const url = "http://127.0.0.1:8080"
+	t0 := time.Date(2026, 11, 24, 17, 0, 0, 0, time.UTC)
+	m := tui.New(tui.Options{Endpoints: []string{url}, Now: t0.Add(4 * time.Second), NoColor: true,
+		Sources: map[string]string{"engine": "", "gpu": "", "logs": ""}})
+	for _, msg := range readRealLlamaLog(t, url, t0) {
+		m.Update(msg)
+	}
+	for _, sc := range llamaScrapes(url, t0.Add(time.Second)) {
+		m.Update(sc)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	screen := ansi.Strip(m.Render())
+	var rows []string
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, "from log · n=6") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) < 3 || !strings.Contains(screen, "TTFT queue") || !strings.Contains(screen, "(queue est.)") || !strings.Contains(screen, "queue share≈") {
+		t.Errorf("want TTFT, TPOT and E2E rows labelled \"from log · n=6\" and the TTFT split marked as an estimate; screen:\n%s", screen)
+	}
+}

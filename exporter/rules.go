@@ -1,0 +1,249 @@
+package exporter
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// Prometheus alerting rules equivalent to the diagnosis' thresholds, in the
+// engines' own metric names (`llmtop rules`), so a team without llmtop
+// running gets the same alerts; and rules on the exporter's own series.
+
+// RuleGroup is one group of a Prometheus rule file.
+type RuleGroup struct {
+	Name  string      `yaml:"name"`
+	Rules []AlertRule `yaml:"rules"`
+}
+
+// AlertRule is one alerting rule.
+type AlertRule struct {
+	Alert       string            `yaml:"alert"`
+	Expr        string            `yaml:"expr"`
+	For         string            `yaml:"for,omitempty"`
+	Labels      map[string]string `yaml:"labels"`
+	Annotations map[string]string `yaml:"annotations"`
+	// Threshold is the diagnosis value the expression compares with (in
+	// the expression's unit); not written.
+	Threshold float64 `yaml:"-"`
+}
+
+// RuleFile is a Prometheus rule file (rule_files:, or a PrometheusRule's
+// spec).
+type RuleFile struct {
+	Groups []RuleGroup `yaml:"groups"`
+}
+
+// RulesOptions shape the rules.
+type RulesOptions struct {
+	Thresholds diagnosis.AlertThresholds
+	// Window is the range of rate() and increase(): the diagnosis window.
+	Window time.Duration
+	// For, when positive, replaces every rule's for: (tests; the default
+	// is the diagnosis' hold).
+	For time.Duration
+}
+
+// engineMetrics are one engine's metric names as its adapter in
+// sources/engine reads them. by groups per endpoint and model, as the
+// adapter sums (or averages) an endpoint's series.
+type engineMetrics struct {
+	engine model.Engine
+	by     string
+	// kv is a 0–1 KV usage expression (already aggregated by `by`); kvNote
+	// says when it is an approximation.
+	kv, kvNote string
+	waiting    string // a gauge
+	ttft       string // a histogram (name without _bucket)
+	preempt    string // a counter
+	finish     string // a counter with a finished_reason label
+}
+
+var engineTable = []engineMetrics{
+	{engine: model.VLLM, by: "job, instance, model_name",
+		// gpu_cache_usage_perc is the name before v0.11 (both from v0.9.2).
+		kv:      "avg by (job, instance, model_name) (vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)",
+		waiting: "vllm:num_requests_waiting", ttft: "vllm:time_to_first_token_seconds",
+		preempt: "vllm:num_preemptions_total", finish: "vllm:request_success_total"},
+	{engine: model.SGLang, by: "job, instance, model_name",
+		kv:      "avg by (job, instance, model_name) (sglang:token_usage)",
+		waiting: "sglang:num_queue_reqs", ttft: "sglang:time_to_first_token_seconds",
+		preempt: "sglang:num_retracted_requests_total"},
+	{engine: model.TGI, by: "job, instance",
+		kv:      "sum by (job, instance) (tgi_batch_current_max_tokens) / sum by (job, instance) (tgi_batch_max_total_tokens)",
+		kvNote:  " (approximation: tokens reserved by the running batch ÷ max batch total tokens; TGI has no KV metric)",
+		waiting: "tgi_queue_size"},
+	{engine: model.LlamaCpp, by: "job, instance",
+		// Older llama-server builds only; newer ones have no KV metric (llmtop reads /slots).
+		kv:      "max by (job, instance) (llamacpp:kv_cache_usage_ratio)",
+		waiting: "llamacpp:requests_deferred"},
+	{engine: model.TRTLLM, by: "job, instance",
+		kv:      "avg by (job, instance) (trtllm_kv_cache_utilization)",
+		waiting: "trtllm_num_requests_waiting", ttft: "trtllm_time_to_first_token_seconds",
+		finish: "trtllm_request_success_total"},
+	{engine: model.Triton, by: "job, instance",
+		kv:      `avg by (job, instance) (nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="fraction"})`,
+		waiting: `nv_trt_llm_request_metrics{request_type="waiting"}`},
+}
+
+// RuleEngines lists the engines with engine rules (Ollama exposes no
+// metrics to alert on).
+func RuleEngines() []model.Engine {
+	out := make([]model.Engine, 0, len(engineTable))
+	for _, m := range engineTable {
+		out = append(out, m.engine)
+	}
+	return out
+}
+
+// Rules returns the rule groups for the engines asked for (all when none)
+// and the group on llmtop's own exporter series.
+func Rules(o RulesOptions, engines ...model.Engine) RuleFile {
+	var f RuleFile
+	for _, m := range engineTable {
+		if len(engines) > 0 && !slices.Contains(engines, m.engine) {
+			continue
+		}
+		f.Groups = append(f.Groups, RuleGroup{Name: "llmtop-" + string(m.engine), Rules: engineRules(m, o)})
+	}
+	f.Groups = append(f.Groups, RuleGroup{Name: "llmtop-exporter", Rules: exporterRules(o)})
+	return f
+}
+
+const diagnoseHint = "llmtop diagnose http://{{ $labels.instance }} shows the evidence and the flags to change."
+
+func engineRules(m engineMetrics, o RulesOptions) []AlertRule {
+	t := o.Thresholds
+	w := promDuration(o.Window)
+	eng := string(m.engine)
+	var rs []AlertRule
+	add := func(r AlertRule, finding, severity string, hold time.Duration) {
+		r.Labels = map[string]string{"severity": severity, "engine": eng, "llmtop_finding": finding}
+		r.For = forOf(o, hold)
+		r.Annotations["description"] += " " + diagnoseHint
+		rs = append(rs, r)
+	}
+	if m.kv != "" {
+		add(AlertRule{Alert: "LLMKVCacheFull", Expr: fmt.Sprintf("%s >= %s", m.kv, num(t.KVHigh)), Threshold: t.KVHigh,
+			Annotations: map[string]string{
+				"summary":     "KV cache {{ $value | humanizePercentage }} full on {{ $labels.instance }}" + m.kvNote,
+				"description": "KV-cache usage has been at or above " + pctText(t.KVHigh) + " for " + durText(t.KVFor) + ": new requests wait for space and long generations get preempted.",
+			}}, "kv_full", "warning", t.KVFor)
+	}
+	if m.waiting != "" {
+		add(AlertRule{Alert: "LLMQueueBacklog", Expr: fmt.Sprintf("sum by (%s) (%s) > %s", m.by, m.waiting, num(t.WaitingHigh)), Threshold: t.WaitingHigh,
+			Annotations: map[string]string{
+				"summary":     "{{ $value }} requests waiting on {{ $labels.instance }}",
+				"description": "More than " + num(t.WaitingHigh) + " requests have been waiting for " + durText(t.WaitingFor) + ".",
+			}}, "queue_backlog", "critical", t.WaitingFor)
+	}
+	if m.ttft != "" {
+		add(AlertRule{Alert: "LLMTTFTOverSLO",
+			Expr:      fmt.Sprintf("histogram_quantile(0.99, sum by (%s, le) (rate(%s_bucket[%s]))) > %s", m.by, m.ttft, w, num(t.SLOTTFT.Seconds())),
+			Threshold: t.SLOTTFT.Seconds(),
+			Annotations: map[string]string{
+				"summary":     "TTFT p99≈{{ $value | humanizeDuration }} on {{ $labels.instance }} (SLO " + durText(t.SLOTTFT) + ")",
+				"description": "The time-to-first-token p99 over " + w + " (estimated from the histogram buckets) is above the " + durText(t.SLOTTFT) + " objective.",
+			}}, "ttft_high", "warning", t.TTFTFor)
+	}
+	if m.preempt != "" {
+		add(AlertRule{Alert: "LLMPreemptions",
+			Expr:      fmt.Sprintf("sum by (%s) (rate(%s[%s])) > %s", m.by, m.preempt, w, num(t.PreemptPS)),
+			Threshold: t.PreemptPS,
+			Annotations: map[string]string{
+				"summary":     "{{ $value | humanize }} preemptions/s on {{ $labels.instance }}",
+				"description": "The engine evicts running requests (preemption or retraction) more than " + num(t.PreemptPS) + "/s: the KV pool cannot hold the batch.",
+			}}, "kv_preemption", "critical", t.PreemptFor)
+	}
+	if m.finish != "" {
+		total := fmt.Sprintf("sum by (%s) (increase(%s[%s]))", m.by, m.finish, w)
+		share := func(reasons string) string {
+			return fmt.Sprintf(`sum by (%s) (increase(%s{finished_reason=~"%s"}[%s])) / %s`, m.by, m.finish, reasons, w, total)
+		}
+		enough := fmt.Sprintf("and %s >= %s", total, num(t.MinFinished))
+		add(AlertRule{Alert: "LLMRequestErrors", Expr: fmt.Sprintf("%s >= %s %s", share("error"), num(t.ErrorShare), enough), Threshold: t.ErrorShare,
+			Annotations: map[string]string{
+				"summary":     "{{ $value | humanizePercentage }} of requests end in error on {{ $labels.instance }}",
+				"description": "At least " + pctText(t.ErrorShare) + " of the requests finished in " + w + " (and at least " + num(t.MinFinished) + " of them) ended with finished_reason error: the engine log has the exceptions.",
+			}}, "finish_errors", "critical", t.ErrorFor)
+		add(AlertRule{Alert: "LLMRequestsAborted", Expr: fmt.Sprintf("%s >= %s %s", share("abort|error"), num(t.ErrorShare), enough), Threshold: t.ErrorShare,
+			Annotations: map[string]string{
+				"summary":     "{{ $value | humanizePercentage }} of requests aborted or failed on {{ $labels.instance }}",
+				"description": "At least " + pctText(t.ErrorShare) + " of the requests finished in " + w + " were aborted (clients gave up) or failed.",
+			}}, "finish_errors", "warning", t.ErrorFor)
+	}
+	return rs
+}
+
+// exporterRules alert on llmtop's judgment as `llmtop export` serves it.
+func exporterRules(o RulesOptions) []AlertRule {
+	title := `{{ with printf "llmtop_finding_info{endpoint='%s',id='%s'}" $labels.endpoint $labels.id | query }}{{ . | first | label "title" }}: {{ . | first | label "action" }}{{ end }}`
+	rule := func(name, sev, promSev string) AlertRule {
+		return AlertRule{Alert: name, Expr: fmt.Sprintf(`llmtop_finding{severity=%q} == 1`, sev), For: forOf(o, 0),
+			Labels: map[string]string{"severity": promSev},
+			Annotations: map[string]string{
+				"summary":     "llmtop: {{ $labels.id }} on {{ $labels.endpoint }}",
+				"description": title,
+			}}
+	}
+	return []AlertRule{
+		rule("LLMTopFindingCritical", "crit", "critical"),
+		rule("LLMTopFindingWarning", "warn", "warning"),
+		{Alert: "LLMTopEndpointDown", Expr: "llmtop_endpoint_up == 0", For: forOf(o, time.Minute),
+			Labels: map[string]string{"severity": "critical"},
+			Annotations: map[string]string{
+				"summary":     "llmtop cannot read {{ $labels.endpoint }}",
+				"description": `{{ with printf "llmtop_endpoint_scrape_error{endpoint='%s'}" $labels.endpoint | query }}scrape error: {{ . | first | label "kind" }}{{ end }}`,
+			}},
+		{Alert: "LLMTopStale", Expr: "time() - llmtop_last_refresh_timestamp_seconds > 120", For: forOf(o, time.Minute),
+			Labels: map[string]string{"severity": "warning"},
+			Annotations: map[string]string{
+				"summary":     "llmtop export on {{ $labels.instance }} has not refreshed for {{ $value | humanizeDuration }}",
+				"description": "Its other series are stale: the llmtop process is stuck or its clock is wrong.",
+			}},
+	}
+}
+
+// forOf is a rule's for: the diagnosis hold, or the override.
+func forOf(o RulesOptions, hold time.Duration) string {
+	if o.For > 0 {
+		hold = o.For
+	}
+	if hold <= 0 {
+		return ""
+	}
+	return promDuration(hold)
+}
+
+// promDuration writes d in Prometheus's duration syntax (5m, 90s, 1h30m).
+func promDuration(d time.Duration) string {
+	if d <= 0 {
+		return "0s"
+	}
+	if d%time.Second != 0 {
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	}
+	var s string
+	if h := d / time.Hour; h > 0 {
+		s += strconv.FormatInt(int64(h), 10) + "h"
+		d -= h * time.Hour
+	}
+	if m := d / time.Minute; m > 0 {
+		s += strconv.FormatInt(int64(m), 10) + "m"
+		d -= m * time.Minute
+	}
+	if d > 0 {
+		s += strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return s
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func pctText(v float64) string { return num(v*100) + " %" }
+
+func durText(d time.Duration) string { return promDuration(d) }

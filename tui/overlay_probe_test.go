@@ -1,0 +1,175 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// withProbeOverlay registers the `o` overlay with run for one test (cmd
+// registers it with the real probe).
+func withProbeOverlay(t *testing.T, run ProbeRunner) {
+	saved := append([]OverlaySpec(nil), overlaySpecs...)
+	t.Cleanup(func() { overlaySpecs = saved })
+	RegisterOverlay(OverlaySpec{ID: "probe", Key: DefaultKeyMap().Probe, New: func() Overlay { return NewProbeOverlay(run) }})
+}
+
+// realProbe is llama-server's answer to `llmtop probe` (a real capture:
+// ../diagnosis/testdata/probe/README.md), with a title that tries to move
+// the cursor.
+func realProbe(t *testing.T) model.Behaviour {
+	raw, err := os.ReadFile("../diagnosis/testdata/probe/llamacpp-b1-de3ff81.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Behaviour model.Behaviour }
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Behaviour
+}
+
+// driveProbe runs cmd and every command its messages lead to (bounded), as the
+// Bubble Tea runtime would, skipping the clock's ticks.
+func driveProbe(m *Model, cmd tea.Cmd) {
+	for i := 0; cmd != nil && i < 20; i++ {
+		msg := cmd()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			cmd = nil
+			for _, c := range b {
+				if c != nil {
+					if _, tick := c().(tickMsg); !tick {
+						driveProbe(m, c)
+					}
+				}
+			}
+			return
+		}
+		if msg == nil {
+			return
+		}
+		_, cmd = m.Update(msg)
+	}
+}
+
+// o probes the selected endpoint off the Update loop, shows the result and
+// its findings, x shows the raw exchanges, and the result reaches the core
+// (the diagnosis and the run).
+func TestProbeOverlayShowsResultAndFeedsTheCore(t *testing.T) {
+	b := realProbe(t)
+	b.Identity.Model = "tiny\x1b[2Jmodel"
+	step := make(chan struct{})
+	var asked string
+	withProbeOverlay(t, func(ctx context.Context, url string, progress func(string)) (model.Behaviour, error) {
+		asked = url
+		progress("determinism")
+		<-step
+		b.Endpoint = url
+		b.Time = t0.Add(30 * time.Second)
+		return b, nil
+	})
+	m := newTestModel()
+	for _, s := range scrapes(40, stressed) {
+		m.Update(s)
+		m.Update(tickMsg(s.Time))
+	}
+	_, cmd := m.Update(press("o"))
+	if cmd == nil {
+		t.Fatal("o started nothing")
+	}
+	msg := cmd() // the first step's news
+	m.Update(msg)
+	if out := screen(t, m, 120, 40); !strings.Contains(out, "probing: determinism…") {
+		t.Errorf("no progress shown:\n%s", out)
+	}
+	close(step)
+	var o *probeOverlay
+	for _, e := range m.overlays {
+		if e.id == "probe" {
+			o = e.o.(*probeOverlay)
+		}
+	}
+	_, next := m.Update(<-o.ch)
+	driveProbe(m, next)
+	if asked != testURL {
+		t.Errorf("probed %q, want the selected endpoint %q", asked, testURL)
+	}
+	out := screen(t, m, 120, 40)
+	for _, want := range []string{"Behaviour probe", "determinism    ok: two identical requests", "chat template  has its special tokens, chatml",
+		"stop/length    one-word question, max_tokens 256: finish length", "[WARN] a short answer ran to max_tokens (256)", "→ --jinja"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("overlay lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[2J") || !strings.Contains(out, "tiny") {
+		t.Errorf("the model name reached the screen unsanitised or not at all:\n%s", out)
+	}
+	m.Update(press("x"))
+	if out := screen(t, m, 120, 40); !strings.Contains(out, "[template] POST /apply-template → 200") {
+		t.Errorf("x does not show the raw exchanges:\n%s", out)
+	}
+	runs := m.d.Core.RunsOf(testURL)
+	if len(runs) == 0 || runs[len(runs)-1].Behaviour == nil {
+		t.Fatalf("the probe did not reach the core's run: %+v", runs)
+	}
+	m.d.Core.Evaluate(t0.Add(31 * time.Second))
+	found := false
+	for _, f := range m.d.Core.Report().Findings {
+		found = found || f.ID == "probe_runs_to_length"
+	}
+	if !found {
+		t.Errorf("the diagnosis lacks the probe's finding")
+	}
+}
+
+// Long and wide lines wrap within the width, none is cut.
+func TestProbeWrapLine(t *testing.T) {
+	l := "chat template  renders: “" + strings.Repeat("今天天气很好 ", 12) + "”"
+	ws := wrapLine(l, 40)
+	if len(ws) < 3 {
+		t.Fatalf("%d pieces: %q", len(ws), ws)
+	}
+	var back string
+	for i, w := range ws {
+		if n := ansi.StringWidth(w); n > 40 {
+			t.Errorf("piece %d is %d cells: %q", i, n, w)
+		}
+		if i > 0 {
+			w = strings.TrimPrefix(w, "      ")
+		}
+		back += w
+	}
+	// Word wrapping may drop the space it breaks at; nothing else.
+	if nospace := func(s string) string { return strings.ReplaceAll(s, " ", "") }; nospace(back) != nospace(l) {
+		t.Errorf("text lost in wrapping:\n%q\n%q", back, l)
+	}
+}
+
+// In a replay, o sends nothing: the recorded endpoint is not the one
+// that would answer now.
+func TestProbeOverlayNotInAReplay(t *testing.T) {
+	called := false
+	withProbeOverlay(t, func(context.Context, string, func(string)) (model.Behaviour, error) {
+		called = true
+		return model.Behaviour{}, nil
+	})
+	m := newTestModel()
+	for _, s := range scrapes(5, stressed) {
+		m.Update(s)
+	}
+	m.d.Replay = &ReplayState{}
+	_, cmd := m.Update(press("o"))
+	driveProbe(m, cmd)
+	m.Update(press("enter"))
+	if out := screen(t, m, 120, 30); called || !strings.Contains(out, "not in a replay") {
+		t.Errorf("called %v:\n%s", called, out)
+	}
+}
