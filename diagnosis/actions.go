@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/llmtop/llmtop/model"
@@ -119,14 +120,51 @@ func chunkedPrefill(eng model.Engine, n int) (Action, bool) {
 	return Action{}, false
 }
 
-// replicas is the scale-out action.
-func replicas(eng model.Engine) Action {
+// replicas is the scale-out action. It knows how many data-parallel
+// engines the server already runs: advising --data-parallel-size 2 to a
+// server running two says nothing.
+func replicas(ep Endpoint) Action {
+	eng := ep.Engine()
 	a := Action{Change: "add a replica behind the router", Why: "the queue grows while the batch is full: demand exceeds one engine's capacity", TradeOff: "another GPU"}
+	n := dpSize(ep)
+	now := ""
+	if n > 1 {
+		now = fmt.Sprintf(", from the %d engines it runs now", n)
+	}
 	switch eng {
 	case model.VLLM:
-		a.Change = "--data-parallel-size 2 (or another replica behind the router)"
+		a.Change = fmt.Sprintf("--data-parallel-size %d%s (or another replica behind the router)", n+1, now)
 	case model.SGLang:
-		a.Change = "--dp-size 2 (or another replica behind the router)"
+		a.Change = fmt.Sprintf("--dp-size %d%s (or another replica behind the router)", n+1, now)
+	}
+	if n > 1 {
+		a.TradeOff = "another GPU per engine"
 	}
 	return a
+}
+
+// dpSize is how many data-parallel engines serve behind the endpoint: the
+// engines its metrics name (vLLM engine="N"), else the cache_config_info
+// series it counts, else 1.
+func dpSize(ep Endpoint) int {
+	if n := len(ep.State.Engines); n > 1 {
+		return n
+	}
+	if v, ok := infoKey(ep, "engines", "dp_size", "data_parallel_size"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n > 1 {
+			return n
+		}
+	}
+	return 1
+}
+
+// kvBatch is the KV usage and running batch the KV advice reads: the
+// fullest data-parallel engine's own (each engine has its own pool and its
+// own --max-num-seqs), else the endpoint's. which names the engine ("" for
+// the endpoint).
+func kvBatch(ep Endpoint) (kv, running model.Opt, which string) {
+	if full, ok := model.Fullest(ep.State.Engines); ok && len(ep.State.Engines) > 1 {
+		return full.KVUsage, full.Running, "engine " + full.ID
+	}
+	return ep.State.KVUsage, ep.State.Running, ""
 }

@@ -105,7 +105,7 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 					Source: metricSource(ep, "ttft"), Window: ep.State.Latency[model.TTFT].Window})
 			}
 			f.Actions = []Action{{Change: capChange(eng, limit), Why: "just under the batch size where ITL crossed the SLO",
-				TradeOff: "lower peak throughput; excess requests queue (TTFT rises) unless another replica takes them"}, batchReplicas(eng)}
+				TradeOff: "lower peak throughput; excess requests queue (TTFT rises) unless another replica takes them"}, batchReplicas(ep)}
 			return f
 		}
 	}
@@ -130,8 +130,8 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 
 // batchReplicas is the replica advice for a batch past the knee: the
 // traffic split over engines, each runs a smaller batch.
-func batchReplicas(eng model.Engine) Action {
-	a := replicas(eng)
+func batchReplicas(ep Endpoint) Action {
+	a := replicas(ep)
 	a.Why = "the same traffic split over two engines halves each one's batch: ITL falls without queueing"
 	return a
 }

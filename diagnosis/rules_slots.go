@@ -72,9 +72,18 @@ func capFinding(e *env, ep Endpoint, limit int, waiting model.Opt) Finding {
 	if st.KVUsage.OK {
 		f.Evidence = append(f.Evidence, Evidence{Text: "KV usage " + pct(st.KVUsage.V), Source: metricSource(ep, "kv")})
 	}
-	if itl, ok := itlValue(ep); ok && itl > e.cfg.SLOITL.Seconds() {
+	itl, itlOK := itlValue(ep)
+	if itlOK && itl > e.cfg.SLOITL.Seconds() {
 		f.Cause += fmt.Sprintf("; per-token latency (%s) is already over its SLO %s, so a bigger batch would slow every answer", secs(itl), dur(e.cfg.SLOITL))
-		f.Actions = []Action{replicas(eng)}
+		f.Actions = []Action{replicas(ep)}
+		return f
+	}
+	if !itlOK {
+		// Unknown is not fine (issue 14 item 10): without a per-token
+		// latency a bigger batch may push every answer past its SLO.
+		f.Cause += "; per-token latency is not measured in the window, so whether a bigger batch has room is not known"
+		f.Actions = []Action{replicas(ep), {Change: capChange(eng, 0) + " higher only once ITL/TPOT is seen under its SLO " + dur(e.cfg.SLOITL),
+			Why: "unknown per-token latency is not room: a bigger batch slows every request's decode", TradeOff: "TPOT rises with the batch"}}
 		return f
 	}
 	// Room for the requests seen waiting, at most doubling the cap.
@@ -88,7 +97,7 @@ func capFinding(e *env, ep Endpoint, limit int, waiting model.Opt) Finding {
 		}
 		a.TradeOff = "the KV cache grows with -c (memory), and each slot generates slower as more share every step"
 	}
-	f.Actions = []Action{a, replicas(eng)}
+	f.Actions = []Action{a, replicas(ep)}
 	return f
 }
 

@@ -80,7 +80,16 @@ func TestConcurrencyCapRule(t *testing.T) {
 			e.State.Running, e.State.Waiting, e.State.MaxRunning = model.Some(64), model.Some(3), model.Some(64)
 			e.State.Latency = map[model.Latency]model.Dist{model.TTFT: {Exposed: true}}
 		})), want: "concurrency_cap", check: func(t *testing.T, f *Finding) {
-			if f.Title != "all 64 concurrency slots taken: 3 requests wait for one" || !hasAction(f, "--max-num-seqs 67") {
+			// Issue 14 item 10: ITL unknown is not room for a bigger batch.
+			if f.Title != "all 64 concurrency slots taken: 3 requests wait for one" || hasAction(f, "--max-num-seqs 67") || !hasAction(f, "higher only once ITL/TPOT is seen under its SLO") {
+				t.Errorf("%q %+v", f.Title, f.Actions)
+			}
+		}},
+		{name: "vLLM at its cap, ITL known within its SLO", in: input(ep(func(e *Endpoint) {
+			e.State.Running, e.State.Waiting, e.State.MaxRunning = model.Some(64), model.Some(3), model.Some(64)
+			e.State.Latency = map[model.Latency]model.Dist{model.TTFT: {Exposed: true}, model.ITL: dist(0.015, 0.02, 0.03, 0.016)}
+		})), want: "concurrency_cap", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "--max-num-seqs 67") {
 				t.Errorf("%q %+v", f.Title, f.Actions)
 			}
 		}},
@@ -90,7 +99,7 @@ func TestConcurrencyCapRule(t *testing.T) {
 		})), none: "concurrency_cap"},
 		{name: "SGLang cap from server info", in: input(ep(func(e *Endpoint) {
 			e.Identity.Engine = model.SGLang
-			e.State.Latency = map[model.Latency]model.Dist{}
+			e.State.Latency = map[model.Latency]model.Dist{model.ITL: dist(0.015, 0.02, 0.03, 0.016)}
 			e.State.Info = map[string]string{"max_running_requests": "16"}
 			e.State.Running, e.State.Waiting = model.Some(16), model.Some(4)
 		})), want: "concurrency_cap", check: func(t *testing.T, f *Finding) {

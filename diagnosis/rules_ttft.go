@@ -43,6 +43,11 @@ func ruleTTFT(e *env) []Finding {
 			continue
 		}
 		v, label, over := ttftOver(ep, slo)
+		if label == "" {
+			// Exposed, but no first token in the window: not "within the SLO".
+			e.lack(ep, "TTFT (no request got its first token in the window)")
+			continue
+		}
 		if !over {
 			continue
 		}
@@ -118,7 +123,7 @@ func unsplitTTFT(e *env, ep Endpoint, ev []Evidence, qOK, pOK bool) Finding {
 		f.Actions = append(f.Actions, Action{Change: "--api-server-count 2", Why: "a busy API server process (tokenizing, detokenizing, streaming) delays first tokens outside queue and prefill time",
 			TradeOff: "a CPU core and some memory per extra API server"})
 	}
-	a := replicas(ep.Engine())
+	a := replicas(ep)
 	a.Why = "fewer requests per engine: each waits less for the API server and the steps it shares"
 	f.Actions = append(f.Actions, a)
 	return f
@@ -170,30 +175,34 @@ func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev mode
 	case st.KVUsage.OK && st.KVUsage.V >= 0.9:
 		f.Cause = "the KV cache is full (" + pct(st.KVUsage.V) + "): new requests cannot be admitted until running ones finish"
 		f.Actions = kvActions(e, ep)
-	case atCap && st.KVUsage.OK && st.Running.V > 0 && !itlOver:
-		perSeq := st.KVUsage.V / st.Running.V
+	case atCap && st.KVUsage.OK && st.Running.V > 0 && itlOK && !itlOver:
+		// Raising the cap is advised only where ITL is known to have room:
+		// unknown is not fine (issue 14 item 10).
+		kv, running, _ := kvBatch(ep)
+		perSeq := kv.V / max(running.V, 1)
 		n := int(math.Floor(0.9 / perSeq))
 		n = min(max(n, limit+1), 2*limit)
 		f.Cause = fmt.Sprintf("the running batch is at the concurrency cap (%d) while the KV cache is only %s used", limit, pct(st.KVUsage.V))
 		if inferred {
 			f.Cause = fmt.Sprintf("the running batch stays at %d while requests wait and the KV cache is only %s used: that is the concurrency cap", limit, pct(st.KVUsage.V))
 		}
-		trade := "more requests per step: ITL rises with the batch; check it against its SLO after the change"
-		if itlOK {
-			trade = fmt.Sprintf("more requests per step: ITL (p99≈%s now, SLO %s) rises with the batch; check it after the change", secs(itlV), dur(e.cfg.SLOITL))
-		}
+		trade := fmt.Sprintf("more requests per step: ITL (p99≈%s now, SLO %s) rises with the batch; check it after the change", secs(itlV), dur(e.cfg.SLOITL))
 		f.Actions = []Action{{Change: capChange(eng, n),
 			Why:      fmt.Sprintf("%s KV per running request: %d requests fit in 90 %% of the pool (at most doubling the cap)", pct(perSeq), int(math.Floor(0.9/perSeq))),
-			TradeOff: trade}, replicas(eng)}
+			TradeOff: trade}, replicas(ep)}
+	case atCap && !itlOK:
+		f.Cause = fmt.Sprintf("the running batch is at the concurrency cap (%d); per-token latency is not measured in the window, so whether a bigger batch would slow every answer is not known", limit)
+		f.Actions = []Action{replicas(ep), {Change: capChange(eng, 0) + " higher only once ITL/TPOT is seen under its SLO " + dur(e.cfg.SLOITL),
+			Why: "unknown per-token latency is not room: a bigger batch slows every request's decode", TradeOff: "TPOT rises with the batch"}}
 	case atCap && itlOver:
 		f.Cause = fmt.Sprintf("the batch is at the cap (%d) and per-token latency is already over its SLO: the engine is at capacity", limit)
-		f.Actions = []Action{replicas(eng)}
+		f.Actions = []Action{replicas(ep)}
 	default:
 		f.Cause = "requests arrive faster than the engine finishes them"
 		if !capKnown {
 			f.Cause += " (concurrency cap unknown: compare running with the engine's cap)"
 		}
-		f.Actions = []Action{replicas(eng), {Change: capChange(eng, 0) + " higher if KV usage and ITL leave room",
+		f.Actions = []Action{replicas(ep), {Change: capChange(eng, 0) + " higher if KV usage and ITL leave room",
 			Why: "a low cap queues requests the GPU could batch", TradeOff: "TPOT rises with the batch"}}
 	}
 	return f

@@ -53,6 +53,9 @@ type Sample struct {
 	// Notes are adapter remarks about this sample (approximations, summed
 	// labels), shown on the explain screen.
 	Notes []string
+	// Engines holds each engine's own gauges when several serve behind one
+	// endpoint (vLLM data parallel); nil for one engine.
+	Engines []EngineShare
 }
 
 // NewSample returns a Sample with its maps allocated.

@@ -58,6 +58,9 @@ type MetricsJSON struct {
 	WindowS       float64            `json:"window_s"`
 	Source        Source             `json:"source"`
 	Restarts      int                `json:"restarts"`
+	// Engines is each data-parallel engine's gauges (vLLM engine="N");
+	// kv_cache_usage_ratio above is the fullest one's.
+	Engines []EngineShare `json:"engines,omitempty"`
 }
 
 // EndpointJSON is one endpoint in a snapshot.
@@ -117,7 +120,7 @@ func MetricsOf(st State) *MetricsJSON {
 		E2Ems: DistMS(st.Latency[E2E]), Queuems: DistMS(st.Latency[Queue]),
 		Prefillms: DistMS(st.Latency[Prefill]), Decodems: DistMS(st.Latency[Decode]),
 		FinishReasons: st.FinishShare, WindowS: st.RateWindow.Seconds(), Source: st.Source,
-		Restarts: len(st.Restarts),
+		Restarts: len(st.Restarts), Engines: st.Engines,
 	}
 	if m.WindowS == 0 {
 		for _, d := range st.Latency {

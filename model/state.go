@@ -46,6 +46,9 @@ type State struct {
 	Restarts []time.Time
 	Info     map[string]string
 	Notes    []string
+	// Engines is each data-parallel engine's gauges at the newest sample
+	// (nil for one engine); KVUsage is then the fullest one's.
+	Engines []EngineShare
 }
 
 // State returns k's state over the window ending at its newest sample.
@@ -140,6 +143,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.Info = sm.Info
 	st.Started = sm.Started
 	st.Notes = sm.Notes
+	st.Engines = sm.Engines
 	return st
 }
 

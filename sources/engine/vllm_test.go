@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -54,8 +55,10 @@ func TestVLLMFixture(t *testing.T) {
 	}
 }
 
-// Two data-parallel engines: counts and histograms add up, KV usage is a
-// fraction and is averaged, capacity adds up.
+// Two data-parallel engines: counts and histograms add up, capacity adds
+// up; KV usage is each engine's own pool, so the endpoint's is the fullest
+// engine's (issue 14 item 1: the mean, 0.6, hid engine 1 at 0.7) and each
+// engine's gauges are kept.
 func TestVLLMDataParallel(t *testing.T) {
 	body := `# TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{engine="0",model_name="m"} 3.0
@@ -81,7 +84,7 @@ vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="1000"} 1.0
 `
 	s := only(t, mapVLLM(mustParse(t, []byte(body)), testMeta("")))
 	want{
-		gauges:   map[model.Gauge]float64{model.Running: 7, model.KVUsage: 0.6, model.KVCapacityTokens: 32000},
+		gauges:   map[model.Gauge]float64{model.Running: 7, model.KVUsage: 0.7, model.KVCapacityTokens: 32000},
 		counters: map[model.Counter]float64{model.GenTokens: 350},
 		absentG:  []model.Gauge{model.Waiting, model.Deferred},
 		absentC:  []model.Counter{model.PromptTokens, model.Requests, model.Preemptions, model.PrefixQueries},
@@ -93,6 +96,16 @@ vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="1000"} 1.0
 	}
 	if s.Info["engines"] != "2" {
 		t.Errorf("info = %v", s.Info)
+	}
+	wantEng := []model.EngineShare{
+		{ID: "0", Running: model.Some(3), KVUsage: model.Some(0.5)},
+		{ID: "1", Running: model.Some(4), KVUsage: model.Some(0.7)},
+	}
+	if !reflect.DeepEqual(s.Engines, wantEng) {
+		t.Errorf("engines = %+v, want %+v", s.Engines, wantEng)
+	}
+	if !strings.Contains(strings.Join(s.Notes, ";"), "fullest of 2 data-parallel engines (engine 1)") {
+		t.Errorf("notes = %v", s.Notes)
 	}
 }
 
