@@ -24,8 +24,8 @@ type schedulerPane struct {
 	kvSet bool
 }
 
-func (*schedulerPane) Title() string             { return "Scheduler" }
-func (*schedulerPane) Keys() []key.Binding       { return noKeys() }
+func (*schedulerPane) Title() string       { return "Scheduler" }
+func (*schedulerPane) Keys() []key.Binding { return noKeys() }
 func (*schedulerPane) Height(d *Data, w int) int {
 	if len(d.State().Engines) > 1 {
 		return 7 + freshExtra(d)
