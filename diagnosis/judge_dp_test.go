@@ -73,3 +73,27 @@ func TestQueueAtCapITLUnknownNoRaise(t *testing.T) {
 		}
 	}}})
 }
+
+// Issue 14 item 9: beside an endpoint with metrics, one whose /metrics
+// failed is not covered by "checked": each metric check says which
+// endpoint it did not judge.
+func TestCheckedNamesEndpointsWithoutMetrics(t *testing.T) {
+	down := Endpoint{URL: "http://b:8000", Identity: model.Identity{Engine: model.VLLM, Health: model.HealthUp},
+		Scrape: model.Scrape{Endpoint: "http://b:8000", Time: t0, Err: "metrics endpoint returned 404", ErrKind: model.ErrNotFound}}
+	rep := Evaluate(input(ep(nil), down), DefaultConfig())
+	sawMetricCheck := false
+	for _, c := range rep.Checked {
+		if strings.Contains(c, "TTFT p99 within the SLO") || strings.Contains(c, "KV cache below") {
+			sawMetricCheck = true
+			if !strings.Contains(c, "not checked on http://b:8000: no metrics") {
+				t.Errorf("checked %q claims the endpoint without metrics", c)
+			}
+		}
+		if strings.Contains(c, "every endpoint answers") && strings.Contains(c, "not checked") {
+			t.Errorf("a rule that needs no metrics qualified: %q", c)
+		}
+	}
+	if !sawMetricCheck {
+		t.Fatalf("checked %v", rep.Checked)
+	}
+}

@@ -80,6 +80,21 @@ func (e *env) withMetrics() []Endpoint {
 	return e.metrics
 }
 
+// unmetered lists the endpoints without metrics when some others have
+// them ("" when every endpoint has metrics).
+func (e *env) unmetered() string {
+	if len(e.withMetrics()) == len(e.in.Endpoints) {
+		return ""
+	}
+	var urls []string
+	for _, ep := range e.in.Endpoints {
+		if ep.State.Samples == 0 {
+			urls = append(urls, ep.URL)
+		}
+	}
+	return strings.Join(dedupe(urls), ", ")
+}
+
 func (e *env) has(n need) bool {
 	switch n {
 	case needMetrics:
@@ -142,7 +157,15 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 			// Ran and passed: its text asserts what holds. A rule that
 			// lacked its input somewhere is not "checked": its lack lines
 			// say what it could not judge.
-			rep.Checked = append(rep.Checked, r.checks)
+			// A metric rule judged only the endpoints with metrics: the
+			// others were not checked, and the line says so.
+			text := r.checks
+			if r.needs&needMetrics != 0 {
+				if q := e.unmetered(); q != "" {
+					text += " (not checked on " + q + ": no metrics)"
+				}
+			}
+			rep.Checked = append(rep.Checked, text)
 		}
 		for _, f := range fs {
 			if f.ID == "" {
