@@ -25,7 +25,9 @@ func capChange(eng model.Engine, n int) string {
 	case model.TGI:
 		return "--max-batch-size " + v
 	case model.LlamaCpp:
-		return "-np " + v + " (and -c " + v + " × the per-request context: -c is shared by all slots)"
+		// An explicit -np turns the default unified KV cache off and splits
+		// -c over the slots; -kvu keeps one shared pool (issue 14 item 16).
+		return "-np " + v + " -kvu (keep -c)"
 	case model.TRTLLM:
 		return "--max_batch_size " + v
 	case model.Ollama:

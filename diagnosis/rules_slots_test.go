@@ -29,22 +29,25 @@ func TestConcurrencyCapRule(t *testing.T) {
 				if !hasEvidence(f, "4 slots busy of the cap 4") || !hasEvidence(f, "waiting 2") {
 					t.Errorf("evidence %+v", f.Evidence)
 				}
-				// 6 want a slot: -np 6, and -c 6 × 4096 so each slot keeps its context.
-				if !hasAction(f, "-np 6 -c 24576") {
+				// 6 want a slot: -np 6 with -kvu keeps the one 16384-token
+				// pool (issue 14 item 16: -np 6 -c 24576 split it 6 ways
+				// and grew the KV memory by half).
+				if !hasAction(f, "-np 6 -kvu (keep -c 16384)") || hasAction(f, "-c 24576") {
 					t.Errorf("actions %+v", f.Actions)
 				}
 			}},
 		{name: "llama.cpp: a long queue raises the cap at most twofold", in: input(ep(llamaBusy(30))), want: "concurrency_cap",
 			check: func(t *testing.T, f *Finding) {
-				if !hasAction(f, "-np 8 -c 32768") {
+				if !hasAction(f, "-np 8 -kvu (keep -c 16384)") {
 					t.Errorf("actions %+v", f.Actions)
 				}
 			}},
-		{name: "llama.cpp: per-slot context from the total when /props gave none", in: input(ep(func(e *Endpoint) {
+		{name: "llama.cpp: pool size unknown, -c kept", in: input(ep(func(e *Endpoint) {
 			llamaBusy(1)(e)
 			e.Identity.Models = nil
+			e.State.KVCapacityTokens = model.None
 		})), want: "concurrency_cap", check: func(t *testing.T, f *Finding) {
-			if !hasAction(f, "-np 5 -c 20480") {
+			if !hasAction(f, "-np 5 -kvu (keep -c as it is)") {
 				t.Errorf("actions %+v", f.Actions)
 			}
 		}},
@@ -64,8 +67,8 @@ func TestConcurrencyCapRule(t *testing.T) {
 			e.State.Running = model.Some(3)
 		})), none: "concurrency_cap"},
 		{name: "cap unknown: nothing to compare with", in: input(ep(func(e *Endpoint) {
-			llamaBusy(2)(e)
-			e.State.MaxRunning = model.None
+			e.State.Running, e.State.Waiting = model.Some(8), model.Some(3)
+			e.State.Latency = map[model.Latency]model.Dist{model.TTFT: {Exposed: true}}
 		})), none: "concurrency_cap"},
 		{name: "waiting not exposed", in: input(ep(func(e *Endpoint) {
 			llamaBusy(2)(e)
