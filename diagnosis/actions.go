@@ -103,13 +103,29 @@ func maxLenChange(eng model.Engine, n int) string {
 	return "max context " + v
 }
 
-// chunkedPrefill turns chunked prefill on with a chunk of n tokens.
-func chunkedPrefill(eng model.Engine, n int) (Action, bool) {
+// chunkedPrefill bounds the prefill work per step to n tokens (turning
+// chunked prefill on where it is off).
+func chunkedPrefill(ep Endpoint, n int) (Action, bool) {
 	c := strconv.Itoa(n)
-	switch eng {
-	case model.VLLM:
-		return Action{Change: "--enable-chunked-prefill --max-num-batched-tokens " + c,
-			Why: "long prompts are split into " + c + "-token chunks scheduled beside decodes instead of stalling them", TradeOff: "a long prompt's own TTFT grows slightly"}, true
+	if ep.Engine() == model.VLLM {
+		if !vllmV1(ep) {
+			return Action{Change: "--enable-chunked-prefill --max-num-batched-tokens " + c,
+				Why: "long prompts are split into " + c + "-token chunks scheduled beside decodes instead of stalling them", TradeOff: "a long prompt's own TTFT grows slightly"}, true
+		}
+		// V1 always chunks prefill unless started with
+		// --no-enable-chunked-prefill (vllm/v1/core/sched/scheduler.py:
+		// "if not enable_chunked_prefill and num_new_tokens >
+		// token_budget"): the lever is the step budget, with chunking left
+		// at its default. vLLM's metrics do not say whether it is off.
+		a := Action{Change: "--max-num-batched-tokens " + c + " without --no-enable-chunked-prefill",
+			Why:      "the V1 engine chunks prefill unless started with --no-enable-chunked-prefill: a step budget of " + c + " tokens caps the prompt tokens that share a step with the decodes",
+			TradeOff: "long prompts take more steps: their TTFT and the prefill throughput drop somewhat"}
+		if v, ok := infoKey(ep, "enable_chunked_prefill", "chunked_prefill"); ok && !isTrue(v) {
+			a.Why = "chunked prefill is off: the V1 scheduler then prefills each prompt whole in one step, stalling every decode in it"
+		}
+		return a, true
+	}
+	switch ep.Engine() {
 	case model.SGLang:
 		return Action{Change: "--chunked-prefill-size " + c, Why: "bounds the prefill work per step", TradeOff: "slightly longer TTFT for long prompts"}, true
 	case model.TGI:

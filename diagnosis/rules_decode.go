@@ -84,10 +84,14 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 		f.ID, f.Title = "itl_prefill_stall", "ITL spikes: decodes stall behind long prefills"
 		f.Category = Prefill
 		f.Cause = fmt.Sprintf("median gap %s but p99 %s: whole prompts are prefilled in the same steps as running decodes", secs(d.P50.V), secs(d.P99.V))
+		if eng == model.VLLM && vllmV1(ep) && (!chunkedKnown || isTrue(chunked)) {
+			// V1 chunks prefill by default: the stall is the step budget.
+			f.Cause = fmt.Sprintf("median gap %s but p99 %s: a step that carries a prompt chunk (up to --max-num-batched-tokens tokens; V1 chunks prefill by default) holds every running decode in it", secs(d.P50.V), secs(d.P99.V))
+		}
 		if chunkedKnown {
 			f.Evidence = append(f.Evidence, Evidence{Text: "chunked prefill: " + chunked, Source: "engine config"})
 		}
-		if a, ok := chunkedPrefill(eng, 2048); ok {
+		if a, ok := chunkedPrefill(ep, 2048); ok {
 			f.Actions = append(f.Actions, a)
 		} else {
 			f.Actions = append(f.Actions, Action{Change: "num_batch 256 (request option)", Why: "smaller prompt batches interleave with generation", TradeOff: "slower prompt processing"})
