@@ -23,7 +23,10 @@ func capChange(eng model.Engine, n int) string {
 	case model.SGLang:
 		return "--max-running-requests " + v
 	case model.TGI:
-		return "--max-batch-size " + v
+		// TGI batches by tokens: --max-batch-size only binds on hardware
+		// without unpadded inference (launcher --help); on GPUs the running
+		// batch is bounded by --max-batch-total-tokens.
+		return "--max-batch-total-tokens for about " + v + " requests (TGI batches by tokens: " + v + " × prompt+output tokens per request)"
 	case model.LlamaCpp:
 		// An explicit -np turns the default unified KV cache off and splits
 		// -c over the slots; -kvu keeps one shared pool (issue 14 item 16).
@@ -33,7 +36,7 @@ func capChange(eng model.Engine, n int) string {
 	case model.Ollama:
 		return "OLLAMA_NUM_PARALLEL=" + v
 	}
-	return "concurrency cap " + v + " (vLLM --max-num-seqs, SGLang --max-running-requests, TGI --max-batch-size, llama.cpp -np, TRT-LLM --max_batch_size, Ollama OLLAMA_NUM_PARALLEL)"
+	return "concurrency cap " + v + " (vLLM --max-num-seqs, SGLang --max-running-requests, TGI --max-batch-total-tokens, llama.cpp -np -kvu, TRT-LLM --max_batch_size, Ollama OLLAMA_NUM_PARALLEL)"
 }
 
 // currentCap is the engine's configured concurrency cap when known.

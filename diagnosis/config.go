@@ -46,6 +46,9 @@ type Config struct {
 	FinishLengthShare float64 `json:"finish_length_share"`
 	FinishErrorShare  float64 `json:"finish_error_share"`
 	MinFinished       float64 `json:"min_finished"`
+	// RejectShare is the share of requests turned away at admission (TGI
+	// 429 overloaded) that raises api_rejections; ten times it is critical.
+	RejectShare float64 `json:"reject_share"`
 	// BadOutputShare is the share of benchmark responses that are empty,
 	// echoed or repetitive before it is a finding.
 	BadOutputShare float64 `json:"bad_output_share"`
@@ -86,6 +89,7 @@ func DefaultConfig() Config {
 		FinishLengthShare: 0.3,
 		FinishErrorShare:  0.05,
 		MinFinished:       20,
+		RejectShare:       0.01,
 		BadOutputShare:    0.1,
 		ClientGapAbs:      50 * time.Millisecond,
 		ClientGapRatio:    1.5,
