@@ -97,3 +97,25 @@ func TestCheckedNamesEndpointsWithoutMetrics(t *testing.T) {
 		t.Fatalf("checked %v", rep.Checked)
 	}
 }
+
+// Issue 14 item 8: a finding cites the metric the adapter read (an older
+// vLLM's vllm:time_per_output_token_seconds), not the current name.
+func TestEvidenceCitesTheMetricRead(t *testing.T) {
+	old := ep(func(e *Endpoint) {
+		e.Identity.Version = "0.6.3"
+		e.State.Running = model.Some(2)
+		e.State.Latency[model.ITL] = dist(0.06, 0.07, 0.08, 0.065)
+		e.State.From = map[string]string{"itl": "vllm:time_per_output_token_seconds"}
+	})
+	f := byID(Evaluate(input(old), DefaultConfig()), "itl_bandwidth")
+	if f == nil {
+		t.Fatal("no itl_bandwidth")
+	}
+	if f.Evidence[0].Source != "vllm:time_per_output_token_seconds" {
+		t.Errorf("cites %q", f.Evidence[0].Source)
+	}
+	// Without a record, the engine's current name.
+	if metricSource(ep(nil), "itl") != "vllm:inter_token_latency_seconds" {
+		t.Errorf("fallback %q", metricSource(ep(nil), "itl"))
+	}
+}

@@ -283,16 +283,31 @@ func forEngine(eng model.Engine, table map[model.Engine]Action) []Action {
 	return out
 }
 
-// metricSource names the metric an evidence number came from.
+// metricSource names the metric an evidence number came from: the one
+// the adapter read (State.From: an older vLLM's
+// vllm:time_per_output_token_seconds for ITL), else the engine's current
+// name.
 func metricSource(ep Endpoint, concept string) string {
 	if ep.State.Source == model.FromLog {
 		return "log stats line"
+	}
+	if n, ok := ep.State.From[modelConcept[concept]]; ok && n != "" {
+		return n
 	}
 	names := sourceNames[ep.Engine()]
 	if n, ok := names[concept]; ok {
 		return n
 	}
 	return concept
+}
+
+// modelConcept maps the rules' concept names to the model's (the keys of
+// State.From).
+var modelConcept = map[string]string{
+	"ttft": string(model.TTFT), "itl": string(model.ITL), "tpot": string(model.TPOT), "queue": string(model.Queue),
+	"prefill": string(model.Prefill), "running": string(model.Running), "waiting": string(model.Waiting),
+	"kv": string(model.KVUsage), "preemptions": string(model.Preemptions), "prompt": string(model.PromptTokens),
+	"gen": string(model.GenTokens),
 }
 
 var sourceNames = map[model.Engine]map[string]string{

@@ -20,6 +20,9 @@ func CleanScrape(sc Scrape) Scrape {
 				s.Notes = CleanAll(append(make([]string, 0, len(s.Notes)), s.Notes...))
 			}
 			s.FinishReasons = CleanMap(s.FinishReasons, nil)
+			if s.From != nil {
+				s.From = CleanMap(s.From, Clean)
+			}
 			if s.Engines != nil {
 				es := make([]EngineShare, len(s.Engines))
 				for j, e := range s.Engines {

@@ -56,6 +56,11 @@ type Sample struct {
 	// Engines holds each engine's own gauges when several serve behind one
 	// endpoint (vLLM data parallel); nil for one engine.
 	Engines []EngineShare
+	// From names the metric each value was read from, by concept (the
+	// Gauge, Counter or Latency name: "itl" → "vllm:time_per_output_token_seconds"
+	// on an older vLLM), so the diagnosis cites what was read, not what
+	// the current release would publish.
+	From map[string]string
 }
 
 // NewSample returns a Sample with its maps allocated.

@@ -49,6 +49,8 @@ type State struct {
 	// Engines is each data-parallel engine's gauges at the newest sample
 	// (nil for one engine); KVUsage is then the fullest one's.
 	Engines []EngineShare
+	// From names the metric each concept was read from (Sample.From).
+	From map[string]string
 }
 
 // State returns k's state over the window ending at its newest sample.
@@ -144,6 +146,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.Started = sm.Started
 	st.Notes = sm.Notes
 	st.Engines = sm.Engines
+	st.From = sm.From
 	return st
 }
 

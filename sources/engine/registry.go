@@ -184,6 +184,7 @@ func setGauge(s *model.Sample, g model.Gauge, v view, names ...string) string {
 	}
 	if x, ok := v.sum(n); ok {
 		s.Gauges[g] = x
+		readFrom(s, string(g), n)
 		return n
 	}
 	return ""
@@ -196,6 +197,7 @@ func setCounter(s *model.Sample, c model.Counter, v view, names ...string) strin
 	}
 	if x, ok := v.sum(n); ok {
 		s.Counters[c] = x
+		readFrom(s, string(c), n)
 		return n
 	}
 	return ""
@@ -208,7 +210,16 @@ func setLatency(s *model.Sample, l model.Latency, v view, names ...string) strin
 	}
 	if h, ok := v.hist(n); ok {
 		s.Latencies[l] = h
+		readFrom(s, string(l), n)
 		return n
 	}
 	return ""
+}
+
+// readFrom records which metric a concept was read from (Sample.From).
+func readFrom(s *model.Sample, concept, metric string) {
+	if s.From == nil {
+		s.From = map[string]string{}
+	}
+	s.From[concept] = metric
 }

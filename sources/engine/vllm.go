@@ -55,9 +55,11 @@ func mapVLLMModel(s *model.Sample, v view) {
 			// A fraction is not summed nor averaged over engines: each has
 			// its own pool, and the fullest one preempts first.
 			s.Gauges[model.KVUsage] = full.KVUsage.V
+			readFrom(s, string(model.KVUsage), kvName+`{engine="`+full.ID+`"}`)
 			s.Notes = append(s.Notes, fmt.Sprintf("KV-cache usage is the fullest of %d data-parallel engines (engine %s); each engine's is listed apart", len(s.Engines), full.ID))
 		} else if x, k := v.mean(kvName); k > 0 {
 			s.Gauges[model.KVUsage] = x
+			readFrom(s, string(model.KVUsage), kvName)
 		}
 		if kvName == "vllm:gpu_cache_usage_perc" {
 			s.Notes = append(s.Notes, "KV-cache usage from vllm:gpu_cache_usage_perc (name used before v0.11)")

@@ -141,6 +141,13 @@ vllm:time_per_output_token_seconds_sum{model_name="old"} 0.4
 			t.Errorf("notes %q do not mention %s", notes, w)
 		}
 	}
+	// Issue 14 item 8: the sample names what each value was read from.
+	for concept, metric := range map[string]string{"itl": "vllm:time_per_output_token_seconds", "kv_cache_usage_ratio": "vllm:gpu_cache_usage_perc",
+		"running": "vllm:num_requests_running", "prefix_cache_queries": "vllm:gpu_prefix_cache_queries_total"} {
+		if s.From[concept] != metric {
+			t.Errorf("From[%s] = %q, want %q", concept, s.From[concept], metric)
+		}
+	}
 }
 
 // Two models behind one endpoint (several served models / LoRA-less
