@@ -49,6 +49,10 @@ type Config struct {
 	// RejectShare is the share of requests turned away at admission (TGI
 	// 429 overloaded) that raises api_rejections; ten times it is critical.
 	RejectShare float64 `json:"reject_share"`
+	// BreachCrit is the multiple of a threshold (TTFT p99 10× its SLO,
+	// waiting 10× WaitingHigh) at which a finding is critical and opens
+	// after a short hold: a breach that large needs no minutes to prove.
+	BreachCrit float64 `json:"breach_crit"`
 	// BadOutputShare is the share of benchmark responses that are empty,
 	// echoed or repetitive before it is a finding.
 	BadOutputShare float64 `json:"bad_output_share"`
@@ -90,6 +94,7 @@ func DefaultConfig() Config {
 		FinishErrorShare:  0.05,
 		MinFinished:       20,
 		RejectShare:       0.01,
+		BreachCrit:        10,
 		BadOutputShare:    0.1,
 		ClientGapAbs:      50 * time.Millisecond,
 		ClientGapRatio:    1.5,

@@ -3,6 +3,7 @@ package diagnosis
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -46,5 +47,49 @@ func TestTGIErrorsAndRejections(t *testing.T) {
 		if c := capChange(model.TGI, n); strings.Contains(c, "--max-batch-size") || !strings.Contains(c, "--max-batch-total-tokens") {
 			t.Errorf("TGI cap %q", c)
 		}
+	}
+}
+
+// Issue 14 item 12: 1193 waiting with TTFT p99 ≈ 79 s is critical, and the
+// backlog opens after a short hold instead of WaitingFor's three minutes;
+// a breach just over the threshold keeps its long hold and WARN.
+func TestSeverityEscalatesWithTheBreach(t *testing.T) {
+	huge := func(e *Endpoint) {
+		e.State.Running, e.State.Waiting, e.State.MaxRunning = model.Some(256), model.Some(1193), model.Some(256)
+		e.State.Latency[model.TTFT] = dist(40, 70, 79, 45)
+		e.State.Latency[model.Queue] = dist(39, 69, 78, 44)
+	}
+	mild := func(e *Endpoint) {
+		e.State.Running, e.State.Waiting, e.State.MaxRunning = model.Some(256), model.Some(60), model.Some(256)
+		e.State.Latency[model.TTFT] = dist(0.3, 0.4, 0.5, 0.3)
+		e.State.Latency[model.Queue] = dist(0.25, 0.35, 0.45, 0.25)
+	}
+	cfg := DefaultConfig()
+	openAfter := func(mut func(*Endpoint), id string) (time.Duration, model.Severity) {
+		d := NewDiagnoser(cfg)
+		for at := time.Duration(0); at <= 5*time.Minute; at += time.Second {
+			in := input(ep(mut))
+			in.Time = t0.Add(at)
+			in.Endpoints[0].State.Time = in.Time
+			d.Update(in)
+			for _, f := range d.Open() {
+				if f.ID == id {
+					return at, f.Severity
+				}
+			}
+		}
+		return -1, 0
+	}
+	if at, sev := openAfter(huge, "queue_backlog"); at < 0 || at > 10*time.Second || sev != model.SevCrit {
+		t.Errorf("1193 waiting: queue_backlog opened after %v (%v), want ≤ 10s", at, sev)
+	}
+	if at, sev := openAfter(huge, "ttft_queueing"); at < 0 || sev != model.SevCrit {
+		t.Errorf("TTFT p99 79 s: ttft_queueing %v after %v, want crit", sev, at)
+	}
+	if at, _ := openAfter(mild, "queue_backlog"); at < cfg.WaitingFor {
+		t.Errorf("60 waiting opened after %v, before WaitingFor %v", at, cfg.WaitingFor)
+	}
+	if _, sev := openAfter(mild, "ttft_queueing"); sev != model.SevWarn {
+		t.Errorf("TTFT p99 2.5× the SLO: %v, want warn", sev)
 	}
 }

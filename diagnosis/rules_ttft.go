@@ -81,7 +81,8 @@ func ruleTTFT(e *env) []Finding {
 		queueing := (qOK && qShare >= e.cfg.DominantShare && (!pOK || qShare >= pShare)) ||
 			(!qOK && waiting.OK && waiting.V > 0 && !pDominant)
 		if queueing {
-			out = append(out, queueFinding(e, ep, "ttft_queueing", "TTFT over SLO: requests wait in the queue", ev, model.SevWarn))
+			f := queueFinding(e, ep, "ttft_queueing", "TTFT over SLO: requests wait in the queue", ev, model.SevWarn)
+			out = append(out, escalate(e, f, v/slo))
 			continue
 		}
 		if slowSteps(e, ep) {
@@ -150,7 +151,8 @@ func ruleBacklog(e *env) []Finding {
 			continue
 		}
 		ev := []Evidence{{Text: fmt.Sprintf("waiting %s > %s (running %s)", num(w.V), num(e.cfg.WaitingHigh), optNum(ep.State.Running)), Source: metricSource(ep, "waiting")}}
-		out = append(out, queueFinding(e, ep, "queue_backlog", "queue backlog: "+num(w.V)+" requests waiting", ev, model.SevCrit))
+		f := queueFinding(e, ep, "queue_backlog", "queue backlog: "+num(w.V)+" requests waiting", ev, model.SevCrit)
+		out = append(out, escalate(e, f, w.V/e.cfg.WaitingHigh))
 	}
 	return out
 }
@@ -310,4 +312,15 @@ func slowSteps(e *env, ep Endpoint) bool {
 	mp, ok := meanPrompt(ep)
 	v, itlOK := itlValue(ep)
 	return ok && mp < longPrompt && itlOK && v > e.cfg.SLOITL.Seconds() && ep.State.Running.Or(0) >= 4
+}
+
+// escalate records how far over its threshold a finding is: at BreachCrit
+// times or more it is critical, says so, and opens after a short hold.
+func escalate(e *env, f Finding, breach float64) Finding {
+	f.Breach = breach
+	if e.cfg.BreachCrit > 0 && breach >= e.cfg.BreachCrit {
+		f.Severity = model.SevCrit
+		f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("%s× its threshold (critical from %s×)", num(math.Round(breach*10)/10), num(e.cfg.BreachCrit)), Source: "threshold"})
+	}
+	return f
 }

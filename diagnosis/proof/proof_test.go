@@ -29,7 +29,7 @@ type fixCase struct {
 }
 
 var fixCases = []fixCase{
-	{scenario: sim.QueueBuildup, watch: 2 * time.Minute, want: "ttft_queueing", action: "--max-num-seqs ",
+	{scenario: sim.QueueBuildup, watch: 2 * time.Minute, want: "queue_backlog", action: "--max-num-seqs ",
 		metric: "TTFT p90", value: func(m metrics) float64 { return m.TTFTp90 },
 		improved: func(b, a float64) bool { return a < 0.5*b }},
 	{scenario: sim.KVPressure, watch: 2 * time.Minute, want: "kv_preemption", action: "--gpu-memory-utilization ",
