@@ -61,6 +61,7 @@ func TestQueueAtCapITLUnknownNoRaise(t *testing.T) {
 		e.State.Info = map[string]string{"max_running_requests": "162"}
 		e.State.Running, e.State.Waiting, e.State.KVUsage = model.Some(162), model.Some(600), model.Some(0.4)
 		e.State.Latency = map[model.Latency]model.Dist{model.TTFT: dist(20, 40, 79, 25), model.ITL: {Exposed: true}}
+		e.State.SinceStart = map[model.Latency]model.Dist{model.TPOT: {Mean: model.Some(0.117), Count: 5000, Exposed: true, SinceStart: true}}
 	}
 	runCases(t, []ruleCase{{name: "SGLang at cap, ITL no data", in: input(ep(sg)), want: "queue_backlog", check: func(t *testing.T, f *Finding) {
 		for _, a := range f.Actions {
@@ -70,6 +71,10 @@ func TestQueueAtCapITLUnknownNoRaise(t *testing.T) {
 		}
 		if !strings.Contains(f.Cause, "not known") {
 			t.Errorf("cause %q", f.Cause)
+		}
+		// Issue 14 item 5: the lifetime figure, labelled, never the window's.
+		if !hasEvidence(f, "TPOT since the engine started (not this window): mean 117 ms, already over the 50 ms SLO") {
+			t.Errorf("evidence %+v", f.Evidence)
 		}
 	}}})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -26,6 +27,28 @@ func itlDist(ep Endpoint) (model.Dist, string, bool) {
 		return d, "TPOT", true
 	}
 	return model.Dist{}, "", false
+}
+
+// itlSinceStart is evidence for a window without per-token latency: the
+// engine's ITL (or TPOT) since it started, labelled as such; nil when it
+// has none either.
+func itlSinceStart(e *env, ep Endpoint) []Evidence {
+	for _, l := range []model.Latency{model.ITL, model.TPOT} {
+		d, ok := ep.State.SinceStart[l]
+		if !ok || !d.Mean.OK {
+			continue
+		}
+		name := strings.ToUpper(string(l))
+		t := fmt.Sprintf("%s since the engine started (not this window): mean %s", name, secs(d.Mean.V))
+		if d.P99.OK && !d.AllBelow.OK {
+			t += ", p99≈" + secs(d.P99.V)
+		}
+		if d.Mean.V > e.cfg.SLOITL.Seconds() {
+			t += fmt.Sprintf(", already over the %s SLO", dur(e.cfg.SLOITL))
+		}
+		return []Evidence{{Text: t, Source: metricSource(ep, string(l))}}
+	}
+	return nil
 }
 
 // itlValue is the number compared with the SLO: p99, else mean.

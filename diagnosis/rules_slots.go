@@ -87,6 +87,7 @@ func capFinding(e *env, ep Endpoint, limit int, waiting model.Opt) Finding {
 		// Unknown is not fine (issue 14 item 10): without a per-token
 		// latency a bigger batch may push every answer past its SLO.
 		f.Cause += "; per-token latency is not measured in the window, so whether a bigger batch has room is not known"
+		f.Evidence = append(f.Evidence, itlSinceStart(e, ep)...)
 		f.Actions = []Action{replicas(ep), {Change: capChange(eng, 0) + " higher only once ITL/TPOT is seen under its SLO " + dur(e.cfg.SLOITL),
 			Why: "unknown per-token latency is not room: a bigger batch slows every request's decode", TradeOff: "TPOT rises with the batch"}}
 		return f

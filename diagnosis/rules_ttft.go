@@ -194,6 +194,7 @@ func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev mode
 			TradeOff: trade}, replicas(ep)}
 	case atCap && !itlOK:
 		f.Cause = fmt.Sprintf("the running batch is at the concurrency cap (%d); per-token latency is not measured in the window, so whether a bigger batch would slow every answer is not known", limit)
+		f.Evidence = append(f.Evidence, itlSinceStart(e, ep)...)
 		f.Actions = []Action{replicas(ep), {Change: capChange(eng, 0) + " higher only once ITL/TPOT is seen under its SLO " + dur(e.cfg.SLOITL),
 			Why: "unknown per-token latency is not room: a bigger batch slows every request's decode", TradeOff: "TPOT rises with the batch"}}
 	case atCap && itlOver:

@@ -61,6 +61,9 @@ type MetricsJSON struct {
 	// Engines is each data-parallel engine's gauges (vLLM engine="N");
 	// kv_cache_usage_ratio above is the fullest one's.
 	Engines []EngineShare `json:"engines,omitempty"`
+	// SinceStart is each latency since the engine started, for those the
+	// window has no observations of (an idle server); never the window's.
+	SinceStart map[string]DistJSON `json:"since_start,omitempty"`
 }
 
 // EndpointJSON is one endpoint in a snapshot.
@@ -131,5 +134,11 @@ func MetricsOf(st State) *MetricsJSON {
 		}
 	}
 	m.WindowS = math.Round(m.WindowS*1000) / 1000 // ms precision: scrape jitter is noise
+	for l, d := range st.SinceStart {
+		if m.SinceStart == nil {
+			m.SinceStart = map[string]DistJSON{}
+		}
+		m.SinceStart[string(l)+"_ms"] = DistMS(d)
+	}
 	return m
 }

@@ -32,6 +32,10 @@ type State struct {
 	RateWindow time.Duration
 
 	Latency map[Latency]Dist
+	// SinceStart holds, for each latency exposed but without observations
+	// in the window (an idle server), its distribution since the engine
+	// started (Dist.SinceStart set). Never the window's numbers.
+	SinceStart map[Latency]Dist
 	// FinishShare is each finish reason's share of the requests finished in
 	// the window; FinishCount their count.
 	FinishShare map[string]float64
@@ -117,7 +121,16 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.SpecAccept = es.ratio(SpecAcceptTokens, SpecDraftTokens, window, gauge(SpecAcceptGauge))
 
 	for l, tracks := range es.hists {
-		st.Latency[l] = combine(tracks, window)
+		d := combine(tracks, window)
+		st.Latency[l] = d
+		if d.Count == 0 && len(tracks) == 1 {
+			if ss := tracks[0].sinceStart(); ss.Count > 0 {
+				if st.SinceStart == nil {
+					st.SinceStart = map[Latency]Dist{}
+				}
+				st.SinceStart[l] = ss
+			}
+		}
 	}
 	if len(es.finish) > 0 {
 		st.FinishShare, st.FinishCount = map[string]float64{}, map[string]float64{}
