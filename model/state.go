@@ -24,6 +24,10 @@ type State struct {
 	SpecAccept                 Opt // 0–1, over the window
 
 	PromptTPS, GenTPS Opt // tokens/s over the window
+	// EnginePromptTPS / EngineGenTPS are the engine's own throughput gauges
+	// (sglang:gen_throughput, llama.cpp predicted_tokens_seconds), as it
+	// states them: its own averaging, not the window's.
+	EnginePromptTPS, EngineGenTPS Opt
 	RequestsPS        Opt // finished requests/s
 	PreemptionsPS     Opt
 	Preemptions       Opt // count in the window
@@ -111,6 +115,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	}
 	st.PromptTPS = rateOrGauge(rate(PromptTokens), gauge(PromptTPSGauge))
 	st.GenTPS = rateOrGauge(rate(GenTokens), gauge(GenTPSGauge))
+	st.EnginePromptTPS, st.EngineGenTPS = gauge(PromptTPSGauge), gauge(GenTPSGauge)
 	st.RequestsPS = rate(Requests)
 	st.PreemptionsPS = rate(Preemptions)
 	st.ErrorsPS = rate(RequestErrors)
