@@ -28,10 +28,10 @@ type State struct {
 	// (sglang:gen_throughput, llama.cpp predicted_tokens_seconds), as it
 	// states them: its own averaging, not the window's.
 	EnginePromptTPS, EngineGenTPS Opt
-	RequestsPS        Opt // finished requests/s
-	PreemptionsPS     Opt
-	Preemptions       Opt // count in the window
-	ErrorsPS          Opt
+	RequestsPS                    Opt // finished requests/s
+	PreemptionsPS                 Opt
+	Preemptions                   Opt // count in the window
+	ErrorsPS                      Opt
 	// RateWindow is the span the rates cover.
 	RateWindow time.Duration
 
