@@ -93,3 +93,36 @@ func TestSeverityEscalatesWithTheBreach(t *testing.T) {
 		t.Errorf("TTFT p99 2.5× the SLO: %v, want warn", sev)
 	}
 }
+
+// Issue 14 item 22: slow tokens at a small batch get speculative decoding
+// beside quantisation and tensor parallelism (TensorRT-LLM included); an
+// engine already speculating does not get it again.
+func TestBandwidthAdvisesSpeculation(t *testing.T) {
+	slow := func(eng model.Engine) func(*Endpoint) {
+		return func(e *Endpoint) {
+			e.Identity.Engine = eng
+			e.State.Running = model.Some(2)
+			e.State.Latency[model.ITL] = dist(0.06, 0.07, 0.08, 0.065)
+		}
+	}
+	runCases(t, []ruleCase{
+		{name: "vLLM", in: input(ep(slow(model.VLLM))), want: "itl_bandwidth", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "--speculative-config") || !hasAction(f, "--tensor-parallel-size 2") {
+				t.Errorf("%+v", f.Actions)
+			}
+		}},
+		{name: "TRT-LLM", in: input(ep(slow(model.TRTLLM))), want: "itl_bandwidth", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "--tp_size 2") || !hasAction(f, "speculative_config") {
+				t.Errorf("%+v", f.Actions)
+			}
+		}},
+		{name: "already speculating", in: input(ep(func(e *Endpoint) {
+			slow(model.VLLM)(e)
+			e.State.SpecAccept = model.Some(0.7)
+		})), want: "itl_bandwidth", check: func(t *testing.T, f *Finding) {
+			if hasAction(f, "--speculative-config") {
+				t.Errorf("%+v", f.Actions)
+			}
+		}},
+	})
+}

@@ -150,9 +150,31 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 	tp := map[model.Engine]Action{
 		model.VLLM:   {Change: "--tensor-parallel-size 2", Why: "splits the weight reads over two GPUs' bandwidth", TradeOff: "a second GPU"},
 		model.SGLang: {Change: "--tp-size 2", Why: "splits the weight reads", TradeOff: "a second GPU"},
+		model.TGI:    {Change: "--num-shard 2", Why: "splits the weight reads over two GPUs' bandwidth", TradeOff: "a second GPU"},
+		model.TRTLLM: {Change: "--tp_size 2", Why: "splits the weight reads over two GPUs' bandwidth", TradeOff: "a second GPU"},
 	}
 	f.Actions = append(f.Actions, forEngine(eng, tp)...)
+	if !st.SpecAccept.OK {
+		// Not speculating yet (no acceptance counters moved): at a small
+		// batch the GPU has compute to spare for verifying drafts.
+		f.Actions = append(f.Actions, forEngine(eng, speculate)...)
+	}
 	return f
+}
+
+// speculate is speculative decoding, for slow per-token latency at a small
+// batch: several tokens per weight read when the drafts are accepted.
+var speculate = map[model.Engine]Action{
+	model.VLLM: {Change: `--speculative-config '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}' (or an EAGLE/draft model for the served one)`,
+		Why: "at a small batch each step is bandwidth-bound: verifying a few drafted tokens costs about one step and yields several when accepted", TradeOff: "gains shrink as the batch grows; low acceptance costs compute (watch the acceptance rate)"},
+	model.SGLang: {Change: "--speculative-algorithm EAGLE --speculative-draft-model-path <EAGLE head for the model>",
+		Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "a draft model's memory; gains shrink at large batch"},
+	model.TGI: {Change: "--speculate 2 (n-gram, or a Medusa/MLP-speculator checkpoint)",
+		Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "gains shrink at large batch"},
+	model.LlamaCpp: {Change: "-md <small draft model of the same family>.gguf",
+		Why: "the draft proposes tokens the big model verifies in one pass", TradeOff: "the draft's memory; gains only when it agrees often"},
+	model.TRTLLM: {Change: "speculative_config (decoding_type: Eagle or NGram) in the --config YAML",
+		Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "gains shrink at large batch"},
 }
 
 // batchReplicas is the replica advice for a batch past the knee: the
