@@ -126,3 +126,33 @@ func TestBandwidthAdvisesSpeculation(t *testing.T) {
 		}},
 	})
 }
+
+// Issue 14 item 14: the decode-knee cap from a short watch (14 refreshes
+// here) says it is a low-confidence estimate; from a minute of refreshes
+// over enough batch sizes it is stated plainly, and the value is the same
+// rule's either way.
+func TestDecodeKneeStatesItsConfidence(t *testing.T) {
+	knee := func(repeat int) func(*Endpoint) {
+		return func(e *Endpoint) {
+			e.State.Running = model.Some(96)
+			e.State.Latency[model.ITL] = dist(0.05, 0.06, 0.065, 0.055)
+			for i := 0; i < repeat; i++ {
+				for _, b := range []struct{ r, itl float64 }{{8, 0.012}, {16, 0.015}, {32, 0.022}, {48, 0.03}, {52, 0.033}, {64, 0.042}, {96, 0.055}} {
+					e.Batch = append(e.Batch, BatchPoint{Running: b.r, ITL: b.itl})
+				}
+			}
+		}
+	}
+	runCases(t, []ruleCase{
+		{name: "short watch", in: input(ep(knee(2))), want: "itl_decode_batch", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "--max-num-seqs 52") || !hasEvidence(f, "low confidence: from 14 refreshes over 7 batch sizes") {
+				t.Errorf("%+v %+v", f.Actions, f.Evidence)
+			}
+		}},
+		{name: "a minute of batches", in: input(ep(knee(10))), want: "itl_decode_batch", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "--max-num-seqs 52") || hasEvidence(f, "low confidence") {
+				t.Errorf("%+v %+v", f.Actions, f.Evidence)
+			}
+		}},
+	})
+}

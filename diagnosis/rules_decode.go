@@ -131,8 +131,15 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 				f.Evidence = append(f.Evidence, Evidence{Text: label + secs(v) + " also over its SLO: short prompts wait on the same slow steps",
 					Source: metricSource(ep, "ttft"), Window: ep.State.Latency[model.TTFT].Window})
 			}
-			f.Actions = []Action{{Change: capChange(eng, limit), Why: "just under the batch size where ITL crossed the SLO",
-				TradeOff: "lower peak throughput; excess requests queue (TTFT rises) unless another replica takes them"}, batchReplicas(ep)}
+			a := Action{Change: capChange(eng, limit), Why: "just under the batch size where ITL crossed the SLO",
+				TradeOff: "lower peak throughput; excess requests queue (TTFT rises) unless another replica takes them"}
+			if conf := kneeConfidence(ep); conf != "" {
+				// A short watch sees few batch sizes: the number moves a
+				// lot with more of them (60 after 45 s, 311 after 2 min).
+				a.Why += "; " + conf
+				f.Evidence = append(f.Evidence, Evidence{Text: conf, Source: "llmtop"})
+			}
+			f.Actions = []Action{a, batchReplicas(ep)}
 			return f
 		}
 	}
@@ -211,6 +218,30 @@ func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) 
 	f.Actions = []Action{{Change: fmt.Sprintf("--max-num-batched-tokens %d", m), Why: why,
 		TradeOff: "long prompts need more steps: their TTFT and the prefill throughput drop somewhat"}}
 	return f, true
+}
+
+// kneeMinPairs and kneeMinSizes are the batch history a knee is stated
+// with confidence from: a minute of 1 s refreshes over at least four
+// batch sizes.
+const (
+	kneeMinPairs = 60
+	kneeMinSizes = 4
+)
+
+// kneeConfidence is "" when the batch history is enough to state the knee,
+// else why the value is a low-confidence estimate.
+func kneeConfidence(ep Endpoint) string {
+	sizes := map[int]bool{}
+	for _, p := range ep.Batch {
+		if r := int(math.Round(p.Running)); r > 0 {
+			sizes[r] = true
+		}
+	}
+	if len(ep.Batch) >= kneeMinPairs && len(sizes) >= kneeMinSizes {
+		return ""
+	}
+	return fmt.Sprintf("low confidence: from %d refreshes over %d batch sizes (stated with confidence from %d over %d); the value moves as more batch sizes are seen, so watch longer before applying it",
+		len(ep.Batch), len(sizes), kneeMinPairs, kneeMinSizes)
 }
 
 // kneeCap finds the largest batch whose per-token latency met the SLO, from
