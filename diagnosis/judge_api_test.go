@@ -156,3 +156,41 @@ func TestDecodeKneeStatesItsConfidence(t *testing.T) {
 		}},
 	})
 }
+
+// Issue 14 item 20: the runbook's KV estimate from the p95 prompt and
+// output lengths at the running concurrency, and long prompts routed to a
+// pool of their own when their tail drives prefill. The lengths are the
+// ones vllm.txt's request_prompt_tokens / request_generation_tokens buckets
+// give by hand: p95 prompt ≈ 2000 + 3000 × (1446.85 − 1410) / 108 ≈ 3024,
+// p95 output ≈ 500 + 500 × (1446.85 − 1436) / 87 ≈ 562, p50 prompt ≈ 500 +
+// 500 × (761.5 − 462) / 580 ≈ 758, p99 prompt ≈ 2000 + 3000 × (1507.77 −
+// 1410) / 108 ≈ 4716, p90 ≈ 1000 + 1000 × (1370.7 − 1042) / 368 ≈ 1893.
+func TestLengthsEstimateKVAndRouteLongPrompts(t *testing.T) {
+	lengths := func(e *Endpoint) {
+		e.State.Latency[model.PromptLen] = model.Dist{P50: model.Some(758), P90: model.Some(1893), P95: model.Some(3024), P99: model.Some(4716),
+			Count: 1523, Exposed: true, Estimate: true, Window: time.Minute}
+		e.State.Latency[model.OutputLen] = model.Dist{P50: model.Some(250), P95: model.Some(562), P99: model.Some(600), Count: 1523, Exposed: true, Estimate: true, Window: time.Minute}
+	}
+	runCases(t, []ruleCase{
+		{name: "KV estimate", in: input(ep(func(e *Endpoint) {
+			lengths(e)
+			e.State.KVUsage, e.State.Running, e.State.KVCapacityTokens = model.Some(0.97), model.Some(37), model.Some(470080)
+		})), want: "kv_full", check: func(t *testing.T, f *Finding) {
+			// (3024 + 562) × 37 = 132682; 470080 / 3586 = 131.
+			if !hasEvidence(f, "estimate: p95 request ≈3024 prompt + 562 output tokens × 37 running ≈ 132682 tokens of a 470080-token pool: about 131 such requests fit at once") {
+				t.Errorf("%+v", f.Evidence)
+			}
+		}},
+		{name: "long prompts to their own pool", in: input(ep(func(e *Endpoint) {
+			lengths(e)
+			e.State.Latency[model.TTFT] = dist(0.4, 0.6, 0.9, 0.5)
+			e.State.Latency[model.Queue] = dist(0.01, 0.02, 0.03, 0.01)
+			e.State.Latency[model.Prefill] = dist(0.35, 0.5, 0.8, 0.45)
+			e.State.PromptTPS, e.State.RequestsPS = model.Some(2400), model.Some(2)
+		})), want: "ttft_prefill", check: func(t *testing.T, f *Finding) {
+			if !hasEvidence(f, "prompt length p50≈758, p99≈4716 tokens") || !hasAction(f, "route prompts over ≈1792 tokens to a separate pool") {
+				t.Errorf("%+v %+v", f.Evidence, f.Actions)
+			}
+		}},
+	})
+}

@@ -307,7 +307,7 @@ var modelConcept = map[string]string{
 	"ttft": string(model.TTFT), "itl": string(model.ITL), "tpot": string(model.TPOT), "queue": string(model.Queue),
 	"prefill": string(model.Prefill), "running": string(model.Running), "waiting": string(model.Waiting),
 	"kv": string(model.KVUsage), "preemptions": string(model.Preemptions), "prompt": string(model.PromptTokens),
-	"gen": string(model.GenTokens),
+	"gen": string(model.GenTokens), "prompt_len": string(model.PromptLen), "output_len": string(model.OutputLen),
 }
 
 var sourceNames = map[model.Engine]map[string]string{
@@ -319,6 +319,7 @@ var sourceNames = map[model.Engine]map[string]string{
 		"preemptions": "vllm:num_preemptions_total", "prefix": "vllm:prefix_cache_hits_total/queries_total",
 		"finish": "vllm:request_success_total", "spec": "vllm:spec_decode_num_accepted_tokens_total/draft_tokens_total",
 		"prompt": "vllm:prompt_tokens_total", "gen": "vllm:generation_tokens_total",
+		"prompt_len": "vllm:request_prompt_tokens", "output_len": "vllm:request_generation_tokens",
 	},
 	model.SGLang: {
 		"ttft": "sglang:time_to_first_token_seconds", "itl": "sglang:inter_token_latency_seconds",

@@ -90,6 +90,7 @@ func kvContext(ep Endpoint) []Evidence {
 		}
 		ev = append(ev, Evidence{Text: t, Source: "engine config"})
 	}
+	ev = append(ev, kvEstimate(ep)...)
 	return append(ev, perEngine(ep)...)
 }
 

@@ -226,6 +226,13 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 	if st.PrefixHit.OK {
 		f.Evidence = append(f.Evidence, Evidence{Text: "prefix-cache hit rate " + pct(st.PrefixHit.V), Source: metricSource(ep, "prefix"), Window: st.RateWindow})
 	}
+	var route *Action
+	if ev, cut, ok := longTail(ep); ok {
+		f.Evidence = append(f.Evidence, ev)
+		route = &Action{Change: fmt.Sprintf("route prompts over ≈%d tokens to a separate pool of replicas", roundDown(int(cut), 256)),
+			Why:      "the long tail of prompts takes the prefill steps the short ones wait behind: apart, short prompts get their first token fast",
+			TradeOff: "a second pool to run, and a router that counts prompt tokens (or routes by client)"}
+	}
 	// A bigger step budget finishes a long prompt in fewer steps.
 	chunk := 8192
 	if mpOK && mp > 0 {
@@ -281,6 +288,9 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 		model.TRTLLM: {Change: "--tp_size 2", Why: "prefill is compute-bound", TradeOff: "a second GPU"},
 	}
 	f.Actions = append(f.Actions, forEngine(eng, tp)...)
+	if route != nil {
+		f.Actions = append(f.Actions, *route)
+	}
 	return f
 }
 

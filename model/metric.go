@@ -54,6 +54,17 @@ const (
 	Decode  Latency = "decode"
 )
 
+// Token-count distributions per request, kept beside the latencies
+// because the Store windows every histogram alike. They count tokens, not
+// seconds, and are not in Latencies.
+const (
+	PromptLen Latency = "prompt_len" // prompt tokens per request
+	OutputLen Latency = "output_len" // generated tokens per request
+)
+
+// Tokens reports whether a distribution counts tokens rather than seconds.
+func (l Latency) Tokens() bool { return l == PromptLen || l == OutputLen }
+
 // Latencies lists every latency concept in display order.
 var Latencies = []Latency{TTFT, TPOT, ITL, E2E, Queue, Prefill, Decode}
 

@@ -21,7 +21,7 @@ func (k Key) String() string {
 
 // Dist is a latency distribution over a window, in seconds.
 type Dist struct {
-	P50, P90, P99, Mean Opt
+	P50, P90, P95, P99, Mean Opt
 	// Count is the number of observations in the window.
 	Count float64
 	// Window is the span the numbers actually cover (shorter than asked

@@ -231,6 +231,7 @@ func (h *histTrack) window(window time.Duration) Dist {
 	}
 	d.P50 = BucketQuantile(0.50, buckets)
 	d.P90 = BucketQuantile(0.90, buckets)
+	d.P95 = BucketQuantile(0.95, buckets)
 	d.P99 = BucketQuantile(0.99, buckets)
 	return d
 }
@@ -256,6 +257,7 @@ func (h *histTrack) sinceStart() Dist {
 	}
 	d.P50 = BucketQuantile(0.50, raw.Buckets)
 	d.P90 = BucketQuantile(0.90, raw.Buckets)
+	d.P95 = BucketQuantile(0.95, raw.Buckets)
 	d.P99 = BucketQuantile(0.99, raw.Buckets)
 	return d
 }

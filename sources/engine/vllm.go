@@ -113,6 +113,8 @@ func mapVLLMModel(s *model.Sample, v view) {
 	setLatency(s, model.Queue, v, "vllm:request_queue_time_seconds")
 	setLatency(s, model.Prefill, v, "vllm:request_prefill_time_seconds")
 	setLatency(s, model.Decode, v, "vllm:request_decode_time_seconds")
+	setLatency(s, model.PromptLen, v, "vllm:request_prompt_tokens")
+	setLatency(s, model.OutputLen, v, "vllm:request_generation_tokens")
 }
 
 // vllmCacheConfig reads vllm:cache_config_info: its labels (block size,

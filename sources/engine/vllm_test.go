@@ -40,6 +40,13 @@ func TestVLLMFixture(t *testing.T) {
 	checkHist(t, s, model.Queue, 1523, 621.135244916661, 0, 0)
 	checkHist(t, s, model.Prefill, 1523, 186.61188888888893, 0, 0)
 	checkHist(t, s, model.Decode, 1523, 9072.505042891276, 0, 0)
+	// Issue 14 item 20: lengths per request (1042 prompts ≤ 1000 tokens,
+	// 1436 outputs ≤ 500), and their source.
+	checkHist(t, s, model.PromptLen, 1523, 1405367, 1000, 1042)
+	checkHist(t, s, model.OutputLen, 1523, 347171, 500, 1436)
+	if s.From["prompt_len"] != "vllm:request_prompt_tokens" {
+		t.Errorf("from %v", s.From)
+	}
 	ttft := s.Latencies[model.TTFT]
 	if n := len(ttft.Buckets); n != 23 { // 22 bounds + +Inf
 		t.Errorf("TTFT has %d buckets, want 23", n)
