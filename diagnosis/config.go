@@ -53,6 +53,9 @@ type Config struct {
 	// waiting 10× WaitingHigh) at which a finding is critical and opens
 	// after a short hold: a breach that large needs no minutes to prove.
 	BreachCrit float64 `json:"breach_crit"`
+	// SmallBatch is the requests (or tokens) per engine step at or below
+	// which an idle GPU with requests arriving is put down to small batches.
+	SmallBatch float64 `json:"small_batch"`
 	// BadOutputShare is the share of benchmark responses that are empty,
 	// echoed or repetitive before it is a finding.
 	BadOutputShare float64 `json:"bad_output_share"`
@@ -95,6 +98,7 @@ func DefaultConfig() Config {
 		MinFinished:       20,
 		RejectShare:       0.01,
 		BreachCrit:        10,
+		SmallBatch:        2,
 		BadOutputShare:    0.1,
 		ClientGapAbs:      50 * time.Millisecond,
 		ClientGapRatio:    1.5,

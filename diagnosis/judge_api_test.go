@@ -194,3 +194,36 @@ func TestLengthsEstimateKVAndRouteLongPrompts(t *testing.T) {
 		}},
 	})
 }
+
+// Issue 14 item 21: an idle GPU with requests arriving and none waiting is
+// explained by small batches when the engine says its steps are small
+// (the real llama-server recording's n_busy_slots_per_decode reads 1.98,
+// read by promValue); with no occupancy figure, or full steps, it is not.
+func TestSmallBatchesExplainAnIdleGPU(t *testing.T) {
+	per := promValue(t, "llamacpp-metrics.txt", "llamacpp:n_busy_slots_per_decode")
+	if per != 1.98 {
+		t.Fatalf("recording read %v", per)
+	}
+	idle := func(g *model.GPU) { g.Util = model.Some(12) }
+	runCases(t, []ruleCase{
+		{name: "llama.cpp, 1.98 slots per decode", in: withGPU(ep(func(e *Endpoint) {
+			e.Identity.Engine = model.LlamaCpp
+			e.State.BatchPerStep = model.Some(per)
+		}), idle), want: "gpu_small_batches", check: func(t *testing.T, f *Finding) {
+			if !hasEvidence(f, "1.98 busy slots per decode") || f.Evidence[1].Source != "llamacpp:n_busy_slots_per_decode" {
+				t.Errorf("%+v", f.Evidence)
+			}
+		}},
+		{name: "vLLM, 1.5 tokens per step", in: withGPU(ep(func(e *Endpoint) {
+			e.State.Latency[model.StepTokens] = model.Dist{Mean: model.Some(1.5), Count: 4000, Exposed: true, Window: time.Minute}
+		}), idle), want: "gpu_small_batches"},
+		{name: "full steps: the load is low, not the batching", in: withGPU(ep(func(e *Endpoint) {
+			e.State.Latency[model.StepTokens] = model.Dist{Mean: model.Some(40), Count: 4000, Exposed: true, Window: time.Minute}
+		}), idle), none: "gpu_small_batches"},
+		{name: "no occupancy figure: not claimed", in: withGPU(ep(nil), idle), none: "gpu_small_batches"},
+		{name: "no requests: an idle GPU is right", in: withGPU(ep(func(e *Endpoint) {
+			e.State.BatchPerStep = model.Some(1)
+			e.State.RequestsPS = model.Some(0)
+		}), idle), none: "gpu_small_batches"},
+	})
+}

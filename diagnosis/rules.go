@@ -308,6 +308,7 @@ var modelConcept = map[string]string{
 	"prefill": string(model.Prefill), "running": string(model.Running), "waiting": string(model.Waiting),
 	"kv": string(model.KVUsage), "preemptions": string(model.Preemptions), "prompt": string(model.PromptTokens),
 	"gen": string(model.GenTokens), "prompt_len": string(model.PromptLen), "output_len": string(model.OutputLen),
+	"batch_per_step": string(model.BatchPerStep), "step_tokens": string(model.StepTokens),
 }
 
 var sourceNames = map[model.Engine]map[string]string{
@@ -320,6 +321,7 @@ var sourceNames = map[model.Engine]map[string]string{
 		"finish": "vllm:request_success_total", "spec": "vllm:spec_decode_num_accepted_tokens_total/draft_tokens_total",
 		"prompt": "vllm:prompt_tokens_total", "gen": "vllm:generation_tokens_total",
 		"prompt_len": "vllm:request_prompt_tokens", "output_len": "vllm:request_generation_tokens",
+		"step_tokens": "vllm:iteration_tokens_total",
 	},
 	model.SGLang: {
 		"ttft": "sglang:time_to_first_token_seconds", "itl": "sglang:inter_token_latency_seconds",
@@ -327,6 +329,7 @@ var sourceNames = map[model.Engine]map[string]string{
 		"waiting": "sglang:num_queue_reqs", "kv": "sglang:token_usage",
 		"preemptions": "sglang:num_retracted_requests_total", "prefix": "sglang:cache_hit_rate",
 		"spec": "sglang:spec_accept_rate", "prompt": "sglang:prompt_tokens_total",
+		"prompt_len": "sglang:prompt_tokens_histogram", "output_len": "sglang:generation_tokens_histogram",
 	},
 	model.TGI: {
 		"ttft": "tgi validation+queue+prefill (approx.)", "tpot": "tgi_request_mean_time_per_token_duration",
@@ -336,7 +339,7 @@ var sourceNames = map[model.Engine]map[string]string{
 	model.LlamaCpp: {
 		"running": "llamacpp:requests_processing", "waiting": "llamacpp:requests_deferred",
 		"itl":    "llamacpp:tokens_predicted_seconds_total/tokens_predicted_total",
-		"prompt": "llamacpp:prompt_tokens_total",
+		"prompt": "llamacpp:prompt_tokens_total", "batch_per_step": "llamacpp:n_busy_slots_per_decode",
 	},
 	model.TRTLLM: {
 		"ttft": "trtllm_time_to_first_token_seconds", "tpot": "trtllm_time_per_output_token_seconds",

@@ -23,6 +23,9 @@ const (
 	KVCapacityTokens Gauge = "kv_capacity_tokens"
 	// MaxRunning is the engine's configured concurrency cap when it exposes it.
 	MaxRunning Gauge = "max_running"
+	// BatchPerStep is the engine's own average of requests per forward pass
+	// (llama.cpp n_busy_slots_per_decode, since it started).
+	BatchPerStep Gauge = "batch_per_step"
 )
 
 // Counter names a cumulative concept; the Store turns it into a rate.
@@ -58,12 +61,13 @@ const (
 // because the Store windows every histogram alike. They count tokens, not
 // seconds, and are not in Latencies.
 const (
-	PromptLen Latency = "prompt_len" // prompt tokens per request
-	OutputLen Latency = "output_len" // generated tokens per request
+	PromptLen  Latency = "prompt_len"  // prompt tokens per request
+	OutputLen  Latency = "output_len"  // generated tokens per request
+	StepTokens Latency = "step_tokens" // tokens per engine step (vLLM iteration_tokens_total)
 )
 
 // Tokens reports whether a distribution counts tokens rather than seconds.
-func (l Latency) Tokens() bool { return l == PromptLen || l == OutputLen }
+func (l Latency) Tokens() bool { return l == PromptLen || l == OutputLen || l == StepTokens }
 
 // Latencies lists every latency concept in display order.
 var Latencies = []Latency{TTFT, TPOT, ITL, E2E, Queue, Prefill, Decode}

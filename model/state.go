@@ -20,6 +20,7 @@ type State struct {
 	KVUsage                    Opt // 0–1
 	KVCapacityTokens           Opt
 	MaxRunning                 Opt
+	BatchPerStep               Opt // the engine's average requests per step
 	PrefixHit                  Opt // 0–1, over the window
 	SpecAccept                 Opt // 0–1, over the window
 
@@ -101,6 +102,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	}
 	st.Running, st.Waiting, st.Deferred = gauge(Running), gauge(Waiting), gauge(Deferred)
 	st.KVUsage, st.KVCapacityTokens, st.MaxRunning = gauge(KVUsage), gauge(KVCapacityTokens), gauge(MaxRunning)
+	st.BatchPerStep = gauge(BatchPerStep)
 
 	rate := func(c Counter) Opt {
 		t := es.counters[c]

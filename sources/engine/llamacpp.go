@@ -58,6 +58,7 @@ func mapLlamaCpp(f families, m meta) []model.Sample {
 	setGauge(&s, model.Waiting, v, "llamacpp:requests_deferred")
 	setGauge(&s, model.PromptTPSGauge, v, "llamacpp:prompt_tokens_seconds")
 	setGauge(&s, model.GenTPSGauge, v, "llamacpp:predicted_tokens_seconds")
+	setGauge(&s, model.BatchPerStep, v, "llamacpp:n_busy_slots_per_decode")
 	// Removed 2025-05-21, still served by older builds.
 	setGauge(&s, model.KVUsage, v, "llamacpp:kv_cache_usage_ratio")
 

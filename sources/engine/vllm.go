@@ -115,6 +115,7 @@ func mapVLLMModel(s *model.Sample, v view) {
 	setLatency(s, model.Decode, v, "vllm:request_decode_time_seconds")
 	setLatency(s, model.PromptLen, v, "vllm:request_prompt_tokens")
 	setLatency(s, model.OutputLen, v, "vllm:request_generation_tokens")
+	setLatency(s, model.StepTokens, v, "vllm:iteration_tokens_total")
 }
 
 // vllmCacheConfig reads vllm:cache_config_info: its labels (block size,
