@@ -227,3 +227,31 @@ func TestSmallBatchesExplainAnIdleGPU(t *testing.T) {
 		}), idle), none: "gpu_small_batches"},
 	})
 }
+
+// Issue 14 item 19: HTTP status metrics (vLLM's instrumentation): a 5xx
+// share is a finding; exact 429/503 codes are rejections.
+func TestHTTPStatusErrorsAndRejections(t *testing.T) {
+	http := func(all, bad, rej float64) func(*Endpoint) {
+		return func(e *Endpoint) {
+			e.State.HTTPPS, e.State.HTTP5xxPS = model.Some(all), model.Some(bad)
+			if rej >= 0 {
+				e.State.HTTPRejectedPS = model.Some(rej)
+			}
+			e.State.From = map[string]string{"http_5xx": `http_requests_total{status="5xx"}`}
+		}
+	}
+	runCases(t, []ruleCase{
+		{name: "5xx share", in: input(ep(http(2, 0.2, -1))), want: "api_http_errors", check: func(t *testing.T, f *Finding) {
+			if f.Severity != model.SevCrit || !hasEvidence(f, "12 5xx of 120 API responses") || f.Evidence[0].Source != `http_requests_total{status="5xx"}` {
+				t.Errorf("%v %+v", f.Severity, f.Evidence)
+			}
+		}},
+		{name: "few 5xx", in: input(ep(http(2, 0.02, -1))), none: "api_http_errors"},
+		{name: "too few responses to judge", in: input(ep(http(0.2, 0.1, -1))), none: "api_http_errors"},
+		{name: "exact 429s", in: input(ep(http(2, 0, 0.1))), want: "api_rejections", check: func(t *testing.T, f *Finding) {
+			if !hasEvidence(f, "6 of 120 requests rejected") {
+				t.Errorf("%+v", f.Evidence)
+			}
+		}},
+	})
+}

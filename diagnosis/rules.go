@@ -309,6 +309,7 @@ var modelConcept = map[string]string{
 	"kv": string(model.KVUsage), "preemptions": string(model.Preemptions), "prompt": string(model.PromptTokens),
 	"gen": string(model.GenTokens), "prompt_len": string(model.PromptLen), "output_len": string(model.OutputLen),
 	"batch_per_step": string(model.BatchPerStep), "step_tokens": string(model.StepTokens),
+	"http_5xx": string(model.HTTP5xx),
 }
 
 var sourceNames = map[model.Engine]map[string]string{
@@ -321,7 +322,7 @@ var sourceNames = map[model.Engine]map[string]string{
 		"finish": "vllm:request_success_total", "spec": "vllm:spec_decode_num_accepted_tokens_total/draft_tokens_total",
 		"prompt": "vllm:prompt_tokens_total", "gen": "vllm:generation_tokens_total",
 		"prompt_len": "vllm:request_prompt_tokens", "output_len": "vllm:request_generation_tokens",
-		"step_tokens": "vllm:iteration_tokens_total",
+		"step_tokens": "vllm:iteration_tokens_total", "http_5xx": `http_requests_total{status="5xx"}`,
 	},
 	model.SGLang: {
 		"ttft": "sglang:time_to_first_token_seconds", "itl": "sglang:inter_token_latency_seconds",

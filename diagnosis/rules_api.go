@@ -15,8 +15,46 @@ import (
 // its rejections reach llmtop only through a benchmark's failures.
 
 func init() {
-	register(rule{id: "api_rejections", checks: "requests not turned away at admission (TGI 429 overloaded)",
-		needs: needMetrics, hold: holdShort, eval: ruleRejections})
+	register(
+		rule{id: "api_rejections", checks: "requests not turned away at admission (TGI 429 overloaded, HTTP 429/503)",
+			needs: needMetrics, hold: holdShort, eval: ruleRejections},
+		rule{id: "api_http_errors", checks: "API answers without a rising share of HTTP 5xx",
+			needs: needMetrics, hold: holdShort, eval: ruleHTTPErrors},
+	)
+}
+
+// httpShare is a share of the API responses in the window and their count;
+// ok is false without enough responses to judge.
+func httpShare(e *env, ep Endpoint, part model.Opt) (share, n float64, ok bool) {
+	st := ep.State
+	if !st.HTTPPS.OK || !part.OK || st.HTTPPS.V <= 0 || st.RateWindow <= 0 {
+		return 0, 0, false
+	}
+	n = st.HTTPPS.V * st.RateWindow.Seconds()
+	if n < e.cfg.MinFinished {
+		return 0, n, false
+	}
+	return part.V / st.HTTPPS.V, n, true
+}
+
+func ruleHTTPErrors(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		share, n, ok := httpShare(e, ep, ep.State.HTTP5xxPS)
+		if !ok || share < e.cfg.FinishErrorShare {
+			continue
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: API, Severity: model.SevCrit,
+			Title: fmt.Sprintf("API answers HTTP 5xx to %s of requests", pct(share)),
+			Evidence: []Evidence{{Text: fmt.Sprintf("%s 5xx of %s API responses (%s/s)", num(share*n), num(n), num(ep.State.HTTP5xxPS.V)),
+				Source: metricSource(ep, "http_5xx"), Window: ep.State.RateWindow}},
+			Cause: "the server fails requests: an engine error (out of memory, a crashed worker), or a 503 while it is not ready",
+			Actions: []Action{
+				{Change: "read the engine log at the same times for the traceback", Why: "a 500 carries its exception there", TradeOff: "none"},
+				replicas(ep),
+			}})
+	}
+	return out
 }
 
 // rejectReasons are the finish reasons that are a rejection at admission.
@@ -32,15 +70,16 @@ var admission = map[model.Engine]struct{ flag, answer, def string }{
 func ruleRejections(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.withMetrics() {
-		if ep.State.FinishShare == nil {
-			continue
-		}
 		var share, count float64
 		for _, r := range rejectReasons {
 			share += ep.State.FinishShare[r]
 			count += ep.State.FinishCount[r]
 		}
 		n := finished(ep)
+		source := "tgi_request_failure{err=\"overloaded\"}"
+		if hs, hn, ok := httpShare(e, ep, ep.State.HTTPRejectedPS); ok && hs > share {
+			share, count, n, source = hs, hs*hn, hn, "http_requests_total{status=\"429\"|\"503\"}"
+		}
 		if n < e.cfg.MinFinished || share < e.cfg.RejectShare {
 			continue
 		}
@@ -57,7 +96,7 @@ func ruleRejections(e *env) []Finding {
 		f := Finding{Endpoint: ep.URL, Category: API, Severity: sev,
 			Title: fmt.Sprintf("requests turned away at admission (%s rejected)", pct(share)),
 			Evidence: []Evidence{{Text: fmt.Sprintf("%s of %s requests rejected as overloaded", num(count), num(n)),
-				Source: "tgi_request_failure{err=\"overloaded\"}", Window: ep.State.RateWindow}},
+				Source: source, Window: ep.State.RateWindow}},
 			Cause: fmt.Sprintf("more requests arrive at once than %s admits: the engine answers them %s at once instead of queueing", limitText, answerOf(eng)),
 			Actions: []Action{
 				replicas(ep),

@@ -41,6 +41,13 @@ const (
 	SpecDraftTokens  Counter = "spec_draft_tokens"
 	SpecAcceptTokens Counter = "spec_accepted_tokens"
 	RequestErrors    Counter = "request_errors"
+	// HTTP responses of the API routes (/v1/…) from the engine's HTTP
+	// instrumentation (vLLM, TensorRT-LLM: http_requests_total by status,
+	// often grouped as 2xx/4xx/5xx): all, server errors, and rejections
+	// (429/503, only where exact codes are served).
+	HTTPResponses Counter = "http_responses"
+	HTTP5xx       Counter = "http_5xx"
+	HTTPRejected  Counter = "http_rejected"
 )
 
 // Latency names a per-request (or per-token) duration distribution. All

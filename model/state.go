@@ -33,6 +33,10 @@ type State struct {
 	PreemptionsPS                 Opt
 	Preemptions                   Opt // count in the window
 	ErrorsPS                      Opt
+	// HTTPPS, HTTP5xxPS and HTTPRejectedPS are API responses per second over
+	// the window: all, 5xx, and 429/503 (where the engine serves exact
+	// codes).
+	HTTPPS, HTTP5xxPS, HTTPRejectedPS Opt
 	// RateWindow is the span the rates cover.
 	RateWindow time.Duration
 
@@ -121,6 +125,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.RequestsPS = rate(Requests)
 	st.PreemptionsPS = rate(Preemptions)
 	st.ErrorsPS = rate(RequestErrors)
+	st.HTTPPS, st.HTTP5xxPS, st.HTTPRejectedPS = rate(HTTPResponses), rate(HTTP5xx), rate(HTTPRejected)
 	if t := es.counters[Preemptions]; t != nil {
 		st.Preemptions, _ = t.increase(window)
 	}

@@ -223,3 +223,40 @@ func readFrom(s *model.Sample, concept, metric string) {
 	}
 	s.From[concept] = metric
 }
+
+// setHTTPStatus reads an HTTP instrumentation counter by status
+// (prometheus_fastapi_instrumentator's http_requests_total: status "2xx",
+// "4xx", "5xx" when grouped, the exact code otherwise) over the API routes
+// (/v1/…): the responses, the 5xx, and the rejections (429, 503) where the
+// codes are exact. Nothing is set without API-route series.
+func setHTTPStatus(s *model.Sample, v view, name string) {
+	var all, bad, rej float64
+	seen, exact := false, false
+	for _, m := range v.series(name) {
+		if !strings.HasPrefix(label(m, "handler"), "/v1/") {
+			continue
+		}
+		x := scalar(m)
+		if !finite(x) {
+			continue
+		}
+		seen = true
+		all += x
+		st := label(m, "status")
+		exact = exact || !strings.HasSuffix(st, "xx")
+		if strings.HasPrefix(st, "5") {
+			bad += x
+		}
+		if st == "429" || st == "503" {
+			rej += x
+		}
+	}
+	if !seen {
+		return
+	}
+	s.Counters[model.HTTPResponses], s.Counters[model.HTTP5xx] = all, bad
+	readFrom(s, string(model.HTTP5xx), name+`{status="5xx"}`)
+	if exact {
+		s.Counters[model.HTTPRejected] = rej
+	}
+}

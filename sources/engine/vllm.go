@@ -28,6 +28,11 @@ func mapVLLM(f families, m meta) []model.Sample {
 		v := modelView(f, parts, name)
 		s := m.sample(name)
 		mapVLLMModel(&s, v)
+		if len(names) == 1 {
+			// The HTTP instrumentation has no model label: it is the
+			// endpoint's, so only a one-model endpoint gets it.
+			setHTTPStatus(&s, view{fams: f}, "http_requests_total")
+		}
 		for k, x := range info {
 			s.Info[k] = x
 		}
