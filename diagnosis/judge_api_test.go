@@ -255,3 +255,22 @@ func TestHTTPStatusErrorsAndRejections(t *testing.T) {
 		}},
 	})
 }
+
+// Issue 14 item 21: TensorRT-LLM's paused requests are its preemptions.
+func TestTRTPausedIsKVPressure(t *testing.T) {
+	trt := func(paused float64) func(*Endpoint) {
+		return func(e *Endpoint) {
+			e.Identity.Engine = model.TRTLLM
+			e.State.PreemptionsPS, e.State.Preemptions = model.None, model.None
+			e.State.Paused, e.State.KVUsage = model.Some(paused), model.Some(0.98)
+		}
+	}
+	runCases(t, []ruleCase{
+		{name: "paused", in: input(ep(trt(6))), want: "kv_preemption", check: func(t *testing.T, f *Finding) {
+			if f.Title != "KV pressure: 6 requests paused" || !hasAction(f, "--kv_cache_free_gpu_memory_fraction") {
+				t.Errorf("%s %+v", f.Title, f.Actions)
+			}
+		}},
+		{name: "none paused", in: input(ep(trt(0))), none: "kv_preemption"},
+	})
+}

@@ -45,6 +45,19 @@ func rulePreempt(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.withMetrics() {
 		p := ep.State.PreemptionsPS
+		if paused := ep.State.Paused; !p.OK && paused.OK && paused.V >= 1 {
+			// TensorRT-LLM pauses requests for want of KV blocks (MAX_UTILIZATION
+			// scheduler): its preemption, counted now rather than as a rate.
+			ev := []Evidence{{Text: fmt.Sprintf("%s requests paused for KV blocks in the newest iteration", num(paused.V)), Source: "inflightBatchingStats.numPausedRequests (iteration stats)"}}
+			if kv := ep.State.KVUsage; kv.OK {
+				ev = append(ev, Evidence{Text: "KV usage " + pct(kv.V), Source: metricSource(ep, "kv")})
+			}
+			out = append(out, Finding{Endpoint: ep.URL, Category: Memory, Severity: model.SevCrit,
+				Title: fmt.Sprintf("KV pressure: %s requests paused", num(paused.V)), Evidence: append(ev, kvContext(ep)...),
+				Cause:   "the KV pool cannot hold every running request's growing context: the scheduler pauses requests and resumes them later, inflating their latency",
+				Actions: kvActions(e, ep)})
+			continue
+		}
 		if !p.OK {
 			if ep.Engine() == model.VLLM || ep.Engine() == model.SGLang {
 				e.lack(ep, "preemption counter (no data in the window)")

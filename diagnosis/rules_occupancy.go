@@ -55,6 +55,10 @@ func ruleSmallBatches(e *env) []Finding {
 // requests (or tokens) per step, as text with its source.
 func stepOccupancy(ep Endpoint) (per float64, text, src string, ok bool) {
 	st := ep.State
+	if st.BatchPerStep.OK && ep.Engine() == model.TRTLLM {
+		return st.BatchPerStep.V, fmt.Sprintf("%s requests scheduled in the newest iteration", num(st.BatchPerStep.V)),
+			"inflightBatchingStats.numScheduledRequests (iteration stats)", true
+	}
 	if st.BatchPerStep.OK {
 		return st.BatchPerStep.V, fmt.Sprintf("%.2f busy slots per decode on average (the engine's own average since it started)", st.BatchPerStep.V),
 			metricSource(ep, "batch_per_step"), true

@@ -26,6 +26,9 @@ const (
 	// BatchPerStep is the engine's own average of requests per forward pass
 	// (llama.cpp n_busy_slots_per_decode, since it started).
 	BatchPerStep Gauge = "batch_per_step"
+	// Paused is the requests paused for want of KV blocks now (TensorRT-LLM's
+	// preemption: inflightBatchingStats.numPausedRequests).
+	Paused Gauge = "paused"
 )
 
 // Counter names a cumulative concept; the Store turns it into a rate.

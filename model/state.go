@@ -21,6 +21,7 @@ type State struct {
 	KVCapacityTokens           Opt
 	MaxRunning                 Opt
 	BatchPerStep               Opt // the engine's average requests per step
+	Paused                     Opt // requests paused for KV blocks now (TensorRT-LLM)
 	PrefixHit                  Opt // 0–1, over the window
 	SpecAccept                 Opt // 0–1, over the window
 
@@ -106,7 +107,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	}
 	st.Running, st.Waiting, st.Deferred = gauge(Running), gauge(Waiting), gauge(Deferred)
 	st.KVUsage, st.KVCapacityTokens, st.MaxRunning = gauge(KVUsage), gauge(KVCapacityTokens), gauge(MaxRunning)
-	st.BatchPerStep = gauge(BatchPerStep)
+	st.BatchPerStep, st.Paused = gauge(BatchPerStep), gauge(Paused)
 
 	rate := func(c Counter) Opt {
 		t := es.counters[c]
