@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/llmtop/llmtop/model"
@@ -22,15 +23,20 @@ func capChange(eng model.Engine, n int) string {
 	case model.SGLang:
 		return "--max-running-requests " + v
 	case model.TGI:
-		return "--max-batch-size " + v
+		// TGI batches by tokens: --max-batch-size only binds on hardware
+		// without unpadded inference (launcher --help); on GPUs the running
+		// batch is bounded by --max-batch-total-tokens.
+		return "--max-batch-total-tokens for about " + v + " requests (TGI batches by tokens: " + v + " × prompt+output tokens per request)"
 	case model.LlamaCpp:
-		return "-np " + v + " (and -c " + v + " × the per-request context: -c is shared by all slots)"
+		// An explicit -np turns the default unified KV cache off and splits
+		// -c over the slots; -kvu keeps one shared pool (issue 14 item 16).
+		return "-np " + v + " -kvu (keep -c)"
 	case model.TRTLLM:
 		return "--max_batch_size " + v
 	case model.Ollama:
 		return "OLLAMA_NUM_PARALLEL=" + v
 	}
-	return "concurrency cap " + v + " (vLLM --max-num-seqs, SGLang --max-running-requests, TGI --max-batch-size, llama.cpp -np, TRT-LLM --max_batch_size, Ollama OLLAMA_NUM_PARALLEL)"
+	return "concurrency cap " + v + " (vLLM --max-num-seqs, SGLang --max-running-requests, TGI --max-batch-total-tokens, llama.cpp -np -kvu, TRT-LLM --max_batch_size, Ollama OLLAMA_NUM_PARALLEL)"
 }
 
 // currentCap is the engine's configured concurrency cap when known.
@@ -100,13 +106,29 @@ func maxLenChange(eng model.Engine, n int) string {
 	return "max context " + v
 }
 
-// chunkedPrefill turns chunked prefill on with a chunk of n tokens.
-func chunkedPrefill(eng model.Engine, n int) (Action, bool) {
+// chunkedPrefill bounds the prefill work per step to n tokens (turning
+// chunked prefill on where it is off).
+func chunkedPrefill(ep Endpoint, n int) (Action, bool) {
 	c := strconv.Itoa(n)
-	switch eng {
-	case model.VLLM:
-		return Action{Change: "--enable-chunked-prefill --max-num-batched-tokens " + c,
-			Why: "long prompts are split into " + c + "-token chunks scheduled beside decodes instead of stalling them", TradeOff: "a long prompt's own TTFT grows slightly"}, true
+	if ep.Engine() == model.VLLM {
+		if !vllmV1(ep) {
+			return Action{Change: "--enable-chunked-prefill --max-num-batched-tokens " + c,
+				Why: "long prompts are split into " + c + "-token chunks scheduled beside decodes instead of stalling them", TradeOff: "a long prompt's own TTFT grows slightly"}, true
+		}
+		// V1 always chunks prefill unless started with
+		// --no-enable-chunked-prefill (vllm/v1/core/sched/scheduler.py:
+		// "if not enable_chunked_prefill and num_new_tokens >
+		// token_budget"): the lever is the step budget, with chunking left
+		// at its default. vLLM's metrics do not say whether it is off.
+		a := Action{Change: "--max-num-batched-tokens " + c + " without --no-enable-chunked-prefill",
+			Why:      "the V1 engine chunks prefill unless started with --no-enable-chunked-prefill: a step budget of " + c + " tokens caps the prompt tokens that share a step with the decodes",
+			TradeOff: "long prompts take more steps: their TTFT and the prefill throughput drop somewhat"}
+		if v, ok := infoKey(ep, "enable_chunked_prefill", "chunked_prefill"); ok && !isTrue(v) {
+			a.Why = "chunked prefill is off: the V1 scheduler then prefills each prompt whole in one step, stalling every decode in it"
+		}
+		return a, true
+	}
+	switch ep.Engine() {
 	case model.SGLang:
 		return Action{Change: "--chunked-prefill-size " + c, Why: "bounds the prefill work per step", TradeOff: "slightly longer TTFT for long prompts"}, true
 	case model.TGI:
@@ -119,14 +141,51 @@ func chunkedPrefill(eng model.Engine, n int) (Action, bool) {
 	return Action{}, false
 }
 
-// replicas is the scale-out action.
-func replicas(eng model.Engine) Action {
+// replicas is the scale-out action. It knows how many data-parallel
+// engines the server already runs: advising --data-parallel-size 2 to a
+// server running two says nothing.
+func replicas(ep Endpoint) Action {
+	eng := ep.Engine()
 	a := Action{Change: "add a replica behind the router", Why: "the queue grows while the batch is full: demand exceeds one engine's capacity", TradeOff: "another GPU"}
+	n := dpSize(ep)
+	now := ""
+	if n > 1 {
+		now = fmt.Sprintf(", from the %d engines it runs now", n)
+	}
 	switch eng {
 	case model.VLLM:
-		a.Change = "--data-parallel-size 2 (or another replica behind the router)"
+		a.Change = fmt.Sprintf("--data-parallel-size %d%s (or another replica behind the router)", n+1, now)
 	case model.SGLang:
-		a.Change = "--dp-size 2 (or another replica behind the router)"
+		a.Change = fmt.Sprintf("--dp-size %d%s (or another replica behind the router)", n+1, now)
+	}
+	if n > 1 {
+		a.TradeOff = "another GPU per engine"
 	}
 	return a
+}
+
+// dpSize is how many data-parallel engines serve behind the endpoint: the
+// engines its metrics name (vLLM engine="N"), else the cache_config_info
+// series it counts, else 1.
+func dpSize(ep Endpoint) int {
+	if n := len(ep.State.Engines); n > 1 {
+		return n
+	}
+	if v, ok := infoKey(ep, "engines", "dp_size", "data_parallel_size"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n > 1 {
+			return n
+		}
+	}
+	return 1
+}
+
+// kvBatch is the KV usage and running batch the KV advice reads: the
+// fullest data-parallel engine's own (each engine has its own pool and its
+// own --max-num-seqs), else the endpoint's. which names the engine ("" for
+// the endpoint).
+func kvBatch(ep Endpoint) (kv, running model.Opt, which string) {
+	if full, ok := model.Fullest(ep.State.Engines); ok && len(ep.State.Engines) > 1 {
+		return full.KVUsage, full.Running, "engine " + full.ID
+	}
+	return ep.State.KVUsage, ep.State.Running, ""
 }

@@ -46,6 +46,16 @@ type Config struct {
 	FinishLengthShare float64 `json:"finish_length_share"`
 	FinishErrorShare  float64 `json:"finish_error_share"`
 	MinFinished       float64 `json:"min_finished"`
+	// RejectShare is the share of requests turned away at admission (TGI
+	// 429 overloaded) that raises api_rejections; ten times it is critical.
+	RejectShare float64 `json:"reject_share"`
+	// BreachCrit is the multiple of a threshold (TTFT p99 10× its SLO,
+	// waiting 10× WaitingHigh) at which a finding is critical and opens
+	// after a short hold: a breach that large needs no minutes to prove.
+	BreachCrit float64 `json:"breach_crit"`
+	// SmallBatch is the requests (or tokens) per engine step at or below
+	// which an idle GPU with requests arriving is put down to small batches.
+	SmallBatch float64 `json:"small_batch"`
 	// BadOutputShare is the share of benchmark responses that are empty,
 	// echoed or repetitive before it is a finding.
 	BadOutputShare float64 `json:"bad_output_share"`
@@ -86,6 +96,9 @@ func DefaultConfig() Config {
 		FinishLengthShare: 0.3,
 		FinishErrorShare:  0.05,
 		MinFinished:       20,
+		RejectShare:       0.01,
+		BreachCrit:        10,
+		SmallBatch:        2,
 		BadOutputShare:    0.1,
 		ClientGapAbs:      50 * time.Millisecond,
 		ClientGapRatio:    1.5,

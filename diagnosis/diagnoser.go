@@ -89,6 +89,10 @@ func (d *Diagnoser) Update(in Input) Report {
 		}
 		t.lastTrue = now
 		hold := d.cfg.hold(byID[f.ID].hold(d.cfg))
+		if d.cfg.BreachCrit > 0 && f.Breach >= d.cfg.BreachCrit {
+			// Escalate with the size of the breach, not only its duration.
+			hold = min(hold, holdShort(d.cfg))
+		}
 		t.hold = hold
 		if !t.open && now.Sub(t.first) >= hold {
 			t.open = true

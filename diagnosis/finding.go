@@ -79,6 +79,10 @@ type Finding struct {
 	// no longer holds (it closes after Config.Clear): when it last held.
 	ClearSince time.Time `json:"clear_since,omitzero"`
 	Closed     time.Time `json:"closed,omitzero"`
+	// Breach is how many times its threshold the measured value is (0 when
+	// the rule does not say): at Config.BreachCrit or more the finding
+	// opens after a short hold, not the rule's long one.
+	Breach float64 `json:"breach,omitempty"`
 }
 
 // Active reports whether the finding is still open.

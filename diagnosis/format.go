@@ -92,3 +92,11 @@ func ago(d time.Duration) string {
 	}
 	return dur(d.Round(time.Second)) + " ago"
 }
+
+// optPct formats a ratio that may be absent: "--" when it is.
+func optPct(o model.Opt) string {
+	if !o.OK {
+		return "--"
+	}
+	return pct(o.V)
+}

@@ -83,6 +83,21 @@ func (e *env) withMetrics() []Endpoint {
 	return e.metrics
 }
 
+// unmetered lists the endpoints without metrics when some others have
+// them ("" when every endpoint has metrics).
+func (e *env) unmetered() string {
+	if len(e.withMetrics()) == len(e.in.Endpoints) {
+		return ""
+	}
+	var urls []string
+	for _, ep := range e.in.Endpoints {
+		if ep.State.Samples == 0 {
+			urls = append(urls, ep.URL)
+		}
+	}
+	return strings.Join(dedupe(urls), ", ")
+}
+
 func (e *env) has(n need) bool {
 	switch n {
 	case needMetrics:
@@ -145,7 +160,15 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 			// Ran and passed: its text asserts what holds. A rule that
 			// lacked its input somewhere is not "checked": its lack lines
 			// say what it could not judge.
-			rep.Checked = append(rep.Checked, r.checks)
+			// A metric rule judged only the endpoints with metrics: the
+			// others were not checked, and the line says so.
+			text := r.checks
+			if r.needs&needMetrics != 0 {
+				if q := e.unmetered(); q != "" {
+					text += " (not checked on " + q + ": no metrics)"
+				}
+			}
+			rep.Checked = append(rep.Checked, text)
 		}
 		for _, f := range fs {
 			if f.ID == "" {
@@ -263,16 +286,33 @@ func forEngine(eng model.Engine, table map[model.Engine]Action) []Action {
 	return out
 }
 
-// metricSource names the metric an evidence number came from.
+// metricSource names the metric an evidence number came from: the one
+// the adapter read (State.From: an older vLLM's
+// vllm:time_per_output_token_seconds for ITL), else the engine's current
+// name.
 func metricSource(ep Endpoint, concept string) string {
 	if ep.State.Source == model.FromLog {
 		return "log stats line"
+	}
+	if n, ok := ep.State.From[modelConcept[concept]]; ok && n != "" {
+		return n
 	}
 	names := sourceNames[ep.Engine()]
 	if n, ok := names[concept]; ok {
 		return n
 	}
 	return concept
+}
+
+// modelConcept maps the rules' concept names to the model's (the keys of
+// State.From).
+var modelConcept = map[string]string{
+	"ttft": string(model.TTFT), "itl": string(model.ITL), "tpot": string(model.TPOT), "queue": string(model.Queue),
+	"prefill": string(model.Prefill), "running": string(model.Running), "waiting": string(model.Waiting),
+	"kv": string(model.KVUsage), "preemptions": string(model.Preemptions), "prompt": string(model.PromptTokens),
+	"gen": string(model.GenTokens), "prompt_len": string(model.PromptLen), "output_len": string(model.OutputLen),
+	"batch_per_step": string(model.BatchPerStep), "step_tokens": string(model.StepTokens),
+	"http_5xx": string(model.HTTP5xx),
 }
 
 var sourceNames = map[model.Engine]map[string]string{
@@ -284,6 +324,8 @@ var sourceNames = map[model.Engine]map[string]string{
 		"preemptions": "vllm:num_preemptions_total", "prefix": "vllm:prefix_cache_hits_total/queries_total",
 		"finish": "vllm:request_success_total", "spec": "vllm:spec_decode_num_accepted_tokens_total/draft_tokens_total",
 		"prompt": "vllm:prompt_tokens_total", "gen": "vllm:generation_tokens_total",
+		"prompt_len": "vllm:request_prompt_tokens", "output_len": "vllm:request_generation_tokens",
+		"step_tokens": "vllm:iteration_tokens_total", "http_5xx": `http_requests_total{status="5xx"}`,
 	},
 	model.SGLang: {
 		"ttft": "sglang:time_to_first_token_seconds", "itl": "sglang:inter_token_latency_seconds",
@@ -291,6 +333,7 @@ var sourceNames = map[model.Engine]map[string]string{
 		"waiting": "sglang:num_queue_reqs", "kv": "sglang:token_usage",
 		"preemptions": "sglang:num_retracted_requests_total", "prefix": "sglang:cache_hit_rate",
 		"spec": "sglang:spec_accept_rate", "prompt": "sglang:prompt_tokens_total",
+		"prompt_len": "sglang:prompt_tokens_histogram", "output_len": "sglang:generation_tokens_histogram",
 	},
 	model.TGI: {
 		"ttft": "tgi validation+queue+prefill (approx.)", "tpot": "tgi_request_mean_time_per_token_duration",
@@ -300,7 +343,7 @@ var sourceNames = map[model.Engine]map[string]string{
 	model.LlamaCpp: {
 		"running": "llamacpp:requests_processing", "waiting": "llamacpp:requests_deferred",
 		"itl":    "llamacpp:tokens_predicted_seconds_total/tokens_predicted_total",
-		"prompt": "llamacpp:prompt_tokens_total",
+		"prompt": "llamacpp:prompt_tokens_total", "batch_per_step": "llamacpp:n_busy_slots_per_decode",
 	},
 	model.TRTLLM: {
 		"ttft": "trtllm_time_to_first_token_seconds", "tpot": "trtllm_time_per_output_token_seconds",

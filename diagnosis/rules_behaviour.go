@@ -55,7 +55,7 @@ func ruleFinishErrors(e *env) []Finding {
 			continue
 		}
 		n := finished(ep)
-		ab, er := ep.State.FinishShare["abort"], ep.State.FinishShare["error"]
+		ab, er := ep.State.FinishShare["abort"], errorShare(ep)
 		if n < e.cfg.MinFinished || ab+er < e.cfg.FinishErrorShare {
 			continue
 		}
@@ -74,6 +74,23 @@ func ruleFinishErrors(e *env) []Finding {
 			}})
 	}
 	return out
+}
+
+// errorReasons are the finish reasons that are the engine (or the API in
+// front of it) failing a request: vLLM/TRT-LLM "error"; TGI's
+// tgi_request_failure err labels (router/src: validation is a 4xx,
+// generation and incomplete a failed stream; "failure" is llmtop's name for
+// one without an err label). TGI's "overloaded" is a rejection at
+// admission (429), judged by api_rejections.
+var errorReasons = []string{"error", "generation", "incomplete", "validation", "dropped", "failure"}
+
+// errorShare is the share of finished requests that failed.
+func errorShare(ep Endpoint) float64 {
+	var s float64
+	for _, r := range errorReasons {
+		s += ep.State.FinishShare[r]
+	}
+	return s
 }
 
 func ruleBadOutput(e *env) []Finding {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -26,6 +27,28 @@ func itlDist(ep Endpoint) (model.Dist, string, bool) {
 		return d, "TPOT", true
 	}
 	return model.Dist{}, "", false
+}
+
+// itlSinceStart is evidence for a window without per-token latency: the
+// engine's ITL (or TPOT) since it started, labelled as such; nil when it
+// has none either.
+func itlSinceStart(e *env, ep Endpoint) []Evidence {
+	for _, l := range []model.Latency{model.ITL, model.TPOT} {
+		d, ok := ep.State.SinceStart[l]
+		if !ok || !d.Mean.OK {
+			continue
+		}
+		name := strings.ToUpper(string(l))
+		t := fmt.Sprintf("%s since the engine started (not this window): mean %s", name, secs(d.Mean.V))
+		if d.P99.OK && !d.AllBelow.OK {
+			t += ", p99≈" + secs(d.P99.V)
+		}
+		if d.Mean.V > e.cfg.SLOITL.Seconds() {
+			t += fmt.Sprintf(", already over the %s SLO", dur(e.cfg.SLOITL))
+		}
+		return []Evidence{{Text: t, Source: metricSource(ep, string(l))}}
+	}
+	return nil
 }
 
 // itlValue is the number compared with the SLO: p99, else mean.
@@ -84,10 +107,14 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 		f.ID, f.Title = "itl_prefill_stall", "ITL spikes: decodes stall behind long prefills"
 		f.Category = Prefill
 		f.Cause = fmt.Sprintf("median gap %s but p99 %s: whole prompts are prefilled in the same steps as running decodes", secs(d.P50.V), secs(d.P99.V))
+		if eng == model.VLLM && vllmV1(ep) && (!chunkedKnown || isTrue(chunked)) {
+			// V1 chunks prefill by default: the stall is the step budget.
+			f.Cause = fmt.Sprintf("median gap %s but p99 %s: a step that carries a prompt chunk (up to --max-num-batched-tokens tokens; V1 chunks prefill by default) holds every running decode in it", secs(d.P50.V), secs(d.P99.V))
+		}
 		if chunkedKnown {
 			f.Evidence = append(f.Evidence, Evidence{Text: "chunked prefill: " + chunked, Source: "engine config"})
 		}
-		if a, ok := chunkedPrefill(eng, 2048); ok {
+		if a, ok := chunkedPrefill(ep, 2048); ok {
 			f.Actions = append(f.Actions, a)
 		} else {
 			f.Actions = append(f.Actions, Action{Change: "num_batch 256 (request option)", Why: "smaller prompt batches interleave with generation", TradeOff: "slower prompt processing"})
@@ -104,8 +131,15 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 				f.Evidence = append(f.Evidence, Evidence{Text: label + secs(v) + " also over its SLO: short prompts wait on the same slow steps",
 					Source: metricSource(ep, "ttft"), Window: ep.State.Latency[model.TTFT].Window})
 			}
-			f.Actions = []Action{{Change: capChange(eng, limit), Why: "just under the batch size where ITL crossed the SLO",
-				TradeOff: "lower peak throughput; excess requests queue (TTFT rises) unless another replica takes them"}, batchReplicas(eng)}
+			a := Action{Change: capChange(eng, limit), Why: "just under the batch size where ITL crossed the SLO",
+				TradeOff: "lower peak throughput; excess requests queue (TTFT rises) unless another replica takes them"}
+			if conf := kneeConfidence(ep); conf != "" {
+				// A short watch sees few batch sizes: the number moves a
+				// lot with more of them (60 after 45 s, 311 after 2 min).
+				a.Why += "; " + conf
+				f.Evidence = append(f.Evidence, Evidence{Text: conf, Source: "llmtop"})
+			}
+			f.Actions = []Action{a, batchReplicas(ep)}
 			return f
 		}
 	}
@@ -123,15 +157,37 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 	tp := map[model.Engine]Action{
 		model.VLLM:   {Change: "--tensor-parallel-size 2", Why: "splits the weight reads over two GPUs' bandwidth", TradeOff: "a second GPU"},
 		model.SGLang: {Change: "--tp-size 2", Why: "splits the weight reads", TradeOff: "a second GPU"},
+		model.TGI:    {Change: "--num-shard 2", Why: "splits the weight reads over two GPUs' bandwidth", TradeOff: "a second GPU"},
+		model.TRTLLM: {Change: "--tp_size 2", Why: "splits the weight reads over two GPUs' bandwidth", TradeOff: "a second GPU"},
 	}
 	f.Actions = append(f.Actions, forEngine(eng, tp)...)
+	if !st.SpecAccept.OK {
+		// Not speculating yet (no acceptance counters moved): at a small
+		// batch the GPU has compute to spare for verifying drafts.
+		f.Actions = append(f.Actions, forEngine(eng, speculate)...)
+	}
 	return f
+}
+
+// speculate is speculative decoding, for slow per-token latency at a small
+// batch: several tokens per weight read when the drafts are accepted.
+var speculate = map[model.Engine]Action{
+	model.VLLM: {Change: `--speculative-config '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}' (or an EAGLE/draft model for the served one)`,
+		Why: "at a small batch each step is bandwidth-bound: verifying a few drafted tokens costs about one step and yields several when accepted", TradeOff: "gains shrink as the batch grows; low acceptance costs compute (watch the acceptance rate)"},
+	model.SGLang: {Change: "--speculative-algorithm EAGLE --speculative-draft-model-path <EAGLE head for the model>",
+		Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "a draft model's memory; gains shrink at large batch"},
+	model.TGI: {Change: "--speculate 2 (n-gram, or a Medusa/MLP-speculator checkpoint)",
+		Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "gains shrink at large batch"},
+	model.LlamaCpp: {Change: "-md <small draft model of the same family>.gguf",
+		Why: "the draft proposes tokens the big model verifies in one pass", TradeOff: "the draft's memory; gains only when it agrees often"},
+	model.TRTLLM: {Change: "speculative_config (decoding_type: Eagle or NGram) in the --config YAML",
+		Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "gains shrink at large batch"},
 }
 
 // batchReplicas is the replica advice for a batch past the knee: the
 // traffic split over engines, each runs a smaller batch.
-func batchReplicas(eng model.Engine) Action {
-	a := replicas(eng)
+func batchReplicas(ep Endpoint) Action {
+	a := replicas(ep)
 	a.Why = "the same traffic split over two engines halves each one's batch: ITL falls without queueing"
 	return a
 }
@@ -162,6 +218,30 @@ func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) 
 	f.Actions = []Action{{Change: fmt.Sprintf("--max-num-batched-tokens %d", m), Why: why,
 		TradeOff: "long prompts need more steps: their TTFT and the prefill throughput drop somewhat"}}
 	return f, true
+}
+
+// kneeMinPairs and kneeMinSizes are the batch history a knee is stated
+// with confidence from: a minute of 1 s refreshes over at least four
+// batch sizes.
+const (
+	kneeMinPairs = 60
+	kneeMinSizes = 4
+)
+
+// kneeConfidence is "" when the batch history is enough to state the knee,
+// else why the value is a low-confidence estimate.
+func kneeConfidence(ep Endpoint) string {
+	sizes := map[int]bool{}
+	for _, p := range ep.Batch {
+		if r := int(math.Round(p.Running)); r > 0 {
+			sizes[r] = true
+		}
+	}
+	if len(ep.Batch) >= kneeMinPairs && len(sizes) >= kneeMinSizes {
+		return ""
+	}
+	return fmt.Sprintf("low confidence: from %d refreshes over %d batch sizes (stated with confidence from %d over %d); the value moves as more batch sizes are seen, so watch longer before applying it",
+		len(ep.Batch), len(sizes), kneeMinPairs, kneeMinSizes)
 }
 
 // kneeCap finds the largest batch whose per-token latency met the SLO, from

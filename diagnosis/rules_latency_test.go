@@ -204,7 +204,25 @@ func TestDecodeRules(t *testing.T) {
 			knee(e)
 			prefilled(e)
 		})), want: "ttft_prefill"},
-		{name: "spiky ITL without chunked prefill", in: input(ep(func(e *Endpoint) {
+		// Issue 14 item 15: vLLM V1 always chunks prefill; the lever is the
+		// step budget, and --enable-chunked-prefill is advised to V0 only.
+		{name: "spiky ITL on V1: the step budget", in: input(ep(func(e *Endpoint) {
+			e.State.Latency[model.ITL] = dist(0.015, 0.03, 0.4, 0.03)
+		})), want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "--max-num-batched-tokens 2048") || hasAction(f, "--enable-chunked-prefill") {
+				t.Errorf("%+v", f.Actions)
+			}
+		}},
+		{name: "spiky ITL on V1 started with --no-enable-chunked-prefill", in: input(ep(func(e *Endpoint) {
+			e.State.Latency[model.ITL] = dist(0.015, 0.03, 0.4, 0.03)
+			e.State.Info["enable_chunked_prefill"] = "False"
+		})), want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "--max-num-batched-tokens 2048 without --no-enable-chunked-prefill") || !strings.Contains(f.Actions[0].Why, "chunked prefill is off") {
+				t.Errorf("%+v", f.Actions)
+			}
+		}},
+		{name: "spiky ITL on V0 without chunked prefill", in: input(ep(func(e *Endpoint) {
+			e.Identity.Version = "0.6.3.post1"
 			e.State.Latency[model.ITL] = dist(0.015, 0.03, 0.4, 0.03)
 		})), want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {
 			if !hasAction(f, "--enable-chunked-prefill --max-num-batched-tokens 2048") {

@@ -26,7 +26,12 @@ func ruleKVFull(e *env) []Finding {
 		if kv.V < e.cfg.KVHigh {
 			continue
 		}
-		ev := []Evidence{{Text: "KV usage " + pct(kv.V) + " ≥ " + pct(e.cfg.KVHigh), Source: metricSource(ep, "kv")}}
+		_, _, which := kvBatch(ep)
+		on := ""
+		if which != "" {
+			on = " on " + which
+		}
+		ev := []Evidence{{Text: "KV usage " + pct(kv.V) + on + " ≥ " + pct(e.cfg.KVHigh), Source: metricSource(ep, "kv")}}
 		ev = append(ev, kvContext(ep)...)
 		out = append(out, Finding{Endpoint: ep.URL, Category: Memory, Severity: model.SevWarn,
 			Title: "KV cache full (" + pct(kv.V) + ")", Evidence: ev,
@@ -40,6 +45,19 @@ func rulePreempt(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.withMetrics() {
 		p := ep.State.PreemptionsPS
+		if paused := ep.State.Paused; !p.OK && paused.OK && paused.V >= 1 {
+			// TensorRT-LLM pauses requests for want of KV blocks (MAX_UTILIZATION
+			// scheduler): its preemption, counted now rather than as a rate.
+			ev := []Evidence{{Text: fmt.Sprintf("%s requests paused for KV blocks in the newest iteration", num(paused.V)), Source: "inflightBatchingStats.numPausedRequests (iteration stats)"}}
+			if kv := ep.State.KVUsage; kv.OK {
+				ev = append(ev, Evidence{Text: "KV usage " + pct(kv.V), Source: metricSource(ep, "kv")})
+			}
+			out = append(out, Finding{Endpoint: ep.URL, Category: Memory, Severity: model.SevCrit,
+				Title: fmt.Sprintf("KV pressure: %s requests paused", num(paused.V)), Evidence: append(ev, kvContext(ep)...),
+				Cause:   "the KV pool cannot hold every running request's growing context: the scheduler pauses requests and resumes them later, inflating their latency",
+				Actions: kvActions(e, ep)})
+			continue
+		}
 		if !p.OK {
 			if ep.Engine() == model.VLLM || ep.Engine() == model.SGLang {
 				e.lack(ep, "preemption counter (no data in the window)")
@@ -79,7 +97,26 @@ func kvContext(ep Endpoint) []Evidence {
 		ev = append(ev, Evidence{Text: t, Source: metricSource(ep, "running")})
 	}
 	if st.KVCapacityTokens.OK {
-		ev = append(ev, Evidence{Text: "KV pool " + num(st.KVCapacityTokens.V) + " tokens", Source: "engine config"})
+		t := "KV pool " + num(st.KVCapacityTokens.V) + " tokens"
+		if n := len(st.Engines); n > 1 {
+			t += fmt.Sprintf(" over %d engines", n)
+		}
+		ev = append(ev, Evidence{Text: t, Source: "engine config"})
+	}
+	ev = append(ev, kvEstimate(ep)...)
+	return append(ev, perEngine(ep)...)
+}
+
+// perEngine is one evidence line per data-parallel engine: which one is
+// full, which one preempts (an average would hide it).
+func perEngine(ep Endpoint) []Evidence {
+	if len(ep.State.Engines) < 2 {
+		return nil
+	}
+	var ev []Evidence
+	for _, g := range ep.State.Engines {
+		ev = append(ev, Evidence{Text: fmt.Sprintf("engine %s: KV %s, running %s, waiting %s", g.ID, optPct(g.KVUsage), optNum(g.Running), optNum(g.Waiting)),
+			Source: metricSource(ep, "kv") + "{engine=\"" + g.ID + "\"}"})
 	}
 	return ev
 }
@@ -130,7 +167,6 @@ func hasEngineGPU(g *model.GPUSnapshot) bool {
 // requests and shorter contexts.
 func kvActions(e *env, ep Endpoint) []Action {
 	eng := ep.Engine()
-	st := ep.State
 	free, share, gpu, gpuOK := headroom(e)
 	var grow *Action
 	if flag, cur, known := memFraction(ep); flag != "" {
@@ -164,12 +200,16 @@ func kvActions(e *env, ep Endpoint) []Action {
 	if dt, ok := infoKey(ep, "cache_dtype", "kv_cache_dtype"); !ok || dt == "auto" || dt == "f16" || dt == "bf16" || dt == "float16" || dt == "bfloat16" {
 		acts = append(acts, forEngine(eng, fp8KV)...)
 	}
-	if st.Running.OK && st.Running.V > 1 && st.KVUsage.OK && st.KVUsage.V > 0 {
-		perSeq := st.KVUsage.V / st.Running.V
+	if kv, running, which := kvBatch(ep); running.OK && running.V > 1 && kv.OK && kv.V > 0 {
+		perSeq := kv.V / running.V
 		n := int(math.Floor(0.9 / perSeq))
-		if n >= 1 && float64(n) < st.Running.V {
+		pool := "the pool"
+		if which != "" {
+			pool = which + "'s pool (the cap is per engine)"
+		}
+		if n >= 1 && float64(n) < running.V {
 			acts = append(acts, Action{Change: capChange(eng, n),
-				Why:      fmt.Sprintf("each running request holds ≈%s of the pool: %d fit in 90 %% without preemption", pct(perSeq), n),
+				Why:      fmt.Sprintf("each running request holds ≈%s of %s: %d fit in 90 %% without preemption", pct(perSeq), pool, n),
 				TradeOff: "fewer requests per step: lower throughput, more queueing"})
 		} else {
 			acts = append(acts, Action{Change: capChange(eng, 0) + " lower", Why: "fewer concurrent requests need fewer KV blocks", TradeOff: "lower throughput, more queueing"})

@@ -29,6 +29,11 @@ func ruleConcurrencyCap(e *env) []Finding {
 			continue
 		}
 		limit, ok := currentCap(ep)
+		if !ok && ep.Engine() == model.LlamaCpp && st.Running.OK && st.Running.V >= 1 {
+			// llama-server defers a request only when no slot is free: the
+			// busy slots are all of them, /slots or not (issue 14 item 16).
+			limit, ok = int(st.Running.V), true
+		}
 		if !ok {
 			e.lack(ep, "concurrency cap (not exposed: running cannot be compared with it)")
 			continue
@@ -72,9 +77,19 @@ func capFinding(e *env, ep Endpoint, limit int, waiting model.Opt) Finding {
 	if st.KVUsage.OK {
 		f.Evidence = append(f.Evidence, Evidence{Text: "KV usage " + pct(st.KVUsage.V), Source: metricSource(ep, "kv")})
 	}
-	if itl, ok := itlValue(ep); ok && itl > e.cfg.SLOITL.Seconds() {
+	itl, itlOK := itlValue(ep)
+	if itlOK && itl > e.cfg.SLOITL.Seconds() {
 		f.Cause += fmt.Sprintf("; per-token latency (%s) is already over its SLO %s, so a bigger batch would slow every answer", secs(itl), dur(e.cfg.SLOITL))
-		f.Actions = []Action{replicas(eng)}
+		f.Actions = []Action{replicas(ep)}
+		return f
+	}
+	if !itlOK {
+		// Unknown is not fine (issue 14 item 10): without a per-token
+		// latency a bigger batch may push every answer past its SLO.
+		f.Cause += "; per-token latency is not measured in the window, so whether a bigger batch has room is not known"
+		f.Evidence = append(f.Evidence, itlSinceStart(e, ep)...)
+		f.Actions = []Action{replicas(ep), {Change: capChange(eng, 0) + " higher only once ITL/TPOT is seen under its SLO " + dur(e.cfg.SLOITL),
+			Why: "unknown per-token latency is not room: a bigger batch slows every request's decode", TradeOff: "TPOT rises with the batch"}}
 		return f
 	}
 	// Room for the requests seen waiting, at most doubling the cap.
@@ -82,24 +97,27 @@ func capFinding(e *env, ep Endpoint, limit int, waiting model.Opt) Finding {
 	a := Action{Change: capChange(eng, n), Why: fmt.Sprintf("%s requests want a slot at once; %d run", num(st.Running.V+waiting.V), limit),
 		TradeOff: "requests share each step: per-token latency rises with the batch, and more requests hold KV cache at once"}
 	if eng == model.LlamaCpp {
-		if perSlot, ok := llamaSlotContext(ep, limit); ok {
-			a.Change = fmt.Sprintf("-np %d -c %d", n, n*perSlot)
-			a.Why += fmt.Sprintf("; -c is split across the slots, so -c %d keeps each slot's %d-token context", n*perSlot, perSlot)
-		}
-		a.TradeOff = "the KV cache grows with -c (memory), and each slot generates slower as more share every step"
+		a = llamaSlots(ep, n, a)
 	}
-	f.Actions = []Action{a, replicas(eng)}
+	f.Actions = []Action{a, replicas(ep)}
 	return f
 }
 
-// llamaSlotContext is the context each llama.cpp slot has: /props n_ctx
-// (the per-slot value) or the total context over the slots.
-func llamaSlotContext(ep Endpoint, slots int) (int, bool) {
-	if len(ep.Identity.Models) > 0 && ep.Identity.Models[0].MaxContext > 0 {
-		return ep.Identity.Models[0].MaxContext, true
+// llamaSlots is the llama.cpp advice for n slots. Since unified KV became
+// the default with automatic -np, an explicit -np N turns it off and
+// splits -c into N per-slot caches (tools/server/server.cpp: "setting
+// n_parallel = 4 and kv_unified = true (add -kvu to disable this)", PR
+// #16736); -np N -c N×perSlot would multiply the KV memory. -kvu keeps one
+// pool of -c tokens shared by the slots.
+func llamaSlots(ep Endpoint, n int, a Action) Action {
+	a.Change = fmt.Sprintf("-np %d -kvu (keep -c as it is)", n)
+	if c := ep.State.KVCapacityTokens; c.OK && c.V > 0 {
+		a.Change = fmt.Sprintf("-np %d -kvu (keep -c %d)", n, int(c.V))
 	}
-	if c := ep.State.KVCapacityTokens; c.OK && c.V > 0 && slots > 0 {
-		return int(c.V) / slots, true
+	a.Why += "; -kvu keeps one KV cache of -c tokens shared by every slot: an explicit -np without it turns the default unified cache off and splits -c into per-slot parts"
+	a.TradeOff = "no more KV memory, but the slots share it: a few long requests can fill the pool, and each slot generates slower as more share every step"
+	if !ep.State.MaxRunning.OK {
+		a.Why += " (the slot count is the busy slots: a request is deferred only when none is free)"
 	}
-	return 0, false
+	return a
 }

@@ -29,22 +29,25 @@ func TestConcurrencyCapRule(t *testing.T) {
 				if !hasEvidence(f, "4 slots busy of the cap 4") || !hasEvidence(f, "waiting 2") {
 					t.Errorf("evidence %+v", f.Evidence)
 				}
-				// 6 want a slot: -np 6, and -c 6 × 4096 so each slot keeps its context.
-				if !hasAction(f, "-np 6 -c 24576") {
+				// 6 want a slot: -np 6 with -kvu keeps the one 16384-token
+				// pool (issue 14 item 16: -np 6 -c 24576 split it 6 ways
+				// and grew the KV memory by half).
+				if !hasAction(f, "-np 6 -kvu (keep -c 16384)") || hasAction(f, "-c 24576") {
 					t.Errorf("actions %+v", f.Actions)
 				}
 			}},
 		{name: "llama.cpp: a long queue raises the cap at most twofold", in: input(ep(llamaBusy(30))), want: "concurrency_cap",
 			check: func(t *testing.T, f *Finding) {
-				if !hasAction(f, "-np 8 -c 32768") {
+				if !hasAction(f, "-np 8 -kvu (keep -c 16384)") {
 					t.Errorf("actions %+v", f.Actions)
 				}
 			}},
-		{name: "llama.cpp: per-slot context from the total when /props gave none", in: input(ep(func(e *Endpoint) {
+		{name: "llama.cpp: pool size unknown, -c kept", in: input(ep(func(e *Endpoint) {
 			llamaBusy(1)(e)
 			e.Identity.Models = nil
+			e.State.KVCapacityTokens = model.None
 		})), want: "concurrency_cap", check: func(t *testing.T, f *Finding) {
-			if !hasAction(f, "-np 5 -c 20480") {
+			if !hasAction(f, "-np 5 -kvu (keep -c as it is)") {
 				t.Errorf("actions %+v", f.Actions)
 			}
 		}},
@@ -64,8 +67,8 @@ func TestConcurrencyCapRule(t *testing.T) {
 			e.State.Running = model.Some(3)
 		})), none: "concurrency_cap"},
 		{name: "cap unknown: nothing to compare with", in: input(ep(func(e *Endpoint) {
-			llamaBusy(2)(e)
-			e.State.MaxRunning = model.None
+			e.State.Running, e.State.Waiting = model.Some(8), model.Some(3)
+			e.State.Latency = map[model.Latency]model.Dist{model.TTFT: {Exposed: true}}
 		})), none: "concurrency_cap"},
 		{name: "waiting not exposed", in: input(ep(func(e *Endpoint) {
 			llamaBusy(2)(e)
@@ -80,7 +83,16 @@ func TestConcurrencyCapRule(t *testing.T) {
 			e.State.Running, e.State.Waiting, e.State.MaxRunning = model.Some(64), model.Some(3), model.Some(64)
 			e.State.Latency = map[model.Latency]model.Dist{model.TTFT: {Exposed: true}}
 		})), want: "concurrency_cap", check: func(t *testing.T, f *Finding) {
-			if f.Title != "all 64 concurrency slots taken: 3 requests wait for one" || !hasAction(f, "--max-num-seqs 67") {
+			// Issue 14 item 10: ITL unknown is not room for a bigger batch.
+			if f.Title != "all 64 concurrency slots taken: 3 requests wait for one" || hasAction(f, "--max-num-seqs 67") || !hasAction(f, "higher only once ITL/TPOT is seen under its SLO") {
+				t.Errorf("%q %+v", f.Title, f.Actions)
+			}
+		}},
+		{name: "vLLM at its cap, ITL known within its SLO", in: input(ep(func(e *Endpoint) {
+			e.State.Running, e.State.Waiting, e.State.MaxRunning = model.Some(64), model.Some(3), model.Some(64)
+			e.State.Latency = map[model.Latency]model.Dist{model.TTFT: {Exposed: true}, model.ITL: dist(0.015, 0.02, 0.03, 0.016)}
+		})), want: "concurrency_cap", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "--max-num-seqs 67") {
 				t.Errorf("%q %+v", f.Title, f.Actions)
 			}
 		}},
@@ -90,7 +102,7 @@ func TestConcurrencyCapRule(t *testing.T) {
 		})), none: "concurrency_cap"},
 		{name: "SGLang cap from server info", in: input(ep(func(e *Endpoint) {
 			e.Identity.Engine = model.SGLang
-			e.State.Latency = map[model.Latency]model.Dist{}
+			e.State.Latency = map[model.Latency]model.Dist{model.ITL: dist(0.015, 0.02, 0.03, 0.016)}
 			e.State.Info = map[string]string{"max_running_requests": "16"}
 			e.State.Running, e.State.Waiting = model.Some(16), model.Some(4)
 		})), want: "concurrency_cap", check: func(t *testing.T, f *Finding) {

@@ -55,19 +55,19 @@ func TestPrefillStallWithChunkedPrefillFromLog(t *testing.T) {
 			want: "itl_bandwidth", none: "itl_prefill_stall"},
 		{name: "another endpoint's line does not count", in: withEvents(ep(spiky), chunkedLine("http://127.0.0.1:9000", "8192", hourAgo)),
 			want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {
-				if !hasAction(f, "--enable-chunked-prefill --max-num-batched-tokens 2048") {
+				if !hasAction(f, "--max-num-batched-tokens 2048") {
 					t.Errorf("%+v", f.Actions)
 				}
 			}},
 		{name: "a line from the future (clock skew) does not count", in: withEvents(ep(spiky), chunkedLine(url, "8192", t0.Add(time.Minute))),
 			want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {
-				if !hasAction(f, "--enable-chunked-prefill") {
+				if !hasAction(f, "--max-num-batched-tokens 2048") {
 					t.Errorf("%+v", f.Actions)
 				}
 			}},
 		{name: "an unreadable budget does not count", in: withEvents(ep(spiky), chunkedLine(url, "", hourAgo)),
 			want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {
-				if !hasAction(f, "--enable-chunked-prefill") {
+				if !hasAction(f, "--max-num-batched-tokens 2048") {
 					t.Errorf("%+v", f.Actions)
 				}
 			}},
@@ -101,7 +101,7 @@ func TestDiagnoserKeepsStartupLinePastEventWindow(t *testing.T) {
 
 	// Without the Diagnoser (nothing remembered) the same input gets the old advice.
 	e := ep(spiky)
-	if g := byID(Evaluate(Input{Time: later, Endpoints: []Endpoint{e}, LogsOn: true}, cfg), "itl_prefill_stall"); g == nil || !hasAction(g, "--enable-chunked-prefill") {
+	if g := byID(Evaluate(Input{Time: later, Endpoints: []Endpoint{e}, LogsOn: true}, cfg), "itl_prefill_stall"); g == nil || !hasAction(g, "--max-num-batched-tokens 2048") {
 		t.Fatalf("stateless evaluation: %+v", g)
 	}
 }
@@ -138,22 +138,22 @@ func TestStartupLineOfAnOlderRunIsStale(t *testing.T) {
 		want     string // the first action's change
 	}{
 		{"first seen running, then a start without the line", start.Add(time.Minute), []time.Time{start.Add(5 * time.Minute)},
-			[]model.Event{chunkedLine(url, "8192", start)}, "--enable-chunked-prefill --max-num-batched-tokens 2048"},
+			[]model.Event{chunkedLine(url, "8192", start)}, "--max-num-batched-tokens 2048 without --no-enable-chunked-prefill"},
 		{"first seen running, no restart since", start.Add(time.Minute), nil,
 			[]model.Event{chunkedLine(url, "8192", start)}, "--max-num-batched-tokens 4096"},
 		{"the line's own run", time.Time{}, []time.Time{r1}, []model.Event{chunkedLine(url, "8192", start)},
 			"--max-num-batched-tokens 4096"},
 		{"a later start without the line", time.Time{}, []time.Time{r1, r1.Add(10 * time.Minute)}, []model.Event{chunkedLine(url, "8192", start)},
-			"--enable-chunked-prefill --max-num-batched-tokens 2048"},
+			"--max-num-batched-tokens 2048 without --no-enable-chunked-prefill"},
 		{"a later start without the line, within the events window", time.Time{}, []time.Time{r1, r1.Add(time.Minute)}, []model.Event{chunkedLine(url, "8192", start)},
-			"--enable-chunked-prefill --max-num-batched-tokens 2048"},
+			"--max-num-batched-tokens 2048 without --no-enable-chunked-prefill"},
 		{"a later start that printed it again", time.Time{}, []time.Time{r1, r1.Add(10 * time.Minute)},
 			[]model.Event{chunkedLine(url, "8192", start), chunkedLine(url, "2048", r1.Add(9*time.Minute))},
 			"--max-num-batched-tokens 1024"},
 		{"two resets 10 s apart are one start", time.Time{}, []time.Time{r1, r1.Add(10 * time.Second)}, []model.Event{chunkedLine(url, "8192", start)},
 			"--max-num-batched-tokens 4096"},
 		{"an unattributed line of an older run", time.Time{}, []time.Time{r1, r1.Add(10 * time.Minute)}, []model.Event{chunkedLine("", "8192", start)},
-			"--enable-chunked-prefill --max-num-batched-tokens 2048"},
+			"--max-num-batched-tokens 2048 without --no-enable-chunked-prefill"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -46,6 +46,11 @@ func ruleTTFT(e *env) []Finding {
 			continue
 		}
 		v, label, over := ttftOver(ep, slo)
+		if label == "" {
+			// Exposed, but no first token in the window: not "within the SLO".
+			e.lack(ep, "TTFT (no request got its first token in the window)")
+			continue
+		}
 		if !over {
 			continue
 		}
@@ -79,7 +84,8 @@ func ruleTTFT(e *env) []Finding {
 		queueing := (qOK && qShare >= e.cfg.DominantShare && (!pOK || qShare >= pShare)) ||
 			(!qOK && waiting.OK && waiting.V > 0 && !pDominant)
 		if queueing {
-			out = append(out, queueFinding(e, ep, "ttft_queueing", "TTFT over SLO: requests wait in the queue", ev, model.SevWarn))
+			f := queueFinding(e, ep, "ttft_queueing", "TTFT over SLO: requests wait in the queue", ev, model.SevWarn)
+			out = append(out, escalate(e, f, v/slo))
 			continue
 		}
 		if slowSteps(e, ep) {
@@ -121,7 +127,7 @@ func unsplitTTFT(e *env, ep Endpoint, ev []Evidence, qOK, pOK bool) Finding {
 		f.Actions = append(f.Actions, Action{Change: "--api-server-count 2", Why: "a busy API server process (tokenizing, detokenizing, streaming) delays first tokens outside queue and prefill time",
 			TradeOff: "a CPU core and some memory per extra API server"})
 	}
-	a := replicas(ep.Engine())
+	a := replicas(ep)
 	a.Why = "fewer requests per engine: each waits less for the API server and the steps it shares"
 	f.Actions = append(f.Actions, a)
 	return f
@@ -161,7 +167,8 @@ func ruleBacklog(e *env) []Finding {
 			continue
 		}
 		ev := []Evidence{{Text: fmt.Sprintf("waiting %s > %s (running %s)", num(w.V), num(e.cfg.WaitingHigh), optNum(ep.State.Running)), Source: metricSource(ep, "waiting")}}
-		out = append(out, queueFinding(e, ep, "queue_backlog", "queue backlog: "+num(w.V)+" requests waiting", ev, model.SevCrit))
+		f := queueFinding(e, ep, "queue_backlog", "queue backlog: "+num(w.V)+" requests waiting", ev, model.SevCrit)
+		out = append(out, escalate(e, f, w.V/e.cfg.WaitingHigh))
 	}
 	return out
 }
@@ -186,30 +193,35 @@ func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev mode
 	case st.KVUsage.OK && st.KVUsage.V >= 0.9:
 		f.Cause = "the KV cache is full (" + pct(st.KVUsage.V) + "): new requests cannot be admitted until running ones finish"
 		f.Actions = kvActions(e, ep)
-	case atCap && st.KVUsage.OK && st.Running.V > 0 && !itlOver:
-		perSeq := st.KVUsage.V / st.Running.V
+	case atCap && st.KVUsage.OK && st.Running.V > 0 && itlOK && !itlOver:
+		// Raising the cap is advised only where ITL is known to have room:
+		// unknown is not fine (issue 14 item 10).
+		kv, running, _ := kvBatch(ep)
+		perSeq := kv.V / max(running.V, 1)
 		n := int(math.Floor(0.9 / perSeq))
 		n = min(max(n, limit+1), 2*limit)
 		f.Cause = fmt.Sprintf("the running batch is at the concurrency cap (%d) while the KV cache is only %s used", limit, pct(st.KVUsage.V))
 		if inferred {
 			f.Cause = fmt.Sprintf("the running batch stays at %d while requests wait and the KV cache is only %s used: that is the concurrency cap", limit, pct(st.KVUsage.V))
 		}
-		trade := "more requests per step: ITL rises with the batch; check it against its SLO after the change"
-		if itlOK {
-			trade = fmt.Sprintf("more requests per step: ITL (p99≈%s now, SLO %s) rises with the batch; check it after the change", secs(itlV), dur(e.cfg.SLOITL))
-		}
+		trade := fmt.Sprintf("more requests per step: ITL (p99≈%s now, SLO %s) rises with the batch; check it after the change", secs(itlV), dur(e.cfg.SLOITL))
 		f.Actions = []Action{{Change: capChange(eng, n),
 			Why:      fmt.Sprintf("%s KV per running request: %d requests fit in 90 %% of the pool (at most doubling the cap)", pct(perSeq), int(math.Floor(0.9/perSeq))),
-			TradeOff: trade}, replicas(eng)}
+			TradeOff: trade}, replicas(ep)}
+	case atCap && !itlOK:
+		f.Cause = fmt.Sprintf("the running batch is at the concurrency cap (%d); per-token latency is not measured in the window, so whether a bigger batch would slow every answer is not known", limit)
+		f.Evidence = append(f.Evidence, itlSinceStart(e, ep)...)
+		f.Actions = []Action{replicas(ep), {Change: capChange(eng, 0) + " higher only once ITL/TPOT is seen under its SLO " + dur(e.cfg.SLOITL),
+			Why: "unknown per-token latency is not room: a bigger batch slows every request's decode", TradeOff: "TPOT rises with the batch"}}
 	case atCap && itlOver:
 		f.Cause = fmt.Sprintf("the batch is at the cap (%d) and per-token latency is already over its SLO: the engine is at capacity", limit)
-		f.Actions = []Action{replicas(eng)}
+		f.Actions = []Action{replicas(ep)}
 	default:
 		f.Cause = "requests arrive faster than the engine finishes them"
 		if !capKnown {
 			f.Cause += " (concurrency cap unknown: compare running with the engine's cap)"
 		}
-		f.Actions = []Action{replicas(eng), {Change: capChange(eng, 0) + " higher if KV usage and ITL leave room",
+		f.Actions = []Action{replicas(ep), {Change: capChange(eng, 0) + " higher if KV usage and ITL leave room",
 			Why: "a low cap queues requests the GPU could batch", TradeOff: "TPOT rises with the batch"}}
 	}
 	return f
@@ -229,6 +241,13 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 	}
 	if st.PrefixHit.OK {
 		f.Evidence = append(f.Evidence, Evidence{Text: "prefix-cache hit rate " + pct(st.PrefixHit.V), Source: metricSource(ep, "prefix"), Window: st.RateWindow})
+	}
+	var route *Action
+	if ev, cut, ok := longTail(ep); ok {
+		f.Evidence = append(f.Evidence, ev)
+		route = &Action{Change: fmt.Sprintf("route prompts over ≈%d tokens to a separate pool of replicas", roundDown(int(cut), 256)),
+			Why:      "the long tail of prompts takes the prefill steps the short ones wait behind: apart, short prompts get their first token fast",
+			TradeOff: "a second pool to run, and a router that counts prompt tokens (or routes by client)"}
 	}
 	// A bigger step budget finishes a long prompt in fewer steps.
 	chunk := 8192
@@ -285,6 +304,9 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 		model.TRTLLM: {Change: "--tp_size 2", Why: "prefill is compute-bound", TradeOff: "a second GPU"},
 	}
 	f.Actions = append(f.Actions, forEngine(eng, tp)...)
+	if route != nil {
+		f.Actions = append(f.Actions, *route)
+	}
 	return f
 }
 
@@ -317,4 +339,15 @@ func slowSteps(e *env, ep Endpoint) bool {
 	mp, ok := meanPrompt(ep)
 	v, itlOK := itlValue(ep)
 	return ok && mp < longPrompt && itlOK && v > e.cfg.SLOITL.Seconds() && ep.State.Running.Or(0) >= 4
+}
+
+// escalate records how far over its threshold a finding is: at BreachCrit
+// times or more it is critical, says so, and opens after a short hold.
+func escalate(e *env, f Finding, breach float64) Finding {
+	f.Breach = breach
+	if e.cfg.BreachCrit > 0 && breach >= e.cfg.BreachCrit {
+		f.Severity = model.SevCrit
+		f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("%s× its threshold (critical from %s×)", num(math.Round(breach*10)/10), num(e.cfg.BreachCrit)), Source: "threshold"})
+	}
+	return f
 }

@@ -20,6 +20,17 @@ func CleanScrape(sc Scrape) Scrape {
 				s.Notes = CleanAll(append(make([]string, 0, len(s.Notes)), s.Notes...))
 			}
 			s.FinishReasons = CleanMap(s.FinishReasons, nil)
+			if s.From != nil {
+				s.From = CleanMap(s.From, Clean)
+			}
+			if s.Engines != nil {
+				es := make([]EngineShare, len(s.Engines))
+				for j, e := range s.Engines {
+					e.ID = Clean(e.ID)
+					es[j] = e
+				}
+				s.Engines = es
+			}
 			if len(s.Latencies) > 0 {
 				ls := make(map[Latency]Histogram, len(s.Latencies))
 				for k, h := range s.Latencies {

@@ -23,6 +23,12 @@ const (
 	KVCapacityTokens Gauge = "kv_capacity_tokens"
 	// MaxRunning is the engine's configured concurrency cap when it exposes it.
 	MaxRunning Gauge = "max_running"
+	// BatchPerStep is the engine's own average of requests per forward pass
+	// (llama.cpp n_busy_slots_per_decode, since it started).
+	BatchPerStep Gauge = "batch_per_step"
+	// Paused is the requests paused for want of KV blocks now (TensorRT-LLM's
+	// preemption: inflightBatchingStats.numPausedRequests).
+	Paused Gauge = "paused"
 )
 
 // Counter names a cumulative concept; the Store turns it into a rate.
@@ -38,6 +44,13 @@ const (
 	SpecDraftTokens  Counter = "spec_draft_tokens"
 	SpecAcceptTokens Counter = "spec_accepted_tokens"
 	RequestErrors    Counter = "request_errors"
+	// HTTP responses of the API routes (/v1/…) from the engine's HTTP
+	// instrumentation (vLLM, TensorRT-LLM: http_requests_total by status,
+	// often grouped as 2xx/4xx/5xx): all, server errors, and rejections
+	// (429/503, only where exact codes are served).
+	HTTPResponses Counter = "http_responses"
+	HTTP5xx       Counter = "http_5xx"
+	HTTPRejected  Counter = "http_rejected"
 )
 
 // Latency names a per-request (or per-token) duration distribution. All
@@ -53,6 +66,18 @@ const (
 	Prefill Latency = "prefill"
 	Decode  Latency = "decode"
 )
+
+// Token-count distributions per request, kept beside the latencies
+// because the Store windows every histogram alike. They count tokens, not
+// seconds, and are not in Latencies.
+const (
+	PromptLen  Latency = "prompt_len"  // prompt tokens per request
+	OutputLen  Latency = "output_len"  // generated tokens per request
+	StepTokens Latency = "step_tokens" // tokens per engine step (vLLM iteration_tokens_total)
+)
+
+// Tokens reports whether a distribution counts tokens rather than seconds.
+func (l Latency) Tokens() bool { return l == PromptLen || l == OutputLen || l == StepTokens }
 
 // Latencies lists every latency concept in display order.
 var Latencies = []Latency{TTFT, TPOT, ITL, E2E, Queue, Prefill, Decode}

@@ -60,6 +60,14 @@ type Sample struct {
 	// Observations are requests that finished with this sample, timed by
 	// the engine's own log lines (not cumulative: each is one request).
 	Observations []Observation `json:",omitempty"`
+	// Engines holds each engine's own gauges when several serve behind one
+	// endpoint (vLLM data parallel); nil for one engine.
+	Engines []EngineShare
+	// From names the metric each value was read from, by concept (the
+	// Gauge, Counter or Latency name: "itl" → "vllm:time_per_output_token_seconds"
+	// on an older vLLM), so the diagnosis cites what was read, not what
+	// the current release would publish.
+	From map[string]string
 }
 
 // NewSample returns a Sample with its maps allocated.

@@ -66,6 +66,12 @@ type MetricsJSON struct {
 	WindowS       float64            `json:"window_s"`
 	Source        Source             `json:"source"`
 	Restarts      int                `json:"restarts"`
+	// Engines is each data-parallel engine's gauges (vLLM engine="N");
+	// kv_cache_usage_ratio above is the fullest one's.
+	Engines []EngineShare `json:"engines,omitempty"`
+	// SinceStart is each latency since the engine started, for those the
+	// window has no observations of (an idle server); never the window's.
+	SinceStart map[string]DistJSON `json:"since_start,omitempty"`
 }
 
 // EndpointJSON is one endpoint in a snapshot.
@@ -132,7 +138,7 @@ func MetricsOf(st State) *MetricsJSON {
 		E2Ems: DistMS(st.Latency[E2E]), Queuems: DistMS(st.Latency[Queue]),
 		Prefillms: DistMS(st.Latency[Prefill]), Decodems: DistMS(st.Latency[Decode]),
 		FinishReasons: st.FinishShare, WindowS: st.RateWindow.Seconds(), Source: st.Source,
-		Restarts: len(st.Restarts),
+		Restarts: len(st.Restarts), Engines: st.Engines,
 	}
 	if m.WindowS == 0 {
 		for _, d := range st.Latency {
@@ -143,5 +149,11 @@ func MetricsOf(st State) *MetricsJSON {
 		}
 	}
 	m.WindowS = math.Round(m.WindowS*1000) / 1000 // ms precision: scrape jitter is noise
+	for l, d := range st.SinceStart {
+		if m.SinceStart == nil {
+			m.SinceStart = map[string]DistJSON{}
+		}
+		m.SinceStart[string(l)+"_ms"] = DistMS(d)
+	}
 	return m
 }

@@ -20,18 +20,32 @@ type State struct {
 	KVUsage                    Opt // 0–1
 	KVCapacityTokens           Opt
 	MaxRunning                 Opt
+	BatchPerStep               Opt // the engine's average requests per step
+	Paused                     Opt // requests paused for KV blocks now (TensorRT-LLM)
 	PrefixHit                  Opt // 0–1, over the window
 	SpecAccept                 Opt // 0–1, over the window
 
 	PromptTPS, GenTPS Opt // tokens/s over the window
-	RequestsPS        Opt // finished requests/s
-	PreemptionsPS     Opt
-	Preemptions       Opt // count in the window
-	ErrorsPS          Opt
+	// EnginePromptTPS / EngineGenTPS are the engine's own throughput gauges
+	// (sglang:gen_throughput, llama.cpp predicted_tokens_seconds), as it
+	// states them: its own averaging, not the window's.
+	EnginePromptTPS, EngineGenTPS Opt
+	RequestsPS                    Opt // finished requests/s
+	PreemptionsPS                 Opt
+	Preemptions                   Opt // count in the window
+	ErrorsPS                      Opt
+	// HTTPPS, HTTP5xxPS and HTTPRejectedPS are API responses per second over
+	// the window: all, 5xx, and 429/503 (where the engine serves exact
+	// codes).
+	HTTPPS, HTTP5xxPS, HTTPRejectedPS Opt
 	// RateWindow is the span the rates cover.
 	RateWindow time.Duration
 
 	Latency map[Latency]Dist
+	// SinceStart holds, for each latency exposed but without observations
+	// in the window (an idle server), its distribution since the engine
+	// started (Dist.SinceStart set). Never the window's numbers.
+	SinceStart map[Latency]Dist
 	// FinishShare is each finish reason's share of the requests finished in
 	// the window; FinishCount their count.
 	FinishShare map[string]float64
@@ -46,6 +60,11 @@ type State struct {
 	Restarts []time.Time
 	Info     map[string]string
 	Notes    []string
+	// Engines is each data-parallel engine's gauges at the newest sample
+	// (nil for one engine); KVUsage is then the fullest one's.
+	Engines []EngineShare
+	// From names the metric each concept was read from (Sample.From).
+	From map[string]string
 }
 
 // State returns k's state over the window ending at its newest sample.
@@ -96,6 +115,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	}
 	st.Running, st.Waiting, st.Deferred = gauge(Running), gauge(Waiting), gauge(Deferred)
 	st.KVUsage, st.KVCapacityTokens, st.MaxRunning = gauge(KVUsage), gauge(KVCapacityTokens), gauge(MaxRunning)
+	st.BatchPerStep, st.Paused = gauge(BatchPerStep), gauge(Paused)
 
 	rate := func(c Counter) Opt {
 		t := es.counters[c]
@@ -110,9 +130,11 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	}
 	st.PromptTPS = rateOrGauge(rate(PromptTokens), gauge(PromptTPSGauge))
 	st.GenTPS = rateOrGauge(rate(GenTokens), gauge(GenTPSGauge))
+	st.EnginePromptTPS, st.EngineGenTPS = gauge(PromptTPSGauge), gauge(GenTPSGauge)
 	st.RequestsPS = rate(Requests)
 	st.PreemptionsPS = rate(Preemptions)
 	st.ErrorsPS = rate(RequestErrors)
+	st.HTTPPS, st.HTTP5xxPS, st.HTTPRejectedPS = rate(HTTPResponses), rate(HTTP5xx), rate(HTTPRejected)
 	if t := es.counters[Preemptions]; t != nil {
 		st.Preemptions, _ = t.increase(window)
 	}
@@ -120,7 +142,16 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.SpecAccept = es.ratio(SpecAcceptTokens, SpecDraftTokens, window, gauge(SpecAcceptGauge))
 
 	for l, tracks := range es.hists {
-		st.Latency[l] = combine(tracks, window)
+		d := combine(tracks, window)
+		st.Latency[l] = d
+		if d.Count == 0 && len(tracks) == 1 {
+			if ss := tracks[0].sinceStart(); ss.Count > 0 {
+				if st.SinceStart == nil {
+					st.SinceStart = map[Latency]Dist{}
+				}
+				st.SinceStart[l] = ss
+			}
+		}
 	}
 	if len(es.finish) > 0 {
 		st.FinishShare, st.FinishCount = map[string]float64{}, map[string]float64{}
@@ -148,6 +179,8 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.Info = sm.Info
 	st.Started = sm.Started
 	st.Notes = sm.Notes
+	st.Engines = sm.Engines
+	st.From = sm.From
 	if sm.Derived != nil {
 		st.Notes = append([]string(nil), sm.Notes...)
 		sm.Derived.applyTo(&st)

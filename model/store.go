@@ -21,7 +21,7 @@ func (k Key) String() string {
 
 // Dist is a latency distribution over a window, in seconds.
 type Dist struct {
-	P50, P90, P99, Mean Opt
+	P50, P90, P95, P99, Mean Opt
 	// Count is the number of observations in the window.
 	Count float64
 	// Window is the span the numbers actually cover (shorter than asked
@@ -33,6 +33,10 @@ type Dist struct {
 	Approx string
 	// Exposed is false when the engine does not publish this latency.
 	Exposed bool
+	// SinceStart is set when the numbers cover the engine's life so far
+	// (its cumulative histogram), not the window: State.SinceStart, for a
+	// window with no observations. Show it labelled "since start".
+	SinceStart bool
 	// AllBelow is set when every observation in the window fell in the
 	// lowest bucket: the quantiles are then interpolations inside
 	// (0, AllBelow] and say little (vLLM's queue/prefill buckets start at

@@ -444,3 +444,32 @@ func TestScrapeWithoutNumbersYieldsToTheLog(t *testing.T) {
 		t.Fatalf("a scrape with numbers must win: source %v running %v", st.Source, st.Running)
 	}
 }
+
+// Issue 14 item 5: an idle window has no latency; the engine's own totals
+// since it started are offered beside it, marked SinceStart, never as the
+// window's numbers.
+func TestIdleWindowFallsBackToSinceStart(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	bounds := []float64{0.1, 0.5, 1, inf}
+	for _, sec := range []int{0, 60, 120} { // nothing new after the first scrape
+		sm := sample(sec)
+		sm.Latencies[TTFT] = hist(bounds, []float64{50, 90, 100, 100}, 20)
+		s.Add(sm)
+	}
+	st := s.State(k, time.Minute)
+	if d := st.Latency[TTFT]; d.Count != 0 || d.Mean.OK || d.SinceStart {
+		t.Fatalf("window = %+v, want no observations", d)
+	}
+	ss, ok := st.SinceStart[TTFT]
+	if !ok || !ss.SinceStart || ss.Count != 100 || math.Abs(ss.Mean.V-0.2) > 1e-9 || math.Abs(ss.P50.V-0.1) > 1e-9 {
+		t.Fatalf("since start = %+v (ok %v), want 100 obs, mean 0.2, p50 0.1", ss, ok)
+	}
+	// A window with observations offers no fallback.
+	sm := sample(180)
+	sm.Latencies[TTFT] = hist(bounds, []float64{60, 100, 110, 110}, 22)
+	s.Add(sm)
+	if st := s.State(k, time.Minute); st.SinceStart != nil || st.Latency[TTFT].Count != 10 {
+		t.Fatalf("busy window: since start %+v, window %+v", st.SinceStart, st.Latency[TTFT])
+	}
+}

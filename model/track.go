@@ -231,6 +231,33 @@ func (h *histTrack) window(window time.Duration) Dist {
 	}
 	d.P50 = BucketQuantile(0.50, buckets)
 	d.P90 = BucketQuantile(0.90, buckets)
+	d.P95 = BucketQuantile(0.95, buckets)
 	d.P99 = BucketQuantile(0.99, buckets)
+	return d
+}
+
+// sinceStart is the distribution over the engine's life so far: its own
+// cumulative histogram at the newest snapshot (counters restart with the
+// process, so it never spans two runs). It is for an idle window to fall
+// back on, labelled as such (Dist.SinceStart).
+func (h *histTrack) sinceStart() Dist {
+	d := Dist{Exposed: true, Approx: h.approx, SinceStart: true}
+	raw := h.raw
+	if raw.Count <= 0 || h.hist.Len() == 0 {
+		return d
+	}
+	d.Count = raw.Count
+	d.Mean = Some(raw.Sum / raw.Count)
+	if len(raw.Buckets) == 0 {
+		return d
+	}
+	d.Estimate = true
+	if raw.Buckets[0].Count >= raw.Buckets[len(raw.Buckets)-1].Count && !math.IsInf(raw.Buckets[0].UpperBound, 1) {
+		d.AllBelow = Some(raw.Buckets[0].UpperBound)
+	}
+	d.P50 = BucketQuantile(0.50, raw.Buckets)
+	d.P90 = BucketQuantile(0.90, raw.Buckets)
+	d.P95 = BucketQuantile(0.95, raw.Buckets)
+	d.P99 = BucketQuantile(0.99, raw.Buckets)
 	return d
 }

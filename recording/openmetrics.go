@@ -135,11 +135,15 @@ func (o *omWriter) sample(s model.Sample, recorded time.Time) {
 	}
 	for l, h := range s.Latencies {
 		h := h
-		name := "llmtop_" + metricName(string(l)) + "_seconds"
+		unit := "seconds"
+		if l.Tokens() {
+			unit = "tokens"
+		}
+		name := "llmtop_" + metricName(string(l)) + "_" + unit
 		if validBuckets(h) {
-			o.family(name, "histogram", "the engine's "+string(l)+" distribution, seconds").add(base, t, omPoint{h: &h})
+			o.family(name, "histogram", "the engine's "+string(l)+" distribution, "+unit).add(base, t, omPoint{h: &h})
 		} else if h.Count >= 0 && !math.IsNaN(h.Sum) && !math.IsInf(h.Sum, 0) && len(h.Parts) == 0 {
-			o.family(name, "summary", "the engine's "+string(l)+" sum and count, seconds").add(base, t, omPoint{h: &model.Histogram{Sum: h.Sum, Count: h.Count}})
+			o.family(name, "summary", "the engine's "+string(l)+" sum and count, "+unit).add(base, t, omPoint{h: &model.Histogram{Sum: h.Sum, Count: h.Count}})
 		}
 	}
 }

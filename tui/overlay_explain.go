@@ -60,6 +60,9 @@ func (o *explainOverlay) View(d *Data, w, h int) string {
 					from = "not exposed: shown as " + missing
 				}
 				out = append(out, s.Accent.Render("  from: "+from))
+				if now := ex.readNow(d.State()); now != "" {
+					out = append(out, s.Accent.Render("  read now: "+now))
+				}
 			} else {
 				for _, e := range model.Engines {
 					if f, ok := ex.From[e]; ok {

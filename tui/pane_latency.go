@@ -67,6 +67,10 @@ func (p latencyPane) View(d *Data, w, h int) string {
 			val = s.Faint.Render(missing + " " + unread)
 		case !dist.Exposed:
 			val = s.Faint.Render(missing + " not exposed by " + engineName(d))
+		case dist.Count == 0 && st.SinceStart[r.l].Count > 0:
+			// Idle window: the engine's totals since it started, labelled
+			// and unjudged (issue 14 item 5).
+			val = s.Faint.Render("since start: " + distText(s, d.Thresholds, st.SinceStart[r.l], -1))
 		case dist.Count == 0:
 			val = s.Faint.Render(missing + " no requests finished in the window")
 		default:

@@ -24,9 +24,14 @@ type schedulerPane struct {
 	kvSet bool
 }
 
-func (*schedulerPane) Title() string             { return "Scheduler" }
-func (*schedulerPane) Keys() []key.Binding       { return noKeys() }
-func (*schedulerPane) Height(d *Data, w int) int { return 6 + freshExtra(d) }
+func (*schedulerPane) Title() string       { return "Scheduler" }
+func (*schedulerPane) Keys() []key.Binding { return noKeys() }
+func (*schedulerPane) Height(d *Data, w int) int {
+	if len(d.State().Engines) > 1 {
+		return 7 + freshExtra(d)
+	}
+	return 6 + freshExtra(d)
+}
 
 func (p *schedulerPane) View(d *Data, w, h int) string {
 	if v, absent := absentView(d, w); absent {
@@ -51,6 +56,15 @@ func (p *schedulerPane) View(d *Data, w, h int) string {
 	}
 	out = append(out, pre)
 	out = append(out, p.kvLine(d, st, w))
+	if len(st.Engines) > 1 {
+		// KV above is the fullest engine's; each engine's own, so one
+		// preempting engine is not hidden by an idle one.
+		line := "engines"
+		for _, e := range st.Engines {
+			line += fmt.Sprintf(" · %s: KV %s run %s wait %s", e.ID, fmtPct(e.KVUsage), fmtNum(e.Running), fmtNum(e.Waiting))
+		}
+		out = append(out, s.Faint.Render(clip(line, w)))
+	}
 	cap := ""
 	if st.KVCapacityTokens.OK {
 		cap = " · KV capacity " + fmtTokens(st.KVCapacityTokens) + " tok"

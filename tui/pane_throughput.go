@@ -49,7 +49,7 @@ func (throughputPane) View(d *Data, w, h int) string {
 	if st.RateWindow <= 0 && d.Fresh().FromLog {
 		over = " · the engine's own averages (log)"
 	}
-	out = append(out, errs+s.Faint.Render(over)+spec)
+	out = append(out, errs+s.Faint.Render(over)+spec+s.Faint.Render(engineOwn(st)))
 	out = append(out, finishMix(s, st))
 	if extra := h - len(out) - 1; extra >= 4 {
 		out = append(out, s.Faint.Render("generated tok/s"))
@@ -57,6 +57,28 @@ func (throughputPane) View(d *Data, w, h int) string {
 			func(v float64) string { return fmtNum(model.Some(v)) })...)
 	}
 	return lines(freshLines(d, out), h)
+}
+
+// engineOwn is the engine's own throughput gauges, labelled as the
+// engine's ("engine says gen 871 tok/s"), beside rates llmtop computed from
+// counters; nothing when the rate shown is already the gauge.
+func engineOwn(st model.State) string {
+	if st.Source != model.FromScrape {
+		return ""
+	}
+	var parts []string
+	for _, x := range []struct {
+		name     string
+		own, win model.Opt
+	}{{"prompt", st.EnginePromptTPS, st.PromptTPS}, {"gen", st.EngineGenTPS, st.GenTPS}} {
+		if x.own.OK && !(x.win.OK && x.win.V == x.own.V) {
+			parts = append(parts, x.name+" "+fmtNum(x.own)+" tok/s")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " · engine says " + strings.Join(parts, ", ")
 }
 
 // finishMix is "finish stop 80% · length 15% · abort 5% (n=204)", reasons

@@ -53,7 +53,9 @@ func TestDiagnoseSLOFlag(t *testing.T) {
 
 	ttftFinding := func(res decoded) bool {
 		for _, f := range res.Findings {
-			if f.Severity == "warn" && (f.ID == "ttft_high" || f.ID == "ttft_queueing" || f.ID == "ttft_prefill") {
+			// A 1 ms objective is breached 10× and more on a busy machine:
+			// that is critical (issue 14 item 12), so either severity.
+			if (f.Severity == "warn" || f.Severity == "crit") && (f.ID == "ttft_high" || f.ID == "ttft_queueing" || f.ID == "ttft_prefill") {
 				return true
 			}
 		}
@@ -69,7 +71,7 @@ func TestDiagnoseSLOFlag(t *testing.T) {
 		}
 		t.Logf("a %s watch judged no TTFT yet (a busy machine?): watching again for %s", watch, 2*watch)
 	}
-	if code != 1 || res.Status != "warn" {
+	if (code != 1 || res.Status != "warn") && (code != 2 || res.Status != "crit") {
 		t.Fatalf("TTFT objective 1ms: code %d status %q findings %+v", code, res.Status, res.Findings)
 	}
 	if !ttftFinding(res) {

@@ -26,7 +26,7 @@ func TestPrefillStallAdviceFollowsTheStartupLine(t *testing.T) {
 		{"chunked prefill on, 2048-token budget", sim.Config{Scenario: sim.LongPrompts, Background: true, ChunkedPrefill: &yes}, 2 * time.Minute,
 			"--max-num-batched-tokens 1024", true},
 		{"restarted with chunked prefill off", sim.Config{Scenario: sim.Healthy + ":40s," + sim.LongPrompts + ":3m", Background: true}, 3*time.Minute + 40*time.Second,
-			"--enable-chunked-prefill --max-num-batched-tokens 2048", false},
+			"--max-num-batched-tokens 2048 without --no-enable-chunked-prefill", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

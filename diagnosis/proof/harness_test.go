@@ -209,6 +209,12 @@ func apply(cfg *sim.Config, change string) error {
 		switch w {
 		case "--enable-chunked-prefill":
 			cfg.ChunkedPrefill = &yes
+		case "without":
+			// "without --no-enable-chunked-prefill": V1's default, on.
+			if v, err = arg(); err == nil && v != "--no-enable-chunked-prefill" {
+				err = fmt.Errorf("cannot drop %q (in %q) on the simulator", v, change)
+			}
+			cfg.ChunkedPrefill = &yes
 		case "--enable-prefix-caching":
 			cfg.PrefixCaching = &yes
 		case "--max-num-seqs", "--max-num-batched-tokens", "--max-model-len":

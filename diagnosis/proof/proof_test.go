@@ -29,13 +29,13 @@ type fixCase struct {
 }
 
 var fixCases = []fixCase{
-	{scenario: sim.QueueBuildup, watch: 2 * time.Minute, want: "ttft_queueing", action: "--max-num-seqs ",
+	{scenario: sim.QueueBuildup, watch: 2 * time.Minute, want: "queue_backlog", action: "--max-num-seqs ",
 		metric: "TTFT p90", value: func(m metrics) float64 { return m.TTFTp90 },
 		improved: func(b, a float64) bool { return a < 0.5*b }},
 	{scenario: sim.KVPressure, watch: 2 * time.Minute, want: "kv_preemption", action: "--gpu-memory-utilization ",
 		metric: "preemptions/s", value: func(m metrics) float64 { return m.PreemptPS },
 		improved: func(b, a float64) bool { return b > 1 && a < 0.05 }},
-	{scenario: sim.LongPrompts, watch: 2 * time.Minute, want: "itl_prefill_stall", action: "--enable-chunked-prefill ",
+	{scenario: sim.LongPrompts, watch: 2 * time.Minute, want: "itl_prefill_stall", action: "--max-num-batched-tokens 2048 without --no-enable-chunked-prefill",
 		metric: "ITL p99", value: func(m metrics) float64 { return m.ITLp99 },
 		improved: func(b, a float64) bool { return a < 0.5*b }},
 	{scenario: sim.DecodeBound, watch: 2 * time.Minute, want: "itl_decode_batch", action: "--max-num-seqs ",

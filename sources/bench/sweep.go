@@ -65,7 +65,7 @@ func (sc SweepConfig) Loads() []float64 {
 // The result keeps every finished step and names the knee.
 func Sweep(ctx context.Context, sc SweepConfig) (report.Sweep, error) {
 	sc.Defaults()
-	sw := report.Sweep{Mode: "concurrency", Stopped: "cap"}
+	sw := report.Sweep{Mode: "concurrency", Stopped: "cap", Planned: len(sc.Loads())}
 	if sc.ByRate {
 		sw.Mode = "rate"
 	}

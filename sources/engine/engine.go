@@ -11,6 +11,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -157,6 +158,9 @@ func (s *session) read(ctx context.Context) model.Scrape {
 		id, err := probe.Identify(ctx, s.client, s.cfg.URL, s.cfg.Engine)
 		sc.Identity = id
 		if err != nil {
+			if se := answered503(err, id, s.cfg.URL); se != nil {
+				return finish(se)
+			}
 			return finish(classify(err, s.cfg.URL, s.cfg, ""))
 		}
 		s.id, s.known, s.idAt = id, true, start
@@ -266,4 +270,16 @@ func (m meta) sample(modelName string) model.Sample {
 		modelName = m.model
 	}
 	return model.NewSample(m.endpoint, modelName, m.t, model.FromScrape)
+}
+
+// answered503 names a server that answers its health route 503 and no
+// identity route: a worker whose engine is not ready (loading, restarting,
+// dead) or a router with no healthy worker. It is not "answers HTTP, but not
+// as vLLM …": no engine said what it is, because none could answer yet.
+func answered503(err error, id model.Identity, url string) *scrapeError {
+	if !errors.Is(err, probe.ErrUnrecognised) || id.Health != model.HealthUnhealthy || !strings.Contains(id.HealthDetail, "answered 503") {
+		return nil
+	}
+	return &scrapeError{model.ErrServer, url + ": answered HTTP 503 Service Unavailable (" + id.HealthDetail + ")",
+		"the server is up but its engine is not ready: loading, restarting or dead, or a router with no healthy worker behind it; its log says which. llmtop identifies the engine once it answers (or pass --engine to name it)"}
 }

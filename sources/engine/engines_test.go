@@ -205,6 +205,8 @@ func TestTRTLLMIterationStats(t *testing.T) {
 	want{gauges: map[model.Gauge]float64{ // the newest entry
 		model.Running: 53, model.Waiting: 2, model.KVUsage: 4240.0 / 6400, model.KVCapacityTokens: 6400 * 32,
 		model.PrefixHitGauge: 0.41, model.MaxRunning: 2048,
+		// Issue 14 item 21: the iteration's batch and its paused requests.
+		model.BatchPerStep: 53, model.Paused: 0,
 	}}.check(t, s)
 	empty := model.NewSample("e", "m", t0, model.FromScrape)
 	if applyTRTIter(&empty, nil) || len(empty.Gauges) != 0 {

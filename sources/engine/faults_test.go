@@ -111,3 +111,18 @@ func TestRedirectsStayOnTheHost(t *testing.T) {
 		t.Errorf("the API key went to the other host: %q", a)
 	}
 }
+
+// Issue 14 item 6: a worker answering 503 on every route is described as
+// answering 503, not as an unknown server to force with --engine.
+func TestAnswered503IsNotUnrecognised(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
+	})
+	sc := ScrapeOnce(context.Background(), Config{URL: serve(t, h), Timeout: 500 * time.Millisecond})
+	if sc.ErrKind != model.ErrServer || !strings.Contains(sc.Err, "answered HTTP 503") {
+		t.Fatalf("kind %q err %q", sc.ErrKind, sc.Err)
+	}
+	if strings.Contains(sc.Err, "not as vLLM") || !strings.Contains(sc.Hint, "not ready") {
+		t.Errorf("err %q hint %q", sc.Err, sc.Hint)
+	}
+}

@@ -58,6 +58,7 @@ func mapLlamaCpp(f families, m meta) []model.Sample {
 	setGauge(&s, model.Waiting, v, "llamacpp:requests_deferred")
 	setGauge(&s, model.PromptTPSGauge, v, "llamacpp:prompt_tokens_seconds")
 	setGauge(&s, model.GenTPSGauge, v, "llamacpp:predicted_tokens_seconds")
+	setGauge(&s, model.BatchPerStep, v, "llamacpp:n_busy_slots_per_decode")
 	// Removed 2025-05-21, still served by older builds.
 	setGauge(&s, model.KVUsage, v, "llamacpp:kv_cache_usage_ratio")
 
@@ -175,6 +176,12 @@ func applySlots(s *model.Sample, slots []llamaSlot) {
 	s.Gauges[model.MaxRunning] = float64(len(slots))
 	s.Info["slots"] = fmt.Sprint(len(slots))
 	s.Notes = append(s.Notes, llamaKVNote)
+	if len(slots) > 1 {
+		// Checked on build b1-de3ff81: -c 2048 -np 2 gives two 1024-token
+		// slots; -np 2 -kvu (or no -np: 4 unified slots) gives each slot
+		// all 2048. /slots reads the same either way.
+		s.Notes = append(s.Notes, fmt.Sprintf("if the KV cache is unified (-kvu, or llama-server's default when -np is not given) every slot's n_ctx is the one shared pool: capacity is then 1/%d of this and usage up to %d× it", len(slots), len(slots)))
+	}
 	if _, ok := s.Gauges[model.Running]; !ok {
 		s.Gauges[model.Running] = float64(busy)
 	}

@@ -44,7 +44,8 @@ func TestRealLlamaCppMetrics(t *testing.T) {
 			model.Running:        2, // llamacpp:requests_processing 2
 			model.Waiting:        1, // llamacpp:requests_deferred 1
 			model.PromptTPSGauge: 4548.47,
-			model.GenTPSGauge:    0, // predicted_tokens_seconds 0: the engine says 0 (no request finished yet)
+			model.GenTPSGauge:    0,    // predicted_tokens_seconds 0: the engine says 0 (no request finished yet)
+			model.BatchPerStep:   1.98, // n_busy_slots_per_decode (issue 14 item 21)
 		},
 		counters: map[model.Counter]float64{
 			model.PromptTokens: 48, // 2 requests × 24 prompt tokens, none cached

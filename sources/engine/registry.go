@@ -184,6 +184,7 @@ func setGauge(s *model.Sample, g model.Gauge, v view, names ...string) string {
 	}
 	if x, ok := v.sum(n); ok {
 		s.Gauges[g] = x
+		readFrom(s, string(g), n)
 		return n
 	}
 	return ""
@@ -196,6 +197,7 @@ func setCounter(s *model.Sample, c model.Counter, v view, names ...string) strin
 	}
 	if x, ok := v.sum(n); ok {
 		s.Counters[c] = x
+		readFrom(s, string(c), n)
 		return n
 	}
 	return ""
@@ -208,7 +210,53 @@ func setLatency(s *model.Sample, l model.Latency, v view, names ...string) strin
 	}
 	if h, ok := v.hist(n); ok {
 		s.Latencies[l] = h
+		readFrom(s, string(l), n)
 		return n
 	}
 	return ""
+}
+
+// readFrom records which metric a concept was read from (Sample.From).
+func readFrom(s *model.Sample, concept, metric string) {
+	if s.From == nil {
+		s.From = map[string]string{}
+	}
+	s.From[concept] = metric
+}
+
+// setHTTPStatus reads an HTTP instrumentation counter by status
+// (prometheus_fastapi_instrumentator's http_requests_total: status "2xx",
+// "4xx", "5xx" when grouped, the exact code otherwise) over the API routes
+// (/v1/…): the responses, the 5xx, and the rejections (429, 503) where the
+// codes are exact. Nothing is set without API-route series.
+func setHTTPStatus(s *model.Sample, v view, name string) {
+	var all, bad, rej float64
+	seen, exact := false, false
+	for _, m := range v.series(name) {
+		if !strings.HasPrefix(label(m, "handler"), "/v1/") {
+			continue
+		}
+		x := scalar(m)
+		if !finite(x) {
+			continue
+		}
+		seen = true
+		all += x
+		st := label(m, "status")
+		exact = exact || !strings.HasSuffix(st, "xx")
+		if strings.HasPrefix(st, "5") {
+			bad += x
+		}
+		if st == "429" || st == "503" {
+			rej += x
+		}
+	}
+	if !seen {
+		return
+	}
+	s.Counters[model.HTTPResponses], s.Counters[model.HTTP5xx] = all, bad
+	readFrom(s, string(model.HTTP5xx), name+`{status="5xx"}`)
+	if exact {
+		s.Counters[model.HTTPRejected] = rej
+	}
 }

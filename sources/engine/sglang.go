@@ -125,6 +125,9 @@ func mapSGLangModel(s *model.Sample, v view) {
 	setLatency(s, model.ITL, v, "sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds")
 	setLatency(s, model.E2E, v, "sglang:e2e_request_latency_seconds")
 	setLatency(s, model.Queue, v, "sglang:queue_time_seconds")
+	// Per-request token counts (--collect-tokens-histogram; tokenizer side).
+	setLatency(s, model.PromptLen, v, "sglang:prompt_tokens_histogram")
+	setLatency(s, model.OutputLen, v, "sglang:generation_tokens_histogram")
 	// Per-request stage timings; stage names seen: prefill_forward,
 	// decode_forward / decode_loop, request_process, tokenize.
 	const stages = "sglang:per_stage_req_latency_seconds"

@@ -128,7 +128,14 @@ type trtIterStats struct {
 	NumActiveRequests    *float64 `json:"numActiveRequests"`
 	NumQueuedRequests    *float64 `json:"numQueuedRequests"`
 	MaxNumActiveRequests *float64 `json:"maxNumActiveRequests"`
-	KVCacheStats         *struct {
+	// InflightBatchingStats: the requests scheduled in this iteration
+	// (its batch) and those paused for want of KV blocks (TensorRT-LLM's
+	// preemption under the MAX_UTILIZATION scheduler).
+	InflightBatchingStats *struct {
+		NumScheduledRequests *float64 `json:"numScheduledRequests"`
+		NumPausedRequests    *float64 `json:"numPausedRequests"`
+	} `json:"inflightBatchingStats"`
+	KVCacheStats *struct {
 		MaxNumBlocks   float64  `json:"maxNumBlocks"`
 		UsedNumBlocks  float64  `json:"usedNumBlocks"`
 		TokensPerBlock float64  `json:"tokensPerBlock"`
@@ -151,6 +158,10 @@ func applyTRTIter(s *model.Sample, stats []trtIterStats) bool {
 	set(model.Running, it.NumActiveRequests)
 	set(model.Waiting, it.NumQueuedRequests)
 	set(model.MaxRunning, it.MaxNumActiveRequests)
+	if ib := it.InflightBatchingStats; ib != nil {
+		set(model.BatchPerStep, ib.NumScheduledRequests)
+		set(model.Paused, ib.NumPausedRequests)
+	}
 	if kv := it.KVCacheStats; kv != nil && kv.MaxNumBlocks > 0 {
 		ratio := kv.UsedNumBlocks / kv.MaxNumBlocks
 		set(model.KVUsage, &ratio)

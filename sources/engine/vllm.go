@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 
 	dto "github.com/prometheus/client_model/go"
@@ -13,8 +14,8 @@ import (
 // mapVLLM maps a vLLM scrape (V1 names, with fallbacks to the renamed and
 // removed ones) onto one sample per model_name. Series are summed over the
 // `engine` label (data-parallel engines); a scrape without that label is a
-// V0 engine and reads the same way. KV usage is a fraction, so it is
-// averaged over engines instead.
+// V0 engine and reads the same way. KV usage is a fraction, so the
+// endpoint's is the fullest engine's, and each engine's gauges are kept.
 func mapVLLM(f families, m meta) []model.Sample {
 	names := modelNames(f, "vllm:", "model_name")
 	if len(names) == 0 {
@@ -27,6 +28,11 @@ func mapVLLM(f families, m meta) []model.Sample {
 		v := modelView(f, parts, name)
 		s := m.sample(name)
 		mapVLLMModel(&s, v)
+		if len(names) == 1 {
+			// The HTTP instrumentation has no model label: it is the
+			// endpoint's, so only a one-model endpoint gets it.
+			setHTTPStatus(&s, view{fams: f}, "http_requests_total")
+		}
 		for k, x := range info {
 			s.Info[k] = x
 		}
@@ -47,19 +53,25 @@ func mapVLLMModel(s *model.Sample, v view) {
 	if x, ok := v.sumWhere("vllm:num_requests_waiting_by_reason", "reason", "deferred"); ok {
 		s.Gauges[model.Deferred] = x
 	}
-	if n := v.first("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"); n != "" {
-		if x, k := v.mean(n); k > 0 {
+	kvName := v.first("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
+	s.Engines = vllmEngines(v, kvName)
+	if kvName != "" {
+		if full, ok := model.Fullest(s.Engines); ok {
+			// A fraction is not summed nor averaged over engines: each has
+			// its own pool, and the fullest one preempts first.
+			s.Gauges[model.KVUsage] = full.KVUsage.V
+			readFrom(s, string(model.KVUsage), kvName+`{engine="`+full.ID+`"}`)
+			s.Notes = append(s.Notes, fmt.Sprintf("KV-cache usage is the fullest of %d data-parallel engines (engine %s); each engine's is listed apart", len(s.Engines), full.ID))
+		} else if x, k := v.mean(kvName); k > 0 {
 			s.Gauges[model.KVUsage] = x
-			if k > 1 {
-				s.Notes = append(s.Notes, fmt.Sprintf("KV-cache usage averaged over %d data-parallel engines", k))
-			}
-			if n == "vllm:gpu_cache_usage_perc" {
-				s.Notes = append(s.Notes, "KV-cache usage from vllm:gpu_cache_usage_perc (name used before v0.11)")
-			}
+			readFrom(s, string(model.KVUsage), kvName)
+		}
+		if kvName == "vllm:gpu_cache_usage_perc" {
+			s.Notes = append(s.Notes, "KV-cache usage from vllm:gpu_cache_usage_perc (name used before v0.11)")
 		}
 	}
-	if engines := v.values("vllm:num_requests_running", "engine"); len(engines) > 1 {
-		s.Notes = append(s.Notes, fmt.Sprintf("running, waiting, rates and latencies summed over %d data-parallel engines", len(engines)))
+	if len(s.Engines) > 1 {
+		s.Notes = append(s.Notes, fmt.Sprintf("running, waiting, rates and latencies summed over %d data-parallel engines", len(s.Engines)))
 	}
 
 	setCounter(s, model.PromptTokens, v, "vllm:prompt_tokens_total")
@@ -106,6 +118,9 @@ func mapVLLMModel(s *model.Sample, v view) {
 	setLatency(s, model.Queue, v, "vllm:request_queue_time_seconds")
 	setLatency(s, model.Prefill, v, "vllm:request_prefill_time_seconds")
 	setLatency(s, model.Decode, v, "vllm:request_decode_time_seconds")
+	setLatency(s, model.PromptLen, v, "vllm:request_prompt_tokens")
+	setLatency(s, model.OutputLen, v, "vllm:request_generation_tokens")
+	setLatency(s, model.StepTokens, v, "vllm:iteration_tokens_total")
 }
 
 // vllmCacheConfig reads vllm:cache_config_info: its labels (block size,
@@ -153,4 +168,50 @@ func vllmCacheConfig(v view) (map[string]string, float64) {
 		info["engines"] = strconv.Itoa(len(series))
 	}
 	return info, capTokens
+}
+
+// vllmEngines reads each data-parallel engine's running, waiting and KV
+// usage (the engine label), ordered by engine number; nil for one engine.
+func vllmEngines(v view, kvName string) []model.EngineShare {
+	seen := map[string]bool{}
+	for _, n := range []string{"vllm:num_requests_running", "vllm:num_requests_waiting", kvName} {
+		if n == "" {
+			continue
+		}
+		for _, id := range v.values(n, "engine") {
+			if id != "" {
+				seen[id] = true
+			}
+		}
+	}
+	if len(seen) < 2 {
+		return nil
+	}
+	ids := make([]string, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, ea := strconv.Atoi(ids[i])
+		b, eb := strconv.Atoi(ids[j])
+		if ea == nil && eb == nil {
+			return a < b
+		}
+		return ids[i] < ids[j]
+	})
+	opt := func(name, id string) model.Opt {
+		if name == "" {
+			return model.None
+		}
+		if x, ok := v.sumWhere(name, "engine", id); ok {
+			return model.Some(x)
+		}
+		return model.None
+	}
+	out := make([]model.EngineShare, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, model.EngineShare{ID: id,
+			Running: opt("vllm:num_requests_running", id), Waiting: opt("vllm:num_requests_waiting", id), KVUsage: opt(kvName, id)})
+	}
+	return out
 }

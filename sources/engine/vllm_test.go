@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -39,6 +40,13 @@ func TestVLLMFixture(t *testing.T) {
 	checkHist(t, s, model.Queue, 1523, 621.135244916661, 0, 0)
 	checkHist(t, s, model.Prefill, 1523, 186.61188888888893, 0, 0)
 	checkHist(t, s, model.Decode, 1523, 9072.505042891276, 0, 0)
+	// Issue 14 item 20: lengths per request (1042 prompts ≤ 1000 tokens,
+	// 1436 outputs ≤ 500), and their source.
+	checkHist(t, s, model.PromptLen, 1523, 1405367, 1000, 1042)
+	checkHist(t, s, model.OutputLen, 1523, 347171, 500, 1436)
+	if s.From["prompt_len"] != "vllm:request_prompt_tokens" {
+		t.Errorf("from %v", s.From)
+	}
 	ttft := s.Latencies[model.TTFT]
 	if n := len(ttft.Buckets); n != 23 { // 22 bounds + +Inf
 		t.Errorf("TTFT has %d buckets, want 23", n)
@@ -54,8 +62,10 @@ func TestVLLMFixture(t *testing.T) {
 	}
 }
 
-// Two data-parallel engines: counts and histograms add up, KV usage is a
-// fraction and is averaged, capacity adds up.
+// Two data-parallel engines: counts and histograms add up, capacity adds
+// up; KV usage is each engine's own pool, so the endpoint's is the fullest
+// engine's (issue 14 item 1: the mean, 0.6, hid engine 1 at 0.7) and each
+// engine's gauges are kept.
 func TestVLLMDataParallel(t *testing.T) {
 	body := `# TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{engine="0",model_name="m"} 3.0
@@ -81,7 +91,7 @@ vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="1000"} 1.0
 `
 	s := only(t, mapVLLM(mustParse(t, []byte(body)), testMeta("")))
 	want{
-		gauges:   map[model.Gauge]float64{model.Running: 7, model.KVUsage: 0.6, model.KVCapacityTokens: 32000},
+		gauges:   map[model.Gauge]float64{model.Running: 7, model.KVUsage: 0.7, model.KVCapacityTokens: 32000},
 		counters: map[model.Counter]float64{model.GenTokens: 350},
 		absentG:  []model.Gauge{model.Waiting, model.Deferred},
 		absentC:  []model.Counter{model.PromptTokens, model.Requests, model.Preemptions, model.PrefixQueries},
@@ -93,6 +103,16 @@ vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="1000"} 1.0
 	}
 	if s.Info["engines"] != "2" {
 		t.Errorf("info = %v", s.Info)
+	}
+	wantEng := []model.EngineShare{
+		{ID: "0", Running: model.Some(3), KVUsage: model.Some(0.5)},
+		{ID: "1", Running: model.Some(4), KVUsage: model.Some(0.7)},
+	}
+	if !reflect.DeepEqual(s.Engines, wantEng) {
+		t.Errorf("engines = %+v, want %+v", s.Engines, wantEng)
+	}
+	if !strings.Contains(strings.Join(s.Notes, ";"), "fullest of 2 data-parallel engines (engine 1)") {
+		t.Errorf("notes = %v", s.Notes)
 	}
 }
 
@@ -126,6 +146,13 @@ vllm:time_per_output_token_seconds_sum{model_name="old"} 0.4
 	for _, w := range []string{"gpu_cache_usage_perc", "gpu_prefix_cache", "time_per_output_token_seconds"} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes %q do not mention %s", notes, w)
+		}
+	}
+	// Issue 14 item 8: the sample names what each value was read from.
+	for concept, metric := range map[string]string{"itl": "vllm:time_per_output_token_seconds", "kv_cache_usage_ratio": "vllm:gpu_cache_usage_perc",
+		"running": "vllm:num_requests_running", "prefix_cache_queries": "vllm:gpu_prefix_cache_queries_total"} {
+		if s.From[concept] != metric {
+			t.Errorf("From[%s] = %q, want %q", concept, s.From[concept], metric)
 		}
 	}
 }

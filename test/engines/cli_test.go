@@ -236,9 +236,21 @@ func TestDiagnoseLlamaServer(t *testing.T) {
 		if f.ID == "concurrency_cap" {
 			found = true
 			t.Logf("%s: %s; %s; actions %+v", f.ID, f.Title, f.Cause, f.Actions)
-			want := fmt.Sprintf("-np %d -c %d", 2*llamaSlots, 2*llamaCtx)
-			if len(f.Actions) == 0 || !strings.HasPrefix(f.Actions[0].Change, want) {
-				t.Errorf("concurrency_cap advises %+v; want %q first (-c scaled with the slots)", f.Actions, want)
+			// An explicit -np turns the unified KV cache off and splits -c:
+			// the advice keeps -c with -kvu (issue 14 item 16). With no
+			// request finished in the watch the per-token latency is
+			// unknown, and the cap is raised only once it is seen (item 10).
+			want := fmt.Sprintf("-np %d -kvu (keep -c %d)", 2*llamaSlots, llamaCtx)
+			guarded := "-np N -kvu (keep -c) higher only once ITL/TPOT is seen"
+			all := ""
+			for _, a := range f.Actions {
+				all += a.Change + "\n"
+			}
+			if !strings.Contains(all, want) && !strings.Contains(all, guarded) {
+				t.Errorf("concurrency_cap advises %+v; want %q, or %q while TPOT is unknown", f.Actions, want, guarded)
+			}
+			if strings.Contains(all, fmt.Sprintf("-c %d", 2*llamaCtx)) {
+				t.Errorf("concurrency_cap multiplies -c: %+v", f.Actions)
 			}
 		}
 	}

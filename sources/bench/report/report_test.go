@@ -156,11 +156,17 @@ func TestKneeAndSaturation(t *testing.T) {
 	if Saturated(steps[:5], []float64{0, 0, 0, 5, 5}) {
 		t.Error("a server queue that stopped climbing is not saturation")
 	}
-	// Linear scaling all the way: the knee is where 90% of peak is reached.
+	// Linear scaling all the way: no knee within the loads tried (issue 14
+	// item 13: the last step, still rising, was called the knee).
 	lin := Sweep{Steps: []Step{step(1, 100, 20), step(2, 200, 20), step(4, 400, 21)}}
 	lin.FindKnee()
-	if lin.Knee != 2 {
-		t.Errorf("knee %d", lin.Knee)
+	if lin.Knee != -1 || !strings.Contains(lin.KneeRule, "still rising at 4 streams") {
+		t.Errorf("knee %d (%s)", lin.Knee, lin.KneeRule)
+	}
+	// Flattened: the lowest load reaching 90 % of the peak.
+	flat := Sweep{Steps: []Step{step(1, 100, 20), step(2, 200, 20), step(4, 400, 21), step(8, 410, 22)}}
+	if flat.FindKnee(); flat.Knee != 2 {
+		t.Errorf("flat: knee %d (%s)", flat.Knee, flat.KneeRule)
 	}
 	// With SLOs: the highest load meeting them.
 	yes, no := true, false
@@ -237,9 +243,12 @@ func TestKneeIgnoresOneStepWaits(t *testing.T) {
 	for i := range steps {
 		steps[i].Result.MedianITL = model.Opt{}
 	}
+	// Without an ITL to size an engine step, the ratio alone marks 1→2
+	// streams as queueing, but throughput rose 3.6× past 1 stream: that is
+	// no knee, and the slot-bound jump at 8 is.
 	sw = Sweep{Steps: steps}
-	if sw.FindKnee(); sw.Knee != 0 {
-		t.Errorf("without ITL: knee %d, want 1 stream (ratio rule)", sw.Knee)
+	if sw.FindKnee(); sw.Knee != 2 {
+		t.Errorf("without ITL: knee %d (%s), want 4 streams", sw.Knee, sw.KneeRule)
 	}
 }
 
@@ -258,5 +267,37 @@ func TestComputeCountsFinishReasons(t *testing.T) {
 	r := Result{Info: Info{RequestRate: Inf}, Metrics: m}
 	if out := Text(r); !strings.Contains(out, "Finish reasons:") || !strings.Contains(out, "length 2, stop 1") {
 		t.Errorf("text:\n%s", out)
+	}
+}
+
+// Issue 14 item 13: the reported sweep's table rose 1688 → 2659 → 4767
+// output tok/s at 32/64/128 streams while the knee was put at 32 (TTFT
+// jumped at 64); a cancelled sweep after 2 of 8 levels saved "knee": 1.
+// Neither shows a knee, and the text says why.
+func TestKneeOnlyWhereTheDataShowsOne(t *testing.T) {
+	rising := Sweep{Mode: "concurrency", Stopped: "cap", Planned: 8, Steps: []Step{
+		step(8, 520, 40), step(16, 950, 45), step(32, 1688, 52), step(64, 2659, 190), step(128, 4767, 420)}}
+	rising.FindKnee()
+	if rising.Knee != -1 || !strings.Contains(rising.KneeRule, "still rising at 128 streams") {
+		t.Errorf("rising: knee %d (%s)", rising.Knee, rising.KneeRule)
+	}
+	if s := SweepText(rising); strings.Contains(s, "knee (*)") || !strings.Contains(s, "knee: none: output throughput still rising") {
+		t.Errorf("text:\n%s", s)
+	}
+	cut := Sweep{Mode: "concurrency", Stopped: "cancelled", Planned: 8, Steps: []Step{step(1, 100, 20), step(2, 190, 21)}}
+	cut.FindKnee()
+	if cut.Knee != -1 || !strings.Contains(cut.KneeRule, "cut short (cancelled) after 2 of 8 levels") {
+		t.Errorf("cancelled: knee %d (%s)", cut.Knee, cut.KneeRule)
+	}
+	b, _ := json.Marshal(cut)
+	if !strings.Contains(string(b), `"knee":-1`) {
+		t.Errorf("saved %s", b)
+	}
+	// With SLOs that every level met: no knee claimed.
+	yes := true
+	met := Sweep{Mode: "concurrency", Stopped: "cancelled", Planned: 8, Steps: []Step{step(1, 100, 20), step(2, 190, 21)}}
+	met.Steps[0].MeetsSLO, met.Steps[1].MeetsSLO = &yes, &yes
+	if met.FindKnee(); met.Knee != -1 || !strings.Contains(met.KneeRule, "every level up to 2 streams met the SLOs") {
+		t.Errorf("all met: knee %d (%s)", met.Knee, met.KneeRule)
 	}
 }

@@ -1,5 +1,7 @@
 package report
 
+import "fmt"
+
 // Sweep is a stepped run towards saturation: one Result per load level, the
 // rule that stopped it, and the knee.
 type Sweep struct {
@@ -14,8 +16,12 @@ type Sweep struct {
 	// Knee is the index into Steps of the knee (see FindKnee); -1 when no
 	// step qualifies.
 	Knee int `json:"knee"`
-	// KneeRule says which of the two rules chose Knee.
+	// KneeRule says which of the two rules chose Knee, or why there is
+	// none (throughput still rising, every level met the SLOs, the sweep
+	// cut short).
 	KneeRule string `json:"knee_rule"`
+	// Planned is how many levels the sweep meant to run (0: not known).
+	Planned int `json:"planned,omitempty"`
 }
 
 // Step is one load level of a sweep.
@@ -43,6 +49,10 @@ const (
 	// engine is mid-step waits up to one step before its prefill, which at
 	// low load doubles a small TTFT without any request waiting for a slot.
 	stepWaits = 2.0
+	// kneeContradicted is the throughput growth past a candidate knee that
+	// says it was none (1688 → 4767 tok/s after a "knee" at 32 streams);
+	// smaller rises are a full server's noise.
+	kneeContradicted = 1.5
 )
 
 // ttftQueued reports whether median TTFT from step a to step b rose as
@@ -109,25 +119,52 @@ func MissedSLOTwice(steps []Step) bool {
 	return true
 }
 
-// FindKnee sets sw.Knee and sw.KneeRule from the steps. With SLOs, the knee
-// is the highest load meeting them. Without, it is the last load before
-// queueing set in — the first step whose median TTFT rose as queueing does
-// (ttftQueued) while output throughput grew less than 3/4 of the load's growth — or, when no
-// step queued, the lowest load reaching KneeShare of the peak throughput.
+// FindKnee sets sw.Knee and sw.KneeRule from the steps, claiming a knee
+// only where the data shows one. With SLOs, the knee is the highest load
+// meeting them, once a higher load missed them. Without, it is the last
+// load before queueing set in — the first step whose median TTFT rose as
+// queueing does (ttftQueued) while output throughput grew less than 3/4 of
+// the load's growth, and past which throughput never rose kneeContradicted×
+// (throughput that keeps rising says the server was not full) —
+// or, when no step queued, the lowest load reaching KneeShare of a peak
+// that has flattened (the last step under flatGain × the best before it).
+// A sweep whose throughput still rises at its last step has no knee: it
+// says so, and whether it was cut short.
 func (sw *Sweep) FindKnee() {
 	sw.Knee, sw.KneeRule = -1, ""
-	slo := false
+	unit := "streams"
+	if sw.Mode == "rate" {
+		unit = "req/s"
+	}
+	short := ""
+	if sw.Stopped == "cancelled" || sw.Stopped == "errors" {
+		short = fmt.Sprintf("; the sweep was cut short (%s) after %d", sw.Stopped, len(sw.Steps))
+		if sw.Planned > 0 {
+			short += fmt.Sprintf(" of %d", sw.Planned)
+		}
+		short += " levels"
+	}
+	slo, missed := false, false
 	for i, s := range sw.Steps {
 		if s.MeetsSLO != nil {
 			slo = true
-			if *s.MeetsSLO {
+			if *s.MeetsSLO && !missed {
 				sw.Knee = i
 			}
+			missed = missed || !*s.MeetsSLO
 		}
 	}
 	if slo {
 		sw.KneeRule = "highest load meeting the SLOs"
+		if !missed && len(sw.Steps) > 0 {
+			sw.Knee = -1
+			sw.KneeRule = fmt.Sprintf("none within the loads tried: every level up to %g %s met the SLOs%s", sw.Steps[len(sw.Steps)-1].Load, unit, short)
+		}
 		return
+	}
+	peak := 0.0
+	for _, s := range sw.Steps {
+		peak = max(peak, s.Result.OutputThroughput)
 	}
 	for i := 1; i < len(sw.Steps); i++ {
 		a, b := sw.Steps[i-1], sw.Steps[i]
@@ -136,16 +173,21 @@ func (sw *Sweep) FindKnee() {
 		}
 		loadGain := b.Load / a.Load
 		thrGain := b.Result.OutputThroughput / a.Result.OutputThroughput
-		if ttftQueued(a.Result, b.Result) && thrGain < 1+0.75*(loadGain-1) {
+		if ttftQueued(a.Result, b.Result) && thrGain < 1+0.75*(loadGain-1) && peak < kneeContradicted*a.Result.OutputThroughput {
 			sw.Knee, sw.KneeRule = i-1, "last load before queueing (TTFT jumped, throughput flattened)"
 			return
 		}
 	}
-	peak := 0.0
-	for _, s := range sw.Steps {
-		peak = max(peak, s.Result.OutputThroughput)
-	}
 	if peak <= 0 {
+		sw.KneeRule = "none: no output throughput measured" + short
+		return
+	}
+	if n := len(sw.Steps); n < 2 || sw.Steps[n-1].Result.OutputThroughput >= flatGain*bestBefore(sw.Steps, n-1) {
+		last := sw.Steps[n-1]
+		sw.KneeRule = fmt.Sprintf("none: output throughput still rising at %g %s (%.0f tok/s)%s", last.Load, unit, last.Result.OutputThroughput, short)
+		if n < 2 {
+			sw.KneeRule = fmt.Sprintf("none: one level (%g %s) shows no curve%s", last.Load, unit, short)
+		}
 		return
 	}
 	for i, s := range sw.Steps {
@@ -154,6 +196,15 @@ func (sw *Sweep) FindKnee() {
 			return
 		}
 	}
+}
+
+// bestBefore is the highest output throughput of the steps before i.
+func bestBefore(steps []Step, i int) float64 {
+	best := 0.0
+	for _, s := range steps[:i] {
+		best = max(best, s.Result.OutputThroughput)
+	}
+	return best
 }
 
 func isNaN(f float64) bool { return f != f }

@@ -134,7 +134,7 @@ func SweepText(sw Sweep) string {
 	if sw.Knee >= 0 {
 		fmt.Fprintf(&b, "knee (*): %g %s — %s\n", sw.Steps[sw.Knee].Load, unit, sw.KneeRule)
 	} else {
-		b.WriteString("knee: none found\n")
+		b.WriteString("knee: " + sw.KneeRule + "\n")
 	}
 	fmt.Fprintf(&b, "stopped: %s\n", sw.Stopped)
 	if len(thr) >= 2 {

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/sim"
+)
+
+// Issue 14 item 9: with /metrics unreachable no rule that reads the
+// engine's metrics is listed as checked ("TTFT p99 within the SLO", "KV
+// cache below the high-water mark") and none says the engine does not
+// expose what it could not read; the missing input is named instead, in the
+// JSON and in the text.
+func TestDiagnoseNoMetricsChecksNothingMetricBased(t *testing.T) {
+	broken := serveSim(t, sim.MetricsBroken)
+	time.Sleep(200 * time.Millisecond)
+	metricWords := []string{"TTFT", "KV", "ITL", "preempt", "waiting", "prefix", "throughput", "finish"}
+	for _, url := range []string{broken, "http://127.0.0.1:1"} {
+		res, _ := diagnoseOnce(t, 2500*time.Millisecond, url)
+		for _, c := range res.Checked {
+			for _, w := range metricWords {
+				if strings.Contains(c, w) {
+					t.Errorf("%s: checked %q without metrics", url, c)
+				}
+			}
+		}
+		missing := strings.Join(res.Missing, "\n")
+		if !strings.Contains(missing, "engine metrics") {
+			t.Errorf("%s: missing %v", url, res.Missing)
+		}
+		if strings.Contains(missing, "does not expose") {
+			t.Errorf("%s: blames the engine for what was not read: %v", url, res.Missing)
+		}
+		text := diagnoseText(t, 2500*time.Millisecond, url)
+		if strings.Contains(text, "Checked:") {
+			for _, l := range strings.Split(text, "\n") {
+				if strings.HasPrefix(l, "Checked:") {
+					for _, w := range metricWords {
+						if strings.Contains(l, w) {
+							t.Errorf("%s: text %q", url, l)
+						}
+					}
+				}
+			}
+		}
+		if !strings.Contains(text, "engine metrics") {
+			t.Errorf("%s: text does not name the missing metrics:\n%s", url, text)
+		}
+	}
+}
+
+// diagnoseText runs `llmtop diagnose --duration d` and returns its text.
+func diagnoseText(t *testing.T, d time.Duration, args ...string) string {
+	t.Helper()
+	cmd, _, err := root.Find([]string{"diagnose"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	defer cmd.SetOut(nil)
+	diagnoseFlags.duration = d
+	defer func() { diagnoseFlags.duration = 30 * time.Second }()
+	_ = runDiagnose(context.Background(), cmd, args) // the exit code is another test's
+	return out.String()
+}

@@ -1,0 +1,20 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Issue 14 item 8: `e` names the metric the adapter read for the selected
+// endpoint (an older vLLM's ITL), beside each engine's usual source.
+func TestExplainNamesTheMetricRead(t *testing.T) {
+	st := model.State{From: map[string]string{"itl": "vllm:time_per_output_token_seconds", "kv_cache_usage_ratio": "vllm:gpu_cache_usage_perc"}}
+	got := map[string]string{}
+	for _, ex := range explanations {
+		got[ex.Name] = ex.readNow(st)
+	}
+	if got["ITL"] != "vllm:time_per_output_token_seconds" || got["KV cache"] != "vllm:gpu_cache_usage_perc" || got["TTFT"] != "" {
+		t.Errorf("read now: %v", got)
+	}
+}
