@@ -79,6 +79,11 @@ type Finding struct {
 	// no longer holds (it closes after Config.Clear): when it last held.
 	ClearSince time.Time `json:"clear_since,omitzero"`
 	Closed     time.Time `json:"closed,omitzero"`
+	// Acked says a person acknowledged the finding for this engine run
+	// (the screen's a key); SilencedUntil, that its rule is silenced until
+	// then. The core sets both; such findings stay listed, ranked last.
+	Acked         bool      `json:"acked,omitempty"`
+	SilencedUntil time.Time `json:"silenced_until,omitzero"`
 }
 
 // Active reports whether the finding is still open.

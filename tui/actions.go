@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -52,7 +51,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.FocusBack):
 		m.moveFocus(-1)
 	case key.Matches(msg, k.Zoom):
-		m.zoomTo(msg.String())
+		m.zoomTo(msg)
 	case key.Matches(msg, k.Pause):
 		m.togglePause()
 	case key.Matches(msg, k.Slower):
@@ -137,12 +136,12 @@ func (m *Model) selectKey(dir int) {
 	m.d.invalidate()
 }
 
-func (m *Model) zoomTo(s string) {
-	var slot int
-	fmt.Sscan(s, &slot)
-	for i, p := range m.panes {
-		if p.slot == slot {
-			m.zoom, m.focus = p.id, i
+// zoomTo zooms the pane whose zoom key was pressed: the zoom keys are the
+// panes' in slot order (see zoomKeys).
+func (m *Model) zoomTo(msg tea.KeyPressMsg) {
+	for i, k := range m.d.Keys.Zoom.Keys() {
+		if k == msg.String() && i < len(m.panes) {
+			m.zoom, m.focus = m.panes[i].id, i
 			return
 		}
 	}
@@ -173,4 +172,13 @@ func (m *Model) save() tea.Cmd {
 		p, err := save(b)
 		return savedMsg{path: p, err: err}
 	}
+}
+
+// zoomKey is the key that zooms pane i (its help text).
+func (m *Model) zoomKey(i int) string {
+	ks := m.d.Keys.Zoom.Keys()
+	if i < len(ks) {
+		return ks[i]
+	}
+	return "·"
 }

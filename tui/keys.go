@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -34,7 +36,7 @@ func DefaultKeyMap() KeyMap {
 		Back:         b([]string{"esc"}, "esc", "back"),
 		Focus:        b([]string{"tab"}, "tab", "next pane"),
 		FocusBack:    b([]string{"shift+tab"}, "shift+tab", "previous pane"),
-		Zoom:         b([]string{"1", "2", "3", "4", "5", "6", "7"}, "1-7", "zoom pane"),
+		Zoom:         b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "zoom pane"),
 		Pause:        b([]string{"p", "space"}, "p/space", "pause"),
 		Slower:       b([]string{"+", "="}, "+", "longer interval"),
 		Faster:       b([]string{"-", "_"}, "-", "shorter interval"),
@@ -51,6 +53,29 @@ func DefaultKeyMap() KeyMap {
 		PrevEndpoint: b([]string{"h", "left"}, "h/←", "previous endpoint"),
 		NextEndpoint: b([]string{"right"}, "→", "next endpoint"),
 	}
+}
+
+// zoomKeys is the zoom binding for the panes registered now: unless the
+// config rebound it, the registered slots' digits in slot order (the i-th
+// key zooms the i-th pane).
+func zoomKeys(z key.Binding) key.Binding {
+	if !slices.Equal(z.Keys(), DefaultKeyMap().Zoom.Keys()) {
+		return z
+	}
+	var ks []string
+	for _, s := range paneSpecs {
+		if s.Slot >= 1 && s.Slot <= 9 {
+			ks = append(ks, strconv.Itoa(s.Slot))
+		}
+	}
+	if len(ks) == 0 {
+		return z
+	}
+	h := ks[0]
+	if len(ks) > 1 {
+		h += "-" + ks[len(ks)-1]
+	}
+	return key.NewBinding(key.WithKeys(ks...), key.WithHelp(h, z.Help().Desc))
 }
 
 // ShortHelp is the footer line.

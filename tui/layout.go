@@ -157,6 +157,7 @@ func (m *Model) Render() string {
 	var b strings.Builder
 	b.Grow(w * h * 2)
 	head := renderHeader(m.d, w)
+	head = append(head, topLine(m.d, w)...)
 	footer := m.footer(w)
 	body := h - len(head) - 1
 	for _, l := range head {
@@ -262,26 +263,45 @@ func (m *Model) column(col []int, w, h int) []string {
 // highlighted), so it reads without colour too.
 func (m *Model) tabs(w int) string {
 	s := m.d.Styles
+	// A pane holding a warning carries "!" (in its level's colour), so
+	// the mark reads without colour too.
+	mark := func(i int) (Level, string) {
+		if a, ok := m.panes[i].p.(Alerter); ok {
+			if lvl, word := a.Alert(m.d); word != "" {
+				return lvl, "!"
+			}
+		}
+		return LevelNone, ""
+	}
 	label := func(i int, short bool) string {
 		t := m.panes[i].p.Title()
 		if short {
 			t = clip(t, 4)
 		}
+		_, bang := mark(i)
 		if i == m.focus {
-			return fmt.Sprintf("[%d %s]", m.panes[i].slot, t)
+			return fmt.Sprintf("[%s %s%s]", m.zoomKey(i), t, bang)
 		}
-		return fmt.Sprintf(" %d %s", m.panes[i].slot, t)
+		return fmt.Sprintf(" %s %s%s", m.zoomKey(i), t, bang)
 	}
 	width := 0
 	for i := range m.panes {
-		width += len(label(i, false))
+		width += ansi.StringWidth(label(i, false))
 	}
 	var b strings.Builder
 	for i := range m.panes {
 		l := label(i, width > w)
-		if i == m.focus {
+		lvl, bang := mark(i)
+		switch {
+		case bang != "":
+			st := s.Level(lvl).Bold(true)
+			if i == m.focus {
+				st = st.Reverse(true)
+			}
+			b.WriteString(st.Render(l))
+		case i == m.focus:
 			b.WriteString(s.Highlight.Bold(true).Render(l))
-		} else {
+		default:
 			b.WriteString(s.Faint.Render(l))
 		}
 	}

@@ -158,6 +158,7 @@ func New(o Options) *Model {
 	if o.Keys != nil {
 		keys = *o.Keys
 	}
+	keys.Zoom = zoomKeys(keys.Zoom)
 	th := DefaultThresholds
 	if o.Thresholds != nil {
 		th = *o.Thresholds
