@@ -69,7 +69,7 @@ func (m *Monitor) Acked(f diagnosis.Finding) bool {
 }
 
 func (m *Monitor) isOpen(endpoint, id string) bool {
-	for _, f := range m.rep.Findings {
+	for _, f := range m.ranked {
 		if f.Endpoint == endpoint && f.ID == id {
 			return true
 		}
@@ -90,10 +90,10 @@ func (m *Monitor) clearAcks(url string) {
 // last, keeping the rules' order otherwise. The report is copied: the
 // diagnoser may hold its slice.
 func (m *Monitor) annotate() {
-	if len(m.rep.Findings) == 0 {
+	if len(m.ranked) == 0 {
 		return
 	}
-	fs := slices.Clone(m.rep.Findings)
+	fs := slices.Clone(m.ranked)
 	for i := range fs {
 		fs[i].Acked = m.acks[ackKey{fs[i].Endpoint, fs[i].ID}]
 		fs[i].SilencedUntil = time.Time{}

@@ -67,6 +67,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.flash("benchmark: not available in this build")
 	case key.Matches(msg, k.Diagnose):
 		m.flash("full diagnosis list: not available in this build")
+	case key.Matches(msg, k.Ack):
+		if f, ok := topFinding(m.d); ok {
+			toggleAck(m.d, f)
+			m.flash("acknowledged for this run: " + f.Title + " (" + k.Diagnose.Help().Key + " lists it, " + k.Ack.Help().Key + " there takes it back)")
+		} else {
+			m.flash("no finding to acknowledge")
+		}
 	case key.Matches(msg, k.Up):
 		m.scroll(-1)
 	case key.Matches(msg, k.Down):

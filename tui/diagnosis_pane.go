@@ -24,8 +24,11 @@ const newFor = 5 * time.Second
 // table it checked and names the inputs it lacked.
 type findingsPane struct{}
 
-func (findingsPane) Title() string       { return "Diagnosis" }
-func (findingsPane) Keys() []key.Binding { return []key.Binding{DefaultKeyMap().Diagnose} }
+func (findingsPane) Title() string { return "Diagnosis" }
+func (findingsPane) Keys() []key.Binding {
+	k := DefaultKeyMap()
+	return []key.Binding{k.Diagnose, relabel(k.Ack, "acknowledge the top finding (this run)")}
+}
 
 func (findingsPane) Height(d *Data, w int) int {
 	rep := d.Core.Report()

@@ -314,7 +314,7 @@ func (m *Model) footer(w int) string {
 		return fit(s.Accent.Render(m.status), w)
 	}
 	if m.overlay >= 0 {
-		return fit(m.help.ShortHelpView(append(m.overlays[m.overlay].o.Keys(), m.d.Keys.Back, m.d.Keys.Quit)), w)
+		return fit(m.help.ShortHelpView(append(m.d.Keys.currentAll(m.overlays[m.overlay].o.Keys()), m.d.Keys.Back, m.d.Keys.Quit)), w)
 	}
 	return fit(m.help.ShortHelpView(m.d.Keys.ShortHelp()), w)
 }

@@ -183,11 +183,8 @@ func New(o Options) *Model {
 		m.panes = append(m.panes, paneEntry{id: s.ID, slot: s.Slot, p: s.New()})
 	}
 	for _, s := range overlaySpecs {
-		k := s.Key
-		if b, ok := keys.overlayKey(s.ID); ok {
-			k = b // the user's config may have moved it
-		}
-		m.overlays = append(m.overlays, overlayEntry{id: s.ID, key: k, o: s.New()})
+		// the user's config may have moved it
+		m.overlays = append(m.overlays, overlayEntry{id: s.ID, key: keys.Current(s.Key), o: s.New()})
 	}
 	m.restyle()
 	return m

@@ -28,7 +28,7 @@ type runsOverlay struct {
 func (*runsOverlay) Title() string { return "Runs" }
 func (*runsOverlay) Keys() []key.Binding {
 	k := DefaultKeyMap()
-	return []key.Binding{k.Down, k.Up}
+	return []key.Binding{relabel(k.Down, "next run"), relabel(k.Up, "previous run")}
 }
 
 func (o *runsOverlay) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {

@@ -23,7 +23,7 @@ type gpuPane struct{ top int }
 
 func (*gpuPane) Title() string { return "GPU" }
 func (*gpuPane) Keys() []key.Binding {
-	return []key.Binding{key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll GPUs (focused)"))}
+	return scrollKeys("scroll GPUs")
 }
 
 func (p *gpuPane) Scroll(delta int) { p.top = max(0, p.top+delta) }
