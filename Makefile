@@ -14,7 +14,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run test lint vet fmt-check bench fuzz monitor-cost e2e test-faults engines test-engines deps clean
+.PHONY: all build run test lint vet fmt-check bench fuzz monitor-cost e2e e2e-mouse test-faults engines test-engines deps clean
 
 all: build
 
@@ -67,6 +67,11 @@ monitor-cost: build
 # The real terminal: tmux drives the built binary.
 e2e: build
 	./scripts/e2e.sh
+	./scripts/e2e-mouse.sh
+
+# The mouse alone: clicks, a double click and the wheel typed into tmux.
+e2e-mouse: build
+	./scripts/e2e-mouse.sh
 
 # Hostile endpoints (hung, 100 MB, gzip bomb, stalled body, redirect loop):
 # the fault is named right, a key still shows within 1 s, memory stays

@@ -140,6 +140,9 @@ func (m *Model) View() tea.View {
 	}
 	v := tea.NewView(m.lastFrame)
 	v.AltScreen = true
+	if !m.opts.NoMouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	v.WindowTitle = "llmtop"
 	return v
 }
@@ -164,6 +167,8 @@ func (m *Model) Render() string {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
+	top := len(head)
+	m.hits = m.hits[:0]
 	var lines []string
 	switch {
 	case m.overlay >= 0:
@@ -171,12 +176,14 @@ func (m *Model) Render() string {
 		lines = box(m.d.Styles, o.o.Title(), o.o.View(m.d, w-2, body-2), w, body, true)
 	case m.zoom != "":
 		i := m.paneIndex(m.zoom)
+		m.hit(i, 0, top, w, body)
 		lines = m.paneBox(i, w, body, true)
 	case m.mode() == modeTabs:
-		lines = append(lines, m.tabs(w))
+		lines = append(lines, m.tabs(w, top))
+		m.hit(m.focus, 0, top+1, w, body-1)
 		lines = append(lines, m.paneBox(m.focus, w, body-1, false)...)
 	default:
-		lines = m.grid(w, body)
+		lines = m.grid(w, body, top)
 	}
 	for _, l := range lines {
 		b.WriteString(l)
@@ -196,7 +203,7 @@ func tooSmall(w, h int) string {
 
 // grid lays the columns side by side; each column shares its height among
 // its panes by their wishes, the last pane taking what is left.
-func (m *Model) grid(w, h int) []string {
+func (m *Model) grid(w, h, top int) []string {
 	cols := m.columns()
 	n := len(cols)
 	out := make([]string, h)
@@ -206,8 +213,8 @@ func (m *Model) grid(w, h int) []string {
 		if c == n-1 {
 			cw = w - x
 		}
+		lines := m.column(col, x, top, cw, h)
 		x += cw
-		lines := m.column(col, cw, h)
 		for i := range out {
 			out[i] += lines[i]
 		}
@@ -215,7 +222,7 @@ func (m *Model) grid(w, h int) []string {
 	return out
 }
 
-func (m *Model) column(col []int, w, h int) []string {
+func (m *Model) column(col []int, x, y, w, h int) []string {
 	if len(col) == 0 {
 		return padLines(nil, w, h)
 	}
@@ -249,6 +256,7 @@ func (m *Model) column(col []int, w, h int) []string {
 		if hs[i] <= 0 {
 			continue
 		}
+		m.hit(pi, x, y+len(lines), w, min(hs[i], h-len(lines)))
 		lines = append(lines, m.paneBox(pi, w, hs[i], pi == m.focus && m.zoom == "")...)
 	}
 	// the boxes are exactly w wide already: only the count needs fixing
@@ -261,7 +269,7 @@ func (m *Model) column(col []int, w, h int) []string {
 
 // tabs is the compact layout's tab bar; the shown pane is bracketed (and
 // highlighted), so it reads without colour too.
-func (m *Model) tabs(w int) string {
+func (m *Model) tabs(w, y int) string {
 	s := m.d.Styles
 	// A pane holding a warning carries "!" (in its level's colour), so
 	// the mark reads without colour too.
@@ -289,8 +297,11 @@ func (m *Model) tabs(w int) string {
 		width += ansi.StringWidth(label(i, false))
 	}
 	var b strings.Builder
+	x := 0
 	for i := range m.panes {
 		l := label(i, width > w)
+		m.hit(i, x, y, ansi.StringWidth(l), 1)
+		x += ansi.StringWidth(l)
 		lvl, bang := mark(i)
 		switch {
 		case bang != "":

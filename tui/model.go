@@ -31,9 +31,11 @@ type Options struct {
 	Save func(data []byte) (string, error)
 	// Theme is "auto" (ask the terminal, without waiting), "dark", "light"
 	// or "mono"; NoColor drops colour whatever the theme.
-	Theme      string
-	NoColor    bool
-	Keys       *KeyMap
+	Theme   string
+	NoColor bool
+	Keys    *KeyMap
+	// NoMouse leaves the mouse to the terminal (its own selection).
+	NoMouse    bool
 	Thresholds *Thresholds
 	// Now is the start time (tests pin it); zero means time.Now().
 	Now time.Time
@@ -134,6 +136,12 @@ type Model struct {
 	// frameDelay later; any other message draws at once.
 	hold, framePending bool
 	lastFrame          string
+	// the mouse: where each pane was drawn in the last frame, and the
+	// last click (for double clicks, timed by wall)
+	hits        []hitRect
+	lastClick   int
+	lastClickAt time.Time
+	wall        func() time.Time
 }
 
 // frameDelay is how long data messages are gathered into one frame: one
@@ -178,7 +186,8 @@ func New(o Options) *Model {
 	for n, e := range o.Sources {
 		d.Sources[n] = e
 	}
-	m := &Model{d: d, opts: o, overlay: -1, help: help.New(), themeForced: o.Theme != "" && o.Theme != "auto"}
+	m := &Model{d: d, opts: o, overlay: -1, help: help.New(), themeForced: o.Theme != "" && o.Theme != "auto",
+		lastClick: -1, wall: time.Now}
 	for _, s := range paneSpecs {
 		m.panes = append(m.panes, paneEntry{id: s.ID, slot: s.Slot, p: s.New()})
 	}
@@ -250,6 +259,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tick()
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.MouseMsg:
+		if m.opts.NoMouse {
+			return m, nil
+		}
+		return m, m.mouse(msg)
 	case savedMsg:
 		if msg.err != nil {
 			m.flash("snapshot not saved: " + msg.err.Error())

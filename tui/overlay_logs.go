@@ -154,15 +154,15 @@ func (v *logView) View(d *Data, w, h int) string {
 	if v.follow {
 		status += " · following"
 	} else {
-		status += " · paused (f follows)"
+		status += " · paused (" + d.Keys.Follow.Help().Key + " follows)"
 	}
 	switch {
 	case v.searching:
-		status = "/" + v.input + "▏  enter search · esc cancel"
+		status = "/" + v.input + "▏  " + d.Keys.Confirm.Help().Key + " search · " + d.Keys.Back.Help().Key + " cancel"
 	case v.query != "" && v.match < 0:
 		status += fmt.Sprintf(" · /%s: no match", v.query)
 	case v.query != "":
-		status += fmt.Sprintf(" · /%s (n/N)", v.query)
+		status += fmt.Sprintf(" · /%s (%s/%s)", v.query, d.Keys.NextMatch.Help().Key, d.Keys.PrevMatch.Help().Key)
 	}
 	if v.wrap {
 		status += " · wrapped"
@@ -216,3 +216,6 @@ func (v *logView) View(d *Data, w, h int) string {
 	out = append(out, s.Faint.Render(status))
 	return strings.Join(out, "\n")
 }
+
+// Wheel scrolls like the up and down keys (see Wheeler).
+func (v *logView) Wheel(delta int, d *Data) { v.move(d, delta) }
