@@ -134,11 +134,11 @@ func (m *Model) stepWindow(dir int) {
 }
 
 func (m *Model) selectKey(dir int) {
-	n := len(m.d.ModelKeys())
+	n := len(m.d.Choices())
 	if n < 2 {
 		return
 	}
-	m.d.Selected = ((m.d.Selected+dir)%n + n) % n
+	m.d.Selected = ((m.d.selected()+dir)%n + n) % n
 	m.d.invalidate()
 }
 
@@ -155,6 +155,10 @@ func (m *Model) zoomTo(msg tea.KeyPressMsg) {
 
 func (m *Model) scroll(delta int) {
 	if m.focus < len(m.panes) {
+		if s, ok := m.panes[m.focus].p.(Selector); ok {
+			s.Select(delta, m.d)
+			return
+		}
 		if s, ok := m.panes[m.focus].p.(Scroller); ok {
 			s.Scroll(delta)
 			return

@@ -25,7 +25,9 @@ var (
 	twoCols   = [][]string{{"latency", "throughput", "scheduler"}, {"gpu", "diagnosis", "events"}}
 )
 
-// gridOnlyInZoom are panes too detailed for the grid (reached by zoom or tab).
+// gridOnlyInZoom are panes too detailed for the grid (reached by zoom or
+// tab) while one endpoint is watched; with more, the Endpoints pane joins
+// the grid to choose among them.
 var gridOnlyInZoom = map[string]bool{"endpoints": true}
 
 // mode is the current layout.
@@ -73,7 +75,7 @@ func (m *Model) columns() [][]int {
 		}
 	}
 	for i, p := range m.panes {
-		if placed[i] || gridOnlyInZoom[p.id] {
+		if placed[i] || gridOnlyInZoom[p.id] && (p.id != "endpoints" || len(m.d.Endpoints()) < 2) {
 			continue
 		}
 		short := 0

@@ -84,7 +84,11 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		if i < 0 {
 			i = m.focus
 		}
-		if s, ok := m.panes[i].p.(Scroller); ok {
+		switch s := m.panes[i].p.(type) {
+		case Selector:
+			m.focus = i
+			s.Select(delta/wheelStep, m.d)
+		case Scroller:
 			m.focus = i
 			s.Scroll(delta)
 		}
