@@ -152,17 +152,24 @@ func chart(pts []model.Point, w, h int, format func(float64) string) []string {
 	return lines
 }
 
-// niceStep is the smallest of 1, 2, 2.5 and 5 times a power of ten that is
-// at least x (x > 0; 1 otherwise).
+// niceStep is the smallest of 1, 1.5, 2, 2.5, 3, 4, 5, 6 and 8 times a
+// power of ten that is at least x (x > 0; 1 otherwise): steps fine enough
+// that the line fills two thirds of the chart or more.
 func niceStep(x float64) float64 {
 	if !(x > 0) || math.IsInf(x, 0) {
 		return 1
 	}
-	p := math.Pow(10, math.Floor(math.Log10(x)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if m*p >= x*(1-1e-9) {
-			return m * p
+	e := math.Floor(math.Log10(x))
+	scale := func(m float64) float64 { // m×10^e, exact where it can be (0.15, not 0.15000000000000002)
+		if e < 0 {
+			return m / math.Pow(10, -e)
+		}
+		return m * math.Pow(10, e)
+	}
+	for _, m := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 8} {
+		if v := scale(m); v >= x*(1-1e-9) {
+			return v
 		}
 	}
-	return 10 * p
+	return scale(10)
 }
