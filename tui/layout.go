@@ -25,6 +25,10 @@ var (
 	twoCols   = [][]string{{"latency", "throughput", "scheduler"}, {"gpu", "diagnosis", "events"}}
 )
 
+// fills are the panes whose charts use any height they are given: a
+// column's spare rows go to them, not to a list with nothing more to show.
+var fills = map[string]bool{"latency": true, "throughput": true, "scheduler": true}
+
 // gridOnlyInZoom are panes too detailed for the grid (reached by zoom or
 // tab) while one endpoint is watched; with more, the Endpoints pane joins
 // the grid to choose among them.
@@ -210,8 +214,9 @@ func (m *Model) grid(w, h, top int) []string {
 	n := len(cols)
 	out := make([]string, h)
 	x := 0
+	ws := m.columnWidths(cols, w)
 	for c, col := range cols {
-		cw := w / n
+		cw := ws[c]
 		if c == n-1 {
 			cw = w - x
 		}
@@ -222,6 +227,35 @@ func (m *Model) grid(w, h, top int) []string {
 		}
 	}
 	return out
+}
+
+// columnWidths shares w among the columns: evenly, but the column holding
+// open findings gets two fifths of three columns (half of two), so their
+// actions read whole.
+func (m *Model) columnWidths(cols [][]int, w int) []int {
+	n := len(cols)
+	ws := make([]int, n)
+	wide := -1
+	if _, ok := topFinding(m.d); ok && n > 1 {
+		for c, col := range cols {
+			for _, pi := range col {
+				if m.panes[pi].id == "diagnosis" {
+					wide = c
+				}
+			}
+		}
+	}
+	share := w / n
+	if wide >= 0 && n == 3 {
+		share = w * 3 / 10
+	}
+	for c := range ws {
+		ws[c] = share
+	}
+	if wide >= 0 {
+		ws[wide] = w - share*(n-1)
+	}
+	return ws
 }
 
 func (m *Model) column(col []int, x, y, w, h int) []string {
@@ -247,11 +281,22 @@ func (m *Model) column(col []int, x, y, w, h int) []string {
 		hs[t]--
 		total--
 	}
-	if extra := h - total; extra > 0 { // share what is left evenly
-		for i := range hs {
-			hs[i] += extra / len(hs)
+	if extra := h - total; extra > 0 {
+		// What is left goes to the panes that fill any height (charts),
+		// evenly; a column without one gives it to its last pane.
+		var grow []int
+		for i, pi := range col {
+			if fills[m.panes[pi].id] {
+				grow = append(grow, i)
+			}
 		}
-		hs[len(hs)-1] += extra % len(hs)
+		if len(grow) == 0 {
+			grow = []int{len(hs) - 1}
+		}
+		for _, i := range grow {
+			hs[i] += extra / len(grow)
+		}
+		hs[grow[len(grow)-1]] += extra % len(grow)
 	}
 	var lines []string
 	for i, pi := range col {

@@ -140,7 +140,9 @@ func (v *logView) rows(d *Data, i, w int) []string {
 	if !v.wrap {
 		return []string{fit(text, w)}
 	}
-	return strings.Split(ansi.Hardwrap(text, w, true), "\n")
+	// at spaces (and hyphens), a word longer than the line cut: never
+	// mid-word otherwise
+	return strings.Split(ansi.Wrap(text, w, ""), "\n")
 }
 
 func (v *logView) View(d *Data, w, h int) string {
