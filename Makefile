@@ -49,8 +49,9 @@ lint: vet fmt-check
 test: deps lint
 	$(GO) test -race -count=1 ./...
 
-bench: deps
+bench: deps build
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+	./scripts/startup.sh
 
 # Every Go fuzz target for FUZZTIME each (default 30s; CI runs 3s each):
 # the Prometheus parser, the adapters' mappings, /slots, Ollama JSON, the SSE
