@@ -62,6 +62,8 @@ type Data struct {
 	Styles     *Styles
 	Thresholds Thresholds
 	Keys       KeyMap
+	// panes are the panes on this screen, in zoom-key order (help lists them)
+	panes []Pane
 
 	base       model.State // the store's picture of the selected key
 	stateValid bool

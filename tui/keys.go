@@ -88,18 +88,17 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// zoomKeys is the zoom binding for the panes registered now: unless the
-// config rebound it, the registered slots' digits in slot order (the i-th
-// key zooms the i-th pane).
-func zoomKeys(z key.Binding) key.Binding {
+// zoomKeys is the zoom binding for n panes: unless the config rebound it,
+// the digits 1 to n (at most 9); the i-th key zooms the i-th pane in the
+// screen's order (the registered slots' order unless the config's [panes]
+// changed it).
+func zoomKeys(z key.Binding, n int) key.Binding {
 	if !slices.Equal(z.Keys(), DefaultKeyMap().Zoom.Keys()) {
 		return z
 	}
 	var ks []string
-	for _, s := range paneSpecs {
-		if s.Slot >= 1 && s.Slot <= 9 {
-			ks = append(ks, strconv.Itoa(s.Slot))
-		}
+	for i := 1; i <= min(n, 9); i++ {
+		ks = append(ks, strconv.Itoa(i))
 	}
 	if len(ks) == 0 {
 		return z

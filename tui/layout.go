@@ -27,7 +27,7 @@ var (
 
 // fills are the panes whose charts use any height they are given: a
 // column's spare rows go to them, not to a list with nothing more to show.
-var fills = map[string]bool{"latency": true, "throughput": true, "scheduler": true}
+var fills = map[string]bool{"latency": true, "throughput": true, "scheduler": true, logPaneID: true}
 
 // gridOnlyInZoom are panes too detailed for the grid (reached by zoom or
 // tab) while one endpoint is watched; with more, the Endpoints pane joins
@@ -68,6 +68,9 @@ func (m *Model) columns() [][]int {
 	default:
 		return nil
 	}
+	if m.ordered {
+		return m.orderedColumns(len(table))
+	}
 	cols := make([][]int, len(table))
 	placed := map[int]bool{}
 	for c, ids := range table {
@@ -89,6 +92,24 @@ func (m *Model) columns() [][]int {
 			}
 		}
 		cols[short] = append(cols[short], i)
+	}
+	return cols
+}
+
+// orderedColumns fills n columns with the panes in the config's order,
+// top to bottom, then left to right, as evenly as they go.
+func (m *Model) orderedColumns(n int) [][]int {
+	var grid []int
+	for i, p := range m.panes {
+		if !gridOnlyInZoom[p.id] || p.id == "endpoints" && len(m.d.Endpoints()) > 1 {
+			grid = append(grid, i)
+		}
+	}
+	cols := make([][]int, n)
+	per := (len(grid) + n - 1) / max(1, n)
+	for k, i := range grid {
+		c := min(n-1, k/max(1, per))
+		cols[c] = append(cols[c], i)
 	}
 	return cols
 }

@@ -35,7 +35,9 @@ type Options struct {
 	NoColor bool
 	Keys    *KeyMap
 	// NoMouse leaves the mouse to the terminal (its own selection).
-	NoMouse    bool
+	NoMouse bool
+	// Panes hides, orders and adds panes (the config's [panes]).
+	Panes PaneConfig
 	Thresholds *Thresholds
 	// Now is the start time (tests pin it); zero means time.Now().
 	Now time.Time
@@ -142,6 +144,9 @@ type Model struct {
 	lastClick   int
 	lastClickAt time.Time
 	wall        func() time.Time
+	// ordered: the config ordered the panes, so the grid follows that
+	// order rather than its column tables
+	ordered bool
 }
 
 // frameDelay is how long data messages are gathered into one frame: one
@@ -166,7 +171,8 @@ func New(o Options) *Model {
 	if o.Keys != nil {
 		keys = *o.Keys
 	}
-	keys.Zoom = zoomKeys(keys.Zoom)
+	panes := o.Panes.arrange()
+	keys.Zoom = zoomKeys(keys.Zoom, len(panes))
 	th := DefaultThresholds
 	if o.Thresholds != nil {
 		th = *o.Thresholds
@@ -188,8 +194,10 @@ func New(o Options) *Model {
 	}
 	m := &Model{d: d, opts: o, overlay: -1, help: help.New(), themeForced: o.Theme != "" && o.Theme != "auto",
 		lastClick: -1, wall: time.Now}
-	for _, s := range paneSpecs {
-		m.panes = append(m.panes, paneEntry{id: s.ID, slot: s.Slot, p: s.New()})
+	m.panes = panes
+	m.ordered = len(o.Panes.Order) > 0
+	for _, p := range panes {
+		d.panes = append(d.panes, p.p)
 	}
 	for _, s := range overlaySpecs {
 		// the user's config may have moved it

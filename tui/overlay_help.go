@@ -38,8 +38,7 @@ func (*helpOverlay) View(d *Data, w, h int) string {
 	fmt.Fprintf(&b, "%s  (%s zoom, %s back; %s moves the focus)\n", d.Styles.Title.Render("Panes"), zk.Help().Key, d.Keys.Back.Help().Key, d.Keys.Focus.Help().Key)
 	b.WriteString(d.Styles.Faint.Render(fmt.Sprintf("  %s/%s scroll the focused pane; in one that does not scroll they move to the next/previous pane (zoomed too)",
 		d.Keys.Down.Help().Key, d.Keys.Up.Help().Key)) + "\n")
-	for i, s := range paneSpecs {
-		p := s.New()
+	for i, p := range d.panes {
 		z := "·"
 		if i < len(zk.Keys()) {
 			z = zk.Keys()[i]
