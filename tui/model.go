@@ -37,7 +37,7 @@ type Options struct {
 	// NoMouse leaves the mouse to the terminal (its own selection).
 	NoMouse bool
 	// Panes hides, orders and adds panes (the config's [panes]).
-	Panes PaneConfig
+	Panes      PaneConfig
 	Thresholds *Thresholds
 	// Now is the start time (tests pin it); zero means time.Now().
 	Now time.Time
