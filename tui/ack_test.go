@@ -21,6 +21,9 @@ func TestAckTopFindingAndSilence(t *testing.T) {
 	if !ok || now.Title == first.Title && now.ID == first.ID && now.Endpoint == first.Endpoint {
 		t.Fatalf("a did not move the top line off %q", first.Title)
 	}
+	if out := screen(t, m, 200, 60); !strings.Contains(out, "WARN "+first.Title+" (ack)") {
+		t.Errorf("the Diagnosis pane does not dim the acknowledged finding:\n%s", out)
+	}
 	fs := m.d.Core.Report().Findings
 	if last := fs[len(fs)-1]; !last.Acked || last.ID != first.ID {
 		t.Errorf("the acknowledged finding is not last and marked: %+v", last)
@@ -48,5 +51,21 @@ func TestAckTopFindingAndSilence(t *testing.T) {
 	}
 	if view := ansi.Strip(m.Render()); !strings.Contains(view, "silenced: "+picked.ID+" until") {
 		t.Errorf("the d list does not name the silence:\n%s", view)
+	}
+}
+
+// With every finding acknowledged the top line says so instead of
+// vanishing.
+func TestAllAcknowledgedIsSaid(t *testing.T) {
+	m := scenario(stressed, 8, true)
+	for range len(m.d.Core.Report().Findings) {
+		m.Update(press("a"))
+	}
+	if _, ok := topFinding(m.d); ok {
+		t.Fatal("a finding is left unacknowledged")
+	}
+	out := screen(t, m, 120, 40)
+	if !strings.Contains(strings.Split(out, "\n")[2], "12 finding(s) open, all acknowledged or silenced (d lists them)") {
+		t.Errorf("the top line does not say every finding is acknowledged:\n%s", out)
 	}
 }

@@ -71,6 +71,13 @@ func (findingsPane) View(d *Data, w, h int) string {
 // findingLine is one finding on one line; a new one is highlighted.
 func findingLine(d *Data, f diagnosis.Finding, w int) string {
 	s := d.Styles
+	if f.Acked || !f.SilencedUntil.IsZero() {
+		word := " (ack)"
+		if !f.Acked {
+			word = " (silenced)"
+		}
+		return s.Faint.Render(f.Severity.Tag() + " " + clip(f.Title, max(1, w-5-len(word))) + word)
+	}
 	title := clip(f.Title, max(1, w-5))
 	if d.Clock().Sub(f.Opened) < newFor {
 		title = s.Highlight.Render(title)

@@ -30,10 +30,14 @@ func topFinding(d *Data) (diagnosis.Finding, bool) {
 // action on a second line (cut only there); nil when no finding is open.
 func topLine(d *Data, w int) []string {
 	f, ok := topFinding(d)
+	s := d.Styles
 	if !ok {
+		if n := len(d.Core.Report().Findings); n > 0 {
+			// all acknowledged or silenced: said, not hidden
+			return []string{fit(s.Faint.Render(fmt.Sprintf(" %d finding(s) open, all acknowledged or silenced (%s lists them)", n, d.Keys.Diagnose.Help().Key)), w)}
+		}
 		return nil
 	}
-	s := d.Styles
 	st := s.Level(sevLevel(f.Severity))
 	more := ""
 	if n := openCount(d) - 1; n > 0 {
