@@ -45,6 +45,9 @@ type Wheeler interface {
 }
 
 func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if len(m.panes) == 0 || m.mode() == modeTooSmall {
+		return nil
+	}
 	ev := msg.Mouse()
 	switch msg.(type) {
 	case tea.MouseClickMsg:
@@ -81,8 +84,8 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 			return m.wheelOverlay(delta)
 		}
 		i := m.paneAt(ev.X, ev.Y)
-		if i < 0 {
-			i = m.focus
+		if i < 0 || i >= len(m.panes) {
+			i = min(m.focus, len(m.panes)-1)
 		}
 		switch s := m.panes[i].p.(type) {
 		case Selector:

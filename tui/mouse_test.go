@@ -82,3 +82,19 @@ func TestMouseClickFocusDoubleClickZoomWheelScrolls(t *testing.T) {
 		t.Errorf("the wheel did not scroll the log view:\n%s", out)
 	}
 }
+
+// Mouse reports anywhere, at any size, before any frame, never panic.
+func TestMouseAnywhere(t *testing.T) {
+	m := scenario(stressed, 8, true)
+	for _, sz := range [][2]int{{0, 0}, {40, 10}, {80, 24}, {200, 60}} {
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		for _, xy := range [][2]int{{-1, -1}, {0, 0}, {5, 3}, {199, 59}, {1000, 1000}} {
+			m.Update(click(xy[0], xy[1]))
+			m.Update(wheel(xy[0], xy[1], true))
+			m.Update(wheel(xy[0], xy[1], false))
+			m.Update(tea.MouseReleaseMsg{X: xy[0], Y: xy[1]})
+			m.Update(tea.MouseMotionMsg{X: xy[0], Y: xy[1]})
+			m.Render()
+		}
+	}
+}
