@@ -53,7 +53,9 @@ func topLine(d *Data, w int) []string {
 		one := strings.TrimSpace(title + " " + action)
 		return []string{fit(tag+st.Render(clip(one, room))+s.Faint.Render(more), w)}
 	}
-	pad := strings.Repeat(" ", width(tag))
+	// the action under the title, indented just enough to read as its
+	// continuation: at 80 columns every cell counts
+	pad := "  "
 	return []string{
 		fit(tag+st.Render(clip(title, room))+s.Faint.Render(more), w),
 		fit(pad+st.Render(clip(action, max(1, w-len(pad)))), w),
