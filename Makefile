@@ -14,7 +14,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run test lint vet fmt-check bench fuzz monitor-cost e2e test-faults engines test-engines test-fleet deps clean
+.PHONY: all build run test lint vet fmt-check bench fuzz monitor-cost e2e e2e-mouse test-faults engines test-engines test-fleet deps clean
 
 all: build
 
@@ -50,8 +50,9 @@ lint: vet fmt-check
 test: deps lint
 	$(GO) test -race -count=1 ./...
 
-bench: deps
+bench: deps build
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+	./scripts/startup.sh
 
 # Every Go fuzz target for FUZZTIME each (default 30s; CI runs 3s each):
 # the Prometheus parser, the adapters' mappings, /slots, Ollama JSON, the SSE
@@ -68,6 +69,11 @@ monitor-cost: build
 # The real terminal: tmux drives the built binary.
 e2e: build
 	./scripts/e2e.sh
+	./scripts/e2e-mouse.sh
+
+# The mouse alone: clicks, a double click and the wheel typed into tmux.
+e2e-mouse: build
+	./scripts/e2e-mouse.sh
 
 # Hostile endpoints (hung, 100 MB, gzip bomb, stalled body, redirect loop):
 # the fault is named right, a key still shows within 1 s, memory stays

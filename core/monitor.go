@@ -52,6 +52,9 @@ type Monitor struct {
 	ver Versions
 
 	open       map[string]diagnosis.Finding
+	acks       map[ackKey]bool      // acknowledged findings, this run of their endpoint
+	silences   map[string]time.Time // rule ID → silenced until
+	ranked     []diagnosis.Finding  // the rules' ranking, before the acknowledged go last
 	preempting map[model.Key]bool
 	buf        []model.Point
 	series     map[model.Key]*diagnosis.SeriesBuf // the rules' series, reused every refresh
@@ -271,6 +274,8 @@ func (m *Monitor) Evaluate(now time.Time) diagnosis.Report {
 	m.evals++
 	m.rep = m.dg.Update(m.input(m.now))
 	m.transitions(m.rep, m.now)
+	m.ranked = m.rep.Findings
+	m.annotate()
 	m.preemptions()
 	m.ver.Report++
 	return m.rep

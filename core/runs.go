@@ -23,6 +23,7 @@ func (m *Monitor) newRun(e *Endpoint, t time.Time, by string, external bool) {
 		}
 		m.closeRunFindings(e, *prev, t)
 	}
+	m.clearAcks(e.URL) // acknowledged for the run it was seen in only
 	n := 1
 	if prev := e.Current(); prev != nil {
 		n = prev.N + 1

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"time"
+
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
@@ -11,6 +13,9 @@ import (
 type Document struct {
 	model.SnapshotJSON
 	Findings []diagnosis.Finding `json:"findings"`
+	// Silenced are the rules a person silenced, with until when (the
+	// screen's d list; see core/ack.go); absent when none.
+	Silenced map[string]time.Time `json:"silenced,omitempty"`
 }
 
 // Snapshot returns the document at the Monitor's clock: one entry per
@@ -52,6 +57,9 @@ func (m *Monitor) Snapshot() Document {
 		snap.GPU = &g
 	}
 	doc := Document{SnapshotJSON: snap, Findings: m.rep.Findings}
+	if sl := m.Silences(); len(sl) > 0 {
+		doc.Silenced = sl
+	}
 	if doc.Findings == nil {
 		doc.Findings = []diagnosis.Finding{}
 	}

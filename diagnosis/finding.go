@@ -83,6 +83,11 @@ type Finding struct {
 	// the rule does not say): at Config.BreachCrit or more the finding
 	// opens after a short hold, not the rule's long one.
 	Breach float64 `json:"breach,omitempty"`
+	// Acked says a person acknowledged the finding for this engine run
+	// (the screen's a key); SilencedUntil, that its rule is silenced until
+	// then. The core sets both; such findings stay listed, ranked last.
+	Acked         bool      `json:"acked,omitempty"`
+	SilencedUntil time.Time `json:"silenced_until,omitzero"`
 }
 
 // Active reports whether the finding is still open.

@@ -56,7 +56,9 @@ echo "e2e-cycle: watching one demo cycle (limit ${LIMIT}s per scenario)"
 while [ $SECONDS -lt $deadline ]; do
 	s=$(screen)
 	head=$(printf '%s\n' "$s" | sed -n 1p)
-	top=$(printf '%s\n' "$s" | sed -n 4p | sed 's/^┃//; s/ *┃$//')
+	# the zoomed diagnosis' first line: under its box's top edge (the
+	# top-finding line(s) under the header move it down)
+	top=$(printf '%s\n' "$s" | awk '/━ 6 Diagnosis/ { getline; print; exit }' | sed 's/^┃//; s/ *┃$//')
 	badge=$(printf '%s' "$head" | grep -o 'SIMULATED · [a-z+-]* [0-9]*:[0-9]*' || true)
 	if [ -z "$badge" ]; then
 		sleep 0.5

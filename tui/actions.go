@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"fmt"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -52,7 +50,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.FocusBack):
 		m.moveFocus(-1)
 	case key.Matches(msg, k.Zoom):
-		m.zoomTo(msg.String())
+		m.zoomTo(msg)
 	case key.Matches(msg, k.Pause):
 		m.togglePause()
 	case key.Matches(msg, k.Slower):
@@ -69,6 +67,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.flash("benchmark: not available in this build")
 	case key.Matches(msg, k.Diagnose):
 		m.flash("full diagnosis list: not available in this build")
+	case key.Matches(msg, k.Ack):
+		if f, ok := topFinding(m.d); ok {
+			toggleAck(m.d, f)
+			m.flash("acknowledged for this run: " + f.Title + " (" + k.Diagnose.Help().Key + " lists it, " + k.Ack.Help().Key + " there takes it back)")
+		} else {
+			m.flash("no finding to acknowledge")
+		}
 	case key.Matches(msg, k.Up):
 		m.scroll(-1)
 	case key.Matches(msg, k.Down):
@@ -129,20 +134,20 @@ func (m *Model) stepWindow(dir int) {
 }
 
 func (m *Model) selectKey(dir int) {
-	n := len(m.d.ModelKeys())
+	n := len(m.d.Choices())
 	if n < 2 {
 		return
 	}
-	m.d.Selected = ((m.d.Selected+dir)%n + n) % n
+	m.d.Selected = ((m.d.selected()+dir)%n + n) % n
 	m.d.invalidate()
 }
 
-func (m *Model) zoomTo(s string) {
-	var slot int
-	fmt.Sscan(s, &slot)
-	for i, p := range m.panes {
-		if p.slot == slot {
-			m.zoom, m.focus = p.id, i
+// zoomTo zooms the pane whose zoom key was pressed: the zoom keys are the
+// panes' in slot order (see zoomKeys).
+func (m *Model) zoomTo(msg tea.KeyPressMsg) {
+	for i, k := range m.d.Keys.Zoom.Keys() {
+		if k == msg.String() && i < len(m.panes) {
+			m.zoom, m.focus = m.panes[i].id, i
 			return
 		}
 	}
@@ -150,6 +155,10 @@ func (m *Model) zoomTo(s string) {
 
 func (m *Model) scroll(delta int) {
 	if m.focus < len(m.panes) {
+		if s, ok := m.panes[m.focus].p.(Selector); ok {
+			s.Select(delta, m.d)
+			return
+		}
 		if s, ok := m.panes[m.focus].p.(Scroller); ok {
 			s.Scroll(delta)
 			return
@@ -173,4 +182,13 @@ func (m *Model) save() tea.Cmd {
 		p, err := save(b)
 		return savedMsg{path: p, err: err}
 	}
+}
+
+// zoomKey is the key that zooms pane i (its help text).
+func (m *Model) zoomKey(i int) string {
+	ks := m.d.Keys.Zoom.Keys()
+	if i < len(ks) {
+		return ks[i]
+	}
+	return "·"
 }

@@ -92,16 +92,16 @@ type benchSavedMsg struct {
 func (*benchOverlay) Title() string { return "Benchmark" }
 
 func (o *benchOverlay) Keys() []key.Binding {
-	b := func(k, h, d string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(h, d)) }
+	k := DefaultKeyMap() // the help and the footer show the user's (KeyMap.Current)
 	switch o.stage {
 	case benchForm:
-		return []key.Binding{b("enter", "enter", "start"), b("j", "j/k", "field"), b("right", "←/→", "change")}
+		return []key.Binding{relabel(k.Confirm, "start"), relabel(k.Down, "field"), relabel(k.Increase, "change")}
 	case benchConfirm:
-		return []key.Binding{b("y", "y", "send the load"), b("n", "n", "back")}
+		return []key.Binding{relabel(k.Yes, "send the load"), relabel(k.No, "back")}
 	case benchRunning:
-		return []key.Binding{b("b", "b/esc", "cancel")}
+		return []key.Binding{relabel(k.Bench, "cancel")}
 	}
-	return []key.Binding{b("enter", "enter", "new run"), b("j", "j/k", "scroll")}
+	return []key.Binding{relabel(k.Confirm, "new run"), relabel(k.Down, "scroll")}
 }
 
 // Open targets the selected endpoint.
@@ -128,55 +128,54 @@ func (o *benchOverlay) Open(d *Data) tea.Cmd {
 const maxHistory = 10
 
 func (o *benchOverlay) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
-	k := msg.String()
+	k := d.Keys
 	switch o.stage {
 	case benchForm:
-		return o.formKey(k, d)
+		return o.formKey(msg, d)
 	case benchConfirm:
-		switch k {
-		case "y", "Y":
+		switch {
+		case key.Matches(msg, k.Yes):
 			return true, o.start()
-		case "n", "N", "esc":
+		case key.Matches(msg, k.No), key.Matches(msg, k.Back):
 			o.stage = benchForm
-			return true, nil
 		}
 		return true, nil
 	case benchRunning:
-		if k == "b" || k == "esc" {
+		if key.Matches(msg, k.Bench) || key.Matches(msg, k.Back) {
 			o.cancel() // the runner aborts the requests in flight and returns what it has
 			return true, nil
 		}
 		return false, nil
 	}
-	switch k {
-	case "enter", "r":
+	switch {
+	case key.Matches(msg, k.Confirm), key.Matches(msg, k.Runs):
 		o.stage, o.top = benchForm, 0
-		return true, nil
-	case "j", "down":
+	case key.Matches(msg, k.Down):
 		o.top++
-		return true, nil
-	case "k", "up":
+	case key.Matches(msg, k.Up):
 		o.top = max(0, o.top-1)
-		return true, nil
+	default:
+		return false, nil
 	}
-	return false, nil
+	return true, nil
 }
 
-func (o *benchOverlay) formKey(k string, d *Data) (bool, tea.Cmd) {
+func (o *benchOverlay) formKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
+	k := d.Keys
 	rows := 1
 	if o.preset == 2 {
 		rows += len(benchChoices)
 	}
-	switch k {
-	case "j", "down", "tab":
+	switch {
+	case key.Matches(msg, k.Down), key.Matches(msg, k.Focus):
 		o.field = (o.field + 1) % rows
-	case "k", "up", "shift+tab":
+	case key.Matches(msg, k.Up), key.Matches(msg, k.FocusBack):
 		o.field = (o.field + rows - 1) % rows
-	case "l", "right", "+":
+	case key.Matches(msg, k.Increase):
 		o.change(1)
-	case "h", "left", "-":
+	case key.Matches(msg, k.Decrease):
 		o.change(-1)
-	case "enter":
+	case key.Matches(msg, k.Confirm):
 		if o.url == "" {
 			return true, nil
 		}

@@ -120,7 +120,7 @@ func (o *benchOverlay) progressView(d *Data, w int) []string {
 		head += " · step " + p.Step
 	}
 	if p.Warmup {
-		return []string{"", head + ": warming up…", fmt.Sprintf("sent %d", p.Sent), "", s.Faint.Render("b/esc cancels")}
+		return []string{"", head + ": warming up…", fmt.Sprintf("sent %d", p.Sent), "", s.Faint.Render(d.Keys.Bench.Help().Key + "/" + d.Keys.Back.Help().Key + " cancels")}
 	}
 	bw := max(10, min(50, w-20))
 	ms := func(v model.Opt) string { return fmtSec(v.Scale(0.001)) }
@@ -129,7 +129,7 @@ func (o *benchOverlay) progressView(d *Data, w int) []string {
 		fmt.Sprintf("%s %3.0f%%  %s", bar(p.Fraction, bw), p.Fraction*100, fmtDur(p.Elapsed)),
 		fmt.Sprintf("done %d   failed %d   in flight %d   sent %d", p.Completed, p.Failed, p.InFlight, p.Sent),
 		fmt.Sprintf("TTFT p50 %s  p99 %s     TPOT p50 %s  p99 %s", ms(p.MedianTTFT), ms(p.P99TTFT), ms(p.MedianTPOT), ms(p.P99TPOT)),
-		"", s.Faint.Render("b/esc cancels: requests in flight are aborted, what finished is kept"),
+		"", s.Faint.Render(d.Keys.Bench.Help().Key + "/" + d.Keys.Back.Help().Key + " cancels: requests in flight are aborted, what finished is kept"),
 	}
 }
 

@@ -32,6 +32,13 @@ import (
 //	quit = ["q", "ctrl+c"]
 //	logs = "L"
 //
+//	mouse = true              # false leaves the mouse to the terminal (its own selection)
+//
+//	[panes]
+//	order = ["diagnosis", "latency"]  # these first, then the others
+//	hide = ["throughput"]
+//	log = true                # the engine log as a pane of the grid
+//
 //	record = true             # record every monitor session (docs/recording.md)
 //	[record]
 //	file_mb = 100             # a new file past this size
@@ -46,6 +53,8 @@ type Config struct {
 	Thresholds Thresholds
 	Keys       KeyMap
 	Record     RecordConfig
+	Panes      PaneConfig
+	NoMouse    bool
 }
 
 // DefaultConfig is the config without a file.
@@ -73,8 +82,8 @@ func ParseConfig(name string, data []byte) (Config, error) {
 				return c, fail("section header %q is missing its ]", line)
 			}
 			section = strings.TrimSpace(line[1 : len(line)-1])
-			if section != "thresholds" && section != "keys" && section != "record" {
-				return c, fail("unknown section [%s] (known: [thresholds], [keys], [record])", section)
+			if section != "thresholds" && section != "keys" && section != "record" && section != "panes" {
+				return c, fail("unknown section [%s] (known: [thresholds], [keys], [record], [panes])", section)
 			}
 			continue
 		}
@@ -91,6 +100,8 @@ func ParseConfig(name string, data []byte) (Config, error) {
 			err = c.setThreshold(k, v)
 		case "record":
 			err = c.Record.set(k, v)
+		case "panes":
+			err = c.Panes.set(k, v)
 		case "keys":
 			var keys []string
 			if keys, err = parseList(v); err == nil {
@@ -166,8 +177,14 @@ func (c *Config) setTop(k, v string) error {
 			return fmt.Errorf("record: want true or false, got %s", v)
 		}
 		c.Record.Enabled = b
+	case "mouse":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("mouse: want true or false, got %s", v)
+		}
+		c.NoMouse = !b
 	default:
-		return fmt.Errorf("unknown setting %q (known: theme, no_color, endpoints, interval, window, record; sections [thresholds], [keys], [record])", k)
+		return fmt.Errorf("unknown setting %q (known: theme, no_color, endpoints, interval, window, record, mouse; sections [thresholds], [keys], [record], [panes])", k)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"time"
 
 	"github.com/llmtop/llmtop/core"
@@ -32,7 +33,8 @@ type Data struct {
 	// when it has the screen.
 	Zoom string
 
-	// Selected indexes ModelKeys() (the endpoint+model on screen).
+	// Selected indexes Choices() (the endpoint+model on screen, or an
+	// endpoint that gave no model yet).
 	Selected int
 
 	// Version increases on every change of data, so a component can cache
@@ -60,6 +62,8 @@ type Data struct {
 	Styles     *Styles
 	Thresholds Thresholds
 	Keys       KeyMap
+	// panes are the panes on this screen, in zoom-key order (help lists them)
+	panes []Pane
 
 	base       model.State // the store's picture of the selected key
 	stateValid bool
@@ -70,7 +74,10 @@ type Data struct {
 	logValid   bool
 	series     map[string]*seriesBuf // per name; the points are reused between changes
 	keys       []model.Key           // ModelKeys, until the data changes
+	choices    []model.Key           // Choices, while choicesValid
 	keysValid  bool
+	// choicesValid is cleared with keysValid
+	choicesValid bool
 }
 
 // seriesBuf is a sparkline read from the store, kept between changes of
@@ -108,21 +115,55 @@ func (d *Data) ModelKeys() []model.Key {
 	if d.keysValid {
 		return d.keys
 	}
-	d.keys, d.keysValid = d.Core.ModelKeys(), true
+	d.keys, d.keysValid, d.choicesValid = d.Core.ModelKeys(), true, false
 	return d.keys
 }
 
-// Key is the endpoint+model on screen; ok is false before any sample.
+// Choices are what h/→ step through: every endpoint+model pair, then every
+// endpoint without one (down, degraded, not scraped yet): each is a choice
+// of its own.
+func (d *Data) Choices() []model.Key {
+	keys := d.ModelKeys()
+	if d.choicesValid {
+		return d.choices
+	}
+	d.choices = append(d.choices[:0], keys...)
+	for _, u := range d.Core.URLs() {
+		if !slices.ContainsFunc(keys, func(k model.Key) bool { return k.Endpoint == u }) {
+			d.choices = append(d.choices, model.Key{Endpoint: u})
+		}
+	}
+	d.choicesValid = true
+	return d.choices
+}
+
+// selected is the index into Choices on screen.
+func (d *Data) selected() int {
+	if n := len(d.Choices()); d.Selected < 0 || d.Selected >= n {
+		return 0
+	}
+	return d.Selected
+}
+
+// SelectedURL is the endpoint on screen ("" when none is watched).
+func (d *Data) SelectedURL() string {
+	if c := d.Choices(); len(c) > 0 {
+		return c[d.selected()].Endpoint
+	}
+	return ""
+}
+
+// Key is the endpoint+model on screen; ok is false before any sample, or
+// when the endpoint chosen has no model.
 func (d *Data) Key() (model.Key, bool) {
 	keys := d.ModelKeys()
-	if len(keys) == 0 {
-		return model.Key{}, false
+	if d.Selected >= 0 && d.Selected < len(keys) {
+		return keys[d.Selected], true // the common case reads no choices
 	}
-	i := d.Selected
-	if i < 0 || i >= len(keys) {
-		i = 0
+	if i := d.selected(); i < len(keys) {
+		return keys[i], true
 	}
-	return keys[i], true
+	return model.Key{}, false
 }
 
 // State is the selected key's state over the window, read from the store
@@ -201,8 +242,8 @@ func (d *Data) Endpoint() *EndpointInfo {
 			return e
 		}
 	}
-	if eps := d.Endpoints(); len(eps) > 0 {
-		if e := d.Info(eps[0]); e != nil && e.Scrapes > 0 {
+	if u := d.SelectedURL(); u != "" {
+		if e := d.Info(u); e != nil && e.Scrapes > 0 {
 			return e
 		}
 	}

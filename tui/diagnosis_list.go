@@ -20,15 +20,30 @@ func init() {
 // (source and window), cause and actions (why, trade-off), then the history
 // of closed ones with their opened and closed times, then what was checked
 // and which inputs were missing.
-type findingsList struct{ top int }
+//
+// The focus keys (tab, shift+tab) pick a finding; the ack key acknowledges
+// it for this run (again: takes it back) and the silence key silences its
+// rule for an hour (again: lifts it). Both stay listed, marked, last.
+type findingsList struct{ top, sel int }
 
 func (*findingsList) Title() string { return "Diagnosis" }
 func (*findingsList) Keys() []key.Binding {
-	return []key.Binding{DefaultKeyMap().Down, DefaultKeyMap().Up}
+	k := DefaultKeyMap()
+	return append(scrollKeys("scroll"), k.Ack, k.Silence)
 }
 
 func (o *findingsList) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
+	fs := d.Core.Report().Findings
+	o.sel = max(0, min(o.sel, len(fs)-1))
 	switch {
+	case key.Matches(msg, d.Keys.Focus):
+		o.sel = min(len(fs)-1, o.sel+1)
+	case key.Matches(msg, d.Keys.FocusBack):
+		o.sel = max(0, o.sel-1)
+	case key.Matches(msg, d.Keys.Ack) && len(fs) > 0:
+		toggleAck(d, fs[o.sel])
+	case key.Matches(msg, d.Keys.Silence) && len(fs) > 0:
+		toggleSilence(d, fs[o.sel])
 	case key.Matches(msg, d.Keys.Down):
 		o.top++
 	case key.Matches(msg, d.Keys.Up):
@@ -41,12 +56,12 @@ func (o *findingsList) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 
 func (o *findingsList) View(d *Data, w, h int) string {
 	c := d.Core
-	out := listLines(d, c.Report(), c.History(), c.Config(), w)
+	out := listLines(d, c.Report(), c.History(), c.Config(), w, o.sel)
 	o.top = min(o.top, max(0, len(out)-h))
 	return lines(out[o.top:], h)
 }
 
-func listLines(d *Data, rep diagnosis.Report, hist []diagnosis.Finding, cfg diagnosis.Config, w int) []string {
+func listLines(d *Data, rep diagnosis.Report, hist []diagnosis.Finding, cfg diagnosis.Config, w, sel int) []string {
 	s := d.Styles
 	wrap := func(prefix, text string) []string {
 		var out []string
@@ -58,15 +73,31 @@ func listLines(d *Data, rep diagnosis.Report, hist []diagnosis.Finding, cfg diag
 		}
 		return out
 	}
-	out := []string{s.Faint.Render(clip(fmt.Sprintf("%d open · SLO TTFT p99 ≤ %s, ITL p99 ≤ %s · window %s · j/k scroll, esc closes",
-		len(rep.Findings), shortDur(cfg.SLOTTFT), shortDur(cfg.SLOITL), shortDur(d.Window)), w)), ""}
+	k := d.Keys
+	out := []string{s.Faint.Render(clip(fmt.Sprintf("%d open · SLO TTFT p99 ≤ %s, ITL p99 ≤ %s · window %s · %s/%s scroll, %s picks, %s acknowledges, %s silences for 1h, %s closes",
+		len(rep.Findings), shortDur(cfg.SLOTTFT), shortDur(cfg.SLOITL), shortDur(d.Window), k.Down.Help().Key, k.Up.Help().Key,
+		k.Focus.Help().Key, k.Ack.Help().Key, k.Silence.Help().Key, k.Back.Help().Key), w)), ""}
+	if n := len(d.Core.Silences()); n > 0 {
+		var ss []string
+		for id, t := range d.Core.Silences() {
+			ss = append(ss, id+" until "+t.Local().Format("15:04"))
+		}
+		out = append(out[:1], s.Faint.Render(clip("silenced: "+strings.Join(sortStrings(ss), ", "), w)), "")
+	}
 	if len(rep.Findings) == 0 {
 		out = append(out, s.OK.Render("No open findings."), "")
 	}
-	for _, f := range rep.Findings {
-		head := s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + s.Title.Render(f.Title)
-		if d.Clock().Sub(f.Opened) < newFor {
-			head = s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + s.Highlight.Render(f.Title)
+	for i, f := range rep.Findings {
+		cur := "  "
+		if i == sel {
+			cur = "▶ "
+		}
+		head := cur + s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + s.Title.Render(f.Title)
+		switch {
+		case f.Acked || !f.SilencedUntil.IsZero():
+			head = cur + s.Faint.Render(f.Severity.Tag()+" "+f.Title+" ("+quietWord(f)+")")
+		case d.Clock().Sub(f.Opened) < newFor:
+			head = cur + s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + s.Highlight.Render(f.Title)
 		}
 		out = append(out, head)
 		out = append(out, s.Faint.Render(clip(fmt.Sprintf("  %s · %s · opened %s (%s ago)", f.ID, nonEmptyStr(f.Endpoint, "all endpoints"),
@@ -129,4 +160,35 @@ func nonEmptyStr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// quietWord says why a finding is dimmed.
+func quietWord(f diagnosis.Finding) string {
+	if f.Acked {
+		return "acknowledged"
+	}
+	return "silenced until " + f.SilencedUntil.Local().Format("15:04")
+}
+
+// silenceFor is how long the silence key silences a rule.
+const silenceFor = time.Hour
+
+func toggleAck(d *Data, f diagnosis.Finding) {
+	if f.Acked {
+		d.Core.Unack(f.Endpoint, f.ID)
+	} else {
+		_ = d.Core.Ack(f.Endpoint, f.ID) // f is open: it is in the report
+	}
+	d.ReportVersion++
+	d.Version++
+}
+
+func toggleSilence(d *Data, f diagnosis.Finding) {
+	until := d.Clock().Add(silenceFor)
+	if !f.SilencedUntil.IsZero() {
+		until = time.Time{}
+	}
+	d.Core.Silence(f.ID, until)
+	d.ReportVersion++
+	d.Version++
 }

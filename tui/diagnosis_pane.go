@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/diagnosis"
 )
@@ -23,8 +24,11 @@ const newFor = 5 * time.Second
 // table it checked and names the inputs it lacked.
 type findingsPane struct{}
 
-func (findingsPane) Title() string       { return "Diagnosis" }
-func (findingsPane) Keys() []key.Binding { return []key.Binding{DefaultKeyMap().Diagnose} }
+func (findingsPane) Title() string { return "Diagnosis" }
+func (findingsPane) Keys() []key.Binding {
+	k := DefaultKeyMap()
+	return []key.Binding{k.Diagnose, relabel(k.Ack, "acknowledge the top finding (this run)")}
+}
 
 func (findingsPane) Height(d *Data, w int) int {
 	rep := d.Core.Report()
@@ -33,7 +37,8 @@ func (findingsPane) Height(d *Data, w int) int {
 		// table, the missing inputs
 		return strings.Count(allClear(d, rep, w, 64), "\n") + 1
 	}
-	return min(14, max(9, len(topLines(d, rep.Findings[0], w))+len(rep.Findings)))
+	// the top finding's wrapped lines, a line for each other, the hint
+	return max(9, len(topLines(d, rep.Findings[0], w))+len(rep.Findings))
 }
 
 func (findingsPane) View(d *Data, w, h int) string {
@@ -44,8 +49,10 @@ func (findingsPane) View(d *Data, w, h int) string {
 	}
 	out := topLines(d, rep.Findings[0], w)
 	rest := rep.Findings[1:]
-	// Keep room for the other findings' one-liners: cut the top's detail.
-	if room := h - len(rest) - 1; len(out) > room && room >= 2 {
+	// The top finding's detail first; the others get at least three lines
+	// (the last "+N more" when they do not fit), so the detail is cut only
+	// when the pane is truly full.
+	if room := h - min(len(rest), 3); len(out) > room && room >= 2 {
 		out = out[:room]
 	}
 	for i, f := range rest {
@@ -64,6 +71,13 @@ func (findingsPane) View(d *Data, w, h int) string {
 // findingLine is one finding on one line; a new one is highlighted.
 func findingLine(d *Data, f diagnosis.Finding, w int) string {
 	s := d.Styles
+	if f.Acked || !f.SilencedUntil.IsZero() {
+		word := " (ack)"
+		if !f.Acked {
+			word = " (silenced)"
+		}
+		return s.Faint.Render(f.Severity.Tag() + " " + clip(f.Title, max(1, w-5-len(word))) + word)
+	}
 	title := clip(f.Title, max(1, w-5))
 	if d.Clock().Sub(f.Opened) < newFor {
 		title = s.Highlight.Render(title)
@@ -80,15 +94,35 @@ func topLines(d *Data, f diagnosis.Finding, w int) []string {
 		if i == 3 {
 			break
 		}
-		out = append(out, s.Faint.Render(clip("  "+e.Text, w)))
+		for _, l := range wrapIndent("  ", "  ", e.Text, w) {
+			out = append(out, s.Faint.Render(l))
+		}
 	}
 	for i, a := range f.Actions {
 		if i == 2 {
 			break
 		}
-		out = append(out, s.Accent.Render(clip("→ "+a.Change, w)))
+		for _, l := range wrapIndent("→ ", "  ", a.Change, w) {
+			out = append(out, s.Accent.Render(l))
+		}
 	}
 	return out
+}
+
+// wrapIndent wraps plain text at word boundaries to w cells, the first
+// line led by first and the others by rest (a word longer than the line
+// is broken).
+func wrapIndent(first, rest, text string, w int) []string {
+	room := max(4, w-ansi.StringWidth(first))
+	ls := wordWrap(text, room)
+	for i := range ls {
+		if i == 0 {
+			ls[i] = first + ls[i]
+		} else {
+			ls[i] = rest + ls[i]
+		}
+	}
+	return ls
 }
 
 // allClear says what was checked: the symptom table, and the inputs that

@@ -21,19 +21,6 @@ func init() {
 	RegisterOverlay(OverlaySpec{ID: "fleet", Key: DefaultKeyMap().Fleet, New: func() Overlay { return &fleetView{sortCol: colName} }})
 }
 
-// fleetKeys are the view's own keys.
-var fleetKeys = struct {
-	Sort, Reverse, Filter, Group, Open, PageDown, PageUp key.Binding
-}{
-	Sort:     key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort by next column")),
-	Reverse:  key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "reverse order")),
-	Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-	Group:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "group by model")),
-	Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open endpoint")),
-	PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
-	PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
-}
-
 // BatchMsg is a whole refresh of a fleet source (Prometheus): its
 // messages are applied together and the rules run once on all of them.
 // Sent one by one, the first endpoint's news would run the rules over a
@@ -66,7 +53,7 @@ func (*fleetView) Title() string { return "Fleet" }
 
 func (v *fleetView) Keys() []key.Binding {
 	k := DefaultKeyMap()
-	return []key.Binding{k.Down, k.Up, fleetKeys.Open, fleetKeys.Sort, fleetKeys.Reverse, fleetKeys.Filter, fleetKeys.Group}
+	return []key.Binding{k.Down, k.Up, relabel(k.Confirm, "open endpoint"), k.Sort, k.Reverse, relabel(k.Search, "filter"), k.Group}
 }
 
 func (v *fleetView) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
@@ -93,11 +80,11 @@ func (v *fleetView) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 		v.sel++
 	case key.Matches(msg, d.Keys.Up):
 		v.sel = max(0, v.sel-1)
-	case key.Matches(msg, fleetKeys.PageDown):
+	case key.Matches(msg, d.Keys.PageDown):
 		v.sel += max(1, v.lastPage)
-	case key.Matches(msg, fleetKeys.PageUp):
+	case key.Matches(msg, d.Keys.PageUp):
 		v.sel = max(0, v.sel-max(1, v.lastPage))
-	case key.Matches(msg, fleetKeys.Sort):
+	case key.Matches(msg, d.Keys.Sort):
 		for i, c := range fleetSortKeys {
 			if c == v.sortCol {
 				v.sortCol = fleetSortKeys[(i+1)%len(fleetSortKeys)]
@@ -107,13 +94,13 @@ func (v *fleetView) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 		// numbers and findings sort worst first
 		v.desc = v.sortCol != colName && v.sortCol != colModel
 		v.arranged = false
-	case key.Matches(msg, fleetKeys.Reverse):
+	case key.Matches(msg, d.Keys.Reverse):
 		v.desc, v.arranged = !v.desc, false
-	case key.Matches(msg, fleetKeys.Group):
+	case key.Matches(msg, d.Keys.Group):
 		v.group, v.arranged = !v.group, false
-	case key.Matches(msg, fleetKeys.Filter):
+	case key.Matches(msg, d.Keys.Search):
 		v.editing = true
-	case key.Matches(msg, fleetKeys.Open):
+	case key.Matches(msg, d.Keys.Confirm):
 		return true, v.open(d)
 	case key.Matches(msg, d.Keys.Back) && v.filter != "":
 		v.filter, v.arranged = "", false

@@ -97,8 +97,8 @@ func TestFleetKeys(t *testing.T) {
 		t.Fatalf("the fleet view is not the first screen:\n%s", view())
 	}
 	// sort: o steps to state, then waiting (worst first)
-	m.Update(press("o"))
-	m.Update(press("o"))
+	m.Update(press(">"))
+	m.Update(press(">"))
 	rows := tableRows(view())
 	if len(rows) == 0 || !strings.Contains(rows[0], "60") {
 		t.Errorf("sorted by waiting, the first row should be a queueing replica:\n%s", strings.Join(rows, "\n"))
@@ -115,19 +115,19 @@ func TestFleetKeys(t *testing.T) {
 		t.Errorf("esc should clear the filter:\n%s", v)
 	}
 	// group by model
-	m.Update(press("g"))
+	m.Update(press("m"))
 	if v := view(); !strings.Contains(v, "▸ llama-3-8b — 7 replicas") || !strings.Contains(v, "▸ qwen2.5-7b — 7 replicas") {
 		t.Errorf("group by model:\n%s", v)
 	}
 	// enter opens the selected replica; esc comes back
-	m.Update(press("g"))
-	m.Update(press("o")) // tpot... step to a known order: name
+	m.Update(press("m"))
+	m.Update(press(">")) // tpot... step to a known order: name
 	for m.overlays[m.fleetIndex()].o.(*fleetView).sortCol != colName {
-		m.Update(press("o"))
+		m.Update(press(">"))
 	}
-	m.Update(press("O")) // name ascending
+	m.Update(press("I")) // name ascending
 	if fv := m.overlays[m.fleetIndex()].o.(*fleetView); fv.desc {
-		m.Update(press("O"))
+		m.Update(press("I"))
 	}
 	m.Update(press("j"))
 	_, cmd := m.Update(press("enter"))

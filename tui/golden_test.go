@@ -77,7 +77,7 @@ func scenario(f func(int) load, nGPU int, hot bool) *Model {
 var sizes = []struct {
 	name string
 	w, h int
-}{{"80x24", 80, 24}, {"120x40", 120, 40}, {"200x60", 200, 60}}
+}{{"80x24", 80, 24}, {"120x40", 120, 40}, {"200x60", 200, 60}, {"250x70", 250, 70}}
 
 func TestGoldenHealthyAndStressed(t *testing.T) {
 	for _, c := range []struct {

@@ -46,6 +46,9 @@ type gpuCols struct {
 	valW   [nCols]int
 }
 
+// wideGPU is the pane width from which bars give up cells for full names.
+const wideGPU = 100
+
 // layoutGPU fits the rows of gs in w cells. Without detail lines the
 // throttle reasons and read errors follow each row, and are given room.
 func layoutGPU(t Thresholds, gs []model.GPU, w int, detail bool) gpuCols {
@@ -87,9 +90,20 @@ func layoutGPU(t Thresholds, gs []model.GPU, w int, detail bool) gpuCols {
 	if !chosen && !fits(0, true) {
 		fits(0, false)
 	}
-	// Room to spare goes to the full names.
-	if lw := min(longW, 16); lw > c.nameW && c.width()+tailW+lw-c.nameW <= w {
-		c.nameW, c.long = lw, true
+	// Room to spare goes to the full names (with a cluster exporter's
+	// host and pod), up to a quarter of the width: whole where they fit,
+	// the bars of a wide pane giving up cells for them down to half their
+	// widest.
+	if lw := min(longW, max(16, w/4)); lw > c.nameW {
+		bw := c.barW
+		for w >= wideGPU && c.barW > max(minBar, maxBar/2) && c.width()+tailW+lw-c.nameW > w {
+			c.barW--
+		}
+		if c.width()+tailW+lw-c.nameW <= w {
+			c.nameW, c.long = lw, true
+		} else {
+			c.barW = bw
+		}
 	}
 	return c
 }

@@ -122,13 +122,10 @@ func endpointLine(d *Data, e *EndpointInfo) string {
 		return s.Faint.Render("no endpoint")
 	}
 	var b strings.Builder
-	url := d.Endpoints()[0]
-	if e != nil {
-		url = e.URL
-	}
+	url := d.SelectedURL()
 	b.WriteString(s.Accent.Render(url))
-	if keys := d.ModelKeys(); len(keys) > 1 {
-		b.WriteString(s.Faint.Render(fmt.Sprintf("  [%d/%d h/→]", d.Selected+1, len(keys))))
+	if c := d.Choices(); len(c) > 1 {
+		b.WriteString(s.Faint.Render(fmt.Sprintf("  [%d/%d %s/%s]", d.selected()+1, len(c), d.Keys.PrevEndpoint.Keys()[0], d.Keys.NextEndpoint.Help().Key)))
 	}
 	if len(d.Endpoints()) > 1 {
 		others := []string{}
@@ -137,7 +134,7 @@ func endpointLine(d *Data, e *EndpointInfo) string {
 			n-- // the one on screen
 		}
 		for _, u := range d.Endpoints() {
-			if e != nil && u == e.URL {
+			if u == url {
 				continue
 			}
 			if len(others) == maxAlso {

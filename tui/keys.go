@@ -2,20 +2,31 @@ package tui
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"charm.land/bubbles/v2/key"
 )
 
-// KeyMap is every global key. Panes and overlays list their own keys
-// (Pane.Keys, Overlay.Keys); the help screen shows both.
+// KeyMap is every key of the program: the global ones, the panes', the
+// overlays' (the log view's, the bench form's) and the zoom keys. Nothing
+// else compares key strings, so a [keys] rebinding in the config moves a
+// key everywhere it is used and shown (help, footer, tab bar).
+//
+// A new key is a field here and its default in DefaultKeyMap: its config
+// name is the field's name in snake case (PrevEndpoint: prev_endpoint),
+// and an overlay registered with Key: DefaultKeyMap().X opens on the
+// user's X.
 //
 // l opens the log view, so the hjkl family is j/k (move focus, scroll) and
 // h/← → (previous/next endpoint): l is not "right" here.
 type KeyMap struct {
 	Help, Quit, Back                     key.Binding
 	Focus, FocusBack                     key.Binding
-	Zoom                                 key.Binding // 1–7, one help line
+	Zoom                                 key.Binding // one key per registered pane, in slot order
 	Pause, Slower, Faster                key.Binding
 	WindowPrev, WindowNext               key.Binding
 	Explain, Save, Bench, Logs, Diagnose key.Binding
@@ -23,6 +34,16 @@ type KeyMap struct {
 	Probe                                key.Binding // the behaviour probe (tui/overlay_probe.go)
 	Up, Down, PrevEndpoint, NextEndpoint key.Binding
 	Fleet                                key.Binding // the fleet table (tui/fleet.go)
+	// The fleet table (htop's keys where it has them).
+	Sort, Reverse, Group key.Binding
+	// Findings: acknowledge the selected one, silence its rule.
+	Ack, Silence key.Binding
+	// Long views (the log view, lists).
+	PageUp, PageDown, Top, Bottom key.Binding
+	// The log view.
+	Follow, Search, NextMatch, PrevMatch, Wrap key.Binding
+	// Forms (the benchmark): confirm, answer, change a value.
+	Confirm, Yes, No, Increase, Decrease key.Binding
 }
 
 // DefaultKeyMap is the keymap without user overrides.
@@ -36,7 +57,7 @@ func DefaultKeyMap() KeyMap {
 		Back:         b([]string{"esc"}, "esc", "back"),
 		Focus:        b([]string{"tab"}, "tab", "next pane"),
 		FocusBack:    b([]string{"shift+tab"}, "shift+tab", "previous pane"),
-		Zoom:         b([]string{"1", "2", "3", "4", "5", "6", "7"}, "1-7", "zoom pane"),
+		Zoom:         b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "zoom pane"),
 		Pause:        b([]string{"p", "space"}, "p/space", "pause"),
 		Slower:       b([]string{"+", "="}, "+", "longer interval"),
 		Faster:       b([]string{"-", "_"}, "-", "shorter interval"),
@@ -54,15 +75,57 @@ func DefaultKeyMap() KeyMap {
 		PrevEndpoint: b([]string{"h", "left"}, "h/←", "previous endpoint"),
 		NextEndpoint: b([]string{"right"}, "→", "next endpoint"),
 		Fleet:        b([]string{"f"}, "f", "fleet: every endpoint"),
+		Sort:         b([]string{">"}, ">", "sort by next column"),
+		Reverse:      b([]string{"I"}, "I", "invert the order"),
+		Group:        b([]string{"m"}, "m", "group by model"),
+		Ack:          b([]string{"a"}, "a", "acknowledge the finding (this run)"),
+		Silence:      b([]string{"S"}, "S", "silence the finding's rule for an hour"),
+		PageUp:       b([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown:     b([]string{"pgdown", "ctrl+f"}, "pgdn", "page down"),
+		Top:          b([]string{"g", "home"}, "g", "oldest / top"),
+		Bottom:       b([]string{"G", "end"}, "G", "newest / bottom"),
+		Follow:       b([]string{"F"}, "F", "follow on/off"), // less's F; f is the fleet
+		Search:       b([]string{"/"}, "/", "search"),
+		NextMatch:    b([]string{"n"}, "n", "next match"),
+		PrevMatch:    b([]string{"N"}, "N", "previous match"),
+		Wrap:         b([]string{"w"}, "w", "wrap long lines"),
+		Confirm:      b([]string{"enter"}, "enter", "start / confirm"),
+		Yes:          b([]string{"y", "Y"}, "y", "yes"),
+		No:           b([]string{"n", "N"}, "n", "no"),
+		Increase:     b([]string{"l", "right", "+"}, "→", "next value"),
+		Decrease:     b([]string{"h", "left", "-"}, "←", "previous value"),
 	}
+}
+
+// zoomKeys is the zoom binding for n panes: unless the config rebound it,
+// the digits 1 to n (at most 9); the i-th key zooms the i-th pane in the
+// screen's order (the registered slots' order unless the config's [panes]
+// changed it).
+func zoomKeys(z key.Binding, n int) key.Binding {
+	if !slices.Equal(z.Keys(), DefaultKeyMap().Zoom.Keys()) {
+		return z
+	}
+	var ks []string
+	for i := 1; i <= min(n, 9); i++ {
+		ks = append(ks, strconv.Itoa(i))
+	}
+	if len(ks) == 0 {
+		return z
+	}
+	h := ks[0]
+	if len(ks) > 1 {
+		h += "-" + ks[len(ks)-1]
+	}
+	return key.NewBinding(key.WithKeys(ks...), key.WithHelp(h, z.Help().Desc))
 }
 
 // ShortHelp is the footer line.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Help, k.Focus, k.Zoom, k.Pause, k.Logs, k.Explain, k.Quit}
+	return []key.Binding{k.Help, k.Focus, k.Zoom, k.Pause, k.Logs, k.Diagnose, k.Explain, k.Quit}
 }
 
-// FullHelp groups every key for the help screen.
+// FullHelp groups the global keys for the help screen (the panes' and
+// screens' own keys follow them there).
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Help, k.Quit, k.Back, k.Focus, k.FocusBack, k.Zoom},
@@ -72,23 +135,41 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
-// bindings maps config names to the bindings they override.
+// bindings maps config names (the fields' names in snake case) to the
+// bindings they override.
 func (k *KeyMap) bindings() map[string]*key.Binding {
-	return map[string]*key.Binding{
-		"help": &k.Help, "quit": &k.Quit, "back": &k.Back, "focus": &k.Focus, "focus_back": &k.FocusBack,
-		"pause": &k.Pause, "slower": &k.Slower, "faster": &k.Faster,
-		"window_prev": &k.WindowPrev, "window_next": &k.WindowNext, "explain": &k.Explain,
-		"save": &k.Save, "bench": &k.Bench, "logs": &k.Logs, "diagnose": &k.Diagnose, "runs": &k.Runs, "probe": &k.Probe,
-		"up": &k.Up, "down": &k.Down, "prev_endpoint": &k.PrevEndpoint, "next_endpoint": &k.NextEndpoint, "fleet": &k.Fleet,
+	v := reflect.ValueOf(k).Elem()
+	t := v.Type()
+	out := make(map[string]*key.Binding, t.NumField())
+	for i := range t.NumField() {
+		if b, ok := v.Field(i).Addr().Interface().(*key.Binding); ok {
+			out[snake(t.Field(i).Name)] = b
+		}
 	}
+	return out
+}
+
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Rebind sets the keys of the binding named name (a config [keys] entry).
 func (k *KeyMap) Rebind(name string, keys []string) error {
-	b, ok := k.bindings()[name]
+	bs := k.bindings()
+	b, ok := bs[name]
 	if !ok {
-		names := make([]string, 0, 20)
-		for n := range k.bindings() {
+		names := make([]string, 0, len(bs))
+		for n := range bs {
 			names = append(names, n)
 		}
 		return fmt.Errorf("unknown key action %q (one of: %s)", name, strings.Join(sortStrings(names), ", "))
@@ -102,26 +183,42 @@ func (k *KeyMap) Rebind(name string, keys []string) error {
 	return nil
 }
 
-// overlayKey is the keymap's binding for an overlay registered under id,
-// so that a [keys] rebinding in the config moves the overlay too.
-func (k KeyMap) overlayKey(id string) (key.Binding, bool) {
-	switch id {
-	case "help":
-		return k.Help, true
-	case "logs":
-		return k.Logs, true
-	case "explain":
-		return k.Explain, true
-	case "bench":
-		return k.Bench, true
-	case "diagnosis", "diagnose":
-		return k.Diagnose, true
-	case "runs":
-		return k.Runs, true
-	case "probe":
-		return k.Probe, true
-	case "fleet":
-		return k.Fleet, true
+// Current is the user's binding for def, a binding of DefaultKeyMap (what
+// a pane or an overlay lists, or registers its overlay under), keeping
+// def's description (a pane may say what the key does there: relabel);
+// def itself when it is none of them.
+func (k KeyMap) Current(def key.Binding) key.Binding {
+	dv, kv := reflect.ValueOf(DefaultKeyMap()), reflect.ValueOf(k)
+	for i := range dv.NumField() {
+		b, ok := dv.Field(i).Interface().(key.Binding)
+		if !ok || !slices.Equal(b.Keys(), def.Keys()) || b.Help().Key != def.Help().Key {
+			continue
+		}
+		u := kv.Field(i).Interface().(key.Binding)
+		u.SetHelp(u.Help().Key, def.Help().Desc)
+		return u
 	}
-	return key.Binding{}, false
+	return def
+}
+
+// scrollKeys are the down and up keys described for a view that scrolls
+// what ("events", "GPUs").
+func scrollKeys(what string) []key.Binding {
+	k := DefaultKeyMap()
+	return []key.Binding{relabel(k.Down, what+" down"), relabel(k.Up, what+" up")}
+}
+
+// relabel is b described for one place ("field" for j/k in a form).
+func relabel(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
+// currentAll maps Current over bs.
+func (k KeyMap) currentAll(bs []key.Binding) []key.Binding {
+	out := make([]key.Binding, len(bs))
+	for i, b := range bs {
+		out[i] = k.Current(b)
+	}
+	return out
 }

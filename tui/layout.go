@@ -18,16 +18,6 @@ const (
 	minH      = 15
 )
 
-// Column tables by pane ID; panes registered with other IDs join the
-// shortest column.
-var (
-	threeCols = [][]string{{"latency", "throughput"}, {"scheduler", "gpu"}, {"diagnosis", "events"}}
-	twoCols   = [][]string{{"latency", "throughput", "scheduler"}, {"gpu", "diagnosis", "events"}}
-)
-
-// gridOnlyInZoom are panes too detailed for the grid (reached by zoom or tab).
-var gridOnlyInZoom = map[string]bool{"endpoints": true}
-
 // mode is the current layout.
 type mode int
 
@@ -49,42 +39,6 @@ func (m *Model) mode() mode {
 	default:
 		return modeTabs
 	}
-}
-
-// columns returns the grid's panes (indexes into m.panes) per column.
-func (m *Model) columns() [][]int {
-	var table [][]string
-	switch m.mode() {
-	case modeThree:
-		table = threeCols
-	case modeTwo:
-		table = twoCols
-	default:
-		return nil
-	}
-	cols := make([][]int, len(table))
-	placed := map[int]bool{}
-	for c, ids := range table {
-		for _, id := range ids {
-			if i := m.paneIndex(id); i >= 0 {
-				cols[c] = append(cols[c], i)
-				placed[i] = true
-			}
-		}
-	}
-	for i, p := range m.panes {
-		if placed[i] || gridOnlyInZoom[p.id] {
-			continue
-		}
-		short := 0
-		for c := range cols {
-			if len(cols[c]) < len(cols[short]) {
-				short = c
-			}
-		}
-		cols[short] = append(cols[short], i)
-	}
-	return cols
 }
 
 func (m *Model) paneIndex(id string) int {
@@ -140,6 +94,9 @@ func (m *Model) View() tea.View {
 	}
 	v := tea.NewView(m.lastFrame)
 	v.AltScreen = true
+	if !m.opts.NoMouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	v.WindowTitle = "llmtop"
 	return v
 }
@@ -157,12 +114,15 @@ func (m *Model) Render() string {
 	var b strings.Builder
 	b.Grow(w * h * 2)
 	head := renderHeader(m.d, w)
+	head = append(head, topLine(m.d, w)...)
 	footer := m.footer(w)
 	body := h - len(head) - 1
 	for _, l := range head {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
+	top := len(head)
+	m.hits = m.hits[:0]
 	var lines []string
 	switch {
 	case m.overlay >= 0:
@@ -170,12 +130,14 @@ func (m *Model) Render() string {
 		lines = box(m.d.Styles, o.o.Title(), o.o.View(m.d, w-2, body-2), w, body, true)
 	case m.zoom != "":
 		i := m.paneIndex(m.zoom)
+		m.hit(i, 0, top, w, body)
 		lines = m.paneBox(i, w, body, true)
 	case m.mode() == modeTabs:
-		lines = append(lines, m.tabs(w))
+		lines = append(lines, m.tabs(w, top))
+		m.hit(m.focus, 0, top+1, w, body-1)
 		lines = append(lines, m.paneBox(m.focus, w, body-1, false)...)
 	default:
-		lines = m.grid(w, body)
+		lines = m.grid(w, body, top)
 	}
 	for _, l := range lines {
 		b.WriteString(l)
@@ -193,95 +155,52 @@ func tooSmall(w, h int) string {
 	return strings.Join(padLines(strings.Split(ansi.Wrap(msg, w, " "), "\n"), w, h), "\n")
 }
 
-// grid lays the columns side by side; each column shares its height among
-// its panes by their wishes, the last pane taking what is left.
-func (m *Model) grid(w, h int) []string {
-	cols := m.columns()
-	n := len(cols)
-	out := make([]string, h)
-	x := 0
-	for c, col := range cols {
-		cw := w / n
-		if c == n-1 {
-			cw = w - x
-		}
-		x += cw
-		lines := m.column(col, cw, h)
-		for i := range out {
-			out[i] += lines[i]
-		}
-	}
-	return out
-}
-
-func (m *Model) column(col []int, w, h int) []string {
-	if len(col) == 0 {
-		return padLines(nil, w, h)
-	}
-	hs := make([]int, len(col))
-	total := 0
-	for i, pi := range col {
-		hs[i] = max(3, m.paneHeight(pi, w-2)+2)
-		total += hs[i]
-	}
-	for total > h { // shrink the tallest until it fits
-		t := 0
-		for i := range hs {
-			if hs[i] > hs[t] {
-				t = i
-			}
-		}
-		if hs[t] <= 3 {
-			break
-		}
-		hs[t]--
-		total--
-	}
-	if extra := h - total; extra > 0 { // share what is left evenly
-		for i := range hs {
-			hs[i] += extra / len(hs)
-		}
-		hs[len(hs)-1] += extra % len(hs)
-	}
-	var lines []string
-	for i, pi := range col {
-		if hs[i] <= 0 {
-			continue
-		}
-		lines = append(lines, m.paneBox(pi, w, hs[i], pi == m.focus && m.zoom == "")...)
-	}
-	// the boxes are exactly w wide already: only the count needs fixing
-	blank := strings.Repeat(" ", max(0, w))
-	for len(lines) < h {
-		lines = append(lines, blank)
-	}
-	return lines[:h]
-}
-
 // tabs is the compact layout's tab bar; the shown pane is bracketed (and
 // highlighted), so it reads without colour too.
-func (m *Model) tabs(w int) string {
+func (m *Model) tabs(w, y int) string {
 	s := m.d.Styles
+	// A pane holding a warning carries "!" (in its level's colour), so
+	// the mark reads without colour too.
+	mark := func(i int) (Level, string) {
+		if a, ok := m.panes[i].p.(Alerter); ok {
+			if lvl, word := a.Alert(m.d); word != "" {
+				return lvl, "!"
+			}
+		}
+		return LevelNone, ""
+	}
 	label := func(i int, short bool) string {
 		t := m.panes[i].p.Title()
 		if short {
 			t = clip(t, 4)
 		}
+		_, bang := mark(i)
 		if i == m.focus {
-			return fmt.Sprintf("[%d %s]", m.panes[i].slot, t)
+			return fmt.Sprintf("[%s %s%s]", m.zoomKey(i), t, bang)
 		}
-		return fmt.Sprintf(" %d %s", m.panes[i].slot, t)
+		return fmt.Sprintf(" %s %s%s", m.zoomKey(i), t, bang)
 	}
 	width := 0
 	for i := range m.panes {
-		width += len(label(i, false))
+		width += ansi.StringWidth(label(i, false))
 	}
 	var b strings.Builder
+	x := 0
 	for i := range m.panes {
 		l := label(i, width > w)
-		if i == m.focus {
+		m.hit(i, x, y, ansi.StringWidth(l), 1)
+		x += ansi.StringWidth(l)
+		lvl, bang := mark(i)
+		switch {
+		case bang != "":
+			st := s.Level(lvl).Bold(true)
+			if i == m.focus {
+				st = st.Reverse(true)
+			}
+			b.WriteString(st.Render(l))
+		case i == m.focus:
 			b.WriteString(s.Highlight.Bold(true).Render(l))
-		} else {
+		default:
 			b.WriteString(s.Faint.Render(l))
 		}
 	}
@@ -294,7 +213,7 @@ func (m *Model) footer(w int) string {
 		return fit(s.Accent.Render(m.status), w)
 	}
 	if m.overlay >= 0 {
-		return fit(m.help.ShortHelpView(append(m.overlays[m.overlay].o.Keys(), m.d.Keys.Back, m.d.Keys.Quit)), w)
+		return fit(m.help.ShortHelpView(append(m.d.Keys.currentAll(m.overlays[m.overlay].o.Keys()), m.d.Keys.Back, m.d.Keys.Quit)), w)
 	}
 	return fit(m.help.ShortHelpView(m.d.Keys.ShortHelp()), w)
 }

@@ -28,7 +28,12 @@ func (m *Model) paneBox(i, w, h int, focused bool) []string {
 	if p.cached != nil && p.key == k {
 		return p.cached
 	}
-	title := fmt.Sprintf("%d %s", p.slot, p.p.Title())
+	title := fmt.Sprintf("%s %s", m.zoomKey(i), p.p.Title())
+	if a, ok := p.p.(Alerter); ok {
+		if _, word := a.Alert(m.d); word != "" {
+			title += " · " + word
+		}
+	}
 	p.cached, p.key = box(m.d.Styles, title, p.p.View(m.d, w-2, h-2), w, h, focused), k
 	return p.cached
 }

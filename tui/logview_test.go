@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -39,9 +40,9 @@ func TestLogRingBoundedAndSearch(t *testing.T) {
 	if m.d.Logs.At(lv.match).Text != "ERROR boom e" {
 		t.Fatal("n lost the match")
 	}
-	m.Update(press("f"))
+	m.Update(press("F"))
 	if !lv.follow {
-		t.Fatal("f did not follow")
+		t.Fatal("F did not follow")
 	}
 	m.Update(press("esc")) // clears the search
 	m.Update(press("esc")) // closes
@@ -103,5 +104,31 @@ func TestLogLinesBatch(t *testing.T) {
 	m.Update(press("p"))
 	if m.d.Logs.Len() != 6 {
 		t.Fatalf("resumed: ring %d, want the queued batch applied (6)", m.d.Logs.Len())
+	}
+}
+
+// w wraps long lines at word boundaries, not mid-word.
+func TestLogViewWrapsAtWords(t *testing.T) {
+	m := newTestModel()
+	line := "INFO 11-24 10:00:00 [engine.py:123] Avg prompt throughput: 1234.5 tokens/s, Avg generation throughput: 98.7 tokens/s, Running: 12 reqs, Waiting: 3 reqs"
+	m.Update(model.LogLine{Endpoint: testURL, Time: t0, Text: line})
+	v := &logView{follow: true, match: -1, wrap: true}
+	rows := v.rows(m.d, 0, 40)
+	if len(rows) < 4 {
+		t.Fatalf("not wrapped: %q", rows)
+	}
+	words := map[string]bool{}
+	for _, w := range strings.Fields(line) {
+		words[w] = true
+	}
+	for _, r := range rows {
+		if ansi.StringWidth(r) > 40 {
+			t.Errorf("row wider than 40: %q", r)
+		}
+		for _, w := range strings.Fields(r) {
+			if !words[w] {
+				t.Errorf("a word was cut: %q in row %q", w, r)
+			}
+		}
 	}
 }

@@ -31,9 +31,13 @@ type Options struct {
 	Save func(data []byte) (string, error)
 	// Theme is "auto" (ask the terminal, without waiting), "dark", "light"
 	// or "mono"; NoColor drops colour whatever the theme.
-	Theme      string
-	NoColor    bool
-	Keys       *KeyMap
+	Theme   string
+	NoColor bool
+	Keys    *KeyMap
+	// NoMouse leaves the mouse to the terminal (its own selection).
+	NoMouse bool
+	// Panes hides, orders and adds panes (the config's [panes]).
+	Panes      PaneConfig
 	Thresholds *Thresholds
 	// Now is the start time (tests pin it); zero means time.Now().
 	Now time.Time
@@ -140,6 +144,15 @@ type Model struct {
 	// frameDelay later; any other message draws at once.
 	hold, framePending bool
 	lastFrame          string
+	// the mouse: where each pane was drawn in the last frame, and the
+	// last click (for double clicks, timed by wall)
+	hits        []hitRect
+	lastClick   int
+	lastClickAt time.Time
+	wall        func() time.Time
+	// ordered: the config ordered the panes, so the grid follows that
+	// order rather than its column tables
+	ordered bool
 }
 
 // frameDelay is how long data messages are gathered into one frame: one
@@ -164,6 +177,8 @@ func New(o Options) *Model {
 	if o.Keys != nil {
 		keys = *o.Keys
 	}
+	panes := o.Panes.arrange()
+	keys.Zoom = zoomKeys(keys.Zoom, len(panes))
 	th := DefaultThresholds
 	if o.Thresholds != nil {
 		th = *o.Thresholds
@@ -183,16 +198,16 @@ func New(o Options) *Model {
 	for n, e := range o.Sources {
 		d.Sources[n] = e
 	}
-	m := &Model{d: d, opts: o, overlay: -1, help: help.New(), themeForced: o.Theme != "" && o.Theme != "auto"}
-	for _, s := range paneSpecs {
-		m.panes = append(m.panes, paneEntry{id: s.ID, slot: s.Slot, p: s.New()})
+	m := &Model{d: d, opts: o, overlay: -1, help: help.New(), themeForced: o.Theme != "" && o.Theme != "auto",
+		lastClick: -1, wall: time.Now}
+	m.panes = panes
+	m.ordered = len(o.Panes.Order) > 0
+	for _, p := range panes {
+		d.panes = append(d.panes, p.p)
 	}
 	for _, s := range overlaySpecs {
-		k := s.Key
-		if b, ok := keys.overlayKey(s.ID); ok {
-			k = b // the user's config may have moved it
-		}
-		m.overlays = append(m.overlays, overlayEntry{id: s.ID, key: k, o: s.New()})
+		// the user's config may have moved it
+		m.overlays = append(m.overlays, overlayEntry{id: s.ID, key: keys.Current(s.Key), o: s.New()})
 	}
 	m.restyle()
 	m.fleetStart(o)
@@ -262,6 +277,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tick()
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.MouseMsg:
+		if m.opts.NoMouse {
+			return m, nil
+		}
+		return m, m.mouse(msg)
 	case savedMsg:
 		if msg.err != nil {
 			m.flash("snapshot not saved: " + msg.err.Error())

@@ -21,7 +21,7 @@ type explainOverlay struct{ top int }
 
 func (*explainOverlay) Title() string { return "Explain" }
 func (*explainOverlay) Keys() []key.Binding {
-	return []key.Binding{DefaultKeyMap().Down, DefaultKeyMap().Up}
+	return scrollKeys("scroll")
 }
 
 func (o *explainOverlay) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -33,36 +34,49 @@ func (*helpOverlay) View(d *Data, w, h int) string {
 	b.WriteString(d.Styles.Title.Render("Keys") + "\n\n")
 	b.WriteString(hm.FullHelpView(d.Keys.FullHelp()))
 	b.WriteString("\n\n")
-	b.WriteString(d.Styles.Title.Render("Panes") + "  (1–7 zoom, esc back; tab moves the focus)\n")
-	for _, s := range paneSpecs {
-		p := s.New()
-		line := "  " + string(rune('0'+s.Slot)) + " " + p.Title()
+	zk := d.Keys.Zoom
+	fmt.Fprintf(&b, "%s  (%s zoom, %s back; %s moves the focus)\n", d.Styles.Title.Render("Panes"), zk.Help().Key, d.Keys.Back.Help().Key, d.Keys.Focus.Help().Key)
+	b.WriteString(d.Styles.Faint.Render(fmt.Sprintf("  %s/%s scroll the focused pane; in one that does not scroll they move to the next/previous pane (zoomed too)",
+		d.Keys.Down.Help().Key, d.Keys.Up.Help().Key)) + "\n")
+	for i, p := range d.panes {
+		z := "·"
+		if i < len(zk.Keys()) {
+			z = zk.Keys()[i]
+		}
+		line := "  " + z + " " + p.Title()
 		var ks []string
-		for _, k := range p.Keys() {
+		for _, k := range d.Keys.currentAll(p.Keys()) {
 			ks = append(ks, k.Help().Key+" "+k.Help().Desc)
 		}
-		if len(ks) > 0 {
-			line += d.Styles.Faint.Render(" — " + strings.Join(ks, ", "))
-		}
-		b.WriteString(line + "\n")
+		writeKeysLine(&b, d, line, ks, w)
 	}
 	b.WriteString("\n" + d.Styles.Title.Render("Screens") + "\n")
 	for _, s := range overlaySpecs {
 		o := s.New()
-		k := s.Key
-		if b, ok := d.Keys.overlayKey(s.ID); ok {
-			k = b
-		}
+		k := d.Keys.Current(s.Key)
 		line := "  " + k.Help().Key + " " + o.Title()
 		var ks []string
-		for _, k := range o.Keys() {
+		for _, k := range d.Keys.currentAll(o.Keys()) {
 			ks = append(ks, k.Help().Key+" "+k.Help().Desc)
 		}
-		if len(ks) > 0 {
-			line += d.Styles.Faint.Render(" — " + strings.Join(ks, ", "))
-		}
-		b.WriteString(line + "\n")
+		writeKeysLine(&b, d, line, ks, w)
 	}
 	b.WriteString(d.Styles.Faint.Render("\nMissing values show --. ≈ marks percentiles estimated from histogram buckets over the window shown.\nRed/yellow follow the thresholds (config: $XDG_CONFIG_HOME/llmtop/config.toml)."))
 	return b.String()
+}
+
+// writeKeysLine writes what, then its keys, wrapped at spaces under it.
+func writeKeysLine(b *strings.Builder, d *Data, what string, ks []string, w int) {
+	if len(ks) == 0 {
+		b.WriteString(what + "\n")
+		return
+	}
+	for i, l := range wrapIndent(what+" — ", "      ", strings.Join(ks, ", "), w) {
+		if i == 0 {
+			l = what + d.Styles.Faint.Render(strings.TrimPrefix(l, what))
+		} else {
+			l = d.Styles.Faint.Render(l)
+		}
+		b.WriteString(l + "\n")
+	}
 }

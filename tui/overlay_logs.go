@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	RegisterOverlay(OverlaySpec{ID: "logs", Key: DefaultKeyMap().Logs, New: func() Overlay { return &logView{follow: true, match: -1, keys: logKeys()} }})
+	RegisterOverlay(OverlaySpec{ID: "logs", Key: DefaultKeyMap().Logs, New: func() Overlay { return &logView{follow: true, match: -1} }})
 }
 
 // logView is the full engine log: scroll, follow, / search with n/N,
@@ -25,45 +25,23 @@ type logView struct {
 	query     string
 	input     string
 	lastH     int
-	keys      logKeyMap
-}
-
-// logKeyMap is the log view's own keys.
-type logKeyMap struct {
-	Follow, Search, Next, Prev, Top, Bottom, PgUp, PgDn, Wrap key.Binding
-}
-
-// logKeys returns the log view's keys (built each time: no package-level
-// state in tui).
-func logKeys() logKeyMap {
-	return logKeyMap{
-		Wrap:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "wrap long lines")),
-		Follow: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow on/off")),
-		Search: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
-		Next:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
-		Prev:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
-		Top:    key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "oldest")),
-		Bottom: key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "newest")),
-		PgUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		PgDn:   key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
-	}
 }
 
 func (*logView) Title() string { return "Log" }
 func (*logView) Keys() []key.Binding {
-	k := logKeys()
-	return []key.Binding{k.Follow, k.Search, k.Next, k.Prev, k.Wrap, k.Top, k.Bottom, k.PgUp}
+	k := DefaultKeyMap() // the help and the footer show the user's (KeyMap.Current)
+	return []key.Binding{k.Follow, k.Search, k.NextMatch, k.PrevMatch, k.Wrap, k.Top, k.Bottom, k.PageUp, k.PageDown}
 }
 
 func (v *logView) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 	if v.searching {
-		switch msg.String() {
-		case "enter":
+		switch {
+		case key.Matches(msg, d.Keys.Confirm):
 			v.searching, v.query = false, v.input
 			v.find(d, 1, true)
-		case "esc":
+		case key.Matches(msg, d.Keys.Back):
 			v.searching = false
-		case "backspace":
+		case msg.Code == tea.KeyBackspace: // text editing, not a command
 			if r := []rune(v.input); len(r) > 0 {
 				v.input = string(r[:len(r)-1])
 			}
@@ -75,33 +53,34 @@ func (v *logView) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 		return true, nil
 	}
 	page := max(1, v.lastH-1)
+	k := d.Keys
 	switch {
-	case key.Matches(msg, v.keys.Search):
+	case key.Matches(msg, k.Search):
 		v.searching, v.input = true, ""
-	case key.Matches(msg, v.keys.Wrap):
+	case key.Matches(msg, k.Wrap):
 		v.wrap = !v.wrap
-	case key.Matches(msg, v.keys.Follow):
+	case key.Matches(msg, k.Follow):
 		v.follow = !v.follow
 		if !v.follow {
 			v.top = max(0, d.Logs.Len()-page)
 		}
-	case key.Matches(msg, v.keys.Next):
+	case key.Matches(msg, k.NextMatch):
 		v.find(d, 1, false)
-	case key.Matches(msg, v.keys.Prev):
+	case key.Matches(msg, k.PrevMatch):
 		v.find(d, -1, false)
-	case key.Matches(msg, d.Keys.Up):
+	case key.Matches(msg, k.Up):
 		v.move(d, -1)
-	case key.Matches(msg, d.Keys.Down):
+	case key.Matches(msg, k.Down):
 		v.move(d, 1)
-	case key.Matches(msg, v.keys.PgUp):
+	case key.Matches(msg, k.PageUp):
 		v.move(d, -page)
-	case key.Matches(msg, v.keys.PgDn):
+	case key.Matches(msg, k.PageDown):
 		v.move(d, page)
-	case key.Matches(msg, v.keys.Top):
+	case key.Matches(msg, k.Top):
 		v.follow, v.top = false, 0
-	case key.Matches(msg, v.keys.Bottom):
+	case key.Matches(msg, k.Bottom):
 		v.follow = true
-	case msg.String() == "esc" && v.query != "":
+	case key.Matches(msg, k.Back) && v.query != "":
 		v.query = "" // first esc clears the search, the second closes
 	default:
 		return false, nil
@@ -161,7 +140,9 @@ func (v *logView) rows(d *Data, i, w int) []string {
 	if !v.wrap {
 		return []string{fit(text, w)}
 	}
-	return strings.Split(ansi.Hardwrap(text, w, true), "\n")
+	// at spaces (and hyphens), a word longer than the line cut: never
+	// mid-word otherwise
+	return strings.Split(ansi.Wrap(text, w, ""), "\n")
 }
 
 func (v *logView) View(d *Data, w, h int) string {
@@ -175,15 +156,15 @@ func (v *logView) View(d *Data, w, h int) string {
 	if v.follow {
 		status += " · following"
 	} else {
-		status += " · paused (f follows)"
+		status += " · paused (" + d.Keys.Follow.Help().Key + " follows)"
 	}
 	switch {
 	case v.searching:
-		status = "/" + v.input + "▏  enter search · esc cancel"
+		status = "/" + v.input + "▏  " + d.Keys.Confirm.Help().Key + " search · " + d.Keys.Back.Help().Key + " cancel"
 	case v.query != "" && v.match < 0:
 		status += fmt.Sprintf(" · /%s: no match", v.query)
 	case v.query != "":
-		status += fmt.Sprintf(" · /%s (n/N)", v.query)
+		status += fmt.Sprintf(" · /%s (%s/%s)", v.query, d.Keys.NextMatch.Help().Key, d.Keys.PrevMatch.Help().Key)
 	}
 	if v.wrap {
 		status += " · wrapped"
@@ -237,3 +218,6 @@ func (v *logView) View(d *Data, w, h int) string {
 	out = append(out, s.Faint.Render(status))
 	return strings.Join(out, "\n")
 }
+
+// Wheel scrolls like the up and down keys (see Wheeler).
+func (v *logView) Wheel(delta int, d *Data) { v.move(d, delta) }

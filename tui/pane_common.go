@@ -39,7 +39,7 @@ func absentReason(d *Data) string {
 	case len(d.Endpoints()) == 0:
 		return "no endpoint to watch"
 	case e == nil || e.Scrapes == 0:
-		return "waiting for the first scrape of " + d.Endpoints()[0]
+		return "waiting for the first scrape of " + d.SelectedURL()
 	case e.Err != "":
 		s := "no metrics: " + e.Err
 		if e.Hint != "" {

@@ -13,11 +13,43 @@ func init() {
 }
 
 // endpointsPane lists every endpoint with its health, engine, models and
-// newest error, and every source with why it is not running.
+// newest error, and every source with why it is not running. The one on
+// screen is marked ▶; with the focus, the down and up keys (and the
+// wheel) choose another, down or not.
 type endpointsPane struct{}
 
-func (endpointsPane) Title() string       { return "Endpoints" }
-func (endpointsPane) Keys() []key.Binding { return noKeys() }
+func (endpointsPane) Title() string { return "Endpoints" }
+func (endpointsPane) Keys() []key.Binding {
+	k := DefaultKeyMap()
+	return []key.Binding{relabel(k.Down, "next endpoint"), relabel(k.Up, "previous endpoint")}
+}
+
+// Select moves the choice to the next (delta > 0) or previous endpoint
+// (see Selector).
+func (endpointsPane) Select(delta int, d *Data) {
+	eps := d.Endpoints()
+	if len(eps) < 2 || delta == 0 {
+		return
+	}
+	cur := 0
+	for i, u := range eps {
+		if u == d.SelectedURL() {
+			cur = i
+		}
+	}
+	step := 1
+	if delta < 0 {
+		step = -1
+	}
+	next := eps[((cur+step)%len(eps)+len(eps))%len(eps)]
+	for i, c := range d.Choices() {
+		if c.Endpoint == next {
+			d.Selected = i
+			break
+		}
+	}
+	d.invalidate()
+}
 func (endpointsPane) Height(d *Data, w int) int {
 	return 2*len(d.Endpoints()) + 2
 }
@@ -28,7 +60,11 @@ func (endpointsPane) View(d *Data, w, h int) string {
 	for _, u := range d.Endpoints() {
 		e := d.Info(u)
 		badge, lvl := d.Health(e)
-		line := s.Accent.Render(u) + " " + s.Level(lvl).Render(badge)
+		mark := "  "
+		if u == d.SelectedURL() {
+			mark = "▶ "
+		}
+		line := mark + s.Accent.Render(u) + " " + s.Level(lvl).Render(badge)
 		if e != nil {
 			id := e.Identity
 			models := []string{}

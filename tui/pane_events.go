@@ -20,7 +20,7 @@ type eventsPane struct{ top int }
 
 func (*eventsPane) Title() string { return "Events" }
 func (*eventsPane) Keys() []key.Binding {
-	return []key.Binding{key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll events (focused)"))}
+	return scrollKeys("scroll events")
 }
 func (p *eventsPane) Scroll(delta int)        { p.top = max(0, p.top+delta) }
 func (*eventsPane) Height(d *Data, w int) int { return max(3, min(12, d.Events.Len())) }

@@ -23,7 +23,7 @@ type gpuPane struct{ top int }
 
 func (*gpuPane) Title() string { return "GPU" }
 func (*gpuPane) Keys() []key.Binding {
-	return []key.Binding{key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll GPUs (focused)"))}
+	return scrollKeys("scroll GPUs")
 }
 
 func (p *gpuPane) Scroll(delta int) { p.top = max(0, p.top+delta) }
@@ -110,7 +110,8 @@ func (p *gpuPane) View(d *Data, w, h int) string {
 		}
 	}
 	if more {
-		out = append(out, s.Faint.Render(fmt.Sprintf("… %d more (focus and j/k, or zoom 4)", n-p.top-shown)))
+		k := d.Keys
+		out = append(out, s.Faint.Render(fmt.Sprintf("… %d more (focus and %s/%s, or zoom)", n-p.top-shown, k.Down.Keys()[0], k.Up.Keys()[0])))
 	}
 	out = append(out, shortNote(g.Note, notes, noteN, w, s)...)
 	return lines(out, h)

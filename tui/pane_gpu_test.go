@@ -244,3 +244,17 @@ func TestMemShort(t *testing.T) {
 		}
 	}
 }
+
+// With room (a zoomed pane), a cluster GPU's whole name shows: model, host
+// and pod, not "H100 80GB HBM3 …".
+func TestGPUNamesWholeWhenRoom(t *testing.T) {
+	g := model.GPU{Index: 0, Name: "NVIDIA H100 80GB HBM3", Util: model.Some(35),
+		Owner: &model.GPUOwner{Host: "node-1", Namespace: "llm", Pod: "vllm-0"}}
+	want := "H100 80GB HBM3@node-1 llm/vllm-0"
+	if c := layoutGPU(DefaultThresholds, []model.GPU{g}, 178, false); !c.long || c.nameW < len(want) {
+		t.Errorf("at 178 cells the name gets %d cells (long %v), want %d", c.nameW, c.long, len(want))
+	}
+	if c := layoutGPU(DefaultThresholds, []model.GPU{g}, 60, false); c.barW < maxBar/2 {
+		t.Errorf("at 60 cells the long name took the bars below half: %+v", c)
+	}
+}

@@ -34,6 +34,12 @@ type Scroller interface {
 	Scroll(delta int)
 }
 
+// Selector is a pane whose down and up keys (and the wheel) choose what
+// the screen shows (the Endpoints pane: the endpoint) rather than scroll.
+type Selector interface {
+	Select(delta int, d *Data)
+}
+
 // Receiver gets every message the root does not handle itself (a
 // component's own result messages, for example).
 type Receiver interface {

@@ -128,13 +128,48 @@ func chart(pts []model.Point, w, h int, format func(float64) string) []string {
 	for len(vals) < w-labelW-2 { // keep the newest point on the right
 		vals = append([]float64{math.NaN()}, vals...)
 	}
-	out := asciigraph.Plot(vals, asciigraph.Height(h-1), asciigraph.LowerBound(0),
+	hi := 0.0
+	for _, v := range vals {
+		if !math.IsNaN(v) {
+			hi = max(hi, v)
+		}
+	}
+	// The axis runs from 0 to a nice multiple of a nice step per row, so
+	// every label is a round number (40, 38, 36 … not 39, 36.4, 33.8).
+	rows := h - 1 // Height(h-1) draws h lines: h-1 steps between labels
+	step := niceStep(hi / float64(max(1, rows)))
+	out := asciigraph.Plot(vals, asciigraph.Height(h-1), asciigraph.LowerBound(0), asciigraph.UpperBound(step*float64(rows)),
 		asciigraph.YAxisValueFormatter(func(v float64) string {
-			return fmt.Sprintf("%*s", labelW-1, format(max(0, v)))
+			if math.Abs(v) < step/2 {
+				return fmt.Sprintf("%*s", labelW-1, "0") // not "0µs"
+			}
+			return fmt.Sprintf("%*s", labelW-1, format(max(0, math.Round(v/step)*step)))
 		}))
 	lines := strings.Split(out, "\n")
 	for i := range lines {
 		lines[i] = fit(lines[i], w)
 	}
 	return lines
+}
+
+// niceStep is the smallest of 1, 1.5, 2, 2.5, 3, 4, 5, 6 and 8 times a
+// power of ten that is at least x (x > 0; 1 otherwise): steps fine enough
+// that the line fills two thirds of the chart or more.
+func niceStep(x float64) float64 {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return 1
+	}
+	e := math.Floor(math.Log10(x))
+	scale := func(m float64) float64 { // m×10^e, exact where it can be (0.15, not 0.15000000000000002)
+		if e < 0 {
+			return m / math.Pow(10, -e)
+		}
+		return m * math.Pow(10, e)
+	}
+	for _, m := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 8} {
+		if v := scale(m); v >= x*(1-1e-9) {
+			return v
+		}
+	}
+	return scale(10)
 }

@@ -43,10 +43,41 @@ func symptoms(d *Data) []symptom {
 	}
 	out = append(out, p99Symptom(name, tp, t.ITLp99, t, MITL))
 	out = append(out, symptom{name: "KV cache", value: fmtPct(st.KVUsage), target: "<" + fmtPct(model.Some(t.KVCrit)), lvl: kvSLO(t, st.KVUsage)})
-	out = append(out, symptom{name: "waiting", value: fmtNum(st.Waiting), target: fmt.Sprintf("≤%g", t.WaitingMax), lvl: t.Judge(MWaiting, st.Waiting)})
-	util := meanGPUUtil(d.GPU())
-	out = append(out, symptom{name: "GPU util", value: fmtPct(util.Scale(0.01)), target: "busy", lvl: t.Judge(MGPUUtil, util, st.Waiting.Or(0))})
+	out = append(out, waitingSymptom(st.Waiting, d.Core.Config()))
+	out = append(out, utilSymptom(meanGPUUtil(d.GPU()), st.Waiting, t))
 	return out
+}
+
+// waitingSymptom judges the queue as the backlog rule does (more than
+// WaitingHigh waiting, held for WaitingFor): a few waiting requests are
+// normal on a busy server, not a finding.
+func waitingSymptom(w model.Opt, cfg diagnosis.Config) symptom {
+	row := symptom{name: "waiting", value: fmtNum(w), target: fmt.Sprintf("≤%g", cfg.WaitingHigh)}
+	switch {
+	case !w.OK:
+	case w.V > cfg.WaitingHigh:
+		row.lvl = LevelWarn
+	default:
+		row.lvl = LevelOK
+	}
+	return row
+}
+
+// utilSymptom: a busy GPU is no verdict on the load (100 % can be a light
+// load on a small model); only an idle GPU while requests wait is a
+// warning. The row says which it is.
+func utilSymptom(util, waiting model.Opt, t Thresholds) symptom {
+	row := symptom{name: "GPU util", value: fmtPct(util.Scale(0.01)), target: fmt.Sprintf("≥%g%%·queue", t.GPUIdle)}
+	switch {
+	case !util.OK:
+	case util.V >= t.GPUIdle:
+		row.lvl, row.verdict = LevelNone, "busy"
+	case waiting.OK && waiting.V > 0:
+		row.lvl, row.verdict = LevelWarn, "idle+queue"
+	default:
+		row.lvl, row.verdict = LevelNone, "idle"
+	}
+	return row
 }
 
 // p99Symptom is a p99 row; when every observation sat in the lowest bucket

@@ -210,6 +210,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot,
 		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,
 		Init: opts.Extra, OnBench: rec.bench, Fleet: prometheusOn(), SetWindow: setWindow,
+		Panes: cfg.Panes, NoMouse: cfg.NoMouse,
 	})
 	// 10 frames a second at most: data comes once per interval and keys
 	// show within 100 ms. The renderer wakes this often even when nothing

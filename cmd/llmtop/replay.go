@@ -80,7 +80,7 @@ func runReplay(ctx context.Context, path string) error {
 	m := tui.New(tui.Options{
 		Core: rp.build(from), Endpoints: h.Endpoints, Interval: time.Duration(h.Interval), Window: window,
 		Simulated: h.Simulated, Now: from, Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys,
-		Thresholds: &cfg.Thresholds, Save: saveSnapshot, Replay: rp.control,
+		Thresholds: &cfg.Thresholds, Save: saveSnapshot, Replay: rp.control, Panes: cfg.Panes, NoMouse: cfg.NoMouse,
 	})
 	// As in the monitor: the command's context ends the program on a
 	// signal; Bubble Tea's own handler would race it.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -20,8 +21,19 @@ type Matcher struct {
 type rule struct {
 	Pattern
 	needles []string
-	re      *regexp.Regexp
-	names   []string
+	// the regex is compiled on the first line that passes the prefilter:
+	// compiling the whole catalogue at start-up cost every run ~5 ms and
+	// 1 MB, and most rows never see a candidate line
+	once  sync.Once
+	re    *regexp.Regexp
+	names []string
+}
+
+func (r *rule) compile() {
+	r.once.Do(func() {
+		r.re = regexp.MustCompile(r.Regex) // NewMatcher or the catalogue's tests proved it compiles
+		r.names = r.re.SubexpNames()
+	})
 }
 
 // Match is a catalogue hit: the pattern and the fields it extracted (only
@@ -35,31 +47,43 @@ type Match struct {
 // NewMatcher compiles patterns (normally Catalogue). A row whose regex does
 // not compile, or whose id repeats, is an error: the table is code.
 func NewMatcher(patterns []Pattern) (*Matcher, error) {
-	m := &Matcher{rules: make([]rule, 0, len(patterns))}
-	seen := map[string]bool{}
-	for _, p := range patterns {
-		if p.ID == "" || seen[p.ID] {
-			return nil, fmt.Errorf("log catalogue: empty or repeated id %q", p.ID)
+	m, err := newMatcher(patterns)
+	if err != nil {
+		return nil, err
+	}
+	for i := range m.rules {
+		if _, err := regexp.Compile(m.rules[i].Regex); err != nil {
+			return nil, fmt.Errorf("log catalogue %s: %w", m.rules[i].ID, err)
 		}
-		seen[p.ID] = true
-		re, err := regexp.Compile(p.Regex)
-		if err != nil {
-			return nil, fmt.Errorf("log catalogue %s: %w", p.ID, err)
-		}
-		var needles []string
-		if p.Needle != "" {
-			needles = strings.Split(p.Needle, "|")
-		}
-		m.rules = append(m.rules, rule{Pattern: p, needles: needles, re: re, names: re.SubexpNames()})
 	}
 	return m, nil
 }
 
-// DefaultMatcher is the compiled Catalogue.
+// newMatcher checks the ids and leaves the regexes to compile on first
+// use (see rule).
+func newMatcher(patterns []Pattern) (*Matcher, error) {
+	m := &Matcher{rules: make([]rule, len(patterns))}
+	seen := map[string]bool{}
+	for i, p := range patterns {
+		if p.ID == "" || seen[p.ID] {
+			return nil, fmt.Errorf("log catalogue: empty or repeated id %q", p.ID)
+		}
+		seen[p.ID] = true
+		r := &m.rules[i]
+		r.Pattern = p
+		if p.Needle != "" {
+			r.needles = strings.Split(p.Needle, "|")
+		}
+	}
+	return m, nil
+}
+
+// DefaultMatcher is the Catalogue, each regex compiled on first use (its
+// tests compile every row).
 var DefaultMatcher = mustMatcher(Catalogue)
 
 func mustMatcher(p []Pattern) *Matcher {
-	m, err := NewMatcher(p)
+	m, err := newMatcher(p)
 	if err != nil {
 		panic(err) // the catalogue is a literal in this package; its tests compile it
 	}
@@ -73,6 +97,7 @@ func (m *Matcher) Match(line string) (Match, bool) {
 		if !r.prefilter(line) {
 			continue
 		}
+		r.compile()
 		loc := r.re.FindStringSubmatchIndex(line)
 		if loc == nil {
 			continue

@@ -1,0 +1,65 @@
+package core
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// An acknowledged finding stays in the report, marked and ranked last,
+// until the endpoint's next run; a silenced rule until its time.
+func TestAckAndSilence(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	m := New(Options{Endpoints: []string{"http://a"}})
+	m.advance(t0)
+	m.ranked = []diagnosis.Finding{
+		{ID: "restarts", Endpoint: "http://a", Severity: model.SevCrit, Title: "restarting"},
+		{ID: "ttft_high", Endpoint: "http://a", Severity: model.SevWarn, Title: "slow"},
+		{ID: "gpu_foreign", Severity: model.SevWarn, Title: "other processes"},
+	}
+	if err := m.Ack("http://a", "nope"); err == nil {
+		t.Error("acknowledging a finding that is not open must fail")
+	}
+	if err := m.Ack("http://a", "restarts"); err != nil {
+		t.Fatal(err)
+	}
+	ids := func() string {
+		var s []string
+		for _, f := range m.Report().Findings {
+			s = append(s, f.ID)
+		}
+		return strings.Join(s, ",")
+	}
+	if got := ids(); got != "ttft_high,gpu_foreign,restarts" {
+		t.Errorf("acked not last: %s", got)
+	}
+	if f := m.Report().Findings[2]; !f.Acked || !m.Acked(f) {
+		t.Errorf("the acked finding is not marked: %+v", f)
+	}
+	m.Silence("ttft_high", t0.Add(time.Hour))
+	if got := ids(); got != "gpu_foreign,restarts,ttft_high" {
+		t.Errorf("silenced not ranked after the others: %s", got)
+	}
+	b, _ := json.Marshal(m.Snapshot())
+	for _, want := range []string{`"acked":true`, `"silenced_until":"2026-11-24T11:00:00Z"`, `"silenced":{"ttft_high":"2026-11-24T11:00:00Z"}`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("snapshot JSON lacks %s: %s", want, b)
+		}
+	}
+	// a new run of the endpoint clears its acknowledgements, not the silence
+	m.newRun(m.endpoint("http://a"), t0.Add(time.Minute), "test", true)
+	m.annotate()
+	if f := m.Report().Findings; f[len(f)-1].ID != "ttft_high" || f[0].Acked || f[1].Acked {
+		t.Errorf("after a new run: %+v", f)
+	}
+	// the silence ends at its time
+	m.advance(t0.Add(2 * time.Hour))
+	m.annotate()
+	if got := ids(); got != "restarts,ttft_high,gpu_foreign" {
+		t.Errorf("after the silence: %s", got)
+	}
+}

@@ -1,0 +1,51 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every layout leads with the top finding: title and first action, and the
+// tab or box holding findings is marked.
+func TestTopFindingInEveryLayout(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(sz.name, func(t *testing.T) {
+			m := scenario(stressed, 8, true)
+			out := screen(t, m, sz.w, sz.h)
+			ls := strings.Split(out, "\n")
+			// TTFT p99 4.9 s against a 200 ms SLO is 24× its threshold:
+			// critical, and so the top finding.
+			if !strings.Contains(ls[2], "CRIT  TTFT over SLO: requests wait in the queue") {
+				t.Errorf("line 3 is not the top finding: %q", ls[2])
+			}
+			if !strings.Contains(out, "→ --gpu-memory-utilization 0.97 (from default)") {
+				t.Errorf("the top finding's first action is not shown:\n%s", out)
+			}
+			if m.mode() == modeTabs {
+				if !strings.Contains(out, "6 Diagnosis!") {
+					t.Errorf("the Diagnosis tab is not marked:\n%s", out)
+				}
+			} else if !strings.Contains(out, "6 Diagnosis · 1 CRIT · 11 WARN") {
+				t.Errorf("the Diagnosis box is not marked:\n%s", out)
+			}
+		})
+	}
+	m := newTestModel() // nothing seen: no finding
+	if out := screen(t, m, 80, 24); strings.Contains(out, "WARN") || strings.Contains(out, "Diagnosis!") {
+		t.Errorf("a healthy screen shows a finding line or mark:\n%s", out)
+	}
+}
+
+// Zoomed at 80×24 the diagnosis wraps its actions instead of cutting them.
+func TestDiagnosisZoomWraps(t *testing.T) {
+	m := scenario(stressed, 8, true)
+	m.Update(press("a")) // the TTFT finding's actions are short: the GPU one's are not
+	m.Update(press("6"))
+	out := screen(t, m, 80, 24)
+	want := []string{"  --gpu-memory-utilization)", "a second model)"}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("zoomed diagnosis lacks %q (cut, not wrapped):\n%s", w, out)
+		}
+	}
+}
