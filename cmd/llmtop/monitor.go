@@ -166,30 +166,23 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	// until then); started guards env.OnInterval, which Start appends to.
 	started := make(chan struct{})
 	var mu sync.Mutex
-	setInterval := func(d time.Duration) {
-		select {
-		case <-started:
-		case <-ctx.Done():
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for _, f := range env.OnInterval {
-			f(d)
-		}
-	}
-	setWindow := func(d time.Duration) {
-		select {
-		case <-started:
-		case <-ctx.Done():
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for _, f := range env.OnWindow {
-			f(d)
+	// broadcast hands a change the screen asked for to every source that
+	// registered for it, once they run.
+	broadcast := func(fs *[]func(time.Duration)) func(time.Duration) {
+		return func(d time.Duration) {
+			select {
+			case <-started:
+			case <-ctx.Done():
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, f := range *fs {
+				f(d)
+			}
 		}
 	}
+	setInterval, setWindow := broadcast(&env.OnInterval), broadcast(&env.OnWindow)
 	statuses := map[string]string{}
 	for _, p := range sourcePlugins {
 		statuses[p.Name] = ""
