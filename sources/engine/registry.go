@@ -216,6 +216,14 @@ func setLatency(s *model.Sample, l model.Latency, v view, names ...string) strin
 	return ""
 }
 
+// readDerived records that a concept was computed as the engine's row in
+// model.EngineMetrics says (its Derived formula).
+func readDerived(s *model.Sample, e model.Engine, concept string) {
+	if m, ok := model.MetricSourceOf(e, concept); ok && m.Derived != "" {
+		readFrom(s, concept, m.Derived)
+	}
+}
+
 // readFrom records which metric a concept was read from (Sample.From).
 func readFrom(s *model.Sample, concept, metric string) {
 	if s.From == nil {

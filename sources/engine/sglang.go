@@ -91,14 +91,17 @@ func mapSGLangModel(s *model.Sample, v view) {
 	setGauge(s, model.Waiting, v, "sglang:num_queue_reqs")
 	if x, n := v.mean("sglang:token_usage"); n > 0 {
 		s.Gauges[model.KVUsage] = x
+		readFrom(s, string(model.KVUsage), "sglang:token_usage")
 	} else if used, ok := v.sum("sglang:kv_used_tokens"); ok {
 		if total, ok := v.sum("sglang:max_total_num_tokens"); ok && total > 0 {
 			s.Gauges[model.KVUsage] = used / total
+			readFrom(s, string(model.KVUsage), "sglang:kv_used_tokens/sglang:max_total_num_tokens")
 		}
 	}
 	setGauge(s, model.KVCapacityTokens, v, "sglang:max_total_num_tokens")
 	if x, n := v.mean("sglang:cache_hit_rate"); n > 0 {
 		s.Gauges[model.PrefixHitGauge] = x
+		readFrom(s, string(model.PrefixHitGauge), "sglang:cache_hit_rate")
 	}
 	setGauge(s, model.GenTPSGauge, v, "sglang:gen_throughput")
 	// spec_accept_rate reads 0 when speculative decoding is off; the
@@ -106,6 +109,7 @@ func mapSGLangModel(s *model.Sample, v view) {
 	if l, n := v.mean("sglang:spec_accept_length"); n > 0 && l > 0 {
 		if x, n := v.mean("sglang:spec_accept_rate"); n > 0 {
 			s.Gauges[model.SpecAcceptGauge] = x
+			readFrom(s, string(model.SpecAcceptGauge), "sglang:spec_accept_rate")
 		}
 	}
 
@@ -118,6 +122,8 @@ func mapSGLangModel(s *model.Sample, v view) {
 		if q, ok := s.Counters[model.PromptTokens]; ok {
 			s.Counters[model.PrefixHits] = hits
 			s.Counters[model.PrefixQueries] = q
+			readFrom(s, string(model.PrefixHits), "sglang:cached_tokens_total")
+			readFrom(s, string(model.PrefixQueries), s.From[string(model.PromptTokens)])
 		}
 	}
 

@@ -85,15 +85,20 @@ func mapTritonModel(s *model.Sample, v view) {
 		}
 		return ok
 	}
-	gaugeWhere(model.Running, req, "request_type", "active")
+	if gaugeWhere(model.Running, req, "request_type", "active") {
+		readDerived(s, model.Triton, string(model.Running))
+	}
 	gaugeWhere(model.MaxRunning, req, "request_type", "max")
 	if !gaugeWhere(model.Waiting, req, "request_type", "waiting") {
 		setGauge(s, model.Waiting, v, "nv_inference_pending_request_count")
 	}
 	used, okU := v.sumWhere(kv, "kv_cache_block_type", "used")
 	maxB, okM := v.sumWhere(kv, "kv_cache_block_type", "max")
-	if !gaugeWhere(model.KVUsage, kv, "kv_cache_block_type", "fraction") && okU && okM && maxB > 0 {
+	if gaugeWhere(model.KVUsage, kv, "kv_cache_block_type", "fraction") {
+		readDerived(s, model.Triton, string(model.KVUsage))
+	} else if okU && okM && maxB > 0 {
 		s.Gauges[model.KVUsage] = used / maxB
+		readFrom(s, string(model.KVUsage), kv+`{kv_cache_block_type="used"}/`+kv+`{kv_cache_block_type="max"}`)
 	}
 	if per, ok := v.sumWhere(kv, "kv_cache_block_type", "tokens_per"); ok && okM && per > 0 {
 		s.Gauges[model.KVCapacityTokens] = maxB * per
@@ -113,8 +118,10 @@ func mapTritonModel(s *model.Sample, v view) {
 	s.Counters[model.Requests] = total
 	if us, ok := v.sum("nv_inference_request_duration_us"); ok {
 		s.Latencies[model.E2E] = meanOnly(us/1e6, succ, tritonMeanApprox)
+		readDerived(s, model.Triton, string(model.E2E))
 	}
 	if us, ok := v.sum("nv_inference_queue_duration_us"); ok {
 		s.Latencies[model.Queue] = meanOnly(us/1e6, succ, tritonMeanApprox)
+		readDerived(s, model.Triton, string(model.Queue))
 	}
 }

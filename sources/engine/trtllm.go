@@ -83,6 +83,7 @@ func mapTRTLLM(f families, m meta) []model.Sample {
 	setCounter(&s, model.GenTokens, v, "trtllm_generation_tokens_total")
 	setCounter(&s, model.RequestErrors, v, "trtllm_request_error_total")
 	if reasons := v.byLabel("trtllm_request_success_total", "finished_reason"); len(reasons) > 0 {
+		readFrom(&s, model.FinishReasons, "trtllm_request_success_total")
 		var total float64
 		for r, x := range reasons {
 			if r != "" {
@@ -99,10 +100,14 @@ func mapTRTLLM(f families, m meta) []model.Sample {
 	if hits, ok := v.sum("trtllm_prompt_cached_tokens_total"); ok && has(s.Counters, model.PromptTokens) {
 		s.Counters[model.PrefixHits] = hits
 		s.Counters[model.PrefixQueries] = s.Counters[model.PromptTokens]
+		readFrom(&s, string(model.PrefixHits), "trtllm_prompt_cached_tokens_total")
+		readFrom(&s, string(model.PrefixQueries), s.From[string(model.PromptTokens)])
 	} else if reused, ok := v.sum("trtllm_kv_cache_reused_blocks_total"); ok {
 		if missed, ok := v.sum("trtllm_kv_cache_missed_blocks_total"); ok {
 			s.Counters[model.PrefixHits] = reused
 			s.Counters[model.PrefixQueries] = reused + missed
+			readFrom(&s, string(model.PrefixHits), "trtllm_kv_cache_reused_blocks_total")
+			readFrom(&s, string(model.PrefixQueries), "trtllm_kv_cache_reused_blocks_total+trtllm_kv_cache_missed_blocks_total")
 			s.Notes = append(s.Notes, "prefix-cache hit ratio in KV blocks (reused / reused+missed), not tokens")
 		}
 	}
