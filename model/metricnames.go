@@ -17,32 +17,25 @@ type MetricSource struct {
 	// Names are the metrics read as they are, newest first: the first one
 	// the scrape has is read.
 	Names []string
-	// Derived is what the adapter records (Sample.From) when it computes
-	// the value from several metrics ("" when it reads one of Names).
-	Derived string
+	// Derived are what the adapter records (Sample.From) when it computes
+	// the value from several metrics or reads one only under a condition,
+	// in the order it tries them after Names.
+	Derived []string
 	// Note says what the metric means, which releases use which name, and
 	// for a concept the engine does not expose, that it does not.
 	Note string
 }
 
 // Exposed reports whether the engine publishes the concept at all.
-func (m MetricSource) Exposed() bool { return len(m.Names) > 0 || m.Derived != "" }
+func (m MetricSource) Exposed() bool { return len(m.Names)+len(m.Derived) > 0 }
 
 // Text is how the `e` overlay shows the source.
 func (m MetricSource) Text() string {
 	var b strings.Builder
-	switch {
-	case len(m.Names) > 0:
-		b.WriteString(m.Names[0])
-		if len(m.Names) > 1 {
-			b.WriteString(" (else " + strings.Join(m.Names[1:], ", else ") + ")")
-		}
-	case m.Derived != "":
-		b.WriteString(m.Derived)
-	}
+	b.WriteString(strings.Join(append(append([]string{}, m.Names...), m.Derived...), ", else "))
 	if m.Note != "" {
 		if b.Len() > 0 {
-			b.WriteString(": ")
+			b.WriteString(" — ")
 		}
 		b.WriteString(m.Note)
 	}
@@ -74,8 +67,8 @@ func src(concept string, note string, names ...string) MetricSource {
 	return MetricSource{Concept: concept, Names: names, Note: note}
 }
 
-func derived(concept, formula, note string) MetricSource {
-	return MetricSource{Concept: concept, Derived: formula, Note: note}
+func derived(concept, note string, formulas ...string) MetricSource {
+	return MetricSource{Concept: concept, Derived: formulas, Note: note}
 }
 
 func absent(concept, note string) MetricSource {

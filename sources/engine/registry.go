@@ -217,10 +217,10 @@ func setLatency(s *model.Sample, l model.Latency, v view, names ...string) strin
 }
 
 // readDerived records that a concept was computed as the engine's row in
-// model.EngineMetrics says (its Derived formula).
-func readDerived(s *model.Sample, e model.Engine, concept string) {
-	if m, ok := model.MetricSourceOf(e, concept); ok && m.Derived != "" {
-		readFrom(s, concept, m.Derived)
+// model.EngineMetrics says (its i-th Derived formula).
+func readDerived(s *model.Sample, e model.Engine, concept string, i int) {
+	if m, ok := model.MetricSourceOf(e, concept); ok && i < len(m.Derived) {
+		readFrom(s, concept, m.Derived[i])
 	}
 }
 

@@ -25,14 +25,14 @@ func mapTGI(f families, m meta) []model.Sample {
 		s.Gauges[model.KVCapacityTokens] = maxTok
 		if cur, ok := v.sum("tgi_batch_current_max_tokens"); ok {
 			s.Gauges[model.KVUsage] = cur / maxTok
-			readDerived(&s, model.TGI, string(model.KVUsage))
+			readDerived(&s, model.TGI, string(model.KVUsage), 0)
 			s.Notes = append(s.Notes, tgiKVNote)
 		}
 	}
 
 	if succ, ok := v.sum("tgi_request_success"); ok {
 		s.FinishReasons["success"] = succ
-		readDerived(&s, model.TGI, model.FinishReasons)
+		readDerived(&s, model.TGI, model.FinishReasons, 0)
 		total := succ
 		var errs float64
 		for reason, x := range v.byLabel("tgi_request_failure", "err") {
@@ -81,7 +81,7 @@ func mapTGI(f families, m meta) []model.Sample {
 			Approx: tgiTTFTApprox,
 			Parts:  []model.Histogram{meanOnly(val.Sum, val.Count, ""), meanOnly(queue.Sum, queue.Count, ""), meanOnly(prefill.Sum, prefill.Count, "")},
 		}
-		readDerived(&s, model.TGI, string(model.TTFT))
+		readDerived(&s, model.TGI, string(model.TTFT), 0)
 	}
 	return []model.Sample{s}
 }
