@@ -86,6 +86,7 @@ var EngineMetrics = map[Engine][]MetricSource{
 		src(string(PromptTokens), "", "trtllm_prompt_tokens_total"),
 		src(string(GenTokens), "", "trtllm_generation_tokens_total"),
 		src(FinishReasons, "by finished_reason", "trtllm_request_success_total"),
+		src(string(RequestErrors), "", "trtllm_request_error_total"),
 		src(string(TTFT), "histogram", "trtllm_time_to_first_token_seconds"),
 		src(string(TPOT), "histogram", "trtllm_time_per_output_token_seconds"),
 		src(string(E2E), "histogram", "trtllm_e2e_request_latency_seconds"),

@@ -216,6 +216,11 @@ func setLatency(s *model.Sample, l model.Latency, v view, names ...string) strin
 	return ""
 }
 
+// names is where an engine publishes a concept, newest name first: the
+// one table of engine metric names (model.EngineMetrics), which the
+// adapters read so that a rename is one edit.
+func names[C ~string](e model.Engine, c C) []string { return model.MetricNames(e, string(c)) }
+
 // readDerived records that a concept was computed as the engine's row in
 // model.EngineMetrics says (its i-th Derived formula).
 func readDerived(s *model.Sample, e model.Engine, concept string, i int) {

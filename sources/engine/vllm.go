@@ -46,7 +46,7 @@ func mapVLLM(f families, m meta) []model.Sample {
 
 // vllmNames is where vLLM publishes a concept, newest name first
 // (model.EngineMetrics: the one table of engine metric names).
-func vllmNames[C ~string](c C) []string { return model.MetricNames(model.VLLM, string(c)) }
+func vllmNames[C ~string](c C) []string { return names(model.VLLM, c) }
 
 func mapVLLMModel(s *model.Sample, v view) {
 	setGauge(s, model.Running, v, vllmNames(model.Running)...)
