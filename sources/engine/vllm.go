@@ -50,8 +50,13 @@ func vllmNames[C ~string](c C) []string { return names(model.VLLM, c) }
 
 func mapVLLMModel(s *model.Sample, v view) {
 	setGauge(s, model.Running, v, vllmNames(model.Running)...)
-	// The by-reason split (the table's second name) sums to the total.
-	setGauge(s, model.Waiting, v, vllmNames(model.Waiting)...)
+	// The by-reason split (the table's second name) sums to the total: it
+	// is read when the total is absent or has no finite value.
+	for _, n := range vllmNames(model.Waiting) {
+		if setGauge(s, model.Waiting, v, n) != "" {
+			break
+		}
+	}
 	if x, ok := v.sumWhere("vllm:num_requests_waiting_by_reason", "reason", "deferred"); ok {
 		s.Gauges[model.Deferred] = x
 	}
