@@ -209,6 +209,8 @@ func TestSmallBatchesExplainAnIdleGPU(t *testing.T) {
 		{name: "llama.cpp, 1.98 slots per decode", in: withGPU(ep(func(e *Endpoint) {
 			e.Identity.Engine = model.LlamaCpp
 			e.State.BatchPerStep = model.Some(per)
+			// What the adapter records it read (sources/engine TestEngineMetricsTableIsWhatAdaptersRead).
+			e.State.From = map[string]string{string(model.BatchPerStep): "llamacpp:n_busy_slots_per_decode"}
 		}), idle), want: "gpu_small_batches", check: func(t *testing.T, f *Finding) {
 			if !hasEvidence(f, "1.98 busy slots per decode") || f.Evidence[1].Source != "llamacpp:n_busy_slots_per_decode" {
 				t.Errorf("%+v", f.Evidence)

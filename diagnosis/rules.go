@@ -287,18 +287,43 @@ func forEngine(eng model.Engine, table map[model.Engine]Action) []Action {
 }
 
 // metricSource names the metric an evidence number came from: the one
-// the adapter read (State.From: an older vLLM's
-// vllm:time_per_output_token_seconds for ITL), else the engine's current
-// name.
+// the adapter recorded it read (State.From: an older vLLM's
+// vllm:time_per_output_token_seconds for ITL). Engine metric names live
+// in one table (model.EngineMetrics) that the adapters read; the rules
+// never guess one. When the adapter recorded none (a Prometheus-evaluated
+// origin, an engine that does not say), the concept itself is named.
 func metricSource(ep Endpoint, concept string) string {
 	if ep.State.Source == model.FromLog {
 		return "log stats line"
 	}
-	if n, ok := ep.State.From[modelConcept[concept]]; ok && n != "" {
-		return n
+	from := func(keys ...string) string {
+		for _, k := range keys {
+			if n := ep.State.From[k]; n != "" {
+				return n
+			}
+		}
+		return ""
 	}
-	names := sourceNames[ep.Engine()]
-	if n, ok := names[concept]; ok {
+	var n string
+	switch concept {
+	case "prefix":
+		if h, q := from(string(model.PrefixHits)), from(string(model.PrefixQueries)); h != "" && q != "" {
+			n = h + " / " + q
+		} else {
+			n = from(string(model.PrefixHitGauge))
+		}
+	case "spec":
+		if a, d := from(string(model.SpecAcceptTokens)), from(string(model.SpecDraftTokens)); a != "" && d != "" {
+			n = a + " / " + d
+		} else {
+			n = from(string(model.SpecAcceptGauge))
+		}
+	case "finish":
+		n = from(model.FinishReasons)
+	default:
+		n = from(modelConcept[concept])
+	}
+	if n != "" {
 		return n
 	}
 	return concept
@@ -312,45 +337,7 @@ var modelConcept = map[string]string{
 	"kv": string(model.KVUsage), "preemptions": string(model.Preemptions), "prompt": string(model.PromptTokens),
 	"gen": string(model.GenTokens), "prompt_len": string(model.PromptLen), "output_len": string(model.OutputLen),
 	"batch_per_step": string(model.BatchPerStep), "step_tokens": string(model.StepTokens),
-	"http_5xx": string(model.HTTP5xx),
-}
-
-var sourceNames = map[model.Engine]map[string]string{
-	model.VLLM: {
-		"ttft": "vllm:time_to_first_token_seconds", "itl": "vllm:inter_token_latency_seconds",
-		"tpot": "vllm:request_time_per_output_token_seconds", "queue": "vllm:request_queue_time_seconds",
-		"prefill": "vllm:request_prefill_time_seconds", "running": "vllm:num_requests_running",
-		"waiting": "vllm:num_requests_waiting", "kv": "vllm:kv_cache_usage_perc",
-		"preemptions": "vllm:num_preemptions_total", "prefix": "vllm:prefix_cache_hits_total/queries_total",
-		"finish": "vllm:request_success_total", "spec": "vllm:spec_decode_num_accepted_tokens_total/draft_tokens_total",
-		"prompt": "vllm:prompt_tokens_total", "gen": "vllm:generation_tokens_total",
-		"prompt_len": "vllm:request_prompt_tokens", "output_len": "vllm:request_generation_tokens",
-		"step_tokens": "vllm:iteration_tokens_total", "http_5xx": `http_requests_total{status="5xx"}`,
-	},
-	model.SGLang: {
-		"ttft": "sglang:time_to_first_token_seconds", "itl": "sglang:inter_token_latency_seconds",
-		"queue": "sglang:queue_time_seconds", "running": "sglang:num_running_reqs",
-		"waiting": "sglang:num_queue_reqs", "kv": "sglang:token_usage",
-		"preemptions": "sglang:num_retracted_requests_total", "prefix": "sglang:cache_hit_rate",
-		"spec": "sglang:spec_accept_rate", "prompt": "sglang:prompt_tokens_total",
-		"prompt_len": "sglang:prompt_tokens_histogram", "output_len": "sglang:generation_tokens_histogram",
-	},
-	model.TGI: {
-		"ttft": "tgi validation+queue+prefill (approx.)", "tpot": "tgi_request_mean_time_per_token_duration",
-		"queue": "tgi_request_queue_duration", "running": "tgi_batch_current_size", "waiting": "tgi_queue_size",
-		"kv": "tgi_batch_current_max_tokens/tgi_batch_max_total_tokens",
-	},
-	model.LlamaCpp: {
-		"running": "llamacpp:requests_processing", "waiting": "llamacpp:requests_deferred",
-		"itl":    "llamacpp:tokens_predicted_seconds_total/tokens_predicted_total",
-		"prompt": "llamacpp:prompt_tokens_total", "batch_per_step": "llamacpp:n_busy_slots_per_decode",
-	},
-	model.TRTLLM: {
-		"ttft": "trtllm_time_to_first_token_seconds", "tpot": "trtllm_time_per_output_token_seconds",
-		"queue": "trtllm_request_queue_time_seconds", "prefill": "trtllm_request_prefill_time_seconds",
-		"running": "trtllm_num_requests_running", "waiting": "trtllm_num_requests_waiting",
-		"kv": "trtllm_kv_cache_utilization", "finish": "trtllm_request_success_total",
-	},
+	"http_5xx": string(model.HTTP5xx), "e2e": string(model.E2E), "decode": string(model.Decode),
 }
 
 // infoKey returns the first of keys present in the endpoint's info labels.

@@ -179,6 +179,10 @@ type wireSample struct {
 	// O: requests timed by the engine's log (added with issue 20; an
 	// older reader ignores it).
 	O []wireObs `json:"o,omitempty"`
+	// Fr: the metric each concept was read from (Sample.From, issue 14
+	// item 8), so a replay cites what the live run cited; an older reader
+	// ignores it, and a recording without it cites the concepts.
+	Fr map[string]string `json:"fr,omitempty"`
 }
 
 type wireObs struct {
@@ -228,7 +232,7 @@ func (w wireScrape) scrape() model.Scrape {
 }
 
 func toWireSample(s model.Sample) wireSample {
-	w := wireSample{E: s.Endpoint, M: s.Model, T: unixNano(s.Time), Src: s.Source, St: unixNano(s.Started), I: s.Info, N: s.Notes}
+	w := wireSample{E: s.Endpoint, M: s.Model, T: unixNano(s.Time), Src: s.Source, St: unixNano(s.Started), I: s.Info, N: s.Notes, Fr: s.From}
 	if len(s.Gauges) > 0 {
 		w.G = make(map[model.Gauge]num, len(s.Gauges))
 		for k, v := range s.Gauges {
@@ -282,6 +286,12 @@ func (w wireSample) sample() model.Sample {
 	}
 	for k, v := range w.I {
 		s.Info[k] = v
+	}
+	if len(w.Fr) > 0 {
+		s.From = make(map[string]string, len(w.Fr))
+		for k, v := range w.Fr {
+			s.From[k] = v
+		}
 	}
 	for _, wo := range w.O {
 		o := model.Observation{Time: fromUnixNano(wo.T), Values: make(map[model.Latency]float64, len(wo.V)), Notes: wo.N}

@@ -36,6 +36,7 @@ func allMessages() []Record {
 	s.FinishReasons["stop"] = 9
 	s.Info["block_size"] = "16"
 	s.Notes = []string{"summed over 2 engines"}
+	s.From = map[string]string{"itl": "vllm:time_per_output_token_seconds"} // what the adapter read (issue 14 item 8)
 	s.Started = at(-100)
 	logSample := model.NewSample("http://a:8000", "", at(2), model.FromLog)
 	logSample.Gauges[model.Gauge("running")] = 1

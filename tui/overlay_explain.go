@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/model"
@@ -53,20 +54,22 @@ func (o *explainOverlay) View(d *Data, w, h int) string {
 		for _, l := range strings.Split(ansi.Wrap(ex.Meaning, max(10, w-2), " "), "\n") {
 			out = append(out, "  "+l)
 		}
-		if ex.From != nil {
+		if len(ex.Concepts) > 0 {
 			if eng != model.Unknown {
-				from, ok := ex.From[eng]
-				if !ok {
-					from = "not exposed: shown as " + missing
+				from := ex.from(eng)
+				if len(from) == 0 {
+					from = []string{"not exposed: shown as " + missing}
 				}
-				out = append(out, s.Accent.Render("  from: "+from))
+				for _, f := range from {
+					out = append(out, wrapped(s.Accent, "  from: ", f, w)...)
+				}
 				if now := ex.readNow(d.State()); now != "" {
-					out = append(out, s.Accent.Render("  read now: "+now))
+					out = append(out, wrapped(s.Accent, "  read now: ", now, w)...)
 				}
 			} else {
 				for _, e := range model.Engines {
-					if f, ok := ex.From[e]; ok {
-						out = append(out, s.Faint.Render("  "+string(e)+": "+f))
+					for _, f := range ex.from(e) {
+						out = append(out, wrapped(s.Faint, "  "+string(e)+": ", f, w)...)
 					}
 				}
 			}
@@ -80,4 +83,19 @@ func (o *explainOverlay) View(d *Data, w, h int) string {
 	}
 	o.top = min(o.top, max(0, len(out)-h))
 	return lines(out[o.top:], h)
+}
+
+// wrapped is a labelled line wrapped to the width, its continuation lines
+// indented under the text.
+func wrapped(st lipgloss.Style, label, text string, w int) []string {
+	pad := strings.Repeat(" ", ansi.StringWidth(label))
+	var out []string
+	for i, l := range strings.Split(ansi.Wrap(text, max(10, w-2-len(pad)), " "), "\n") {
+		if i == 0 {
+			out = append(out, st.Render(label+l))
+		} else {
+			out = append(out, st.Render(pad+l))
+		}
+	}
+	return out
 }

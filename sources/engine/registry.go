@@ -216,6 +216,19 @@ func setLatency(s *model.Sample, l model.Latency, v view, names ...string) strin
 	return ""
 }
 
+// names is where an engine publishes a concept, newest name first: the
+// one table of engine metric names (model.EngineMetrics), which the
+// adapters read so that a rename is one edit.
+func names[C ~string](e model.Engine, c C) []string { return model.MetricNames(e, string(c)) }
+
+// readDerived records that a concept was computed as the engine's row in
+// model.EngineMetrics says (its i-th Derived formula).
+func readDerived(s *model.Sample, e model.Engine, concept string, i int) {
+	if m, ok := model.MetricSourceOf(e, concept); ok && i < len(m.Derived) {
+		readFrom(s, concept, m.Derived[i])
+	}
+}
+
 // readFrom records which metric a concept was read from (Sample.From).
 func readFrom(s *model.Sample, concept, metric string) {
 	if s.From == nil {

@@ -87,47 +87,53 @@ func sglangRanks(v view) (keep func(*dto.Metric) bool, groups, ranks int) {
 }
 
 func mapSGLangModel(s *model.Sample, v view) {
-	setGauge(s, model.Running, v, "sglang:num_running_reqs")
-	setGauge(s, model.Waiting, v, "sglang:num_queue_reqs")
+	setGauge(s, model.Running, v, names(model.SGLang, model.Running)...)
+	setGauge(s, model.Waiting, v, names(model.SGLang, model.Waiting)...)
 	if x, n := v.mean("sglang:token_usage"); n > 0 {
 		s.Gauges[model.KVUsage] = x
+		readFrom(s, string(model.KVUsage), "sglang:token_usage")
 	} else if used, ok := v.sum("sglang:kv_used_tokens"); ok {
 		if total, ok := v.sum("sglang:max_total_num_tokens"); ok && total > 0 {
 			s.Gauges[model.KVUsage] = used / total
+			readFrom(s, string(model.KVUsage), "sglang:kv_used_tokens/sglang:max_total_num_tokens")
 		}
 	}
-	setGauge(s, model.KVCapacityTokens, v, "sglang:max_total_num_tokens")
+	setGauge(s, model.KVCapacityTokens, v, names(model.SGLang, model.KVCapacityTokens)...)
 	if x, n := v.mean("sglang:cache_hit_rate"); n > 0 {
 		s.Gauges[model.PrefixHitGauge] = x
+		readFrom(s, string(model.PrefixHitGauge), "sglang:cache_hit_rate")
 	}
-	setGauge(s, model.GenTPSGauge, v, "sglang:gen_throughput")
+	setGauge(s, model.GenTPSGauge, v, names(model.SGLang, model.GenTPSGauge)...)
 	// spec_accept_rate reads 0 when speculative decoding is off; the
 	// acceptance length is ≥ 1 whenever it is on.
 	if l, n := v.mean("sglang:spec_accept_length"); n > 0 && l > 0 {
 		if x, n := v.mean("sglang:spec_accept_rate"); n > 0 {
 			s.Gauges[model.SpecAcceptGauge] = x
+			readFrom(s, string(model.SpecAcceptGauge), "sglang:spec_accept_rate")
 		}
 	}
 
-	setCounter(s, model.PromptTokens, v, "sglang:prompt_tokens_total")
-	setCounter(s, model.GenTokens, v, "sglang:generation_tokens_total")
-	setCounter(s, model.Requests, v, "sglang:num_requests_total")
-	setCounter(s, model.Preemptions, v, "sglang:num_retracted_requests_total")
+	setCounter(s, model.PromptTokens, v, names(model.SGLang, model.PromptTokens)...)
+	setCounter(s, model.GenTokens, v, names(model.SGLang, model.GenTokens)...)
+	setCounter(s, model.Requests, v, names(model.SGLang, model.Requests)...)
+	setCounter(s, model.Preemptions, v, names(model.SGLang, model.Preemptions)...)
 	// Prefix hits: cached prompt tokens out of all prompt tokens.
 	if hits, ok := v.sum("sglang:cached_tokens_total"); ok {
 		if q, ok := s.Counters[model.PromptTokens]; ok {
 			s.Counters[model.PrefixHits] = hits
 			s.Counters[model.PrefixQueries] = q
+			readFrom(s, string(model.PrefixHits), "sglang:cached_tokens_total")
+			readFrom(s, string(model.PrefixQueries), s.From[string(model.PromptTokens)])
 		}
 	}
 
-	setLatency(s, model.TTFT, v, "sglang:time_to_first_token_seconds")
-	setLatency(s, model.ITL, v, "sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds")
-	setLatency(s, model.E2E, v, "sglang:e2e_request_latency_seconds")
-	setLatency(s, model.Queue, v, "sglang:queue_time_seconds")
+	setLatency(s, model.TTFT, v, names(model.SGLang, model.TTFT)...)
+	setLatency(s, model.ITL, v, names(model.SGLang, model.ITL)...)
+	setLatency(s, model.E2E, v, names(model.SGLang, model.E2E)...)
+	setLatency(s, model.Queue, v, names(model.SGLang, model.Queue)...)
 	// Per-request token counts (--collect-tokens-histogram; tokenizer side).
-	setLatency(s, model.PromptLen, v, "sglang:prompt_tokens_histogram")
-	setLatency(s, model.OutputLen, v, "sglang:generation_tokens_histogram")
+	setLatency(s, model.PromptLen, v, names(model.SGLang, model.PromptLen)...)
+	setLatency(s, model.OutputLen, v, names(model.SGLang, model.OutputLen)...)
 	// Per-request stage timings; stage names seen: prefill_forward,
 	// decode_forward / decode_loop, request_process, tokenize.
 	const stages = "sglang:per_stage_req_latency_seconds"

@@ -19,18 +19,20 @@ const (
 func mapTGI(f families, m meta) []model.Sample {
 	v := view{fams: f}
 	s := m.sample("")
-	setGauge(&s, model.Running, v, "tgi_batch_current_size")
-	setGauge(&s, model.Waiting, v, "tgi_queue_size")
+	setGauge(&s, model.Running, v, names(model.TGI, model.Running)...)
+	setGauge(&s, model.Waiting, v, names(model.TGI, model.Waiting)...)
 	if maxTok, ok := v.sum("tgi_batch_max_total_tokens"); ok && maxTok > 0 {
 		s.Gauges[model.KVCapacityTokens] = maxTok
 		if cur, ok := v.sum("tgi_batch_current_max_tokens"); ok {
 			s.Gauges[model.KVUsage] = cur / maxTok
+			readDerived(&s, model.TGI, string(model.KVUsage), 0)
 			s.Notes = append(s.Notes, tgiKVNote)
 		}
 	}
 
 	if succ, ok := v.sum("tgi_request_success"); ok {
 		s.FinishReasons["success"] = succ
+		readDerived(&s, model.TGI, model.FinishReasons, 0)
 		total := succ
 		var errs float64
 		for reason, x := range v.byLabel("tgi_request_failure", "err") {
@@ -56,9 +58,9 @@ func mapTGI(f families, m meta) []model.Sample {
 		s.Notes = append(s.Notes, tgiTokensNote)
 	}
 
-	setLatency(&s, model.E2E, v, "tgi_request_duration")
-	setLatency(&s, model.Queue, v, "tgi_request_queue_duration")
-	setLatency(&s, model.TPOT, v, "tgi_request_mean_time_per_token_duration")
+	setLatency(&s, model.E2E, v, names(model.TGI, model.E2E)...)
+	setLatency(&s, model.Queue, v, names(model.TGI, model.Queue)...)
+	setLatency(&s, model.TPOT, v, names(model.TGI, model.TPOT)...)
 	stepFamily := v.first("tgi_batch_inference_duration", "tgi_batch_forward_duration")
 	if stepFamily != "" {
 		if h, ok := v.histWhere(stepFamily, "method", "prefill"); ok {
@@ -79,6 +81,7 @@ func mapTGI(f families, m meta) []model.Sample {
 			Approx: tgiTTFTApprox,
 			Parts:  []model.Histogram{meanOnly(val.Sum, val.Count, ""), meanOnly(queue.Sum, queue.Count, ""), meanOnly(prefill.Sum, prefill.Count, "")},
 		}
+		readDerived(&s, model.TGI, string(model.TTFT), 0)
 	}
 	return []model.Sample{s}
 }

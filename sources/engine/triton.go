@@ -85,15 +85,22 @@ func mapTritonModel(s *model.Sample, v view) {
 		}
 		return ok
 	}
-	gaugeWhere(model.Running, req, "request_type", "active")
+	if gaugeWhere(model.Running, req, "request_type", "active") {
+		readDerived(s, model.Triton, string(model.Running), 0)
+	}
 	gaugeWhere(model.MaxRunning, req, "request_type", "max")
-	if !gaugeWhere(model.Waiting, req, "request_type", "waiting") {
+	if gaugeWhere(model.Waiting, req, "request_type", "waiting") {
+		readDerived(s, model.Triton, string(model.Waiting), 0)
+	} else {
 		setGauge(s, model.Waiting, v, "nv_inference_pending_request_count")
 	}
 	used, okU := v.sumWhere(kv, "kv_cache_block_type", "used")
 	maxB, okM := v.sumWhere(kv, "kv_cache_block_type", "max")
-	if !gaugeWhere(model.KVUsage, kv, "kv_cache_block_type", "fraction") && okU && okM && maxB > 0 {
+	if gaugeWhere(model.KVUsage, kv, "kv_cache_block_type", "fraction") {
+		readDerived(s, model.Triton, string(model.KVUsage), 0)
+	} else if okU && okM && maxB > 0 {
 		s.Gauges[model.KVUsage] = used / maxB
+		readDerived(s, model.Triton, string(model.KVUsage), 1)
 	}
 	if per, ok := v.sumWhere(kv, "kv_cache_block_type", "tokens_per"); ok && okM && per > 0 {
 		s.Gauges[model.KVCapacityTokens] = maxB * per
@@ -113,8 +120,10 @@ func mapTritonModel(s *model.Sample, v view) {
 	s.Counters[model.Requests] = total
 	if us, ok := v.sum("nv_inference_request_duration_us"); ok {
 		s.Latencies[model.E2E] = meanOnly(us/1e6, succ, tritonMeanApprox)
+		readDerived(s, model.Triton, string(model.E2E), 0)
 	}
 	if us, ok := v.sum("nv_inference_queue_duration_us"); ok {
 		s.Latencies[model.Queue] = meanOnly(us/1e6, succ, tritonMeanApprox)
+		readDerived(s, model.Triton, string(model.Queue), 0)
 	}
 }

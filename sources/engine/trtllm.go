@@ -68,21 +68,22 @@ func mapTRTLLM(f families, m meta) []model.Sample {
 	}
 	v := view{fams: f}
 	s := m.sample(name)
-	setGauge(&s, model.Running, v, "trtllm_num_requests_running")
-	setGauge(&s, model.Waiting, v, "trtllm_num_requests_waiting")
-	setGauge(&s, model.KVUsage, v, "trtllm_kv_cache_utilization")
-	setGauge(&s, model.PrefixHitGauge, v, "trtllm_kv_cache_hit_rate")
-	setGauge(&s, model.MaxRunning, v, "trtllm_max_num_active_requests")
+	setGauge(&s, model.Running, v, names(model.TRTLLM, model.Running)...)
+	setGauge(&s, model.Waiting, v, names(model.TRTLLM, model.Waiting)...)
+	setGauge(&s, model.KVUsage, v, names(model.TRTLLM, model.KVUsage)...)
+	setGauge(&s, model.PrefixHitGauge, v, names(model.TRTLLM, model.PrefixHitGauge)...)
+	setGauge(&s, model.MaxRunning, v, names(model.TRTLLM, model.MaxRunning)...)
 	if blocks, ok := v.sum("trtllm_kv_cache_max_blocks"); ok {
 		if per, ok := v.sum("trtllm_kv_cache_tokens_per_block"); ok && per > 0 {
 			s.Gauges[model.KVCapacityTokens] = blocks * per
 		}
 	}
 
-	setCounter(&s, model.PromptTokens, v, "trtllm_prompt_tokens_total")
-	setCounter(&s, model.GenTokens, v, "trtllm_generation_tokens_total")
-	setCounter(&s, model.RequestErrors, v, "trtllm_request_error_total")
+	setCounter(&s, model.PromptTokens, v, names(model.TRTLLM, model.PromptTokens)...)
+	setCounter(&s, model.GenTokens, v, names(model.TRTLLM, model.GenTokens)...)
+	setCounter(&s, model.RequestErrors, v, names(model.TRTLLM, model.RequestErrors)...)
 	if reasons := v.byLabel("trtllm_request_success_total", "finished_reason"); len(reasons) > 0 {
+		readFrom(&s, model.FinishReasons, "trtllm_request_success_total")
 		var total float64
 		for r, x := range reasons {
 			if r != "" {
@@ -99,23 +100,27 @@ func mapTRTLLM(f families, m meta) []model.Sample {
 	if hits, ok := v.sum("trtllm_prompt_cached_tokens_total"); ok && has(s.Counters, model.PromptTokens) {
 		s.Counters[model.PrefixHits] = hits
 		s.Counters[model.PrefixQueries] = s.Counters[model.PromptTokens]
+		readFrom(&s, string(model.PrefixHits), "trtllm_prompt_cached_tokens_total")
+		readFrom(&s, string(model.PrefixQueries), s.From[string(model.PromptTokens)])
 	} else if reused, ok := v.sum("trtllm_kv_cache_reused_blocks_total"); ok {
 		if missed, ok := v.sum("trtllm_kv_cache_missed_blocks_total"); ok {
 			s.Counters[model.PrefixHits] = reused
 			s.Counters[model.PrefixQueries] = reused + missed
+			readFrom(&s, string(model.PrefixHits), "trtllm_kv_cache_reused_blocks_total")
+			readFrom(&s, string(model.PrefixQueries), "trtllm_kv_cache_reused_blocks_total+trtllm_kv_cache_missed_blocks_total")
 			s.Notes = append(s.Notes, "prefix-cache hit ratio in KV blocks (reused / reused+missed), not tokens")
 		}
 	}
-	if setCounter(&s, model.SpecDraftTokens, v, "trtllm_spec_decode_num_draft_tokens_total") != "" {
-		setCounter(&s, model.SpecAcceptTokens, v, "trtllm_spec_decode_num_accepted_tokens_total")
+	if setCounter(&s, model.SpecDraftTokens, v, names(model.TRTLLM, model.SpecDraftTokens)...) != "" {
+		setCounter(&s, model.SpecAcceptTokens, v, names(model.TRTLLM, model.SpecAcceptTokens)...)
 	}
 
-	setLatency(&s, model.TTFT, v, "trtllm_time_to_first_token_seconds")
-	setLatency(&s, model.TPOT, v, "trtllm_time_per_output_token_seconds")
-	setLatency(&s, model.E2E, v, "trtllm_e2e_request_latency_seconds")
-	setLatency(&s, model.Queue, v, "trtllm_request_queue_time_seconds")
-	setLatency(&s, model.Prefill, v, "trtllm_request_prefill_time_seconds")
-	setLatency(&s, model.Decode, v, "trtllm_request_decode_time_seconds")
+	setLatency(&s, model.TTFT, v, names(model.TRTLLM, model.TTFT)...)
+	setLatency(&s, model.TPOT, v, names(model.TRTLLM, model.TPOT)...)
+	setLatency(&s, model.E2E, v, names(model.TRTLLM, model.E2E)...)
+	setLatency(&s, model.Queue, v, names(model.TRTLLM, model.Queue)...)
+	setLatency(&s, model.Prefill, v, names(model.TRTLLM, model.Prefill)...)
+	setLatency(&s, model.Decode, v, names(model.TRTLLM, model.Decode)...)
 	if has(s.Counters, model.PromptTokens) {
 		s.Notes = append(s.Notes, "token rates counted when requests finish")
 	}

@@ -44,16 +44,24 @@ func mapVLLM(f families, m meta) []model.Sample {
 	return out
 }
 
+// vllmNames is where vLLM publishes a concept, newest name first
+// (model.EngineMetrics: the one table of engine metric names).
+func vllmNames[C ~string](c C) []string { return names(model.VLLM, c) }
+
 func mapVLLMModel(s *model.Sample, v view) {
-	setGauge(s, model.Running, v, "vllm:num_requests_running")
-	if setGauge(s, model.Waiting, v, "vllm:num_requests_waiting") == "" {
-		// The by-reason split sums to the total.
-		setGauge(s, model.Waiting, v, "vllm:num_requests_waiting_by_reason")
+	setGauge(s, model.Running, v, vllmNames(model.Running)...)
+	// The by-reason split (the table's second name) sums to the total: it
+	// is read when the total is absent or has no finite value.
+	for _, n := range vllmNames(model.Waiting) {
+		if setGauge(s, model.Waiting, v, n) != "" {
+			break
+		}
 	}
 	if x, ok := v.sumWhere("vllm:num_requests_waiting_by_reason", "reason", "deferred"); ok {
 		s.Gauges[model.Deferred] = x
 	}
-	kvName := v.first("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
+	kvNames := vllmNames(model.KVUsage)
+	kvName := v.first(kvNames...)
 	s.Engines = vllmEngines(v, kvName)
 	if kvName != "" {
 		if full, ok := model.Fullest(s.Engines); ok {
@@ -66,33 +74,40 @@ func mapVLLMModel(s *model.Sample, v view) {
 			s.Gauges[model.KVUsage] = x
 			readFrom(s, string(model.KVUsage), kvName)
 		}
-		if kvName == "vllm:gpu_cache_usage_perc" {
-			s.Notes = append(s.Notes, "KV-cache usage from vllm:gpu_cache_usage_perc (name used before v0.11)")
+		if kvName != kvNames[0] {
+			s.Notes = append(s.Notes, "KV-cache usage from "+kvName+" (name used before v0.11)")
 		}
 	}
 	if len(s.Engines) > 1 {
 		s.Notes = append(s.Notes, fmt.Sprintf("running, waiting, rates and latencies summed over %d data-parallel engines", len(s.Engines)))
 	}
 
-	setCounter(s, model.PromptTokens, v, "vllm:prompt_tokens_total")
-	setCounter(s, model.GenTokens, v, "vllm:generation_tokens_total")
-	setCounter(s, model.Preemptions, v, "vllm:num_preemptions_total")
-	if n := setCounter(s, model.PrefixQueries, v, "vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"); n != "" {
-		hits := "vllm:prefix_cache_hits_total"
-		if n == "vllm:gpu_prefix_cache_queries_total" {
-			hits = "vllm:gpu_prefix_cache_hits_total"
+	setCounter(s, model.PromptTokens, v, vllmNames(model.PromptTokens)...)
+	setCounter(s, model.GenTokens, v, vllmNames(model.GenTokens)...)
+	setCounter(s, model.Preemptions, v, vllmNames(model.Preemptions)...)
+	if n := setCounter(s, model.PrefixQueries, v, vllmNames(model.PrefixQueries)...); n != "" {
+		// Hits are read under the name of the same generation as queries.
+		hitNames, hits := vllmNames(model.PrefixHits), ""
+		for i, q := range vllmNames(model.PrefixQueries) {
+			if q == n && i < len(hitNames) {
+				hits = hitNames[i]
+			}
+		}
+		if hits != hitNames[0] {
 			s.Notes = append(s.Notes, "prefix cache from vllm:gpu_prefix_cache_* (old names; early V1 builds counted blocks, not tokens)")
 		}
 		if setCounter(s, model.PrefixHits, v, hits) == "" {
 			delete(s.Counters, model.PrefixQueries) // a ratio needs both
 		}
 	} else {
-		setGauge(s, model.PrefixHitGauge, v, "vllm:gpu_prefix_cache_hit_rate") // V0
+		setGauge(s, model.PrefixHitGauge, v, vllmNames(model.PrefixHitGauge)...) // V0
 	}
-	if setCounter(s, model.SpecDraftTokens, v, "vllm:spec_decode_num_draft_tokens_total") != "" {
-		setCounter(s, model.SpecAcceptTokens, v, "vllm:spec_decode_num_accepted_tokens_total")
+	if setCounter(s, model.SpecDraftTokens, v, vllmNames(model.SpecDraftTokens)...) != "" {
+		setCounter(s, model.SpecAcceptTokens, v, vllmNames(model.SpecAcceptTokens)...)
 	}
-	if reasons := v.byLabel("vllm:request_success_total", "finished_reason"); len(reasons) > 0 {
+	finish := v.first(vllmNames(model.FinishReasons)...)
+	if reasons := v.byLabel(finish, "finished_reason"); finish != "" && len(reasons) > 0 {
+		readFrom(s, model.FinishReasons, finish)
 		var total float64
 		for r, x := range reasons {
 			if r != "" {
@@ -109,18 +124,18 @@ func mapVLLMModel(s *model.Sample, v view) {
 		}
 	}
 
-	setLatency(s, model.TTFT, v, "vllm:time_to_first_token_seconds")
-	if setLatency(s, model.ITL, v, "vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds") == "vllm:time_per_output_token_seconds" {
-		s.Notes = append(s.Notes, "ITL from vllm:time_per_output_token_seconds (old name: it observed every inter-token gap)")
+	setLatency(s, model.TTFT, v, vllmNames(model.TTFT)...)
+	if n := setLatency(s, model.ITL, v, vllmNames(model.ITL)...); n != "" && n != vllmNames(model.ITL)[0] {
+		s.Notes = append(s.Notes, "ITL from "+n+" (old name: it observed every inter-token gap)")
 	}
-	setLatency(s, model.TPOT, v, "vllm:request_time_per_output_token_seconds")
-	setLatency(s, model.E2E, v, "vllm:e2e_request_latency_seconds")
-	setLatency(s, model.Queue, v, "vllm:request_queue_time_seconds")
-	setLatency(s, model.Prefill, v, "vllm:request_prefill_time_seconds")
-	setLatency(s, model.Decode, v, "vllm:request_decode_time_seconds")
-	setLatency(s, model.PromptLen, v, "vllm:request_prompt_tokens")
-	setLatency(s, model.OutputLen, v, "vllm:request_generation_tokens")
-	setLatency(s, model.StepTokens, v, "vllm:iteration_tokens_total")
+	setLatency(s, model.TPOT, v, vllmNames(model.TPOT)...)
+	setLatency(s, model.E2E, v, vllmNames(model.E2E)...)
+	setLatency(s, model.Queue, v, vllmNames(model.Queue)...)
+	setLatency(s, model.Prefill, v, vllmNames(model.Prefill)...)
+	setLatency(s, model.Decode, v, vllmNames(model.Decode)...)
+	setLatency(s, model.PromptLen, v, vllmNames(model.PromptLen)...)
+	setLatency(s, model.OutputLen, v, vllmNames(model.OutputLen)...)
+	setLatency(s, model.StepTokens, v, vllmNames(model.StepTokens)...)
 }
 
 // vllmCacheConfig reads vllm:cache_config_info: its labels (block size,
@@ -174,7 +189,7 @@ func vllmCacheConfig(v view) (map[string]string, float64) {
 // usage (the engine label), ordered by engine number; nil for one engine.
 func vllmEngines(v view, kvName string) []model.EngineShare {
 	seen := map[string]bool{}
-	for _, n := range []string{"vllm:num_requests_running", "vllm:num_requests_waiting", kvName} {
+	for _, n := range []string{v.first(vllmNames(model.Running)...), v.first(vllmNames(model.Waiting)[:1]...), kvName} {
 		if n == "" {
 			continue
 		}
@@ -211,7 +226,7 @@ func vllmEngines(v view, kvName string) []model.EngineShare {
 	out := make([]model.EngineShare, 0, len(ids))
 	for _, id := range ids {
 		out = append(out, model.EngineShare{ID: id,
-			Running: opt("vllm:num_requests_running", id), Waiting: opt("vllm:num_requests_waiting", id), KVUsage: opt(kvName, id)})
+			Running: opt(v.first(vllmNames(model.Running)...), id), Waiting: opt(v.first(vllmNames(model.Waiting)[:1]...), id), KVUsage: opt(kvName, id)})
 	}
 	return out
 }

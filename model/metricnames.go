@@ -1,0 +1,76 @@
+package model
+
+import "strings"
+
+// FinishReasons is the concept key (Sample.From) of the finished-request
+// counter split by reason (Sample.FinishReasons).
+const FinishReasons = "finish_reasons"
+
+// MetricSource says where one engine publishes one concept: the one place
+// that names engine metrics. The adapters (sources/engine) read Names, the
+// `e` overlay prints them, and a test in sources/engine proves the
+// adapters read every name listed here. The diagnosis cites only what an
+// adapter recorded it read (Sample.From), never this table.
+type MetricSource struct {
+	// Concept is a Gauge, Counter or Latency name, or FinishReasons.
+	Concept string
+	// Names are the metrics read as they are, newest first: the first one
+	// the scrape has is read.
+	Names []string
+	// Derived are what the adapter records (Sample.From) when it computes
+	// the value from several metrics or reads one only under a condition,
+	// in the order it tries them after Names.
+	Derived []string
+	// Note says what the metric means, which releases use which name, and
+	// for a concept the engine does not expose, that it does not.
+	Note string
+}
+
+// Exposed reports whether the engine publishes the concept at all.
+func (m MetricSource) Exposed() bool { return len(m.Names)+len(m.Derived) > 0 }
+
+// Text is how the `e` overlay shows the source.
+func (m MetricSource) Text() string {
+	var b strings.Builder
+	b.WriteString(strings.Join(append(append([]string{}, m.Names...), m.Derived...), ", else "))
+	if m.Note != "" {
+		if b.Len() > 0 {
+			b.WriteString(" — ")
+		}
+		b.WriteString(m.Note)
+	}
+	return b.String()
+}
+
+// MetricNames returns the metrics an engine publishes a concept under,
+// newest first (nil when it publishes none).
+func MetricNames(e Engine, concept string) []string {
+	for _, m := range EngineMetrics[e] {
+		if m.Concept == concept {
+			return m.Names
+		}
+	}
+	return nil
+}
+
+// MetricSourceOf returns an engine's row for a concept.
+func MetricSourceOf(e Engine, concept string) (MetricSource, bool) {
+	for _, m := range EngineMetrics[e] {
+		if m.Concept == concept {
+			return m, true
+		}
+	}
+	return MetricSource{}, false
+}
+
+func src(concept string, note string, names ...string) MetricSource {
+	return MetricSource{Concept: concept, Names: names, Note: note}
+}
+
+func derived(concept, note string, formulas ...string) MetricSource {
+	return MetricSource{Concept: concept, Derived: formulas, Note: note}
+}
+
+func absent(concept, note string) MetricSource {
+	return MetricSource{Concept: concept, Note: note}
+}
