@@ -126,7 +126,11 @@ func (r *runState) closedLoop(ctx, send context.Context, n, count, base int, dea
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			for send.Err() == nil {
+			// ctx too: send is its child, and a cancel of ctx reaches the
+			// child a moment after ctx's own Done, so a stream whose request
+			// just ended cancelled could otherwise start one more and count
+			// 17 cancelled of 16 streams.
+			for send.Err() == nil && ctx.Err() == nil {
 				i := int(r.next.Add(1) - 1)
 				if (count > 0 && i >= count) || (!deadline.IsZero() && !time.Now().Before(deadline)) {
 					return
@@ -156,7 +160,7 @@ func (r *runState) openLoop(ctx, send context.Context, arr *arrivals, capN, coun
 			break
 		}
 		sleepCtx(send, time.Until(due))
-		if send.Err() != nil {
+		if send.Err() != nil || ctx.Err() != nil {
 			break
 		}
 		arrived := time.Now()
