@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -68,6 +70,11 @@ func SlotKV(s *Sample, l KVLayout) {
 	}
 }
 
+// isLlamaServer: the program (or the argument a wrapper runs) is llama-server.
+func isLlamaServer(arg string) bool {
+	return strings.HasPrefix(path.Base(strings.ReplaceAll(arg, "\\", "/")), "llama-server")
+}
+
 func trimNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // LlamaKVLayout learns the KV layout of a llama-server run, best first:
@@ -80,7 +87,8 @@ func trimNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // it) becomes 4 slots with kv_unified = true. Builds before auto default to
 // one slot, where the layouts are the same. So with neither flag and 4
 // slots the cache is unified; with neither flag and another count the
-// slots were set elsewhere (LLAMA_ARG_N_PARALLEL): unknown.
+// slots were set elsewhere (LLAMA_ARG_N_PARALLEL): unknown. A command line
+// that is not llama-server's (docker-proxy holding the port) says nothing.
 func LlamaKVLayout(logUnified, cmdline string, slots int) KVLayout {
 	switch strings.Trim(logUnified, "' ") {
 	case "true":
@@ -91,8 +99,12 @@ func LlamaKVLayout(logUnified, cmdline string, slots int) KVLayout {
 	if cmdline == "" {
 		return KVLayout{From: "no log line with kv_unified, no command line"}
 	}
-	kv, np, npGiven := "", "", false
 	args := strings.Fields(cmdline)
+	if !slices.ContainsFunc(args, isLlamaServer) {
+		// docker-proxy, a wrapper: its flags say nothing of the engine's.
+		return KVLayout{From: "the command line on the port is not llama-server's"}
+	}
+	kv, np, npGiven := "", "", false
 	for i, a := range args {
 		name, val, eq := strings.Cut(a, "=")
 		switch name {

@@ -26,6 +26,9 @@ func TestLlamaKVLayout(t *testing.T) {
 		{"", "llama-server -m m.gguf -np x", 4, false, false},
 		{"", "llama-server -m m.gguf", 3, false, false}, // LLAMA_ARG_N_PARALLEL=3 leaves no trace on the command line
 		{"", "", 4, false, false},
+		{"", "/usr/bin/docker-proxy -proto tcp -host-ip 0.0.0.0 -host-port 8080 -container-ip 172.17.0.2 -container-port 8080", 4, false, false},
+		{"", "/app/llama-server --host 0.0.0.0 -np 2", 2, true, false},
+		{"", `C:\llama\llama-server.exe -m m.gguf`, 4, true, true},
 		{"maybe", "", 4, false, false},
 	} {
 		l := LlamaKVLayout(c.log, c.cmdline, c.slots)
