@@ -142,6 +142,7 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 		if sm.Endpoint == "" {
 			sm.Endpoint = s.Endpoint
 		}
+		slotKV(e, &sm)
 		m.addSample(sm)
 		if c := e.Current(); c != nil {
 			e.sampled = true

@@ -24,6 +24,11 @@ func ruleKVFull(e *env) []Finding {
 			continue
 		}
 		if kv.V < e.cfg.KVHigh {
+			if hi := ep.State.KVUsageMax; hi.OK && hi.V >= e.cfg.KVHigh {
+				// Only a floor is known (llama.cpp, layout unknown): below
+				// the mark is not "fine".
+				e.lack(ep, "KV-cache usage (between "+pct(kv.V)+" and "+pct(hi.V)+": whether the KV cache is unified is unknown; attach the engine's log or run llmtop on its machine)")
+			}
 			continue
 		}
 		_, _, which := kvBatch(ep)

@@ -193,7 +193,7 @@ func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev mode
 	case st.KVUsage.OK && st.KVUsage.V >= 0.9:
 		f.Cause = "the KV cache is full (" + pct(st.KVUsage.V) + "): new requests cannot be admitted until running ones finish"
 		f.Actions = kvActions(e, ep)
-	case atCap && st.KVUsage.OK && st.Running.V > 0 && itlOK && !itlOver:
+	case atCap && st.KVUsage.OK && !st.KVUsageMax.OK && st.Running.V > 0 && itlOK && !itlOver: // a floor is not room
 		// Raising the cap is advised only where ITL is known to have room:
 		// unknown is not fine (issue 14 item 10).
 		kv, running, _ := kvBatch(ep)

@@ -140,6 +140,7 @@ func (e *emitter) series(s Series, window string) {
 	e.opt(dRunning, m.Running, lv...)
 	e.opt(dWaiting, m.Waiting, lv...)
 	e.opt(dKVUsage, m.KVCacheUsageRatio, lv...)
+	e.opt(dKVUsageMax, m.KVCacheUsageRatioMax, lv...)
 	e.opt(dKVCapacity, m.KVCapacityTokens, lv...)
 	wl := append(lv[:3:3], window)
 	e.opt(dPrefixHit, m.PrefixCacheHitRatio, wl...)

@@ -44,6 +44,7 @@ var (
 	dRunning    = desc("llmtop_requests_running", "Requests in the engine's running batch (the engine's own gauge).", epLabels...)
 	dWaiting    = desc("llmtop_requests_waiting", "Requests waiting in the engine's queue (the engine's own gauge).", epLabels...)
 	dKVUsage    = desc("llmtop_kv_cache_usage_ratio", "KV-cache usage, 0–1 (an approximation where the engine has no KV metric: see llmtop snapshot --json notes).", epLabels...)
+	dKVUsageMax = desc("llmtop_kv_cache_usage_ratio_max", "The most KV-cache usage can be, 0–1, present only while llmtop_kv_cache_usage_ratio is a floor (llama.cpp when whether its KV cache is unified is unknown: attach its log or run llmtop on its machine).", epLabels...)
 	dKVCapacity = desc("llmtop_kv_cache_capacity_tokens", "Tokens the engine's KV cache holds, as the engine states it.", epLabels...)
 
 	dPrefixHit     = desc("llmtop_prefix_cache_hit_ratio", "Prefix-cache hit ratio over the window, 0–1.", windowLabels...)

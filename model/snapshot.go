@@ -43,9 +43,11 @@ type DistJSON struct {
 
 // MetricsJSON is one endpoint+model's metrics over the snapshot window.
 type MetricsJSON struct {
-	Running              Opt `json:"running"`
-	Waiting              Opt `json:"waiting"`
-	KVCacheUsageRatio    Opt `json:"kv_cache_usage_ratio"`
+	Running           Opt `json:"running"`
+	Waiting           Opt `json:"waiting"`
+	KVCacheUsageRatio Opt `json:"kv_cache_usage_ratio"`
+	// KVCacheUsageRatioMax is set when kv_cache_usage_ratio is only a floor.
+	KVCacheUsageRatioMax Opt `json:"kv_cache_usage_ratio_max,omitzero"`
 	PrefixCacheHitRatio  Opt `json:"prefix_cache_hit_ratio"`
 	PreemptionsPerS      Opt `json:"preemptions_per_s"`
 	PromptTokensPerS     Opt `json:"prompt_tokens_per_s"`
@@ -130,7 +132,7 @@ func DistMS(d Dist) DistJSON {
 // MetricsOf converts a State into the JSON metrics object.
 func MetricsOf(st State) *MetricsJSON {
 	m := &MetricsJSON{
-		Running: st.Running, Waiting: st.Waiting, KVCacheUsageRatio: st.KVUsage,
+		Running: st.Running, Waiting: st.Waiting, KVCacheUsageRatio: st.KVUsage, KVCacheUsageRatioMax: st.KVUsageMax,
 		PrefixCacheHitRatio: st.PrefixHit, PreemptionsPerS: st.PreemptionsPS,
 		PromptTokensPerS: st.PromptTPS, GenerationTokensPerS: st.GenTPS, RequestsPerS: st.RequestsPS,
 		SpecDecodeAcceptance: st.SpecAccept, KVCapacityTokens: st.KVCapacityTokens,

@@ -18,12 +18,15 @@ type State struct {
 
 	Running, Waiting, Deferred Opt
 	KVUsage                    Opt // 0–1
-	KVCapacityTokens           Opt
-	MaxRunning                 Opt
-	BatchPerStep               Opt // the engine's average requests per step
-	Paused                     Opt // requests paused for KV blocks now (TensorRT-LLM)
-	PrefixHit                  Opt // 0–1, over the window
-	SpecAccept                 Opt // 0–1, over the window
+	// KVUsageMax is the most KV usage can be when only a floor is known
+	// (KVUsage; llama.cpp with an unknown KV layout: model.SlotKV).
+	KVUsageMax       Opt
+	KVCapacityTokens Opt
+	MaxRunning       Opt
+	BatchPerStep     Opt // the engine's average requests per step
+	Paused           Opt // requests paused for KV blocks now (TensorRT-LLM)
+	PrefixHit        Opt // 0–1, over the window
+	SpecAccept       Opt // 0–1, over the window
 
 	PromptTPS, GenTPS Opt // tokens/s over the window
 	// EnginePromptTPS / EngineGenTPS are the engine's own throughput gauges
@@ -116,6 +119,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.Running, st.Waiting, st.Deferred = gauge(Running), gauge(Waiting), gauge(Deferred)
 	st.KVUsage, st.KVCapacityTokens, st.MaxRunning = gauge(KVUsage), gauge(KVCapacityTokens), gauge(MaxRunning)
 	st.BatchPerStep, st.Paused = gauge(BatchPerStep), gauge(Paused)
+	st.KVUsageMax = gauge(KVUsageMax)
 
 	rate := func(c Counter) Opt {
 		t := es.counters[c]

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/llmtop/llmtop/model"
 )
 
 // The KV gauge (bubbles/progress) is filled to the value and coloured by
@@ -36,5 +37,22 @@ func TestKVGaugeFillAndColour(t *testing.T) {
 		if prefix := c[:strings.Index(c, "█")]; prefix == "" || !strings.Contains(line, prefix+"██") {
 			t.Errorf("%s: gauge not in the %v colour %q: %q", tc.name, tc.lvl, prefix, line)
 		}
+	}
+}
+
+// A llama.cpp KV whose layout is unknown (no log, no command line) shows its range, from the
+// split floor to the unified top, coloured by the top; the numbers are a real llama-server
+// b1-de3ff81's without -np (testdata/engines/llamacpp-b1-de3ff81-slots-auto.json).
+func TestKVGaugeShowsAFloorsRange(t *testing.T) {
+	m := New(Options{Endpoints: []string{testURL}, Now: t0, Theme: "dark"})
+	sm := model.NewSample(testURL, "m", t0, model.FromScrape)
+	sm.Gauges[model.KVUsage], sm.Gauges[model.KVCapacityTokens] = 1835.0/8192, 8192
+	sm.Gauges[model.SlotHeld], sm.Gauges[model.SlotCtx], sm.Gauges[model.MaxRunning] = 1835, 2048, 4
+	m.Update(model.Scrape{Endpoint: testURL, Time: t0, Samples: []model.Sample{sm},
+		Identity: model.Identity{Engine: model.LlamaCpp, Health: model.HealthUp, Models: []model.ModelInfo{{ID: "m"}}}})
+	p := &schedulerPane{}
+	plain := ansi.Strip(p.kvLine(m.d, m.d.State(), 60))
+	if ansi.StringWidth(plain) != 60 || !strings.HasSuffix(plain, " 22%–90%?") {
+		t.Fatalf("%q", plain)
 	}
 }

@@ -83,11 +83,18 @@ func (p *schedulerPane) kvLine(d *Data, st model.State, w int) string {
 	s := d.Styles
 	label := "KV "
 	val := fmt.Sprintf(" %5s", fmtPct(st.KVUsage))
-	gw := w - len(label) - len(val)
+	if st.KVUsageMax.OK {
+		// Only a floor is known (llama.cpp, KV layout unknown): the range, coloured by its top.
+		val = " " + fmtPct(st.KVUsage) + "–" + fmtPct(st.KVUsageMax) + "?"
+	}
+	gw := w - len(label) - lipgloss.Width(val)
 	if !st.KVUsage.OK || gw < 5 {
 		return label + s.Faint.Render(missing+" not exposed by "+engineName(d))
 	}
 	lvl := d.Thresholds.Judge(MKV, st.KVUsage)
+	if st.KVUsageMax.OK {
+		lvl = d.Thresholds.Judge(MKV, st.KVUsageMax)
+	}
 	if !p.kvSet {
 		p.kv = progress.New(progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))
 		p.kvSet = true

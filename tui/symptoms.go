@@ -42,7 +42,7 @@ func symptoms(d *Data) []symptom {
 		tp, name = st.Latency[model.TPOT], "TPOT p99"
 	}
 	out = append(out, p99Symptom(name, tp, t.ITLp99, t, MITL))
-	out = append(out, symptom{name: "KV cache", value: fmtPct(st.KVUsage), target: "<" + fmtPct(model.Some(t.KVCrit)), lvl: kvSLO(t, st.KVUsage)})
+	out = append(out, kvSymptom(t, st))
 	out = append(out, waitingSymptom(st.Waiting, d.Core.Config()))
 	out = append(out, utilSymptom(meanGPUUtil(d.GPU()), st.Waiting, t))
 	return out
@@ -111,6 +111,20 @@ func p99Symptom(name string, dist model.Dist, slo time.Duration, t Thresholds, m
 
 // kvSLO: the KV line of the symptom table is bad only at the critical
 // share (the gauge turns yellow earlier).
+// kvSymptom is the KV row; where only a floor is known (llama.cpp with an
+// unknown KV layout: model.SlotKV) it shows the range and judges the top:
+// a top over the mark with a floor under it is no verdict, not "fine".
+func kvSymptom(t Thresholds, st model.State) symptom {
+	row := symptom{name: "KV cache", value: fmtPct(st.KVUsage), target: "<" + fmtPct(model.Some(t.KVCrit)), lvl: kvSLO(t, st.KVUsage)}
+	if top := st.KVUsageMax; top.OK && st.KVUsage.OK {
+		row.value = fmtPct(st.KVUsage) + "–" + fmtPct(top) + "?"
+		if row.lvl = kvSLO(t, top); row.lvl == LevelCrit && kvSLO(t, st.KVUsage) != LevelCrit {
+			row.lvl = LevelNone
+		}
+	}
+	return row
+}
+
 func kvSLO(t Thresholds, v model.Opt) Level {
 	if l := t.Judge(MKV, v); l == LevelCrit {
 		return l

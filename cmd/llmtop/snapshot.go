@@ -74,6 +74,9 @@ never 0. Exit status 3 when no endpoint answers.`,
 type endpointResult struct {
 	url     string
 	scrapes []model.Scrape
+	// owner is the local process serving it (/proc), when it answered: its
+	// command line is the run's configuration (llama.cpp's KV layout).
+	owner *model.PortOwner
 }
 
 func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool, interval time.Duration) error {
@@ -156,8 +159,12 @@ func scrapeTwice(ctx context.Context, cfg engine.Config) endpointResult {
 	res.url, _ = engine.SplitURL(cfg.URL)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	look := newPortLook(cfg.URL)
 	engine.NewPoller(cfg).Run(ctx, func(sc model.Scrape) {
 		res.scrapes = append(res.scrapes, sc)
+		if o, ok := look.after(sc); ok && o.PID > 0 && sc.OK() {
+			res.owner = &o
+		}
 		if len(res.scrapes) == 2 || sc.ErrKind == model.ErrRefused {
 			cancel()
 		}
@@ -211,8 +218,20 @@ func buildSnapshot(now time.Time, results []endpointResult, cfg diagnosis.Config
 			mon.Apply(m)
 		}
 	}
+	owners := map[string]*model.PortOwner{}
+	for _, r := range results {
+		if r.owner != nil {
+			o := *r.owner
+			o.Endpoint = r.url
+			owners[r.url] = &o
+		}
+	}
 	for _, sc := range all {
 		mon.Apply(sc)
+		if o := owners[sc.Endpoint]; o != nil {
+			mon.Apply(*o) // after its first scrape, as the monitor does
+			delete(owners, sc.Endpoint)
+		}
 		mon.Tick(sc.Time) // the rules advance on the data, as in the monitor
 	}
 	mon.Evaluate(now)

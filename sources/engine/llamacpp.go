@@ -10,7 +10,7 @@ import (
 
 const (
 	llamaTPOTApprox = "aggregate: generation seconds ÷ tokens generated (llama.cpp has no per-request histogram)"
-	llamaKVNote     = "KV usage ≈ context held by busy slots ÷ total slot context, from /slots"
+	llamaKVNote     = "KV usage ≈ context held by busy slots ÷ the KV pool, from /slots"
 	llamaPrecision  = "llama.cpp prints 6 significant digits: counters above 999999 are rounded, so their rates are coarse"
 )
 
@@ -150,19 +150,23 @@ func parseSlots(body []byte) []llamaSlot {
 }
 
 // applySlots derives KV usage from /slots: the context busy slots hold
-// over the context of every slot. Idle slots keep their last prompt for
-// reuse, but that is free to overwrite and counts as free here.
+// over the context of every slot, the reading for a split cache. Idle
+// slots keep their last prompt for reuse, but that is free to overwrite
+// and counts as free here. It records the per-slot facts too (SlotHeld,
+// SlotCtx, MaxRunning): /slots does not say whether the cache is unified,
+// so the core corrects the reading with model.SlotKV once it knows.
 func applySlots(s *model.Sample, slots []llamaSlot) {
 	if len(slots) == 0 {
 		return
 	}
-	var used, total float64
+	var used, total, ctx float64
 	busy := 0
 	for _, sl := range slots {
 		if !finite(sl.NCtx) || sl.NCtx <= 0 {
 			continue
 		}
 		total += sl.NCtx
+		ctx = max(ctx, sl.NCtx)
 		if sl.IsProcessing {
 			used += sl.held()
 			busy++
@@ -174,14 +178,9 @@ func applySlots(s *model.Sample, slots []llamaSlot) {
 	s.Gauges[model.KVUsage] = used / total
 	s.Gauges[model.KVCapacityTokens] = total
 	s.Gauges[model.MaxRunning] = float64(len(slots))
+	s.Gauges[model.SlotHeld], s.Gauges[model.SlotCtx] = used, ctx
 	s.Info["slots"] = fmt.Sprint(len(slots))
 	s.Notes = append(s.Notes, llamaKVNote)
-	if len(slots) > 1 {
-		// Checked on build b1-de3ff81: -c 2048 -np 2 gives two 1024-token
-		// slots; -np 2 -kvu (or no -np: 4 unified slots) gives each slot
-		// all 2048. /slots reads the same either way.
-		s.Notes = append(s.Notes, fmt.Sprintf("if the KV cache is unified (-kvu, or llama-server's default when -np is not given) every slot's n_ctx is the one shared pool: capacity is then 1/%d of this and usage up to %d× it", len(slots), len(slots)))
-	}
 	if _, ok := s.Gauges[model.Running]; !ok {
 		s.Gauges[model.Running] = float64(busy)
 	}

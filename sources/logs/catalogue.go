@@ -338,9 +338,12 @@ var Catalogue = []Pattern{
 		Title:   "llama.cpp capped the context at {n_ctx_train}",
 		Meaning: "-c is larger than the model was trained for"},
 	{ID: "llamacpp_slots", Engines: llamacpp, Sev: info, Category: "config", Needle: "initializing, n_slots",
-		Regex:   `initializing, n_slots = (?P<n_slots>\d+), n_ctx_slot = (?P<n_ctx_slot>\d+)`,
+		// kv_unified is printed by builds with the unified cache (-kvu); the
+		// core reads it to size the KV pool (model.SlotKV): unified, every
+		// slot's n_ctx is the one shared pool.
+		Regex:   `initializing, n_slots = (?P<n_slots>\d+), n_ctx_slot = (?P<n_ctx_slot>\d+)(?:, kv_unified = '(?P<kv_unified>true|false)')?`,
 		Title:   "llama-server: {n_slots} slots of {n_ctx_slot} tokens",
-		Meaning: "concurrency limit (-np) and per-slot context"},
+		Meaning: "concurrency limit (-np) and per-slot context; with kv_unified = 'true' the slots share one pool of that size"},
 	{ID: "llamacpp_port_notice", Engines: llamacpp, Sev: info, Category: "config", Needle: "server default port will be changed",
 		Regex:   `server default port will be changed to :(?P<port>\d+)`,
 		Title:   "llama-server default port will move to {port}",

@@ -201,7 +201,16 @@ var catalogueExamples = []struct {
 	{"llamacpp_ctx_capped", "srv  load_model: the slot context (131072) exceeds the training context of the model (32768) - capping",
 		map[string]string{"n_ctx_slot": "131072", "n_ctx_train": "32768"}},
 	{"llamacpp_slots", "srv          init: initializing, n_slots = 4, n_ctx_slot = 8192, kv_unified = 'true'",
-		map[string]string{"n_slots": "4", "n_ctx_slot": "8192"}},
+		map[string]string{"n_slots": "4", "n_ctx_slot": "8192", "kv_unified": "true"}},
+	// Real lines of llama-server b1-de3ff81, 2026-11-24: -c 2048 without -np (auto: 4 unified
+	// slots), then -c 2048 -np 2 (split).
+	{"llamacpp_slots", "0.00.017.785 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 2048, kv_unified = 'true'",
+		map[string]string{"n_slots": "4", "n_ctx_slot": "2048", "kv_unified": "true"}},
+	{"llamacpp_slots", "0.00.019.021 I srv    load_model: initializing, n_slots = 2, n_ctx_slot = 1024, kv_unified = 'false'",
+		map[string]string{"n_slots": "2", "n_ctx_slot": "1024", "kv_unified": "false"}},
+	// Builds before the unified cache print no kv_unified: the layout stays unknown.
+	{"llamacpp_slots", "srv          init: initializing, n_slots = 4, n_ctx_slot = 2048",
+		map[string]string{"n_slots": "4", "n_ctx_slot": "2048", "kv_unified": ""}},
 	{"llamacpp_port_notice", "srv         main: NOTICE: server default port will be changed to :9931 in a future release", map[string]string{"port": "9931"}},
 	{"llamacpp_model_loaded", "srv         main: model loaded", nil},
 	{"llamacpp_listening", "srv         main: listening on http://127.0.0.1:8080", map[string]string{"address": "http://127.0.0.1:8080"}},
