@@ -62,7 +62,9 @@ var EngineMetrics = map[Engine][]MetricSource{
 	LlamaCpp: {
 		src(string(Running), "", "llamacpp:requests_processing"),
 		src(string(Waiting), "", "llamacpp:requests_deferred"),
-		src(string(KVUsage), "removed 2025-05-21, still served by older builds", "llamacpp:kv_cache_usage_ratio"),
+		{Concept: string(KVUsage), Names: []string{"llamacpp:kv_cache_usage_ratio"},
+			Derived: []string{"/slots: context held by busy slots ÷ the pool (unified cache: one slot's n_ctx; split: their sum)"},
+			Note:    "the metric was removed 2025-05-21 and is read from older builds; newer ones give /slots (model/slotkv.go)"},
 		src(string(PromptTokens), "", "llamacpp:prompt_tokens_total"),
 		src(string(GenTokens), "", "llamacpp:tokens_predicted_total"),
 		src(string(PromptTPSGauge), "", "llamacpp:prompt_tokens_seconds"),
