@@ -37,9 +37,14 @@ type fakeEP struct {
 	labels map[string]string // job, instance, pod, namespace, model_name
 	engine string            // metric prefix the endpoint's series carry
 	values map[string]float64
+	// serves, when set, are the only metric names the endpoint publishes
+	// (an older release): a term reading another name finds no series.
+	serves map[string]bool
 }
 
-var conceptRe = regexp.MustCompile(`"llmtop_concept", "([^"]+)"`)
+// conceptRe finds each tagged term: its concept and, when tagged, the
+// metric name it reads.
+var conceptRe = regexp.MustCompile(`"llmtop_concept", "([^"]+)", "", ""\)(?:, "llmtop_from", "([^"]+)")?`)
 
 type promSample struct {
 	Metric map[string]string `json:"metric"`
@@ -116,10 +121,13 @@ func (f *fakeProm) answer(q string) []byte {
 				if m[1] == "labels" {
 					v, ok = 1, true
 				}
-				if !ok {
+				if !ok || (m[2] != "" && e.serves != nil && !e.serves[m[2]]) {
 					continue
 				}
 				ls := map[string]string{"llmtop_concept": m[1]}
+				if m[2] != "" {
+					ls["llmtop_from"] = m[2]
+				}
 				for k, x := range e.labels {
 					switch {
 					case m[1] == "labels" && k == "model_name":
