@@ -182,9 +182,13 @@ func (f family) lookup(concept string) (entry, bool) {
 	return entry{}, false
 }
 
-// rank is where name stands among the entry's names (0 newest), -1 when
-// it is not one of them.
+// rank is where name, the fromLabel of an answer, stands among the
+// entry's names (0 newest, which is not tagged), -1 when it is not one of
+// them.
 func (e entry) rank(name string) int {
+	if name == "" {
+		return 0
+	}
 	for i, n := range e.names {
 		if n == name {
 			return i

@@ -34,13 +34,15 @@ type epData struct {
 	// table (0 newest): an endpoint that serves two names of a concept
 	// (a release that publishes the old one beside the new) is read
 	// under the newest.
-	ranks map[string]int
+	ranks map[rankKey]int
 }
+
+type rankKey struct{ model, concept string }
 
 // prefer reports whether a value read under the name of rank should be
 // kept for the model's concept, and whether it displaces an older one.
 func (e *epData) prefer(modelName, concept string, rank int) (keep, displaces bool) {
-	k := modelName + "\x00" + concept
+	k := rankKey{modelName, concept}
 	prev, had := e.ranks[k]
 	if had && prev < rank {
 		return false, false
@@ -57,7 +59,7 @@ func (fl *fleet) ep(f family, ls rowLabels) *epData {
 	k := keyOf(ls)
 	e := fl.eps[k]
 	if e == nil {
-		e = &epData{engine: f.engine, labels: map[string]string{}, samples: map[string]*model.Sample{}, ranks: map[string]int{}}
+		e = &epData{engine: f.engine, labels: map[string]string{}, samples: map[string]*model.Sample{}, ranks: map[rankKey]int{}}
 		for _, l := range targetLabels {
 			if v := ls.get(l); v != "" {
 				e.labels[l] = model.Clean(v)

@@ -108,10 +108,14 @@ func tag(expr, concept string) string {
 	return fmt.Sprintf(`label_replace(%s, %q, %q, "", "")`, expr, conceptLabel, concept)
 }
 
-// tagFrom tags a term with its concept and the metric it reads, so one
-// query asks every name a concept had across releases and the answer says
-// which one each endpoint serves.
-func tagFrom(expr, concept, name string) string {
+// tagFrom tags a term with its concept and, when it reads an older name
+// (rank > 0), that name, so one query asks every name a concept had across
+// releases and the answer says which one each endpoint serves. The newest
+// name goes untagged: an answer from a current release is no larger.
+func tagFrom(expr, concept, name string, rank int) string {
+	if rank == 0 {
+		return tag(expr, concept)
+	}
 	return fmt.Sprintf(`label_replace(%s, %q, %q, "", "")`, tag(expr, concept), fromLabel, name)
 }
 
@@ -139,18 +143,18 @@ func (b builder) stateQuery() string {
 		if g.key == string(model.KVUsage) {
 			agg = "avg" // a ratio per engine core: the mean, never a sum
 		}
-		for _, n := range g.names {
-			terms = append(terms, tagFrom(fmt.Sprintf("%s %s (%s)", agg, b.by(), b.sel(n)), "gauge:"+g.key, n))
+		for i, n := range g.names {
+			terms = append(terms, tagFrom(fmt.Sprintf("%s %s (%s)", agg, b.by(), b.sel(n)), "gauge:"+g.key, n, i))
 		}
 	}
 	for _, c := range b.f.counters {
-		for _, n := range c.names {
-			terms = append(terms, tagFrom(b.rate(n), "rate:"+c.key, n))
+		for i, n := range c.names {
+			terms = append(terms, tagFrom(b.rate(n), "rate:"+c.key, n, i))
 		}
 	}
 	for _, r := range b.f.ratios {
 		for i, n := range r.names {
-			terms = append(terms, tagFrom(b.rate(n)+" / "+b.rate(r.pair[i]), "ratio:"+r.key, n))
+			terms = append(terms, tagFrom(b.rate(n)+" / "+b.rate(r.pair[i]), "ratio:"+r.key, n, i))
 		}
 	}
 	present := b.anyOf(b.f.present)
@@ -172,16 +176,16 @@ func (b builder) rate(name string) string {
 func (b builder) latencyQuery() string {
 	var terms []string
 	for _, l := range b.f.hists {
-		for _, h := range l.names {
+		for i, h := range l.names {
 			for _, q := range quantiles {
 				if !quantiled[model.Latency(l.key)] {
 					break // a mean and a count: every quantile is a series per target, and 500 targets decode slowly
 				}
 				terms = append(terms, tagFrom(fmt.Sprintf("histogram_quantile(%g, sum %s (rate(%s[%s])))",
-					q.q, b.by("le"), b.sel(h+"_bucket"), b.window), "lat:"+l.key+":"+q.name, h))
+					q.q, b.by("le"), b.sel(h+"_bucket"), b.window), "lat:"+l.key+":"+q.name, h, i))
 			}
-			terms = append(terms, tagFrom(b.rate(h+"_sum")+" / "+b.rate(h+"_count"), "lat:"+l.key+":mean", h))
-			terms = append(terms, tagFrom(fmt.Sprintf("sum %s (increase(%s[%s]))", b.by(), b.sel(h+"_count"), b.window), "lat:"+l.key+":count", h))
+			terms = append(terms, tagFrom(b.rate(h+"_sum")+" / "+b.rate(h+"_count"), "lat:"+l.key+":mean", h, i))
+			terms = append(terms, tagFrom(fmt.Sprintf("sum %s (increase(%s[%s]))", b.by(), b.sel(h+"_count"), b.window), "lat:"+l.key+":count", h, i))
 		}
 	}
 	return strings.Join(terms, " or ")
