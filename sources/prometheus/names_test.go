@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -152,5 +153,48 @@ func TestEveryQueriedNameIsInTheTable(t *testing.T) {
 		if !strings.Contains(q, n) {
 			t.Errorf("vLLM queries do not ask %s", n)
 		}
+	}
+}
+
+// The diagnosis cites, for an endpoint read through Prometheus, the metric
+// that answered: the older vLLM's KV finding names gpu_cache_usage_perc,
+// the current one's kv_cache_usage_perc (before, both cited the bare
+// concept).
+func TestFindingsCiteTheNameThatAnswered(t *testing.T) {
+	f := &fakeProm{up: map[string]float64{}}
+	f.eps = []fakeEP{olderVLLM(vllmEP(0, "prod", "m", 0.99, 0, 0.2)), currentVLLM(vllmEP(1, "prod", "m", 0.99, 0, 0.2))}
+	for _, e := range f.eps {
+		f.up[e.labels["instance"]] = 1
+	}
+	s := newFake(t, f, Config{})
+	mon := core.New(core.Options{Window: 5 * time.Minute})
+	r := s.Refresh(context.Background(), time.Now())
+	if r.Err != "" || r.Targets != 2 {
+		t.Fatalf("err %q targets %d", r.Err, r.Targets)
+	}
+	for _, m := range r.Msgs {
+		mon.Apply(m)
+	}
+	rep := mon.Evaluate(r.Time)
+	// KV ≥ 95 % is a condition forming (held 5m before it opens): its
+	// evidence is already written.
+	fs := rep.Findings
+	for _, p := range rep.Pending {
+		fs = append(fs, p.Finding)
+	}
+	cited := map[string]string{}
+	for _, fd := range fs {
+		if fd.ID != "kv_full" {
+			continue
+		}
+		for _, ev := range fd.Evidence {
+			if strings.HasPrefix(ev.Text, "KV usage") {
+				cited[fd.Endpoint] = ev.Source
+			}
+		}
+	}
+	if !strings.Contains(cited["http://10.0.0.0:8000"], "vllm:gpu_cache_usage_perc") ||
+		!strings.Contains(cited["http://10.0.0.1:8000"], "vllm:kv_cache_usage_perc") {
+		t.Errorf("KV evidence cites %v", cited)
 	}
 }
