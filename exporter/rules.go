@@ -2,8 +2,10 @@ package exporter
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/diagnosis"
@@ -48,46 +50,113 @@ type RulesOptions struct {
 	For time.Duration
 }
 
-// engineMetrics are one engine's metric names as its adapter in
-// sources/engine reads them. by groups per endpoint and model, as the
-// adapter sums (or averages) an endpoint's series.
+// engineMetrics are one engine's metric expressions, generated from the
+// one table of engine metric names (model.EngineMetrics, which the
+// adapters in sources/engine read). by groups per endpoint and model, as
+// the adapter sums (or averages) an endpoint's series. A concept with
+// older names is each name's aggregate joined by `or`: the aggregates
+// carry the same labels, so the newest name an endpoint serves is read,
+// and a fleet of mixed releases is alerted on under each one's names.
 type engineMetrics struct {
 	engine model.Engine
 	by     string
 	// kv is a 0–1 KV usage expression (already aggregated by `by`); kvNote
 	// says when it is an approximation.
 	kv, kvNote string
-	waiting    string // a gauge
-	ttft       string // a histogram (name without _bucket)
-	preempt    string // a counter
-	finish     string // a counter with a finished_reason label
+	waiting    []string // a gauge's selectors, newest first
+	ttft       []string // histograms (names without _bucket)
+	preempt    []string // counters
+	finish     []string // counters with a finished_reason label
 }
 
-var engineTable = []engineMetrics{
-	{engine: model.VLLM, by: "job, instance, model_name",
-		// gpu_cache_usage_perc is the name before v0.11 (both from v0.9.2).
-		kv:      "avg by (job, instance, model_name) (vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)",
-		waiting: "vllm:num_requests_waiting", ttft: "vllm:time_to_first_token_seconds",
-		preempt: "vllm:num_preemptions_total", finish: "vllm:request_success_total"},
-	{engine: model.SGLang, by: "job, instance, model_name",
-		kv:      "avg by (job, instance, model_name) (sglang:token_usage)",
-		waiting: "sglang:num_queue_reqs", ttft: "sglang:time_to_first_token_seconds",
-		preempt: "sglang:num_retracted_requests_total"},
+// ruleSpec says how an engine's rules aggregate; the names come from the
+// table.
+type ruleSpec struct {
+	engine model.Engine
+	by     string
+	kvAgg  string // how a KV gauge is aggregated per `by` (a ratio: avg, max)
+	kvNote string
+}
+
+var ruleSpecs = []ruleSpec{
+	{engine: model.VLLM, by: "job, instance, model_name", kvAgg: "avg"},
+	{engine: model.SGLang, by: "job, instance, model_name", kvAgg: "avg"},
 	{engine: model.TGI, by: "job, instance",
-		kv:      "sum by (job, instance) (tgi_batch_current_max_tokens) / sum by (job, instance) (tgi_batch_max_total_tokens)",
-		kvNote:  " (approximation: tokens reserved by the running batch ÷ max batch total tokens; TGI has no KV metric)",
-		waiting: "tgi_queue_size"},
-	{engine: model.LlamaCpp, by: "job, instance",
-		// Older llama-server builds only; newer ones have no KV metric (llmtop reads /slots).
-		kv:      "max by (job, instance) (llamacpp:kv_cache_usage_ratio)",
-		waiting: "llamacpp:requests_deferred"},
-	{engine: model.TRTLLM, by: "job, instance",
-		kv:      "avg by (job, instance) (trtllm_kv_cache_utilization)",
-		waiting: "trtllm_num_requests_waiting", ttft: "trtllm_time_to_first_token_seconds",
-		finish: "trtllm_request_success_total"},
-	{engine: model.Triton, by: "job, instance",
-		kv:      `avg by (job, instance) (nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="fraction"})`,
-		waiting: `nv_trt_llm_request_metrics{request_type="waiting"}`},
+		kvNote: " (approximation: tokens reserved by the running batch ÷ max batch total tokens; TGI has no KV metric)"},
+	// Older llama-server builds only; newer ones have no KV metric (llmtop reads /slots).
+	{engine: model.LlamaCpp, by: "job, instance", kvAgg: "max"},
+	{engine: model.TRTLLM, by: "job, instance", kvAgg: "avg"},
+	{engine: model.Triton, by: "job, instance", kvAgg: "avg"},
+}
+
+var engineTable = buildEngineTable(ruleSpecs)
+
+func buildEngineTable(ss []ruleSpec) []engineMetrics {
+	out := make([]engineMetrics, 0, len(ss))
+	for _, s := range ss {
+		m := engineMetrics{engine: s.engine, by: s.by, kvNote: s.kvNote,
+			waiting: selectors(s.engine, string(model.Waiting)), ttft: selectors(s.engine, string(model.TTFT)),
+			preempt: selectors(s.engine, string(model.Preemptions)), finish: selectors(s.engine, model.FinishReasons)}
+		m.kv = kvExpr(s)
+		out = append(out, m)
+	}
+	return out
+}
+
+var (
+	// selectorRe is a metric name with optional label matchers.
+	selectorRe = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-z_]+="[a-z]+"\})?$`)
+	// ratioRe is the table's "a/b" formula of two gauges.
+	ratioRe = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)/([a-zA-Z_:][a-zA-Z0-9_:]*)$`)
+)
+
+// selectors are the metrics the table lists for the concept, newest
+// first: its names, else the selectors among its derived sources
+// (Triton's), up to the first formula.
+func selectors(e model.Engine, concept string) []string {
+	m, ok := model.MetricSourceOf(e, concept)
+	if !ok {
+		return nil
+	}
+	if len(m.Names) > 0 {
+		return m.Names
+	}
+	var out []string
+	for _, d := range m.Derived {
+		if !selectorRe.MatchString(d) {
+			break
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// kvExpr is the engine's 0–1 KV usage by `by`: its gauge under each name,
+// else the table's ratio of two gauges.
+func kvExpr(s ruleSpec) string {
+	if sels := selectors(s.engine, string(model.KVUsage)); len(sels) > 0 {
+		return anyOf(sels, func(n string) string { return fmt.Sprintf("%s by (%s) (%s)", s.kvAgg, s.by, n) })
+	}
+	m, _ := model.MetricSourceOf(s.engine, string(model.KVUsage))
+	for _, d := range m.Derived {
+		if p := ratioRe.FindStringSubmatch(d); p != nil {
+			return fmt.Sprintf("sum by (%s) (%s) / sum by (%s) (%s)", s.by, p[1], s.by, p[2])
+		}
+	}
+	return ""
+}
+
+// anyOf is expr of each name joined by `or`, newest first, in parentheses
+// when there are several (`or` binds looser than a comparison).
+func anyOf(names []string, expr func(string) string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = expr(n)
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return "(" + strings.Join(parts, " or ") + ")"
 }
 
 // RuleEngines lists the engines with engine rules (Ollama exposes no
@@ -134,35 +203,40 @@ func engineRules(m engineMetrics, o RulesOptions) []AlertRule {
 				"description": "KV-cache usage has been at or above " + pctText(t.KVHigh) + " for " + durText(t.KVFor) + ": new requests wait for space and long generations get preempted.",
 			}}, "kv_full", "warning", t.KVFor)
 	}
-	if m.waiting != "" {
-		add(AlertRule{Alert: "LLMQueueBacklog", Expr: fmt.Sprintf("sum by (%s) (%s) > %s", m.by, m.waiting, num(t.WaitingHigh)), Threshold: t.WaitingHigh,
+	if len(m.waiting) > 0 {
+		waiting := anyOf(m.waiting, func(n string) string { return fmt.Sprintf("sum by (%s) (%s)", m.by, n) })
+		add(AlertRule{Alert: "LLMQueueBacklog", Expr: fmt.Sprintf("%s > %s", waiting, num(t.WaitingHigh)), Threshold: t.WaitingHigh,
 			Annotations: map[string]string{
 				"summary":     "{{ $value }} requests waiting on {{ $labels.instance }}",
 				"description": "More than " + num(t.WaitingHigh) + " requests have been waiting for " + durText(t.WaitingFor) + ".",
 			}}, "queue_backlog", "critical", t.WaitingFor)
 	}
-	if m.ttft != "" {
+	if len(m.ttft) > 0 {
+		buckets := anyOf(m.ttft, func(n string) string { return fmt.Sprintf("sum by (%s, le) (rate(%s_bucket[%s]))", m.by, n, w) })
 		add(AlertRule{Alert: "LLMTTFTOverSLO",
-			Expr:      fmt.Sprintf("histogram_quantile(0.99, sum by (%s, le) (rate(%s_bucket[%s]))) > %s", m.by, m.ttft, w, num(t.SLOTTFT.Seconds())),
+			Expr:      fmt.Sprintf("histogram_quantile(0.99, %s) > %s", buckets, num(t.SLOTTFT.Seconds())),
 			Threshold: t.SLOTTFT.Seconds(),
 			Annotations: map[string]string{
 				"summary":     "TTFT p99≈{{ $value | humanizeDuration }} on {{ $labels.instance }} (SLO " + durText(t.SLOTTFT) + ")",
 				"description": "The time-to-first-token p99 over " + w + " (estimated from the histogram buckets) is above the " + durText(t.SLOTTFT) + " objective.",
 			}}, "ttft_high", "warning", t.TTFTFor)
 	}
-	if m.preempt != "" {
+	if len(m.preempt) > 0 {
+		rate := anyOf(m.preempt, func(n string) string { return fmt.Sprintf("sum by (%s) (rate(%s[%s]))", m.by, n, w) })
 		add(AlertRule{Alert: "LLMPreemptions",
-			Expr:      fmt.Sprintf("sum by (%s) (rate(%s[%s])) > %s", m.by, m.preempt, w, num(t.PreemptPS)),
+			Expr:      fmt.Sprintf("%s > %s", rate, num(t.PreemptPS)),
 			Threshold: t.PreemptPS,
 			Annotations: map[string]string{
 				"summary":     "{{ $value | humanize }} preemptions/s on {{ $labels.instance }}",
 				"description": "The engine evicts running requests (preemption or retraction) more than " + num(t.PreemptPS) + "/s: the KV pool cannot hold the batch.",
 			}}, "kv_preemption", "critical", t.PreemptFor)
 	}
-	if m.finish != "" {
-		total := fmt.Sprintf("sum by (%s) (increase(%s[%s]))", m.by, m.finish, w)
+	if len(m.finish) > 0 {
+		total := anyOf(m.finish, func(n string) string { return fmt.Sprintf("sum by (%s) (increase(%s[%s]))", m.by, n, w) })
 		share := func(reasons string) string {
-			return fmt.Sprintf(`sum by (%s) (increase(%s{finished_reason=~"%s"}[%s])) / %s`, m.by, m.finish, reasons, w, total)
+			return anyOf(m.finish, func(n string) string {
+				return fmt.Sprintf(`sum by (%s) (increase(%s{finished_reason=~"%s"}[%s]))`, m.by, n, reasons, w)
+			}) + " / " + total
 		}
 		enough := fmt.Sprintf("and %s >= %s", total, num(t.MinFinished))
 		add(AlertRule{Alert: "LLMRequestErrors", Expr: fmt.Sprintf("%s >= %s %s", share("error"), num(t.ErrorShare), enough), Threshold: t.ErrorShare,

@@ -1,10 +1,6 @@
 package exporter
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,37 +94,6 @@ func TestForOverrideAndEngineFilter(t *testing.T) {
 	}
 }
 
-// Every engine metric a rule names is one the engine's adapter in
-// sources/engine reads: listed in model.EngineMetrics (the table the
-// adapters read, proved by sources/engine's
-// TestEngineMetricsTableIsWhatAdaptersRead) or a quoted name in the
-// adapter's source, so a rule cannot alert on a name llmtop does not know
-// the engine exposes.
-func TestRuleMetricsAreTheAdapters(t *testing.T) {
-	files := map[model.Engine]string{model.VLLM: "vllm.go", model.SGLang: "sglang.go", model.TGI: "tgi.go",
-		model.LlamaCpp: "llamacpp.go", model.TRTLLM: "trtllm.go", model.Triton: "triton.go"}
-	metric := regexp.MustCompile(`\b(?:vllm:|sglang:|llamacpp:|tgi_|trtllm_|nv_)[a-z_:]+`)
-	for _, m := range engineTable {
-		src, err := os.ReadFile(filepath.Join("..", "sources", "engine", files[m.engine]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, r := range engineRules(m, RulesOptions{Thresholds: diagnosis.AlertThresholdsOf(diagnosis.DefaultConfig()), Window: time.Minute}) {
-			for _, name := range metric.FindAllString(r.Expr, -1) {
-				n++
-				name = strings.TrimSuffix(name, "_bucket")
-				if !inTable(m.engine, name) && !strings.Contains(string(src), `"`+name+`"`) {
-					t.Errorf("%s %s: %s is not a name sources/engine/%s reads", m.engine, r.Alert, name, files[m.engine])
-				}
-			}
-		}
-		if n == 0 {
-			t.Errorf("%s: no metric names found in its rules", m.engine)
-		}
-	}
-}
-
 func TestPromDuration(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		5 * time.Minute: "5m", 90 * time.Second: "1m30s", time.Hour + 30*time.Minute: "1h30m",
@@ -138,14 +103,4 @@ func TestPromDuration(t *testing.T) {
 			t.Errorf("promDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
-}
-
-// inTable reports whether model.EngineMetrics lists name for the engine.
-func inTable(e model.Engine, name string) bool {
-	for _, row := range model.EngineMetrics[e] {
-		if slices.Contains(row.Names, name) {
-			return true
-		}
-	}
-	return false
 }

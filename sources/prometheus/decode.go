@@ -40,6 +40,7 @@ type rowLabels struct {
 	KNs       string `json:"kubernetes_namespace"`
 	Model     string `json:"model_name"`
 	Concept   string `json:"llmtop_concept"`
+	From      string `json:"llmtop_from"`
 }
 
 // get reads a label by its Prometheus name.
@@ -61,6 +62,8 @@ func (l rowLabels) get(name string) string {
 		return l.Model
 	case conceptLabel:
 		return l.Concept
+	case fromLabel:
+		return l.From
 	}
 	return ""
 }

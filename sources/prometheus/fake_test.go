@@ -37,9 +37,58 @@ type fakeEP struct {
 	labels map[string]string // job, instance, pod, namespace, model_name
 	engine string            // metric prefix the endpoint's series carry
 	values map[string]float64
+	// serves, when set, are the only metric names the endpoint publishes
+	// (an older release): a term reading another name finds no series.
+	serves map[string]bool
 }
 
-var conceptRe = regexp.MustCompile(`"llmtop_concept", "([^"]+)"`)
+// conceptRe finds each tagged term: its concept and, when tagged, the
+// metric name it reads.
+var conceptRe = regexp.MustCompile(`"llmtop_concept", "([^"]+)", "", ""\)(?:, "llmtop_from", "([^"]+)")?`)
+
+// engineMetricRe is an engine metric's name in a query.
+var engineMetricRe = regexp.MustCompile(`\b(?:vllm:|sglang:|llamacpp:|tgi_|trtllm_)[a-zA-Z0-9_:]+`)
+
+// fakeTerm is one tagged term of a query: its concept, its llmtop_from tag
+// and the engine metrics it reads (histogram suffixes cut).
+type fakeTerm struct {
+	concept, from string
+	names         []string
+}
+
+func fakeTerms(q string) []fakeTerm {
+	var out []fakeTerm
+	prev := 0
+	for _, m := range conceptRe.FindAllStringSubmatchIndex(q, -1) {
+		t := fakeTerm{concept: q[m[2]:m[3]]}
+		if m[4] >= 0 {
+			t.from = q[m[4]:m[5]]
+		}
+		for _, n := range engineMetricRe.FindAllString(q[prev:m[0]], -1) {
+			for _, suf := range []string{"_bucket", "_sum", "_count"} {
+				n = strings.TrimSuffix(n, suf)
+			}
+			t.names = append(t.names, n)
+		}
+		out = append(out, t)
+		prev = m[1]
+	}
+	return out
+}
+
+// serving reports whether the endpoint has series for the term: every
+// metric it reads (an older release lacks the new names and the reverse).
+func (e fakeEP) serving(t fakeTerm) bool {
+	if e.serves == nil || t.concept == "labels" || t.concept == "started" {
+		return true
+	}
+	for _, n := range t.names {
+		if !e.serves[n] {
+			return false
+		}
+	}
+	return true
+}
 
 type promSample struct {
 	Metric map[string]string `json:"metric"`
@@ -107,7 +156,8 @@ func (f *fakeProm) answer(q string) []byte {
 			}
 		}
 	} else {
-		for _, m := range conceptRe.FindAllStringSubmatch(q, -1) {
+		for _, t := range fakeTerms(q) {
+			m := [3]string{"", t.concept, t.from}
 			for _, e := range f.eps {
 				if !strings.Contains(q, e.engine) {
 					continue
@@ -116,10 +166,13 @@ func (f *fakeProm) answer(q string) []byte {
 				if m[1] == "labels" {
 					v, ok = 1, true
 				}
-				if !ok {
+				if !ok || !e.serving(t) {
 					continue
 				}
 				ls := map[string]string{"llmtop_concept": m[1]}
+				if m[2] != "" {
+					ls["llmtop_from"] = m[2]
+				}
 				for k, x := range e.labels {
 					switch {
 					case m[1] == "labels" && k == "model_name":

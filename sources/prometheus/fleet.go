@@ -30,6 +30,25 @@ type epData struct {
 	samples map[string]*model.Sample
 	models  []string
 	started float64
+	// ranks are, per model and concept, where the name read stands in the
+	// table (0 newest): an endpoint that serves two names of a concept
+	// (a release that publishes the old one beside the new) is read
+	// under the newest.
+	ranks map[rankKey]int
+}
+
+type rankKey struct{ model, concept string }
+
+// prefer reports whether a value read under the name of rank should be
+// kept for the model's concept, and whether it displaces an older one.
+func (e *epData) prefer(modelName, concept string, rank int) (keep, displaces bool) {
+	k := rankKey{modelName, concept}
+	prev, had := e.ranks[k]
+	if had && prev < rank {
+		return false, false
+	}
+	e.ranks[k] = rank
+	return true, had && prev > rank
 }
 
 func newFleet(w time.Duration) *fleet { return &fleet{w: w, eps: map[tkey]*epData{}} }
@@ -40,7 +59,7 @@ func (fl *fleet) ep(f family, ls rowLabels) *epData {
 	k := keyOf(ls)
 	e := fl.eps[k]
 	if e == nil {
-		e = &epData{engine: f.engine, labels: map[string]string{}, samples: map[string]*model.Sample{}}
+		e = &epData{engine: f.engine, labels: map[string]string{}, samples: map[string]*model.Sample{}, ranks: map[rankKey]int{}}
 		for _, l := range targetLabels {
 			if v := ls.get(l); v != "" {
 				e.labels[l] = model.Clean(v)
@@ -59,7 +78,7 @@ func (e *epData) sample(f family, ls rowLabels, w time.Duration) *model.Sample {
 	}
 	sm := e.samples[name]
 	if sm == nil {
-		s := model.Sample{Model: name, Source: model.FromScrape, Gauges: map[model.Gauge]float64{},
+		s := model.Sample{Model: name, Source: model.FromScrape, Gauges: map[model.Gauge]float64{}, From: map[string]string{},
 			Derived: &model.Derived{By: "prometheus", Window: w, Rates: map[model.Counter]float64{},
 				Ratios: map[model.Gauge]float64{}, Latency: map[model.Latency]model.Dist{}}}
 		sm = &s
@@ -67,6 +86,16 @@ func (e *epData) sample(f family, ls rowLabels, w time.Duration) *model.Sample {
 		e.models = append(e.models, name)
 	}
 	return sm
+}
+
+// familyOf returns the engine's family (a zero one when it has none).
+func familyOf(e model.Engine) family {
+	for _, f := range families {
+		if f.engine == e {
+			return f
+		}
+	}
+	return family{}
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -97,6 +126,15 @@ func (fl *fleet) addState(f family, rs []sampleRow) {
 		if !finite(r.v) || r.v < 0 {
 			continue // 0/0 (no queries in the window) is unknown, not zero
 		}
+		en, ok := f.lookup(c)
+		rank := en.rank(r.labels.From)
+		if !ok || rank < 0 {
+			continue // not a term this family asked for
+		}
+		if keep, _ := e.prefer(sm.Model, c, rank); !keep {
+			continue
+		}
+		en.cites(sm.From, rank)
 		switch kind {
 		case "gauge":
 			sm.Gauges[model.Gauge(name)] = r.v
@@ -117,10 +155,22 @@ func (fl *fleet) addLatency(f family, rs []sampleRow) {
 		if len(parts) != 3 || parts[0] != "lat" {
 			continue
 		}
-		sm := fl.ep(f, r.labels).sample(f, r.labels, fl.w)
+		en, ok := f.lookup(r.labels.Concept)
+		rank := en.rank(r.labels.From)
+		if !ok || rank < 0 {
+			continue
+		}
+		e := fl.ep(f, r.labels)
+		sm := e.sample(f, r.labels, fl.w)
+		// "lat:itl", cut from the concept rather than built: no allocation per row
+		keep, displaces := e.prefer(sm.Model, r.labels.Concept[:len("lat:")+len(parts[1])], rank)
+		if !keep {
+			continue // the endpoint serves a newer name of this histogram
+		}
+		en.cites(sm.From, rank)
 		l := model.Latency(parts[1])
 		d, ok := sm.Derived.Latency[l]
-		if !ok {
+		if !ok || displaces {
 			d = model.Dist{Exposed: true}
 		}
 		v := model.None
@@ -270,6 +320,9 @@ func (s *Source) scrape(t *target, e *epData, upOf map[tkey]float64, k tkey, war
 				// before the restart with this one: no percentile until
 				// the window holds this run only.
 				sm.Derived.Latency = nil
+				for _, l := range familyOf(e.engine).hists {
+					delete(sm.From, l.cite)
+				}
 				sm.Notes = append(sm.Notes, fmt.Sprintf("restarted %s ago, inside the %s window: latency percentiles not shown until the window holds this run only", age.Round(time.Second), w))
 			}
 		}

@@ -20,6 +20,9 @@ var targetLabels = []string{"job", "instance", "pod", "namespace", "kubernetes_p
 // so one query returns every concept of a family for the whole fleet.
 const conceptLabel = "llmtop_concept"
 
+// fromLabel is the label each term is tagged with the metric name it read.
+const fromLabel = "llmtop_from"
+
 // quantiles are the percentiles asked of Prometheus.
 var quantiles = []struct {
 	q    float64
@@ -105,49 +108,85 @@ func tag(expr, concept string) string {
 	return fmt.Sprintf(`label_replace(%s, %q, %q, "", "")`, expr, conceptLabel, concept)
 }
 
+// tagFrom tags a term with its concept and, when it reads an older name
+// (rank > 0), that name, so one query asks every name a concept had across
+// releases and the answer says which one each endpoint serves. The newest
+// name goes untagged: an answer from a current release is no larger.
+func tagFrom(expr, concept, name string, rank int) string {
+	if rank == 0 {
+		return tag(expr, concept)
+	}
+	return fmt.Sprintf(`label_replace(%s, %q, %q, "", "")`, tag(expr, concept), fromLabel, name)
+}
+
+// anyOf selects a series of any of the names: `or` keeps both sides'
+// series (they differ in __name__), and the aggregation around it drops
+// the name.
+func (b builder) anyOf(names []string) string {
+	sels := make([]string, len(names))
+	for i, n := range names {
+		sels[i] = b.sel(n)
+	}
+	if len(sels) == 1 {
+		return sels[0]
+	}
+	return "(" + strings.Join(sels, " or ") + ")"
+}
+
 // stateQuery is one query for every gauge, rate and ratio of the family
-// over the whole fleet: instant gauges, rate() over the window.
+// over the whole fleet: instant gauges, rate() over the window, each under
+// every name the table lists for it.
 func (b builder) stateQuery() string {
 	var terms []string
-	for _, g := range sortedKeys(b.f.gauges) {
+	for _, g := range b.f.gauges {
 		agg := "sum"
-		if g == model.KVUsage {
+		if g.key == string(model.KVUsage) {
 			agg = "avg" // a ratio per engine core: the mean, never a sum
 		}
-		terms = append(terms, tag(fmt.Sprintf("%s %s (%s)", agg, b.by(), b.sel(b.f.gauges[g])), "gauge:"+string(g)))
+		for i, n := range g.names {
+			terms = append(terms, tagFrom(fmt.Sprintf("%s %s (%s)", agg, b.by(), b.sel(n)), "gauge:"+g.key, n, i))
+		}
 	}
-	for _, c := range sortedKeys(b.f.counters) {
-		terms = append(terms, tag(fmt.Sprintf("sum %s (rate(%s[%s]))", b.by(), b.sel(b.f.counters[c]), b.window), "rate:"+string(c)))
+	for _, c := range b.f.counters {
+		for i, n := range c.names {
+			terms = append(terms, tagFrom(b.rate(n), "rate:"+c.key, n, i))
+		}
 	}
-	for _, g := range sortedKeys(b.f.ratios) {
-		p := b.f.ratios[g]
-		terms = append(terms, tag(fmt.Sprintf("sum %s (rate(%s[%s])) / sum %s (rate(%s[%s]))",
-			b.by(), b.sel(p[0]), b.window, b.by(), b.sel(p[1]), b.window), "ratio:"+string(g)))
+	for _, r := range b.f.ratios {
+		for i, n := range r.names {
+			terms = append(terms, tagFrom(b.rate(n)+" / "+b.rate(r.pair[i]), "ratio:"+r.key, n, i))
+		}
 	}
-	terms = append(terms, tag(fmt.Sprintf("group by (%s) (%s)", strings.Join(targetLabels, ", "), b.sel(b.f.present)), "labels"))
+	present := b.anyOf(b.f.present)
+	terms = append(terms, tag(fmt.Sprintf("group by (%s) (%s)", strings.Join(targetLabels, ", "), present), "labels"))
 	// The process start time, when the target serves it, tells a window
 	// that spans a restart.
 	terms = append(terms, tag(fmt.Sprintf("max by (job, instance) (%s and on (job, instance) %s)",
-		b.sel("process_start_time_seconds"), b.sel(b.f.present)), "started"))
+		b.sel("process_start_time_seconds"), present), "started"))
 	return strings.Join(terms, " or ")
 }
 
+func (b builder) rate(name string) string {
+	return fmt.Sprintf("sum %s (rate(%s[%s]))", b.by(), b.sel(name), b.window)
+}
+
 // latencyQuery is one query for every latency of the family: p50, p90,
-// p99 by histogram_quantile over the window, the mean and the count.
+// p99 by histogram_quantile over the window, the mean and the count, under
+// every name the table lists for the histogram.
 func (b builder) latencyQuery() string {
 	var terms []string
-	for _, l := range sortedKeys(b.f.hists) {
-		h := b.f.hists[l]
-		for _, q := range quantiles {
-			if !quantiled[l] {
-				break // a mean and a count: every quantile is a series per target, and 500 targets decode slowly
+	for _, l := range b.f.hists {
+		for i, h := range l.names {
+			for _, q := range quantiles {
+				if !quantiled[model.Latency(l.key)] {
+					break // a mean and a count: every quantile is a series per target, and 500 targets decode slowly
+				}
+				terms = append(terms, tagFrom(fmt.Sprintf("histogram_quantile(%g, sum %s (rate(%s[%s])))",
+					q.q, b.by("le"), b.sel(h+"_bucket"), b.window), "lat:"+l.key+":"+q.name, h, i))
 			}
-			terms = append(terms, tag(fmt.Sprintf("histogram_quantile(%g, sum %s (rate(%s[%s])))",
-				q.q, b.by("le"), b.sel(h+"_bucket"), b.window), "lat:"+string(l)+":"+q.name))
+			terms = append(terms, tagFrom(b.rate(h+"_sum")+" / "+b.rate(h+"_count"), "lat:"+l.key+":mean", h, i))
+			terms = append(terms, tagFrom(fmt.Sprintf("sum %s (increase(%s[%s]))", b.by(), b.sel(h+"_count"), b.window), "lat:"+l.key+":count", h, i))
 		}
-		terms = append(terms, tag(fmt.Sprintf("sum %s (rate(%s[%s])) / sum %s (rate(%s[%s]))",
-			b.by(), b.sel(h+"_sum"), b.window, b.by(), b.sel(h+"_count"), b.window), "lat:"+string(l)+":mean"))
-		terms = append(terms, tag(fmt.Sprintf("sum %s (increase(%s[%s]))", b.by(), b.sel(h+"_count"), b.window), "lat:"+string(l)+":count"))
 	}
 	return strings.Join(terms, " or ")
 }

@@ -3,6 +3,7 @@ package prometheus
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/http"
@@ -19,12 +20,57 @@ import (
 	"github.com/llmtop/llmtop/sources/engine"
 )
 
+// olderNames serves the replica at addr under the metric names vLLM
+// published before v0.11 (model.EngineMetrics' older names) and returns
+// its own address.
+func olderNames(t *testing.T, ctx context.Context, addr string) string {
+	t.Helper()
+	rename := strings.NewReplacer("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc",
+		"vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds",
+		"vllm:prefix_cache_", "vllm:gpu_prefix_cache_")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, err := http.NewRequestWithContext(r.Context(), r.Method, "http://"+addr+r.URL.RequestURI(), r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		req.Header.Set("Content-Type", r.Header.Get("Content-Type"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		if r.URL.Path == "/metrics" {
+			body = []byte(rename.Replace(string(body)))
+		}
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.WriteHeader(resp.StatusCode)
+		w.Write(body)
+	})}
+	go srv.Serve(ln)
+	go func() { <-ctx.Done(); srv.Close() }()
+	return ln.Addr().String()
+}
+
 // TestRealPrometheus runs the real Prometheus (LLMTOP_PROMETHEUS=/usr/bin/prometheus,
 // Debian's 2.42) scraping three simulated vLLM replicas (healthy, healthy,
 // kv-pressure) every second, and checks that what the source reads
 // through PromQL agrees with llmtop's own direct scrapes of the same
 // replicas over the same 10 s: KV and running within what a second of
 // drift explains, generation tok/s within 25 %, TTFT p99 within 35 %.
+// The second replica publishes the names of vLLM before v0.11 (its
+// metrics renamed on the way out): Prometheus reads its KV and ITL under
+// them, beside the others' current names, and the samples say which.
 // It takes about 40 s; the unit suite skips it.
 func TestRealPrometheus(t *testing.T) {
 	bin := os.Getenv("LLMTOP_PROMETHEUS")
@@ -44,7 +90,11 @@ func TestRealPrometheus(t *testing.T) {
 			t.Fatal(err)
 		}
 		go s.Serve(ctx, ln)
-		targets = append(targets, ln.Addr().String())
+		addr := ln.Addr().String()
+		if i == 1 {
+			addr = olderNames(t, ctx, addr)
+		}
+		targets = append(targets, addr)
 	}
 	dir := t.TempDir()
 	cfg := fmt.Sprintf("global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: vllm\n    static_configs:\n      - targets: ['%s']\n        labels: {namespace: prod}\n",
@@ -121,6 +171,26 @@ func TestRealPrometheus(t *testing.T) {
 		pt, dt := p.Latency[model.TTFT].P99, d.Latency[model.TTFT].P99
 		if pt.OK != dt.OK || (pt.OK && math.Abs(pt.V-dt.V) > 0.35*dt.V) {
 			t.Errorf("%s TTFT p99 %v via Prometheus, %v direct", ej.URL, pt, dt)
+		}
+	}
+	for i, tg := range targets {
+		k := model.Key{Endpoint: "http://" + tg, Model: ""}
+		for _, ej := range doc.Endpoints {
+			if ej.URL == k.Endpoint {
+				k.Model = ej.Model
+			}
+		}
+		p, d := via.Store().State(k, 10*time.Second), direct.Store().State(k, 10*time.Second)
+		kv, itl := "vllm:kv_cache_usage_perc", "vllm:inter_token_latency_seconds"
+		if i == 1 {
+			kv, itl = "vllm:gpu_cache_usage_perc", "vllm:time_per_output_token_seconds"
+		}
+		if p.From[string(model.KVUsage)] != kv || p.From[string(model.ITL)] != itl || d.From[string(model.ITL)] != itl {
+			t.Errorf("%s: read from %v via Prometheus, %v direct; want KV from %s, ITL from %s", tg, p.From, d.From, kv, itl)
+		}
+		pi, di := p.Latency[model.ITL].P99, d.Latency[model.ITL].P99
+		if !pi.OK || !di.OK || math.Abs(pi.V-di.V) > 0.35*di.V {
+			t.Errorf("%s ITL p99 %v via Prometheus, %v direct", tg, pi, di)
 		}
 	}
 	// 30 s into its scenario the kv-pressure replica's pool is filling,
