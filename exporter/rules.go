@@ -114,21 +114,7 @@ var (
 // first: its names, else the selectors among its derived sources
 // (Triton's), up to the first formula.
 func selectors(e model.Engine, concept string) []string {
-	m, ok := model.MetricSourceOf(e, concept)
-	if !ok {
-		return nil
-	}
-	if len(m.Names) > 0 {
-		return m.Names
-	}
-	var out []string
-	for _, d := range m.Derived {
-		if !selectorRe.MatchString(d) {
-			break
-		}
-		out = append(out, d)
-	}
-	return out
+	return model.QueryNames(e, concept, selectorRe.MatchString)
 }
 
 // kvExpr is the engine's 0–1 KV usage by `by`: its gauge under each name,

@@ -74,3 +74,25 @@ func derived(concept, note string, formulas ...string) MetricSource {
 func absent(concept, note string) MetricSource {
 	return MetricSource{Concept: concept, Note: note}
 }
+
+// QueryNames are the metrics a PromQL query can read for an engine's
+// concept, newest first: the row's Names, else its Derived sources in
+// order up to the first that keep rejects (a formula rather than a
+// metric or selector). Nil when the engine has no row for it.
+func QueryNames(e Engine, concept string, keep func(string) bool) []string {
+	m, ok := MetricSourceOf(e, concept)
+	if !ok {
+		return nil
+	}
+	if len(m.Names) > 0 {
+		return m.Names
+	}
+	var out []string
+	for _, d := range m.Derived {
+		if !keep(d) {
+			break
+		}
+		out = append(out, d)
+	}
+	return out
+}

@@ -106,21 +106,7 @@ var metricName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
 // its Names, else the bare names among its Derived (SGLang's and
 // TRT-LLM's prefix counters), in order, up to the first that is not one.
 func tableNames(e model.Engine, concept string) []string {
-	m, ok := model.MetricSourceOf(e, concept)
-	if !ok {
-		return nil
-	}
-	if len(m.Names) > 0 {
-		return m.Names
-	}
-	var out []string
-	for _, d := range m.Derived {
-		if !metricName.MatchString(d) {
-			break
-		}
-		out = append(out, d)
-	}
-	return out
+	return model.QueryNames(e, concept, metricName.MatchString)
 }
 
 func buildFamilies(ss []spec) []family {
