@@ -36,6 +36,8 @@ type KeyMap struct {
 	Fleet                                key.Binding // the fleet table (tui/fleet.go)
 	// The fleet table (htop's keys where it has them).
 	Sort, Reverse, Group key.Binding
+	// The probe overlay: its raw requests and responses.
+	Raw key.Binding
 	// Findings: acknowledge the selected one, silence its rule.
 	Ack, Silence key.Binding
 	// Long views (the log view, lists).
@@ -78,6 +80,7 @@ func DefaultKeyMap() KeyMap {
 		Sort:         b([]string{">"}, ">", "sort by next column"),
 		Reverse:      b([]string{"I"}, "I", "invert the order"),
 		Group:        b([]string{"m"}, "m", "group by model"),
+		Raw:          b([]string{"x"}, "x", "raw requests/responses"),
 		Ack:          b([]string{"a"}, "a", "acknowledge the finding (this run)"),
 		Silence:      b([]string{"S"}, "S", "silence the finding's rule for an hour"),
 		PageUp:       b([]string{"pgup", "ctrl+u"}, "pgup", "page up"),

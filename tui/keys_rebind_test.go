@@ -58,7 +58,8 @@ func TestRebindEveryAction(t *testing.T) {
 	}
 	help := ansi.Strip(m2.Render())
 	// shown by the bench form, which cmd/llmtop registers (tested below)
-	stageOnly := map[string]bool{"yes": true, "no": true, "decrease": true, "increase": true, "confirm": true}
+	stageOnly := map[string]bool{"yes": true, "no": true, "decrease": true, "increase": true, "confirm": true,
+		"raw": true} // raw: the probe overlay's, which cmd/llmtop registers (tested below)
 	for _, n := range names {
 		if stageOnly[n] {
 			continue
@@ -119,6 +120,24 @@ func TestRebindEveryAction(t *testing.T) {
 	o.HandleKey(fkey(indexOf(names, "no")+1), m2.d)
 	if o.stage != benchForm {
 		t.Errorf("rebound no: stage %v", o.stage)
+	}
+
+	// the probe overlay too: raw and again are the user's keys
+	p := NewProbeOverlay(nil).(*probeOverlay)
+	p.HandleKey(press("x"), m2.d)
+	if p.raw {
+		t.Errorf("the default x still shows the raw requests")
+	}
+	p.HandleKey(fkey(indexOf(names, "raw")+1), m2.d)
+	if !p.raw {
+		t.Errorf("the rebound raw key does not show the raw requests")
+	}
+	pk := m2.d.Keys.currentAll(p.Keys())
+	if got := pk[0].Help().Key + " " + pk[1].Help().Key; got != keyOf["raw"]+" "+keyOf["confirm"] {
+		t.Errorf("the probe overlay lists %q, want the rebound raw and confirm", got)
+	}
+	if v := ansi.Strip(p.View(m2.d, 200, 10)); !strings.Contains(v, keyOf["raw"]+" raw") {
+		t.Errorf("the probe overlay's head does not name the rebound raw key:\n%s", v)
 	}
 }
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -51,15 +52,10 @@ type probeDoneMsg struct {
 	err error
 }
 
-var (
-	probeRaw   = key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "raw requests/responses"))
-	probeAgain = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "probe again"))
-)
-
 func (*probeOverlay) Title() string { return "Behaviour probe" }
 func (*probeOverlay) Keys() []key.Binding {
 	k := DefaultKeyMap()
-	return []key.Binding{probeRaw, probeAgain, k.Down, k.Up}
+	return []key.Binding{k.Raw, relabel(k.Confirm, "probe again"), k.Down, k.Up}
 }
 
 // Open probes the selected endpoint, unless a probe is running already.
@@ -130,9 +126,9 @@ func (o *probeOverlay) Receive(msg tea.Msg, d *Data) tea.Cmd {
 
 func (o *probeOverlay) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 	switch {
-	case key.Matches(msg, probeRaw):
+	case key.Matches(msg, d.Keys.Raw):
 		o.raw, o.top = !o.raw, 0
-	case key.Matches(msg, probeAgain):
+	case key.Matches(msg, d.Keys.Confirm):
 		if !o.running && !o.replay && o.url != "" {
 			return true, o.start()
 		}
@@ -148,7 +144,8 @@ func (o *probeOverlay) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 
 func (o *probeOverlay) View(d *Data, w, h int) string {
 	s := d.Styles
-	head := s.Faint.Render(clip(model.Clean(o.url)+" · a few small requests at temperature 0, one at a time (under 30 s) · x raw · enter again · j/k scroll", w))
+	head := s.Faint.Render(clip(model.Clean(o.url)+fmt.Sprintf(" · a few small requests at temperature 0, one at a time (under 30 s) · %s raw · %s again · %s/%s scroll",
+		d.Keys.Raw.Help().Key, d.Keys.Confirm.Help().Key, d.Keys.Down.Help().Key, d.Keys.Up.Help().Key), w))
 	var body []string
 	switch {
 	case o.replay:
