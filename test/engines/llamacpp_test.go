@@ -226,15 +226,33 @@ func TestLlamaServerSlotsUnderLoad(t *testing.T) {
 	recordFixture(t, "llamacpp-metrics.txt", promPreamble("llama-server "+s.Version,
 		fmt.Sprintf("GET /metrics during load: %d slots busy, 1 request deferred (--metrics -np %d -c %d)", llamaSlots, llamaSlots, llamaCtx)), []byte(body))
 
-	code, slotsBody, err := getText(ctx, s.URL+"/slots")
-	if err != nil || code != http.StatusOK {
-		t.Fatalf("/slots: %d %v", code, err)
+	// The slots are taken before their prompts are processed: on a busy machine the first
+	// /slots read can show every slot processing with nothing decoded yet. Read until a
+	// busy slot has decoded a token (or the deadline), then judge that reading.
+	var slots []llamaSlot
+	var slotsBody string
+	for {
+		code, body, err := getText(ctx, s.URL+"/slots")
+		if err != nil || code != http.StatusOK {
+			t.Fatalf("/slots: %d %v", code, err)
+		}
+		slots = nil
+		if err := json.Unmarshal([]byte(body), &slots); err != nil {
+			t.Fatal(err)
+		}
+		slotsBody = body
+		started := false
+		for _, sl := range slots {
+			if sl.IsProcessing && len(sl.NextToken) > 0 && sl.NextToken[0].NDecoded > 0 {
+				started = true
+			}
+		}
+		if started || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	recordFixture(t, "llamacpp-"+s.Tag+"-slots-busy.json", "", []byte(slotsBody))
-	var slots []llamaSlot
-	if err := json.Unmarshal([]byte(slotsBody), &slots); err != nil {
-		t.Fatal(err)
-	}
 	busy := 0
 	for _, sl := range slots {
 		if sl.IsProcessing {
