@@ -36,13 +36,12 @@ func parseProm(body []byte) (families, error) {
 		// the real value).
 		return nil, fmt.Errorf("scrape truncated: body does not end with a newline")
 	}
-	p := expfmt.NewTextParser(pmodel.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	fams, err := parseText(body)
 	if err != nil && (strings.Contains(err.Error(), "second HELP line") || strings.Contains(err.Error(), "second TYPE line")) {
 		// A family written in two blocks (two registries, a proxy
 		// concatenating exporters): its samples are fine, only the
 		// repeated HELP/TYPE lines upset the parser.
-		fams, err = p.TextToMetricFamilies(bytes.NewReader(dropRepeatedMeta(body)))
+		fams, err = parseText(dropRepeatedMeta(body))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("not valid Prometheus text: %v", firstLine(err.Error()))
@@ -53,6 +52,16 @@ func parseProm(body []byte) (families, error) {
 		dropTotals(f)
 	}
 	return families(fams), nil
+}
+
+// parseText is fastParse where the body has the common shape, else
+// expfmt, whose families and errors are the reference.
+func parseText(body []byte) (map[string]*dto.MetricFamily, error) {
+	if fams, ok := fastParse(body); ok {
+		return fams, nil
+	}
+	p := expfmt.NewTextParser(pmodel.UTF8Validation)
+	return p.TextToMetricFamilies(bytes.NewReader(body))
 }
 
 // untypedHistograms rebuilds the histograms of a body served without
