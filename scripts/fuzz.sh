@@ -11,6 +11,7 @@ targets=(
 	model:FuzzSanitize
 	exporter:FuzzCollectorLabels
 	sources/engine:FuzzParseProm
+	sources/engine:FuzzFastParse
 	sources/engine:FuzzAdapterMapping
 	sources/engine:FuzzSlots
 	sources/engine:FuzzOllama
