@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -90,7 +92,12 @@ func (m *Model) moveFocus(dir int) {
 // the previous frame.
 func (m *Model) View() tea.View {
 	if !m.hold || m.lastFrame == "" {
-		m.lastFrame = m.Render()
+		// Bubble Tea asks for a View after every message; most (the frame
+		// timer after the clock already drew the data, a log poll that
+		// found nothing new) change nothing the screen is drawn from.
+		if k := m.frameKey(); k != m.lastKey || m.lastFrame == "" {
+			m.lastFrame, m.lastKey = m.Render(), k
+		}
 	}
 	v := tea.NewView(m.lastFrame)
 	v.AltScreen = true
@@ -99,6 +106,19 @@ func (m *Model) View() tea.View {
 	}
 	v.WindowTitle = "llmtop"
 	return v
+}
+
+// screenKey is everything a frame is drawn from: the data's version, what
+// the user did (gen), the clock, the size and the flashed status.
+type screenKey struct {
+	version, gen  uint64
+	now           time.Time
+	width, height int
+	status        string
+}
+
+func (m *Model) frameKey() screenKey {
+	return screenKey{m.d.Version, m.gen, m.d.Now, m.width, m.height, m.status}
 }
 
 // Render is the screen as a string (the View's content; goldens use it).
@@ -264,15 +284,72 @@ func fit(l string, w int) string {
 	}
 }
 
-// width is a line's width in cells; plain ASCII (most numbers and labels)
-// skips the grapheme walk.
+// width is a line's width in cells, as ansi.StringWidth counts it. The
+// lines llmtop draws are ASCII, SGR colour sequences and a few symbols
+// (box edges, blocks, arrows, dots): those are counted here without the
+// grapheme walk, which was a fifth of a frame; anything else (a wide or
+// combining character, another escape sequence) takes the walk.
 func width(s string) int {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || c == 0x1b || c < 0x20 {
-			return ansi.StringWidth(s)
+	if n := fastWidth(s); n >= 0 {
+		return n
+	}
+	return ansi.StringWidth(s)
+}
+
+// fastWidth is width without the walk, or -1 where it is needed.
+func fastWidth(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			n++
+			i++
+		case c == 0x1b:
+			// CSI: ESC [ parameters (0x30–0x3f) intermediates (0x20–0x2f) final (0x40–0x7e)
+			j := i + 1
+			if j >= len(s) || s[j] != '[' {
+				return -1
+			}
+			j++
+			for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
+				j++
+			}
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
+				j++
+			}
+			if j >= len(s) || s[j] < 0x40 || s[j] > 0x7e {
+				return -1
+			}
+			i = j + 1
+		case c >= 0x80:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !narrowSymbol(r) {
+				return -1
+			}
+			n++
+			i += size
+		default:
+			return -1
 		}
 	}
-	return len(s)
+	return n
+}
+
+// narrowSymbol: the symbols llmtop draws, one cell each under every width
+// model, none of them combining (TestWidthMatchesStringWidth checks each).
+func narrowSymbol(r rune) bool {
+	switch {
+	case r >= 0x2500 && r <= 0x259f: // box drawing, block elements (sparklines, bars)
+		return true
+	case r >= 0x2190 && r <= 0x21ff: // arrows
+		return true
+	}
+	switch r {
+	case '·', '…', '–', '—', '•', '−', '≤', '≥', '≈', '×', 'µ', '°', '‘', '’', '“', '”', '▲', '▼', '►', '◄', '●', '○', '✓', '✗':
+		return true
+	}
+	return false
 }
 
 // padLines makes exactly h lines of w cells.

@@ -144,6 +144,7 @@ type Model struct {
 	// frameDelay later; any other message draws at once.
 	hold, framePending bool
 	lastFrame          string
+	lastKey            screenKey
 	// the mouse: where each pane was drawn in the last frame, and the
 	// last click (for double clicks, timed by wall)
 	hits        []hitRect

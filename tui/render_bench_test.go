@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -138,5 +139,35 @@ func BenchmarkSecondOfTraffic(b *testing.B) {
 			m.Update(msg)
 			_ = m.View()
 		}
+	}
+}
+
+// BenchmarkTerminalFrame is what Bubble Tea does with one changed frame
+// of 200×60 (its cursedRenderer.flush): parse the view into cells, diff
+// them against the previous frame, write the difference. Two frames
+// alternate, as when one scrape changed the numbers.
+func BenchmarkTerminalFrame(b *testing.B) {
+	m := fullModel(b, false)
+	more := scrapes(962, stressed)[960:]
+	frames := make([]string, 2)
+	for i := range frames {
+		m.Update(more[i])
+		m.Update(frameMsg{})
+		frames[i] = m.Render()
+	}
+	var out bytes.Buffer
+	scr := uv.NewTerminalRenderer(&out, []string{"TERM=xterm-256color"})
+	scr.SetColorProfile(colorprofile.ANSI256)
+	buf := uv.NewScreenBuffer(200, 60)
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
+	for i := 0; i < b.N; i++ {
+		content := uv.NewStyledString(frames[i%2])
+		buf.Clear()
+		content.Draw(buf, buf.Bounds())
+		scr.Render(buf.RenderBuffer)
+		_ = scr.Flush()
+		out.Reset()
 	}
 }
