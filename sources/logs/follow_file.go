@@ -15,8 +15,9 @@ import (
 
 // FileOptions tune file following.
 type FileOptions struct {
-	// Poll is the idle poll interval (default 250 ms); while data flows the
-	// file is re-read every Poll/4.
+	// Poll is the poll interval (default 250 ms). Each poll reads to the
+	// end of the file, so a busy log costs no more wake-ups than an idle
+	// one (the monitor draws once a second; a line shows within Poll).
 	Poll time.Duration
 	// Backlog is how much of an existing file's end is shown first
 	// (default 64 KiB; the first, partial line is skipped). 0 = default,
@@ -55,8 +56,8 @@ func FollowFile(ctx context.Context, path string, fo FileOptions, src *Source) {
 				continue
 			}
 			first = false
-		} else if f.step() {
-			wait = fo.Poll / 4
+		} else {
+			f.step()
 		}
 		select {
 		case <-ctx.Done():
