@@ -184,7 +184,7 @@ func TestRebindReplayKeys(t *testing.T) {
 			t.Errorf("the replay's first flash lacks %s's key %s: %q", n, k, flash)
 		}
 	}
-	if !strings.Contains(end, indexKey(names, "replay_start")+" plays it again") {
+	if !strings.Contains(end, indexKey(names, "replay_start")+" plays it again · "+indexKey(names, "replay_back")+"/"+indexKey(names, "replay_back_far")+" seek back") {
 		t.Errorf("the end note does not name the rebound start key: %q", end)
 	}
 	for _, old := range []string{"space", "t", ",", ".", "{", "}", "!", "0", "+", "-"} {

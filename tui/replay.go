@@ -93,6 +93,9 @@ func (m *Model) replayUpdate(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 	case ReplayMsg:
 		if msg.Core != nil {
 			m.swapCore(msg.Core)
+			// a flash lasts until a moment of the recording's clock: one
+			// from after a seek back would show again
+			m.status = ""
 		}
 		k := d.Keys
 		switch {
@@ -100,7 +103,7 @@ func (m *Model) replayUpdate(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 		case d.Replay == nil: // the first word: the keys, as the user bound them
 			msg.Note = ReplayHelp(k)
 		case msg.Ended && !d.Replay.Ended:
-			msg.Note = fmt.Sprintf("end of the recording: %s plays it again, %s and %s seek back",
+			msg.Note = fmt.Sprintf("end of the recording · %s plays it again · %s/%s seek back",
 				k.ReplayStart.Help().Key, k.ReplayBack.Help().Key, k.ReplayBackFar.Help().Key)
 		}
 		d.Replay = &ReplayState{At: msg.At, Speed: msg.Speed, Paused: msg.Paused, Ended: msg.Ended}
