@@ -36,17 +36,31 @@ var overlayOf = map[string]string{"diagnosis": "diagnose", "bench_answer": "benc
 var replayActions = []string{"bench", "pause", "slower", "faster", "replay_step", "replay_back", "replay_forward",
 	"replay_back_far", "replay_forward_far", "replay_next", "replay_start"}
 
+// Clash is a key two actions share on one screen (in a replay: one of
+// them a replay action).
+type Clash struct {
+	A, B, Key, Screen string
+	Replay            bool
+}
+
+func (c Clash) String() string {
+	s := fmt.Sprintf("%s and %s share %q on the %s screen", c.A, c.B, c.Key, c.Screen)
+	if c.Replay {
+		s += " in a replay"
+	}
+	return s
+}
+
 // Clashes lists every key that two actions of one screen share, live or
-// in a replay, as "replay_step and next_match share "n" on the logs
-// screen in a replay".
-func (k KeyMap) Clashes() []string {
+// in a replay.
+func (k KeyMap) Clashes() []Clash {
 	bs := k.bindings()
 	screens := make([]string, 0, len(screenKeys))
 	for s := range screenKeys {
 		screens = append(screens, s)
 	}
 	sort.Strings(screens)
-	var out []string
+	var out []Clash
 	for _, replay := range []bool{false, true} {
 		for _, s := range screens {
 			if replay && (s == "bench" || s == "bench_answer") {
@@ -75,11 +89,7 @@ func (k KeyMap) Clashes() []string {
 					case !taken:
 						owner[key] = a
 					case o != a && (!replay || isReplayAction(o) || isReplayAction(a)):
-						where := "on the " + s + " screen"
-						if replay {
-							where += " in a replay"
-						}
-						out = append(out, fmt.Sprintf("%s and %s share %q %s", o, a, key, where))
+						out = append(out, Clash{A: o, B: a, Key: key, Screen: s, Replay: replay})
 					}
 				}
 			}

@@ -12,7 +12,7 @@ import (
 // No key does two things on one screen, live or in a replay.
 func TestNoKeySharedOnAScreen(t *testing.T) {
 	if c := DefaultKeyMap().Clashes(); len(c) > 0 {
-		t.Errorf("default keys clash:\n%s", strings.Join(c, "\n"))
+		t.Errorf("default keys clash: %v", c)
 	}
 }
 
@@ -25,7 +25,11 @@ func TestClashesNamesSharedKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := strings.Join(km.Clashes(), "\n")
+	var cs []string
+	for _, c := range km.Clashes() {
+		cs = append(cs, c.String())
+	}
+	got := strings.Join(cs, "\n")
 	for _, want := range []string{
 		`next_match and replay_step share "n" on the logs screen in a replay`,
 		`top and replay_start share "g" on the logs screen in a replay`,
@@ -41,7 +45,7 @@ func TestClashesNamesSharedKeys(t *testing.T) {
 	if err := km.Rebind("wrap", []string{"F"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := km.Clashes(); len(got) != 1 || got[0] != `follow and wrap share "F" on the logs screen` {
+	if got := km.Clashes(); len(got) != 1 || got[0].String() != `follow and wrap share "F" on the logs screen` {
 		t.Errorf("Clashes = %q", got)
 	}
 }

@@ -75,6 +75,11 @@ func runReplay(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	for _, c := range cfg.Keys.Clashes() {
+		if c.Replay { // one of the two would never be reached there
+			return fmt.Errorf("config [keys]: %v: rebind one of them", c)
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rp := newReplayer(h, recs, replayFlags.speed)
