@@ -25,7 +25,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.quitting = true
 			return tea.Quit
 		}
-		return nil
+		cmd, _ := m.replayKey(msg) // a replay is driven from every screen
+		return cmd
 	}
 	if cmd, ok := m.replayKey(msg); ok {
 		return cmd

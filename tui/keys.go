@@ -46,6 +46,12 @@ type KeyMap struct {
 	Follow, Search, NextMatch, PrevMatch, Wrap key.Binding
 	// Forms (the benchmark): confirm, answer, change a value.
 	Confirm, Yes, No, Increase, Decrease key.Binding
+	// A replay (llmtop replay) moves through the recording with these;
+	// Pause pauses it and Slower/Faster (+/-) double/halve its speed there.
+	// They work on every screen of a replay, so none may share a key with
+	// a screen's own (see screenKeys).
+	ReplayStep, ReplayBack, ReplayForward, ReplayBackFar, ReplayForwardFar key.Binding
+	ReplayNext, ReplayStart                                                key.Binding
 }
 
 // DefaultKeyMap is the keymap without user overrides.
@@ -97,6 +103,15 @@ func DefaultKeyMap() KeyMap {
 		No:           b([]string{"n", "N"}, "n", "no"),
 		Increase:     b([]string{"l", "right", "+"}, "→", "next value"),
 		Decrease:     b([]string{"h", "left", "-"}, "←", "previous value"),
+		// n (next match), g (top), f (fleet) and > (sort) are taken on
+		// screens a replay shows; these are free on all of them.
+		ReplayStep:       b([]string{"t"}, "t", "step 1s"),
+		ReplayBack:       b([]string{","}, ",", "−1 min"),
+		ReplayForward:    b([]string{"."}, ".", "+1 min"),
+		ReplayBackFar:    b([]string{"{"}, "{", "−10 min"),
+		ReplayForwardFar: b([]string{"}"}, "}", "+10 min"),
+		ReplayNext:       b([]string{"!"}, "!", "next finding/restart"),
+		ReplayStart:      b([]string{"0"}, "0", "to the start"),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -56,7 +57,9 @@ func TestRebindEveryAction(t *testing.T) {
 	if m2.overlay < 0 || m2.overlays[m2.overlay].id != "help" {
 		t.Fatalf("the rebound help key did not open help")
 	}
+	m2.d.Replay = &ReplayState{} // the help lists the replay's keys in a replay
 	help := ansi.Strip(m2.Render())
+	m2.d.Replay = nil
 	// shown by the bench form, which cmd/llmtop registers (tested below)
 	stageOnly := map[string]bool{"yes": true, "no": true, "decrease": true, "increase": true, "confirm": true,
 		"raw": true} // raw: the probe overlay's, which cmd/llmtop registers (tested below)
@@ -140,6 +143,87 @@ func TestRebindEveryAction(t *testing.T) {
 		t.Errorf("the probe overlay's head does not name the rebound raw key:\n%s", v)
 	}
 }
+
+// The replay's keys rebound (as above): the footer, the first flash and
+// the end-of-recording note name them, they drive the replay on the main
+// screen and on the log view, and the defaults no longer do.
+func TestRebindReplayKeys(t *testing.T) {
+	km := DefaultKeyMap()
+	controls := map[string]ReplayKey{
+		"pause": ReplayPause, "replay_step": ReplayStep, "replay_back": ReplayBack1m, "replay_forward": ReplayFwd1m,
+		"replay_back_far": ReplayBack10m, "replay_forward_far": ReplayFwd10m, "replay_next": ReplayNext,
+		"replay_start": ReplayStart, "slower": ReplayFaster, "faster": ReplaySlower,
+	}
+	names := make([]string, 0, len(controls))
+	for n := range controls {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		if err := km.Rebind(n, []string{fmt.Sprintf("f%d", i+1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []ReplayKey
+	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: true, Keys: &km,
+		Replay: func(k ReplayKey) { got = append(got, k) }})
+	m.Update(tea.WindowSizeMsg{Width: 250, Height: 50})
+	m.Update(ReplayMsg{At: t0, Speed: 1})
+	flash := lastLine(ansi.Strip(m.Render()))
+	m.Update(ReplayMsg{At: t0.Add(6 * time.Second), Speed: 1})
+	foot := lastLine(ansi.Strip(m.Render()))
+	m.Update(ReplayMsg{At: t0.Add(12 * time.Second), Speed: 1, Ended: true, Paused: true})
+	end := lastLine(ansi.Strip(m.Render()))
+	for i, n := range names {
+		k := fmt.Sprintf("f%d", i+1)
+		re := regexp.MustCompile(`(^|[^\w])` + k + `($|[^\w])`)
+		if !re.MatchString(foot) {
+			t.Errorf("the replay footer lacks %s's key %s: %q", n, k, foot)
+		}
+		if !re.MatchString(flash) {
+			t.Errorf("the replay's first flash lacks %s's key %s: %q", n, k, flash)
+		}
+	}
+	if !strings.Contains(end, indexKey(names, "replay_start")+" plays it again · "+indexKey(names, "replay_back")+"/"+indexKey(names, "replay_back_far")+" seek back") {
+		t.Errorf("the end note does not name the rebound start key: %q", end)
+	}
+	for _, old := range []string{"space", "t", ",", ".", "{", "}", "!", "0", "+", "-"} {
+		if regexp.MustCompile(`(^|• )` + regexp.QuoteMeta(old) + ` `).MatchString(foot) {
+			t.Errorf("the replay footer still shows the default %q: %q", old, foot)
+		}
+	}
+	run := func(cmd tea.Cmd) {
+		if cmd != nil {
+			cmd()
+		}
+	}
+	for _, screen := range []string{"main", "logs"} {
+		if screen == "logs" {
+			m.Update(press("l"))
+			if m.overlay < 0 {
+				t.Fatal("l did not open the log view")
+			}
+		}
+		for i, n := range names {
+			got = nil
+			_, cmd := m.Update(fkey(i + 1))
+			run(cmd)
+			if len(got) != 1 || got[0] != controls[n] {
+				t.Errorf("%s: the rebound %s key sent %v, want %v", screen, n, got, controls[n])
+			}
+		}
+		got = nil
+		for _, old := range []string{"p", " ", "t", ",", ".", "{", "}", "!", "0", "+", "-"} {
+			_, cmd := m.Update(press(old))
+			run(cmd)
+		}
+		if len(got) != 0 {
+			t.Errorf("%s: the default replay keys still drive the replay: %v", screen, got)
+		}
+	}
+}
+
+func indexKey(names []string, n string) string { return fmt.Sprintf("f%d", indexOf(names, n)+1) }
 
 func indexOf(ss []string, s string) int {
 	for i, x := range ss {

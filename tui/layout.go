@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -234,6 +235,10 @@ func (m *Model) footer(w int) string {
 	}
 	if m.overlay >= 0 {
 		return fit(m.help.ShortHelpView(append(m.d.Keys.currentAll(m.overlays[m.overlay].o.Keys()), m.d.Keys.Back, m.d.Keys.Quit)), w)
+	}
+	if m.opts.Replay != nil {
+		k := m.d.Keys
+		return fit(m.help.ShortHelpView(append([]key.Binding{k.Help, k.Quit}, k.ReplayKeys()...)), w)
 	}
 	return fit(m.help.ShortHelpView(m.d.Keys.ShortHelp()), w)
 }

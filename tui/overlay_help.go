@@ -34,6 +34,14 @@ func (*helpOverlay) View(d *Data, w, h int) string {
 	b.WriteString(d.Styles.Title.Render("Keys") + "\n\n")
 	b.WriteString(hm.FullHelpView(d.Keys.FullHelp()))
 	b.WriteString("\n\n")
+	if d.Replay != nil {
+		var ks []string
+		for _, k := range d.Keys.ReplayKeys() {
+			ks = append(ks, k.Help().Key+" "+k.Help().Desc)
+		}
+		writeKeysLine(&b, d, d.Styles.Title.Render("Replay"), ks, w)
+		b.WriteString(d.Styles.Faint.Render("  on every screen; "+d.Keys.ReplayNext.Help().Key+" seeks to the next moment a finding opened or an engine run started") + "\n\n")
+	}
 	zk := d.Keys.Zoom
 	fmt.Fprintf(&b, "%s  (%s zoom, %s back; %s moves the focus)\n", d.Styles.Title.Render("Panes"), zk.Help().Key, d.Keys.Back.Help().Key, d.Keys.Focus.Help().Key)
 	b.WriteString(d.Styles.Faint.Render(fmt.Sprintf("  %s/%s scroll the focused pane; in one that does not scroll they move to the next/previous pane (zoomed too)",

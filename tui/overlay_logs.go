@@ -132,11 +132,7 @@ func (v *logView) find(d *Data, dir int, fresh bool) {
 
 // rows is log line i as shown: cut to w, or wrapped to several rows.
 func (v *logView) rows(d *Data, i, w int) []string {
-	l := d.Logs.At(i)
-	text := l.Text
-	if len(d.Endpoints()) > 1 && l.Endpoint != "" {
-		text = l.Endpoint + " " + text
-	}
+	text := logText(d.Logs.At(i), len(d.Endpoints()) > 1)
 	if !v.wrap {
 		return []string{fit(text, w)}
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // logPane is the engine log as a pane of the grid (config: [panes] log =
@@ -29,12 +31,7 @@ func (*logPane) View(d *Data, w, h int) string {
 	multi := len(d.Endpoints()) > 1
 	var out []string // newest last, filled from the bottom
 	for i := n - 1; i >= 0 && len(out) < h; i-- {
-		l := d.Logs.At(i)
-		text := l.Text
-		if multi && l.Endpoint != "" {
-			text = l.Endpoint + " " + text
-		}
-		rows := wordWrap(text, w)
+		rows := wordWrap(logText(d.Logs.At(i), multi), w)
 		out = append(rows, out...)
 	}
 	if len(out) > h {
@@ -45,3 +42,19 @@ func (*logPane) View(d *Data, w, h int) string {
 
 // DrawKey: drawn from the log ring only (see Keyed).
 func (*logPane) DrawKey(d *Data) uint64 { return d.LogsVersion }
+
+// logText is log line l as the log pane and the log view draw it: led by
+// its endpoint when several are watched (multi), and cleaned when it holds
+// anything a terminal would act on. The log source cleans every line it
+// reads, but a replay's lines come from a file (a recording someone sent)
+// and never passed through it.
+func logText(l model.LogLine, multi bool) string {
+	text := l.Text
+	if multi && l.Endpoint != "" {
+		text = l.Endpoint + " " + text
+	}
+	if model.Unsafe(text) {
+		text = model.SanitizeLine([]byte(text))
+	}
+	return text
+}

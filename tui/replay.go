@@ -35,15 +35,27 @@ const (
 	ReplaySlower                   // speed ÷2
 )
 
-// replayKeys are the replay's own keys; space and p keep their meaning.
-var replayKeys = map[string]ReplayKey{
-	"p": ReplayPause, "space": ReplayPause, "n": ReplayStep,
-	",": ReplayBack1m, ".": ReplayFwd1m, "<": ReplayBack10m, ">": ReplayFwd10m,
-	"f": ReplayNext, "g": ReplayStart,
+// ReplayKeys are the replay's keys as the help and the footer show them:
+// the user's, each back/forward pair as one entry.
+func (k KeyMap) ReplayKeys() []key.Binding {
+	pair := func(a, b key.Binding, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(append(a.Keys(), b.Keys()...)...), key.WithHelp(a.Help().Key+"/"+b.Help().Key, desc))
+	}
+	return []key.Binding{
+		relabel(k.Pause, "pause"), k.ReplayStep,
+		pair(k.ReplayBack, k.ReplayForward, "−/+1m"), pair(k.ReplayBackFar, k.ReplayForwardFar, "−/+10m"),
+		k.ReplayNext, k.ReplayStart, pair(k.Slower, k.Faster, "speed ×2/÷2"),
+	}
 }
 
-// ReplayHelp names the replay keys in one line.
-const ReplayHelp = "replay: space pause · n step 1s · ,/. −/+1m · </> −/+10m · f next finding or restart · g start · +/- speed"
+// ReplayHelp names the replay keys of k in one line.
+func ReplayHelp(k KeyMap) string {
+	parts := make([]string, 0, 8)
+	for _, b := range k.ReplayKeys() {
+		parts = append(parts, b.Help().Key+" "+b.Help().Desc)
+	}
+	return "replay: " + strings.Join(parts, " · ")
+}
 
 // ReplayMsg is the replayer's word on where the replay stands. At is the
 // recording's clock; Core, when set, replaces the monitor's core (a seek
@@ -81,6 +93,18 @@ func (m *Model) replayUpdate(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 	case ReplayMsg:
 		if msg.Core != nil {
 			m.swapCore(msg.Core)
+			// a flash lasts until a moment of the recording's clock: one
+			// from after a seek back would show again
+			m.status = ""
+		}
+		k := d.Keys
+		switch {
+		case msg.Note != "":
+		case d.Replay == nil: // the first word: the keys, as the user bound them
+			msg.Note = ReplayHelp(k)
+		case msg.Ended && !d.Replay.Ended:
+			msg.Note = fmt.Sprintf("end of the recording · %s plays it again · %s/%s seek back",
+				k.ReplayStart.Help().Key, k.ReplayBack.Help().Key, k.ReplayBackFar.Help().Key)
 		}
 		d.Replay = &ReplayState{At: msg.At, Speed: msg.Speed, Paused: msg.Paused, Ended: msg.Ended}
 		d.Now = msg.At // a seek moves it back
@@ -118,36 +142,43 @@ func (m *Model) swapCore(c *core.Monitor) {
 	m.gen++
 }
 
-// replayKey turns a key into a replay control, in a replay.
+// replayKey turns a key into a replay control, in a replay, on any
+// screen (after the screen's own keys: none share one, see screenKeys).
 func (m *Model) replayKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	ctl := m.opts.Replay
 	if ctl == nil {
 		return nil, false
 	}
-	if key := msg.String(); key == "b" || keyIn(m.d.Keys.Bench.Keys(), key) {
+	k := m.d.Keys
+	var c ReplayKey
+	switch {
+	case key.Matches(msg, k.Bench):
 		m.flash("benchmark: not in a replay (it would load the recorded endpoint now)")
 		return nil, true
-	}
-	k, ok := replayKeys[msg.String()]
-	switch {
-	case ok:
-	case key.Matches(msg, m.d.Keys.Slower): // + : in a replay, faster
-		k = ReplayFaster
-	case key.Matches(msg, m.d.Keys.Faster): // -
-		k = ReplaySlower
+	case key.Matches(msg, k.Pause):
+		c = ReplayPause
+	case key.Matches(msg, k.ReplayStep):
+		c = ReplayStep
+	case key.Matches(msg, k.ReplayBack):
+		c = ReplayBack1m
+	case key.Matches(msg, k.ReplayForward):
+		c = ReplayFwd1m
+	case key.Matches(msg, k.ReplayBackFar):
+		c = ReplayBack10m
+	case key.Matches(msg, k.ReplayForwardFar):
+		c = ReplayFwd10m
+	case key.Matches(msg, k.ReplayNext):
+		c = ReplayNext
+	case key.Matches(msg, k.ReplayStart):
+		c = ReplayStart
+	case key.Matches(msg, k.Slower): // + : in a replay, faster
+		c = ReplayFaster
+	case key.Matches(msg, k.Faster): // -
+		c = ReplaySlower
 	default:
 		return nil, false
 	}
-	return func() tea.Msg { ctl(k); return nil }, true
-}
-
-func keyIn(keys []string, k string) bool {
-	for _, x := range keys {
-		if x == k {
-			return true
-		}
-	}
-	return false
+	return func() tea.Msg { ctl(c); return nil }, true
 }
 
 // replayBadge is the header's "REPLAY 14:02:11 (×10)".

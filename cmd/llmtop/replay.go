@@ -35,7 +35,10 @@ func init() {
 		Long: `Replay a recording made with --record in the monitor, paced by its clock
 (--speed 10 plays ten times faster), from its start or from --from.
 
-` + tui.ReplayHelp + `
+` + tui.ReplayHelp(tui.DefaultKeyMap()) + `
+(the defaults: the config's [keys] rebinds them as replay_step, replay_back,
+replay_forward, replay_back_far, replay_forward_far, replay_next, replay_start,
+pause, slower and faster; the replay's help line and ? show the keys in use)
 
 --from takes a clock time (14:02 or 14:02:11), an RFC 3339 time or an offset
 from the start (+10m).`,
@@ -71,6 +74,11 @@ func runReplay(ctx context.Context, path string) error {
 	cfg, err := loadConfig(monitorFlags.config)
 	if err != nil {
 		return err
+	}
+	for _, c := range cfg.Keys.Clashes() {
+		if c.Replay { // one of the two would never be reached there
+			return fmt.Errorf("config [keys]: %v: rebind one of them", c)
+		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -196,7 +204,7 @@ func (r *replayer) run(ctx context.Context, from time.Time, send func(any)) {
 	if sc, ok := r.scenarioAt(at); ok {
 		send(scenarioMsg(sc))
 	}
-	send(state(false, nil, tui.ReplayHelp))
+	send(state(false, nil, "")) // the screen names its keys (the user's)
 	marksDone := make(chan []time.Time, 1)
 	go func() { marksDone <- r.findMarks() }()
 
@@ -252,7 +260,7 @@ func (r *replayer) run(ctx context.Context, from time.Time, send func(any)) {
 			deliver()
 			if i >= len(r.recs) {
 				paused = true
-				send(state(false, nil, "end of the recording: g plays it again, , and < seek back"))
+				send(state(false, nil, "")) // the screen says how to go back
 			}
 		case k := <-r.ctl:
 			switch k {
