@@ -83,6 +83,7 @@ func NewReader(in io.Reader, name string) (*Reader, error) {
 	if r.header.Version > Version || r.header.Version < 1 {
 		return nil, newerError(name, r.header.Version)
 	}
+	r.header = cleaned(r.header) // endpoints, labels: text from the file
 	return r, nil
 }
 
@@ -151,6 +152,7 @@ func (r *Reader) Next() (Record, error) {
 			continue
 		}
 		r.n++
+		rec.Msg = cleaned(rec.Msg)
 		return rec, nil
 	}
 	return Record{}, io.EOF

@@ -390,3 +390,79 @@ func TestRecorderRotates(t *testing.T) {
 		}
 	}
 }
+
+// A crafted recording (escape sequences and control characters in a log
+// line, a model id, an event, a map key, the header's endpoint) reads back
+// with none of them: a replay draws nothing a live monitor would refuse.
+func TestCraftedRecordingIsCleaned(t *testing.T) {
+	evil := "x\x1b]0;pwned\x07\x1b[2J\ry\x08z\x1b[31m"
+	s := model.NewSample("http://a:8000"+evil, "llama"+evil, at(1), model.FromScrape)
+	s.Info["block"+evil] = "16" + evil
+	s.Notes = []string{evil}
+	ev := model.Event{Time: at(3), Endpoint: evil, Source: "log", Kind: "cuda_oom", Severity: model.SevCrit,
+		Category: "memory", Title: evil, Line: evil, Fields: map[string]string{evil: evil}}
+	in := []Record{
+		{at(1), model.Scrape{Endpoint: evil, Time: at(1), Err: evil, Identity: model.Identity{Engine: model.VLLM, Version: evil,
+			Models: []model.ModelInfo{{ID: evil}}}, Samples: []model.Sample{s}}},
+		{at(2), model.LogLine{Time: at(2), Endpoint: evil, Text: evil, Event: &ev}},
+		{at(3), model.LogLines{{Time: at(3), Text: evil}}},
+		{at(3), ev},
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{Face: "monitor", Started: t0, Endpoints: []string{evil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range in {
+		if _, err := w.Write(r.Time, r.Msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h, out, _ := readAll(t, buf.Bytes())
+	if len(out) != len(in) {
+		t.Fatalf("%d records back, want %d", len(out), len(in))
+	}
+	var bad []string
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.String:
+			if strings.ContainsAny(v.String(), "\x1b\x07\x08\r\n\t") {
+				bad = append(bad, fmt.Sprintf("%q", v.String()))
+			}
+		case reflect.Struct:
+			for i := 0; i < v.NumField(); i++ {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		case reflect.Pointer, reflect.Interface:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Slice, reflect.Array:
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
+			}
+		case reflect.Map:
+			it := v.MapRange()
+			for it.Next() {
+				walk(it.Key())
+				walk(it.Value())
+			}
+		}
+	}
+	walk(reflect.ValueOf(h))
+	for _, r := range out {
+		walk(reflect.ValueOf(r.Msg))
+	}
+	if len(bad) > 0 {
+		t.Fatalf("control characters read back from a recording: %v", bad)
+	}
+	if got, want := out[1].Msg.(model.LogLine).Text, model.Clean(evil); got != want || !strings.Contains(got, "x") || !strings.Contains(got, "z") {
+		t.Fatalf("log line read back as %q, want %q (the text around the sequences kept)", got, want)
+	}
+}
