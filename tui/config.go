@@ -112,6 +112,13 @@ func ParseConfig(name string, data []byte) (Config, error) {
 			return c, fail("%v", err)
 		}
 	}
+	// Two actions on one screen under one key: one of them could never be
+	// reached (a replay's own keys are checked by `llmtop replay`).
+	for _, cl := range c.Keys.Clashes() {
+		if !cl.Replay {
+			return c, fmt.Errorf("%s: [keys]: %v: rebind one of them", model.Clean(name), cl)
+		}
+	}
 	return c, nil
 }
 

@@ -99,3 +99,15 @@ func actionOf(b key.Binding) string {
 	}
 	return "?" + b.Help().Key
 }
+
+// A config that gives two actions of one screen the same key is refused
+// by every face that reads it, naming both actions.
+func TestConfigWithClashingKeysIsRefused(t *testing.T) {
+	_, err := ParseConfig("config.toml", []byte("[keys]\ndown = \"b\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "share \"b\"") {
+		t.Fatalf("err %v, want the clash of down and bench named", err)
+	}
+	if _, err := ParseConfig("config.toml", []byte("[keys]\ndown = \"ctrl+n\"\n")); err != nil {
+		t.Fatalf("a free key refused: %v", err)
+	}
+}
