@@ -69,103 +69,6 @@ type textParser struct {
 	sorted []*dto.LabelPair
 }
 
-func (p *textParser) str(b []byte) *string {
-	if s, ok := p.strs[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	p.strs[s] = &s
-	return &s
-}
-
-func (p *textParser) float(v float64) *float64 {
-	if len(p.floats) == cap(p.floats) {
-		p.floats = make([]float64, 0, 512)
-	}
-	p.floats = append(p.floats, v)
-	return &p.floats[len(p.floats)-1]
-}
-
-func (p *textParser) pair(name, value *string) *dto.LabelPair {
-	if len(p.pairs) == cap(p.pairs) {
-		p.pairs = make([]dto.LabelPair, 0, 256)
-	}
-	p.pairs = p.pairs[:len(p.pairs)+1]
-	lp := &p.pairs[len(p.pairs)-1]
-	lp.Name, lp.Value = name, value
-	return lp
-}
-
-func (p *textParser) newBucket(ub float64) *dto.Bucket {
-	if len(p.bucket) == cap(p.bucket) {
-		p.bucket = make([]dto.Bucket, 0, 256)
-	}
-	p.bucket = p.bucket[:len(p.bucket)+1]
-	b := &p.bucket[len(p.bucket)-1]
-	b.UpperBound = p.float(ub)
-	return b
-}
-
-func skipBlank(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	return b
-}
-
-// name reads a plain metric (colon true) or label name; ok is false when
-// the name is empty or runs into a quote (a UTF-8 name expfmt reads).
-func readName(b []byte, colon bool) (name, rest []byte, ok bool) {
-	i := 0
-	for ; i < len(b); i++ {
-		c := b[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || colon && c == ':' || i > 0 && c >= '0' && c <= '9' {
-			continue
-		}
-		if c == '"' {
-			return nil, nil, false
-		}
-		break
-	}
-	return b[:i], b[i:], i > 0
-}
-
-// unescape undoes the text format's escapes: \\, \n and \" (label values
-// and HELP). ok is false on any other escape.
-func unescape(b []byte) ([]byte, bool) {
-	if bytes.IndexByte(b, '\\') < 0 {
-		return b, true
-	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' {
-			out = append(out, b[i])
-			continue
-		}
-		if i++; i == len(b) {
-			return nil, false
-		}
-		switch b[i] {
-		case '\\', '"':
-			out = append(out, b[i])
-		case 'n':
-			out = append(out, '\n')
-		default:
-			return nil, false
-		}
-	}
-	return out, true
-}
-
-// textFloat is expfmt's parseFloat.
-func textFloat(b []byte) (float64, bool) {
-	if len(b) == 0 || bytes.ContainsAny(b, "pP_") {
-		return 0, false
-	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	return v, err == nil
-}
-
 func (p *textParser) line(l []byte) bool {
 	l = skipBlank(l)
 	switch {
@@ -299,70 +202,9 @@ func (p *textParser) sample(l []byte) bool {
 	case summ:
 		special = "quantile"
 	}
-	// The labels, with le or quantile set apart.
-	p.lbls = p.lbls[:0]
-	specialVal, haveSpecial := 0.0, false
-	rest = skipBlank(rest)
-	if len(rest) > 0 && rest[0] == '{' {
-		rest = rest[1:]
-		for {
-			rest = skipBlank(rest)
-			if len(rest) == 0 {
-				return false
-			}
-			if rest[0] == '}' {
-				rest = rest[1:]
-				break
-			}
-			var ln []byte
-			if ln, rest, ok = readName(rest, false); !ok {
-				return false
-			}
-			rest = skipBlank(rest)
-			if len(rest) == 0 || rest[0] != '=' {
-				return false
-			}
-			rest = skipBlank(rest[1:])
-			if len(rest) == 0 || rest[0] != '"' {
-				return false
-			}
-			end := closingQuote(rest[1:])
-			if end < 0 {
-				return false
-			}
-			raw := rest[1 : 1+end]
-			rest = rest[2+end:]
-			val, ok := unescape(raw)
-			if !ok || !utf8.Valid(val) || string(ln) == "__name__" {
-				return false
-			}
-			if special != "" && string(ln) == special {
-				if haveSpecial {
-					return false
-				}
-				v, ok := textFloat(val)
-				if !ok || math.IsNaN(v) {
-					return false // expfmt keeps no bucket or quantile for NaN
-				}
-				specialVal, haveSpecial = v, true
-			} else {
-				for _, o := range p.lbls {
-					if *o.Name == string(ln) {
-						return false // duplicate label names
-					}
-				}
-				p.lbls = append(p.lbls, p.pair(p.str(ln), p.str(val)))
-			}
-			rest = skipBlank(rest)
-			if len(rest) > 0 && rest[0] == ',' {
-				rest = rest[1:]
-				continue
-			}
-			if len(rest) == 0 || rest[0] != '}' {
-				return false
-			}
-		}
-		rest = skipBlank(rest)
+	rest, specialVal, haveSpecial, ok := p.labels(skipBlank(rest), special)
+	if !ok {
+		return false
 	}
 	// The value, and an optional integer timestamp.
 	end := bytes.IndexAny(rest, " \t")
@@ -402,124 +244,68 @@ func (p *textParser) sample(l []byte) bool {
 		}
 		m.TimestampMs = &t
 	}
-	switch typ {
-	case dto.MetricType_COUNTER:
-		m.Counter = &dto.Counter{Value: p.float(v)}
-	case dto.MetricType_GAUGE:
-		m.Gauge = &dto.Gauge{Value: p.float(v)}
-	case dto.MetricType_UNTYPED:
-		m.Untyped = &dto.Untyped{Value: p.float(v)}
-	case dto.MetricType_SUMMARY:
-		if m.Summary == nil {
-			m.Summary = &dto.Summary{}
+	return p.store(m, typ, role, specialVal, v)
+}
+
+// labels reads a sample's label set (rest starts at its '{', or has none)
+// into p.lbls, with the bound or quantile named special set apart.
+func (p *textParser) labels(rest []byte, special string) (_ []byte, specialVal float64, haveSpecial, ok bool) {
+	p.lbls = p.lbls[:0]
+	if len(rest) == 0 || rest[0] != '{' {
+		return rest, 0, false, true
+	}
+	rest = rest[1:]
+	for {
+		rest = skipBlank(rest)
+		if len(rest) == 0 {
+			return nil, 0, false, false
 		}
-		switch role {
-		case roleCount:
-			if !(v >= 0 && v < 1<<63) {
-				return false
+		if rest[0] == '}' {
+			return skipBlank(rest[1:]), specialVal, haveSpecial, true
+		}
+		var ln []byte
+		if ln, rest, ok = readName(rest, false); !ok {
+			return nil, 0, false, false
+		}
+		rest = skipBlank(rest)
+		if len(rest) == 0 || rest[0] != '=' {
+			return nil, 0, false, false
+		}
+		rest = skipBlank(rest[1:])
+		if len(rest) == 0 || rest[0] != '"' {
+			return nil, 0, false, false
+		}
+		end := closingQuote(rest[1:])
+		if end < 0 {
+			return nil, 0, false, false
+		}
+		raw := rest[1 : 1+end]
+		rest = rest[2+end:]
+		val, ok := unescape(raw)
+		if !ok || !utf8.Valid(val) || string(ln) == "__name__" {
+			return nil, 0, false, false
+		}
+		if special != "" && string(ln) == special {
+			v, ok := textFloat(val)
+			if haveSpecial || !ok || math.IsNaN(v) {
+				return nil, 0, false, false // (expfmt keeps no bucket or quantile for NaN)
 			}
-			c := uint64(v)
-			m.Summary.SampleCount = &c
-		case roleSum:
-			m.Summary.SampleSum = p.float(v)
-		default:
-			m.Summary.Quantile = append(m.Summary.Quantile, &dto.Quantile{Quantile: p.float(specialVal), Value: p.float(v)})
-		}
-	default: // histograms
-		if m.Histogram == nil {
-			m.Histogram = &dto.Histogram{}
-		}
-		h := m.Histogram
-		if role == roleSum {
-			h.SampleSum = p.float(v)
-			return true
-		}
-		if !(v >= 0 && v < 1<<63) {
-			return false
-		}
-		whole := v == float64(uint64(v))
-		if role == roleCount {
-			if whole {
-				c := uint64(v)
-				h.SampleCount = &c
-			} else {
-				h.SampleCountFloat = p.float(v)
-			}
-			return true
-		}
-		b := p.newBucket(specialVal)
-		if whole {
-			c := uint64(v)
-			b.CumulativeCount = &c
+			specialVal, haveSpecial = v, true
 		} else {
-			b.CumulativeCountFloat = p.float(v)
+			for _, o := range p.lbls {
+				if *o.Name == string(ln) {
+					return nil, 0, false, false // duplicate label names
+				}
+			}
+			p.lbls = append(p.lbls, p.pair(p.str(ln), p.str(val)))
 		}
-		h.Bucket = append(h.Bucket, b)
-	}
-	return true
-}
-
-// series is the histogram or summary series of the labels just read:
-// expfmt groups a family's samples by their labels without le/quantile,
-// wherever they stand in the body, and keeps the labels of the first.
-func (p *textParser) series(f *dto.MetricFamily) *dto.Metric {
-	p.key = append(p.key[:0], *f.Name...)
-	p.sorted = append(p.sorted[:0], p.lbls...)
-	sorted := p.sorted
-	slices.SortFunc(sorted, func(a, b *dto.LabelPair) int { return strings.Compare(*a.Name, *b.Name) })
-	for _, l := range sorted {
-		p.key = append(p.key, 0xff)
-		p.key = append(p.key, *l.Name...)
-		p.key = append(p.key, 0xfe)
-		p.key = append(p.key, *l.Value...)
-	}
-	if m, ok := p.byKey[string(p.key)]; ok {
-		return m
-	}
-	m := &dto.Metric{}
-	p.byKey[string(p.key)] = m
-	f.Metric = append(f.Metric, m)
-	if isHist(f) {
-		p.hists = append(p.hists, m)
-	}
-	return m
-}
-
-// closingQuote is the index of the quote that ends a label value (escapes
-// skipped), or -1.
-func closingQuote(b []byte) int {
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i
+		rest = skipBlank(rest)
+		if len(rest) > 0 && rest[0] == ',' {
+			rest = rest[1:]
+			continue
 		}
-	}
-	return -1
-}
-
-// normalizeHistogram is expfmt's: a histogram with any fractional count
-// has all its counts as floats.
-func normalizeHistogram(h *dto.Histogram) {
-	if h == nil {
-		return
-	}
-	anyFloats := h.GetSampleCountFloat() != 0
-	for _, b := range h.GetBucket() {
-		anyFloats = anyFloats || b.GetCumulativeCountFloat() != 0
-	}
-	if !anyFloats {
-		return
-	}
-	if h.GetSampleCountFloat() == 0 {
-		c := float64(h.GetSampleCount())
-		h.SampleCountFloat, h.SampleCount = &c, nil
-	}
-	for _, b := range h.GetBucket() {
-		if b.GetCumulativeCountFloat() == 0 {
-			c := float64(b.GetCumulativeCount())
-			b.CumulativeCountFloat, b.CumulativeCount = &c, nil
+		if len(rest) == 0 || rest[0] != '}' {
+			return nil, 0, false, false
 		}
 	}
 }

@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+)
+
+// Where fastParse keeps what it read: values in slabs (one allocation for
+// many), names and label values once, histogram and summary series by
+// their labels, as expfmt groups them.
+
+func (p *textParser) str(b []byte) *string {
+	if s, ok := p.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	p.strs[s] = &s
+	return &s
+}
+
+func (p *textParser) float(v float64) *float64 {
+	if len(p.floats) == cap(p.floats) {
+		p.floats = make([]float64, 0, 512)
+	}
+	p.floats = append(p.floats, v)
+	return &p.floats[len(p.floats)-1]
+}
+
+func (p *textParser) pair(name, value *string) *dto.LabelPair {
+	if len(p.pairs) == cap(p.pairs) {
+		p.pairs = make([]dto.LabelPair, 0, 256)
+	}
+	p.pairs = p.pairs[:len(p.pairs)+1]
+	lp := &p.pairs[len(p.pairs)-1]
+	lp.Name, lp.Value = name, value
+	return lp
+}
+
+func (p *textParser) newBucket(ub float64) *dto.Bucket {
+	if len(p.bucket) == cap(p.bucket) {
+		p.bucket = make([]dto.Bucket, 0, 256)
+	}
+	p.bucket = p.bucket[:len(p.bucket)+1]
+	b := &p.bucket[len(p.bucket)-1]
+	b.UpperBound = p.float(ub)
+	return b
+}
+
+// series is the histogram or summary series of the labels just read:
+// expfmt groups a family's samples by their labels without le/quantile,
+// wherever they stand in the body, and keeps the labels of the first.
+func (p *textParser) series(f *dto.MetricFamily) *dto.Metric {
+	p.key = append(p.key[:0], *f.Name...)
+	p.sorted = append(p.sorted[:0], p.lbls...)
+	sorted := p.sorted
+	slices.SortFunc(sorted, func(a, b *dto.LabelPair) int { return strings.Compare(*a.Name, *b.Name) })
+	for _, l := range sorted {
+		p.key = append(p.key, 0xff)
+		p.key = append(p.key, *l.Name...)
+		p.key = append(p.key, 0xfe)
+		p.key = append(p.key, *l.Value...)
+	}
+	if m, ok := p.byKey[string(p.key)]; ok {
+		return m
+	}
+	m := &dto.Metric{}
+	p.byKey[string(p.key)] = m
+	f.Metric = append(f.Metric, m)
+	if isHist(f) {
+		p.hists = append(p.hists, m)
+	}
+	return m
+}
+
+// normalizeHistogram is expfmt's: a histogram with any fractional count
+// has all its counts as floats.
+func normalizeHistogram(h *dto.Histogram) {
+	if h == nil {
+		return
+	}
+	anyFloats := h.GetSampleCountFloat() != 0
+	for _, b := range h.GetBucket() {
+		anyFloats = anyFloats || b.GetCumulativeCountFloat() != 0
+	}
+	if !anyFloats {
+		return
+	}
+	if h.GetSampleCountFloat() == 0 {
+		c := float64(h.GetSampleCount())
+		h.SampleCountFloat, h.SampleCount = &c, nil
+	}
+	for _, b := range h.GetBucket() {
+		if b.GetCumulativeCountFloat() == 0 {
+			c := float64(b.GetCumulativeCount())
+			b.CumulativeCountFloat, b.CumulativeCount = &c, nil
+		}
+	}
+}
+
+// store puts value v of a sample into its series m as the family's type
+// and the sample's role say; false where expfmt would not take it as is.
+func (p *textParser) store(m *dto.Metric, typ dto.MetricType, role sampleRole, special, v float64) bool {
+	switch typ {
+	case dto.MetricType_COUNTER:
+		m.Counter = &dto.Counter{Value: p.float(v)}
+	case dto.MetricType_GAUGE:
+		m.Gauge = &dto.Gauge{Value: p.float(v)}
+	case dto.MetricType_UNTYPED:
+		m.Untyped = &dto.Untyped{Value: p.float(v)}
+	case dto.MetricType_SUMMARY:
+		if m.Summary == nil {
+			m.Summary = &dto.Summary{}
+		}
+		switch role {
+		case roleCount:
+			if !(v >= 0 && v < 1<<63) {
+				return false
+			}
+			c := uint64(v)
+			m.Summary.SampleCount = &c
+		case roleSum:
+			m.Summary.SampleSum = p.float(v)
+		default:
+			m.Summary.Quantile = append(m.Summary.Quantile, &dto.Quantile{Quantile: p.float(special), Value: p.float(v)})
+		}
+	default: // histograms
+		if m.Histogram == nil {
+			m.Histogram = &dto.Histogram{}
+		}
+		h := m.Histogram
+		if role == roleSum {
+			h.SampleSum = p.float(v)
+			return true
+		}
+		if !(v >= 0 && v < 1<<63) {
+			return false
+		}
+		whole := v == float64(uint64(v))
+		if role == roleCount {
+			if whole {
+				c := uint64(v)
+				h.SampleCount = &c
+			} else {
+				h.SampleCountFloat = p.float(v)
+			}
+			return true
+		}
+		b := p.newBucket(special)
+		if whole {
+			c := uint64(v)
+			b.CumulativeCount = &c
+		} else {
+			b.CumulativeCountFloat = p.float(v)
+		}
+		h.Bucket = append(h.Bucket, b)
+	}
+	return true
+}
