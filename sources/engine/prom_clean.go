@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	pmodel "github.com/prometheus/common/model"
+)
+
+// What parseProm mends after parsing: histograms served without their TYPE
+// lines, duplicated series, and totals served beside their parts.
+
+// untypedHistograms rebuilds the histograms of a body served without
+// "# TYPE" lines (a proxy that drops metadata): the parser then sees
+// untyped families X_bucket, X_sum and X_count. An untyped X_bucket whose
+// every series has an le bound, beside untyped X_sum and X_count and no
+// family X, is the histogram X: its series are grouped by their labels
+// without le. A series whose sum or count is missing, or whose bound does
+// not parse, leaves the whole family as it was served.
+func untypedHistograms(fams map[string]*dto.MetricFamily) {
+	for name, bf := range fams {
+		base, ok := strings.CutSuffix(name, "_bucket")
+		if !ok || base == "" || bf.GetType() != dto.MetricType_UNTYPED || fams[base] != nil {
+			continue
+		}
+		sf, cf := fams[base+"_sum"], fams[base+"_count"]
+		if sf == nil || cf == nil || sf.GetType() != dto.MetricType_UNTYPED || cf.GetType() != dto.MetricType_UNTYPED {
+			continue
+		}
+		if h := histogramByShape(base, bf, sf, cf); h != nil {
+			delete(fams, name)
+			delete(fams, base+"_sum")
+			delete(fams, base+"_count")
+			fams[base] = h
+		}
+	}
+}
+
+// histogramByShape builds the histogram family base from its untyped
+// parts, or returns nil when they do not fit together.
+func histogramByShape(base string, bf, sf, cf *dto.MetricFamily) *dto.MetricFamily {
+	sig := func(m *dto.Metric) uint64 {
+		ls := map[string]string{}
+		for _, l := range m.GetLabel() {
+			if l.GetName() != "le" {
+				ls[l.GetName()] = l.GetValue()
+			}
+		}
+		return pmodel.LabelsToSignature(ls)
+	}
+	sums := map[uint64]float64{}
+	for _, m := range sf.GetMetric() {
+		sums[sig(m)] = scalar(m)
+	}
+	counts := map[uint64]float64{}
+	for _, m := range cf.GetMetric() {
+		counts[sig(m)] = scalar(m)
+	}
+	out := &dto.MetricFamily{Name: &base, Type: dto.MetricType_HISTOGRAM.Enum()}
+	bySig := map[uint64]*dto.Histogram{}
+	for _, m := range bf.GetMetric() {
+		leStr := ""
+		hasLE := false
+		var lbls []*dto.LabelPair
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "le" {
+				leStr, hasLE = l.GetValue(), true
+				continue
+			}
+			lbls = append(lbls, l)
+		}
+		le, err := strconv.ParseFloat(leStr, 64)
+		if !hasLE || err != nil {
+			return nil
+		}
+		k := sig(m)
+		sum, okS := sums[k]
+		cnt, okC := counts[k]
+		if !okS || !okC {
+			return nil
+		}
+		h := bySig[k]
+		if h == nil {
+			h = &dto.Histogram{SampleSum: &sum, SampleCountFloat: &cnt}
+			bySig[k] = h
+			out.Metric = append(out.Metric, &dto.Metric{Label: lbls, Histogram: h})
+		}
+		c := scalar(m)
+		h.Bucket = append(h.Bucket, &dto.Bucket{UpperBound: &le, CumulativeCountFloat: &c})
+	}
+	if len(out.Metric) == 0 || len(sums) != len(bySig) || len(counts) != len(bySig) {
+		return nil // a sum or count without buckets: not one histogram
+	}
+	return out
+}
+
+// dedupe keeps the last of several series with the same label set (and the
+// last of duplicate histogram buckets), so a duplicated line is not counted
+// twice when series are summed.
+func dedupe(f *dto.MetricFamily) {
+	ms := f.GetMetric()
+	if len(ms) > 1 {
+		seen := make(map[uint64]int, len(ms))
+		out := ms[:0]
+		for _, m := range ms {
+			sig := labelSig(m)
+			if i, ok := seen[sig]; ok {
+				out[i] = m
+				continue
+			}
+			seen[sig] = len(out)
+			out = append(out, m)
+		}
+		f.Metric = out
+	}
+	for _, m := range f.Metric {
+		if h := m.GetHistogram(); h != nil && len(h.Bucket) > 1 {
+			byBound := make(map[float64]int, len(h.Bucket))
+			out := h.Bucket[:0]
+			for _, b := range h.Bucket {
+				if i, ok := byBound[b.GetUpperBound()]; ok {
+					out[i] = b
+					continue
+				}
+				byBound[b.GetUpperBound()] = len(out)
+				out = append(out, b)
+			}
+			h.Bucket = out
+		}
+	}
+}
+
+// dropTotals removes a series that is the total of other series in its
+// family: one whose labels are a strict subset of another series' labels,
+// with the same values (request_success_total{model_name="m"} beside
+// request_success_total{model_name="m",finished_reason="stop"}). Summing
+// both would count every request twice; the parts say more, so they are
+// kept, and a total without parts stays. Series are grouped by their label
+// names, so a family of one shape (the usual case) costs one pass.
+func dropTotals(f *dto.MetricFamily) {
+	ms := f.GetMetric()
+	if len(ms) < 2 {
+		return
+	}
+	shapeOf := func(m *dto.Metric) string {
+		names := make([]string, 0, len(m.GetLabel()))
+		for _, l := range m.GetLabel() {
+			names = append(names, l.GetName())
+		}
+		sort.Strings(names)
+		return strings.Join(names, "\xff")
+	}
+	shapes := map[string][]string{} // shape → its label names
+	shape := make([]string, len(ms))
+	for i, m := range ms {
+		shape[i] = shapeOf(m)
+		if _, ok := shapes[shape[i]]; !ok {
+			if shape[i] == "" {
+				shapes[shape[i]] = nil
+			} else {
+				shapes[shape[i]] = strings.Split(shape[i], "\xff")
+			}
+		}
+	}
+	if len(shapes) < 2 {
+		return
+	}
+	// For each shape that is a strict subset of another, the signatures
+	// (on the smaller shape's labels) of the bigger shape's series.
+	project := func(m *dto.Metric, names []string) uint64 {
+		ls := make(map[string]string, len(names))
+		for _, n := range names {
+			ls[n] = label(m, n)
+		}
+		return pmodel.LabelsToSignature(ls)
+	}
+	partsOf := map[string]map[uint64]bool{}
+	for small, sn := range shapes {
+		for big, bn := range shapes {
+			if len(bn) <= len(sn) || !subset(sn, bn) {
+				continue
+			}
+			set := partsOf[small]
+			if set == nil {
+				set = map[uint64]bool{}
+				partsOf[small] = set
+			}
+			for i, m := range ms {
+				if shape[i] == big {
+					set[project(m, sn)] = true
+				}
+			}
+		}
+	}
+	if len(partsOf) == 0 {
+		return
+	}
+	out := ms[:0]
+	for i, m := range ms {
+		if set := partsOf[shape[i]]; set != nil && set[project(m, shapes[shape[i]])] {
+			continue
+		}
+		out = append(out, m)
+	}
+	for i := len(out); i < len(ms); i++ {
+		ms[i] = nil
+	}
+	f.Metric = out
+}
+
+// subset reports whether every name in a is in b.
+func subset(a, b []string) bool {
+	in := make(map[string]bool, len(b))
+	for _, n := range b {
+		in[n] = true
+	}
+	for _, n := range a {
+		if !in[n] {
+			return false
+		}
+	}
+	return true
+}
+
+func labelSig(m *dto.Metric) uint64 {
+	ls := make(map[string]string, len(m.GetLabel()))
+	for _, l := range m.GetLabel() {
+		ls[l.GetName()] = l.GetValue()
+	}
+	return pmodel.LabelsToSignature(ls)
+}
