@@ -100,6 +100,10 @@ func (m *Model) View() tea.View {
 			m.lastFrame, m.lastKey = m.Render(), k
 		}
 	}
+	if m.opts.Screen != nil { // llmtop draws it, not Bubble Tea (see Screen)
+		m.opts.Screen.Show(m.lastFrame)
+		return tea.NewView("")
+	}
 	v := tea.NewView(m.lastFrame)
 	v.AltScreen = true
 	if !m.opts.NoMouse {

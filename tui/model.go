@@ -17,6 +17,9 @@ import (
 // Options configure the monitor. Functions are injected so that the model
 // itself never does I/O.
 type Options struct {
+	// Screen, when set, is where frames go (Bubble Tea runs without its
+	// renderer); View then returns an empty view.
+	Screen    *Screen
 	Endpoints []string
 	Interval  time.Duration // initial refresh interval (default 1 s)
 	Window    time.Duration // initial window: 1m, 5m or 15m (default 1m)
@@ -253,6 +256,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.framePending = false
 		return m, nil
 	case tea.WindowSizeMsg:
+		if m.opts.Screen != nil {
+			if msg.Width <= 0 || msg.Height <= 0 {
+				return m, nil // Bubble Tea without its renderer knows no size
+			}
+			m.opts.Screen.Resize(msg.Width)
+		}
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
 		return m, nil

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
@@ -158,7 +157,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	defer cancel()
 	// A terminal that goes away without a signal (see terminal.go) ends
 	// the monitor the same way.
-	termOpts, closeTerm := terminalOptions(func(error) { cancel() })
+	termOpts, termIO, closeTerm := terminalOptions(func(error) { cancel() })
 	defer closeTerm()
 	env := &monitorEnv{URLs: urls, Interval: interval, Window: window, SimLog: opts.SimLog, SimGPU: opts.SimGPU}
 
@@ -205,21 +204,12 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		Init: opts.Extra, OnBench: rec.bench, Fleet: prometheusOn(), SetWindow: setWindow,
 		Panes: cfg.Panes, NoMouse: cfg.NoMouse,
 	})
-	// 10 frames a second at most: data comes once per interval and keys
-	// show within 100 ms. The renderer wakes this often even when nothing
-	// changed, and each wake costs: measured over 60 s against `llmtop
-	// sim`, 20 → 5 frames a second took the whole program from 1.30 % to
-	// 1.03 % of a core.
-	//
-	// The program ends when ctx does (tea.WithContext): on a signal, or when
+	// The screen is drawn by tui.Screen (screenProgram). The program ends when ctx does (tea.WithContext): on a signal, or when
 	// the caller's context ends. Bubble Tea's signal handler would send its
 	// QuitMsg on an unbuffered channel that nobody reads once ctx ended the
 	// event loop, and its shutdown would then wait for it forever.
-	popts := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(10), tea.WithoutSignalHandler()}, termOpts...)
-	if noColor {
-		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
-	}
-	p := tea.NewProgram(m, popts...)
+	popts := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}, termOpts...)
+	p, runProgram := screenProgram(m, popts, termIO, noColor, cfg.NoMouse)
 	env.Send = rec.tee(func(msg any) { p.Send(msg) })
 	go rec.watch(ctx, func(msg any) { p.Send(msg) })
 
@@ -261,7 +251,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 			}
 		}
 	}
-	_, err = p.Run()
+	err = runProgram()
 	endedByCtx := ctx.Err() != nil // before cancel: a signal, or the caller
 	cancel()
 	// The sources stop with ctx. Log commands get SIGTERM, then SIGKILL

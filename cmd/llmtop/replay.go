@@ -9,7 +9,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
@@ -92,13 +91,10 @@ func runReplay(ctx context.Context, path string) error {
 	})
 	// As in the monitor: the command's context ends the program on a
 	// signal; Bubble Tea's own handler would race it.
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(10), tea.WithoutSignalHandler()}
-	if noColor {
-		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
-	}
-	p := tea.NewProgram(m, popts...)
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
+	p, runProgram := screenProgram(m, popts, screenIO{in: os.Stdin, out: os.Stdout, fd: os.Stdout}, noColor, cfg.NoMouse)
 	go rp.run(ctx, from, func(msg any) { p.Send(msg) })
-	_, err = p.Run()
+	err = runProgram()
 	if err != nil && !(errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) {
 		return err
 	}

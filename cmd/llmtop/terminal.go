@@ -55,17 +55,20 @@ func (g *terminalGone) report(err error) { g.once.Do(func() { g.lost(err) }) }
 // is a terminal, else the controlling terminal (as Bubble Tea would pick);
 // without one, Bubble Tea's default stays and says why. close releases a
 // terminal opened here.
-func terminalOptions(lost func(error)) (opts []tea.ProgramOption, close func()) {
+func terminalOptions(lost func(error)) (opts []tea.ProgramOption, t screenIO, close func()) {
 	g := &terminalGone{lost: lost}
 	close = func() {}
-	opts = []tea.ProgramOption{tea.WithOutput(terminalFile{os.Stdout, g})}
+	out := terminalFile{os.Stdout, g}
+	opts = []tea.ProgramOption{tea.WithOutput(out)}
+	t = screenIO{out: out, fd: os.Stdout}
 	in := os.Stdin
 	if !term.IsTerminal(in.Fd()) {
 		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 		if err != nil {
-			return opts, close
+			return opts, t, close
 		}
 		in, close = tty, func() { _ = tty.Close() }
 	}
-	return append(opts, tea.WithInput(terminalFile{in, g})), close
+	t.in = in
+	return append(opts, tea.WithInput(terminalFile{in, g})), t, close
 }
