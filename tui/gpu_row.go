@@ -9,7 +9,6 @@ import (
 	"math"
 	"strings"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/model"
@@ -246,7 +245,7 @@ func (c *gpuCols) fraction(g model.GPU, i int) (float64, bool) {
 // style is column i's colour for g, from the thresholds (Judge is the one
 // place numbers become levels); power has no threshold of its own, so its
 // bar is drawn plain (a power cap shows among the throttle reasons).
-func (c *gpuCols) style(s *Styles, g model.GPU, i int, waiting model.Opt) lipgloss.Style {
+func (c *gpuCols) style(s *Styles, g model.GPU, i int, waiting model.Opt) Ink {
 	switch i {
 	case colUtil:
 		return s.Judged(c.t, MGPUUtil, g.Util, waiting.Or(0))
@@ -256,7 +255,7 @@ func (c *gpuCols) style(s *Styles, g model.GPU, i int, waiting model.Opt) lipglo
 	case colTemp:
 		return s.Judged(c.t, MGPUTemp, g.Temp)
 	}
-	return lipgloss.NewStyle()
+	return plainInk
 }
 
 // row is one GPU: index, name, then util, memory, power and temperature,

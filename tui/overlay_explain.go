@@ -5,7 +5,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/model"
@@ -87,7 +86,7 @@ func (o *explainOverlay) View(d *Data, w, h int) string {
 
 // wrapped is a labelled line wrapped to the width, its continuation lines
 // indented under the text.
-func wrapped(st lipgloss.Style, label, text string, w int) []string {
+func wrapped(st Ink, label, text string, w int) []string {
 	pad := strings.Repeat(" ", ansi.StringWidth(label))
 	var out []string
 	for i, l := range strings.Split(ansi.Wrap(text, max(10, w-2-len(pad)), " "), "\n") {

@@ -6,7 +6,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -194,7 +193,7 @@ func (v *logView) View(d *Data, w, h int) string {
 	out := make([]string, 0, h)
 	for i := top; i < n && len(out) < body; i++ {
 		l := d.Logs.At(i)
-		st := lipgloss.NewStyle()
+		st := plainInk
 		switch {
 		case q != "" && strings.Contains(strings.ToLower(l.Text), q):
 			st = s.Highlight

@@ -46,11 +46,11 @@ type Styles struct {
 	NoColor bool
 	Dark    bool
 
-	OK, Warn, Crit, Faint, Accent, Title, Bold lipgloss.Style
+	OK, Warn, Crit, Faint, Accent, Title, Bold Ink
 	// Border and FocusBorder colour the pane edges.
-	Border, FocusBorder                      lipgloss.Style
-	Highlight                                lipgloss.Style
-	BadgeOK, BadgeWarn, BadgeCrit, BadgeInfo lipgloss.Style
+	Border, FocusBorder                      Ink
+	Highlight                                Ink
+	BadgeOK, BadgeWarn, BadgeCrit, BadgeInfo Ink
 	Palette                                  Palette
 }
 
@@ -65,27 +65,27 @@ func NewStyles(isDark, noColor bool) *Styles {
 		}
 		return lipgloss.NewStyle().Foreground(c)
 	}
-	s.OK, s.Warn, s.Crit, s.Faint, s.Accent = fg(p.OK), fg(p.Warn).Bold(true), fg(p.Crit).Bold(true), fg(p.Faint), fg(p.Accent)
-	s.Title = fg(p.Title).Bold(true)
-	s.Bold = lipgloss.NewStyle().Bold(true)
-	s.Border, s.FocusBorder = fg(p.Border), fg(p.Focus)
+	s.OK, s.Warn, s.Crit, s.Faint, s.Accent = inked(fg(p.OK)), inked(fg(p.Warn).Bold(true)), inked(fg(p.Crit).Bold(true)), inked(fg(p.Faint)), inked(fg(p.Accent))
+	s.Title = inked(fg(p.Title).Bold(true))
+	s.Bold = inked(lipgloss.NewStyle().Bold(true))
+	s.Border, s.FocusBorder = inked(fg(p.Border)), inked(fg(p.Focus))
 	badge := func(c color.Color) lipgloss.Style {
 		if noColor {
 			return lipgloss.NewStyle().Bold(true)
 		}
 		return lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("16")).Background(c)
 	}
-	s.BadgeOK, s.BadgeWarn, s.BadgeCrit, s.BadgeInfo = badge(p.OK), badge(p.Warn), badge(p.Crit), badge(p.Accent)
+	s.BadgeOK, s.BadgeWarn, s.BadgeCrit, s.BadgeInfo = inked(badge(p.OK)), inked(badge(p.Warn)), inked(badge(p.Crit)), inked(badge(p.Accent))
 	if noColor {
-		s.Highlight = lipgloss.NewStyle().Reverse(true)
+		s.Highlight = inked(lipgloss.NewStyle().Reverse(true))
 	} else {
-		s.Highlight = lipgloss.NewStyle().Background(p.Highlight)
+		s.Highlight = inked(lipgloss.NewStyle().Background(p.Highlight))
 	}
 	return s
 }
 
 // Level returns the style for a judgement.
-func (s *Styles) Level(l Level) lipgloss.Style {
+func (s *Styles) Level(l Level) Ink {
 	switch l {
 	case LevelOK:
 		return s.OK
@@ -94,12 +94,12 @@ func (s *Styles) Level(l Level) lipgloss.Style {
 	case LevelCrit:
 		return s.Crit
 	default:
-		return lipgloss.NewStyle()
+		return plainInk
 	}
 }
 
 // Badge returns the style for a level's badge.
-func (s *Styles) Badge(l Level) lipgloss.Style {
+func (s *Styles) Badge(l Level) Ink {
 	switch l {
 	case LevelOK:
 		return s.BadgeOK

@@ -3,8 +3,6 @@ package tui
 import (
 	"time"
 
-	"charm.land/lipgloss/v2"
-
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -114,6 +112,6 @@ func over(x, warn, crit float64) Level {
 }
 
 // Judged returns the style a metric's value is drawn with.
-func (s *Styles) Judged(t Thresholds, m Metric, v model.Opt, ctx ...float64) lipgloss.Style {
+func (s *Styles) Judged(t Thresholds, m Metric, v model.Opt, ctx ...float64) Ink {
 	return s.Level(t.Judge(m, v, ctx...))
 }
