@@ -48,7 +48,14 @@ func screenProgram(m *tui.Model, opts []tea.ProgramOption, t screenIO, noColor, 
 	if noColor {
 		profile = colorprofile.Ascii
 	}
-	scr := tui.NewScreen(&colorprofile.Writer{Forward: t.out, Profile: profile})
+	// The theme is ANSI-256 indexes (tui/theme.go) and outside text has no
+	// colour (model.Clean): a 256-colour or truecolour terminal takes the
+	// frames as they are, others get them through the downsampler.
+	var frames io.Writer = t.out
+	if profile < colorprofile.ANSI256 {
+		frames = &colorprofile.Writer{Forward: t.out, Profile: profile}
+	}
+	scr := tui.NewScreen(frames)
 	m.UseScreen(scr)
 	// One tick a second: Bubble Tea's ticker now only sends its queries
 	// (the background colour for theme "auto").
