@@ -15,9 +15,10 @@ import (
 
 // FileOptions tune file following.
 type FileOptions struct {
-	// Poll is the poll interval (default 250 ms). Each poll reads to the
+	// Poll is the poll interval (default 500 ms). Each poll reads to the
 	// end of the file, so a busy log costs no more wake-ups than an idle
-	// one (the monitor draws once a second; a line shows within Poll).
+	// one; the monitor draws once a second, so a line is on screen within
+	// that second either way.
 	Poll time.Duration
 	// Backlog is how much of an existing file's end is shown first
 	// (default 64 KiB; the first, partial line is skipped). 0 = default,
@@ -35,7 +36,7 @@ type FileOptions struct {
 // on truncate-then-rewrite.
 func FollowFile(ctx context.Context, path string, fo FileOptions, src *Source) {
 	if fo.Poll <= 0 {
-		fo.Poll = 250 * time.Millisecond
+		fo.Poll = 500 * time.Millisecond
 	}
 	if fo.Backlog == 0 {
 		fo.Backlog = 64 << 10
