@@ -2,7 +2,8 @@ package tui
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // What each screen (main, or an overlay by its ID) answers to, by config name (KeyMap's fields in snake
@@ -55,11 +56,7 @@ func (c Clash) String() string {
 // in a replay.
 func (k KeyMap) Clashes() []Clash {
 	bs := k.bindings()
-	screens := make([]string, 0, len(screenKeys))
-	for s := range screenKeys {
-		screens = append(screens, s)
-	}
-	sort.Strings(screens)
+	screens := slices.Sorted(maps.Keys(screenKeys))
 	var out []Clash
 	for _, replay := range []bool{false, true} {
 		for _, s := range screens {

@@ -150,32 +150,27 @@ func (m *Model) replayKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	k := m.d.Keys
-	var c ReplayKey
-	switch {
-	case key.Matches(msg, k.Bench):
+	if key.Matches(msg, k.Bench) {
 		m.flash("benchmark: not in a replay (it would load the recorded endpoint now)")
 		return nil, true
-	case key.Matches(msg, k.Pause):
-		c = ReplayPause
-	case key.Matches(msg, k.ReplayStep):
-		c = ReplayStep
-	case key.Matches(msg, k.ReplayBack):
-		c = ReplayBack1m
-	case key.Matches(msg, k.ReplayForward):
-		c = ReplayFwd1m
-	case key.Matches(msg, k.ReplayBackFar):
-		c = ReplayBack10m
-	case key.Matches(msg, k.ReplayForwardFar):
-		c = ReplayFwd10m
-	case key.Matches(msg, k.ReplayNext):
-		c = ReplayNext
-	case key.Matches(msg, k.ReplayStart):
-		c = ReplayStart
-	case key.Matches(msg, k.Slower): // + : in a replay, faster
-		c = ReplayFaster
-	case key.Matches(msg, k.Faster): // -
-		c = ReplaySlower
-	default:
+	}
+	// + and - change the speed in a replay: + faster, - slower.
+	controls := []struct {
+		b key.Binding
+		c ReplayKey
+	}{
+		{k.Pause, ReplayPause}, {k.ReplayStep, ReplayStep}, {k.ReplayBack, ReplayBack1m}, {k.ReplayForward, ReplayFwd1m},
+		{k.ReplayBackFar, ReplayBack10m}, {k.ReplayForwardFar, ReplayFwd10m}, {k.ReplayNext, ReplayNext},
+		{k.ReplayStart, ReplayStart}, {k.Slower, ReplayFaster}, {k.Faster, ReplaySlower},
+	}
+	c, found := ReplayKey(0), false
+	for _, x := range controls {
+		if key.Matches(msg, x.b) {
+			c, found = x.c, true
+			break
+		}
+	}
+	if !found {
 		return nil, false
 	}
 	return func() tea.Msg { ctl(c); return nil }, true
