@@ -15,8 +15,8 @@ import (
 
 // fullModel has 16 minutes of one-second scrapes (the store's whole 15-min
 // history), 8 GPUs, events and logs, at 200×60 with a 15-min window.
-func fullModel(b *testing.B, noColor bool) *Model {
-	b.Helper()
+func fullModel(tb testing.TB, noColor bool) *Model {
+	tb.Helper()
 	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: noColor, Window: 15 * time.Minute,
 		Sources: map[string]string{"engine": "", "gpu": "", "logs": ""}})
 	ss := scrapes(960, stressed)

@@ -4,9 +4,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
-
-	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -55,16 +52,7 @@ func TestWidthMatchesStringWidth(t *testing.T) {
 
 // A frame's lines take the fast path: the point of width().
 func TestFrameLinesTakeTheFastPath(t *testing.T) {
-	m := New(Options{Endpoints: []string{testURL}, Now: t0, Sources: map[string]string{"engine": "", "gpu": "", "logs": ""}})
-	ss := scrapes(120, stressed)
-	for _, s := range ss {
-		m.Update(s)
-	}
-	last := ss[len(ss)-1].Time
-	m.Update(gpus(8, last, true))
-	feedLogs(m, last.Add(-20*time.Second), true)
-	m.Update(tickMsg(last.Add(time.Second)))
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	m := fullModel(t, false) // 200×60, every pane full
 	slow := 0
 	lines := strings.Split(m.Render(), "\n")
 	for _, l := range lines {
