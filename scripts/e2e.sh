@@ -206,6 +206,22 @@ if "$BIN" demo --help 2>/dev/null | grep -q "llmtop demo"; then
 	check "demo: simulated GPU row" "H100" 10
 	keys q
 	check "demo: q quits" "llmtop-exited-0"
+	# A short recording of a demo, replayed: the replay draws through the
+	# same line writer; its own keys pause, seek and quit.
+	start 160 48 demo --scenario kv-pressure --record "$WORK/demo.jsonl.gz"
+	check "record: the demo runs" "tok/s" 15
+	sleep 8
+	keys q
+	check "record: q quits and keeps the recording" "llmtop-exited-0"
+	start 160 48 replay "$WORK/demo.jsonl.gz"
+	check "replay: REPLAY badge" "REPLAY" 10
+	check "replay: its keys are named" "next finding" 10
+	keys Space
+	check "replay: space pauses" "PAUSED" 5
+	keys .
+	check "replay: a minute forward ends it" "END" 10
+	keys q
+	check "replay: q quits" "llmtop-exited-0"
 	# One whole cycle: the right finding per scenario, restarts as runs.
 	if ! BIN="$BIN" "$ROOT/scripts/e2e-cycle.sh"; then
 		FAILS=$((FAILS + 1))
