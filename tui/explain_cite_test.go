@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine"
+	"github.com/llmtop/llmtop/sources/engine/enginetest"
 )
 
 // oldVLLM and newVLLM are the same server state under the names of vLLM
@@ -33,18 +33,12 @@ vllm:num_requests_running{model_name="m"} 2
 // returns the `e` overlay as drawn.
 func explainFor(t *testing.T, kv, itl string) string {
 	t.Helper()
-	var body string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/metrics" {
-			http.NotFound(w, r)
-			return
-		}
-		fmt.Fprint(w, body)
-	}))
+	fake := enginetest.New(model.VLLM)
+	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	m := newTestModel()
 	for i := 1; i <= 2; i++ {
-		body = vllmScrapeBody(kv, itl, 100*i)
+		fake.SetMetrics([]byte(vllmScrapeBody(kv, itl, 100*i)))
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		sc := engine.ScrapeOnce(ctx, engine.Config{URL: srv.URL, Engine: model.VLLM, Timeout: 5 * time.Second})
 		cancel()

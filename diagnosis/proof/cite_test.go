@@ -3,7 +3,6 @@ package proof
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine"
+	"github.com/llmtop/llmtop/sources/engine/enginetest"
 )
 
 // vllmBody is a vLLM exposition after n seconds of a loaded server: KV
@@ -67,20 +67,14 @@ var (
 // store and the rules, and returns every evidence source of the report.
 func citations(t *testing.T, g generation) (map[string]bool, []diagnosis.Finding) {
 	t.Helper()
-	var body string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/metrics" {
-			http.NotFound(w, r)
-			return
-		}
-		fmt.Fprint(w, body)
-	}))
+	fake := enginetest.New(model.VLLM)
+	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	store := model.NewStore(model.DefaultStoreConfig)
 	var last model.Scrape
 	var key model.Key
 	for i, n := range []float64{600, 630} {
-		body = vllmBody(g.kv, g.itl, g.queries, g.hits, n)
+		fake.SetMetrics([]byte(vllmBody(g.kv, g.itl, g.queries, g.hits, n)))
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		last = engine.ScrapeOnce(ctx, engine.Config{URL: srv.URL, Engine: model.VLLM, Timeout: 5 * time.Second})
 		cancel()
