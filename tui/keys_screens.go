@@ -78,14 +78,14 @@ func (k KeyMap) Clashes() []Clash {
 			for _, a := range acts {
 				b, ok := bs[a]
 				if !ok {
-					panic("screenKeys names no action " + a)
+					continue // TestScreenKeysNameActions keeps the table to real names
 				}
 				for _, key := range b.Keys() {
 					o, taken := owner[key]
 					switch {
 					case !taken:
 						owner[key] = a
-					case o != a && (!replay || isReplayAction(o) || isReplayAction(a)):
+					case o != a && (!replay || slices.Contains(replayActions, o) || slices.Contains(replayActions, a)):
 						out = append(out, Clash{A: o, B: a, Key: key, Screen: s, Replay: replay})
 					}
 				}
@@ -93,13 +93,4 @@ func (k KeyMap) Clashes() []Clash {
 		}
 	}
 	return out
-}
-
-func isReplayAction(a string) bool {
-	for _, r := range replayActions {
-		if r == a {
-			return true
-		}
-	}
-	return false
 }

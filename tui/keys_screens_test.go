@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -109,5 +110,22 @@ func TestConfigWithClashingKeysIsRefused(t *testing.T) {
 	}
 	if _, err := ParseConfig("config.toml", []byte("[keys]\ndown = \"ctrl+n\"\n")); err != nil {
 		t.Fatalf("a free key refused: %v", err)
+	}
+}
+
+// Every action the screen table and the replay list name is a KeyMap
+// action: Clashes skips a name it does not know, so a typo would hide a
+// clash.
+func TestScreenKeysNameActions(t *testing.T) {
+	km := DefaultKeyMap()
+	bs := km.bindings()
+	names := slices.Concat(replayActions, slices.Collect(maps.Values(overlayOf)))
+	for _, acts := range screenKeys {
+		names = append(names, acts...)
+	}
+	for _, a := range names {
+		if _, ok := bs[a]; !ok {
+			t.Errorf("%q is not a KeyMap action", a)
+		}
 	}
 }

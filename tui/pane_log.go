@@ -44,17 +44,11 @@ func (*logPane) View(d *Data, w, h int) string {
 func (*logPane) DrawKey(d *Data) uint64 { return d.LogsVersion }
 
 // logText is log line l as the log pane and the log view draw it: led by
-// its endpoint when several are watched (multi), and cleaned when it holds
-// anything a terminal would act on. The log source cleans every line it
-// reads, but a replay's lines come from a file (a recording someone sent)
-// and never passed through it.
+// its endpoint when several are watched (multi). Lines arrive clean: the
+// log source sanitises what it reads, the recording reader what it reads.
 func logText(l model.LogLine, multi bool) string {
-	text := l.Text
 	if multi && l.Endpoint != "" {
-		text = l.Endpoint + " " + text
+		return l.Endpoint + " " + l.Text
 	}
-	if model.Unsafe(text) {
-		text = model.SanitizeLine([]byte(text))
-	}
-	return text
+	return l.Text
 }

@@ -163,17 +163,13 @@ func (m *Model) replayKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		{k.ReplayBackFar, ReplayBack10m}, {k.ReplayForwardFar, ReplayFwd10m}, {k.ReplayNext, ReplayNext},
 		{k.ReplayStart, ReplayStart}, {k.Slower, ReplayFaster}, {k.Faster, ReplaySlower},
 	}
-	c, found := ReplayKey(0), false
 	for _, x := range controls {
 		if key.Matches(msg, x.b) {
-			c, found = x.c, true
-			break
+			c := x.c
+			return func() tea.Msg { ctl(c); return nil }, true
 		}
 	}
-	if !found {
-		return nil, false
-	}
-	return func() tea.Msg { ctl(c); return nil }, true
+	return nil, false
 }
 
 // replayBadge is the header's "REPLAY 14:02:11 (×10)".
