@@ -96,7 +96,7 @@ func (p *textParser) comment(l []byte) bool {
 	}
 	f := p.fams[string(name)]
 	if f == nil {
-		if _, _, _, found := p.resolve(string(name)); found != nil {
+		if found, _, _ := p.resolve(string(name)); found != nil {
 			return false // HELP for X_count of a histogram X: expfmt's corner
 		}
 		f = &dto.MetricFamily{Name: p.str(name)}
@@ -142,37 +142,30 @@ const (
 )
 
 // resolve finds the family a sample name belongs to, as expfmt does: its
-// own, else the summary or histogram it is the _sum, _count or _bucket of.
-func (p *textParser) resolve(name string) (f *dto.MetricFamily, role sampleRole, bucket bool, found *dto.MetricFamily) {
+// own, else the summary or histogram it is the _sum, _count or _bucket of
+// (role and bucket say which part).
+func (p *textParser) resolve(name string) (f *dto.MetricFamily, role sampleRole, bucket bool) {
 	if f = p.fams[name]; f != nil {
-		return f, roleValue, false, nil
+		return f, roleValue, false
 	}
-	role = roleValue
+	base := ""
 	switch {
 	case len(name) > 6 && strings.HasSuffix(name, "_count"):
-		role = roleCount
+		base, role = name[:len(name)-6], roleCount
 	case len(name) > 4 && strings.HasSuffix(name, "_sum"):
-		role = roleSum
+		base, role = name[:len(name)-4], roleSum
+	case len(name) > 7 && strings.HasSuffix(name, "_bucket"):
+		base, bucket = name[:len(name)-7], true
+	default:
+		return nil, roleValue, false
 	}
-	if role != roleValue {
-		base := name[:len(name)-len("_sum")]
-		if role == roleCount {
-			base = name[:len(name)-len("_count")]
-		}
-		if s := p.fams[base]; s != nil && s.GetType() == dto.MetricType_SUMMARY {
-			return s, role, false, s
-		}
-		if h := p.fams[base]; h != nil && isHist(h) {
-			return h, role, false, h
-		}
-		return nil, roleValue, false, nil
+	f = p.fams[base]
+	switch {
+	case f == nil:
+	case f.GetType() == dto.MetricType_SUMMARY && !bucket, isHist(f):
+		return f, role, bucket
 	}
-	if len(name) > 7 && strings.HasSuffix(name, "_bucket") {
-		if h := p.fams[name[:len(name)-7]]; h != nil && isHist(h) {
-			return h, roleValue, true, h
-		}
-	}
-	return nil, roleValue, false, nil
+	return nil, roleValue, false
 }
 
 func isHist(f *dto.MetricFamily) bool {
@@ -185,7 +178,7 @@ func (p *textParser) sample(l []byte) bool {
 	if !ok || len(rest) == 0 || rest[0] != ' ' && rest[0] != '\t' && rest[0] != '{' {
 		return false
 	}
-	f, role, isBucket, _ := p.resolve(string(name))
+	f, role, isBucket := p.resolve(string(name))
 	if f == nil {
 		f = &dto.MetricFamily{Name: p.str(name)}
 		p.fams[*f.Name] = f
