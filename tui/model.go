@@ -27,6 +27,9 @@ type Options struct {
 	// Sources are the registered sources' names with why each is absent
 	// ("" when it started).
 	Sources map[string]string
+	// NoGPU: the GPUs are not read (--no-gpu), so no GPU snapshot comes
+	// with each refresh (see gathers).
+	NoGPU bool
 	// SetInterval tells the sources about a new interval; it runs in a
 	// tea.Cmd, never in Update.
 	SetInterval func(time.Duration)
@@ -96,9 +99,6 @@ func CheckWindow(d time.Duration) error {
 	return fmt.Errorf("want %s or %s (the windows [ and ] step through)", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
-// tickMsg is the screen clock: staleness and uptime move with it.
-type tickMsg time.Time
-
 // SourceStatusMsg says a source started, or why it could not.
 type SourceStatusMsg struct {
 	Name string
@@ -146,6 +146,7 @@ type Model struct {
 	// the frame (View returns the previous one) until frameMsg, at most
 	// frameDelay later; any other message draws at once.
 	hold, framePending bool
+	clock              screenClock // see clock.go
 	lastFrame          string
 	lastKey            screenKey
 	// the mouse: where each pane was drawn in the last frame, and the
@@ -221,14 +222,10 @@ func New(o Options) *Model {
 // Data exposes the model's data (tests, benchmarks).
 func (m *Model) Data() *Data { return m.d }
 
-func tick() tea.Cmd {
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
-}
-
 // Init starts the clock and, with theme "auto", asks the terminal for its
 // background without waiting for the answer.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tick()}
+	cmds := []tea.Cmd{m.startClock()}
 	if !m.themeForced && !m.d.Styles.NoColor {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -239,7 +236,7 @@ func (m *Model) Init() tea.Cmd {
 // Update routes one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg.(type) {
-	case tickMsg, model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.Origin, BatchMsg, SourceStatusMsg, frameMsg:
+	case tickMsg, clockMsg, model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.Origin, BatchMsg, SourceStatusMsg, frameMsg:
 		// the clock and data: the per-input versions say what changed
 	default:
 		m.gen++ // a key, a resize, a component's result: anything may change
@@ -254,6 +251,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case frameMsg:
 		m.framePending = false
+		m.dataDrawn()
 		return m, nil
 	case tea.WindowSizeMsg:
 		if m.opts.Screen != nil {
@@ -271,9 +269,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.restyle()
 		}
 		return m, nil
+	case clockMsg:
+		m.Update(tickMsg(msg))
+		if m.opts.Replay != nil { // the recording's clock moves a replay
+			return m, nil
+		}
+		return m, m.clockAgain()
 	case tickMsg:
 		if m.opts.Replay != nil { // the recording's clock moves a replay
-			return m, tick()
+			return m, nil
 		}
 		// The clock moves the header (uptime, STALE) only: the state and
 		// the series stay cached until data changes, so an idle second
@@ -284,7 +288,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// Once a second the diagnosis advances on the clock (in the core,
 		// never while drawing).
 		m.diagnose()
-		return m, tick()
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case tea.MouseMsg:
@@ -315,6 +319,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.apply(msg)
+		if !m.framePending && !m.gathers() {
+			m.dataDrawn() // by the View that follows this message
+			return m, nil
+		}
 		m.hold = true
 		if !m.framePending {
 			m.framePending = true
@@ -323,6 +331,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	return m, m.broadcast(msg)
+}
+
+// gathers says whether data is gathered into one frame (frameDelay): only
+// while more than one source polls on the screen's cadence (the endpoints,
+// the GPUs), whose answers come milliseconds apart. With one, each answer
+// is drawn at once: the frame timer would cost a wake-up of its own.
+func (m *Model) gathers() bool {
+	polled := len(m.opts.Endpoints)
+	if !m.opts.NoGPU {
+		polled++
+	}
+	return polled > 1
 }
 
 func (m *Model) restyle() {

@@ -1,0 +1,113 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// fakeClock stands in for the clock's timer: it records each re-arm.
+type fakeClock struct{ resets []time.Duration }
+
+func (f *fakeClock) install(m *Model) {
+	m.clock = screenClock{c: make(chan time.Time), reset: func(d time.Duration) bool {
+		f.resets = append(f.resets, d)
+		return true
+	}}
+}
+
+// A frame of fresh data moves the header's clock, so the clock's own tick
+// is pushed past the next scrape: at a one-second refresh the screen draws
+// one frame a second, not a data frame and a clock frame.
+func TestDataFramePushesTheClockBack(t *testing.T) {
+	m := newTestModel()
+	var f fakeClock
+	f.install(m)
+	ss := scrapes(3, healthy)
+	for _, s := range ss {
+		m.wall = func() time.Time { return s.Time.Add(60 * time.Millisecond) }
+		m.Update(s)
+		m.Update(frameMsg{})
+	}
+	if want := []time.Duration{clockAfterData, clockAfterData, clockAfterData}; !slices.Equal(f.resets, want) {
+		t.Fatalf("re-arms after three data frames: %v, want %v", f.resets, want)
+	}
+	if clockAfterData <= time.Second+frameDelay {
+		t.Fatalf("clockAfterData %v would tick before the next one-second scrape is drawn", clockAfterData)
+	}
+}
+
+// A frame that does not show the present (log lines while the endpoint's
+// scrapes have stopped) leaves the clock alone: "down 23 s" keeps counting.
+func TestStaleFrameLeavesTheClockTicking(t *testing.T) {
+	m := newTestModel()
+	var f fakeClock
+	f.install(m)
+	ss := scrapes(2, healthy)
+	last := ss[len(ss)-1].Time
+	for _, s := range ss {
+		m.Update(s)
+	}
+	m.wall = func() time.Time { return last.Add(30 * time.Second) }
+	m.Update(model.LogLines{{Time: last.Add(30 * time.Second), Text: "INFO still here"}})
+	m.Update(frameMsg{})
+	if len(f.resets) != 0 {
+		t.Fatalf("a frame 30 s behind the wall pushed the clock back: %v", f.resets)
+	}
+	// the clock's own tick moves the screen and re-arms for a second
+	cmd := func() any { _, c := m.Update(clockMsg(last.Add(30 * time.Second))); return c }()
+	if cmd == nil || !slices.Equal(f.resets, []time.Duration{time.Second}) {
+		t.Fatalf("a clock tick re-armed %v (cmd %v), want one second", f.resets, cmd)
+	}
+	if out := screen(t, m, 120, 40); !strings.Contains(out, "STALE") {
+		t.Fatalf("30 s without a scrape, the clock's tick should show STALE:\n%s", out)
+	}
+}
+
+// A replay's clock is the recording's: data frames do not touch the timer,
+// and the clock stops after its tick.
+func TestReplayLeavesTheClock(t *testing.T) {
+	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: true, Replay: func(ReplayKey) {}})
+	var f fakeClock
+	f.install(m)
+	for _, s := range scrapes(2, healthy) {
+		m.wall = func() time.Time { return s.Time }
+		m.Update(s)
+		m.Update(frameMsg{})
+	}
+	if _, cmd := m.Update(clockMsg(t0)); cmd != nil || len(f.resets) != 0 {
+		t.Fatalf("replay: re-arms %v, cmd %v; want none", f.resets, cmd)
+	}
+}
+
+// Data is gathered into one frame only while more than one source polls on
+// the refresh (an endpoint and the GPUs): with a single one, its scrape is
+// drawn at once, without the frame timer's wake-up.
+func TestOneSourceDrawsAtOnce(t *testing.T) {
+	ss := scrapes(1, healthy)
+	for _, c := range []struct {
+		name    string
+		opts    Options
+		gathers bool
+	}{
+		{"one endpoint, --no-gpu", Options{Endpoints: []string{testURL}, NoGPU: true}, false},
+		{"one endpoint and the GPUs", Options{Endpoints: []string{testURL}}, true},
+		{"two endpoints, --no-gpu", Options{Endpoints: []string{testURL, "http://127.0.0.1:8001"}, NoGPU: true}, true},
+	} {
+		c.opts.Now, c.opts.NoColor = t0, true
+		m := New(c.opts)
+		var f fakeClock
+		f.install(m)
+		m.wall = func() time.Time { return ss[0].Time }
+		_, cmd := m.Update(ss[0])
+		if got := cmd != nil && m.hold; got != c.gathers {
+			t.Errorf("%s: gathered %v (cmd %v, hold %v), want %v", c.name, got, cmd != nil, m.hold, c.gathers)
+		}
+		if !c.gathers && len(f.resets) == 0 {
+			t.Errorf("%s: a scrape drawn at once did not push the clock back", c.name)
+		}
+	}
+}
