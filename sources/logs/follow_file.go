@@ -15,11 +15,17 @@ import (
 
 // FileOptions tune file following.
 type FileOptions struct {
-	// Poll is the poll interval (default 500 ms). Each poll reads to the
-	// end of the file, so a busy log costs no more wake-ups than an idle
-	// one; the monitor draws once a second, so a line is on screen within
-	// that second either way.
+	// Poll is the poll interval where the file's changes cannot be watched
+	// (default 500 ms), and the least time between two reads of a watched
+	// file that keeps changing. Each read goes to the end of the file, so a
+	// busy log costs no more wake-ups than that; the monitor draws once a
+	// second, so a line is on screen within that second either way.
 	Poll time.Duration
+	// Recheck is the poll interval while inotify watches the file (default
+	// 2 s): a quiet log then costs one wake-up every Recheck, and a line
+	// written after a quiet spell is read at once. The recheck finds what
+	// inotify does not see (a file written from another machine over NFS).
+	Recheck time.Duration
 	// Backlog is how much of an existing file's end is shown first
 	// (default 64 KiB; the first, partial line is skipped). 0 = default,
 	// negative = start at the end.
@@ -30,13 +36,16 @@ type FileOptions struct {
 // file to exist, reads what is appended, notices truncation (size shrank or
 // the first bytes changed), rotation (the path now names another file: the
 // old one is drained first) and deletion (keeps reading the old file until
-// the path comes back). It polls instead of using inotify: one stat and one
-// 64-byte read per poll cost nothing, behave the same on every filesystem
-// (NFS, overlay, bind mounts) and avoid nxadm/tail's lost/duplicated lines
-// on truncate-then-rewrite.
+// the path comes back). What changed is always found by one stat and one
+// 64-byte read, which behave the same on every filesystem (NFS, overlay,
+// bind mounts) and avoid nxadm/tail's lost/duplicated lines on
+// truncate-then-rewrite; inotify (notify_linux.go) only says when to look.
 func FollowFile(ctx context.Context, path string, fo FileOptions, src *Source) {
 	if fo.Poll <= 0 {
 		fo.Poll = 500 * time.Millisecond
+	}
+	if fo.Recheck <= 0 {
+		fo.Recheck = 2 * time.Second
 	}
 	if fo.Backlog == 0 {
 		fo.Backlog = 64 << 10
@@ -44,25 +53,48 @@ func FollowFile(ctx context.Context, path string, fo FileOptions, src *Source) {
 
 	f := &fileFollower{path: path, src: src, sp: newSplitter(), buf: make([]byte, 64<<10)}
 	defer f.close()
+	n := newNotifier(path)
+	defer n.close()
+	wait := fo.Poll
+	if n != nil {
+		wait = fo.Recheck
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	first := true
+	var read time.Time // the last read of the file
 	for ctx.Err() == nil {
-		wait := fo.Poll
 		if f.file == nil {
 			if isFIFO(path) { // a pipe a log is written into: read as a stream
 				followFIFO(ctx, path, fo.Poll, src)
 				return
 			}
 			if f.open(first, fo.Backlog) {
+				n.watchFile(path)
 				first = false
 				continue
 			}
 			first = false
 		} else {
 			f.step()
+			read = time.Now()
+			if f.file == nil {
+				continue // rotated: the new file is opened (and watched) now
+			}
 		}
+		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
-		case <-time.After(wait):
+		case <-timer.C:
+		case <-n.C():
+			// a file that keeps changing is read at most every Poll
+			if gap := fo.Poll - time.Since(read); gap > 0 {
+				timer.Reset(gap)
+				select {
+				case <-ctx.Done():
+				case <-timer.C:
+				}
+			}
 		}
 	}
 }

@@ -13,12 +13,18 @@ import (
 // startFile follows path with a fast poll and returns the collector.
 func startFile(t *testing.T, path string, poll time.Duration) *collector {
 	t.Helper()
+	return startFileWith(t, path, FileOptions{Poll: poll})
+}
+
+// startFileWith follows path with fo and returns the collector.
+func startFileWith(t *testing.T, path string, fo FileOptions) *collector {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &collector{}
 	src := NewSource(unlimited, c.send)
 	done := make(chan struct{})
 	go src.Run(ctx)
-	go func() { FollowFile(ctx, path, FileOptions{Poll: poll}, src); close(done) }()
+	go func() { FollowFile(ctx, path, fo, src); close(done) }()
 	t.Cleanup(func() {
 		cancel()
 		select {

@@ -112,7 +112,7 @@ func (s *Source) Line(raw []byte) {
 		matched = true
 	}
 	s.mu.Lock()
-	s.count(matched)
+	s.count(matched, arrival)
 	keep := len(samples) > 0 || ll.Event != nil && s.kindAllows(ll.Event.Kind, arrival)
 	if !keep && !s.plainAllowed(arrival) {
 		s.st.Dropped++
@@ -153,7 +153,10 @@ func (s *Source) signal() {
 }
 
 // count keeps the totals and the per-second rate; called with mu held.
-func (s *Source) count(matched bool) {
+func (s *Source) count(matched bool, now time.Time) {
+	if s.secLines == 0 && s.secDrop == 0 && s.st.LinesPerSec == 0 {
+		s.secStart = now // the first line after a quiet spell opens the window
+	}
 	s.st.Lines++
 	if matched {
 		s.st.Matched++
@@ -208,25 +211,36 @@ func (s *Source) Stats() Stats {
 	return s.st
 }
 
-// Run delivers queued messages until ctx is done. Once a second it closes
-// the rate window and, when lines were dropped, says so in the log.
+// Run delivers queued messages until ctx is done. A second after lines
+// began to come, and every second while they come, it closes the rate
+// window and, when lines were dropped, says so in the log. A quiet log
+// wakes nothing: the window's timer runs only while there is traffic (and
+// once more, to read the rate back to 0).
 func (s *Source) Run(ctx context.Context) {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
+	window := time.NewTimer(time.Second)
+	window.Stop()
+	armed := false
 	var batch []any
 	for {
 		s.mu.Lock()
 		batch, s.queue = s.queue, batch[:0]
+		busy := s.secLines > 0 || s.secDrop > 0 || s.st.LinesPerSec > 0
 		s.mu.Unlock()
 		if !s.deliver(ctx, batch) {
 			return
 		}
 		clear(batch)
+		if busy && !armed {
+			window.Reset(time.Second)
+			armed = true
+		}
 		select {
 		case <-ctx.Done():
+			window.Stop()
 			return
 		case <-s.wake:
-		case <-tick.C:
+		case <-window.C:
+			armed = false
 			s.closeSecond()
 		}
 	}

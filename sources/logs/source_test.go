@@ -164,3 +164,25 @@ func TestDeliverBatchesConsecutiveLines(t *testing.T) {
 		t.Errorf("third message %#v, want line d alone", got[2])
 	}
 }
+
+// The rate window opens at the first line after a quiet spell: a burst
+// after a minute of silence is read at its own rate, not spread over the
+// minute (Run's window timer runs only while lines come).
+func TestSourceRateAfterQuietSpell(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 8, 14, 12, 0, 1, 0, time.UTC)}
+	src := NewSource(Options{MaxLinesPerSec: 1 << 20, Now: clock.Now}, func(any) {})
+	clock.Add(time.Minute)
+	for i := 0; i < 50; i++ {
+		src.Line([]byte("INFO a plain line"))
+	}
+	clock.Add(time.Second)
+	src.closeSecond()
+	if r := src.Stats().LinesPerSec; r != 50 {
+		t.Fatalf("50 lines in the second after a quiet minute read as %g lines/s", r)
+	}
+	clock.Add(time.Second)
+	src.closeSecond()
+	if r := src.Stats().LinesPerSec; r != 0 {
+		t.Fatalf("a quiet second read as %g lines/s", r)
+	}
+}
