@@ -1,4 +1,4 @@
-package report
+package model
 
 import (
 	"net"
@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// IsLoopback reports whether a URL points at this machine; the TUI asks
-// before sending load anywhere else (it lives here, in the pure package, so
-// the TUI need not import the load generator). Only two forms count:
+// IsLoopback reports whether a URL points at this machine: the TUI asks
+// before sending load anywhere else, and the engine source scrapes such an
+// endpoint uncompressed. Only two forms count:
 //   - the name "localhost" (any case), which resolvers map to loopback
 //     (/etc/hosts, RFC 6761);
 //   - an IP literal in the loopback range: 127.0.0.0/8, ::1 or an

@@ -1,12 +1,14 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -140,14 +142,21 @@ func (s *Sim) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	// Encoded whole, then sent with its length, as prometheus_client
+	// (vLLM, SGLang) and the Rust engines do: a scrape arrives at once,
+	// not in a stream of small chunks.
 	format := expfmt.NewFormat(expfmt.TypeTextPlain)
-	w.Header().Set("Content-Type", string(format))
-	enc := expfmt.NewEncoder(w, format)
+	var body bytes.Buffer
+	enc := expfmt.NewEncoder(&body, format)
 	for _, f := range fams {
 		if err := enc.Encode(f); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 	}
+	w.Header().Set("Content-Type", string(format))
+	w.Header().Set("Content-Length", strconv.Itoa(body.Len()))
+	_, _ = w.Write(body.Bytes())
 }
 
 // Serve serves the sim on ln until ctx is done, opening and closing the

@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/llmtop/llmtop/model"
-	"github.com/llmtop/llmtop/sources/bench/report"
 )
 
 // benchOverlay is the `b` screen: a small form (presets quick / sweep /
@@ -179,7 +178,7 @@ func (o *benchOverlay) formKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 		if o.url == "" {
 			return true, nil
 		}
-		if !report.IsLoopback(o.url) {
+		if !model.IsLoopback(o.url) {
 			o.stage = benchConfirm
 			return true, nil
 		}

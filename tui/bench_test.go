@@ -188,7 +188,7 @@ func TestBenchCancelAndConfirm(t *testing.T) {
 	}
 }
 
-// The confirmation follows report.IsLoopback: a host whose name merely
+// The confirmation follows model.IsLoopback: a host whose name merely
 // starts with "127." is somebody else's machine.
 func TestBenchConfirmFollowsIsLoopback(t *testing.T) {
 	m := scenario(healthy, 1, false)

@@ -102,7 +102,7 @@ func (o *benchOverlay) formView(d *Data) []string {
 	}
 	out = append(out, "", s.Faint.Render("Prompts are random words (fixed seed); token counts come from the server's usage."),
 		s.Faint.Render("TPOT excludes the first token. Results are saved as JSON (vllm bench serve's names)."))
-	if o.url != "" && !report.IsLoopback(o.url) {
+	if o.url != "" && !model.IsLoopback(o.url) {
 		out = append(out, s.Warn.Render("Not this machine: you will be asked to confirm."))
 	}
 	if len(o.history) > 0 {

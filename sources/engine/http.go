@@ -19,6 +19,11 @@ import (
 // request bounded by cfg.Timeout (a server that accepts and never answers
 // costs one timeout, not a hung UI), and the API key sent only to the
 // endpoint's own host.
+//
+// An endpoint on this machine is asked for its metrics uncompressed: the
+// bytes cost nothing on loopback, while gzip costs the engine's server
+// (prometheus_client compresses whenever the client accepts it) and llmtop
+// CPU on the box being watched, every scrape. Remote endpoints keep gzip.
 func newClient(cfg Config) *http.Client {
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -26,6 +31,8 @@ func newClient(cfg Config) *http.Client {
 		ResponseHeaderTimeout: cfg.Timeout,
 		MaxIdleConnsPerHost:   2,
 		IdleConnTimeout:       90 * time.Second,
+		DisableCompression:    model.IsLoopback(cfg.URL),
+		ReadBufferSize:        32 << 10, // a scrape in a few reads, not a dozen
 	}
 	var rt http.RoundTripper = tr
 	if cfg.APIKey != "" {

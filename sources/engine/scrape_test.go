@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -393,5 +394,39 @@ func TestDownKeepsIdentity(t *testing.T) {
 	if got[1].ErrKind != model.ErrRefused || id.Engine != model.VLLM || len(id.Models) != 1 ||
 		id.Health != model.HealthDown || !strings.Contains(id.HealthDetail, "refused") {
 		t.Errorf("down scrape = %+v", got[1])
+	}
+}
+
+// An endpoint on this machine is scraped uncompressed (gzip would cost the
+// engine's server and llmtop CPU on the box being watched, for bytes that
+// cost nothing on loopback); a remote one may answer compressed.
+func TestLoopbackScrapeIsUncompressed(t *testing.T) {
+	fake := enginetest.New(model.VLLM)
+	var mu sync.Mutex
+	var asked []string
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Path+" "+r.Header.Get("Accept-Encoding"))
+		mu.Unlock()
+		fake.ServeHTTP(w, r)
+	}))
+	if sc := ScrapeOnce(context.Background(), Config{URL: url}); !sc.OK() {
+		t.Fatal(sc.Err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) == 0 {
+		t.Fatal("no request reached the server")
+	}
+	for _, a := range asked {
+		if strings.Contains(a, "gzip") {
+			t.Errorf("a loopback request accepts gzip: %q", a)
+		}
+	}
+	for _, u := range []string{"http://10.0.0.5:8000", "http://gpu-box:8000", "https://vllm.example.com"} {
+		tr, ok := newClient(Config{URL: u}.withDefaults()).Transport.(*http.Transport)
+		if !ok || tr.DisableCompression {
+			t.Errorf("%s: a remote endpoint's client refuses compression", u)
+		}
 	}
 }
