@@ -12,8 +12,10 @@ import (
 // or silence a rule for a while. Neither hides anything: the finding stays
 // in the report, marked, ranked after the others, so the screen's top line
 // leads with what nobody has seen yet. Acknowledgements last for the
-// endpoint's current run (a new run clears them); silences until their
-// time.
+// endpoint's current run (a new run clears them); one of a finding about no
+// one endpoint (a GPU's, the fleet's), which has no run, lasts while that
+// finding stays open: when it opens again it is news. Silences last until
+// their time.
 
 type ackKey struct{ endpoint, id string }
 
@@ -81,6 +83,16 @@ func (m *Monitor) isOpen(endpoint, id string) bool {
 func (m *Monitor) clearAcks(url string) {
 	for k := range m.acks {
 		if k.endpoint == url {
+			delete(m.acks, k)
+		}
+	}
+}
+
+// dropClosedAcks forgets the acknowledgements of findings about no one
+// endpoint that are no longer open.
+func (m *Monitor) dropClosedAcks() {
+	for k := range m.acks {
+		if k.endpoint == "" && !m.isOpen("", k.id) {
 			delete(m.acks, k)
 		}
 	}

@@ -63,3 +63,28 @@ func TestAckAndSilence(t *testing.T) {
 		t.Errorf("after the silence: %s", got)
 	}
 }
+
+// A finding about no one endpoint (a GPU's) has no run to end its
+// acknowledgement: the acknowledgement lasts while it stays open, and the
+// finding opening again later is news.
+func TestAckOfABoxFindingEndsWhenItCloses(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	m := New(Options{Endpoints: []string{"http://a"}})
+	m.advance(t0)
+	gpu := diagnosis.Finding{ID: "gpu_thermal", Severity: model.SevWarn, Title: "GPU 3 throttles"}
+	m.ranked = []diagnosis.Finding{gpu}
+	if err := m.Ack("", "gpu_thermal"); err != nil {
+		t.Fatal(err)
+	}
+	m.dropClosedAcks() // still open: kept
+	if !m.Acked(gpu) {
+		t.Fatal("an open box finding lost its acknowledgement")
+	}
+	m.ranked = nil // it closed
+	m.dropClosedAcks()
+	m.ranked = []diagnosis.Finding{gpu} // and opened again
+	m.annotate()
+	if m.Acked(gpu) || m.Report().Findings[0].Acked {
+		t.Fatal("a box finding that closed and opened again is still acknowledged")
+	}
+}

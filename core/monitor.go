@@ -275,6 +275,7 @@ func (m *Monitor) Evaluate(now time.Time) diagnosis.Report {
 	m.rep = m.dg.Update(m.input(m.now))
 	m.transitions(m.rep, m.now)
 	m.ranked = m.rep.Findings
+	m.dropClosedAcks()
 	m.annotate()
 	m.preemptions()
 	m.ver.Report++
