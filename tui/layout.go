@@ -238,7 +238,16 @@ func (m *Model) footer(w int) string {
 		return fit(s.Accent.Render(m.status), w)
 	}
 	if m.overlay >= 0 {
-		return fit(m.help.ShortHelpView(append(m.d.Keys.currentAll(m.overlays[m.overlay].o.Keys()), m.d.Keys.Back, m.d.Keys.Quit)), w)
+		k := m.d.Keys
+		own := k.currentAll(m.overlays[m.overlay].o.Keys())
+		keys := append(own, k.Back, k.Quit)
+		if m.opts.Replay != nil {
+			// they drive the replay from every screen: named before the
+			// screen's own, which `?` lists whole where the line is cut
+			keys = append(append([]key.Binding{k.Back}, k.ReplayKeys()...), own...)
+			keys = append(keys, k.Quit)
+		}
+		return fit(m.help.ShortHelpView(keys), w)
 	}
 	if m.opts.Replay != nil {
 		k := m.d.Keys

@@ -24,3 +24,26 @@ func TestReplaySeekBackDropsOldFlash(t *testing.T) {
 		t.Errorf("a seek back showed the old flash again: %q", foot)
 	}
 }
+
+// In a replay the replay keys work from every screen, so every screen's
+// footer names them: the log view's and the fleet's too, after their own.
+func TestReplayKeysInAnOverlayFooter(t *testing.T) {
+	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: true, Replay: func(ReplayKey) {}})
+	m.Update(tea.WindowSizeMsg{Width: 250, Height: 50})
+	m.Update(ReplayMsg{At: t0, Speed: 1})
+	m.Update(ReplayMsg{At: t0.Add(6 * time.Second), Speed: 1}) // the first flash is over
+	m.Update(press("l"))
+	foot := lastLine(ansi.Strip(m.Render()))
+	k := m.d.Keys
+	for _, b := range []string{k.Back.Help().Key, k.ReplayStep.Help().Key, k.ReplayNext.Help().Key, k.ReplayStart.Help().Key} {
+		if !strings.Contains(foot, b+" ") {
+			t.Errorf("the log view's footer in a replay lacks %q: %q", b, foot)
+		}
+	}
+	live := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: true})
+	live.Update(tea.WindowSizeMsg{Width: 250, Height: 50})
+	live.Update(press("l"))
+	if foot := lastLine(ansi.Strip(live.Render())); strings.Contains(foot, k.ReplayStep.Help().Desc) {
+		t.Errorf("a live log view's footer names replay keys: %q", foot)
+	}
+}
