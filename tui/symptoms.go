@@ -65,9 +65,13 @@ func waitingSymptom(w model.Opt, cfg diagnosis.Config) symptom {
 
 // utilSymptom: a busy GPU is no verdict on the load (100 % can be a light
 // load on a small model); only an idle GPU while requests wait is a
-// warning. The row says which it is.
+// warning. The row says which it is. The target applies only while
+// requests wait ("≥30%"); with none waiting any utilisation is fine ("any").
 func utilSymptom(util, waiting model.Opt, t Thresholds) symptom {
-	row := symptom{name: "GPU util", value: fmtPct(util.Scale(0.01)), target: fmt.Sprintf("≥%g%%·queue", t.GPUIdle)}
+	row := symptom{name: "GPU util", value: fmtPct(util.Scale(0.01)), target: fmt.Sprintf("≥%g%%", t.GPUIdle)}
+	if waiting.OK && waiting.V == 0 {
+		row.target = "any"
+	}
 	switch {
 	case !util.OK:
 	case util.V >= t.GPUIdle:

@@ -31,19 +31,20 @@ func TestSignalsMatchTheRules(t *testing.T) {
 	}
 	th := DefaultThresholds
 	for _, c := range []struct {
-		util, waiting model.Opt
-		verdict       string
-		lvl           Level
+		util, waiting   model.Opt
+		target, verdict string
+		lvl             Level
 	}{
-		{model.Some(100), model.Some(0), "busy", LevelNone},
-		{model.Some(100), model.Some(80), "busy", LevelNone},
-		{model.Some(5), model.Some(3), "idle+queue", LevelWarn},
-		{model.Some(5), model.Some(0), "idle", LevelNone},
-		{model.None, model.Some(3), "", LevelNone},
+		{model.Some(100), model.Some(0), "any", "busy", LevelNone},
+		{model.Some(100), model.Some(80), "≥30%", "busy", LevelNone},
+		{model.Some(5), model.Some(3), "≥30%", "idle+queue", LevelWarn},
+		{model.Some(5), model.Some(0), "any", "idle", LevelNone},
+		{model.Some(5), model.None, "≥30%", "idle", LevelNone},
+		{model.None, model.Some(3), "≥30%", "", LevelNone},
 	} {
 		r := utilSymptom(c.util, c.waiting, th)
-		if r.verdict != c.verdict || r.lvl != c.lvl {
-			t.Errorf("util %v waiting %v: %q %v, want %q %v", c.util, c.waiting, r.verdict, r.lvl, c.verdict, c.lvl)
+		if r.target != c.target || r.verdict != c.verdict || r.lvl != c.lvl {
+			t.Errorf("util %v waiting %v: %q %q %v, want %q %q %v", c.util, c.waiting, r.target, r.verdict, r.lvl, c.target, c.verdict, c.lvl)
 		}
 	}
 }
