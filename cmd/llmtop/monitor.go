@@ -196,6 +196,10 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	// The one core every face reads: the screen, and its `s` snapshot.
 	mon := core.New(core.Options{Endpoints: ids, Window: window, Diagnosis: tui.DiagnosisConfig(cfg.Thresholds)})
 	monitorBenches.begin(opts.Simulated)
+	if !opts.Simulated { // the demo runs its engine in this process
+		monitorProcs.narrow()
+		defer monitorProcs.restore()
+	}
 	m := tui.New(tui.Options{
 		Core:      mon,
 		Endpoints: ids, Interval: interval, Window: window, Simulated: opts.Simulated,

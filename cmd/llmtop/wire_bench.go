@@ -81,6 +81,8 @@ func (b *benchRuns) run(ctx context.Context, spec tui.BenchSpec, f func(context.
 	b.running.Add(1)
 	b.mu.Unlock()
 	defer b.running.Done()
+	monitorProcs.benchStart() // the load gets every processor
+	defer monitorProcs.benchEnd()
 
 	out := f(ctx)
 	out.Spec = spec
