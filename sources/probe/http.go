@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -143,7 +144,19 @@ func Get(ctx context.Context, client *http.Client, url, accept string, limit int
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	var r io.Reader = resp.Body
+	if !resp.Uncompressed && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+		// gzip the client did not ask for (a loopback scrape is asked for
+		// uncompressed; a proxy may compress anyway): read it as the client
+		// would have, under the same cap, so a bomb is still stopped.
+		zr, zerr := gzip.NewReader(resp.Body)
+		if zerr != nil {
+			return nil, resp.Header, &DecodeError{URL: url, Err: fmt.Errorf("gzip body: %v", zerr)}
+		}
+		defer zr.Close()
+		r = zr
+	}
+	body, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		if isTimeout(err) {
 			return nil, resp.Header, &StalledError{URL: url, Status: resp.StatusCode, Got: len(body), Err: err}
