@@ -22,8 +22,9 @@ import (
 // or away: rotation), filtered to the path's own name.
 type notifier struct {
 	f       *os.File
+	fd      int           // f's descriptor: f.Fd() would put it back in blocking mode
+	done    chan struct{} // closed when read returns
 	changed chan struct{}
-	dir     string
 	name    []byte
 	mu      sync.Mutex
 	dirWD   int32
@@ -31,7 +32,7 @@ type notifier struct {
 }
 
 const (
-	fileEvents = syscall.IN_MODIFY | syscall.IN_ATTRIB | syscall.IN_CLOSE_WRITE | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF
+	fileEvents = syscall.IN_MODIFY | syscall.IN_ATTRIB | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF
 	dirEvents  = syscall.IN_CREATE | syscall.IN_MOVED_TO | syscall.IN_MOVED_FROM | syscall.IN_DELETE
 )
 
@@ -42,8 +43,8 @@ func newNotifier(path string) *notifier {
 	if err != nil {
 		return nil
 	}
-	n := &notifier{changed: make(chan struct{}, 1), dir: filepath.Dir(path), name: []byte(filepath.Base(path)), fileWD: -1}
-	wd, err := syscall.InotifyAddWatch(fd, n.dir, dirEvents|syscall.IN_ONLYDIR)
+	n := &notifier{fd: fd, done: make(chan struct{}), changed: make(chan struct{}, 1), name: []byte(filepath.Base(path)), fileWD: -1}
+	wd, err := syscall.InotifyAddWatch(fd, filepath.Dir(path), dirEvents|syscall.IN_ONLYDIR)
 	if err != nil {
 		syscall.Close(fd)
 		return nil
@@ -60,11 +61,11 @@ func (n *notifier) watchFile(path string) {
 	if n == nil {
 		return
 	}
-	wd, err := syscall.InotifyAddWatch(int(n.f.Fd()), path, fileEvents)
+	wd, err := syscall.InotifyAddWatch(n.fd, path, fileEvents)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if old := n.fileWD; old >= 0 && (err != nil || int32(wd) != old) {
-		syscall.InotifyRmWatch(int(n.f.Fd()), uint32(old)) // the rotated-away file
+		syscall.InotifyRmWatch(n.fd, uint32(old)) // the rotated-away file
 	}
 	n.fileWD = -1
 	if err == nil {
@@ -81,14 +82,17 @@ func (n *notifier) C() <-chan struct{} {
 	return n.changed
 }
 
+// close ends the notifier and waits for its reader to return.
 func (n *notifier) close() {
 	if n != nil {
 		n.f.Close()
+		<-n.done
 	}
 }
 
 // read turns events into wake-ups until the notifier is closed.
 func (n *notifier) read() {
+	defer close(n.done)
 	buf := make([]byte, 16*(syscall.SizeofInotifyEvent+syscall.NAME_MAX+1))
 	for {
 		k, err := n.f.Read(buf)
