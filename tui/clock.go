@@ -46,6 +46,17 @@ func (m *Model) startClock() tea.Cmd {
 // wait blocks until the clock ticks (a tea.Cmd).
 func (c screenClock) wait() tea.Msg { return clockMsg(<-c.c) }
 
+// clockTick moves the screen to t. The clock moves the header (uptime,
+// STALE) only: the state and the series stay cached until data changes, so
+// an idle second costs one cheap frame. The diagnosis advances on the
+// clock too (in the core, never while drawing).
+func (m *Model) clockTick(t time.Time) {
+	if t.After(m.d.Now) {
+		m.d.Now = t
+	}
+	m.diagnose()
+}
+
 // clockAgain re-arms the clock after it ticked.
 func (m *Model) clockAgain() tea.Cmd {
 	if m.clock.c == nil {

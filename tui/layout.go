@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -240,12 +241,13 @@ func (m *Model) footer(w int) string {
 	if m.overlay >= 0 {
 		k := m.d.Keys
 		own := k.currentAll(m.overlays[m.overlay].o.Keys())
-		keys := append(own, k.Back, k.Quit)
+		var keys []key.Binding
 		if m.opts.Replay != nil {
 			// they drive the replay from every screen: named before the
 			// screen's own, which `?` lists whole where the line is cut
-			keys = append(append([]key.Binding{k.Back}, k.ReplayKeys()...), own...)
-			keys = append(keys, k.Quit)
+			keys = slices.Concat([]key.Binding{k.Back}, k.ReplayKeys(), own, []key.Binding{k.Quit})
+		} else {
+			keys = append(own, k.Back, k.Quit)
 		}
 		return fit(m.help.ShortHelpView(keys), w)
 	}

@@ -270,24 +270,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case clockMsg:
-		m.Update(tickMsg(msg))
 		if m.opts.Replay != nil { // the recording's clock moves a replay
 			return m, nil
 		}
+		m.clockTick(time.Time(msg))
 		return m, m.clockAgain()
 	case tickMsg:
-		if m.opts.Replay != nil { // the recording's clock moves a replay
-			return m, nil
+		if m.opts.Replay == nil {
+			m.clockTick(time.Time(msg))
 		}
-		// The clock moves the header (uptime, STALE) only: the state and
-		// the series stay cached until data changes, so an idle second
-		// costs one cheap frame.
-		if t := time.Time(msg); t.After(m.d.Now) {
-			m.d.Now = t
-		}
-		// Once a second the diagnosis advances on the clock (in the core,
-		// never while drawing).
-		m.diagnose()
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
