@@ -14,7 +14,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run test lint vet fmt-check bench fuzz monitor-cost e2e e2e-mouse test-faults engines test-engines test-fleet deps clean
+.PHONY: all build run test lint vet fmt-check engine-flags bench fuzz monitor-cost e2e e2e-mouse test-faults engines test-engines test-fleet deps clean
 
 all: build
 
@@ -45,7 +45,12 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi
 
-lint: vet fmt-check
+# The engine builds' -march flags leave AMX off (Ollama's cgo build does not link
+# with it): checked with the compilers alone, on every CPU.
+engine-flags:
+	./scripts/engines.sh check-flags
+
+lint: vet fmt-check engine-flags
 
 test: deps lint
 	$(GO) test -race -count=1 ./...

@@ -5,6 +5,7 @@
 #   scripts/engines.sh build   build what is missing (idempotent); prints what it did and how long
 #   scripts/engines.sh test    build (cached), then: go test -tags engines -p 1 ./test/engines/...
 #   scripts/engines.sh status  show what is cached
+#   scripts/engines.sh check-flags  the engine build flags define no AMX macro (native and Sapphire Rapids)
 #
 # Why from source: Debian has no llama.cpp and the registries this machine reaches carry no engine
 # binaries. Ollama is a Go module (its vendored llama.cpp builds through cgo); llama.cpp's own
@@ -16,15 +17,27 @@
 #
 # The binaries are built with -march=native: they belong to this kind of machine only. The cache
 # key includes the CPU model and a checksum of its flags so a cache carried to another CPU is rebuilt, not crashed.
+#
+# AMX: on a CPU with AMX (a current Xeon), -march=native defines __AMX_INT8__ and Ollama's vendored
+# ggml-cpu then references ggml_backend_amx_buffer_type(), whose source (ggml-cpu/amx/) Ollama's cgo
+# package does not compile: the link fails with "undefined reference to ggml_backend_amx_buffer_type()".
+# ENGINE_ARCH_FLAGS turns AMX off after -march; every other native extension stays. `engines.sh
+# check-flags` proves the flags on a Sapphire Rapids target with the compiler at hand (make test runs it).
 set -uo pipefail
 
 OLLAMA_VERSION=0.17.4
+# -march for the engine builds (LLMTOP_ENGINE_MARCH=sapphirerapids cross-checks the AMX fix on any CPU:
+# it compiles and links, though the result only runs on such a CPU).
+ENGINE_MARCH=${LLMTOP_ENGINE_MARCH:-native}
+ENGINE_ARCH_FLAGS="-march=$ENGINE_MARCH -mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 NODE_LLAMA_CPP_VERSION=3.22.1 # ships llama.cpp release b-tag "v0.5.0" (commit de3ff81) as gitRelease.bundle
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${LLMTOP_ENGINES_CACHE:-$HOME/.cache/llmtop/engines}
 CPU_KEY=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //; s/[^A-Za-z0-9]\+/-/g' | cut -c1-32)-$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cksum | cut -c1-6)
-OLLAMA_DIR=$CACHE/ollama-$OLLAMA_VERSION-$CPU_KEY
+[ "$ENGINE_MARCH" = native ] || CPU_KEY=march-$ENGINE_MARCH
+# "noamx": builds from before the AMX fix (cached under the old key) are not reused.
+OLLAMA_DIR=$CACHE/ollama-$OLLAMA_VERSION-noamx-$CPU_KEY
 LLAMA_DIR=$CACHE/llama-server-nlc$NODE_LLAMA_CPP_VERSION-$CPU_KEY
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -118,10 +131,10 @@ build_ollama() {
 		mark_unavailable "$OLLAMA_DIR" "could not fetch github.com/ollama/ollama@v$OLLAMA_VERSION from the Go module proxy (see $OLLAMA_DIR/fetch.log)"
 		return 0
 	fi
-	log "ollama $OLLAMA_VERSION: building (cgo, -O3 -march=native; ~12 min on 2 cores; log: $OLLAMA_DIR/build.log)"
+	log "ollama $OLLAMA_VERSION: building (cgo, -O3 $ENGINE_ARCH_FLAGS; ~12 min on 2 cores; log: $OLLAMA_DIR/build.log)"
 	if ! (cd "$OLLAMA_DIR" &&
 		GOFLAGS= GO111MODULE=on CGO_ENABLED=1 GOBIN="$OLLAMA_DIR/bin" \
-			CGO_CFLAGS="-O3 -march=native" CGO_CXXFLAGS="-O3 -march=native" \
+			CGO_CFLAGS="-O3 $ENGINE_ARCH_FLAGS" CGO_CXXFLAGS="-O3 $ENGINE_ARCH_FLAGS" \
 			CGO_CPPFLAGS="-I$OLLAMA_DIR/stub" \
 			nice -n 19 go install -ldflags="-X=github.com/ollama/ollama/version.Version=$OLLAMA_VERSION" \
 			"github.com/ollama/ollama@v$OLLAMA_VERSION") >"$OLLAMA_DIR/build.log" 2>&1; then
@@ -194,6 +207,39 @@ cmd_build() {
 	return $rc
 }
 
+# cmd_check_flags proves ENGINE_ARCH_FLAGS leave no AMX macro defined, on the CPU at hand (native)
+# and on Sapphire Rapids (AMX in its -march), with the C and C++ compilers the builds use. It needs
+# only the compilers, so make test runs it on every machine, AMX or not.
+cmd_check_flags() {
+	local cc rc=0 march flags defs
+	for cc in gcc g++; do
+		command -v "$cc" >/dev/null 2>&1 || { echo "check-flags: $cc not found" >&2; return 1; }
+		for march in native sapphirerapids; do
+			flags=${ENGINE_ARCH_FLAGS/-march=$ENGINE_MARCH/-march=$march}
+			# The check must be able to fail: without the -mno flags, Sapphire Rapids defines AMX.
+			# (grep reads a variable, not a pipe: grep -q closing early fails a pipe under pipefail.)
+			if [ "$march" = sapphirerapids ] &&
+				! grep -q '__AMX_INT8__' <<<"$(echo | "$cc" -march=sapphirerapids -dM -E -x c - 2>/dev/null)"; then
+				echo "check-flags: $cc -march=sapphirerapids defines no __AMX_INT8__: this check could not fail" >&2
+				rc=1
+				continue
+			fi
+			if ! defs=$(echo | "$cc" $flags -dM -E -x c - 2>&1); then
+				echo "check-flags: $cc $flags: $defs" >&2
+				rc=1
+				continue
+			fi
+			if grep -q '__AMX' <<<"$defs"; then
+				echo "check-flags: $cc $flags still defines $(grep -o '__AMX[A-Z0-9_]*' <<<"$defs" | tr '\n' ' ')" >&2
+				rc=1
+			else
+				echo "check-flags: $cc $flags: no AMX macro"
+			fi
+		done
+	done
+	return $rc
+}
+
 cmd_status() {
 	for d in "$OLLAMA_DIR" "$LLAMA_DIR"; do
 		if [ -f "$d/UNAVAILABLE" ]; then
@@ -245,8 +291,9 @@ main() {
 	build) cmd_build ;;
 	test) cmd_test ;;
 	status) cmd_status ;;
+	check-flags) cmd_check_flags ;;
 	*)
-		echo "usage: $0 build|test|status" >&2
+		echo "usage: $0 build|test|status|check-flags" >&2
 		return 2
 		;;
 	esac
