@@ -20,6 +20,7 @@ all: build
 
 deps:
 	@command -v gcc >/dev/null 2>&1 || { echo "installing gcc (needed for cgo and -race)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq gcc libc6-dev; }
+	@command -v g++ >/dev/null 2>&1 || { echo "installing g++ (make lint checks the engine builds' C++ flags)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq g++; }
 	@command -v tmux >/dev/null 2>&1 || { echo "installing tmux (needed for the terminal tests)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tmux; }
 	@command -v jq >/dev/null 2>&1 || { echo "installing jq (make test-fleet reads Prometheus's API with it)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq jq; }
 	@{ command -v promtool && command -v prometheus; } >/dev/null 2>&1 || { echo "installing prometheus (promtool checks the exports and rules; make test-fleet runs the server)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends prometheus; }
