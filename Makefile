@@ -14,7 +14,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run test lint vet fmt-check engine-flags bench fuzz monitor-cost e2e e2e-mouse test-faults engines test-engines test-fleet deps clean
+.PHONY: all build run test lint vet fmt-check engine-flags bench fuzz monitor-cost e2e e2e-mouse test-faults test-memory engines test-engines test-fleet deps clean
 
 all: build
 
@@ -86,6 +86,13 @@ e2e-mouse: build
 # bounded.
 test-faults: build
 	./scripts/faults.sh
+
+# Hostile input under a memory limit of a few hundred MB (a Prometheus
+# answering 9 090 targets and 100 000 series a query, 200 MiB answers):
+# each case ends with a clear error or a bounded result, never Go's
+# out-of-memory crash; prints each case's peak RSS.
+test-memory: build
+	./scripts/memory.sh
 
 # Real engines (Ollama, llama-server) built once under ~/.cache/llmtop/engines.
 engines:

@@ -1,4 +1,4 @@
-import gzip, http.server, io, socket, sys, time, zlib
+import gzip, http.server, io, os, socket, sys, time, zlib
 
 # One path prefix per fault; every route under it behaves so.
 BOMB = None
@@ -12,6 +12,26 @@ def bomb():
         BOMB = b"".join(parts)
     return BOMB
 
+# A hostile Prometheus (the memory suite, scripts/memory.sh): under
+# /promflood/ every instant query answers PROM_SERIES series spread over
+# PROM_TARGETS vLLM targets with long pod names (as a Prometheus that
+# scrapes a huge fleet, or a --match that selects far too much); under
+# /prombig/ every query answers a valid envelope padded to PROM_BIG_MB MiB
+# (under the per-answer cap, but 6-7 of them run at once).
+PROM_TARGETS = int(os.environ.get("PROM_TARGETS", "9090"))
+PROM_SERIES = int(os.environ.get("PROM_SERIES", "100000"))
+PROM_BIG_MB = int(os.environ.get("PROM_BIG_MB", "200"))
+CONCEPTS = ["labels", "gauge:running", "gauge:waiting", "gauge:kv_usage"]
+
+def flood_rows():
+    pad = "p" * 200
+    for i in range(PROM_SERIES):
+        t = i % PROM_TARGETS
+        c = CONCEPTS[(i // PROM_TARGETS) % len(CONCEPTS)]
+        yield ('{"metric":{"job":"vllm","instance":"10.%d.%d.%d:8000","pod":"vllm-%s-%d","namespace":"prod",'
+               '"model_name":"m%d","llmtop_concept":"%s"},"value":[1700000000,"%d"]}'
+               % (t >> 16 & 255, t >> 8 & 255, t & 255, pad, t, i % 97, c, i % 50)).encode()
+
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def do_GET(self):
@@ -20,6 +40,46 @@ class H(http.server.BaseHTTPRequestHandler):
             getattr(self, "case_" + case)()
         except (BrokenPipeError, ConnectionResetError):
             pass
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        if n:
+            self.rfile.read(n)
+        self.do_GET()
+    def chunked(self, parts):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        buf = []
+        size = 0
+        for p in parts:
+            buf.append(p)
+            size += len(p)
+            if size >= 1 << 16:
+                b = b"".join(buf)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(b), b))
+                buf, size = [], 0
+        b = b"".join(buf)
+        if b:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(b), b))
+        self.wfile.write(b"0\r\n\r\n")
+    def case_promflood(self):
+        def parts():
+            yield b'{"status":"success","data":{"resultType":"vector","result":['
+            first = True
+            for r in flood_rows():
+                yield r if first else b"," + r
+                first = False
+            yield b"]}}"
+        self.chunked(parts())
+    def case_prombig(self):
+        def parts():
+            yield b'{"status":"success","warnings":["'
+            block = b"w" * (1 << 20)
+            for _ in range(PROM_BIG_MB):
+                yield block
+            yield b'"],"data":{"resultType":"vector","result":[]}}'
+        self.chunked(parts())
     def case_hung(self):
         time.sleep(3600)
     def case_big(self):
