@@ -159,3 +159,24 @@ func TestHistogramsWithoutTypeLines(t *testing.T) {
 		t.Errorf("running = %v, want 37", got)
 	}
 }
+
+// Issue 31 item 11: an exporter that tags only some requests serves an
+// untagged total of 7.2/s beside parts that add up to 2.8/s. The total is
+// the number: its parts are dropped, not it.
+func TestTotalWhosePartsDoNotAddUpIsKept(t *testing.T) {
+	f := editVLLM(t, func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			out = append(out, l)
+			if strings.HasPrefix(l, `vllm:request_success_total{engine="0",finished_reason="repetition"`) {
+				// the parts (stop 1443, length 80, abort 0, repetition 4) say 1527
+				out = append(out, `vllm:request_success_total{engine="0",`+vllmModel+`} 3927.0`)
+			}
+		}
+		return out
+	})
+	s := only(t, mapVLLM(f, testMeta("")))
+	if got := s.Counters[model.Requests]; got != 3927 {
+		t.Errorf("requests = %v, want the total 3927 (the parts add up to only 1527)", got)
+	}
+}

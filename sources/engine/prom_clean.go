@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -137,8 +139,11 @@ func dedupe(f *dto.MetricFamily) {
 // with the same values (request_success_total{model_name="m"} beside
 // request_success_total{model_name="m",finished_reason="stop"}). Summing
 // both would count every request twice; the parts say more, so they are
-// kept, and a total without parts stays. Series are grouped by their label
-// names, so a family of one shape (the usual case) costs one pass.
+// kept where they add up to the total. Where no shape of parts adds up to
+// it (an exporter that tags only some requests), the total is the number
+// and its parts are dropped instead. A total without parts stays. Series
+// are grouped by their label names, so a family of one shape (the usual
+// case) costs one pass.
 func dropTotals(f *dto.MetricFamily) {
 	ms := f.GetMetric()
 	if len(ms) < 2 {
@@ -167,8 +172,6 @@ func dropTotals(f *dto.MetricFamily) {
 	if len(shapes) < 2 {
 		return
 	}
-	// For each shape that is a strict subset of another, the signatures
-	// (on the smaller shape's labels) of the bigger shape's series.
 	project := func(m *dto.Metric, names []string) uint64 {
 		ls := make(map[string]string, len(names))
 		for _, n := range names {
@@ -176,38 +179,88 @@ func dropTotals(f *dto.MetricFamily) {
 		}
 		return pmodel.LabelsToSignature(ls)
 	}
-	partsOf := map[string]map[uint64]bool{}
+	// For each pair (total shape, parts shape) where the first is a strict
+	// subset of the second: the parts' sum per total signature.
+	type pair struct{ small, big string }
+	sums := map[pair]map[uint64]float64{}
 	for small, sn := range shapes {
 		for big, bn := range shapes {
 			if len(bn) <= len(sn) || !subset(sn, bn) {
 				continue
 			}
-			set := partsOf[small]
-			if set == nil {
-				set = map[uint64]bool{}
-				partsOf[small] = set
-			}
+			set := map[uint64]float64{}
 			for i, m := range ms {
 				if shape[i] == big {
-					set[project(m, sn)] = true
+					set[project(m, sn)] += amount(m)
+				}
+			}
+			sums[pair{small, big}] = set
+		}
+	}
+	if len(sums) == 0 {
+		return
+	}
+	drop := make([]bool, len(ms))
+	for i, m := range ms {
+		sn := shapes[shape[i]]
+		sig := project(m, sn)
+		total := amount(m)
+		var partsOf []string // the shapes holding parts of this series
+		addsUp := false
+		for p, set := range sums {
+			sum, ok := set[sig]
+			if p.small != shape[i] || !ok {
+				continue
+			}
+			partsOf = append(partsOf, p.big)
+			if sameAmount(sum, total) {
+				addsUp = true
+			}
+		}
+		switch {
+		case len(partsOf) == 0:
+		case addsUp:
+			drop[i] = true
+		default:
+			for j, o := range ms {
+				if slices.Contains(partsOf, shape[j]) && project(o, sn) == sig {
+					drop[j] = true
 				}
 			}
 		}
 	}
-	if len(partsOf) == 0 {
-		return
-	}
 	out := ms[:0]
 	for i, m := range ms {
-		if set := partsOf[shape[i]]; set != nil && set[project(m, shapes[shape[i]])] {
-			continue
+		if !drop[i] {
+			out = append(out, m)
 		}
-		out = append(out, m)
 	}
 	for i := len(out); i < len(ms); i++ {
 		ms[i] = nil
 	}
 	f.Metric = out
+}
+
+// amount is what a series counts: a scalar's value, a histogram's or
+// summary's sample count.
+func amount(m *dto.Metric) float64 {
+	switch {
+	case m.Histogram != nil:
+		return histCount(m.Histogram)
+	case m.Summary != nil:
+		return float64(m.Summary.GetSampleCount())
+	}
+	return scalar(m)
+}
+
+// sameAmount reports whether parts summed to sum make up total: equal
+// but for float rounding (the parts and the total are written in one
+// exposition, so a real total matches its parts).
+func sameAmount(sum, total float64) bool {
+	if !finite(sum) || !finite(total) {
+		return false
+	}
+	return math.Abs(sum-total) <= 1e-9*math.Max(1, math.Abs(total))
 }
 
 // subset reports whether every name in a is in b.
