@@ -125,3 +125,24 @@ func TestEvidenceCitesTheMetricRead(t *testing.T) {
 		t.Errorf("without a record: %q", got)
 	}
 }
+
+// Issue 31 item 15: the endpoint's KV is read from the fullest engine's
+// series; each engine's evidence line cites its own series once
+// (was `vllm:kv_cache_usage_perc{engine="1"}{engine="0"}`).
+func TestDataParallelEvidenceCitesEachEngineOnce(t *testing.T) {
+	cited := func(e *Endpoint) {
+		dpFull(e)
+		e.State.From = map[string]string{string(model.KVUsage): `vllm:kv_cache_usage_perc{engine="1"}`}
+	}
+	runCases(t, []ruleCase{{name: "kv full", in: input(ep(cited)), want: "kv_full", check: func(t *testing.T, f *Finding) {
+		got := map[string]bool{}
+		for _, e := range f.Evidence {
+			if strings.HasPrefix(e.Text, "engine ") {
+				got[e.Source] = true
+			}
+		}
+		if !got[`vllm:kv_cache_usage_perc{engine="0"}`] || !got[`vllm:kv_cache_usage_perc{engine="1"}`] || len(got) != 2 {
+			t.Errorf("per-engine sources %v", got)
+		}
+	}}})
+}

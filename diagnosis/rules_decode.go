@@ -41,7 +41,7 @@ func itlSinceStart(e *env, ep Endpoint) []Evidence {
 		name := strings.ToUpper(string(l))
 		t := fmt.Sprintf("%s since the engine started (not this window): mean %s", name, secs(d.Mean.V))
 		if d.P99.OK && !d.AllBelow.OK {
-			t += ", p99≈" + secs(d.P99.V)
+			t += ", " + p99Text(d)
 		}
 		if d.Mean.V > e.cfg.SLOITL.Seconds() {
 			t += fmt.Sprintf(", already over the %s SLO", dur(e.cfg.SLOITL))
@@ -49,6 +49,15 @@ func itlSinceStart(e *env, ep Endpoint) []Evidence {
 		return []Evidence{{Text: t, Source: metricSource(ep, string(l))}}
 	}
 	return nil
+}
+
+// p99Text is "p99≈120 ms", or "p99 over 30 s" where the p99 lies past the
+// highest finite bucket (its value is then that bound, a floor).
+func p99Text(d model.Dist) string {
+	if d.Past(0.99) {
+		return "p99 over " + secs(d.Above.V)
+	}
+	return "p99≈" + secs(d.P99.V)
 }
 
 // itlValue is the number compared with the SLO: p99, else mean.
@@ -77,6 +86,9 @@ func ruleITL(e *env) []Finding {
 			continue
 		}
 		label := name + " p99≈"
+		if d.Past(0.99) {
+			label = name + " p99 over "
+		}
 		if !d.P99.OK {
 			label = name + " mean "
 		}

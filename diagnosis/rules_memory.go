@@ -3,6 +3,7 @@ package diagnosis
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -104,7 +105,7 @@ func kvContext(ep Endpoint) []Evidence {
 	if st.KVCapacityTokens.OK {
 		t := "KV pool " + num(st.KVCapacityTokens.V) + " tokens"
 		if n := len(st.Engines); n > 1 {
-			t += fmt.Sprintf(" over %d engines", n)
+			t += fmt.Sprintf(" in the fullest of %d engines (each has its own)", n)
 		}
 		ev = append(ev, Evidence{Text: t, Source: "engine config"})
 	}
@@ -121,9 +122,18 @@ func perEngine(ep Endpoint) []Evidence {
 	var ev []Evidence
 	for _, g := range ep.State.Engines {
 		ev = append(ev, Evidence{Text: fmt.Sprintf("engine %s: KV %s, running %s, waiting %s", g.ID, optPct(g.KVUsage), optNum(g.Running), optNum(g.Waiting)),
-			Source: metricSource(ep, "kv") + "{engine=\"" + g.ID + "\"}"})
+			Source: metricName(metricSource(ep, "kv")) + "{engine=\"" + g.ID + "\"}"})
 	}
 	return ev
+}
+
+// metricName is a cited series' metric name without its label selector
+// (the endpoint's KV is cited as the fullest engine's series).
+func metricName(series string) string {
+	if i := strings.IndexByte(series, '{'); i > 0 {
+		return series[:i]
+	}
+	return series
 }
 
 // headroom is the VRAM free on the fullest GPU the engine uses, as bytes and

@@ -22,6 +22,9 @@ func ttftOver(ep Endpoint, slo float64) (v float64, label string, over bool) {
 	switch {
 	case d.P99.OK:
 		v, label = d.P99.V, "TTFT p99≈"
+		if d.Past(0.99) {
+			label = "TTFT p99 over " // past the highest finite bucket: a floor
+		}
 		if !d.Estimate {
 			label = "TTFT p99 " // exact: from the engine's per-request log lines
 		}

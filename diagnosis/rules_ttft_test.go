@@ -122,3 +122,15 @@ func TestDecodeBatchReplicaReason(t *testing.T) {
 		t.Errorf("replica why %q", why)
 	}
 }
+
+// Issue 31 item 12: a TTFT p99 past the highest finite bucket is a floor,
+// cited as "over 30 s", not as the estimate "p99≈30 s".
+func TestTTFTPastLastBucketIsCitedAsAFloor(t *testing.T) {
+	var ep Endpoint
+	ep.State.Latency = map[model.Latency]model.Dist{model.TTFT: {P50: model.Some(30), P99: model.Some(30), Mean: model.Some(213.654),
+		Count: 38, Estimate: true, Exposed: true, Above: model.Some(30), AboveQ: 0.5}}
+	v, label, over := ttftOver(ep, 2)
+	if !over || v != 30 || label+secs(v) != "TTFT p99 over 30 s" {
+		t.Errorf("ttftOver = %v %q %v", v, label+secs(v), over)
+	}
+}

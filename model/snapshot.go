@@ -31,6 +31,11 @@ type DistJSON struct {
 	// p90 and p99 are null (interpolating inside (0, 300 ms] would print
 	// 150/270/297 ms for a 7 ms queue); mean stays exact.
 	AllBelowMS Opt `json:"all_below_ms,omitzero"`
+	// AboveMS is set when some percentiles lie past the highest finite
+	// bucket bound: the buckets only say "> above_ms" of them, so those
+	// percentiles are null (p50 = p99 = 30000 beside a mean of 213654 was
+	// the bound, not a measurement); the others and the mean stay.
+	AboveMS Opt `json:"above_ms,omitzero"`
 	// Source is "log" when the percentiles and count come from the
 	// engine's per-request log lines (exact, not bucket estimates; count is
 	// the requests logged in the window); the mean stays the metrics' when
@@ -73,6 +78,8 @@ type MetricsJSON struct {
 	Engines []EngineShare `json:"engines,omitempty"`
 	// SinceStart is each latency since the engine started, for those the
 	// window has no observations of (an idle server); never the window's.
+	// Keys are "<latency>_ms" in milliseconds, and "prompt_len_tokens",
+	// "output_len_tokens", "step_tokens_tokens" in tokens.
 	SinceStart map[string]DistJSON `json:"since_start,omitempty"`
 }
 
@@ -113,10 +120,13 @@ type SnapshotJSON struct {
 }
 
 // DistMS converts a Dist in seconds into milliseconds for JSON.
-func DistMS(d Dist) DistJSON {
+func DistMS(d Dist) DistJSON { return distScaled(d, 1000) }
+
+// distScaled is d for JSON with its values multiplied by f.
+func distScaled(d Dist, f float64) DistJSON {
 	j := DistJSON{
-		P50: d.P50.Scale(1000), P90: d.P90.Scale(1000), P99: d.P99.Scale(1000), Mean: d.Mean.Scale(1000),
-		Estimate: d.Estimate, Approx: d.Approx, AllBelowMS: d.AllBelow.Scale(1000),
+		P50: d.P50.Scale(f), P90: d.P90.Scale(f), P99: d.P99.Scale(f), Mean: d.Mean.Scale(f),
+		Estimate: d.Estimate, Approx: d.Approx, AllBelowMS: d.AllBelow.Scale(f),
 		WindowS: math.Round(d.Window.Seconds()*1000) / 1000,
 		Source:  d.Source, LogCheck: d.LogCheck,
 	}
@@ -126,8 +136,20 @@ func DistMS(d Dist) DistJSON {
 	if d.AllBelow.OK {
 		j.P50, j.P90, j.P99 = None, None, None
 	}
+	if d.Above.OK {
+		j.AboveMS = d.Above.Scale(f)
+		for q, p := range map[float64]*Opt{0.50: &j.P50, 0.90: &j.P90, 0.99: &j.P99} {
+			if d.Past(q) {
+				*p = None
+			}
+		}
+	}
 	return j
 }
+
+// distTokens is a token-count distribution for JSON, in tokens (the
+// fields keep their _ms-free meaning: the values are not scaled).
+func distTokens(d Dist) DistJSON { return distScaled(d, 1) }
 
 // MetricsOf converts a State into the JSON metrics object.
 func MetricsOf(st State) *MetricsJSON {
@@ -154,6 +176,11 @@ func MetricsOf(st State) *MetricsJSON {
 	for l, d := range st.SinceStart {
 		if m.SinceStart == nil {
 			m.SinceStart = map[string]DistJSON{}
+		}
+		if l.Tokens() {
+			// token counts per request or step: tokens, not ×1000 "ms"
+			m.SinceStart[string(l)+"_tokens"] = distTokens(d)
+			continue
 		}
 		m.SinceStart[string(l)+"_ms"] = DistMS(d)
 	}

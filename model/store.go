@@ -42,6 +42,13 @@ type Dist struct {
 	// (0, AllBelow] and say little (vLLM's queue/prefill buckets start at
 	// 300 ms, so a 15 ms queue reads p50≈150ms). Show "<AllBelow" instead.
 	AllBelow Opt
+	// Above is set when some percentiles lie past the highest finite
+	// bucket bound (in the +Inf bucket): those from AboveQ up are only
+	// known to be over Above, and carry Above as a floor (so a rule
+	// comparing p99 with an SLO still sees at least that). Show "> 30s",
+	// never "30s" (Past).
+	Above  Opt
+	AboveQ float64
 	// Source is FromLog when the distribution comes from the engine's
 	// per-request log lines (exact quantiles, Count requests); see
 	// withLog in state_log.go. Empty: from the picture's own source.

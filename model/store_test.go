@@ -473,3 +473,68 @@ func TestIdleWindowFallsBackToSinceStart(t *testing.T) {
 		t.Fatalf("busy window: since start %+v, window %+v", st.SinceStart, st.Latency[TTFT])
 	}
 }
+
+// Issue 31 item 12: every TTFT since start past the highest finite bucket
+// (30 s; mean 213 654 ms) read "p50 = p99 = 30000 ms". Those percentiles
+// are only "> 30 s": the Dist says so (Past, Above) and the JSON has null
+// beside above_ms 30000. A p50 inside the buckets stays a value.
+func TestPercentilePastLastFiniteBucketIsAFloor(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	bounds := []float64{1, 5, 10, 30, inf}
+	for _, sec := range []int{0, 60, 120} {
+		sm := sample(sec)
+		sm.Latencies[TTFT] = hist(bounds, []float64{0, 0, 0, 0, 38}, 38*213.654)
+		sm.Latencies[E2E] = hist(bounds, []float64{10, 60, 90, 95, 100}, 900)
+		s.Add(sm)
+	}
+	ss := s.State(k, time.Minute).SinceStart[TTFT]
+	if !ss.Past(0.5) || !ss.Past(0.99) || ss.Above != Some(30) {
+		t.Fatalf("since start = %+v: p50 and p99 must be past the 30 s bucket", ss)
+	}
+	j := DistMS(ss)
+	if j.P50.OK || j.P99.OK || j.AboveMS != Some(30000) || math.Abs(j.Mean.V-213654) > 1e-6 {
+		t.Errorf("json = %+v, want p50/p99 null, above_ms 30000, mean 213654", j)
+	}
+	e2e := DistMS(s.State(k, time.Minute).SinceStart[E2E])
+	if !e2e.P50.OK || e2e.P99.OK || e2e.AboveMS != Some(30000) {
+		t.Errorf("e2e json = %+v, want p50 a value, p99 null past 30000", e2e)
+	}
+}
+
+// Issue 31 item 13: since_start's token distributions were token counts
+// ×1000 under "prompt_len_ms"; they are in tokens, under "_tokens".
+func TestSinceStartTokenCountsAreTokens(t *testing.T) {
+	st := State{SinceStart: map[Latency]Dist{
+		PromptLen: {P50: Some(1024), Mean: Some(1000), Count: 8, Exposed: true, Estimate: true, SinceStart: true},
+		TTFT:      {Mean: Some(0.25), Count: 8, Exposed: true, SinceStart: true},
+	}}
+	m := MetricsOf(st)
+	if _, ok := m.SinceStart["prompt_len_ms"]; ok {
+		t.Errorf("since_start has prompt_len_ms: %v", m.SinceStart)
+	}
+	if d := m.SinceStart["prompt_len_tokens"]; d.P50 != Some(1024) || d.Mean != Some(1000) {
+		t.Errorf("prompt_len_tokens = %+v, want p50 1024, mean 1000 tokens", d)
+	}
+	if d := m.SinceStart["ttft_ms"]; d.Mean != Some(250) {
+		t.Errorf("ttft_ms = %+v", d)
+	}
+}
+
+// Issue 31 item 14: JSON numbers kept 6 significant digits, integers too
+// (ITL count 7 400 760 for 7 400 757; memory 85 899 300 000 for
+// 85 899 345 920). Whole numbers are exact; fractions keep the whole part.
+func TestJSONNumbersKeepTheirDigits(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{
+		{7400757, "7400757"}, {85899345920, "85899345920"}, {0.123456789, "0.123457"},
+		{213654.3219, "213654.322"}, {12.5, "12.5"}, {-3, "-3"}, {0, "0"},
+	} {
+		b, err := json.Marshal(Some(c.v))
+		if err != nil || string(b) != c.want {
+			t.Errorf("%v → %s (%v), want %s", c.v, b, err, c.want)
+		}
+	}
+}

@@ -229,10 +229,7 @@ func (h *histTrack) window(window time.Duration) Dist {
 	if buckets[0].Count >= buckets[len(buckets)-1].Count && !math.IsInf(buckets[0].UpperBound, 1) {
 		d.AllBelow = Some(buckets[0].UpperBound)
 	}
-	d.P50 = BucketQuantile(0.50, buckets)
-	d.P90 = BucketQuantile(0.90, buckets)
-	d.P95 = BucketQuantile(0.95, buckets)
-	d.P99 = BucketQuantile(0.99, buckets)
+	d.setQuantiles(buckets)
 	return d
 }
 
@@ -255,9 +252,6 @@ func (h *histTrack) sinceStart() Dist {
 	if raw.Buckets[0].Count >= raw.Buckets[len(raw.Buckets)-1].Count && !math.IsInf(raw.Buckets[0].UpperBound, 1) {
 		d.AllBelow = Some(raw.Buckets[0].UpperBound)
 	}
-	d.P50 = BucketQuantile(0.50, raw.Buckets)
-	d.P90 = BucketQuantile(0.90, raw.Buckets)
-	d.P95 = BucketQuantile(0.95, raw.Buckets)
-	d.P99 = BucketQuantile(0.99, raw.Buckets)
+	d.setQuantiles(raw.Buckets)
 	return d
 }

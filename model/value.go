@@ -63,10 +63,19 @@ func (o *Opt) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// round keeps JSON output readable without losing meaningful precision.
+// round keeps JSON output readable without losing meaningful precision:
+// sig significant digits, but never a digit of the whole part lost (a
+// count of 7 400 757 or 85 899 345 920 bytes is written whole) and
+// fractions kept to a thousandth. Whole numbers are exact.
 func round(v float64, sig int) float64 {
-	if v == 0 {
-		return 0
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return v
+	}
+	if whole := int(math.Floor(math.Log10(math.Abs(v)))) + 1; whole+3 > sig {
+		sig = whole + 3
 	}
 	s := strconv.FormatFloat(v, 'g', sig, 64)
 	r, _ := strconv.ParseFloat(s, 64)

@@ -92,3 +92,22 @@ func TestMeanOnlyLatency(t *testing.T) {
 		t.Errorf("window note %q", note)
 	}
 }
+
+// Issue 31 item 12: percentiles past the highest finite bucket are "> 30s",
+// as the lowest bucket's are "all <10ms"; a p50 inside the buckets keeps
+// its estimate, and a floor under the target is no "ok".
+func TestPastLastBucketShowsOverTheBound(t *testing.T) {
+	d := model.Dist{P50: model.Some(4), P90: model.Some(30), P95: model.Some(30), P99: model.Some(30), Mean: model.Some(213.654),
+		Count: 38, Window: time.Minute, Estimate: true, Exposed: true, Above: model.Some(30), AboveQ: 0.9}
+	txt := distText(NewStyles(true, true), DefaultThresholds, d, -1)
+	if !strings.Contains(txt, "p50≈4.00s") || !strings.Contains(txt, "p90>30.0s") || !strings.Contains(txt, "p99>30.0s") || strings.Contains(txt, "≈30.0s") {
+		t.Errorf("latency row %q", txt)
+	}
+	row := p99Symptom("TTFT p99", d, 60*time.Second, DefaultThresholds, MTTFT)
+	if row.value != ">30.0s" || row.lvl == LevelOK {
+		t.Errorf("symptom %+v: a floor under the target is no verdict", row)
+	}
+	if row := p99Symptom("TTFT p99", d, 2*time.Second, DefaultThresholds, MTTFT); row.value != ">30.0s" || row.lvl == LevelOK || row.lvl == LevelNone {
+		t.Errorf("symptom %+v: over a 2 s target must be judged bad", row)
+	}
+}

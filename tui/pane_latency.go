@@ -125,8 +125,20 @@ func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
 		}
 		return judge(dist.Mean, txt) + logLabel(s, dist)
 	}
-	return fmt.Sprintf("p50%s%s p90%s%s %s mean %s", approx, pad6(fmtSec(dist.P50)), approx, pad6(fmtSec(dist.P90)),
-		judge(dist.P99, fmt.Sprintf("p99%s%s", approx, pad6(fmtSec(dist.P99)))), pad6(fmtSec(dist.Mean))) + logLabel(s, dist)
+	q := func(name string, q float64, v model.Opt) string {
+		if dist.Past(q) {
+			// past the highest finite bucket: only a floor is known
+			return name + ">" + pad6(fmtSec(dist.Above))
+		}
+		return name + approx + pad6(fmtSec(v))
+	}
+	p99 := q("p99", 0.99, dist.P99)
+	if dist.Past(0.99) && m >= 0 && t.Judge(m, dist.Above) == LevelOK {
+		p99 = s.Faint.Render(p99) // over a bound under the target: no verdict
+	} else {
+		p99 = judge(dist.P99, p99)
+	}
+	return fmt.Sprintf("%s %s %s mean %s", q("p50", 0.5, dist.P50), q("p90", 0.9, dist.P90), p99, pad6(fmtSec(dist.Mean))) + logLabel(s, dist)
 }
 
 // pad6 pads a value to 6 cells: fmt's %-6s counts bytes, and "751µs" is

@@ -107,6 +107,15 @@ func p99Symptom(name string, dist model.Dist, slo time.Duration, t Thresholds, m
 		// the rules judge the mean, so the table shows it.
 		return symptom{name: strings.Replace(name, "p99", "mean", 1), value: fmtSec(dist.Mean), target: target, lvl: t.Judge(m, dist.Mean)}
 	}
+	if dist.Past(0.99) {
+		// past the highest finite bucket: over the bound, judged only
+		// where the bound itself is over the target
+		lvl := t.Judge(m, dist.Above)
+		if lvl == LevelOK {
+			lvl = LevelNone
+		}
+		return symptom{name: name, value: ">" + fmtSec(dist.Above), target: target, lvl: lvl}
+	}
 	if _, edge := diagnosis.SLOEdge(dist.P99, dist, slo); edge {
 		return symptom{name: name, value: fmtSec(dist.P99), target: target, verdict: "edge"}
 	}

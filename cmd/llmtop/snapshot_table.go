@@ -142,6 +142,10 @@ func printMetrics(w io.Writer, m *model.MetricsJSON) {
 				// every observation in the lowest bucket: only a bound is known
 				return "<" + fmtOpt(r.d.AllBelowMS, "")
 			}
+			if !o.OK && r.d.AboveMS.OK {
+				// past the highest finite bucket: only a floor is known
+				return ">" + fmtOpt(r.d.AboveMS, "")
+			}
 			s := fmtOpt(o, "")
 			if o.OK && r.d.Estimate {
 				s = "≈" + s

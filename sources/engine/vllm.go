@@ -36,8 +36,8 @@ func mapVLLM(f families, m meta) []model.Sample {
 		for k, x := range info {
 			s.Info[k] = x
 		}
-		if kvCap > 0 {
-			s.Gauges[model.KVCapacityTokens] = kvCap
+		if c := poolOf(kvCap, s.Engines); c > 0 {
+			s.Gauges[model.KVCapacityTokens] = c
 		}
 		out = append(out, s)
 	}
@@ -140,13 +140,13 @@ func mapVLLMModel(s *model.Sample, v view) {
 
 // vllmCacheConfig reads vllm:cache_config_info: its labels (block size,
 // cache dtype, gpu_memory_utilization, num_gpu_blocks…) from the first
-// engine, and the KV pool in tokens summed over engines, from
+// engine, and each engine's KV pool in tokens (by its engine label), from
 // kv_cache_size_tokens or else num_gpu_blocks × block_size. The family has
 // no model_name label: it describes the endpoint.
-func vllmCacheConfig(v view) (map[string]string, float64) {
+func vllmCacheConfig(v view) (map[string]string, map[string]float64) {
 	series := v.series("vllm:cache_config_info")
 	if len(series) == 0 {
-		return nil, 0
+		return nil, nil
 	}
 	info := map[string]string{}
 	first := series[0]
@@ -167,22 +167,42 @@ func vllmCacheConfig(v view) (map[string]string, float64) {
 			info[n] = l.GetValue()
 		}
 	}
-	var capTokens float64
+	pools := map[string]float64{}
 	for _, m := range series {
 		if t, err := strconv.ParseFloat(label(m, "kv_cache_size_tokens"), 64); err == nil && finite(t) && t > 0 {
-			capTokens += t
+			pools[label(m, "engine")] += t
 			continue
 		}
 		blocks, err1 := strconv.ParseFloat(label(m, "num_gpu_blocks"), 64)
 		size, err2 := strconv.ParseFloat(label(m, "block_size"), 64)
 		if err1 == nil && err2 == nil && finite(blocks*size) && blocks > 0 && size > 0 {
-			capTokens += blocks * size
+			pools[label(m, "engine")] += blocks * size
 		}
 	}
 	if len(series) > 1 {
 		info["engines"] = strconv.Itoa(len(series))
 	}
-	return info, capTokens
+	return info, pools
+}
+
+// poolOf is the KV pool kv_cache_usage_ratio is a share of: the one pool,
+// or with data-parallel engines (each with its own pool) the fullest
+// engine's, whose usage the endpoint shows, else the largest. Summing the
+// pools beside one engine's ratio would claim tokens no engine has.
+func poolOf(pools map[string]float64, engines []model.EngineShare) float64 {
+	if len(pools) == 1 {
+		for _, c := range pools {
+			return c
+		}
+	}
+	if full, ok := model.Fullest(engines); ok && pools[full.ID] > 0 {
+		return pools[full.ID]
+	}
+	var most float64
+	for _, c := range pools {
+		most = max(most, c)
+	}
+	return most
 }
 
 // vllmEngines reads each data-parallel engine's running, waiting and KV

@@ -62,10 +62,11 @@ func TestVLLMFixture(t *testing.T) {
 	}
 }
 
-// Two data-parallel engines: counts and histograms add up, capacity adds
-// up; KV usage is each engine's own pool, so the endpoint's is the fullest
-// engine's (issue 14 item 1: the mean, 0.6, hid engine 1 at 0.7) and each
-// engine's gauges are kept.
+// Two data-parallel engines: counts and histograms add up; KV usage is
+// each engine's own pool, so the endpoint's is the fullest engine's (issue
+// 14 item 1: the mean, 0.6, hid engine 1 at 0.7) and each engine's gauges
+// are kept. The capacity beside that ratio is the same engine's pool
+// (issue 31 item 15: it summed both pools).
 func TestVLLMDataParallel(t *testing.T) {
 	body := `# TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{engine="0",model_name="m"} 3.0
@@ -87,11 +88,11 @@ vllm:time_to_first_token_seconds_count{engine="1",model_name="m"} 3.0
 vllm:time_to_first_token_seconds_sum{engine="1",model_name="m"} 0.2
 # TYPE vllm:cache_config_info gauge
 vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="1000"} 1.0
-vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="1000"} 1.0
+vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="800"} 1.0
 `
 	s := only(t, mapVLLM(mustParse(t, []byte(body)), testMeta("")))
 	want{
-		gauges:   map[model.Gauge]float64{model.Running: 7, model.KVUsage: 0.7, model.KVCapacityTokens: 32000},
+		gauges:   map[model.Gauge]float64{model.Running: 7, model.KVUsage: 0.7, model.KVCapacityTokens: 12800},
 		counters: map[model.Counter]float64{model.GenTokens: 350},
 		absentG:  []model.Gauge{model.Waiting, model.Deferred},
 		absentC:  []model.Counter{model.PromptTokens, model.Requests, model.Preemptions, model.PrefixQueries},
