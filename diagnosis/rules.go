@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -248,27 +249,17 @@ func dedupe(ss []string) []string {
 	return out
 }
 
-// engineName is how the actions name an engine.
+// engineName is how the actions name an engine (engines/: its Name).
 func engineName(e model.Engine) string {
-	switch e {
-	case model.VLLM:
-		return "vLLM"
-	case model.SGLang:
-		return "SGLang"
-	case model.TGI:
-		return "TGI"
-	case model.LlamaCpp:
-		return "llama.cpp"
-	case model.TRTLLM, model.Triton:
-		return "TensorRT-LLM"
-	case model.Ollama:
-		return "Ollama"
+	if s := engines.Of(e); s != nil {
+		return s.Name
 	}
 	return "engine"
 }
 
 // forEngine picks the engine's action from a table; for an unknown engine it
-// returns every engine's, each prefixed with its name.
+// returns every engine's, each prefixed with its name (a serving layer's
+// and one that repeats another's change left out).
 func forEngine(eng model.Engine, table map[model.Engine]Action) []Action {
 	if a, ok := table[eng]; ok {
 		return []Action{a}
@@ -277,9 +268,11 @@ func forEngine(eng model.Engine, table map[model.Engine]Action) []Action {
 		return nil
 	}
 	var out []Action
-	for _, k := range model.Engines {
-		if a, ok := table[k]; ok {
-			a.Change = engineName(k) + ": " + a.Change
+	seen := map[string]bool{}
+	for _, s := range engines.All() {
+		if a, ok := table[s.ID]; ok && s.Like == model.Unknown && !seen[a.Change] {
+			seen[a.Change] = true
+			a.Change = s.Name + ": " + a.Change
 			out = append(out, a)
 		}
 	}
@@ -289,7 +282,7 @@ func forEngine(eng model.Engine, table map[model.Engine]Action) []Action {
 // metricSource names the metric an evidence number came from: the one
 // the adapter recorded it read (State.From: an older vLLM's
 // vllm:time_per_output_token_seconds for ITL). Engine metric names live
-// in one table (model.EngineMetrics) that the adapters read; the rules
+// in one table (engines.Metrics) that the adapters read; the rules
 // never guess one. When the adapter recorded none (a Prometheus-evaluated
 // origin, an engine that does not say), the concept itself is named.
 func metricSource(ep Endpoint, concept string) string {

@@ -3,6 +3,7 @@ package diagnosis
 import (
 	"fmt"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -76,7 +77,7 @@ func ruleRejections(e *env) []Finding {
 			count += ep.State.FinishCount[r]
 		}
 		n := finished(ep)
-		source := "tgi_request_failure{err=\"overloaded\"}"
+		source := engines.TGIOverloaded
 		if hs, hn, ok := httpShare(e, ep, ep.State.HTTPRejectedPS); ok && hs > share {
 			share, count, n, source = hs, hs*hn, hn, "http_requests_total{status=\"429\"|\"503\"}"
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -133,7 +134,7 @@ func ruleMetricsErr(e *env) []Finding {
 			case ep.Engine() == model.VLLM:
 				cause = "vLLM always serves /metrics on its API port: this is another port or route, or a proxy that does not forward /metrics"
 				if answers {
-					cause = "vLLM started with --disable-log-stats serves /metrics without its vllm: metrics"
+					cause = "vLLM started with " + engines.VLLMDisableLogStats + " serves /metrics without its " + engines.VLLM.Prefix() + " metrics"
 					acts = []Action{{Change: "restart vLLM without --disable-log-stats", Why: "that flag turns off vLLM's stats, the Prometheus ones included",
 						TradeOff: "the periodic stats log line comes back too (VLLM_LOG_STATS_INTERVAL sets its period)"}}
 				}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -51,7 +52,7 @@ type RulesOptions struct {
 }
 
 // engineMetrics are one engine's metric expressions, generated from the
-// one table of engine metric names (model.EngineMetrics, which the
+// one table of engine metric names (engines.Metrics, which the
 // adapters in sources/engine read). by groups per endpoint and model, as
 // the adapter sums (or averages) an endpoint's series. A concept with
 // older names is each name's aggregate joined by `or`: the aggregates
@@ -69,35 +70,22 @@ type engineMetrics struct {
 	finish     []string // counters with a finished_reason label
 }
 
-// ruleSpec says how an engine's rules aggregate; the names come from the
-// table.
-type ruleSpec struct {
-	engine model.Engine
-	by     string
-	kvAgg  string // how a KV gauge is aggregated per `by` (a ratio: avg, max)
-	kvNote string
-}
+var engineTable = buildEngineTable(engines.All())
 
-var ruleSpecs = []ruleSpec{
-	{engine: model.VLLM, by: "job, instance, model_name", kvAgg: "avg"},
-	{engine: model.SGLang, by: "job, instance, model_name", kvAgg: "avg"},
-	{engine: model.TGI, by: "job, instance",
-		kvNote: " (approximation: tokens reserved by the running batch ÷ max batch total tokens; TGI has no KV metric)"},
-	// Older llama-server builds only; newer ones have no KV metric (llmtop reads /slots).
-	{engine: model.LlamaCpp, by: "job, instance", kvAgg: "max"},
-	{engine: model.TRTLLM, by: "job, instance", kvAgg: "avg"},
-	{engine: model.Triton, by: "job, instance", kvAgg: "avg"},
-}
-
-var engineTable = buildEngineTable(ruleSpecs)
-
-func buildEngineTable(ss []ruleSpec) []engineMetrics {
+// buildEngineTable writes the expressions of each engine with Rules in
+// engines/: grouped by its RuleBy labels, KV usage aggregated by its KVAgg
+// (the fullest data-parallel engine for vLLM), as its adapter and the
+// fleet source read it.
+func buildEngineTable(ss []*engines.Spec) []engineMetrics {
 	out := make([]engineMetrics, 0, len(ss))
 	for _, s := range ss {
-		m := engineMetrics{engine: s.engine, by: s.by, kvNote: s.kvNote,
-			waiting: selectors(s.engine, string(model.Waiting)), ttft: selectors(s.engine, string(model.TTFT)),
-			preempt: selectors(s.engine, string(model.Preemptions)), finish: selectors(s.engine, model.FinishReasons)}
-		m.kv = kvExpr(s)
+		if !s.Rules {
+			continue
+		}
+		m := engineMetrics{engine: s.ID, by: strings.Join(s.RuleBy(), ", "), kvNote: s.KVNote,
+			waiting: selectors(s.ID, string(model.Waiting)), ttft: selectors(s.ID, string(model.TTFT)),
+			preempt: selectors(s.ID, string(model.Preemptions)), finish: selectors(s.ID, model.FinishReasons)}
+		m.kv = kvExpr(s, m.by)
 		out = append(out, m)
 	}
 	return out
@@ -114,19 +102,19 @@ var (
 // first: its names, else the selectors among its derived sources
 // (Triton's), up to the first formula.
 func selectors(e model.Engine, concept string) []string {
-	return model.QueryNames(e, concept, selectorRe.MatchString)
+	return engines.QueryNames(e, concept, selectorRe.MatchString)
 }
 
 // kvExpr is the engine's 0–1 KV usage by `by`: its gauge under each name,
 // else the table's ratio of two gauges.
-func kvExpr(s ruleSpec) string {
-	if sels := selectors(s.engine, string(model.KVUsage)); len(sels) > 0 {
-		return anyOf(sels, func(n string) string { return fmt.Sprintf("%s by (%s) (%s)", s.kvAgg, s.by, n) })
+func kvExpr(s *engines.Spec, by string) string {
+	if sels := selectors(s.ID, string(model.KVUsage)); len(sels) > 0 {
+		return anyOf(sels, func(n string) string { return fmt.Sprintf("%s by (%s) (%s)", s.KVAgg, by, n) })
 	}
-	m, _ := model.MetricSourceOf(s.engine, string(model.KVUsage))
+	m, _ := engines.MetricSourceOf(s.ID, string(model.KVUsage))
 	for _, d := range m.Derived {
 		if p := ratioRe.FindStringSubmatch(d); p != nil {
-			return fmt.Sprintf("sum by (%s) (%s) / sum by (%s) (%s)", s.by, p[1], s.by, p[2])
+			return fmt.Sprintf("sum by (%s) (%s) / sum by (%s) (%s)", by, p[1], by, p[2])
 		}
 	}
 	return ""

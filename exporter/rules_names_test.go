@@ -13,16 +13,26 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
-var ruleMetricRe = regexp.MustCompile(`\b(?:vllm:|sglang:|llamacpp:|tgi_|trtllm_|nv_)[a-z_:]+`)
+// ruleMetricRe is any registered engine's metric (engines.Spec.Prefixes).
+var ruleMetricRe = func() *regexp.Regexp {
+	var ps []string
+	for _, s := range engines.All() {
+		for _, p := range s.Prefixes {
+			ps = append(ps, regexp.QuoteMeta(p))
+		}
+	}
+	return regexp.MustCompile(`\b(?:` + strings.Join(ps, "|") + `)[a-z_:]+`)
+}()
 
-// tableMentions reports whether model.EngineMetrics names the metric for
+// tableMentions reports whether engines.Metrics names the metric for
 // the engine: as a name, or inside a derived source (a selector or a
 // formula).
 func tableMentions(e model.Engine, name string) bool {
-	for _, row := range model.EngineMetrics[e] {
+	for _, row := range engines.Metrics(e) {
 		if slices.Contains(row.Names, name) {
 			return true
 		}
@@ -35,7 +45,7 @@ func tableMentions(e model.Engine, name string) bool {
 	return false
 }
 
-// Every engine metric a rule names comes from model.EngineMetrics, and
+// Every engine metric a rule names comes from engines.Metrics, and
 // every name the table lists for a concept a rule reads is in that rule:
 // an older name added to the table is alerted on with no edit here.
 func TestRuleMetricNamesComeFromTheTable(t *testing.T) {
@@ -54,10 +64,10 @@ func TestRuleMetricNamesComeFromTheTable(t *testing.T) {
 			}
 			for _, n := range names {
 				if !tableMentions(m.engine, strings.TrimSuffix(n, "_bucket")) {
-					t.Errorf("%s %s: %s is not in model.EngineMetrics", m.engine, r.Alert, n)
+					t.Errorf("%s %s: %s is not in engines.Metrics", m.engine, r.Alert, n)
 				}
 			}
-			for _, n := range model.MetricNames(m.engine, concepts[r.Alert]) {
+			for _, n := range engines.MetricNames(m.engine, concepts[r.Alert]) {
 				if !strings.Contains(r.Expr, n) {
 					t.Errorf("%s %s: the table lists %s, the rule does not read it: %q", m.engine, r.Alert, n, r.Expr)
 				}

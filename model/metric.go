@@ -89,3 +89,7 @@ const (
 	FromScrape Source = "scrape" // the engine's /metrics or JSON API
 	FromLog    Source = "log"    // parsed from the engine's periodic log lines
 )
+
+// FinishReasons is the concept key (Sample.From) of the finished-request
+// counter split by reason (Sample.FinishReasons).
+const FinishReasons = "finish_reasons"

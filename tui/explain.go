@@ -3,16 +3,17 @@ package tui
 import (
 	"strings"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
 // explanation is what one metric on screen means; where each engine
 // publishes it comes from the one table of engine metric names
-// (model.EngineMetrics), which the adapters read.
+// (engines.Metrics), which the adapters read.
 type explanation struct {
 	Name, Meaning string
 	// Concepts are the model concepts the row covers: their rows in
-	// model.EngineMetrics are the "from:" line, and the metric the adapter
+	// engines.Metrics are the "from:" line, and the metric the adapter
 	// actually read for each (State.From) is the "read now:" line.
 	Concepts []string
 }
@@ -22,7 +23,7 @@ type explanation struct {
 func (ex explanation) from(eng model.Engine) []string {
 	var out []string
 	for _, c := range ex.Concepts {
-		if m, ok := model.MetricSourceOf(eng, c); ok {
+		if m, ok := engines.MetricSourceOf(eng, c); ok {
 			out = append(out, m.Text())
 		}
 	}

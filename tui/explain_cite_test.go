@@ -57,7 +57,7 @@ func explainFor(t *testing.T, kv, itl string) string {
 
 // Issue 14 item 8: `e` says where this endpoint's values were read from:
 // the older names on an older vLLM, the current ones on a current vLLM,
-// beside the table's list of both (model.EngineMetrics).
+// beside the table's list of both (engines.Metrics).
 func TestExplainReadNowFollowsTheScrape(t *testing.T) {
 	for _, c := range []struct{ kv, itl, otherKV, otherITL string }{
 		{"vllm:gpu_cache_usage_perc", "vllm:time_per_output_token_seconds", "vllm:kv_cache_usage_perc", "vllm:inter_token_latency_seconds"},

@@ -189,7 +189,7 @@ func TestMissingValuesRenderDashes(t *testing.T) {
 		m.Update(model.Scrape{Endpoint: testURL, Time: sm.Time, Identity: id, Samples: []model.Sample{sm}})
 	}
 	out := screen(t, m, 200, 60)
-	for _, want := range []string{"-- not exposed by llamacpp", "no latency histograms from llamacpp", "KV -- not exposed", "-- tok/s", "100 tok/s", "ctx --", "TTFT p99              --"} {
+	for _, want := range []string{"-- not exposed by llama.cpp", "no latency histograms from llama.cpp", "KV -- not exposed", "-- tok/s", "100 tok/s", "ctx --", "TTFT p99              --"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("screen lacks %q:\n%s", want, out)
 		}

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -66,7 +67,7 @@ func (o *explainOverlay) View(d *Data, w, h int) string {
 					out = append(out, wrapped(s.Accent, "  read now: ", now, w)...)
 				}
 			} else {
-				for _, e := range model.Engines {
+				for _, e := range engines.IDs() {
 					for _, f := range ex.from(e) {
 						out = append(out, wrapped(s.Faint, "  "+string(e)+": ", f, w)...)
 					}

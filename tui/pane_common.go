@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -54,6 +55,9 @@ func absentReason(d *Data) string {
 // engineName is the selected endpoint's engine for "not exposed by …".
 func engineName(d *Data) string {
 	if e := d.Endpoint(); e != nil && e.Identity.Engine != "" {
+		if s := engines.Of(e.Identity.Engine); s != nil {
+			return s.Name
+		}
 		return string(e.Identity.Engine)
 	}
 	return "this engine"

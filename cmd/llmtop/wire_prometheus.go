@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/prometheus"
 	"github.com/llmtop/llmtop/tui"
@@ -118,7 +119,7 @@ func refreshStatus(src *prometheus.Source, r prometheus.Refresh) string {
 		parts = append(parts, "partial data: "+strings.Join(r.Warnings, "; "))
 	}
 	if r.Err == "" && r.Targets == 0 && r.Gone == 0 {
-		parts = append(parts, src.URL()+": no engine target found (vllm:, sglang:, tgi_, llamacpp:, trtllm_ metrics); check --match and Prometheus's /targets")
+		parts = append(parts, src.URL()+": no engine target found ("+engines.PrefixList()+" metrics); check --match and Prometheus's /targets")
 	}
 	return strings.Join(parts, "; ")
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -258,22 +259,4 @@ func notChecked(eng model.Engine, route string, err error) string {
 	return "not checked: " + route + " failed: " + err.Error()
 }
 
-func engineName(e model.Engine) string {
-	switch e {
-	case model.VLLM:
-		return "vLLM"
-	case model.SGLang:
-		return "SGLang"
-	case model.TGI:
-		return "TGI"
-	case model.LlamaCpp:
-		return "llama-server"
-	case model.TRTLLM:
-		return "TensorRT-LLM"
-	case model.Triton:
-		return "Triton"
-	case model.Ollama:
-		return "Ollama"
-	}
-	return "this engine"
-}
+func engineName(e model.Engine) string { return engines.Name(e) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -21,8 +22,8 @@ func collectLlamaCpp(c *collector) ([]model.Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !hasPrefix(fams, "llamacpp:") {
-		return nil, &scrapeError{model.ErrNotFound, c.s.cfg.URL + c.lastPath + " answers, but without any llamacpp: metrics", c.a.hint404}
+	if p := engines.LlamaCpp.Prefix(); !hasPrefix(fams, p) {
+		return nil, &scrapeError{model.ErrNotFound, c.s.cfg.URL + c.lastPath + " answers, but without any " + p + " metrics", c.a.hint404}
 	}
 	ss := mapLlamaCpp(fams, c.meta())
 	// /slots after /metrics: a request ending between the two reads is then
@@ -54,28 +55,28 @@ func collectLlamaCpp(c *collector) ([]model.Sample, error) {
 func mapLlamaCpp(f families, m meta) []model.Sample {
 	v := view{fams: f}
 	s := m.sample("")
-	setGauge(&s, model.Running, v, "llamacpp:requests_processing")
-	setGauge(&s, model.Waiting, v, "llamacpp:requests_deferred")
-	setGauge(&s, model.PromptTPSGauge, v, "llamacpp:prompt_tokens_seconds")
-	setGauge(&s, model.GenTPSGauge, v, "llamacpp:predicted_tokens_seconds")
-	setGauge(&s, model.BatchPerStep, v, "llamacpp:n_busy_slots_per_decode")
+	setGauge(&s, model.Running, v, names(model.LlamaCpp, model.Running)...)
+	setGauge(&s, model.Waiting, v, names(model.LlamaCpp, model.Waiting)...)
+	setGauge(&s, model.PromptTPSGauge, v, names(model.LlamaCpp, model.PromptTPSGauge)...)
+	setGauge(&s, model.GenTPSGauge, v, names(model.LlamaCpp, model.GenTPSGauge)...)
+	setGauge(&s, model.BatchPerStep, v, names(model.LlamaCpp, model.BatchPerStep)...)
 	// Removed 2025-05-21, still served by older builds.
-	setGauge(&s, model.KVUsage, v, "llamacpp:kv_cache_usage_ratio")
+	setGauge(&s, model.KVUsage, v, names(model.LlamaCpp, model.KVUsage)...)
 
-	setCounter(&s, model.PromptTokens, v, "llamacpp:prompt_tokens_total")
-	setCounter(&s, model.GenTokens, v, "llamacpp:tokens_predicted_total")
+	setCounter(&s, model.PromptTokens, v, names(model.LlamaCpp, model.PromptTokens)...)
+	setCounter(&s, model.GenTokens, v, names(model.LlamaCpp, model.GenTokens)...)
 	// Since 2026-08-13 prompt_tokens_total excludes cached tokens, which
 	// prompt_tokens_cached_total counts: hit ratio = cached / (both).
-	if cached, ok := v.sum("llamacpp:prompt_tokens_cached_total"); ok {
+	if cached, ok := v.sum(engines.LlamaCppPromptCached); ok {
 		if computed, ok := s.Counters[model.PromptTokens]; ok {
 			s.Counters[model.PrefixHits] = cached
 			s.Counters[model.PrefixQueries] = computed + cached
 		}
 	}
-	if setCounter(&s, model.SpecDraftTokens, v, "llamacpp:spec_decode_num_draft_tokens_total") != "" {
-		setCounter(&s, model.SpecAcceptTokens, v, "llamacpp:spec_decode_num_accepted_tokens_total")
+	if setCounter(&s, model.SpecDraftTokens, v, names(model.LlamaCpp, model.SpecDraftTokens)...) != "" {
+		setCounter(&s, model.SpecAcceptTokens, v, names(model.LlamaCpp, model.SpecAcceptTokens)...)
 	}
-	secs, okS := v.sum("llamacpp:tokens_predicted_seconds_total")
+	secs, okS := v.sum(engines.LlamaCppPredictedSeconds)
 	toks, okT := s.Counters[model.GenTokens]
 	if okS && okT {
 		s.Latencies[model.TPOT] = meanOnly(secs, toks, llamaTPOTApprox)

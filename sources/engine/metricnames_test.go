@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine/enginetest"
 )
@@ -17,15 +18,17 @@ import (
 var promMappers = map[model.Engine]func(families, meta) []model.Sample{
 	model.VLLM: mapVLLM, model.SGLang: mapSGLang, model.TGI: mapTGI,
 	model.LlamaCpp: mapLlamaCpp, model.TRTLLM: mapTRTLLM, model.Triton: mapTriton,
+	engines.RayServeID: reexported(&engines.RayServe, &engines.VLLM, mapVLLM),
 }
 
 // companions: a metric the adapter reads only beside another (vLLM's
 // prefix hits beside the queries counter of the same generation, accepted
 // speculative tokens beside drafted ones).
 var companions = map[model.Engine]map[string]string{
-	model.VLLM:     {string(model.PrefixHits): string(model.PrefixQueries), string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
-	model.LlamaCpp: {string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
-	model.TRTLLM:   {string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
+	model.VLLM:         {string(model.PrefixHits): string(model.PrefixQueries), string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
+	engines.RayServeID: {string(model.PrefixHits): string(model.PrefixQueries), string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
+	model.LlamaCpp:     {string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
+	model.TRTLLM:       {string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
 }
 
 // exposition writes one metric as the engine would: a histogram for a
@@ -48,12 +51,13 @@ func exposition(concept, name string) string {
 }
 
 // Issue 14 item 8: every metric name the `e` overlay lists for an engine
-// (model.EngineMetrics) is one the adapter reads, each older name alone
+// (engines.Metrics) is one the adapter reads, each older name alone
 // too, and the adapter records exactly that name for the concept. A name
 // changed in an adapter and not in the table (or the other way) fails here.
 func TestEngineMetricsTableIsWhatAdaptersRead(t *testing.T) {
 	checked := 0
-	for eng, rows := range model.EngineMetrics {
+	for _, sp := range engines.All() {
+		eng, rows := sp.ID, sp.Metrics
 		mapFn, ok := promMappers[eng]
 		for _, row := range rows {
 			if len(row.Names) > 0 && !ok {
@@ -62,7 +66,7 @@ func TestEngineMetricsTableIsWhatAdaptersRead(t *testing.T) {
 			for i, name := range row.Names {
 				body := exposition(row.Concept, name)
 				if c, ok := companions[eng][row.Concept]; ok {
-					body += exposition(c, model.MetricNames(eng, c)[i])
+					body += exposition(c, engines.MetricNames(eng, c)[i])
 				}
 				ss := mapFn(mustParse(t, []byte(body)), testMeta(""))
 				if len(ss) != 1 || ss[0].From[row.Concept] != name {
@@ -109,10 +113,10 @@ func TestAdaptersReadOnlyWhatTheTableLists(t *testing.T) {
 			for _, s := range ss {
 				for concept, name := range s.From {
 					recorded++
-					row, ok := model.MetricSourceOf(eng, concept)
+					row, ok := engines.MetricSourceOf(eng, concept)
 					name = engineLabel.ReplaceAllString(name, "")
 					if !ok || (!slices.Contains(row.Names, name) && !slices.Contains(row.Derived, name)) {
-						t.Errorf("%s (%s): the adapter read %s from %s, which model.EngineMetrics does not list (%+v)", eng, filepath.Base(p), concept, name, row)
+						t.Errorf("%s (%s): the adapter read %s from %s, which engines.Metrics does not list (%+v)", eng, filepath.Base(p), concept, name, row)
 					}
 				}
 			}

@@ -7,12 +7,16 @@ import (
 	"strings"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
-// adapter reads one engine. Prometheus engines share promCollect; the
-// mapping from families to samples is a pure function per engine, tested
-// against that engine's fixture.
+// adapter reads one engine: its Spec (engines/, where everything llmtop
+// knows about it lives) and the code that maps its scrape. Prometheus
+// engines share promCollect; the mapping from families to samples is a
+// pure function per engine, tested against that engine's fixture.
 type adapter struct {
 	engine      model.Engine
 	metricsPath string // default metrics route ("" when the engine has none)
@@ -21,46 +25,42 @@ type adapter struct {
 	collect     func(c *collector) ([]model.Sample, error)
 }
 
-// adapters is the table of supported engines.
-var adapters = []adapter{
-	{
-		engine: model.VLLM, metricsPath: "/metrics",
-		hint404: "vLLM always serves /metrics on its API port (the one /v1 answers on): a 404 means another port or route, " +
-			"or a proxy in front that does not pass it; point llmtop at the API port or pass --metrics-path",
-		hintEmpty: "vLLM started with --disable-log-stats serves /metrics without any vllm: metrics: start it without that flag",
-		collect:   promCollect("vllm:", mapVLLM),
-	},
-	{
-		engine: model.SGLang, metricsPath: "/metrics",
-		hint404: "SGLang exposes metrics only when started with --enable-metrics",
-		collect: promCollect("sglang:", mapSGLang),
-	},
-	{
-		engine: model.TGI, metricsPath: "/metrics",
-		hint404: "TGI serves /metrics on its main port and on --prometheus-port (default 9000); pass --metrics-path if a proxy moved it",
-		collect: promCollect("tgi_", mapTGI),
-	},
-	{
-		engine: model.LlamaCpp, metricsPath: "/metrics",
-		hint404: "start llama-server with --metrics (env LLAMA_ARG_ENDPOINT_METRICS=1); " +
-			"in router mode pass --metrics-path '/metrics?model=ID'",
-		collect: collectLlamaCpp,
-	},
-	{
-		engine: model.TRTLLM, metricsPath: "/prometheus/metrics",
-		hint404: "trtllm-serve serves Prometheus at /prometheus/metrics only with return_perf_metrics: true " +
-			"in its --config (--extra_llm_api_options) YAML; add enable_iter_perf_stats: true for the iteration gauges",
-		collect: collectTRTLLM,
-	},
-	{
-		engine: model.Triton, metricsPath: "/metrics",
-		hint404: "Triton serves metrics on its metrics port (default 8002, --allow-metrics/--metrics-port): point llmtop at http://HOST:8002",
-		collect: collectTriton,
-	},
-	{
-		engine:  model.Ollama,
-		collect: collectOllama,
-	},
+// collectors are the code of the engines with an adapter of their own; a
+// serving layer that re-exports an engine's metrics (Spec.Like) is read by
+// that engine's (reexported).
+var collectors = map[model.Engine]func(*engines.Spec) func(*collector) ([]model.Sample, error){
+	model.VLLM:     func(s *engines.Spec) func(*collector) ([]model.Sample, error) { return promCollect(s, mapVLLM) },
+	model.SGLang:   func(s *engines.Spec) func(*collector) ([]model.Sample, error) { return promCollect(s, mapSGLang) },
+	model.TGI:      func(s *engines.Spec) func(*collector) ([]model.Sample, error) { return promCollect(s, mapTGI) },
+	model.LlamaCpp: func(*engines.Spec) func(*collector) ([]model.Sample, error) { return collectLlamaCpp },
+	model.TRTLLM:   func(*engines.Spec) func(*collector) ([]model.Sample, error) { return collectTRTLLM },
+	model.Triton:   func(*engines.Spec) func(*collector) ([]model.Sample, error) { return collectTriton },
+	model.Ollama:   func(*engines.Spec) func(*collector) ([]model.Sample, error) { return collectOllama },
+}
+
+// mappers are the Prometheus mappers a re-exported engine is read with.
+var mappers = map[model.Engine]func(families, meta) []model.Sample{
+	model.VLLM: mapVLLM, model.SGLang: mapSGLang, model.TGI: mapTGI,
+}
+
+// adapters is the table of supported engines, in engines.All's order.
+var adapters = buildAdapters()
+
+func buildAdapters() []adapter {
+	var out []adapter
+	for _, s := range engines.All() {
+		a := adapter{engine: s.ID, metricsPath: s.MetricsPath, hint404: s.Hint404, hintEmpty: s.HintEmpty}
+		switch {
+		case collectors[s.ID] != nil:
+			a.collect = collectors[s.ID](s)
+		case s.Like != model.Unknown && mappers[s.Like] != nil:
+			a.collect = promCollect(s, reexported(s, engines.Of(s.Like), mappers[s.Like]))
+		default:
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // emptyHint is the hint for a metrics route that answers without the
@@ -85,7 +85,12 @@ func adapterFor(e model.Engine) (adapter, bool) {
 // without any of the engine's metrics is reported as not found, with the
 // engine's hint for that case: vLLM with --disable-log-stats still serves
 // /metrics, without its vllm: families.
-func promCollect(prefix string, mapFn func(families, meta) []model.Sample) func(*collector) ([]model.Sample, error) {
+func promCollect(s *engines.Spec, mapFn func(families, meta) []model.Sample) func(*collector) ([]model.Sample, error) {
+	return promCollectPrefix(s.Prefix(), mapFn)
+}
+
+// promCollectPrefix is promCollect for the families under prefix.
+func promCollectPrefix(prefix string, mapFn func(families, meta) []model.Sample) func(*collector) ([]model.Sample, error) {
 	return func(c *collector) ([]model.Sample, error) {
 		fams, err := c.prom(c.metricsPath())
 		if err != nil {
@@ -103,6 +108,68 @@ func promCollect(prefix string, mapFn func(families, meta) []model.Sample) func(
 		addProcessStart(fams, samples)
 		return samples, nil
 	}
+}
+
+// reexported reads a serving layer's re-export of an engine's metrics
+// (Ray Serve's ray_vllm:) with that engine's mapper: the layer's prefix is
+// cut, each of its replicas (s.DPLabel) becomes one of the engine's
+// data-parallel engines (like.DPLabel), and what the samples say they read
+// is named as the layer serves it.
+func reexported(s, like *engines.Spec, mapFn func(families, meta) []model.Sample) func(families, meta) []model.Sample {
+	return func(f families, m meta) []model.Sample {
+		in := families{}
+		for name, fam := range f {
+			if !strings.HasPrefix(name, s.Reexport) {
+				in[name] = fam
+				continue
+			}
+			cut := strings.TrimPrefix(name, s.Reexport)
+			if s.DPLabel != "" && like.DPLabel != "" {
+				fam = relabel(fam, s.DPLabel, like.DPLabel)
+			}
+			in[cut] = fam
+		}
+		out := mapFn(in, m)
+		for i := range out {
+			for k, v := range out[i].From {
+				if engines.ByMetricName(v) == like {
+					out[i].From[k] = s.Reexport + v
+				}
+			}
+		}
+		return out
+	}
+}
+
+// relabel copies a family with label from renamed to to (joined to a to
+// the series already has: a replica's own data-parallel engines).
+func relabel(fam *dto.MetricFamily, from, to string) *dto.MetricFamily {
+	cp := &dto.MetricFamily{Name: fam.Name, Help: fam.Help, Type: fam.Type, Unit: fam.Unit, Metric: make([]*dto.Metric, len(fam.Metric))}
+	for i, m := range fam.Metric {
+		var ls []*dto.LabelPair
+		rep, own := "", ""
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case from:
+				rep = l.GetValue()
+			case to:
+				own = l.GetValue()
+			default:
+				ls = append(ls, l)
+			}
+		}
+		id := rep
+		if own != "" {
+			id = strings.TrimPrefix(rep+"/"+own, "/")
+		}
+		if id != "" {
+			name, val := to, id
+			ls = append(ls, &dto.LabelPair{Name: &name, Value: &val})
+		}
+		cp.Metric[i] = &dto.Metric{Label: ls, Gauge: m.Gauge, Counter: m.Counter, Summary: m.Summary,
+			Untyped: m.Untyped, Histogram: m.Histogram, TimestampMs: m.TimestampMs}
+	}
+	return cp
 }
 
 // addProcessStart copies the standard process_start_time_seconds (served by
@@ -124,19 +191,12 @@ func addProcessStart(f families, samples []model.Sample) {
 	}
 }
 
-// metricPrefixes are the engines' metric name prefixes, to tell whose
-// metrics a route serves when they are not the expected engine's.
-var metricPrefixes = []struct {
-	engine model.Engine
-	prefix string
-}{{model.VLLM, "vllm:"}, {model.SGLang, "sglang:"}, {model.TGI, "tgi_"}, {model.LlamaCpp, "llamacpp:"}, {model.TRTLLM, "trtllm_"}, {model.Triton, "nv_inference_"}}
-
 // otherEngineHint says whose metrics f holds when they belong to another
 // engine than want (an --engine forced wrong); "" when none.
 func otherEngineHint(f families, want model.Engine) string {
-	for _, p := range metricPrefixes {
-		if p.engine != want && hasPrefix(f, p.prefix) {
-			return fmt.Sprintf("these look like %s metrics (%s…): drop --engine %s (llmtop detects the engine) or use --engine %s", p.engine, p.prefix, want, p.engine)
+	for _, e := range engines.All() {
+		if p := e.Prefix(); e.ID != want && p != "" && hasPrefix(f, p) {
+			return fmt.Sprintf("these look like %s metrics (%s…): drop --engine %s (llmtop detects the engine) or use --engine %s", e.ID, p, want, e.ID)
 		}
 	}
 	return ""
@@ -216,15 +276,14 @@ func setLatency(s *model.Sample, l model.Latency, v view, names ...string) strin
 	return ""
 }
 
-// names is where an engine publishes a concept, newest name first: the
-// one table of engine metric names (model.EngineMetrics), which the
-// adapters read so that a rename is one edit.
-func names[C ~string](e model.Engine, c C) []string { return model.MetricNames(e, string(c)) }
+// names is where an engine publishes a concept, newest name first: its
+// file in engines/, which the adapters read so that a rename is one edit.
+func names[C ~string](e model.Engine, c C) []string { return engines.MetricNames(e, string(c)) }
 
 // readDerived records that a concept was computed as the engine's row in
-// model.EngineMetrics says (its i-th Derived formula).
+// its engines/ file says (its i-th Derived formula).
 func readDerived(s *model.Sample, e model.Engine, concept string, i int) {
-	if m, ok := model.MetricSourceOf(e, concept); ok && i < len(m.Derived) {
+	if m, ok := engines.MetricSourceOf(e, concept); ok && i < len(m.Derived) {
 		readFrom(s, concept, m.Derived[i])
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -22,9 +23,9 @@ import (
 // averaged, never summed.
 func mapSGLang(f families, m meta) []model.Sample {
 	lbl := "model_name"
-	names := modelNames(f, "sglang:", lbl)
+	names := modelNames(f, engines.SGLang.Prefix(), lbl)
 	if len(names) == 0 {
-		if names = modelNames(f, "sglang:", "name"); len(names) > 0 {
+		if names = modelNames(f, engines.SGLang.Prefix(), "name"); len(names) > 0 {
 			lbl = "name"
 		}
 	}
@@ -58,7 +59,7 @@ func sglangRanks(v view) (keep func(*dto.Metric) bool, groups, ranks int) {
 	minTP := map[string]int{} // dp_rank → lowest tp_rank
 	minPP := -1
 	seen := map[string]bool{}
-	for _, s := range v.series("sglang:num_running_reqs") {
+	for _, s := range v.series(engines.SGLangRunning) {
 		tp, err := strconv.Atoi(label(s, "tp_rank"))
 		if err != nil {
 			continue
@@ -89,27 +90,27 @@ func sglangRanks(v view) (keep func(*dto.Metric) bool, groups, ranks int) {
 func mapSGLangModel(s *model.Sample, v view) {
 	setGauge(s, model.Running, v, names(model.SGLang, model.Running)...)
 	setGauge(s, model.Waiting, v, names(model.SGLang, model.Waiting)...)
-	if x, n := v.mean("sglang:token_usage"); n > 0 {
+	if x, n := v.mean(engines.SGLangTokenUsage); n > 0 {
 		s.Gauges[model.KVUsage] = x
-		readFrom(s, string(model.KVUsage), "sglang:token_usage")
-	} else if used, ok := v.sum("sglang:kv_used_tokens"); ok {
-		if total, ok := v.sum("sglang:max_total_num_tokens"); ok && total > 0 {
+		readFrom(s, string(model.KVUsage), engines.SGLangTokenUsage)
+	} else if used, ok := v.sum(engines.SGLangKVUsedTokens); ok {
+		if total, ok := v.sum(engines.SGLangMaxTotalTokens); ok && total > 0 {
 			s.Gauges[model.KVUsage] = used / total
-			readFrom(s, string(model.KVUsage), "sglang:kv_used_tokens/sglang:max_total_num_tokens")
+			readDerived(s, model.SGLang, string(model.KVUsage), 0)
 		}
 	}
 	setGauge(s, model.KVCapacityTokens, v, names(model.SGLang, model.KVCapacityTokens)...)
-	if x, n := v.mean("sglang:cache_hit_rate"); n > 0 {
+	if x, n := v.mean(engines.SGLangCacheHitRate); n > 0 {
 		s.Gauges[model.PrefixHitGauge] = x
-		readFrom(s, string(model.PrefixHitGauge), "sglang:cache_hit_rate")
+		readFrom(s, string(model.PrefixHitGauge), engines.SGLangCacheHitRate)
 	}
 	setGauge(s, model.GenTPSGauge, v, names(model.SGLang, model.GenTPSGauge)...)
 	// spec_accept_rate reads 0 when speculative decoding is off; the
 	// acceptance length is ≥ 1 whenever it is on.
-	if l, n := v.mean("sglang:spec_accept_length"); n > 0 && l > 0 {
-		if x, n := v.mean("sglang:spec_accept_rate"); n > 0 {
+	if l, n := v.mean(engines.SGLangSpecAcceptLength); n > 0 && l > 0 {
+		if x, n := v.mean(engines.SGLangSpecAcceptRate); n > 0 {
 			s.Gauges[model.SpecAcceptGauge] = x
-			readFrom(s, string(model.SpecAcceptGauge), "sglang:spec_accept_rate")
+			readFrom(s, string(model.SpecAcceptGauge), engines.SGLangSpecAcceptRate)
 		}
 	}
 
@@ -118,11 +119,11 @@ func mapSGLangModel(s *model.Sample, v view) {
 	setCounter(s, model.Requests, v, names(model.SGLang, model.Requests)...)
 	setCounter(s, model.Preemptions, v, names(model.SGLang, model.Preemptions)...)
 	// Prefix hits: cached prompt tokens out of all prompt tokens.
-	if hits, ok := v.sum("sglang:cached_tokens_total"); ok {
+	if hits, ok := v.sum(engines.SGLangCachedTokens); ok {
 		if q, ok := s.Counters[model.PromptTokens]; ok {
 			s.Counters[model.PrefixHits] = hits
 			s.Counters[model.PrefixQueries] = q
-			readFrom(s, string(model.PrefixHits), "sglang:cached_tokens_total")
+			readFrom(s, string(model.PrefixHits), engines.SGLangCachedTokens)
 			readFrom(s, string(model.PrefixQueries), s.From[string(model.PromptTokens)])
 		}
 	}
@@ -136,7 +137,7 @@ func mapSGLangModel(s *model.Sample, v view) {
 	setLatency(s, model.OutputLen, v, names(model.SGLang, model.OutputLen)...)
 	// Per-request stage timings; stage names seen: prefill_forward,
 	// decode_forward / decode_loop, request_process, tokenize.
-	const stages = "sglang:per_stage_req_latency_seconds"
+	const stages = engines.SGLangPerStageLatency
 	if h, ok := v.histWhere(stages, "stage", "prefill_forward"); ok {
 		s.Latencies[model.Prefill] = h
 	}
@@ -154,11 +155,11 @@ func mapSGLangModel(s *model.Sample, v view) {
 func sglangInfo(v view) map[string]string {
 	info := map[string]string{}
 	for _, k := range []struct{ metric, key string }{
-		{"sglang:context_len", "context_len"},
-		{"sglang:page_size", "page_size"},
-		{"sglang:max_total_num_tokens", "max_total_num_tokens"},
-		{"sglang:kv_cache_memory_usage_gb", "kv_cache_memory_gb"},
-		{"sglang:weight_memory_usage_gb", "weight_memory_gb"},
+		{engines.SGLangContextLen, "context_len"},
+		{engines.SGLangPageSize, "page_size"},
+		{engines.SGLangMaxTotalTokens, "max_total_num_tokens"},
+		{engines.SGLangKVCacheMemoryGB, "kv_cache_memory_gb"},
+		{engines.SGLangWeightMemoryGB, "weight_memory_gb"},
 	} {
 		if x, n := v.mean(k.metric); n > 0 {
 			info[k.key] = strconv.FormatFloat(x, 'f', -1, 64)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -9,8 +10,8 @@ import (
 const (
 	tgiTTFTApprox = "≈ mean validation + queue + prefill-batch time (TGI has no TTFT metric)"
 	tgiKVNote     = "KV usage ≈ tokens reserved by the running batch / max batch total tokens " +
-		"(tgi_batch_current_max_tokens / tgi_batch_max_total_tokens; TGI has no KV metric)"
-	tgiTokensNote = "token rates from tgi_request_input_length / generated_tokens sums: counted when requests finish"
+		"(" + engines.TGIBatchCurrentMaxTokens + " / " + engines.TGIBatchMaxTotalTokens + "; TGI has no KV metric)"
+	tgiTokensNote = "token rates from " + engines.TGIInputLength + " / generated_tokens sums: counted when requests finish"
 )
 
 // mapTGI maps a TGI scrape. Its exporter writes counters without _total and
@@ -21,21 +22,21 @@ func mapTGI(f families, m meta) []model.Sample {
 	s := m.sample("")
 	setGauge(&s, model.Running, v, names(model.TGI, model.Running)...)
 	setGauge(&s, model.Waiting, v, names(model.TGI, model.Waiting)...)
-	if maxTok, ok := v.sum("tgi_batch_max_total_tokens"); ok && maxTok > 0 {
+	if maxTok, ok := v.sum(engines.TGIBatchMaxTotalTokens); ok && maxTok > 0 {
 		s.Gauges[model.KVCapacityTokens] = maxTok
-		if cur, ok := v.sum("tgi_batch_current_max_tokens"); ok {
+		if cur, ok := v.sum(engines.TGIBatchCurrentMaxTokens); ok {
 			s.Gauges[model.KVUsage] = cur / maxTok
 			readDerived(&s, model.TGI, string(model.KVUsage), 0)
 			s.Notes = append(s.Notes, tgiKVNote)
 		}
 	}
 
-	if succ, ok := v.sum("tgi_request_success"); ok {
+	if succ, ok := v.sum(engines.TGIRequestSuccess); ok {
 		s.FinishReasons["success"] = succ
 		readDerived(&s, model.TGI, model.FinishReasons, 0)
 		total := succ
 		var errs float64
-		for reason, x := range v.byLabel("tgi_request_failure", "err") {
+		for reason, x := range v.byLabel(engines.TGIRequestFailure, "err") {
 			if reason == "" {
 				reason = "failure" // no err label: a failure of unknown kind
 			}
@@ -44,14 +45,14 @@ func mapTGI(f families, m meta) []model.Sample {
 			total += x
 		}
 		s.Counters[model.Requests] = total
-		if v.has("tgi_request_failure") {
+		if v.has(engines.TGIRequestFailure) {
 			s.Counters[model.RequestErrors] = errs
 		}
 	}
-	if h, ok := v.hist("tgi_request_input_length"); ok {
+	if h, ok := v.hist(engines.TGIInputLength); ok {
 		s.Counters[model.PromptTokens] = h.Sum
 	}
-	if h, ok := v.hist("tgi_request_generated_tokens"); ok {
+	if h, ok := v.hist(engines.TGIGeneratedTokens); ok {
 		s.Counters[model.GenTokens] = h.Sum
 	}
 	if has(s.Counters, model.PromptTokens) || has(s.Counters, model.GenTokens) {
@@ -61,7 +62,7 @@ func mapTGI(f families, m meta) []model.Sample {
 	setLatency(&s, model.E2E, v, names(model.TGI, model.E2E)...)
 	setLatency(&s, model.Queue, v, names(model.TGI, model.Queue)...)
 	setLatency(&s, model.TPOT, v, names(model.TGI, model.TPOT)...)
-	stepFamily := v.first("tgi_batch_inference_duration", "tgi_batch_forward_duration")
+	stepFamily := v.first(engines.TGIBatchInference, engines.TGIBatchForward)
 	if stepFamily != "" {
 		if h, ok := v.histWhere(stepFamily, "method", "prefill"); ok {
 			h.Approx = "per prefill batch step (" + stepFamily + "), not per request"
@@ -72,8 +73,8 @@ func mapTGI(f families, m meta) []model.Sample {
 			s.Latencies[model.Decode] = h
 		}
 	}
-	val, okV := v.hist("tgi_request_validation_duration")
-	queue, okQ := v.hist("tgi_request_queue_duration")
+	val, okV := v.hist(engines.TGIValidation)
+	queue, okQ := v.hist(engines.TGIQueue)
 	prefill, okP := s.Latencies[model.Prefill]
 	if okV && okQ && okP {
 		prefill.Approx = ""

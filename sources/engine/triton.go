@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sort"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/probe"
 )
@@ -15,7 +16,7 @@ const tritonMetricsPort = "8002"
 // collectTriton reads Triton's metrics. Given Triton's HTTP port, whose
 // /metrics does not exist, it reads the same host's metrics port instead.
 func collectTriton(c *collector) ([]model.Sample, error) {
-	ss, err := promCollect("nv_", mapTriton)(c)
+	ss, err := promCollectPrefix(engines.TritonFamily, mapTriton)(c)
 	if err == nil || c.s.cfg.MetricsPath != "" {
 		return ss, err
 	}
@@ -60,8 +61,8 @@ func mapTriton(f families, m meta) []model.Sample {
 	parts := byModel(f, "model")
 	// The model with backend gauges first: that is the LLM.
 	sort.SliceStable(names, func(i, j int) bool {
-		ti := view{fams: parts[names[i]]}.has("nv_trt_llm_request_metrics")
-		tj := view{fams: parts[names[j]]}.has("nv_trt_llm_request_metrics")
+		ti := view{fams: parts[names[i]]}.has(engines.TritonRequestMetrics)
+		tj := view{fams: parts[names[j]]}.has(engines.TritonRequestMetrics)
 		return ti && !tj
 	})
 	var out []model.Sample
@@ -77,7 +78,7 @@ func mapTriton(f families, m meta) []model.Sample {
 }
 
 func mapTritonModel(s *model.Sample, v view) {
-	const req, kv = "nv_trt_llm_request_metrics", "nv_trt_llm_kv_cache_block_metrics"
+	const req, kv = engines.TritonRequestMetrics, engines.TritonKVBlockMetrics
 	gaugeWhere := func(g model.Gauge, family, lbl, val string) bool {
 		x, ok := v.sumWhere(family, lbl, val)
 		if ok {
@@ -92,7 +93,7 @@ func mapTritonModel(s *model.Sample, v view) {
 	if gaugeWhere(model.Waiting, req, "request_type", "waiting") {
 		readDerived(s, model.Triton, string(model.Waiting), 0)
 	} else {
-		setGauge(s, model.Waiting, v, "nv_inference_pending_request_count")
+		setGauge(s, model.Waiting, v, engines.TritonPending)
 	}
 	used, okU := v.sumWhere(kv, "kv_cache_block_type", "used")
 	maxB, okM := v.sumWhere(kv, "kv_cache_block_type", "max")
@@ -106,23 +107,23 @@ func mapTritonModel(s *model.Sample, v view) {
 		s.Gauges[model.KVCapacityTokens] = maxB * per
 	}
 
-	succ, okS := v.sum("nv_inference_request_success")
+	succ, okS := v.sum(engines.TritonRequestSuccess)
 	if !okS {
 		return
 	}
 	s.FinishReasons["success"] = succ
 	total := succ
-	if fail, ok := v.sum("nv_inference_request_failure"); ok {
+	if fail, ok := v.sum(engines.TritonRequestFailure); ok {
 		s.FinishReasons["failure"] = fail
 		s.Counters[model.RequestErrors] = fail
 		total += fail
 	}
 	s.Counters[model.Requests] = total
-	if us, ok := v.sum("nv_inference_request_duration_us"); ok {
+	if us, ok := v.sum(engines.TritonRequestDuration); ok {
 		s.Latencies[model.E2E] = meanOnly(us/1e6, succ, tritonMeanApprox)
 		readDerived(s, model.Triton, string(model.E2E), 0)
 	}
-	if us, ok := v.sum("nv_inference_queue_duration_us"); ok {
+	if us, ok := v.sum(engines.TritonQueueDuration); ok {
 		s.Latencies[model.Queue] = meanOnly(us/1e6, succ, tritonMeanApprox)
 		readDerived(s, model.Triton, string(model.Queue), 0)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/probe"
 )
@@ -18,8 +19,8 @@ func collectTRTLLM(c *collector) ([]model.Sample, error) {
 	fams, promErr := c.prom(c.metricsPath())
 	var ss []model.Sample
 	if promErr == nil {
-		if !hasPrefix(fams, "trtllm_") {
-			promErr = &scrapeError{model.ErrNotFound, c.s.cfg.URL + c.lastPath + " answers, but without any trtllm_ metrics", c.a.hint404}
+		if p := engines.TRTLLM.Prefix(); !hasPrefix(fams, p) {
+			promErr = &scrapeError{model.ErrNotFound, c.s.cfg.URL + c.lastPath + " answers, but without any " + p + " metrics", c.a.hint404}
 		} else {
 			ss = mapTRTLLM(fams, c.meta())
 			if _, ok := ss[0].Gauges[model.Running]; ok {
@@ -63,7 +64,7 @@ func collectTRTLLM(c *collector) ([]model.Sample, error) {
 // /v1/models.
 func mapTRTLLM(f families, m meta) []model.Sample {
 	name := ""
-	if ns := modelNames(f, "trtllm_", "model_name"); len(ns) == 1 && ns[0] != "undefined" {
+	if ns := modelNames(f, engines.TRTLLM.Prefix(), "model_name"); len(ns) == 1 && ns[0] != "undefined" {
 		name = ns[0]
 	}
 	v := view{fams: f}
@@ -73,8 +74,8 @@ func mapTRTLLM(f families, m meta) []model.Sample {
 	setGauge(&s, model.KVUsage, v, names(model.TRTLLM, model.KVUsage)...)
 	setGauge(&s, model.PrefixHitGauge, v, names(model.TRTLLM, model.PrefixHitGauge)...)
 	setGauge(&s, model.MaxRunning, v, names(model.TRTLLM, model.MaxRunning)...)
-	if blocks, ok := v.sum("trtllm_kv_cache_max_blocks"); ok {
-		if per, ok := v.sum("trtllm_kv_cache_tokens_per_block"); ok && per > 0 {
+	if blocks, ok := v.sum(engines.TRTLLMKVMaxBlocks); ok {
+		if per, ok := v.sum(engines.TRTLLMKVTokensPerBlock); ok && per > 0 {
 			s.Gauges[model.KVCapacityTokens] = blocks * per
 		}
 	}
@@ -82,8 +83,8 @@ func mapTRTLLM(f families, m meta) []model.Sample {
 	setCounter(&s, model.PromptTokens, v, names(model.TRTLLM, model.PromptTokens)...)
 	setCounter(&s, model.GenTokens, v, names(model.TRTLLM, model.GenTokens)...)
 	setCounter(&s, model.RequestErrors, v, names(model.TRTLLM, model.RequestErrors)...)
-	if reasons := v.byLabel("trtllm_request_success_total", "finished_reason"); len(reasons) > 0 {
-		readFrom(&s, model.FinishReasons, "trtllm_request_success_total")
+	if reasons := v.byLabel(engines.TRTLLMRequestSuccess, "finished_reason"); len(reasons) > 0 {
+		readFrom(&s, model.FinishReasons, engines.TRTLLMRequestSuccess)
 		var total float64
 		for r, x := range reasons {
 			if r != "" {
@@ -97,17 +98,17 @@ func mapTRTLLM(f families, m meta) []model.Sample {
 		s.Counters[model.Requests] = total
 	}
 	// Prefix hits in tokens when exposed, else in blocks (reused vs missed).
-	if hits, ok := v.sum("trtllm_prompt_cached_tokens_total"); ok && has(s.Counters, model.PromptTokens) {
+	if hits, ok := v.sum(engines.TRTLLMPromptCached); ok && has(s.Counters, model.PromptTokens) {
 		s.Counters[model.PrefixHits] = hits
 		s.Counters[model.PrefixQueries] = s.Counters[model.PromptTokens]
-		readFrom(&s, string(model.PrefixHits), "trtllm_prompt_cached_tokens_total")
+		readFrom(&s, string(model.PrefixHits), engines.TRTLLMPromptCached)
 		readFrom(&s, string(model.PrefixQueries), s.From[string(model.PromptTokens)])
-	} else if reused, ok := v.sum("trtllm_kv_cache_reused_blocks_total"); ok {
-		if missed, ok := v.sum("trtllm_kv_cache_missed_blocks_total"); ok {
+	} else if reused, ok := v.sum(engines.TRTLLMKVReusedBlocks); ok {
+		if missed, ok := v.sum(engines.TRTLLMKVMissedBlocks); ok {
 			s.Counters[model.PrefixHits] = reused
 			s.Counters[model.PrefixQueries] = reused + missed
-			readFrom(&s, string(model.PrefixHits), "trtllm_kv_cache_reused_blocks_total")
-			readFrom(&s, string(model.PrefixQueries), "trtllm_kv_cache_reused_blocks_total+trtllm_kv_cache_missed_blocks_total")
+			readFrom(&s, string(model.PrefixHits), engines.TRTLLMKVReusedBlocks)
+			readDerived(&s, model.TRTLLM, string(model.PrefixQueries), 1)
 			s.Notes = append(s.Notes, "prefix-cache hit ratio in KV blocks (reused / reused+missed), not tokens")
 		}
 	}

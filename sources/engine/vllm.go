@@ -8,6 +8,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -17,7 +18,7 @@ import (
 // V0 engine and reads the same way. KV usage is a fraction, so the
 // endpoint's is the fullest engine's, and each engine's gauges are kept.
 func mapVLLM(f families, m meta) []model.Sample {
-	names := modelNames(f, "vllm:", "model_name")
+	names := modelNames(f, engines.VLLM.Prefix(), "model_name")
 	if len(names) == 0 {
 		names = []string{""}
 	}
@@ -45,7 +46,7 @@ func mapVLLM(f families, m meta) []model.Sample {
 }
 
 // vllmNames is where vLLM publishes a concept, newest name first
-// (model.EngineMetrics: the one table of engine metric names).
+// (engines.Metrics: the one table of engine metric names).
 func vllmNames[C ~string](c C) []string { return names(model.VLLM, c) }
 
 func mapVLLMModel(s *model.Sample, v view) {
@@ -57,7 +58,7 @@ func mapVLLMModel(s *model.Sample, v view) {
 			break
 		}
 	}
-	if x, ok := v.sumWhere("vllm:num_requests_waiting_by_reason", "reason", "deferred"); ok {
+	if x, ok := v.sumWhere(engines.VLLMWaitingByReason, "reason", "deferred"); ok {
 		s.Gauges[model.Deferred] = x
 	}
 	kvNames := vllmNames(model.KVUsage)
@@ -94,7 +95,7 @@ func mapVLLMModel(s *model.Sample, v view) {
 			}
 		}
 		if hits != hitNames[0] {
-			s.Notes = append(s.Notes, "prefix cache from vllm:gpu_prefix_cache_* (old names; early V1 builds counted blocks, not tokens)")
+			s.Notes = append(s.Notes, "prefix cache from "+engines.MetricNames(model.VLLM, string(model.PrefixHits))[1]+" and its queries (old names; early V1 builds counted blocks, not tokens)")
 		}
 		if setCounter(s, model.PrefixHits, v, hits) == "" {
 			delete(s.Counters, model.PrefixQueries) // a ratio needs both
@@ -144,14 +145,14 @@ func mapVLLMModel(s *model.Sample, v view) {
 // kv_cache_size_tokens or else num_gpu_blocks × block_size. The family has
 // no model_name label: it describes the endpoint.
 func vllmCacheConfig(v view) (map[string]string, map[string]float64) {
-	series := v.series("vllm:cache_config_info")
+	series := v.series(engines.VLLMCacheConfig)
 	if len(series) == 0 {
 		return nil, nil
 	}
 	info := map[string]string{}
 	first := series[0]
 	engineNo := func(m *dto.Metric) int {
-		n, err := strconv.Atoi(label(m, "engine"))
+		n, err := strconv.Atoi(label(m, engines.VLLM.DPLabel))
 		if err != nil {
 			return math.MaxInt
 		}
@@ -163,7 +164,7 @@ func vllmCacheConfig(v view) (map[string]string, map[string]float64) {
 		}
 	}
 	for _, l := range first.GetLabel() {
-		if n := l.GetName(); n != "engine" && n != "model_name" {
+		if n := l.GetName(); n != engines.VLLM.DPLabel && n != engines.VLLM.ModelLabel {
 			info[n] = l.GetValue()
 		}
 	}
@@ -213,7 +214,7 @@ func vllmEngines(v view, kvName string) []model.EngineShare {
 		if n == "" {
 			continue
 		}
-		for _, id := range v.values(n, "engine") {
+		for _, id := range v.values(n, engines.VLLM.DPLabel) {
 			if id != "" {
 				seen[id] = true
 			}
@@ -238,7 +239,7 @@ func vllmEngines(v view, kvName string) []model.EngineShare {
 		if name == "" {
 			return model.None
 		}
-		if x, ok := v.sumWhere(name, "engine", id); ok {
+		if x, ok := v.sumWhere(name, engines.VLLM.DPLabel, id); ok {
 			return model.Some(x)
 		}
 		return model.None

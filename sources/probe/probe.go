@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -229,7 +230,7 @@ var fingerprints = []fingerprint{
 		}
 		body, _, err := Get(p.ctx, p.c, p.url("/prometheus/metrics"), "text/plain", maxProbeBody)
 		p.note(err)
-		return err == nil && strings.Contains(string(body), "trtllm_")
+		return err == nil && strings.Contains(string(body), engines.TRTLLM.Prefix())
 	}},
 	{model.Triton, func(p *prober) bool {
 		var v struct {
@@ -238,21 +239,6 @@ var fingerprints = []fingerprint{
 		}
 		return p.json("/v2", &v) == nil && strings.Contains(strings.ToLower(v.Name), "triton")
 	}},
-}
-
-// metricPrefixes recognise an engine from its metric names alone (a
-// metrics-only port: Triton's 8002, TGI's --prometheus-port).
-var metricPrefixes = []struct {
-	prefix string
-	engine model.Engine
-}{
-	{"vllm:", model.VLLM},
-	{"sglang:", model.SGLang},
-	{"tgi_", model.TGI},
-	{"llamacpp:", model.LlamaCpp},
-	{"trtllm_", model.TRTLLM},
-	{"nv_trt_llm_", model.Triton},
-	{"nv_inference_", model.Triton},
 }
 
 func (p *prober) sniffMetrics() model.Engine {
@@ -269,11 +255,13 @@ func (p *prober) sniffMetrics() model.Engine {
 func SniffMetrics(body []byte) model.Engine {
 	s := string(body)
 	best, at := model.Unknown, len(s)
-	for _, mp := range metricPrefixes {
-		if i := strings.Index(s, "\n"+mp.prefix); i >= 0 && i < at {
-			best, at = mp.engine, i
-		} else if strings.HasPrefix(s, mp.prefix) {
-			return mp.engine
+	for _, e := range engines.All() {
+		for _, p := range e.Prefixes {
+			if i := strings.Index(s, "\n"+p); i >= 0 && i < at {
+				best, at = e.ID, i
+			} else if strings.HasPrefix(s, p) {
+				return e.ID
+			}
 		}
 	}
 	return best

@@ -47,7 +47,7 @@ type fakeEP struct {
 var conceptRe = regexp.MustCompile(`"llmtop_concept", "([^"]+)", "", ""\)(?:, "llmtop_from", "([^"]+)")?`)
 
 // engineMetricRe is an engine metric's name in a query.
-var engineMetricRe = regexp.MustCompile(`\b(?:vllm:|sglang:|llamacpp:|tgi_|trtllm_)[a-zA-Z0-9_:]+`)
+var engineMetricRe = regexp.MustCompile(`\b(?:ray_vllm:|vllm:|sglang:|llamacpp:|tgi_|trtllm_)[a-zA-Z0-9_:]+`)
 
 // fakeTerm is one tagged term of a query: its concept, its llmtop_from tag
 // and the engine metrics it reads (histogram suffixes cut).
@@ -159,7 +159,7 @@ func (f *fakeProm) answer(q string) []byte {
 		for _, t := range fakeTerms(q) {
 			m := [3]string{"", t.concept, t.from}
 			for _, e := range f.eps {
-				if !strings.Contains(q, e.engine) {
+				if !asksFamily(q, e.engine) {
 					continue
 				}
 				v, ok := e.values[m[1]]
@@ -232,4 +232,10 @@ func vllmEP(i int, ns, modelName string, kv, waiting, ttftP99 float64) fakeEP {
 			"lat:e2e:mean": 2.4, "lat:e2e:count": 270, "lat:queue:mean": 0.007, "lat:queue:count": 270,
 		},
 	}
+}
+
+// asksFamily reports whether a query reads metrics under the prefix as
+// their own (ray_vllm: is not vllm:).
+func asksFamily(q, prefix string) bool {
+	return regexp.MustCompile(`(?:^|[^a-zA-Z0-9_:])` + regexp.QuoteMeta(prefix)).MatchString(q)
 }

@@ -4,11 +4,12 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
 // family is one engine's metric names as Prometheus stores them, taken
-// from the one table of engine metric names (model.EngineMetrics, which
+// from the one table of engine metric names (engines.Metrics, which
 // the adapters in sources/engine read too), here as PromQL inputs. Each
 // concept lists its names newest first; every name is queried in the same
 // query, tagged with the name (fromLabel), and the newest one that answered
@@ -22,8 +23,11 @@ type family struct {
 	// modelLabel is the label that names the served model ("" when the
 	// engine's metrics carry none).
 	modelLabel string
-	// gauges are summed over a target's series, but KV usage, a ratio per
-	// engine core, is averaged (query.go).
+	// kvAgg is how KV usage, a ratio per engine, aggregates over a
+	// target's series (engines.Spec.KVAgg: the fullest engine's for
+	// vLLM's data-parallel engines).
+	kvAgg string
+	// gauges are summed over a target's series, but KV usage (kvAgg).
 	gauges []entry
 	// counters are read as rate() over the window.
 	counters []entry
@@ -46,57 +50,9 @@ type entry struct {
 	cite, citePair string
 }
 
-// spec says which table concepts a family reads; the names come from
-// model.EngineMetrics.
-type spec struct {
-	engine     model.Engine
-	present    model.Gauge
-	modelLabel string
-	gauges     []model.Gauge
-	// counters map a Counter to the table concept that names it (vLLM's
-	// finished requests are its FinishReasons counter, summed).
-	counters map[model.Counter]string
-	// ratios map a ratio Gauge to its table numerator and denominator.
-	ratios map[model.Gauge][2]string
-	hists  []model.Latency
-	// extra are counters the table does not list (TGI's token counts are
-	// histogram sums), by their one name.
-	extra map[model.Counter]string
-}
-
-var specs = []spec{
-	{engine: model.VLLM, present: model.Running, modelLabel: "model_name",
-		gauges: []model.Gauge{model.Running, model.Waiting, model.KVUsage},
-		counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens),
-			model.Requests: model.FinishReasons, model.Preemptions: string(model.Preemptions)},
-		ratios: map[model.Gauge][2]string{
-			model.PrefixHitGauge:  {string(model.PrefixHits), string(model.PrefixQueries)},
-			model.SpecAcceptGauge: {string(model.SpecAcceptTokens), string(model.SpecDraftTokens)},
-		},
-		hists: []model.Latency{model.TTFT, model.TPOT, model.ITL, model.E2E, model.Queue}},
-	{engine: model.SGLang, present: model.Running, modelLabel: "model_name",
-		gauges: []model.Gauge{model.Running, model.Waiting, model.KVUsage, model.GenTPSGauge},
-		counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens),
-			model.Requests: string(model.Requests), model.Preemptions: string(model.Preemptions)},
-		ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
-		hists:  []model.Latency{model.TTFT, model.ITL, model.E2E, model.Queue}},
-	{engine: model.TGI, present: model.Waiting,
-		gauges: []model.Gauge{model.Running, model.Waiting},
-		extra: map[model.Counter]string{model.PromptTokens: "tgi_request_input_length_sum",
-			model.GenTokens: "tgi_request_generated_tokens_sum", model.Requests: "tgi_request_success"},
-		hists: []model.Latency{model.TPOT, model.E2E, model.Queue}},
-	{engine: model.LlamaCpp, present: model.Running,
-		gauges:   []model.Gauge{model.Running, model.Waiting, model.KVUsage},
-		counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens)}},
-	{engine: model.TRTLLM, present: model.Running,
-		gauges: []model.Gauge{model.Running, model.Waiting, model.KVUsage},
-		counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens),
-			model.Requests: model.FinishReasons},
-		ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
-		hists:  []model.Latency{model.TTFT, model.TPOT, model.E2E, model.Queue}},
-}
-
-var families = buildFamilies(specs)
+// families are the engines Prometheus is asked about: each engine's
+// Fleet in engines/.
+var families = buildFamilies(engines.All())
 
 // metricName is a bare metric name (the table's Derived also holds
 // formulas and selectors, which are not read here).
@@ -106,36 +62,40 @@ var metricName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
 // its Names, else the bare names among its Derived (SGLang's and
 // TRT-LLM's prefix counters), in order, up to the first that is not one.
 func tableNames(e model.Engine, concept string) []string {
-	return model.QueryNames(e, concept, metricName.MatchString)
+	return engines.QueryNames(e, concept, metricName.MatchString)
 }
 
-func buildFamilies(ss []spec) []family {
+func buildFamilies(ss []*engines.Spec) []family {
 	out := make([]family, 0, len(ss))
-	for _, s := range ss {
-		f := family{engine: s.engine, modelLabel: s.modelLabel, present: tableNames(s.engine, string(s.present))}
-		for _, g := range s.gauges {
-			if ns := tableNames(s.engine, string(g)); len(ns) > 0 {
+	for _, sp := range ss {
+		s := sp.Fleet
+		if s == nil {
+			continue
+		}
+		f := family{engine: sp.ID, modelLabel: sp.ModelLabel, kvAgg: sp.KVAgg, present: tableNames(sp.ID, string(s.Present))}
+		for _, g := range s.Gauges {
+			if ns := tableNames(sp.ID, string(g)); len(ns) > 0 {
 				f.gauges = append(f.gauges, entry{key: string(g), names: ns, cite: string(g)})
 			}
 		}
-		for _, c := range sortedKeys(s.counters) {
-			if ns := tableNames(s.engine, s.counters[c]); len(ns) > 0 {
+		for _, c := range sortedKeys(s.Counters) {
+			if ns := tableNames(sp.ID, s.Counters[c]); len(ns) > 0 {
 				f.counters = append(f.counters, entry{key: string(c), names: ns, cite: string(c)})
 			}
 		}
-		for _, c := range sortedKeys(s.extra) {
-			f.counters = append(f.counters, entry{key: string(c), names: []string{s.extra[c]}, cite: string(c)})
+		for _, c := range sortedKeys(s.Extra) {
+			f.counters = append(f.counters, entry{key: string(c), names: []string{s.Extra[c]}, cite: string(c)})
 		}
-		for _, g := range sortedKeys(s.ratios) {
-			p := s.ratios[g]
-			hits, queries := tableNames(s.engine, p[0]), tableNames(s.engine, p[1])
+		for _, g := range sortedKeys(s.Ratios) {
+			p := s.Ratios[g]
+			hits, queries := tableNames(sp.ID, p[0]), tableNames(sp.ID, p[1])
 			n := min(len(hits), len(queries))
 			if n > 0 {
 				f.ratios = append(f.ratios, entry{key: string(g), names: hits[:n], pair: queries[:n], cite: p[0], citePair: p[1]})
 			}
 		}
-		for _, l := range s.hists {
-			if ns := tableNames(s.engine, string(l)); len(ns) > 0 {
+		for _, l := range s.Hists {
+			if ns := tableNames(sp.ID, string(l)); len(ns) > 0 {
 				f.hists = append(f.hists, entry{key: string(l), names: ns, cite: string(l)})
 			}
 		}

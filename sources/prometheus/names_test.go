@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
 // olderVLLM serves the names vLLM published before v0.11 (ENGINES.md §8,
-// model.EngineMetrics): gpu_cache_usage_perc, time_per_output_token_seconds
+// engines.Metrics): gpu_cache_usage_perc, time_per_output_token_seconds
 // and the early V1 gpu_prefix_cache_* counters, beside the names that did
 // not change. The names are written out, not taken from the table, so a
 // table that loses them fails here.
@@ -114,7 +115,8 @@ func TestBothNamesServedReadsTheNewest(t *testing.T) {
 
 func TestEveryQueriedNameIsInTheTable(t *testing.T) {
 	listed := map[string]bool{}
-	for _, rows := range model.EngineMetrics {
+	for _, sp := range engines.All() {
+		rows := sp.Metrics
 		for _, m := range rows {
 			for _, n := range append(append([]string{}, m.Names...), m.Derived...) {
 				listed[n] = true
@@ -122,8 +124,11 @@ func TestEveryQueriedNameIsInTheTable(t *testing.T) {
 		}
 	}
 	extra := map[string]bool{} // TGI's token counts, which the table does not list
-	for _, s := range specs {
-		for _, n := range s.extra {
+	for _, s := range engines.All() {
+		if s.Fleet == nil {
+			continue
+		}
+		for _, n := range s.Fleet.Extra {
 			extra[strings.TrimSuffix(n, "_sum")] = true // as fakeTerms cuts it
 		}
 	}
@@ -133,7 +138,7 @@ func TestEveryQueriedNameIsInTheTable(t *testing.T) {
 		for _, term := range fakeTerms(q) {
 			for _, n := range term.names {
 				if !listed[n] && !extra[n] {
-					t.Errorf("%s: %s reads %q, which model.EngineMetrics does not list", f.engine, term.concept, n)
+					t.Errorf("%s: %s reads %q, which engines.Metrics does not list", f.engine, term.concept, n)
 				}
 			}
 			if term.from != "" && (len(term.names) == 0 || term.names[0] != term.from) {

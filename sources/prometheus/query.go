@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -90,11 +91,7 @@ type builder struct {
 // once per target (the "labels" term), not on every number, which keeps a
 // 500-target answer small enough to decode in a few milliseconds.
 func (b builder) by(extra ...string) string {
-	ls := []string{"job", "instance"}
-	if b.f.modelLabel != "" {
-		ls = append(ls, b.f.modelLabel)
-	}
-	return "by (" + strings.Join(append(ls, extra...), ", ") + ")"
+	return "by (" + strings.Join(append(engines.Of(b.f.engine).RuleBy(), extra...), ", ") + ")"
 }
 
 func (b builder) sel(name string) string {
@@ -141,7 +138,7 @@ func (b builder) stateQuery() string {
 	for _, g := range b.f.gauges {
 		agg := "sum"
 		if g.key == string(model.KVUsage) {
-			agg = "avg" // a ratio per engine core: the mean, never a sum
+			agg = b.f.kvAgg // a ratio per engine: never a sum
 		}
 		for i, n := range g.names {
 			terms = append(terms, tagFrom(fmt.Sprintf("%s %s (%s)", agg, b.by(), b.sel(n)), "gauge:"+g.key, n, i))

@@ -21,7 +21,7 @@ import (
 )
 
 // olderNames serves the replica at addr under the metric names vLLM
-// published before v0.11 (model.EngineMetrics' older names) and returns
+// published before v0.11 (engines.Metrics' older names) and returns
 // its own address.
 func olderNames(t *testing.T, ctx context.Context, addr string) string {
 	t.Helper()

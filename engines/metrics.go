@@ -1,18 +1,19 @@
-package model
+package engines
 
-import "strings"
+import (
+	"strings"
 
-// FinishReasons is the concept key (Sample.From) of the finished-request
-// counter split by reason (Sample.FinishReasons).
-const FinishReasons = "finish_reasons"
+	"github.com/llmtop/llmtop/model"
+)
 
-// MetricSource says where one engine publishes one concept: the one place
-// that names engine metrics. The adapters (sources/engine) read Names, the
-// `e` overlay prints them, and a test in sources/engine proves the
-// adapters read every name listed here. The diagnosis cites only what an
-// adapter recorded it read (Sample.From), never this table.
+// MetricSource says where one engine publishes one concept. The adapters
+// (sources/engine) read Names, the fleet source (sources/prometheus) and
+// `llmtop rules` (exporter) query them, the `e` overlay prints them, and a
+// test in sources/engine proves the adapters read every name listed. The
+// diagnosis cites only what an adapter recorded it read (Sample.From),
+// never this table.
 type MetricSource struct {
-	// Concept is a Gauge, Counter or Latency name, or FinishReasons.
+	// Concept is a Gauge, Counter or Latency name, or model.FinishReasons.
 	Concept string
 	// Names are the metrics read as they are, newest first: the first one
 	// the scrape has is read.
@@ -44,23 +45,31 @@ func (m MetricSource) Text() string {
 
 // MetricNames returns the metrics an engine publishes a concept under,
 // newest first (nil when it publishes none).
-func MetricNames(e Engine, concept string) []string {
-	for _, m := range EngineMetrics[e] {
-		if m.Concept == concept {
-			return m.Names
-		}
-	}
-	return nil
+func MetricNames(e model.Engine, concept string) []string {
+	m, _ := MetricSourceOf(e, concept)
+	return m.Names
 }
 
 // MetricSourceOf returns an engine's row for a concept.
-func MetricSourceOf(e Engine, concept string) (MetricSource, bool) {
-	for _, m := range EngineMetrics[e] {
+func MetricSourceOf(e model.Engine, concept string) (MetricSource, bool) {
+	s := Of(e)
+	if s == nil {
+		return MetricSource{}, false
+	}
+	for _, m := range s.Metrics {
 		if m.Concept == concept {
 			return m, true
 		}
 	}
 	return MetricSource{}, false
+}
+
+// Metrics returns an engine's whole table (nil for an unknown engine).
+func Metrics(e model.Engine) []MetricSource {
+	if s := Of(e); s != nil {
+		return s.Metrics
+	}
+	return nil
 }
 
 func src(concept string, note string, names ...string) MetricSource {
@@ -79,7 +88,7 @@ func absent(concept, note string) MetricSource {
 // concept, newest first: the row's Names, else its Derived sources in
 // order up to the first that keep rejects (a formula rather than a
 // metric or selector). Nil when the engine has no row for it.
-func QueryNames(e Engine, concept string, keep func(string) bool) []string {
+func QueryNames(e model.Engine, concept string, keep func(string) bool) []string {
 	m, ok := MetricSourceOf(e, concept)
 	if !ok {
 		return nil

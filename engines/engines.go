@@ -1,0 +1,215 @@
+// Package engines is everything llmtop knows about each serving system, one
+// file per system: how to recognise it, where it publishes each concept (with
+// the releases that use each name), how its series aggregate, its display
+// name, its metrics route, the flags the advice names, what the fleet source
+// asks Prometheus and what `llmtop rules` alerts on. The adapters
+// (sources/engine), the fleet source (sources/prometheus), the alert rules
+// (exporter), the diagnosis's actions and the screen read it; a test
+// (spelling_test.go) fails when an engine's metric name or flag is spelled
+// anywhere else.
+//
+// Adding an engine: a file here with its Spec, and one line in all.
+//
+// The package is pure data over model: it does no I/O.
+package engines
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// all is the registry: one line per serving system, in detection order
+// (a more specific signature first).
+var all = []*Spec{
+	&VLLM,
+	&SGLang,
+	&TGI,
+	&LlamaCpp,
+	&TRTLLM,
+	&Triton,
+	&Ollama,
+	&RayServe,
+}
+
+// Spec is one serving system.
+type Spec struct {
+	ID model.Engine
+	// Name is how the screen, the advice and the notes name it.
+	Name string
+	// Prefixes are the metric-name prefixes that identify it on a metrics
+	// route (the first is its own family prefix: "answers, but without any
+	// vllm: metrics").
+	Prefixes []string
+	// MetricsPath is its default metrics route ("" when it has none).
+	MetricsPath string
+	// Hint404 says what to do when the metrics route is missing;
+	// HintEmpty when it answers without the engine's metrics ("" =
+	// Hint404).
+	Hint404, HintEmpty string
+	// ModelLabel names the served model on its metrics ("" none).
+	ModelLabel string
+	// DPLabel is the label that tells its data-parallel engines apart on
+	// one endpoint ("" when it has none).
+	DPLabel string
+	// KVAgg is how a KV-usage ratio over several series of one endpoint
+	// aggregates, in PromQL's words: "max" (the fullest pool: one engine
+	// at 99.9 % preempts while the mean reads 50 %) or "avg" (ranks that
+	// share one pool report the same value). The adapter, the fleet
+	// source and the alert rules all read it.
+	KVAgg string
+	// Metrics are its concepts, newest name first.
+	Metrics []MetricSource
+	// Fleet is what the Prometheus source asks for it (nil: not read from
+	// Prometheus).
+	Fleet *Fleet
+	// Rules, when set, get alert rules written for it (`llmtop rules`);
+	// KVNote then says when its KV expression is an approximation.
+	Rules  bool
+	KVNote string
+	// Levers are the flags the advice names.
+	Levers Levers
+	// Like is the engine whose adapter reads this one's metrics (a serving
+	// layer that re-exports an engine's metrics); Unknown for an engine of
+	// its own. Reexport is the prefix the layer puts before Like's names,
+	// and DPLabel names the layer's replicas, each
+	// read as one of Like's data-parallel engines.
+	Like     model.Engine
+	Reexport string
+}
+
+// Fleet says which concepts the fleet source reads through PromQL; the
+// names come from Metrics.
+type Fleet struct {
+	// Present is the gauge every target of the engine serves: its series
+	// are how the targets are found.
+	Present model.Gauge
+	Gauges  []model.Gauge
+	// Counters map a Counter to the concept that names it (vLLM's finished
+	// requests are its FinishReasons counter, summed).
+	Counters map[model.Counter]string
+	// Ratios map a ratio Gauge to its numerator and denominator concepts.
+	Ratios map[model.Gauge][2]string
+	Hists  []model.Latency
+	// Extra are counters Metrics does not list (TGI's token counts are
+	// histogram sums), by their one name.
+	Extra map[model.Counter]string
+}
+
+// Levers are an engine's flags for the advice, each a format with one %s
+// for the value ("N" when the advice cannot fill it in). Empty: the engine
+// has no such flag.
+type Levers struct {
+	// Cap bounds the running batch.
+	Cap string
+	// MaxLen caps the context length.
+	MaxLen string
+	// MemFraction is the KV-pool memory knob: its flag and default (0
+	// unknown).
+	MemFraction        string
+	MemFractionDefault float64
+	// FP8KV quantises the KV cache.
+	FP8KV Change
+	// Chunked bounds the prefill work per step (%s the tokens).
+	Chunked Change
+	// DataParallel adds an engine behind the same server (%d the count).
+	DataParallel string
+}
+
+// Change is one flag change with what it does and costs.
+type Change struct {
+	Change, Why, TradeOff string
+}
+
+// Fill puts v into a lever's format.
+func Fill(format, v string) string {
+	if !strings.Contains(format, "%") {
+		return format
+	}
+	return fmt.Sprintf(format, v)
+}
+
+// All lists the registered serving systems, in detection order.
+func All() []*Spec { return all }
+
+// IDs lists the registered engines' identifiers.
+func IDs() []model.Engine {
+	out := make([]model.Engine, len(all))
+	for i, s := range all {
+		out[i] = s.ID
+	}
+	return out
+}
+
+// Of returns an engine's Spec (nil when unknown).
+func Of(e model.Engine) *Spec {
+	for _, s := range all {
+		if s.ID == e {
+			return s
+		}
+	}
+	return nil
+}
+
+// Name is how an engine is named to a person; "this engine" when unknown.
+func Name(e model.Engine) string {
+	if s := Of(e); s != nil {
+		return s.Name
+	}
+	return "this engine"
+}
+
+// Prefix is an engine's own metric family prefix ("" none).
+func (s *Spec) Prefix() string {
+	if len(s.Prefixes) == 0 {
+		return ""
+	}
+	return s.Prefixes[0]
+}
+
+// EmptyHint is the hint for a metrics route that answers without the
+// engine's metrics.
+func (s *Spec) EmptyHint() string {
+	if s.HintEmpty != "" {
+		return s.HintEmpty
+	}
+	return s.Hint404
+}
+
+// RuleBy is what the alert rules and the fleet source group an engine's
+// series by: the target and, when its metrics name one, the model.
+func (s *Spec) RuleBy() []string {
+	ls := []string{"job", "instance"}
+	if s.ModelLabel != "" {
+		ls = append(ls, s.ModelLabel)
+	}
+	return ls
+}
+
+// ByMetricName returns the engine whose metric prefix a name carries
+// (the longest prefix wins), nil when none.
+func ByMetricName(name string) *Spec {
+	var best *Spec
+	bestLen := 0
+	for _, s := range all {
+		for _, p := range s.Prefixes {
+			if strings.HasPrefix(name, p) && len(p) > bestLen {
+				best, bestLen = s, len(p)
+			}
+		}
+	}
+	return best
+}
+
+// PrefixList is every engine's own prefix, for a message ("vllm:, sglang:,
+// tgi_ …").
+func PrefixList() string {
+	var ps []string
+	for _, s := range all {
+		if p := s.Prefix(); p != "" {
+			ps = append(ps, p)
+		}
+	}
+	return strings.Join(ps, ", ")
+}

@@ -1,0 +1,177 @@
+package engines
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Issue 30: what llmtop knows about an engine lives in its file here. This
+// lint reads every Go file of the project outside engines/ and testdata
+// (tests included: a test may spell what it feeds an adapter) and fails
+// when a string in it spells an engine's metric name or one of the flags
+// its Levers name. Files that still spell some are listed in stillSpelled
+// with how many: the number may only go down.
+
+// stillSpelled are the files not yet moved over, with the spellings each
+// holds. sim/ is the simulated vLLM: it writes vLLM's exposition itself.
+var stillSpelled = map[string]int{
+	"cmd/llmtop/demo.go":              2,
+	"cmd/llmtop/sim.go":               9,
+	"cmd/llmtop/snapshot.go":          1,
+	"diagnosis/rules_availability.go": 2,
+	"diagnosis/rules_decode.go":       6,
+	"diagnosis/rules_events.go":       32,
+	"diagnosis/rules_gpu.go":          1,
+	"diagnosis/rules_ttft.go":         7,
+	"sim/config.go":                   4,
+	"sim/http.go":                     1,
+	"sim/logs.go":                     1,
+	"sim/metrics.go":                  34,
+	"sim/scenario.go":                 10,
+	"sources/logs/catalogue.go":       26,
+}
+
+var (
+	nameTok = regexp.MustCompile(`[a-zA-Z_][a-zA-Z0-9_:]*`)
+	flagTok = regexp.MustCompile(`--[a-z][a-z0-9_-]*[a-z0-9]|\bOLLAMA_[A-Z_]+\b`)
+)
+
+// registered are the metric names and flags the engine files spell.
+func registered(t *testing.T) (names, flags map[string]bool) {
+	names, flags = map[string]bool{}, map[string]bool{}
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		for _, s := range literals(t, fset, f) {
+			for _, n := range nameTok.FindAllString(s, -1) {
+				if ByMetricName(n) != nil && len(n) > len(ByMetricName(n).Prefix()) {
+					names[n] = true
+				}
+			}
+		}
+	}
+	// The flags the advice names (not the hints, which name llmtop's own
+	// --metrics-path beside the engines').
+	for _, s := range All() {
+		l := s.Levers
+		for _, x := range []string{l.Cap, l.MaxLen, l.MemFraction, l.FP8KV.Change, l.Chunked.Change, l.DataParallel,
+			VLLMDisableLogStats, VLLMNoChunkedPrefill, VLLMChunkedV0} {
+			for _, fl := range flagTok.FindAllString(x, -1) {
+				flags[fl] = true
+			}
+		}
+	}
+	// What is built rather than spelled (a re-exporter's prefixed names).
+	for _, s := range All() {
+		for _, m := range s.Metrics {
+			for _, x := range append(append([]string{}, m.Names...), m.Derived...) {
+				for _, n := range nameTok.FindAllString(x, -1) {
+					if ByMetricName(n) != nil {
+						names[n] = true
+					}
+				}
+			}
+		}
+	}
+	return names, flags
+}
+
+func literals(t *testing.T, fset *token.FileSet, path string) []string {
+	t.Helper()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if l, ok := n.(*ast.BasicLit); ok && l.Kind == token.STRING {
+			if s, err := strconv.Unquote(l.Value); err == nil {
+				out = append(out, s)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// colonFamily is an engine family whose prefix ends in a colon: no other
+// word starts so, so any such token is a metric name, listed or not.
+func colonFamily(tok string) bool {
+	s := ByMetricName(tok)
+	return s != nil && strings.HasSuffix(s.Prefix(), ":") && len(tok) > len(s.Prefix())
+}
+
+func TestNoEngineMetricOrFlagIsSpelledOutsideItsFile(t *testing.T) {
+	names, flags := registered(t)
+	if len(names) < 120 || len(flags) < 15 {
+		t.Fatalf("the engine files spell %d metric names and %d flags: the lint reads them wrong", len(names), len(flags))
+	}
+	fset := token.NewFileSet()
+	got := map[string][]string{}
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("..", p)
+		if d.IsDir() {
+			switch d.Name() {
+			case "testdata", "engines", ".git", "node_modules", "vendor":
+				if rel != "." {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		for _, s := range literals(t, fset, p) {
+			for _, n := range nameTok.FindAllString(s, -1) {
+				if names[n] || colonFamily(n) {
+					got[rel] = append(got[rel], n)
+				}
+			}
+			for _, fl := range flagTok.FindAllString(s, -1) {
+				if flags[fl] {
+					got[rel] = append(got[rel], fl)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := make([]string, 0, len(got))
+	for f := range got {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		if n := len(got[f]); n > stillSpelled[f] {
+			t.Errorf("%s spells %d engine metric names or flags (allowed %d): %s — read them from engines/ (the engine's file)",
+				f, n, stillSpelled[f], strings.Join(got[f], ", "))
+		} else if n < stillSpelled[f] {
+			t.Logf("%s now spells %d: lower stillSpelled", f, n)
+		}
+	}
+	for f, n := range stillSpelled {
+		if len(got[f]) == 0 && n > 0 {
+			t.Logf("%s spells none now: drop it from stillSpelled", f)
+		}
+	}
+}

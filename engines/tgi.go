@@ -1,0 +1,60 @@
+package engines
+
+import "github.com/llmtop/llmtop/model"
+
+// TGI is Hugging Face Text Generation Inference (ENGINES.md §3).
+var TGI = Spec{
+	ID:          model.TGI,
+	Name:        "TGI",
+	Prefixes:    []string{"tgi_"},
+	MetricsPath: "/metrics",
+	Hint404:     "TGI serves /metrics on its main port and on --prometheus-port (default 9000); pass --metrics-path if a proxy moved it",
+	KVAgg:       "max",
+	Rules:       true,
+	KVNote:      " (approximation: tokens reserved by the running batch ÷ max batch total tokens; TGI has no KV metric)",
+	Fleet: &Fleet{Present: model.Waiting,
+		Gauges: []model.Gauge{model.Running, model.Waiting},
+		Extra: map[model.Counter]string{model.PromptTokens: TGIInputLength + "_sum",
+			model.GenTokens: TGIGeneratedTokens + "_sum", model.Requests: TGIRequestSuccess},
+		Hists: []model.Latency{model.TPOT, model.E2E, model.Queue}},
+	Levers: Levers{
+		// TGI batches by tokens: --max-batch-size only binds on hardware
+		// without unpadded inference (launcher --help); on GPUs the running
+		// batch is bounded by --max-batch-total-tokens.
+		Cap:                "--max-batch-total-tokens for about %[1]s requests (TGI batches by tokens: %[1]s × prompt+output tokens per request)",
+		MaxLen:             "--max-total-tokens %s (and --max-input-tokens below it)",
+		MemFraction:        "--cuda-memory-fraction",
+		MemFractionDefault: 1.0,
+		FP8KV:              Change{Change: "--kv-cache-dtype fp8_e4m3fn", Why: "halves KV bytes per token", TradeOff: "small accuracy cost"},
+		Chunked:            Change{Change: "--max-batch-prefill-tokens %s", Why: "bounds the prefill batched with decodes", TradeOff: "slightly longer TTFT for long prompts"},
+	},
+	Metrics: tgiMetrics,
+}
+
+// TGI metrics the adapter reads beyond the table.
+const (
+	TGIBatchMaxTotalTokens   = "tgi_batch_max_total_tokens"
+	TGIBatchCurrentMaxTokens = "tgi_batch_current_max_tokens"
+	TGIRequestSuccess        = "tgi_request_success"
+	TGIRequestFailure        = "tgi_request_failure"
+	TGIInputLength           = "tgi_request_input_length"
+	TGIGeneratedTokens       = "tgi_request_generated_tokens"
+	TGIBatchInference        = "tgi_batch_inference_duration"
+	TGIBatchForward          = "tgi_batch_forward_duration"
+	TGIValidation            = "tgi_request_validation_duration"
+	TGIQueue                 = "tgi_request_queue_duration"
+	// TGIOverloaded is the failure counter's selector for requests turned
+	// away past --max-concurrent-requests.
+	TGIOverloaded = TGIRequestFailure + `{err="overloaded"}`
+)
+
+var tgiMetrics = []MetricSource{
+	src(string(model.Running), "", "tgi_batch_current_size"),
+	src(string(model.Waiting), "", "tgi_queue_size"),
+	derived(string(model.KVUsage), "approximation: tokens reserved by the batch", "tgi_batch_current_max_tokens/tgi_batch_max_total_tokens"),
+	derived(string(model.TTFT), "approximation: sum of the means", "tgi_request_validation_duration+tgi_request_queue_duration+tgi_batch_inference_duration{method=prefill}"),
+	src(string(model.TPOT), "histogram", "tgi_request_mean_time_per_token_duration"),
+	src(string(model.E2E), "histogram", "tgi_request_duration"),
+	src(string(model.Queue), "histogram", "tgi_request_queue_duration"),
+	derived(model.FinishReasons, "", "tgi_request_success, tgi_request_failure{err}"),
+}

@@ -1,0 +1,40 @@
+package engines
+
+import "github.com/llmtop/llmtop/model"
+
+// Triton is Triton Inference Server with the TensorRT-LLM backend
+// (ENGINES.md §5): its nv_trt_llm_* gauges and nv_inference_* counters.
+var Triton = Spec{
+	ID:          model.Triton,
+	Name:        "Triton",
+	Prefixes:    []string{"nv_inference_", "nv_trt_llm_"},
+	MetricsPath: "/metrics",
+	Hint404:     "Triton serves metrics on its metrics port (default 8002, --allow-metrics/--metrics-port): point llmtop at http://HOST:8002",
+	KVAgg:       "max",
+	Rules:       true,
+	Levers:      TRTLLM.Levers,
+	Metrics:     tritonMetrics,
+}
+
+// Triton metrics the adapter reads beyond the table.
+const (
+	// TritonFamily is the prefix both of Triton's families share.
+	TritonFamily          = "nv_"
+	TritonRequestMetrics  = "nv_trt_llm_request_metrics"
+	TritonKVBlockMetrics  = "nv_trt_llm_kv_cache_block_metrics"
+	TritonPending         = "nv_inference_pending_request_count"
+	TritonRequestSuccess  = "nv_inference_request_success"
+	TritonRequestFailure  = "nv_inference_request_failure"
+	TritonRequestDuration = "nv_inference_request_duration_us"
+	TritonQueueDuration   = "nv_inference_queue_duration_us"
+)
+
+var tritonMetrics = []MetricSource{
+	derived(string(model.Running), "", `nv_trt_llm_request_metrics{request_type="active"}`),
+	derived(string(model.Waiting), "", `nv_trt_llm_request_metrics{request_type="waiting"}`, "nv_inference_pending_request_count"),
+	derived(string(model.KVUsage), "", `nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="fraction"}`,
+		`nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="used"}/nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="max"}`),
+	absent(string(model.TTFT), "not exposed"),
+	derived(string(model.E2E), "mean only", "nv_inference_request_duration_us/nv_inference_request_success"),
+	derived(string(model.Queue), "mean only", "nv_inference_queue_duration_us/nv_inference_request_success"),
+}

@@ -1,0 +1,63 @@
+package engines
+
+import "github.com/llmtop/llmtop/model"
+
+// TRTLLM is NVIDIA TensorRT-LLM's trtllm-serve (ENGINES.md §5).
+var TRTLLM = Spec{
+	ID:          model.TRTLLM,
+	Name:        "TensorRT-LLM",
+	Prefixes:    []string{"trtllm_"},
+	MetricsPath: "/prometheus/metrics",
+	Hint404: "trtllm-serve serves Prometheus at /prometheus/metrics only with return_perf_metrics: true " +
+		"in its --config (--extra_llm_api_options) YAML; add enable_iter_perf_stats: true for the iteration gauges",
+	ModelLabel: "", // model_name is "undefined" on most builds: the fleet groups by target
+	KVAgg:      "max",
+	Rules:      true,
+	Fleet: &Fleet{Present: model.Running,
+		Gauges: []model.Gauge{model.Running, model.Waiting, model.KVUsage},
+		Counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens),
+			model.Requests: model.FinishReasons},
+		Ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
+		Hists:  []model.Latency{model.TTFT, model.TPOT, model.E2E, model.Queue}},
+	Levers: Levers{
+		Cap:                "--max_batch_size %s",
+		MaxLen:             "--max_seq_len %s",
+		MemFraction:        "--kv_cache_free_gpu_memory_fraction",
+		MemFractionDefault: 0.9,
+		FP8KV:              Change{Change: "kv_cache_config: {dtype: fp8} in the --config YAML", Why: "halves KV bytes per token", TradeOff: "small accuracy cost"},
+		Chunked:            Change{Change: "--enable_chunked_prefill --max_num_tokens %s", Why: "context chunks share steps with generation", TradeOff: "slightly longer TTFT for long prompts"},
+	},
+	Metrics: trtllmMetrics,
+}
+
+// TensorRT-LLM metrics the adapter reads beyond the table.
+const (
+	TRTLLMKVMaxBlocks      = "trtllm_kv_cache_max_blocks"
+	TRTLLMKVTokensPerBlock = "trtllm_kv_cache_tokens_per_block"
+	TRTLLMRequestSuccess   = "trtllm_request_success_total"
+	TRTLLMPromptCached     = "trtllm_prompt_cached_tokens_total"
+	TRTLLMKVReusedBlocks   = "trtllm_kv_cache_reused_blocks_total"
+	TRTLLMKVMissedBlocks   = "trtllm_kv_cache_missed_blocks_total"
+)
+
+var trtllmMetrics = []MetricSource{
+	src(string(model.Running), "", "trtllm_num_requests_running"),
+	src(string(model.Waiting), "", "trtllm_num_requests_waiting"),
+	src(string(model.KVUsage), "", "trtllm_kv_cache_utilization"),
+	src(string(model.PrefixHitGauge), "", "trtllm_kv_cache_hit_rate"),
+	src(string(model.MaxRunning), "", "trtllm_max_num_active_requests"),
+	derived(string(model.PrefixHits), "cached prompt tokens, else reused KV blocks", "trtllm_prompt_cached_tokens_total", "trtllm_kv_cache_reused_blocks_total"),
+	derived(string(model.PrefixQueries), "prompt tokens, else reused + missed KV blocks", "trtllm_prompt_tokens_total", "trtllm_kv_cache_reused_blocks_total+trtllm_kv_cache_missed_blocks_total"),
+	src(string(model.SpecDraftTokens), "", "trtllm_spec_decode_num_draft_tokens_total"),
+	src(string(model.SpecAcceptTokens), "", "trtllm_spec_decode_num_accepted_tokens_total"),
+	src(string(model.PromptTokens), "", "trtllm_prompt_tokens_total"),
+	src(string(model.GenTokens), "", "trtllm_generation_tokens_total"),
+	src(model.FinishReasons, "by finished_reason", "trtllm_request_success_total"),
+	src(string(model.RequestErrors), "", "trtllm_request_error_total"),
+	src(string(model.TTFT), "histogram", "trtllm_time_to_first_token_seconds"),
+	src(string(model.TPOT), "histogram", "trtllm_time_per_output_token_seconds"),
+	src(string(model.E2E), "histogram", "trtllm_e2e_request_latency_seconds"),
+	src(string(model.Queue), "histogram", "trtllm_request_queue_time_seconds"),
+	src(string(model.Prefill), "histogram", "trtllm_request_prefill_time_seconds"),
+	src(string(model.Decode), "histogram", "trtllm_request_decode_time_seconds"),
+}
