@@ -16,18 +16,18 @@ def bomb():
 # /promflood/ every instant query answers PROM_SERIES series spread over
 # PROM_TARGETS vLLM targets with long pod names (as a Prometheus that
 # scrapes a huge fleet, or a --match that selects far too much); under
-# /prombig/ every query answers a valid envelope padded to PROM_BIG_MB MiB
+# /promfleet/ 5 000 targets with two series each; under /prombig/ every query answers a valid envelope padded to PROM_BIG_MB MiB
 # (under the per-answer cap, but 6-7 of them run at once).
 PROM_TARGETS = int(os.environ.get("PROM_TARGETS", "9090"))
 PROM_SERIES = int(os.environ.get("PROM_SERIES", "100000"))
 PROM_BIG_MB = int(os.environ.get("PROM_BIG_MB", "200"))
 CONCEPTS = ["labels", "gauge:running", "gauge:waiting", "gauge:kv_usage"]
 
-def flood_rows():
+def flood_rows(targets=PROM_TARGETS, series=PROM_SERIES):
     pad = "p" * 200
-    for i in range(PROM_SERIES):
-        t = i % PROM_TARGETS
-        c = CONCEPTS[(i // PROM_TARGETS) % len(CONCEPTS)]
+    for i in range(series):
+        t = i % targets
+        c = CONCEPTS[(i // targets) % len(CONCEPTS)]
         yield ('{"metric":{"job":"vllm","instance":"10.%d.%d.%d:8000","pod":"vllm-%s-%d","namespace":"prod",'
                '"model_name":"m%d","llmtop_concept":"%s"},"value":[1700000000,"%d"]}'
                % (t >> 16 & 255, t >> 8 & 255, t & 255, pad, t, i % 97, c, i % 50)).encode()
@@ -63,15 +63,19 @@ class H(http.server.BaseHTTPRequestHandler):
         if b:
             self.wfile.write(b"%x\r\n%s\r\n" % (len(b), b))
         self.wfile.write(b"0\r\n\r\n")
-    def case_promflood(self):
+    def case_promflood(self, targets=PROM_TARGETS, series=PROM_SERIES):
         def parts():
             yield b'{"status":"success","data":{"resultType":"vector","result":['
             first = True
-            for r in flood_rows():
+            for r in flood_rows(targets, series):
                 yield r if first else b"," + r
                 first = False
             yield b"]}}"
         self.chunked(parts())
+    def case_promfleet(self):
+        # 5 000 targets, two series each a query: within the byte bound,
+        # over the target cap
+        self.case_promflood(5000, 10000)
     def case_prombig(self):
         def parts():
             yield b'{"status":"success","warnings":["'

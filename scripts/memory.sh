@@ -91,9 +91,11 @@ mem_case() {
 }
 
 # --- a hostile Prometheus ---------------------------------------------------
-mem_case "snapshot --prometheus, 9 090 targets x 100 000 series a query" '0|1|3' 'targets? (dropped|over)|series (dropped|over)' \
+mem_case "snapshot --prometheus, 9 090 targets x 100 000 series a query" '0|1|3' 'narrow --match' \
 	-- snapshot --prometheus "$URL/promflood" --json --prometheus-timeout 30s
-mem_case "snapshot --prometheus, 200 MiB answers, 6-7 queries at once" '1|3' 'over [0-9]+ (MiB|KiB)' \
+mem_case "snapshot --prometheus, 5 000 targets (over the cap of 1 000)" '0' 'follows at most 1000 targets' \
+	-- snapshot --prometheus "$URL/promfleet" --json --prometheus-timeout 30s
+mem_case "snapshot --prometheus, 200 MiB answers, 6-7 queries at once" '1|3' 'over [0-9]+ (MiB|KiB) together this refresh' \
 	-- snapshot --prometheus "$URL/prombig" --json --prometheus-timeout 30s
 
 if [ "$FAILS" -gt 0 ]; then

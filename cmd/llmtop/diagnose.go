@@ -159,7 +159,7 @@ type watch struct {
 }
 
 func newWatch(urls []string, cfg diagnosis.Config) *watch {
-	return &watch{urls: urls, cfg: cfg, mon: core.New(core.Options{Endpoints: urls, Diagnosis: cfg})}
+	return &watch{urls: urls, cfg: cfg, mon: core.New(core.Options{Endpoints: urls, Diagnosis: cfg, Store: storeConfig()})}
 }
 
 func (w *watch) onScrape(sc model.Scrape) {

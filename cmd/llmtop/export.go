@@ -102,7 +102,7 @@ func runExport(ctx context.Context, cmd *cobra.Command, args []string) error {
 	fmt.Fprintf(cmd.ErrOrStderr(), "llmtop export: serving http://%s/metrics for %s; Ctrl-C stops\n", ln.Addr(), what)
 	return serveExport(ctx, ln, col, exportSetup{
 		URLs: urls, Interval: interval,
-		Core:    core.Options{Window: window, Diagnosis: tui.DiagnosisConfig(fileCfg.Thresholds)},
+		Core:    core.Options{Window: window, Diagnosis: tui.DiagnosisConfig(fileCfg.Thresholds), Store: storeConfig()},
 		Sources: sourcePlugins, LogsOn: len(logInputs()) > 0,
 	})
 }

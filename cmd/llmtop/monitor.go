@@ -194,7 +194,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	defer rec.close(os.Stderr)
 	rec.status(statuses)
 	// The one core every face reads: the screen, and its `s` snapshot.
-	mon := core.New(core.Options{Endpoints: ids, Window: window, Diagnosis: tui.DiagnosisConfig(cfg.Thresholds)})
+	mon := core.New(core.Options{Endpoints: ids, Window: window, Diagnosis: tui.DiagnosisConfig(cfg.Thresholds), Store: storeConfig()})
 	monitorBenches.begin(opts.Simulated)
 	if !opts.Simulated { // the demo runs its engine in this process
 		monitorProcs.narrow()

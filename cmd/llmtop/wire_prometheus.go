@@ -31,6 +31,7 @@ var promFlags struct {
 	user, passwordFile string
 	bearerFile         string
 	timeout            time.Duration
+	maxTargets         int
 }
 
 func init() {
@@ -48,16 +49,27 @@ func promFlagSet(fs *pflag.FlagSet) {
 	fs.StringVar(&promFlags.passwordFile, "prometheus-password-file", "", "with --prometheus: `FILE` holding the basic-auth password (never printed)")
 	fs.StringVar(&promFlags.bearerFile, "prometheus-bearer-token-file", "", "with --prometheus: `FILE` holding a bearer token (never printed)")
 	fs.DurationVar(&promFlags.timeout, "prometheus-timeout", prometheus.DefaultTimeout, "with --prometheus: bound on each refresh's queries")
+	fs.IntVar(&promFlags.maxTargets, "prometheus-max-targets", prometheus.DefaultMaxTargets, "with --prometheus: follow at most `N` engine targets (the rest are dropped with a note; narrow --match instead)")
 }
 
 // prometheusOn reports whether --prometheus was given.
 func prometheusOn() bool { return promFlags.url != "" }
 
+// storeConfig sizes the core's histories: with --prometheus, a point per
+// refresh (5 s) instead of one a second, a fifth of the memory for each of
+// up to --prometheus-max-targets targets (BenchmarkMemoryPerTarget).
+func storeConfig() model.StoreConfig {
+	if prometheusOn() {
+		return prometheus.StoreConfig(prometheusMinInterval)
+	}
+	return model.StoreConfig{}
+}
+
 // newPrometheus builds the source from the flags. The secrets are read from
 // their files here; an error never quotes them.
 func newPrometheus(window, interval time.Duration) (*prometheus.Source, error) {
 	cfg := prometheus.Config{URL: promFlags.url, Match: promFlags.match, User: promFlags.user,
-		Window: window, Interval: interval, Timeout: promFlags.timeout}
+		Window: window, Interval: interval, Timeout: promFlags.timeout, MaxTargets: promFlags.maxTargets}
 	read := func(flag, path string) (string, error) {
 		if path == "" {
 			return "", nil
@@ -158,7 +170,7 @@ func prometheusDocument(ctx context.Context, window time.Duration, cfg diagnosis
 	// half the window, as diagnose caps them at half its watch).
 	cfg.MaxHold = window / 2
 	cfg.Clear = min(cfg.Clear, window/2)
-	mon := core.New(core.Options{Window: window, Diagnosis: cfg})
+	mon := core.New(core.Options{Window: window, Diagnosis: cfg, Store: storeConfig()})
 	end := time.Now()
 	var r prometheus.Refresh
 	for i := historySteps; i >= 0; i-- {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/model"
 )
 
 // BenchmarkRefresh500 is one refresh of a 500-replica vLLM fleet against a
@@ -77,4 +79,54 @@ func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
 	rec := httptest.NewRecorder()
 	t.h.ServeHTTP(rec, r)
 	return rec.Result(), nil
+}
+
+// BenchmarkMemoryPerTarget is what a target read through Prometheus costs
+// the core once its histories are full: 100 vLLM targets refreshed every
+// 5 s for 20 minutes of fake time (the longest sparkline, 15 min, fills in
+// less). bytes/target is the live heap over the targets; the source
+// follows at most DefaultMaxTargets, so that times bytes/target bounds the
+// monitor's fleet memory. "default-store" sizes the histories for a point
+// a second, as before StoreConfig.
+func BenchmarkMemoryPerTarget(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		store model.StoreConfig
+	}{{"store-for-5s", StoreConfig(5 * time.Second)}, {"default-store", model.DefaultStoreConfig}} {
+		b.Run(c.name, func(b *testing.B) { memoryPerTarget(b, c.store) })
+	}
+}
+
+func memoryPerTarget(b *testing.B, store model.StoreConfig) {
+	const n = 100
+	f := &fakeProm{up: map[string]float64{}, cache: map[string][]byte{}}
+	for i := range n {
+		e := currentVLLM(vllmEP(i, "prod", "llama-3-8b", 0.3, 1, 0.2))
+		f.eps = append(f.eps, e)
+		f.up[e.labels["instance"]] = 1
+	}
+	for b.Loop() {
+		s, err := New(Config{URL: "http://prometheus:9090", Window: 5 * time.Minute, transport: inProcess{f}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var before runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		mon := core.New(core.Options{Window: 5 * time.Minute, Store: store})
+		t := time.Now()
+		for range 20 * 60 / 5 {
+			t = t.Add(5 * time.Second)
+			r := s.Refresh(context.Background(), t)
+			for _, m := range r.Msgs {
+				mon.Apply(m)
+			}
+			mon.Tick(t)
+		}
+		var after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/target")
+		runtime.KeepAlive(mon)
+	}
 }

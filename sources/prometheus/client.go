@@ -1,11 +1,9 @@
 package prometheus
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -33,11 +31,16 @@ type Config struct {
 	// Interval is the time between refreshes.
 	Interval time.Duration
 
+	// MaxTargets bounds the engine targets followed (DefaultMaxTargets
+	// when zero); the rest are dropped with a note.
+	MaxTargets int
+
 	// transport replaces the network (the scale benchmark measures
-	// llmtop's cost without a server's); maxAnswer, when set, replaces
-	// the bound on an answer (tests).
+	// llmtop's cost without a server's); maxBytes and maxSeries, when
+	// set, replace the bounds on a refresh's answers (tests).
 	transport http.RoundTripper
-	maxAnswer int64
+	maxBytes  int64
+	maxSeries int
 }
 
 // DefaultTimeout bounds a refresh when Config.Timeout is zero.
@@ -66,17 +69,20 @@ func (c Config) check() (Config, error) {
 	if c.Interval <= 0 {
 		c.Interval = 5 * time.Second
 	}
+	if c.MaxTargets <= 0 {
+		c.MaxTargets = DefaultMaxTargets
+	}
 	c.Match, err = normMatch(c.Match)
 	return c, err
 }
 
-// authTransport adds the credentials to requests for the server's own host
-// only (the client never follows a redirect elsewhere with them).
+// authTransport adds the credentials to requests for the server's own
+// host and port only (the client never follows a redirect elsewhere with
+// them).
 type authTransport struct {
 	host                   string
 	user, password, bearer string
 	next                   http.RoundTripper
-	max                    int64
 }
 
 func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -88,50 +94,23 @@ func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.SetBasicAuth(t.user, t.password)
 		}
 	}
-	resp, err := t.next.RoundTrip(r)
-	if err == nil {
-		resp.Body = &capped{r: resp.Body, left: t.max, max: t.max}
-	}
-	return resp, err
+	return t.next.RoundTrip(r)
 }
 
-// maxAnswer bounds one answer: 500 targets answer about 2 MiB; a --match
-// that selects far more than engines must not read until memory runs out.
-const maxAnswer = 256 << 20
-
-// capped fails a body that goes on past its bound.
-type capped struct {
-	r         io.ReadCloser
-	left, max int64
-}
-
-func (c *capped) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, fmt.Errorf("Prometheus's answer is over %d KiB: narrow --match", c.max>>10)
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
-}
-
-func (c *capped) Close() error { return c.r.Close() }
-
-func newClient(c Config) (api.Client, error) {
+// newClient builds the URL builder (client_golang's) and the HTTP client
+// the queries go through.
+func newClient(c Config) (api.Client, *http.Client, error) {
 	u, _ := url.Parse(c.URL)
 	var tr http.RoundTripper = &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: c.Timeout, MaxIdleConnsPerHost: 8}
 	if c.transport != nil {
 		tr = c.transport
 	}
-	cl, err := api.NewClient(api.Config{Address: c.URL, RoundTripper: &authTransport{
-		host: u.Host, user: c.User, password: c.Password, bearer: c.Bearer, next: tr, max: cmp.Or(c.maxAnswer, maxAnswer),
-	}})
+	rt := &authTransport{host: u.Host, user: c.User, password: c.Password, bearer: c.Bearer, next: tr}
+	cl, err := api.NewClient(api.Config{Address: c.URL, RoundTripper: rt})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return cl, nil
+	return cl, &http.Client{Transport: rt}, nil
 }
 
 // explain turns a query error into one line the user can act on, with no

@@ -22,6 +22,11 @@ type fleet struct {
 	w     time.Duration
 	eps   map[tkey]*epData
 	order []tkey
+	// models are the distinct model names seen; overModels counts the
+	// series dropped for a model past maxModels (a target) or
+	// maxFleetModels (the fleet).
+	models     map[string]bool
+	overModels int
 }
 
 type epData struct {
@@ -51,7 +56,9 @@ func (e *epData) prefer(modelName, concept string, rank int) (keep, displaces bo
 	return true, had && prev > rank
 }
 
-func newFleet(w time.Duration) *fleet { return &fleet{w: w, eps: map[tkey]*epData{}} }
+func newFleet(w time.Duration) *fleet {
+	return &fleet{w: w, eps: map[tkey]*epData{}, models: map[string]bool{}}
+}
 
 func keyOf(ls rowLabels) tkey { return tkey{ls.Job, ls.Instance} }
 
@@ -71,13 +78,21 @@ func (fl *fleet) ep(f family, ls rowLabels) *epData {
 	return e
 }
 
-func (e *epData) sample(f family, ls rowLabels, w time.Duration) *model.Sample {
+// sample is the target's Sample for the row's model; nil when the model
+// is one too many (for the target or the fleet).
+func (fl *fleet) sample(e *epData, f family, ls rowLabels) *model.Sample {
+	w := fl.w
 	name := ""
 	if f.modelLabel != "" {
 		name = model.Clean(ls.get(f.modelLabel))
 	}
 	sm := e.samples[name]
+	if sm == nil && (len(e.models) >= maxModels || !fl.models[name] && len(fl.models) >= maxFleetModels) {
+		fl.overModels++
+		return nil
+	}
 	if sm == nil {
+		fl.models[name] = true
 		s := model.Sample{Model: name, Source: model.FromScrape, Gauges: map[model.Gauge]float64{}, From: map[string]string{},
 			Derived: &model.Derived{By: "prometheus", Window: w, Rates: map[model.Counter]float64{},
 				Ratios: map[model.Gauge]float64{}, Latency: map[model.Latency]model.Dist{}}}
@@ -121,7 +136,10 @@ func (fl *fleet) addState(f family, rs []sampleRow) {
 			}
 			continue
 		}
-		sm := e.sample(f, r.labels, fl.w)
+		sm := fl.sample(e, f, r.labels)
+		if sm == nil {
+			continue
+		}
 		kind, name, _ := strings.Cut(c, ":")
 		if !finite(r.v) || r.v < 0 {
 			continue // 0/0 (no queries in the window) is unknown, not zero
@@ -161,7 +179,10 @@ func (fl *fleet) addLatency(f family, rs []sampleRow) {
 			continue
 		}
 		e := fl.ep(f, r.labels)
-		sm := e.sample(f, r.labels, fl.w)
+		sm := fl.sample(e, f, r.labels)
+		if sm == nil {
+			continue
+		}
 		// "lat:itl", cut from the concept rather than built: no allocation per row
 		keep, displaces := e.prefer(sm.Model, r.labels.Concept[:len("lat:")+len(parts[1])], rank)
 		if !keep {

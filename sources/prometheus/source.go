@@ -11,6 +11,7 @@ package prometheus
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -27,6 +28,7 @@ import (
 type Source struct {
 	cfg      Config
 	client   api.Client
+	http     *http.Client
 	window   atomic.Int64
 	interval atomic.Int64
 	targets  map[tkey]*target
@@ -63,11 +65,11 @@ func New(cfg Config) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := newClient(cfg)
+	c, hc, err := newClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus %s: %v", model.RedactURL(cfg.URL), err)
 	}
-	s := &Source{cfg: cfg, client: c, targets: map[tkey]*target{}}
+	s := &Source{cfg: cfg, client: c, http: hc, targets: map[tkey]*target{}}
 	s.window.Store(int64(cfg.Window))
 	s.interval.Store(int64(cfg.Interval))
 	return s, nil
@@ -132,7 +134,8 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 	if len(jobs) > 0 {
 		qs = append(qs, upQuery(s.cfg.Match, jobs))
 	}
-	first := s.queryAll(ctx, qs, now)
+	lim := s.newLimits()
+	first := s.queryAll(ctx, qs, now, lim, len(bs))
 	if len(jobs) == 0 {
 		first = append(first, answer{})
 	}
@@ -145,7 +148,7 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 			lfam = append(lfam, i)
 		}
 	}
-	second := s.queryAll(ctx, lq, now)
+	second := s.queryAll(ctx, lq, now, lim, -1)
 	r.Queries = len(qs) + len(lq)
 
 	fl := newFleet(w)
@@ -171,21 +174,26 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 		errs = append(errs, s.explain(up.err))
 	}
 	r.Err = strings.Join(dedupe(errs), "; ")
-	r.Warnings = dedupe(r.Warnings)
+	r.Warnings = append(dedupe(r.Warnings), lim.notes()...)
+	if fl.overModels > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d series dropped: over %d models on a target or %d in the fleet", fl.overModels, maxModels, maxFleetModels))
+	}
 	s.messages(&r, fl, up, now)
 	r.Took = time.Since(start)
 	return r
 }
 
-// queryAll runs the queries at once and returns their answers in order.
-func (s *Source) queryAll(ctx context.Context, qs []string, now time.Time) []answer {
+// queryAll runs the queries at once and returns their answers in order;
+// the one at index up is up{} (whose rows only tell of targets already
+// admitted).
+func (s *Source) queryAll(ctx context.Context, qs []string, now time.Time, lim *refreshLimits, up int) []answer {
 	out := make([]answer, len(qs))
 	var wg sync.WaitGroup
 	for i, q := range qs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rows, warn, err := s.query(ctx, q, now)
+			rows, warn, err := s.query(ctx, q, now, lim, i == up)
 			out[i] = answer{vec: rows, warn: cleanWarnings(warn), err: err}
 		}()
 	}

@@ -199,9 +199,9 @@ func TestAnOversizedAnswerIsRefused(t *testing.T) {
 	for i := range 50 {
 		f.eps = append(f.eps, vllmEP(i, "prod", "m", 0.3, 0, 0.2))
 	}
-	s := newFake(t, f, Config{maxAnswer: 16 << 10})
+	s := newFake(t, f, Config{maxBytes: 16 << 10})
 	r := s.Refresh(context.Background(), time.Now())
-	if !strings.Contains(r.Err, "answer is over 16 KiB: narrow --match") || r.Targets != 0 {
+	if !strings.Contains(r.Err, "answers are over 16 KiB together this refresh: narrow --match") || r.Targets != 0 {
 		t.Errorf("err %q", r.Err)
 	}
 }

@@ -1,0 +1,126 @@
+package prometheus
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func fleetOf(n int) *fakeProm {
+	f := &fakeProm{up: map[string]float64{}}
+	for i := range n {
+		e := vllmEP(i, "prod", "m", 0.3, 0, 0.2)
+		f.eps = append(f.eps, e)
+		f.up[e.labels["instance"]] = 1
+	}
+	return f
+}
+
+// A Prometheus with more engine targets than the cap: the first ones are
+// followed, the rest dropped with a note that says how many and why, and
+// the same ones are kept from refresh to refresh.
+func TestTargetsOverTheCapAreDroppedWithANote(t *testing.T) {
+	s := newFake(t, fleetOf(30), Config{MaxTargets: 20})
+	r := s.Refresh(context.Background(), time.Now())
+	if r.Err != "" || r.Targets != 20 {
+		t.Fatalf("err %q targets %d", r.Err, r.Targets)
+	}
+	notes := strings.Join(r.Warnings, "; ")
+	if !strings.Contains(notes, "at most 20 targets (--prometheus-max-targets): 10 others dropped") {
+		t.Errorf("notes %q", notes)
+	}
+	first := map[string]bool{}
+	for _, k := range s.order {
+		first[k.instance] = true
+	}
+	r = s.Refresh(context.Background(), time.Now())
+	if r.Targets != 20 || len(s.targets) != 20 {
+		t.Fatalf("second refresh: targets %d known %d", r.Targets, len(s.targets))
+	}
+	for _, k := range s.order {
+		if !first[k.instance] {
+			t.Errorf("%s replaced a target already followed", k.instance)
+		}
+	}
+}
+
+// An answer past the series cap is read up to it; the rest is dropped with
+// a note, not the answer.
+func TestSeriesOverTheCapAreDropped(t *testing.T) {
+	s := newFake(t, fleetOf(10), Config{maxSeries: 25})
+	r := s.Refresh(context.Background(), time.Now())
+	if r.Targets == 0 || !strings.Contains(strings.Join(r.Warnings, "; "), "an answer held over 25 series") {
+		t.Errorf("targets %d err %q notes %q", r.Targets, r.Err, r.Warnings)
+	}
+}
+
+// rewrite serves the fake's answers with old replaced by new once.
+type rewrite struct {
+	h        http.Handler
+	old, new string
+}
+
+func (rw rewrite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := httptest.NewRecorder()
+	rw.h.ServeHTTP(rec, r)
+	w.WriteHeader(rec.Code)
+	w.Write(bytes.Replace(rec.Body.Bytes(), []byte(rw.old), []byte(rw.new), 1))
+}
+
+// One series whose value is not a float64 ("1e400", out of range) is
+// dropped and counted; the rest of the fleet is read (it used to fail the
+// whole query: 0 targets, exit 3).
+func TestOneBadSeriesIsDroppedNotTheQuery(t *testing.T) {
+	f := fleetOf(3)
+	srv := httptest.NewServer(rewrite{h: f, old: `"12"]`, new: `"1e400"]`})
+	t.Cleanup(srv.Close)
+	s, err := New(Config{URL: srv.URL, Window: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Refresh(context.Background(), time.Now())
+	if r.Err != "" || r.Targets != 3 {
+		t.Fatalf("err %q targets %d", r.Err, r.Targets)
+	}
+	if !strings.Contains(strings.Join(r.Warnings, "; "), "1 series dropped: value or labels not readable") {
+		t.Errorf("notes %q", r.Warnings)
+	}
+}
+
+// A label value longer than any real one (a pod name of 1 MB) drops its
+// series, not the query.
+func TestAnOversizedLabelDropsItsSeries(t *testing.T) {
+	f := fleetOf(2)
+	f.eps[1].labels["pod"] = strings.Repeat("p", 2*maxLabelLen)
+	s := newFake(t, f, Config{})
+	r := s.Refresh(context.Background(), time.Now())
+	if r.Targets != 2 || !strings.Contains(strings.Join(r.Warnings, "; "), "a label value over 1024 bytes") {
+		t.Errorf("targets %d err %q notes %q", r.Targets, r.Err, r.Warnings)
+	}
+}
+
+// A target that claims more models than any server serves keeps the first
+// maxModels; the rest are dropped with a note.
+func TestModelsOverTheCapAreDropped(t *testing.T) {
+	f := fleetOf(maxModels + 5)
+	for i := range f.eps {
+		f.eps[i].labels["instance"] = "10.9.9.9:8000" // one target, a model per "replica"
+		f.eps[i].labels["model_name"] = "m" + strings.Repeat("x", i)
+	}
+	s := newFake(t, f, Config{})
+	r := s.Refresh(context.Background(), time.Now())
+	if r.Targets != 1 || !strings.Contains(strings.Join(r.Warnings, "; "), "over 32 models on a target") {
+		t.Fatalf("targets %d err %q notes %q", r.Targets, r.Err, r.Warnings)
+	}
+	for _, m := range r.Msgs {
+		if sc, ok := m.(model.Scrape); ok && len(sc.Samples) != maxModels {
+			t.Errorf("%d samples, want %d", len(sc.Samples), maxModels)
+		}
+	}
+}
