@@ -43,13 +43,19 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 		if e == nil {
 			continue
 		}
-		seen[k.Endpoint] = true
 		buf := m.series[k]
 		if buf == nil {
 			buf = &diagnosis.SeriesBuf{}
 			m.series[k] = buf
 		}
 		ep := diagnosis.EndpointFromStoreBuf(m.store, k, e.Identity, e.Scrape(), e.LastOK, m.opts.Window, buf)
+		if r := e.Current(); r != nil && (r.Ended != nil || ep.State.Time.Before(r.Started)) {
+			// The store's newest numbers belong to a run that ended (the
+			// engine stopped, or a new one is starting and has not been
+			// read yet): the rules do not judge them as now.
+			continue
+		}
+		seen[k.Endpoint] = true
 		m.withLife(&ep, e)
 		in.Endpoints = append(in.Endpoints, ep)
 	}

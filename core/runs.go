@@ -68,6 +68,10 @@ func (m *Monitor) endRun(e *Endpoint, t time.Time, how model.RunEnd, reason, lin
 		r.Ended = &end
 	}
 	r.End, r.EndReason, r.EndLine = how, reason, line
+	// The run's findings end with it (but the crash that ended it): a
+	// backlog read before a planned stop must not sit on top of a stopped
+	// or starting engine.
+	m.closeRunFindings(e, *r, *r.Ended)
 	m.ver.Store++
 }
 

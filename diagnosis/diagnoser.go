@@ -34,6 +34,7 @@ type trackKey struct{ id, endpoint string }
 type tracker struct {
 	first, lastTrue time.Time
 	open            bool
+	settles         bool // closes as soon as its condition is gone
 	hold            time.Duration
 	f               Finding
 }
@@ -94,6 +95,7 @@ func (d *Diagnoser) Update(in Input) Report {
 			hold = min(hold, holdShort(d.cfg))
 		}
 		t.hold = hold
+		t.settles = byID[f.ID].settles
 		if !t.open && now.Sub(t.first) >= hold {
 			t.open = true
 			t.f.Opened = now
@@ -110,15 +112,19 @@ func (d *Diagnoser) Update(in Input) Report {
 			continue
 		}
 		switch {
+		case t.open && t.settles:
+			// The scrape or the lifecycle says the condition is over:
+			// closed now. The tracker stays (closed) through Grace, so the
+			// same condition back at once reopens without a new hold.
+			t.f.Closed = now
+			t.f.Evidence = append(append([]Evidence(nil), dropHolding(t.f.Evidence)...), Evidence{Text: "closed: the condition is gone", Source: "llmtop"})
+			d.closed.Push(t.f)
+			t.open, t.f.Opened, t.f.Closed = false, time.Time{}, time.Time{}
 		case t.open && now.Sub(t.lastTrue) < d.cfg.Clear:
 			// Still open, condition gone: say so until it closes.
 			clear := Evidence{Text: "condition clear for " + dur(now.Sub(t.lastTrue).Round(time.Second)) + " (closes after " + dur(d.cfg.Clear) + ")", Source: "llmtop"}
-			ev := t.f.Evidence
-			if n := len(ev); n > 0 && ev[n-1].Source == "llmtop" {
-				ev = ev[:n-1]
-			}
 			// A fresh slice: reports already handed out keep theirs.
-			t.f.Evidence = append(append([]Evidence(nil), ev...), clear)
+			t.f.Evidence = append(append([]Evidence(nil), dropHolding(t.f.Evidence)...), clear)
 			t.f.ClearSince = t.lastTrue
 		case t.open:
 			t.f.Closed = now
@@ -153,6 +159,15 @@ func (d *Diagnoser) EndRun(endpoint string, at time.Time, keep func(Finding) boo
 		delete(d.track, k)
 	}
 	delete(d.base, endpoint)
+}
+
+// dropHolding drops the Diagnoser's own last line ("condition holding
+// for …") from a finding's evidence.
+func dropHolding(ev []Evidence) []Evidence {
+	if n := len(ev); n > 0 && ev[n-1].Source == "llmtop" {
+		return ev[:n-1]
+	}
+	return ev
 }
 
 // pending lists the conditions seen now that have not opened yet.

@@ -204,58 +204,86 @@ func TestClearingFindingSaysSo(t *testing.T) {
 }
 
 // A finding whose condition cleared ranks below one that holds now, even
-// when it is the more severe: an endpoint that was down a minute ago must
-// not hide the queue building since it came back.
+// when it is the more severe: a backlog that drained a minute ago must not
+// hide the TTFT breach building now.
 func TestClearingFindingRanksBelowHoldingOnes(t *testing.T) {
-	d := NewDiagnoser(DefaultConfig())
-	slow := func(e *Endpoint) {
-		e.State.Latency[model.TTFT] = dist(0.8, 1.5, 2.0, 0.9)
-		e.State.Latency[model.Queue] = dist(0.7, 1.3, 1.8, 0.8)
-		e.State.Waiting = model.Some(40)
+	fs := []Finding{
+		{ID: "queue_backlog", Severity: model.SevCrit, Category: Queueing, ClearSince: t0},
+		{ID: "ttft_queueing", Severity: model.SevWarn, Category: Prefill},
 	}
-	var rep Report
-	for i := 0; i < 70; i++ { // down until 15 s, queueing after; the outage closes at 75 s
-		now := t0.Add(time.Duration(i) * time.Second)
-		var e Endpoint
-		if i < 15 {
-			e = ep(down(model.ErrRefused, "connection refused"))
-		} else {
-			e = ep(slow)
-		}
-		e.State.Time = now
-		rep = d.Update(Input{Time: now, Endpoints: []Endpoint{e}})
-	}
-	if len(rep.Findings) < 2 {
-		t.Fatalf("findings %v", ids(rep.Findings))
-	}
-	first, down := rep.Findings[0], byID(rep, "endpoint_down")
-	if down == nil || down.ClearSince.IsZero() || down.Severity != model.SevCrit {
-		t.Fatalf("endpoint_down should still be open and clearing: %+v", down)
-	}
-	if first.ID == "endpoint_down" || !first.ClearSince.IsZero() {
-		t.Fatalf("a clearing finding ranks first: %v", ids(rep.Findings))
+	Rank(fs)
+	if fs[0].ID != "ttft_queueing" {
+		t.Fatalf("a clearing finding ranks first: %v", ids(fs))
 	}
 }
 
-// A condition that returns while its finding is still open (clearing)
-// keeps the finding open, says it holds again, and counts from its return.
-func TestConditionReturningWhileOpenCountsFromItsReturn(t *testing.T) {
+// A finding whose condition is read directly (the endpoint answers again,
+// /metrics parses, the engine serves) closes as soon as the scrape says so,
+// not a minute later: "endpoint down" or "engine starting" on top of an
+// engine that serves is wrong (issue 31, item 2). Back within the grace
+// it reopens at once; back later it forms again.
+func TestSettledConditionClosesAtOnce(t *testing.T) {
 	d := NewDiagnoser(DefaultConfig())
 	var rep Report
-	for i := 0; i < 70; i++ {
+	step := func(i int, isDown bool) {
 		now := t0.Add(time.Duration(i) * time.Second)
 		e := ep(nil)
-		if i < 15 || i >= 60 { // down, up for 45 s, down again
+		if isDown {
 			e = ep(down(model.ErrRefused, "connection refused"))
 		}
 		e.State.Time = now
 		rep = d.Update(Input{Time: now, Endpoints: []Endpoint{e}})
 	}
-	f := byID(rep, "endpoint_down")
-	if f == nil || !f.ClearSince.IsZero() {
-		t.Fatalf("endpoint_down: %+v", f)
+	for i := 0; i < 15; i++ {
+		step(i, true)
 	}
-	if !hasEvidence(f, "condition holding for 9 s") {
+	if byID(rep, "endpoint_down") == nil {
+		t.Fatalf("endpoint_down did not open: %v", ids(rep.Findings))
+	}
+	step(15, false)
+	if f := byID(rep, "endpoint_down"); f != nil {
+		t.Fatalf("endpoint_down still open once the endpoint answers: %+v", f)
+	}
+	h := d.History()
+	if len(h) == 0 || h[0].ID != "endpoint_down" || !h[0].Closed.Equal(t0.Add(15*time.Second)) {
+		t.Fatalf("history %+v", h)
+	}
+	step(18, true) // back within the grace: the same outage, open again at once
+	if byID(rep, "endpoint_down") == nil {
+		t.Fatalf("a flap within the grace did not reopen: %v", ids(rep.Findings))
+	}
+	for i := 19; i < 60; i++ {
+		step(i, false)
+	}
+	for i := 60; i < 66; i++ { // a new outage, 45 s later: it forms again
+		step(i, true)
+	}
+	if byID(rep, "endpoint_down") != nil || len(rep.Pending) == 0 || rep.Pending[0].ID != "endpoint_down" {
+		t.Fatalf("a new outage should be forming: open %v, pending %+v", ids(rep.Findings), rep.Pending)
+	}
+}
+
+// A threshold condition that returns while its finding is still open
+// (clearing) keeps the finding open, says it holds again, and counts from
+// its return.
+func TestConditionReturningWhileOpenCountsFromItsReturn(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	var rep Report
+	for i := 0; i < 400; i++ {
+		now := t0.Add(time.Duration(i) * time.Second)
+		kv := 0.97
+		if i >= 320 && i < 350 { // full, clear for 30 s, full again
+			kv = 0.5
+		}
+		e := ep(func(e *Endpoint) { e.State.KVUsage = model.Some(kv) })
+		e.State.Time = now
+		rep = d.Update(Input{Time: now, Endpoints: []Endpoint{e}})
+	}
+	f := byID(rep, "kv_full")
+	if f == nil || !f.ClearSince.IsZero() {
+		t.Fatalf("kv_full: %+v", f)
+	}
+	if !hasEvidence(f, "condition holding for 49 s") {
 		t.Fatalf("evidence %+v", f.Evidence)
 	}
 }

@@ -39,7 +39,12 @@ type rule struct {
 	needs  need
 	// hold is how long the condition must hold before the finding opens.
 	hold func(Config) time.Duration
-	eval func(e *env) []Finding
+	// settles: the condition is read directly (a scrape's answer, the
+	// lifecycle), not a noisy threshold, so its finding closes as soon as
+	// the condition is gone rather than after Config.Clear: "engine
+	// starting" must not sit on top of an engine that serves.
+	settles bool
+	eval    func(e *env) []Finding
 }
 
 func holdDefault(c Config) time.Duration { return c.Hold }

@@ -11,11 +11,11 @@ import (
 
 func init() {
 	register(
-		rule{id: "endpoint_down", checks: "every endpoint answers", hold: holdShort, eval: ruleDown},
-		rule{id: "health_unhealthy", checks: "health routes say healthy", hold: holdShort, eval: ruleUnhealthy},
-		rule{id: "metrics_unavailable", checks: "metrics endpoints answer (404/5xx/malformed/auth)", hold: holdShort, eval: ruleMetricsErr},
+		rule{id: "endpoint_down", checks: "every endpoint answers", hold: holdShort, settles: true, eval: ruleDown},
+		rule{id: "health_unhealthy", checks: "health routes say healthy", hold: holdShort, settles: true, eval: ruleUnhealthy},
+		rule{id: "metrics_unavailable", checks: "metrics endpoints answer (404/5xx/malformed/auth)", hold: holdShort, settles: true, eval: ruleMetricsErr},
 		rule{id: "restarts", checks: "no engine restarts in the window", hold: holdNone, eval: ruleRestarts},
-		rule{id: "cold_start", checks: "no model loading or warm-up after a restart", hold: holdNone, eval: ruleColdStart},
+		rule{id: "cold_start", checks: "no model loading or warm-up after a restart", hold: holdNone, settles: true, eval: ruleColdStart},
 	)
 }
 

@@ -302,8 +302,17 @@ func ruleEvents(e *env) []Finding {
 		sev := max(x.Severity, model.SevWarn)
 		ev := eventEvidence(x)
 		// The engine came back after the failure: still worth knowing,
-		// no longer the emergency.
-		if back := servingSince(ep); !back.IsZero() && back.After(x.Time) {
+		// no longer the emergency. The ledger remembers the recovery when
+		// the engine is down again for another reason (a planned stop).
+		back := servingSince(ep)
+		after, ended := servedAfter(ep.Runs, x.Time)
+		if ended {
+			continue // the run that recovered from it has ended too: its story is over
+		}
+		if back.IsZero() || !back.After(x.Time) {
+			back = after
+		}
+		if !back.IsZero() && back.After(x.Time) {
 			sev = model.SevWarn
 			ev = append(ev, Evidence{Text: "serving again since " + back.Format("15:04:05"), Source: "scrape " + ep.URL})
 		}
@@ -357,6 +366,17 @@ func endpointOf(e *env, url string) Endpoint {
 		return e.in.Endpoints[0]
 	}
 	return Endpoint{URL: url}
+}
+
+// servedAfter is when the first run that started after t served (zero
+// when none did yet), and whether that run has ended since.
+func servedAfter(runs []model.Run, t time.Time) (time.Time, bool) {
+	for _, r := range runs {
+		if r.Started.After(t) && r.Summary.Samples > 0 {
+			return r.Started, r.Ended != nil
+		}
+	}
+	return time.Time{}, false
 }
 
 // servingSince is when the endpoint came back (a restart seen in its

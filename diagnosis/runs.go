@@ -128,7 +128,9 @@ func restartsFromRuns(e *env, ep Endpoint) []Finding {
 		return nil
 	}
 	prev, cur := ep.Runs[n-2], ep.Runs[n-1]
-	if e.in.Time.Sub(cur.Started) > restartWindow {
+	if e.in.Time.Sub(cur.Started) > restartWindow || cur.Ended != nil {
+		// Old news, or the run that restart began has ended too: the
+		// stop's own finding speaks now, not the restart before it.
 		return nil
 	}
 	ago := dur(e.in.Time.Sub(cur.Started).Round(1e9))

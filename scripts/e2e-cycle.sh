@@ -20,10 +20,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start() { # start ARGS...: llmtop in a fresh 200×50 session, diagnosis zoomed
+start() { # start ARGS...: llmtop in a fresh COLS×ROWS (120×40) session, diagnosis zoomed
 	tmux -L "$SOCK" kill-server 2>/dev/null || true
 	sleep 0.3
-	tmux -L "$SOCK" -f /dev/null new-session -d -s c -x 200 -y 50 -c "$WORK" \
+	tmux -L "$SOCK" -f /dev/null new-session -d -s c -x "${COLS:-120}" -y "${ROWS:-40}" -c "$WORK" \
 		"env TERM=xterm-256color NO_COLOR=1 XDG_CONFIG_HOME=$WORK/cfg $BIN $*; sleep 30"
 	tmux -L "$SOCK" set-option -t c window-size manual >/dev/null 2>&1 || true
 	local i

@@ -1,0 +1,154 @@
+package core
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// Issue 31, item 1, the sequence from the load test: a CUDA crash at
+// 11:26:12, the supervisor's restart serving at 11:26:23, a clean planned
+// stop two minutes later. The crash is news while the engine is down
+// after it (CRIT), history once the restart serves (WARN), and over when
+// the run that recovered from it ends: the stopped engine's top line is
+// not "CRIT CUDA illegal memory access … holding for 1m56s".
+func TestRecoveredCrashDoesNotComeBackCriticalAfterAPlannedStop(t *testing.T) {
+	m := newMonitor()
+	for _, l := range banner(at(-60), "{'model': 'm'}") {
+		m.Apply(l)
+	}
+	e := newEngine("0.11.0", at(-60), 0.02)
+	run(m, e, 0, 12, 5, 100) // 11:26:00 … 11:26:11 as 0 … 11
+	const cudaLine = "RuntimeError: CUDA error: an illegal memory access was encountered"
+	m.Apply(logEvent(at(12), "cuda_illegal_access", model.PhaseCrash, model.SevCrit, cudaLine, map[string]string{"what": "memory access"}))
+	for s := 13.0; s < 20; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	if f := byIDIn(m, "cuda_illegal_access"); f == nil || f.Severity != model.SevCrit {
+		t.Fatalf("while down after the crash: want the crash CRIT, got %s", findingIDs(m.Report().Findings))
+	}
+	for _, l := range banner(at(20), "{'model': 'm'}") {
+		m.Apply(l)
+	}
+	e2 := newEngine("0.11.0", at(20), 0.02)
+	run(m, e2, 23, 117, 5, 100) // serving from 11:26:23 to 11:28:19
+	if f := byIDIn(m, "cuda_illegal_access"); f == nil || f.Severity != model.SevWarn {
+		t.Fatalf("serving again: want the crash as WARN, got %s", findingIDs(m.Report().Findings))
+	}
+	for _, l := range shutdown(at(140)) {
+		m.Apply(l)
+	}
+	for s := 141.0; s < 160; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	if ep := m.Endpoint(url); ep.Life != model.LifeStopped {
+		t.Fatalf("life %s, want stopped", ep.Life)
+	}
+	rep := m.Report()
+	if f := byIDIn(m, "cuda_illegal_access"); f != nil {
+		t.Fatalf("a crash the engine recovered from sits in the stopped engine's findings as %s: %s", f.Severity, findingIDs(rep.Findings))
+	}
+	if len(rep.Findings) == 0 || rep.Findings[0].ID != "endpoint_down" || !strings.Contains(rep.Findings[0].Title, "clean shutdown") {
+		t.Fatalf("the top finding of a cleanly stopped engine: %s", findingIDs(rep.Findings))
+	}
+}
+
+// Issue 31, item 3: a planned restart in the middle of a backlog (the demo's
+// queue-buildup → kv-pressure switch read "STOPPED: CRIT queue backlog:
+// 771 requests waiting", then the same during STARTING). The ended run's
+// findings close with it, and its last numbers are not judged as now
+// while the engine is stopped or starting.
+func TestEndedRunsFindingsLeaveWithItWhileStoppedAndStarting(t *testing.T) {
+	m := newMonitor()
+	for _, l := range banner(at(-30), "{'model': 'm', 'max_num_seqs': 32}") {
+		m.Apply(l)
+	}
+	e := newEngine("0.11.0", at(-30), 0.02)
+	for s := 0.0; s < 60; s++ {
+		e.waiting = 500 + 5*s // 500 … 795 waiting: ten times the backlog threshold
+		m.Apply(e.scrape(at(s), 10, 100))
+		m.Tick(at(s))
+	}
+	if byIDIn(m, "queue_backlog") == nil {
+		t.Fatalf("the backlog did not open: %s", findingIDs(m.Report().Findings))
+	}
+	for _, l := range shutdown(at(60)) {
+		m.Apply(l)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, f := range m.Report().Findings {
+			switch f.ID {
+			case "queue_backlog", "ttft_queueing", "ttft_high":
+				t.Fatalf("%s: the ended run's %s is still open: %s", when, f.ID, findingIDs(m.Report().Findings))
+			}
+		}
+		for _, p := range m.Report().Pending {
+			if p.ID == "queue_backlog" {
+				t.Fatalf("%s: the ended run's backlog is forming again from its last numbers", when)
+			}
+		}
+	}
+	for s := 61.0; s < 80; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	check("stopped")
+	for _, l := range banner(at(80), "{'model': 'm', 'max_num_seqs': 32, 'gpu_memory_utilization': 0.29}") {
+		m.Apply(l)
+	}
+	for s := 81.0; s < 100; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	if ep := m.Endpoint(url); ep.Life != model.LifeStarting {
+		t.Fatalf("life %s, want starting", ep.Life)
+	}
+	check("starting")
+	e2 := newEngine("0.11.0", at(80), 0.02)
+	run(m, e2, 100, 20, 1, 100)
+	check("serving the new run")
+}
+
+func byIDIn(m *Monitor, id string) *diagnosis.Finding {
+	for _, f := range m.Report().Findings {
+		if f.ID == id {
+			f := f
+			return &f
+		}
+	}
+	return nil
+}
+
+// The restart that began a run is over when that run ends: a planned stop
+// after a crash's recovery is not "engine crashed and restarted" (issue
+// 31, item 3: the demo's next segment kept that WARN on top throughout).
+func TestRestartFindingEndsWithTheRunItBegan(t *testing.T) {
+	m := newMonitor()
+	for _, l := range banner(at(-60), "{'model': 'm'}") {
+		m.Apply(l)
+	}
+	run(m, newEngine("0.11.0", at(-60), 0.02), 0, 12, 5, 100)
+	m.Apply(logEvent(at(12), "cuda_illegal_access", model.PhaseCrash, model.SevCrit, "RuntimeError: CUDA error: an illegal memory access was encountered", nil))
+	for _, l := range banner(at(20), "{'model': 'm'}") {
+		m.Apply(l)
+	}
+	run(m, newEngine("0.11.0", at(20), 0.02), 23, 60, 5, 100)
+	if f := byIDIn(m, "restarts"); f == nil || f.Title != "engine crashed and restarted" {
+		t.Fatalf("after the crash's restart: %s", findingIDs(m.Report().Findings))
+	}
+	for _, l := range shutdown(at(90)) {
+		m.Apply(l)
+	}
+	for s := 91.0; s < 100; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	if f := byIDIn(m, "restarts"); f != nil {
+		t.Fatalf("the stopped run's restart finding is still open: %s %q", findingIDs(m.Report().Findings), f.Title)
+	}
+}
