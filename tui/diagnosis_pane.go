@@ -37,8 +37,23 @@ func (findingsPane) Height(d *Data, w int) int {
 		// table, the missing inputs
 		return strings.Count(allClear(d, rep, w, 64), "\n") + 1
 	}
-	// the top finding's wrapped lines, a line for each other, the hint
-	return max(9, len(topLines(d, rep.Findings[0], w))+len(rep.Findings))
+	// the forming lines that outrank it, the top finding's wrapped lines,
+	// a line for each other, the hint
+	return max(9, len(formingLines(d, w))+len(topLines(d, rep.Findings[0], w))+len(rep.Findings))
+}
+
+// formingLines are the conditions forming that outrank the top open
+// finding (two at most): above it, so a WARN on its way is not hidden
+// under an open INFO.
+func formingLines(d *Data, w int) []string {
+	var out []string
+	for i, p := range outranking(d) {
+		if i == 2 {
+			break
+		}
+		out = append(out, pendingLine(d, p, w))
+	}
+	return out
 }
 
 func (findingsPane) View(d *Data, w, h int) string {
@@ -47,7 +62,7 @@ func (findingsPane) View(d *Data, w, h int) string {
 	if len(rep.Findings) == 0 {
 		return allClear(d, rep, w, h)
 	}
-	out := topLines(d, rep.Findings[0], w)
+	out := append(formingLines(d, w), topLines(d, rep.Findings[0], w)...)
 	rest := rep.Findings[1:]
 	// The top finding's detail first; the others get at least three lines
 	// (the last "+N more" when they do not fit), so the detail is cut only

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -25,12 +26,38 @@ func topFinding(d *Data) (diagnosis.Finding, bool) {
 	return diagnosis.Finding{}, false
 }
 
+// outranking are the conditions forming that are more severe than the top
+// open finding (all of them when none is open) and have held half their
+// hold (10 s at most): a WARN on its way must not hide behind an open INFO
+// such as a planned restart, and a blip of one refresh does not lead.
+func outranking(d *Data) []diagnosis.Pending {
+	rep := d.Core.Report()
+	var out []diagnosis.Pending
+	f, ok := topFinding(d)
+	for _, p := range rep.Pending {
+		if p.Held < min(p.Hold/2, 10*time.Second) {
+			continue
+		}
+		if !ok || p.Severity > f.Severity {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // topLine is the top finding's title and first action in its severity's
 // colour, each line exactly w cells: one line when both fit, else the
 // action on a second line (cut only there); nil when no finding is open.
 func topLine(d *Data, w int) []string {
 	f, ok := topFinding(d)
 	s := d.Styles
+	if ps := outranking(d); ok && len(ps) > 0 {
+		// The forming condition leads, said to be forming, with how long
+		// it has held of what it needs; the open finding is one of the +N.
+		p := ps[0]
+		f = p.Finding
+		f.Title = fmt.Sprintf("forming: %s (%s of %s)", f.Title, shortDur(p.Held.Round(time.Second)), shortDur(p.Hold))
+	}
 	if !ok {
 		if n := len(d.Core.Report().Findings); n > 0 {
 			// all acknowledged or silenced: said, not hidden
