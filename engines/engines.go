@@ -38,6 +38,8 @@ type Spec struct {
 	ID model.Engine
 	// Name is how the screen, the advice and the notes name it.
 	Name string
+	// Aliases are other spellings --engine accepts for it.
+	Aliases []string
 	// Prefixes are the metric-name prefixes that identify it on a metrics
 	// route (the first is its own family prefix: "answers, but without any
 	// vllm: metrics").
@@ -150,6 +152,22 @@ func Of(e model.Engine) *Spec {
 		}
 	}
 	return nil
+}
+
+// Parse reads --engine: an engine's ID or one of its aliases, any case.
+func Parse(s string) (model.Engine, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, e := range all {
+		if s == string(e.ID) {
+			return e.ID, true
+		}
+		for _, a := range e.Aliases {
+			if s == a {
+				return e.ID, true
+			}
+		}
+	}
+	return model.Unknown, false
 }
 
 // Name is how an engine is named to a person; "this engine" when unknown.

@@ -6,6 +6,7 @@ import "github.com/llmtop/llmtop/model"
 var LlamaCpp = Spec{
 	ID:          model.LlamaCpp,
 	Name:        "llama.cpp",
+	Aliases:     []string{"llama.cpp", "llama-server", "llama_cpp"},
 	Prefixes:    []string{"llamacpp:"},
 	MetricsPath: "/metrics",
 	Hint404: "start llama-server with --metrics (env LLAMA_ARG_ENDPOINT_METRICS=1); " +

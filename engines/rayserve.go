@@ -19,6 +19,7 @@ const rayPrefix = "ray_"
 var RayServe = Spec{
 	ID:          RayServeID,
 	Name:        "Ray Serve (vLLM)",
+	Aliases:     []string{"ray", "ray-serve", "ray_serve"},
 	Prefixes:    []string{rayPrefix + "vllm:"},
 	MetricsPath: "/metrics",
 	Hint404: "Ray exports each node's metrics on its metrics export port (ray start --metrics-export-port; " +

@@ -6,6 +6,7 @@ import "github.com/llmtop/llmtop/model"
 var TGI = Spec{
 	ID:          model.TGI,
 	Name:        "TGI",
+	Aliases:     []string{"text-generation-inference"},
 	Prefixes:    []string{"tgi_"},
 	MetricsPath: "/metrics",
 	Hint404:     "TGI serves /metrics on its main port and on --prometheus-port (default 9000); pass --metrics-path if a proxy moved it",

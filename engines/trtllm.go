@@ -6,6 +6,7 @@ import "github.com/llmtop/llmtop/model"
 var TRTLLM = Spec{
 	ID:          model.TRTLLM,
 	Name:        "TensorRT-LLM",
+	Aliases:     []string{"trt-llm", "tensorrt-llm", "tensorrt_llm", "trtllm-serve"},
 	Prefixes:    []string{"trtllm_"},
 	MetricsPath: "/prometheus/metrics",
 	Hint404: "trtllm-serve serves Prometheus at /prometheus/metrics only with return_perf_metrics: true " +

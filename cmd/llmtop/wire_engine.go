@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/sources/probe"
@@ -60,27 +61,20 @@ func engineTimeout() time.Duration {
 	return engine.DefaultTimeout
 }
 
-// parseEngine accepts the engine names and their common spellings.
+// parseEngine accepts the engine names and their common spellings
+// (engines/: each Spec's ID and Aliases).
 func parseEngine(s string) (model.Engine, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "":
+	if strings.TrimSpace(s) == "" {
 		return model.Unknown, nil
-	case "vllm":
-		return model.VLLM, nil
-	case "sglang":
-		return model.SGLang, nil
-	case "tgi", "text-generation-inference":
-		return model.TGI, nil
-	case "llamacpp", "llama.cpp", "llama-server", "llama_cpp":
-		return model.LlamaCpp, nil
-	case "trtllm", "trt-llm", "tensorrt-llm", "tensorrt_llm", "trtllm-serve":
-		return model.TRTLLM, nil
-	case "triton":
-		return model.Triton, nil
-	case "ollama":
-		return model.Ollama, nil
 	}
-	return model.Unknown, fmt.Errorf("--engine %q: want one of vllm, sglang, tgi, llamacpp, trtllm, triton, ollama", s)
+	if e, ok := engines.Parse(s); ok {
+		return e, nil
+	}
+	ids := make([]string, 0, len(engines.IDs()))
+	for _, e := range engines.IDs() {
+		ids = append(ids, string(e))
+	}
+	return model.Unknown, fmt.Errorf("--engine %q: want one of %s", s, strings.Join(ids, ", "))
 }
 
 // engineConfig builds one endpoint's config from the flags.

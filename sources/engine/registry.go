@@ -133,7 +133,11 @@ func reexported(s, like *engines.Spec, mapFn func(families, meta) []model.Sample
 		for i := range out {
 			for k, v := range out[i].From {
 				if engines.ByMetricName(v) == like {
-					out[i].From[k] = s.Reexport + v
+					v = s.Reexport + v
+					if s.DPLabel != "" && like.DPLabel != "" {
+						v = strings.ReplaceAll(v, "{"+like.DPLabel+"=", "{"+s.DPLabel+"=")
+					}
+					out[i].From[k] = v
 				}
 			}
 		}
