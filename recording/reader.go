@@ -11,11 +11,48 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
 )
 
-// maxLine bounds one record: a line longer than this is not a record this
-// llmtop wrote (a scrape of a busy engine is tens of kilobytes).
-const maxLine = 64 << 20
+// A recording is a file from outside: these bound what one may make the
+// reader hold or do, so a crafted file ends in an error that names where,
+// never in a crash.
+const (
+	// maxLine bounds one record: a line longer than this is not a record
+	// this llmtop wrote (a scrape of a busy engine is tens of kilobytes; a
+	// fleet's batch of scrapes a few MiB).
+	maxLine = 16 << 20
+	// maxPerSecond bounds the records stamped within one recorded second
+	// (a fleet of 2 000 endpoints writes a few thousand a second).
+	maxPerSecond = 200_000
+	// maxNote bounds a note's text and maxLogText a log line's: the live
+	// log source keeps lines up to 1 MiB for matching, but the screen and
+	// the core's ring of 10 000 lines need far less (a ring of full
+	// 1 MiB lines would be 10 GB).
+	maxNote    = 4 << 10
+	maxLogText = 16 << 10
+	// maxKinds bounds the distinct unknown record kinds counted by name.
+	maxKinds = 16
+	// backwardsNoted is how far a record's time may step back before the
+	// reader says so (two sources racing to the recorder differ by µs).
+	backwardsNoted = time.Second
+)
+
+// LimitError is a recording that goes past what this llmtop writes: where
+// (the record's number and its offset in the uncompressed stream) and
+// what. What was read before it stands.
+type LimitError struct {
+	Name   string
+	Record int   // the number of the record it stopped at (1 = the first after the header)
+	Offset int64 // the byte offset of that record's line, uncompressed
+	What   string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s: record %d at byte %d (uncompressed): %s: not a recording llmtop writes; read up to there", e.Name, e.Record, e.Offset, e.What)
+}
 
 // Reader reads a recording's records in order.
 type Reader struct {
@@ -30,6 +67,24 @@ type Reader struct {
 	bad     int
 	done    bool
 	n       int
+	// off is the uncompressed offset of the next line; lineOff the
+	// offset of the line just read.
+	off, lineOff int64
+	// pending is the first record, read by NewReader to check the header
+	// against it.
+	pending *Record
+	err     error
+	// last is the newest record time handed out: a record stamped before
+	// it is handed out at it (back counts those more than backwardsNoted
+	// behind, worst the furthest).
+	last       time.Time
+	back       int
+	worst      time.Duration
+	sec        time.Time
+	inSec      int
+	cutLog     int
+	cutNote    int
+	otherKinds int
 }
 
 // Open opens the recording at path and reads its header.
@@ -84,7 +139,53 @@ func NewReader(in io.Reader, name string) (*Reader, error) {
 		return nil, newerError(name, r.header.Version)
 	}
 	r.header = cleaned(r.header) // endpoints, labels: text from the file
+	r.checkHeader()
 	return r, nil
+}
+
+// earliest and latest bound the times a record or a header may hold: a
+// time outside them was not written by a clock.
+var (
+	earliest = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	latest   = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+func plausible(t time.Time) bool { return !t.Before(earliest) && t.Before(latest) }
+
+// checkHeader replaces header values no llmtop writes with what a face
+// can use, saying so: a start that is not a real time (or far from the
+// first record) becomes the first record's time; an interval or window
+// outside a second's fraction to a day becomes the default.
+func (r *Reader) checkHeader() {
+	h := &r.header
+	if d := time.Duration(h.Interval); d < 0 || d > 24*time.Hour {
+		r.note(fmt.Sprintf("the header's interval %v is not one llmtop uses: 1s is used", d))
+		h.Interval = Duration(time.Second)
+	}
+	if d := time.Duration(h.Window); d < 0 || d > 24*time.Hour {
+		r.note(fmt.Sprintf("the header's window %v is not one llmtop uses: 1m is used", d))
+		h.Window = Duration(time.Minute)
+	}
+	first, err := r.next()
+	if err != nil {
+		r.err = err
+	} else {
+		r.pending = &first
+	}
+	start := h.Started
+	switch {
+	case start.IsZero() && r.pending != nil: // not given: the first record's
+		h.Started = first.Time
+	case r.pending == nil:
+		if !start.IsZero() && !plausible(start) {
+			r.note(fmt.Sprintf("the header's start %s is not a real time", start.Format(time.RFC3339)))
+			h.Started = time.Time{}
+		}
+	case !plausible(start) || start.Sub(first.Time).Abs() > 24*time.Hour:
+		r.note(fmt.Sprintf("the header's start %s is not near its first record (%s): the first record's time is used",
+			start.Format(time.RFC3339), first.Time.Format(time.RFC3339)))
+		h.Started = first.Time
+	}
 }
 
 func newerError(name string, v int) error {
@@ -98,11 +199,13 @@ func (r *Reader) Header() Header { return r.header }
 // one (a torn write) comes back with the error that ended the stream.
 func (r *Reader) readLine() ([]byte, error) {
 	var out []byte
+	r.lineOff = r.off
 	for {
 		chunk, err := r.in.ReadSlice('\n')
+		r.off += int64(len(chunk))
 		out = append(out, chunk...)
 		if len(out) > maxLine {
-			return nil, fmt.Errorf("a line longer than %d MiB", maxLine>>20)
+			return nil, r.limit(fmt.Sprintf("a line longer than %d MiB", maxLine>>20))
 		}
 		if err == bufio.ErrBufferFull {
 			continue
@@ -117,13 +220,34 @@ func (r *Reader) readLine() ([]byte, error) {
 // Next returns the next record, or io.EOF after the last. A torn or
 // corrupt end ends the records with a note (Notes), not an error: what was
 // read before it is kept. Records of a kind this llmtop does not know are
-// skipped with a note.
+// skipped with a note. A record past this llmtop's limits (a line over
+// 16 MiB, more than 200 000 records in one recorded second, a time no clock
+// writes) ends the reading with a *LimitError naming its offset.
 func (r *Reader) Next() (Record, error) {
+	if r.pending != nil {
+		rec := *r.pending
+		r.pending = nil
+		return rec, nil
+	}
+	if r.err != nil {
+		return Record{}, r.err
+	}
+	rec, err := r.next()
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return rec, err
+}
+
+func (r *Reader) next() (Record, error) {
 	for !r.done {
 		b, err := r.readLine()
 		if err != nil {
 			r.done = true
+			var le *LimitError
 			switch {
+			case errors.As(err, &le):
+				return Record{}, err
 			case errors.Is(err, io.EOF) && len(b) == 0:
 				// the clean end
 			case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
@@ -145,17 +269,91 @@ func (r *Reader) Next() (Record, error) {
 		if err != nil {
 			var uk errUnknownKind
 			if errors.As(err, &uk) {
-				r.unknown[string(uk)]++
+				r.unknownKind(string(uk))
 			} else {
 				r.bad++
 			}
 			continue
 		}
+		if err := r.stamp(&rec); err != nil {
+			r.done = true
+			return Record{}, err
+		}
 		r.n++
-		rec.Msg = cleaned(rec.Msg)
+		rec.Msg = r.bound(cleaned(rec.Msg))
 		return rec, nil
 	}
 	return Record{}, io.EOF
+}
+
+func (r *Reader) limit(what string) *LimitError {
+	return &LimitError{Name: r.name, Record: r.n + 1, Offset: r.lineOff, What: what}
+}
+
+// stamp checks a record's time: none past 2200, the first not before 2000; a later one
+// never goes back (it is handed out at the time of the one before, and a
+// step back of more than backwardsNoted is counted for a note); no
+// recorded second holds more than maxPerSecond records.
+func (r *Reader) stamp(rec *Record) error {
+	if r.n == 0 {
+		if !plausible(rec.Time) {
+			return r.limit(fmt.Sprintf("its first record is stamped %s, not a time a clock writes", rec.Time.Format(time.RFC3339)))
+		}
+		r.last, r.sec = rec.Time, rec.Time
+	}
+	if !rec.Time.Before(latest) {
+		return r.limit(fmt.Sprintf("stamped %s, not a time a clock writes", rec.Time.Format(time.RFC3339)))
+	}
+	if d := r.last.Sub(rec.Time); d > 0 {
+		if d > backwardsNoted {
+			r.back++
+			r.worst = max(r.worst, d)
+		}
+		rec.Time = r.last
+	}
+	r.last = rec.Time
+	if rec.Time.Sub(r.sec) >= time.Second {
+		r.sec, r.inSec = rec.Time, 0
+	}
+	r.inSec++
+	if r.inSec > maxPerSecond {
+		return r.limit(fmt.Sprintf("more than %d records stamped within one second (from %s)", maxPerSecond, r.sec.Format(time.RFC3339Nano)))
+	}
+	return nil
+}
+
+// bound cuts the texts a record may carry at what the screen and the
+// core's rings can hold: a note's at maxNote, a log line's at maxLogText.
+func (r *Reader) bound(msg any) any {
+	cut := func(s string, n int, count *int) string {
+		if len(s) <= n {
+			return s
+		}
+		*count++
+		return strings.ToValidUTF8(s[:n], "") + "…"
+	}
+	switch m := msg.(type) {
+	case Note:
+		m.Text = cut(m.Text, maxNote, &r.cutNote)
+		return m
+	case model.LogLine:
+		m.Text = cut(m.Text, maxLogText, &r.cutLog)
+		return m
+	case model.LogLines:
+		for i := range m {
+			m[i].Text = cut(m[i].Text, maxLogText, &r.cutLog)
+		}
+		return m
+	}
+	return msg
+}
+
+func (r *Reader) unknownKind(k string) {
+	if _, ok := r.unknown[k]; ok || len(r.unknown) < maxKinds {
+		r.unknown[k]++
+		return
+	}
+	r.otherKinds++
 }
 
 func (r *Reader) note(s string) { r.notes = append(r.notes, s) }
@@ -166,12 +364,24 @@ func (r *Reader) Notes() []string {
 	if r.bad > 0 {
 		out = append(out, fmt.Sprintf("%d records could not be decoded and were skipped", r.bad))
 	}
+	if r.back > 0 {
+		out = append(out, fmt.Sprintf("%d records are stamped before the record ahead of them (by up to %v): each was taken at the time of the one before", r.back, r.worst.Round(time.Millisecond)))
+	}
+	if r.cutLog > 0 {
+		out = append(out, fmt.Sprintf("%d log lines longer than %d KiB were cut there", r.cutLog, maxLogText>>10))
+	}
+	if r.cutNote > 0 {
+		out = append(out, fmt.Sprintf("%d notes longer than %d KiB were cut there", r.cutNote, maxNote>>10))
+	}
 	if len(r.unknown) > 0 {
 		var kinds []string
 		for k, n := range r.unknown {
 			kinds = append(kinds, fmt.Sprintf("%d %q", n, k))
 		}
 		sort.Strings(kinds)
+		if r.otherKinds > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d of other kinds", r.otherKinds))
+		}
 		out = append(out, fmt.Sprintf("skipped records of kinds this llmtop does not know (written by a newer llmtop?): %s", strings.Join(kinds, ", ")))
 	}
 	return out
@@ -185,8 +395,10 @@ func (r *Reader) Close() error {
 	return r.closer.Close()
 }
 
-// ReadFile reads a whole recording: its header, its records in order and
-// the notes on what was skipped.
+// ReadFile reads a whole recording into memory: its header, its records in
+// order and the notes on what was skipped. It is for tests and small
+// files: the faces read a recording as a stream (Open, Next), whose memory
+// does not grow with its length.
 func ReadFile(path string) (Header, []Record, []string, error) {
 	r, err := Open(path)
 	if err != nil {
@@ -196,8 +408,11 @@ func ReadFile(path string) (Header, []Record, []string, error) {
 	var recs []Record
 	for {
 		rec, err := r.Next()
-		if err != nil {
+		if err == io.EOF {
 			break
+		}
+		if err != nil {
+			return r.Header(), recs, r.Notes(), err
 		}
 		recs = append(recs, rec)
 	}

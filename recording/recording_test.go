@@ -229,9 +229,9 @@ func TestNotARecording(t *testing.T) {
 
 func TestUnknownKindsAndBadLinesAreSkippedWithANote(t *testing.T) {
 	b := gz(`{"llmtop_recording":1,"face":"monitor"}` + "\n" +
-		`{"t":1,"k":"hologram","m":{}}` + "\n" +
-		`{"t":2,"k":"event","m":{"severity":"apocalyptic"}}` + "\n" +
-		`{"t":3,"k":"tick"}` + "\n")
+		`{"t":1795615331000000001,"k":"hologram","m":{}}` + "\n" +
+		`{"t":1795615331000000002,"k":"event","m":{"severity":"apocalyptic"}}` + "\n" +
+		`{"t":1795615331000000003,"k":"tick"}` + "\n")
 	_, out, notes := readAll(t, b)
 	if len(out) != 1 || out[0].Msg != (Tick{}) {
 		t.Fatalf("records %+v", out)

@@ -17,6 +17,7 @@ targets=(
 	sources/engine:FuzzOllama
 	sources/bench:FuzzSSEReader
 	sources/logs:FuzzLogLine
+	recording:FuzzReader
 	tui:FuzzParseConfig
 )
 out=$(mktemp)
