@@ -5,12 +5,41 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
+)
+
+// Source hands out records in order: a *Reader, or Records over a slice.
+type Source interface {
+	Next() (Record, error)
+}
+
+// Records is a Source over records in memory.
+func Records(recs []Record) Source { return &sliceSource{recs: recs} }
+
+type sliceSource struct {
+	recs []Record
+	i    int
+}
+
+func (s *sliceSource) Next() (Record, error) {
+	if s.i >= len(s.recs) {
+		return Record{}, io.EOF
+	}
+	s.i++
+	return s.recs[s.i-1], nil
+}
+
+// The export's bounds: its memory is one open spill file per family and
+// the newest timestamp per series, whatever the recording's length.
+const (
+	maxFamilies = 500
+	maxSeries   = 200_000
 )
 
 // OpenMetrics writes the recorded engine and GPU series in the OpenMetrics
@@ -27,10 +56,28 @@ import (
 // Values the engine or the GPU did not give are left out, never written as
 // 0. Each series' points are in time order; a point at the same
 // millisecond as the one before it is dropped (Prometheus keeps one).
-// It returns how many points it wrote.
-func OpenMetrics(w io.Writer, recs []Record) (int, error) {
-	om := newOMWriter()
-	for _, r := range recs {
+//
+// It streams: each family's points go to a spill file in a temporary
+// directory as the records are read (a family is written whole, so the
+// points wait there), and the families are then written one after the
+// other; memory does not grow with the recording. It returns how many
+// points it wrote.
+func OpenMetrics(w io.Writer, src Source) (int, error) {
+	dir, err := os.MkdirTemp("", "llmtop-openmetrics-")
+	if err != nil {
+		return 0, fmt.Errorf("a directory for the export's spill files: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	om := &omWriter{dir: dir, fams: map[string]*omFamily{}, last: map[string]int64{}}
+	defer om.close()
+	for om.err == nil {
+		r, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
 		switch m := r.Msg.(type) {
 		case model.Scrape:
 			up := 0.0
@@ -49,6 +96,9 @@ func OpenMetrics(w io.Writer, recs []Record) (int, error) {
 			}
 		}
 	}
+	if om.err != nil {
+		return 0, om.err
+	}
 	return om.write(w)
 }
 
@@ -59,62 +109,92 @@ func orTime(t, fallback time.Time) time.Time {
 	return t
 }
 
-type omPoint struct {
-	ms int64
-	v  float64
-	h  *model.Histogram
-}
-
-type omSeries struct {
-	labels string
-	points []omPoint
-}
-
 type omFamily struct {
 	name, typ, help string
-	series          map[string]*omSeries
+	file            *os.File
+	w               *bufio.Writer
+	points          int
 }
 
 type omWriter struct {
+	dir  string
 	fams map[string]*omFamily
+	// last is each series' newest millisecond (family and labels).
+	last map[string]int64
+	err  error
 }
-
-func newOMWriter() *omWriter { return &omWriter{fams: map[string]*omFamily{}} }
 
 func (o *omWriter) family(name, typ, help string) *omFamily {
 	f := o.fams[name]
-	if f == nil {
-		f = &omFamily{name: name, typ: typ, help: help, series: map[string]*omSeries{}}
+	if f == nil && o.err == nil {
+		if len(o.fams) >= maxFamilies {
+			o.err = fmt.Errorf("the recording holds more than %d metric families: not what an engine publishes", maxFamilies)
+			return nil
+		}
+		file, err := os.CreateTemp(o.dir, "family-")
+		if err != nil {
+			o.err = fmt.Errorf("a spill file for the export: %w", err)
+			return nil
+		}
+		f = &omFamily{name: name, typ: typ, help: help, file: file, w: bufio.NewWriterSize(file, 16<<10)}
 		o.fams[name] = f
 	}
 	return f
 }
 
-func (f *omFamily) add(lbl string, t time.Time, p omPoint) {
-	s := f.series[lbl]
-	if s == nil {
-		s = &omSeries{labels: lbl}
-		f.series[lbl] = s
-	}
-	p.ms = t.UnixMilli()
-	if n := len(s.points); n > 0 && p.ms <= s.points[n-1].ms {
+// add writes one point of the series lbl at t, unless the series has a
+// point at or after its millisecond.
+func (o *omWriter) add(f *omFamily, lbl string, t time.Time, v float64, h *model.Histogram) {
+	if f == nil {
 		return
 	}
-	s.points = append(s.points, p)
+	key := f.name + "{" + lbl + "}"
+	ms := t.UnixMilli()
+	last, seen := o.last[key]
+	if seen && ms <= last {
+		return
+	}
+	if !seen && len(o.last) >= maxSeries {
+		o.err = fmt.Errorf("the recording holds more than %d series: not what llmtop records", maxSeries)
+		return
+	}
+	o.last[key] = ms
+	ts := strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64)
+	w := f.w
+	switch f.typ {
+	case "gauge":
+		fmt.Fprintf(w, "%s{%s} %s %s\n", f.name, lbl, num64(v), ts)
+	case "counter":
+		fmt.Fprintf(w, "%s_total{%s} %s %s\n", f.name, lbl, num64(v), ts)
+	case "histogram":
+		for _, b := range h.Buckets {
+			fmt.Fprintf(w, "%s_bucket{%s,le=\"%s\"} %s %s\n", f.name, lbl, num64(b.UpperBound), num64(b.Count), ts)
+		}
+		fmt.Fprintf(w, "%s_count{%s} %s %s\n%s_sum{%s} %s %s\n", f.name, lbl, num64(h.Count), ts, f.name, lbl, num64(h.Sum), ts)
+	case "summary":
+		fmt.Fprintf(w, "%s_count{%s} %s %s\n%s_sum{%s} %s %s\n", f.name, lbl, num64(h.Count), ts, f.name, lbl, num64(h.Sum), ts)
+	}
+	f.points++
+}
+
+func (o *omWriter) close() {
+	for _, f := range o.fams {
+		f.file.Close()
+	}
 }
 
 func (o *omWriter) gauge(name, help, lbl string, t time.Time, v float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return
 	}
-	o.family(name, "gauge", help).add(lbl, t, omPoint{v: v})
+	o.add(o.family(name, "gauge", help), lbl, t, v, nil)
 }
 
 func (o *omWriter) counter(name, help, lbl string, t time.Time, v float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 		return
 	}
-	o.family(name, "counter", help).add(lbl, t, omPoint{v: v})
+	o.add(o.family(name, "counter", help), lbl, t, v, nil)
 }
 
 func (o *omWriter) sample(s model.Sample, recorded time.Time) {
@@ -141,9 +221,9 @@ func (o *omWriter) sample(s model.Sample, recorded time.Time) {
 		}
 		name := "llmtop_" + metricName(string(l)) + "_" + unit
 		if validBuckets(h) {
-			o.family(name, "histogram", "the engine's "+string(l)+" distribution, "+unit).add(base, t, omPoint{h: &h})
+			o.add(o.family(name, "histogram", "the engine's "+string(l)+" distribution, "+unit), base, t, 0, &h)
 		} else if h.Count >= 0 && !math.IsNaN(h.Sum) && !math.IsInf(h.Sum, 0) && len(h.Parts) == 0 {
-			o.family(name, "summary", "the engine's "+string(l)+" sum and count, "+unit).add(base, t, omPoint{h: &model.Histogram{Sum: h.Sum, Count: h.Count}})
+			o.add(o.family(name, "summary", "the engine's "+string(l)+" sum and count, "+unit), base, t, 0, &model.Histogram{Sum: h.Sum, Count: h.Count})
 		}
 	}
 }
@@ -192,6 +272,7 @@ func (o *omWriter) gpu(g model.GPU, t time.Time) {
 	}
 }
 
+// write writes the families in name order, each from its spill file.
 func (o *omWriter) write(out io.Writer) (int, error) {
 	w := bufio.NewWriterSize(out, 256<<10)
 	names := make([]string, 0, len(o.fams))
@@ -202,31 +283,17 @@ func (o *omWriter) write(out io.Writer) (int, error) {
 	points := 0
 	for _, n := range names {
 		f := o.fams[n]
+		if err := f.w.Flush(); err != nil {
+			return points, fmt.Errorf("the export's spill file: %w", err)
+		}
+		if _, err := f.file.Seek(0, io.SeekStart); err != nil {
+			return points, err
+		}
 		fmt.Fprintf(w, "# TYPE %s %s\n# HELP %s %s\n", f.name, f.typ, f.name, escapeHelp(f.help))
-		keys := make([]string, 0, len(f.series))
-		for k := range f.series {
-			keys = append(keys, k)
+		if _, err := io.Copy(w, f.file); err != nil {
+			return points, err
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			for _, p := range f.series[k].points {
-				ts := strconv.FormatFloat(float64(p.ms)/1000, 'f', 3, 64)
-				switch f.typ {
-				case "gauge":
-					fmt.Fprintf(w, "%s{%s} %s %s\n", f.name, k, num64(p.v), ts)
-				case "counter":
-					fmt.Fprintf(w, "%s_total{%s} %s %s\n", f.name, k, num64(p.v), ts)
-				case "histogram":
-					for _, b := range p.h.Buckets {
-						fmt.Fprintf(w, "%s_bucket{%s,le=\"%s\"} %s %s\n", f.name, k, num64(b.UpperBound), num64(b.Count), ts)
-					}
-					fmt.Fprintf(w, "%s_count{%s} %s %s\n%s_sum{%s} %s %s\n", f.name, k, num64(p.h.Count), ts, f.name, k, num64(p.h.Sum), ts)
-				case "summary":
-					fmt.Fprintf(w, "%s_count{%s} %s %s\n%s_sum{%s} %s %s\n", f.name, k, num64(p.h.Count), ts, f.name, k, num64(p.h.Sum), ts)
-				}
-				points++
-			}
-		}
+		points += f.points
 	}
 	fmt.Fprint(w, "# EOF\n")
 	return points, w.Flush()

@@ -23,7 +23,7 @@ func TestOpenMetricsShape(t *testing.T) {
 	dup := s2 // the same millisecond again: dropped
 	recs = append(recs, Record{at(9), s2}, Record{at(9), dup})
 	var out bytes.Buffer
-	n, err := OpenMetrics(&out, recs)
+	n, err := OpenMetrics(&out, Records(recs))
 	if err != nil {
 		t.Fatal(err)
 	}

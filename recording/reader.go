@@ -85,6 +85,10 @@ type Reader struct {
 	cutLog     int
 	cutNote    int
 	otherKinds int
+	// raw is the line of the record handed out last; moved says the
+	// reader changed its time (it stepped back).
+	raw, pendingRaw     []byte
+	moved, pendingMoved bool
 }
 
 // Open opens the recording at path and reads its header.
@@ -171,6 +175,7 @@ func (r *Reader) checkHeader() {
 		r.err = err
 	} else {
 		r.pending = &first
+		r.pendingRaw, r.pendingMoved = r.raw, r.moved
 	}
 	start := h.Started
 	switch {
@@ -227,6 +232,7 @@ func (r *Reader) Next() (Record, error) {
 	if r.pending != nil {
 		rec := *r.pending
 		r.pending = nil
+		r.raw, r.moved = r.pendingRaw, r.pendingMoved
 		return rec, nil
 	}
 	if r.err != nil {
@@ -275,10 +281,12 @@ func (r *Reader) next() (Record, error) {
 			}
 			continue
 		}
+		stamped := rec.Time
 		if err := r.stamp(&rec); err != nil {
 			r.done = true
 			return Record{}, err
 		}
+		r.raw, r.moved = b, !rec.Time.Equal(stamped)
 		r.n++
 		rec.Msg = r.bound(cleaned(rec.Msg))
 		return rec, nil
@@ -355,6 +363,11 @@ func (r *Reader) unknownKind(k string) {
 	}
 	r.otherKinds++
 }
+
+// Raw is the line of the record Next returned last, as the file holds it
+// (the caller must not change it), and whether the reader moved that
+// record's time (it was stamped before the one ahead of it).
+func (r *Reader) Raw() (line []byte, moved bool) { return r.raw, r.moved }
 
 func (r *Reader) note(s string) { r.notes = append(r.notes, s) }
 

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,12 +25,20 @@ func diagnoseFrom(cmd *cobra.Command, path string, urls []string) error {
 	if len(urls) > 0 {
 		return fmt.Errorf("diagnose --from reads its endpoints from the recording: drop %s", strings.Join(urls, " "))
 	}
-	h, recs, notes, err := readRecording(path, cmd.ErrOrStderr())
+	r, err := readStream(path)
 	if err != nil {
 		return err
 	}
-	res := judgeRecording(h, recs)
-	res.Recording, res.Notes = path, notes
+	defer r.Close()
+	res, err := judgeRecording(r.Header(), r)
+	printNotes(cmd.ErrOrStderr(), path, r.Notes())
+	if err == errNoRecords {
+		err = noRecords(path)
+	}
+	if err != nil {
+		return err
+	}
+	res.Recording, res.Notes = path, r.Notes()
 	return reportDiagnosis(safeOut(cmd.OutOrStdout()), res)
 }
 
@@ -38,24 +49,45 @@ func diagnoseFrom(cmd *cobra.Command, path string, urls []string) error {
 // runs as the monitor did (its window and rules, the clock once a second):
 // the findings open at its end are the verdict, those that opened and
 // closed during it are listed as closed.
-func judgeRecording(h recording.Header, recs []recording.Record) diagnoseResult {
+//
+// It reads the records as a stream: its memory does not grow with the
+// recording's length. A recording with no records is errNoRecords.
+func judgeRecording(h recording.Header, src recording.Source) (diagnoseResult, error) {
 	cfg := tui.DiagnosisConfig(tui.DefaultThresholds)
 	if h.Diagnosis != nil {
 		cfg = *h.Diagnosis
 	}
 	w := newWatch(h.Endpoints, cfg)
 	w.start = h.Started
-	last := lastTime(recs)
+	var last time.Time
+	n := 0
+	each := func(fn func(recording.Record)) error {
+		for {
+			r, err := src.Next()
+			if err == io.EOF {
+				if n == 0 {
+					return errNoRecords
+				}
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			n++
+			last = r.Time
+			fn(r)
+		}
+	}
 	if h.Face != "diagnose" {
 		w.mon = monitorCore(h)
-		for _, r := range recs {
-			feedMonitor(w.mon, r)
+		if err := each(func(r recording.Record) { feedMonitor(w.mon, r) }); err != nil {
+			return diagnoseResult{}, err
 		}
-		return w.result(w.mon.Evaluate(last))
+		return w.result(w.mon.Evaluate(last)), nil
 	}
 	var rep diagnosis.Report
 	evaluated := false
-	for _, r := range recs {
+	err := each(func(r recording.Record) {
 		switch m := r.Msg.(type) {
 		case recording.Tick:
 			rep, evaluated = w.evaluate(r.Time), true
@@ -70,9 +102,15 @@ func judgeRecording(h recording.Header, recs []recording.Record) diagnoseResult 
 			w.apply(m)
 			evaluated = false
 		}
+	})
+	if err != nil {
+		return diagnoseResult{}, err
 	}
 	if !evaluated { // cut before the watch's last evaluation
 		rep = w.evaluate(last)
 	}
-	return w.result(rep)
+	return w.result(rep), nil
 }
+
+// errNoRecords: a recording with a header and nothing after it.
+var errNoRecords = errors.New("no records")

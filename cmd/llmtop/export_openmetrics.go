@@ -27,12 +27,14 @@ Series are named llmtop_<concept> with endpoint, model and source labels
 (docs/recording.md). A value the engine did not give is left out, not 0.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, recs, _, err := readRecording(args[0], cmd.ErrOrStderr())
+			r, err := readStream(args[0])
 			if err != nil {
 				return err
 			}
+			defer r.Close()
 			out := bufio.NewWriter(safeOut(cmd.OutOrStdout()))
-			n, err := recording.OpenMetrics(out, recs)
+			n, err := recording.OpenMetrics(out, r)
+			printNotes(cmd.ErrOrStderr(), args[0], r.Notes())
 			if err == nil {
 				err = out.Flush()
 			}

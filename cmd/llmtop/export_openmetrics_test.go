@@ -47,7 +47,7 @@ func TestPromtoolLoadsTheExport(t *testing.T) {
 	dir := t.TempDir()
 	om := filepath.Join(dir, "rec.om")
 	var buf bytes.Buffer
-	if _, err := recording.OpenMetrics(&buf, recs); err != nil {
+	if _, err := recording.OpenMetrics(&buf, recording.Records(recs)); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(om, buf.Bytes(), 0o600)

@@ -201,29 +201,21 @@ func monitorCore(h recording.Header) *core.Monitor {
 	return core.New(o)
 }
 
-// readRecording reads a whole recording, printing its notes (a torn end,
-// skipped records) to errOut.
-func readRecording(path string, errOut io.Writer) (recording.Header, []recording.Record, []string, error) {
-	h, recs, notes, err := recording.ReadFile(path)
-	if err != nil {
-		return h, nil, nil, err
-	}
+// readStream opens a recording to read as a stream (its memory does not
+// grow with its length); the caller prints its notes when done.
+func readStream(path string) (*recording.Reader, error) {
+	return recording.Open(path)
+}
+
+// printNotes says on errOut what the reader skipped or could not read (a
+// torn end, skipped records, times that ran back).
+func printNotes(errOut io.Writer, path string, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(errOut, "llmtop: %s: %s\n", path, n)
 	}
-	if len(recs) == 0 {
-		return h, nil, notes, fmt.Errorf("%s holds no records (it was cut before its first second)", path)
-	}
-	return h, recs, notes, nil
 }
 
-// lastTime is the newest time in a recording.
-func lastTime(recs []recording.Record) time.Time {
-	var t time.Time
-	for _, r := range recs {
-		if r.Time.After(t) {
-			t = r.Time
-		}
-	}
-	return t
+// noRecords is the error of a recording with a header and nothing after.
+func noRecords(path string) error {
+	return fmt.Errorf("%s holds no records (it was cut before its first second)", path)
 }

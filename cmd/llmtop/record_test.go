@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/checkpoint"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
@@ -173,6 +174,33 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 	if len(replay) != secs {
 		t.Fatalf("%d seconds replayed, want %d", len(replay), secs)
 	}
+	// The same through checkpoints (a seek's start): every 50 records the
+	// core is written out and read back as a new one, which goes on; it
+	// reaches the same moments every second.
+	codec := checkpoint.New()
+	mon, n := monitorCore(h), 0
+	var viaCheckpoints []string
+	for i, rec := range recs {
+		if i%50 == 0 {
+			b, err := codec.Encode(nil, mon)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mon, err = checkpoint.Decode[*core.Monitor](codec, b); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		feedMonitor(mon, rec)
+		if _, ok := rec.Msg.(recording.Tick); ok {
+			viaCheckpoints = append(viaCheckpoints, moments(mon, url))
+		}
+	}
+	for i := range live {
+		if live[i] != viaCheckpoints[i] {
+			t.Fatalf("through %d checkpoints, second %d differs:\nlive   %s\nreplay %s", n, i+1, live[i], viaCheckpoints[i])
+		}
+	}
 	for i := range live {
 		if live[i] != replay[i] {
 			t.Fatalf("second %d differs:\nlive   %s\nreplay %s", i+1, live[i], replay[i])
@@ -194,7 +222,11 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 
 	// snapshot --from at second 71 is the monitor's `s` at that moment.
 	at := recs[0].Time.Add(70 * time.Second)
-	gotSnap, _ := json.Marshal(replayUntil(h, recs, at).Snapshot())
+	mon70, _, err := replayUntil(h, recording.Records(recs), at.Format(time.RFC3339Nano))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotSnap, _ := json.Marshal(mon70.Snapshot())
 	if !bytes.Equal(gotSnap, liveSnap) {
 		t.Fatalf("snapshot --from at %s differs from the live one:\nlive   %s\nreplay %s", at, liveSnap, gotSnap)
 	}
@@ -315,14 +347,19 @@ func TestDiagnoseFromTornRecording(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "torn.llmrec")
 	os.WriteFile(path, b[:len(b)-40], 0o600)
 	var errOut bytes.Buffer
-	h, recs, notes, err := readRecording(path, &errOut)
+	r, err := readStream(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(notes) != 1 || !strings.Contains(errOut.String(), "ends mid-record") {
+	defer r.Close()
+	res, err := judgeRecording(r.Header(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	printNotes(&errOut, path, r.Notes())
+	if notes := r.Notes(); len(notes) != 1 || !strings.Contains(errOut.String(), "ends mid-record") {
 		t.Fatalf("notes %q stderr %q", notes, errOut.String())
 	}
-	res := judgeRecording(h, recs)
 	if res.ExitCode != 0 || !res.Endpoints[0].Answered || res.WatchedS < 18 {
 		t.Fatalf("torn healthy recording: %+v", res)
 	}

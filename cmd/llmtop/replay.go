@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"time"
@@ -56,16 +57,27 @@ func runReplay(ctx context.Context, path string) error {
 	if replayFlags.speed <= 0 || replayFlags.speed > 10000 {
 		return fmt.Errorf("--speed %v: want a speed above 0 and at most 10000", replayFlags.speed)
 	}
-	h, recs, _, err := readRecording(path, os.Stderr)
+	open := func() (*recording.Reader, error) { return recording.Open(path) }
+	r, err := open()
 	if err != nil {
 		return err
 	}
-	from, err := parseAt(replayFlags.from, recs[0].Time, lastTime(recs))
+	h := r.Header()
+	firstRec, err := r.Next()
+	r.Close()
+	if err == io.EOF {
+		return noRecords(path)
+	}
 	if err != nil {
 		return err
 	}
-	if replayFlags.from == "" {
-		from = recs[0].Time
+	first := firstRec.Time
+	from := first
+	if replayFlags.from != "" {
+		// the end is known once the index has read it: bounded below
+		if from, err = parseAt(replayFlags.from, first, maxTime); err != nil {
+			return err
+		}
 	}
 	if !term.IsTerminal(os.Stdout.Fd()) {
 		return errors.New("replay needs a terminal on stdout: for scripts use `llmtop diagnose --from FILE --json` or `llmtop snapshot --from FILE --at TIME --json`")
@@ -81,11 +93,28 @@ func runReplay(ctx context.Context, path string) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rp := newReplayer(h, recs, replayFlags.speed)
+	rp, err := newReplayer(path, h, open, replayOptions{Speed: replayFlags.speed}, ctx.Done())
+	if err != nil {
+		return err
+	}
+	defer rp.close()
+	if last, done, _, _ := rp.x.state(); replayFlags.from != "" && from.After(last) {
+		if !done {
+			fmt.Fprintf(os.Stderr, "llmtop: reading %s up to %s…\n", path, from.Local().Format("15:04:05"))
+		}
+	}
+	start, err := rp.seekTo(from)
+	if err != nil {
+		return err
+	}
+	if last, done, _, _ := rp.x.state(); done && from.After(last) {
+		_, err := parseAt(replayFlags.from, first, last) // says the recording's span
+		return err
+	}
 	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
 	window := time.Duration(h.Window)
 	m := tui.New(tui.Options{
-		Core: rp.build(from), Endpoints: h.Endpoints, Interval: time.Duration(h.Interval), Window: window,
+		Core: start.mon, Endpoints: h.Endpoints, Interval: time.Duration(h.Interval), Window: window,
 		Simulated: h.Simulated, Now: from, Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys,
 		Thresholds: &cfg.Thresholds, Save: saveSnapshot, Replay: rp.control, Panes: cfg.Panes, NoMouse: cfg.NoMouse,
 	})
@@ -93,37 +122,45 @@ func runReplay(ctx context.Context, path string) error {
 	// signal; Bubble Tea's own handler would race it.
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	p, runProgram := screenProgram(m, popts, screenIO{in: os.Stdin, out: os.Stdout, fd: os.Stdout}, noColor, cfg.NoMouse)
-	go rp.run(ctx, from, func(msg any) { p.Send(msg) })
+	go rp.run(ctx, start, func(msg any) { p.Send(msg) })
 	err = runProgram()
+	printNotes(os.Stderr, path, rp.x.notesNow())
 	if err != nil && !(errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) {
 		return err
 	}
 	return nil
 }
 
-// replayer paces a recording into the screen. It owns the position; the
-// screen owns the core it was handed.
+// replayer paces a recording into the screen. It owns the position (a
+// cursor on the index's segments); the screen owns the core it was
+// handed.
 type replayer struct {
+	x     *replayIndex
 	h     recording.Header
-	recs  []recording.Record
 	speed float64
 	ctl   chan tui.ReplayKey
-	// marks are the moments a finding opened or an engine run started,
-	// for the next-finding key; found by a first pass at start.
-	marks []time.Time
+	stop  <-chan struct{}
+	first time.Time
 }
 
-func newReplayer(h recording.Header, recs []recording.Record, speed float64) *replayer {
-	// The file's order is the order the core took them; a stamp a few µs
-	// behind the one before (two sources racing to the recorder) is
-	// clamped, so the clock only moves forward and seeks can bisect.
-	for i := 1; i < len(recs); i++ {
-		if recs[i].Time.Before(recs[i-1].Time) {
-			recs[i].Time = recs[i-1].Time
-		}
-	}
-	return &replayer{h: h, recs: recs, speed: speed, ctl: make(chan tui.ReplayKey, 16)}
+// replayOptions: the speed, and how many records a segment of the index
+// holds (0: segRecords; a test makes them short).
+type replayOptions struct {
+	Speed float64
+	Every int
 }
+
+// newReplayer starts indexing the recording that open reads (path names
+// it) and returns its replayer; close ends the index.
+func newReplayer(path string, h recording.Header, open func() (*recording.Reader, error), o replayOptions, stop <-chan struct{}) (*replayer, error) {
+	x, err := newReplayIndex(path, h, open, o.Every, stop)
+	if err != nil {
+		return nil, err
+	}
+	return &replayer{x: x, h: h, speed: o.Speed, ctl: make(chan tui.ReplayKey, 16), stop: stop}, nil
+}
+
+func (r *replayer) close() { r.x.Close() }
 
 // control is the screen's hook: it never blocks (a key pressed while the
 // replayer is busy rebuilding is dropped when 16 are waiting).
@@ -134,83 +171,82 @@ func (r *replayer) control(k tui.ReplayKey) {
 	}
 }
 
-// build is a fresh core with every record up to t fed in, as the monitor
-// took them.
-func (r *replayer) build(t time.Time) *core.Monitor {
-	mon := monitorCore(r.h)
-	for _, rec := range r.recs {
-		if rec.Time.After(t) {
+// position is a core with every record up to at fed in, the cursor on
+// the records after it, and the demo's badge as it stood at at.
+type position struct {
+	mon      *core.Monitor
+	at       time.Time
+	cur      *cursor
+	scenario *recording.Scenario
+}
+
+// seekTo builds the position at t from the nearest checkpoint at or
+// before it (waiting for the index to reach t).
+func (r *replayer) seekTo(t time.Time) (position, error) {
+	seg, i, err := r.x.waitFor(t, r.stop)
+	if err != nil {
+		return position{}, err
+	}
+	if r.first.IsZero() {
+		if s0, ok := r.x.segmentAt(0, r.stop); ok {
+			r.first = s0.start
+		}
+	}
+	mon, err := r.x.checkpoint(seg)
+	if err != nil {
+		return position{}, err
+	}
+	c, err := r.x.cursor(i, seg, r.stop)
+	if err != nil {
+		return position{}, err
+	}
+	p := position{mon: mon, at: t, cur: c, scenario: seg.scenario}
+	for {
+		rec, ok := c.peek()
+		if !ok || rec.Time.After(t) {
 			break
 		}
 		feedMonitor(mon, rec)
-	}
-	return mon
-}
-
-// findMarks replays the whole recording once, unpaced.
-func (r *replayer) findMarks() []time.Time {
-	mon := monitorCore(r.h)
-	for _, rec := range r.recs {
-		feedMonitor(mon, rec)
-	}
-	seen := map[time.Time]bool{}
-	for _, f := range mon.History() {
-		seen[f.Opened] = true
-	}
-	for _, u := range mon.URLs() {
-		for i, run := range mon.RunsOf(u) {
-			if i > 0 {
-				seen[run.Started] = true
-			}
+		if sc, ok := rec.Msg.(recording.Scenario); ok {
+			p.scenario = &sc
 		}
+		c.pop()
 	}
-	var out []time.Time
-	for t := range seen {
-		if !t.IsZero() {
-			out = append(out, t)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
-	return out
+	return p, nil
 }
 
-// after is the index of the first record later than t.
-func (r *replayer) after(t time.Time) int {
-	return sort.Search(len(r.recs), func(i int) bool { return r.recs[i].Time.After(t) })
-}
-
-// scenarioAt is the demo's badge as it stood at t.
-func (r *replayer) scenarioAt(t time.Time) (recording.Scenario, bool) {
-	for i := r.after(t) - 1; i >= 0; i-- {
-		if sc, ok := r.recs[i].Msg.(recording.Scenario); ok {
-			return sc, true
-		}
-	}
-	return recording.Scenario{}, false
-}
-
-// run plays from `from` (the screen's core already holds everything up to
+// run plays from p (the screen's core already holds everything up to
 // it) until ctx ends.
-func (r *replayer) run(ctx context.Context, from time.Time, send func(any)) {
-	first, last := r.recs[0].Time, r.recs[len(r.recs)-1].Time
-	i, at, paused := r.after(from), from, false
+func (r *replayer) run(ctx context.Context, p position, send func(any)) {
+	cur, at, paused := p.cur, p.at, false
+	ended := func() bool { _, ok := cur.peek(); return !ok }
 	state := func(tick bool, c *core.Monitor, note string) tui.ReplayMsg {
-		return tui.ReplayMsg{At: at, Speed: r.speed, Paused: paused, Ended: i >= len(r.recs), Tick: tick, Core: c, Note: note}
+		return tui.ReplayMsg{At: at, Speed: r.speed, Paused: paused, Ended: ended(), Tick: tick, Core: c, Note: note}
 	}
-	if sc, ok := r.scenarioAt(at); ok {
-		send(scenarioMsg(sc))
+	if p.scenario != nil {
+		send(scenarioMsg(*p.scenario))
 	}
 	send(state(false, nil, "")) // the screen names its keys (the user's)
-	marksDone := make(chan []time.Time, 1)
-	go func() { marksDone <- r.findMarks() }()
+	indexed := make(chan error, 1)
+	go func() {
+		_, _, _, _ = r.x.waitDone(ctx.Done())
+		_, _, err, _ := r.x.state()
+		indexed <- err
+	}()
 
 	// deliver sends the records of one recorded moment.
 	deliver := func() {
-		t := r.recs[i].Time
+		rec, _ := cur.peek()
+		t := rec.Time
 		at = t
 		send(state(false, nil, ""))
-		for ; i < len(r.recs) && !r.recs[i].Time.After(t); i++ {
-			switch m := r.recs[i].Msg.(type) {
+		for {
+			rec, ok := cur.peek()
+			if !ok || rec.Time.After(t) {
+				break
+			}
+			cur.pop()
+			switch m := rec.Msg.(type) {
 			case recording.Tick:
 				send(state(true, nil, ""))
 			case recording.Bench:
@@ -225,36 +261,47 @@ func (r *replayer) run(ctx context.Context, from time.Time, send func(any)) {
 		}
 	}
 	seek := func(t time.Time, note string) {
-		if t.Before(first) {
-			t = first
+		if t.Before(r.first) {
+			t = r.first
 		}
-		if t.After(last) {
+		if last, done, _, _ := r.x.state(); done && t.After(last) {
 			t = last
 		}
-		c := r.build(t)
-		i, at = r.after(t), t
-		if sc, ok := r.scenarioAt(t); ok {
-			send(scenarioMsg(sc))
+		np, err := r.seekTo(t)
+		if err != nil {
+			send(state(false, nil, "seek: "+err.Error()))
+			return
 		}
-		send(state(false, c, note))
+		if last, done, _, _ := r.x.state(); done && t.After(last) {
+			t = last
+		}
+		cur, at = np.cur, t
+		if np.scenario != nil {
+			send(scenarioMsg(*np.scenario))
+		}
+		send(state(false, np.mon, note))
 	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
 		var wake <-chan time.Time
-		if !paused && i < len(r.recs) {
-			timer.Reset(max(0, time.Duration(float64(r.recs[i].Time.Sub(at))/r.speed)))
-			wake = timer.C
+		if !paused {
+			if rec, ok := cur.peek(); ok {
+				timer.Reset(max(0, time.Duration(float64(rec.Time.Sub(at))/r.speed)))
+				wake = timer.C
+			}
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case m := <-marksDone:
-			r.marks = m
-			marksDone = nil
+		case err := <-indexed:
+			indexed = nil
+			if err != nil {
+				send(state(false, nil, "the recording ends in an error: "+err.Error()))
+			}
 		case <-wake:
 			deliver()
-			if i >= len(r.recs) {
+			if ended() {
 				paused = true
 				send(state(false, nil, "")) // the screen says how to go back
 			}
@@ -265,7 +312,11 @@ func (r *replayer) run(ctx context.Context, from time.Time, send func(any)) {
 				send(state(false, nil, ""))
 			case tui.ReplayStep:
 				paused = true
-				for end := at.Add(time.Second); i < len(r.recs) && !r.recs[i].Time.After(end); {
+				for end := at.Add(time.Second); ; {
+					rec, ok := cur.peek()
+					if !ok || rec.Time.After(end) {
+						break
+					}
 					deliver()
 				}
 				send(state(false, nil, ""))
@@ -278,7 +329,7 @@ func (r *replayer) run(ctx context.Context, from time.Time, send func(any)) {
 			case tui.ReplayFwd10m:
 				seek(at.Add(10*time.Minute), "")
 			case tui.ReplayStart:
-				seek(first, "")
+				seek(r.first, "")
 			case tui.ReplayFaster, tui.ReplaySlower:
 				f := 2.0
 				if k == tui.ReplaySlower {
@@ -287,16 +338,17 @@ func (r *replayer) run(ctx context.Context, from time.Time, send func(any)) {
 				r.speed = min(max(r.speed*f, 0.25), 10000)
 				send(state(false, nil, ""))
 			case tui.ReplayNext:
-				if r.marks == nil && marksDone != nil {
+				_, done, _, marks := r.x.state()
+				if !done {
 					send(state(false, nil, "still reading the recording for its findings; try again in a moment"))
 					break
 				}
-				j := sort.Search(len(r.marks), func(j int) bool { return r.marks[j].After(at) })
-				if j == len(r.marks) {
+				j := sort.Search(len(marks), func(j int) bool { return marks[j].After(at) })
+				if j == len(marks) {
 					send(state(false, nil, "no finding opens and no engine restarts after this moment"))
 					break
 				}
-				seek(r.marks[j], "")
+				seek(marks[j], "")
 			}
 		}
 		if !timer.Stop() {

@@ -69,14 +69,16 @@ func TestReplayTheMonitor(t *testing.T) {
 	}
 	h := r.Header()
 	first := recs[0].Time
-	rp := newReplayer(h, recs, 1000)
+	ctx, cancel := context.WithCancel(context.Background())
+	// short segments: every seek starts from a checkpoint of the core
+	// taken mid-recording, not from the start
+	rp, p := replayerOn(t, ctx, file, replayOptions{Speed: 1000, Every: 37}, first)
 	th := tui.DefaultThresholds
-	sc := &screen{m: tui.New(tui.Options{Core: rp.build(first), Endpoints: h.Endpoints, Window: time.Duration(h.Window),
+	sc := &screen{m: tui.New(tui.Options{Core: p.mon, Endpoints: h.Endpoints, Window: time.Duration(h.Window),
 		Now: first, NoColor: true, Thresholds: &th, Replay: rp.control})}
 	sc.send(tea.WindowSizeMsg{Width: 160, Height: 50})
-	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); rp.run(ctx, first, sc.send) }()
+	go func() { defer close(done); rp.run(ctx, p, sc.send) }()
 	defer func() { cancel(); <-done }()
 
 	sc.waitFor(t, "the end", func(m *tui.Model) bool { return m.Data().Replay != nil && m.Data().Replay.Ended })
@@ -164,12 +166,12 @@ func TestReplayTheMonitor(t *testing.T) {
 func TestReplaySpeedKeys(t *testing.T) {
 	start := time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC)
 	recs := []recording.Record{{Time: start, Msg: recording.Tick{}}, {Time: start.Add(time.Hour), Msg: recording.Tick{}}}
-	rp := newReplayer(recording.Header{}, recs, 1)
-	sc := &screen{m: tui.New(tui.Options{Core: rp.build(start), Now: start, NoColor: true, Replay: rp.control})}
-	sc.send(tea.WindowSizeMsg{Width: 160, Height: 40})
 	ctx, cancel := context.WithCancel(context.Background())
+	rp, p := replayerOn(t, ctx, recordingOf(t, recs), replayOptions{Speed: 1}, start)
+	sc := &screen{m: tui.New(tui.Options{Core: p.mon, Now: start, NoColor: true, Replay: rp.control})}
+	sc.send(tea.WindowSizeMsg{Width: 160, Height: 40})
 	done := make(chan struct{})
-	go func() { defer close(done); rp.run(ctx, start, sc.send) }()
+	go func() { defer close(done); rp.run(ctx, p, sc.send) }()
 	defer func() { cancel(); <-done }()
 	sc.waitFor(t, "the start", func(m *tui.Model) bool { return m.Data().Replay != nil })
 	press := func(k string) {
@@ -192,4 +194,44 @@ func TestReplaySpeedKeys(t *testing.T) {
 			t.Fatalf("+/- changed the refresh interval in a replay: %v", m.Data().Interval)
 		}
 	})
+}
+
+// replayerOn starts a replayer on the recording in file, positioned at
+// from; it ends with the test.
+func replayerOn(tb testing.TB, ctx context.Context, file []byte, o replayOptions, from time.Time) (*replayer, position) {
+	tb.Helper()
+	open := func() (*recording.Reader, error) { return recording.NewReader(bytes.NewReader(file), "mem") }
+	r, err := open()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rp, err := newReplayer("mem", r.Header(), open, o, ctx.Done())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(rp.close)
+	p, err := rp.seekTo(from)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rp, p
+}
+
+// recordingOf writes recs as a monitor recording.
+func recordingOf(tb testing.TB, recs []recording.Record) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	w, err := recording.NewWriter(&buf, recording.Header{Face: "monitor", Started: recs[0].Time})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, r := range recs {
+		if _, err := w.Write(r.Time, r.Msg); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
 }

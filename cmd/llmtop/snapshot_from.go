@@ -15,16 +15,19 @@ import (
 // would have saved at TIME of a recording.
 
 func snapshotFrom(out, errOut io.Writer, path, at string, asJSON bool) error {
-	h, recs, _, err := readRecording(path, errOut)
+	r, err := readStream(path)
 	if err != nil {
 		return err
 	}
-	first, last := recs[0].Time, lastTime(recs)
-	t, err := parseAt(at, first, last)
+	defer r.Close()
+	mon, t, err := replayUntil(r.Header(), r, at)
+	printNotes(errOut, path, r.Notes())
+	if err == errNoRecords {
+		err = noRecords(path)
+	}
 	if err != nil {
 		return err
 	}
-	mon := replayUntil(h, recs, t)
 	doc := mon.Snapshot()
 	doc.GPU = mon.GPU()
 	if asJSON {
@@ -37,19 +40,53 @@ func snapshotFrom(out, errOut io.Writer, path, at string, asJSON bool) error {
 	return nil
 }
 
-// replayUntil feeds a fresh monitor core every record up to t, as the
-// monitor took them, and runs the rules at t.
-func replayUntil(h recording.Header, recs []recording.Record, t time.Time) *core.Monitor {
+// replayUntil feeds a fresh monitor core every record up to the moment at
+// (parseAt's forms; empty for the end), as the monitor took them, and runs
+// the rules there. It reads the records as a stream, stopping at the
+// first one after that moment.
+func replayUntil(h recording.Header, src recording.Source, at string) (*core.Monitor, time.Time, error) {
+	first, err := src.Next()
+	if err == io.EOF {
+		return nil, time.Time{}, errNoRecords
+	}
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	end := strings.TrimSpace(at) == ""
+	t := first.Time
+	if !end {
+		// the end is not known until it is read: bound it after
+		if t, err = parseAt(at, first.Time, maxTime); err != nil {
+			return nil, time.Time{}, err
+		}
+	}
 	mon := monitorCore(h)
-	for _, r := range recs {
-		if r.Time.After(t) {
+	last := first.Time
+	for r := first; ; {
+		if !end && r.Time.After(t) {
 			break
 		}
 		feedMonitor(mon, r)
+		last = r.Time
+		if r, err = src.Next(); err == io.EOF {
+			if !end && t.After(last) {
+				_, err = parseAt(at, first.Time, last) // says the recording's span
+				return nil, time.Time{}, err
+			}
+			break
+		} else if err != nil {
+			return nil, time.Time{}, err
+		}
+	}
+	if end {
+		t = last
 	}
 	mon.Evaluate(t)
-	return mon
+	return mon, t, nil
 }
+
+// maxTime is a moment after every recording.
+var maxTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // parseAt reads a moment of a recording that spans first…last: empty for
 // its end; an RFC 3339 time; a clock time (15:04 or 15:04:05, local time,

@@ -1,0 +1,402 @@
+// Package checkpoint writes a Go value's whole state — every field,
+// unexported ones included, through pointers, maps, slices and interfaces
+// — to bytes and reads it back as a new, independent value. The replay
+// uses it to keep the monitor core's state every so many records in a
+// temporary file, so that a seek starts from the nearest checkpoint
+// instead of the recording's start, and the core needs no code of its own
+// to be saved.
+//
+// The bytes are for the process that wrote them: types are numbered in a
+// Codec's own table, and what has no state to copy (functions, channels,
+// *time.Location) is kept by reference in it. Pointers and maps shared
+// within the value stay shared in the copy; two slices sharing a backing
+// array become two arrays.
+package checkpoint
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"sync"
+	"unsafe"
+)
+
+// Codec encodes and decodes values of any type. It is safe for
+// concurrent use; its tables grow with the types and references seen.
+type Codec struct {
+	mu    sync.Mutex
+	types []reflect.Type
+	tnum  map[reflect.Type]int
+	refs  []reflect.Value
+	rnum  map[any]int
+}
+
+// New returns an empty Codec.
+func New() *Codec { return &Codec{tnum: map[reflect.Type]int{}, rnum: map[any]int{}} }
+
+// Encode appends v's state (v a non-nil pointer) to dst.
+func (c *Codec) Encode(dst []byte, v any) ([]byte, error) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return dst, errors.New("checkpoint: Encode wants a non-nil pointer")
+	}
+	e := &encoder{c: c, buf: dst, ptrs: map[ptrKey]int{}}
+	e.value(rv)
+	return e.buf, nil
+}
+
+// Decode reads what Encode wrote into a new value of T (a pointer type).
+func Decode[T any](c *Codec, b []byte) (out T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("checkpoint: %v", p)
+		}
+	}()
+	d := &decoder{c: c, buf: b}
+	v := reflect.New(reflect.TypeFor[T]()).Elem()
+	d.value(v)
+	if d.err != nil {
+		return out, d.err
+	}
+	return v.Interface().(T), nil
+}
+
+type ptrKey struct {
+	p unsafe.Pointer
+	t reflect.Type
+}
+
+type encoder struct {
+	c    *Codec
+	buf  []byte
+	ptrs map[ptrKey]int // pointers and maps already written, by number
+}
+
+func (e *encoder) uint(u uint64) { e.buf = binary.AppendUvarint(e.buf, u) }
+func (e *encoder) int(i int64)   { e.buf = binary.AppendVarint(e.buf, i) }
+
+func (c *Codec) typeNum(t reflect.Type) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.tnum[t]
+	if !ok {
+		n = len(c.types)
+		c.types = append(c.types, t)
+		c.tnum[t] = n
+	}
+	return n
+}
+
+func (c *Codec) typeOf(n int) reflect.Type {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.types[n]
+}
+
+// ref keeps v (a function, channel, location) by reference.
+func (c *Codec) ref(v reflect.Value) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var key any = ptrKey{v.UnsafePointer(), v.Type()}
+	if v.Kind() == reflect.Func { // a func's pointer is its code, not its closure
+		key = v.Interface()
+		if !reflect.TypeOf(key).Comparable() {
+			key = nil
+		}
+	}
+	if key != nil {
+		if n, ok := c.rnum[key]; ok {
+			return n
+		}
+	}
+	n := len(c.refs)
+	c.refs = append(c.refs, v)
+	if key != nil {
+		c.rnum[key] = n
+	}
+	return n
+}
+
+func (c *Codec) refOf(n int) reflect.Value {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.refs[n]
+}
+
+// byRef says values of t are kept by reference.
+func byRef(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return true
+	case reflect.Pointer:
+		return t.Elem().PkgPath() == "time" && t.Elem().Name() == "Location"
+	}
+	return false
+}
+
+// settable makes an unexported field readable and writable.
+func settable(v reflect.Value) reflect.Value {
+	if v.CanSet() || !v.CanAddr() {
+		return v
+	}
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+func (e *encoder) value(v reflect.Value) {
+	v = settable(v)
+	t := v.Type()
+	if byRef(t) {
+		if v.IsNil() {
+			e.uint(0)
+			return
+		}
+		e.uint(uint64(e.c.ref(v)) + 1)
+		return
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		if v.Bool() {
+			e.uint(1)
+		} else {
+			e.uint(0)
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		e.int(v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		e.uint(v.Uint())
+	case reflect.Float32, reflect.Float64:
+		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(v.Float()))
+	case reflect.Complex64, reflect.Complex128:
+		c := v.Complex()
+		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(real(c)))
+		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(imag(c)))
+	case reflect.String:
+		s := v.String()
+		e.uint(uint64(len(s)))
+		e.buf = append(e.buf, s...)
+	case reflect.Slice:
+		if v.IsNil() {
+			e.uint(0)
+			return
+		}
+		e.uint(uint64(v.Len()) + 1)
+		if t.Elem().Kind() == reflect.Uint8 {
+			e.buf = append(e.buf, v.Bytes()...)
+			return
+		}
+		for i := range v.Len() {
+			e.value(v.Index(i))
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			e.value(v.Index(i))
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			e.value(v.Field(i))
+		}
+	case reflect.Pointer:
+		if v.IsNil() {
+			e.uint(0)
+			return
+		}
+		if e.seen(v) {
+			return
+		}
+		e.value(v.Elem())
+	case reflect.Map:
+		if v.IsNil() {
+			e.uint(0)
+			return
+		}
+		if e.seen(v) {
+			return
+		}
+		e.uint(uint64(v.Len()))
+		it := v.MapRange()
+		k := reflect.New(t.Key()).Elem()
+		x := reflect.New(t.Elem()).Elem()
+		for it.Next() {
+			k.SetIterKey(it)
+			x.SetIterValue(it)
+			e.value(k)
+			e.value(x)
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			e.uint(0)
+			return
+		}
+		el := v.Elem()
+		e.uint(uint64(e.c.typeNum(el.Type())) + 1)
+		cp := reflect.New(el.Type()).Elem()
+		cp.Set(el)
+		e.value(cp)
+	default:
+		panic(fmt.Sprintf("checkpoint: cannot encode a %s", t))
+	}
+}
+
+// seen writes a reference to a pointer or map written before (true), or
+// numbers it as new (false: its contents follow). 0 is nil, 1 new, 2+n
+// the n-th seen.
+func (e *encoder) seen(v reflect.Value) bool {
+	k := ptrKey{v.UnsafePointer(), v.Type()}
+	if n, ok := e.ptrs[k]; ok {
+		e.uint(uint64(n) + 2)
+		return true
+	}
+	e.ptrs[k] = len(e.ptrs)
+	e.uint(1)
+	return false
+}
+
+type decoder struct {
+	c    *Codec
+	buf  []byte
+	ptrs []reflect.Value
+	err  error
+}
+
+func (d *decoder) fail(s string) {
+	if d.err == nil {
+		d.err = errors.New("checkpoint: " + s)
+	}
+	panic(d.err)
+}
+
+func (d *decoder) uint() uint64 {
+	u, n := binary.Uvarint(d.buf)
+	if n <= 0 {
+		d.fail("truncated")
+	}
+	d.buf = d.buf[n:]
+	return u
+}
+
+func (d *decoder) int() int64 {
+	i, n := binary.Varint(d.buf)
+	if n <= 0 {
+		d.fail("truncated")
+	}
+	d.buf = d.buf[n:]
+	return i
+}
+
+func (d *decoder) bytes(n uint64) []byte {
+	if n > uint64(len(d.buf)) {
+		d.fail("truncated")
+	}
+	b := d.buf[:n]
+	d.buf = d.buf[n:]
+	return b
+}
+
+func (d *decoder) f64() float64 { return math.Float64frombits(binary.LittleEndian.Uint64(d.bytes(8))) }
+
+// value reads into v, which is addressable.
+func (d *decoder) value(v reflect.Value) {
+	v = settable(v)
+	t := v.Type()
+	if byRef(t) {
+		if n := d.uint(); n > 0 {
+			v.Set(d.c.refOf(int(n - 1)))
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		v.SetBool(d.uint() == 1)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(d.int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		v.SetUint(d.uint())
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(d.f64())
+	case reflect.Complex64, reflect.Complex128:
+		re := d.f64()
+		v.SetComplex(complex(re, d.f64()))
+	case reflect.String:
+		v.SetString(string(d.bytes(d.uint())))
+	case reflect.Slice:
+		n := d.uint()
+		if n == 0 {
+			return
+		}
+		n--
+		if t.Elem().Kind() == reflect.Uint8 {
+			b := d.bytes(n)
+			s := reflect.MakeSlice(t, int(n), int(n))
+			reflect.Copy(s, reflect.ValueOf(b).Convert(reflect.SliceOf(t.Elem())))
+			v.Set(s)
+			return
+		}
+		if n > uint64(len(d.buf)) { // every element takes a byte at least
+			d.fail("truncated")
+		}
+		s := reflect.MakeSlice(t, int(n), int(n))
+		for i := range int(n) {
+			d.value(s.Index(i))
+		}
+		v.Set(s)
+	case reflect.Array:
+		for i := range v.Len() {
+			d.value(v.Index(i))
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			d.value(v.Field(i))
+		}
+	case reflect.Pointer:
+		switch n := d.uint(); n {
+		case 0:
+		case 1:
+			p := reflect.New(t.Elem())
+			d.ptrs = append(d.ptrs, p)
+			d.value(p.Elem())
+			v.Set(p)
+		default:
+			v.Set(d.ptr(n-2, t))
+		}
+	case reflect.Map:
+		switch n := d.uint(); n {
+		case 0:
+		case 1:
+			size := d.uint()
+			m := reflect.MakeMapWithSize(t, int(min(size, uint64(len(d.buf)))))
+			d.ptrs = append(d.ptrs, m)
+			k := reflect.New(t.Key()).Elem()
+			x := reflect.New(t.Elem()).Elem()
+			for range size {
+				k.SetZero()
+				x.SetZero()
+				d.value(k)
+				d.value(x)
+				m.SetMapIndex(k, x)
+			}
+			v.Set(m)
+		default:
+			v.Set(d.ptr(n-2, t))
+		}
+	case reflect.Interface:
+		n := d.uint()
+		if n == 0 {
+			return
+		}
+		et := d.c.typeOf(int(n - 1))
+		x := reflect.New(et).Elem()
+		d.value(x)
+		v.Set(x)
+	default:
+		d.fail("cannot decode a " + t.String())
+	}
+}
+
+func (d *decoder) ptr(n uint64, t reflect.Type) reflect.Value {
+	if n >= uint64(len(d.ptrs)) || d.ptrs[n].Type() != t {
+		d.fail("a reference to nothing written")
+	}
+	return d.ptrs[n]
+}

@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/llmtop/llmtop/checkpoint"
+	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/recording"
+)
+
+// A replay's index: one pass over the recording, in the background, feeds
+// a core as the monitor took the records and, every segRecords records,
+// keeps a checkpoint of the core's state and the segment's records in a
+// temporary file (unlinked: it goes when the replay ends). A seek decodes
+// the nearest checkpoint at or before its target and feeds the records
+// from there, so it costs at most one segment whatever the recording's
+// length, and the replay holds one segment, not the recording.
+
+// segRecords is how many records a segment holds: a seek feeds at most
+// this many into the checkpoint's core.
+const segRecords = 1000
+
+type segment struct {
+	start    time.Time // its first record's time
+	cp, recs [2]int64  // offset and length in the index's file
+	// scenario is the demo's badge as it stood before the first record.
+	scenario *recording.Scenario
+}
+
+type replayIndex struct {
+	path string
+	open func() (*recording.Reader, error)
+	// every is how many records a segment holds (segRecords).
+	every int
+	h     recording.Header
+	codec *checkpoint.Codec
+	file  *os.File
+
+	mu    sync.Mutex
+	grew  *sync.Cond
+	segs  []segment
+	last  time.Time // the newest record indexed
+	done  bool
+	err   error
+	notes []string
+	// marks are the moments a finding opened or an engine run started.
+	marks []time.Time
+}
+
+// newReplayIndex starts indexing the recording that open reads (path
+// names it, h is its header) in a temporary file, a checkpoint every
+// `every` records (0: segRecords); stop ends the pass early.
+func newReplayIndex(path string, h recording.Header, open func() (*recording.Reader, error), every int, stop <-chan struct{}) (*replayIndex, error) {
+	f, err := os.CreateTemp("", "llmtop-replay-")
+	if err != nil {
+		return nil, fmt.Errorf("replay: a temporary file for the recording's index: %w", err)
+	}
+	os.Remove(f.Name()) // open, it lives until the replay closes it
+	x := &replayIndex{path: path, open: open, every: every, h: h, codec: checkpoint.New(), file: f}
+	if x.every <= 0 {
+		x.every = segRecords
+	}
+	x.grew = sync.NewCond(&x.mu)
+	go x.build(stop)
+	return x, nil
+}
+
+// Close ends the index's file (the pass, when still running, fails on it).
+func (x *replayIndex) Close() error { return x.file.Close() }
+
+func (x *replayIndex) build(stop <-chan struct{}) {
+	err := x.pass(stop)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.done, x.err = true, err
+	x.grew.Broadcast()
+}
+
+func (x *replayIndex) pass(stop <-chan struct{}) error {
+	r, err := x.open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	defer func() {
+		x.mu.Lock()
+		x.notes = r.Notes()
+		x.mu.Unlock()
+	}()
+	mon := monitorCore(x.h)
+	var (
+		off      int64
+		seg      segment
+		recs     bytes.Buffer
+		zw       *gzip.Writer
+		n        int
+		scenario *recording.Scenario
+		cp       []byte
+		zbuf     bytes.Buffer
+	)
+	write := func(b []byte) ([2]int64, error) {
+		if _, err := x.file.WriteAt(b, off); err != nil {
+			return [2]int64{}, fmt.Errorf("replay: writing the recording's index: %w", err)
+		}
+		s := [2]int64{off, int64(len(b))}
+		off += int64(len(b))
+		return s, nil
+	}
+	closeSeg := func(last time.Time) error {
+		if zw == nil {
+			return nil
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		var err error
+		if seg.recs, err = write(recs.Bytes()); err != nil {
+			return err
+		}
+		x.mu.Lock()
+		x.segs = append(x.segs, seg)
+		x.last = last
+		x.grew.Broadcast()
+		x.mu.Unlock()
+		return nil
+	}
+	openSeg := func(start time.Time) error {
+		var err error
+		if cp, err = x.codec.Encode(cp[:0], mon); err != nil {
+			return err
+		}
+		zbuf.Reset()
+		fw, _ := flate.NewWriter(&zbuf, flate.BestSpeed)
+		fw.Write(cp)
+		fw.Close()
+		seg = segment{start: start, scenario: scenario}
+		if seg.cp, err = write(zbuf.Bytes()); err != nil {
+			return err
+		}
+		recs.Reset()
+		if zw == nil {
+			zw, _ = gzip.NewWriterLevel(&recs, gzip.BestSpeed)
+		} else {
+			zw.Reset(&recs)
+		}
+		h := x.h
+		h.Started = start
+		hb, _ := json.Marshal(h)
+		zw.Write(append(hb, '\n'))
+		return nil
+	}
+	var last time.Time
+	for {
+		select {
+		case <-stop:
+			return errors.New("replay: stopped")
+		default:
+		}
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		line, moved := r.Raw()
+		// a segment starts at a record whose time the reader kept, so it
+		// reads back at the same time from the segment alone
+		if n >= x.every && !moved || zw == nil {
+			if err := closeSeg(last); err != nil {
+				return err
+			}
+			if err := openSeg(rec.Time); err != nil {
+				return err
+			}
+			n = 0
+		}
+		zw.Write(line)
+		zw.Write([]byte{'\n'})
+		n++
+		feedMonitor(mon, rec)
+		if sc, ok := rec.Msg.(recording.Scenario); ok {
+			scenario = &sc
+		}
+		last = rec.Time
+	}
+	if err := closeSeg(last); err != nil {
+		return err
+	}
+	marks := marksOf(mon)
+	x.mu.Lock()
+	x.marks = marks
+	x.mu.Unlock()
+	return nil
+}
+
+// marksOf lists the moments a finding opened or an engine run started.
+func marksOf(mon *core.Monitor) []time.Time {
+	seen := map[time.Time]bool{}
+	for _, f := range mon.History() {
+		seen[f.Opened] = true
+	}
+	for _, f := range mon.Report().Findings {
+		seen[f.Opened] = true
+	}
+	for _, u := range mon.URLs() {
+		for i, run := range mon.RunsOf(u) {
+			if i > 0 {
+				seen[run.Started] = true
+			}
+		}
+	}
+	var out []time.Time
+	for t := range seen {
+		if !t.IsZero() {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
+	return out
+}
+
+// state says how far the pass has come: the newest record indexed,
+// whether it is done (and the error that ended it), the marks once done.
+func (x *replayIndex) state() (last time.Time, done bool, err error, marks []time.Time) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.last, x.done, x.err, x.marks
+}
+
+// waitFor blocks until the index covers t (a segment starts after t, or
+// the pass ended) and returns the segment to start from: the last one
+// starting at or before t.
+func (x *replayIndex) waitFor(t time.Time, stop <-chan struct{}) (segment, int, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for !x.done && (len(x.segs) == 0 || !x.segs[len(x.segs)-1].start.After(t)) {
+		select {
+		case <-stop:
+			return segment{}, 0, errors.New("replay: stopped")
+		default:
+		}
+		x.grew.Wait()
+	}
+	if len(x.segs) == 0 {
+		if x.err != nil {
+			return segment{}, 0, x.err
+		}
+		return segment{}, 0, fmt.Errorf("%s holds no records", x.path)
+	}
+	i := sort.Search(len(x.segs), func(i int) bool { return x.segs[i].start.After(t) }) - 1
+	return x.segs[max(i, 0)], max(i, 0), nil
+}
+
+// segmentAt returns the i-th segment, waiting for the pass to write it;
+// false when the recording has no more.
+func (x *replayIndex) segmentAt(i int, stop <-chan struct{}) (segment, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for !x.done && i >= len(x.segs) {
+		select {
+		case <-stop:
+			return segment{}, false
+		default:
+		}
+		x.grew.Wait()
+	}
+	if i >= len(x.segs) {
+		return segment{}, false
+	}
+	return x.segs[i], true
+}
+
+// checkpoint is the core as it stood before seg's first record.
+func (x *replayIndex) checkpoint(seg segment) (*core.Monitor, error) {
+	zr := flate.NewReader(io.NewSectionReader(x.file, seg.cp[0], seg.cp[1]))
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("replay: reading a checkpoint: %w", err)
+	}
+	return checkpoint.Decode[*core.Monitor](x.codec, b)
+}
+
+// records reads seg's records.
+func (x *replayIndex) records(seg segment) (*recording.Reader, error) {
+	return recording.NewReader(io.NewSectionReader(x.file, seg.recs[0], seg.recs[1]), x.path)
+}
+
+// waitDone blocks until the pass ends (or stop).
+func (x *replayIndex) waitDone(stop <-chan struct{}) (time.Time, bool, error, []time.Time) {
+	x.mu.Lock()
+	for !x.done {
+		select {
+		case <-stop:
+			x.mu.Unlock()
+			return x.state()
+		default:
+		}
+		x.grew.Wait()
+	}
+	x.mu.Unlock()
+	return x.state()
+}
+
+// notesNow is what the pass's reader noted (once it is done).
+func (x *replayIndex) notesNow() []string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return append([]string(nil), x.notes...)
+}
+
+// cursor reads the records from segment i (seg) on, segment after segment.
+type cursor struct {
+	x    *replayIndex
+	i    int
+	r    *recording.Reader
+	next *recording.Record
+	stop <-chan struct{}
+	end  bool
+}
+
+func (x *replayIndex) cursor(i int, seg segment, stop <-chan struct{}) (*cursor, error) {
+	r, err := x.records(seg)
+	if err != nil {
+		return nil, err
+	}
+	return &cursor{x: x, i: i, r: r, stop: stop}, nil
+}
+
+// peek is the next record, false after the last.
+func (c *cursor) peek() (recording.Record, bool) {
+	for c.next == nil && !c.end {
+		rec, err := c.r.Next()
+		if err == nil {
+			c.next = &rec
+			break
+		}
+		seg, ok := c.x.segmentAt(c.i+1, c.stop)
+		if !ok {
+			c.end = true
+			break
+		}
+		r, err := c.x.records(seg)
+		if err != nil {
+			c.end = true
+			break
+		}
+		c.i, c.r = c.i+1, r
+	}
+	if c.next == nil {
+		return recording.Record{}, false
+	}
+	return *c.next, true
+}
+
+// pop consumes the record peek returned.
+func (c *cursor) pop() { c.next = nil }
