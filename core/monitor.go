@@ -185,6 +185,12 @@ func (m *Monitor) Apply(msg any) {
 		m.ver.GPU++
 	case model.Origin:
 		m.applyOrigin(msg)
+	case model.Batch:
+		// A fleet's refresh (the exporter and diagnose apply it as the
+		// screen does).
+		for _, x := range msg {
+			m.Apply(x)
+		}
 	case model.PortOwner:
 		e := m.eps[msg.Endpoint]
 		switch {

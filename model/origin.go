@@ -27,3 +27,8 @@ type Origin struct {
 	// GoneWhy says why (e.g. "no longer among Prometheus's targets").
 	GoneWhy string
 }
+
+// Batch is a whole refresh of a fleet source (Prometheus): its messages
+// (Origins, then Scrapes) are applied together, and the rules run once on
+// all of them. Every face that builds a core takes it (core.Monitor.Apply).
+type Batch []any

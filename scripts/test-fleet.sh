@@ -12,7 +12,9 @@
 #     backlog rule for the queue-buildup one, and no engine rule nor anything
 #     critical for the healthy one;
 #   - `llmtop snapshot --prometheus URL --json` lists the three sims with
-#     engine vllm and their model, and a KV finding on the kv-pressure one.
+#     engine vllm and their model, and a KV finding on the kv-pressure one;
+#   - `llmtop export --prometheus URL` serves the three replicas' series and
+#     the kv-pressure one's finding on /metrics.
 # `make test-fleet` builds bin/llmtop and runs this; BIN overrides the
 # binary, FLEET_BIN the one for the --prometheus checks.
 set -uo pipefail
@@ -208,6 +210,31 @@ else
 	done
 	n=$(kvfound)
 	if [ "${n:-0}" -ge 1 ]; then ok "--prometheus opens a KV finding on the kv-pressure replica"; else fail "--prometheus: no kv_ finding on $KV_INSTANCE"; jq -c '.findings[] | {id, endpoint}' "$WORK/fleet.json" 2>/dev/null; head -5 "$WORK/fleet.err"; fi
+
+	# export --prometheus: the fleet Prometheus finds, served on /metrics
+	# (each replica's series, and the kv-pressure replica's finding).
+	"$FLEET_BIN" export --listen 127.0.0.1:0 --interval 1s --no-gpu --prometheus "$PROM" >"$WORK/export-prom.log" 2>&1 &
+	PIDS+=($!)
+	EXPORT_PROM=$(waitfor "$WORK/export-prom.log")
+	t0=$SECONDS
+	while :; do
+		curl -sf "$EXPORT_PROM/metrics" >"$WORK/export-prom.txt" 2>/dev/null || true
+		if grep -q "^llmtop_finding{.*endpoint=\"http://$KV_INSTANCE\".*id=\"kv_" "$WORK/export-prom.txt" || [ $((SECONDS - t0)) -ge "$WAIT" ]; then break; fi
+		sleep 2
+	done
+	for sc in healthy kv-pressure queue-buildup; do
+		hp=$(HOSTPORT "${SIM[$sc]}")
+		if grep -q "^llmtop_requests_running{endpoint=\"http://$hp\",engine=\"vllm\",model=\"fleet-$sc\"}" "$WORK/export-prom.txt"; then
+			ok "export --prometheus serves the $sc replica's series"
+		else
+			fail "export --prometheus: no llmtop_requests_running for $hp"; grep "^llmtop_endpoint_up" "$WORK/export-prom.txt" | head; tail -3 "$WORK/export-prom.log"
+		fi
+	done
+	if grep -q "^llmtop_finding{.*endpoint=\"http://$KV_INSTANCE\".*id=\"kv_" "$WORK/export-prom.txt"; then
+		ok "export --prometheus serves the kv-pressure replica's finding (after $((SECONDS - t0)) s)"
+	else
+		fail "export --prometheus: no kv_ finding for $KV_INSTANCE in ${WAIT}s"; grep "^llmtop_finding{" "$WORK/export-prom.txt" | head
+	fi
 fi
 
 if [ "$FAILS" -gt 0 ]; then

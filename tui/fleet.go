@@ -26,7 +26,7 @@ func init() {
 // Sent one by one, the first endpoint's news would run the rules over a
 // fleet not yet updated, and the rest a second later again (at 500
 // endpoints an evaluation costs about 15 ms of CPU).
-type BatchMsg []any
+type BatchMsg = model.Batch
 
 // closeOverlayMsg closes the open overlay (the fleet view opening an
 // endpoint).

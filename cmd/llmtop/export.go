@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -127,6 +128,10 @@ type exportSetup struct {
 	// LogsOn: a log is attached (--log…), so the log rules judge from the
 	// start instead of saying "no log" until its first line.
 	LogsOn bool
+	// MaxConns and IdleTimeout replace exportMaxConns and
+	// exportIdleTimeout when set (tests).
+	MaxConns    int
+	IdleTimeout time.Duration
 }
 
 // serveExport drives one core from the sources, publishes a View after
@@ -181,7 +186,9 @@ func serveExport(ctx context.Context, ln net.Listener, col *exporter.Collector, 
 		}
 		fmt.Fprintln(w, "llmtop export: the series are on /metrics")
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 15 * time.Second}
+	conns := newConnLimit(cmp.Or(s.MaxConns, exportMaxConns))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 15 * time.Second,
+		IdleTimeout: cmp.Or(s.IdleTimeout, exportIdleTimeout), ConnState: conns.state}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	var err error
