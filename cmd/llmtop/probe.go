@@ -14,6 +14,7 @@ import (
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/behaviour"
+	"github.com/llmtop/llmtop/sources/probe"
 	"github.com/llmtop/llmtop/tui"
 )
 
@@ -103,7 +104,7 @@ func probeRunner(ctx context.Context, id string, progress func(string)) (model.B
 
 // probeResult is `llmtop probe --json`.
 type probeResult struct {
-	Status     string              `json:"status"` // ok, warn, crit, unreachable
+	Status     string              `json:"status"` // ok, warn, crit; unreachable, unrecognised, no_model (exit 3)
 	ExitCode   int                 `json:"exit_code"`
 	Error      string              `json:"error,omitempty"`
 	NotChecked []string            `json:"not_checked,omitempty"`
@@ -130,7 +131,16 @@ func runProbe(ctx context.Context, cmd *cobra.Command, url string) error {
 // judgeProbe turns a probe's outcome into the result and its exit code.
 func judgeProbe(b model.Behaviour, err error) probeResult {
 	if err != nil {
-		return probeResult{Status: "unreachable", ExitCode: 3, Error: model.RedactText(err.Error()), Findings: []diagnosis.Finding{}}
+		// Exit 3 either way (nothing could be probed); the status says
+		// whether anything answered.
+		status := "unreachable"
+		switch {
+		case errors.Is(err, behaviour.ErrNoModel):
+			status = "no_model"
+		case errors.Is(err, probe.ErrUnrecognised):
+			status = "unrecognised"
+		}
+		return probeResult{Status: status, ExitCode: 3, Error: model.RedactText(err.Error()), Findings: []diagnosis.Finding{}}
 	}
 	res := probeResult{Status: "ok", Findings: diagnosis.ProbeFindings(b), NotChecked: diagnosis.ProbeNotChecked(b), Behaviour: &b}
 	if res.Findings == nil {

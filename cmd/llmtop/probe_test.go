@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -99,5 +102,31 @@ func TestProbeTextReport(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// Issue 31 item 18: an engine that answers but lists no model is not
+// "unreachable" (still exit 3: nothing could be probed).
+func TestProbeNoModelIsNotUnreachable(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			io.WriteString(w, `{"object":"list","data":[]}`)
+		case "/metrics":
+			io.WriteString(w, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\",model_name=\"m\"} 0\n")
+		case "/health":
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	out, code := probeOnce(t, true, srv.URL)
+	var res probeResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if code != 3 || res.Status != "no_model" || !strings.Contains(res.Error, "lists no model") {
+		t.Errorf("exit %d, status %q, error %q; want 3 no_model", code, res.Status, res.Error)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -102,6 +103,16 @@ func (p *prober) step(name string) {
 	}
 }
 
+// ErrNoModel: the engine answers, but lists no model to probe.
+var ErrNoModel = errors.New("lists no model")
+
+// unrecognised is an answer no engine's fingerprint matched: the server is
+// there. It is probe.ErrUnrecognised (errors.Is), with the scrubbed text.
+type unrecognised struct{ msg string }
+
+func (u unrecognised) Error() string { return u.msg }
+func (u unrecognised) Unwrap() error { return probe.ErrUnrecognised }
+
 func (p *prober) run(ctx context.Context) error {
 	p.step("identify")
 	ictx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
@@ -110,6 +121,10 @@ func (p *prober) run(ctx context.Context) error {
 	if err != nil && (id.Engine == model.Unknown || (id.Health == model.HealthDown && len(id.Models) == 0)) {
 		if p.cfg.Engine != model.Unknown {
 			return fmt.Errorf("%s does not answer: %v", model.RedactURL(p.cfg.URL), p.k.scrub(err.Error()))
+		}
+		if errors.Is(err, probe.ErrUnrecognised) {
+			// it answers: not "unreachable"
+			return fmt.Errorf("cannot identify the engine at %s: %w", model.RedactURL(p.cfg.URL), unrecognised{p.k.scrub(err.Error())})
 		}
 		return fmt.Errorf("cannot identify the engine at %s: %v", model.RedactURL(p.cfg.URL), p.k.scrub(err.Error()))
 	}
@@ -128,7 +143,7 @@ func (p *prober) run(ctx context.Context) error {
 		}
 	}
 	if p.modelID == "" {
-		return fmt.Errorf("%s lists no model: pass --model", engineName(p.eng))
+		return fmt.Errorf("%s answers but %w: pass --model", engineName(p.eng), ErrNoModel)
 	}
 	f.Model = p.modelID
 	p.identity(ctx)

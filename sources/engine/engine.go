@@ -277,9 +277,19 @@ func (m meta) sample(modelName string) model.Sample {
 // dead) or a router with no healthy worker. It is not "answers HTTP, but not
 // as vLLM …": no engine said what it is, because none could answer yet.
 func answered503(err error, id model.Identity, url string) *scrapeError {
-	if !errors.Is(err, probe.ErrUnrecognised) || id.Health != model.HealthUnhealthy || !strings.Contains(id.HealthDetail, "answered 503") {
+	detail := id.HealthDetail
+	var ue *probe.UnavailableError
+	switch {
+	case !errors.Is(err, probe.ErrUnrecognised):
+		return nil
+	case id.Health == model.HealthUnhealthy && strings.Contains(id.HealthDetail, "answered 503"):
+	case errors.As(err, &ue):
+		// its health route may say up (a proxy's own) while the API
+		// routes behind it answer 503
+		detail = ue.HTTPError.Error()
+	default:
 		return nil
 	}
-	return &scrapeError{model.ErrServer, url + ": answered HTTP 503 Service Unavailable (" + id.HealthDetail + ")",
+	return &scrapeError{model.ErrServer, url + ": answered HTTP 503 Service Unavailable (" + detail + ")",
 		"the server is up but its engine is not ready: loading, restarting or dead, or a router with no healthy worker behind it; its log says which. llmtop identifies the engine once it answers (or pass --engine to name it)"}
 }

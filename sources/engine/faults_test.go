@@ -126,3 +126,22 @@ func TestAnswered503IsNotUnrecognised(t *testing.T) {
 		t.Errorf("err %q hint %q", sc.Err, sc.Hint)
 	}
 }
+
+// Issue 31 item 18: an offline worker behind a proxy whose own health route
+// says 200 while every API route answers 503 ("no healthy upstream") was
+// "malformed … answers HTTP, but not as vLLM": the 503 is named.
+func TestAPIAnswering503BehindHealthyProxyIsNamed(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			return
+		}
+		http.Error(w, "no healthy upstream", http.StatusServiceUnavailable)
+	})
+	sc := ScrapeOnce(context.Background(), Config{URL: serve(t, h), Timeout: 500 * time.Millisecond})
+	if sc.ErrKind != model.ErrServer || !strings.Contains(sc.Err, "answered HTTP 503") || !strings.Contains(sc.Err, "no healthy upstream") {
+		t.Fatalf("kind %q err %q", sc.ErrKind, sc.Err)
+	}
+	if strings.Contains(sc.Err, "not as vLLM") {
+		t.Errorf("err %q", sc.Err)
+	}
+}

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"net"
@@ -47,7 +48,7 @@ func Discover(ctx context.Context, host string, ports []int, timeout time.Durati
 			defer wg.Done()
 			base := fmt.Sprintf("http://%s", net.JoinHostPort(host, strconv.Itoa(port)))
 			id, err := Identify(ctx, client, base, model.Unknown)
-			if err != nil && err != ErrUnrecognised {
+			if err != nil && !errors.Is(err, ErrUnrecognised) {
 				return
 			}
 			results[i] = &Found{URL: base, Identity: id}

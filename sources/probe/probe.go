@@ -23,6 +23,15 @@ import (
 // engine's fingerprint matches.
 var ErrUnrecognised = errors.New("answers HTTP, but not as vLLM, SGLang, TGI, llama.cpp, TensorRT-LLM, Triton or Ollama (pass --engine to force one)")
 
+// UnavailableError is an answer that matched no engine while a route
+// llmtop identifies engines by answered 503 Service Unavailable: an
+// engine that is not ready (loading, restarting, dead) or a router or
+// proxy with no healthy worker behind it. It is ErrUnrecognised too
+// (errors.Is), but says the 503: no engine could say what it is yet.
+type UnavailableError struct{ *HTTPError }
+
+func (e *UnavailableError) Unwrap() error { return ErrUnrecognised }
+
 // Identify finds out which engine serves baseURL (unless forced), its
 // version and models, and its health. It returns an error when nothing
 // answers (the transport error, for the caller to classify) or when the
@@ -46,6 +55,9 @@ func Identify(ctx context.Context, client *http.Client, baseURL string, forced m
 	p.describe(&id)
 	id.Health, id.HealthDetail = Health(ctx, client, base, eng)
 	if eng == model.Unknown {
+		if p.unavailable != nil {
+			return id, &UnavailableError{p.unavailable}
+		}
 		return id, ErrUnrecognised
 	}
 	if forced != model.Unknown && !p.anyAnswer && id.Health == model.HealthDown {
@@ -65,6 +77,7 @@ type prober struct {
 	modelsErr    error
 	anyAnswer    bool
 	transportErr error
+	unavailable  *HTTPError // the first route that answered 503
 }
 
 func (p *prober) url(path string) string { return p.base + path }
@@ -83,6 +96,10 @@ func (p *prober) text(path string) (string, error) {
 }
 
 func (p *prober) note(err error) {
+	var he *HTTPError
+	if errors.As(err, &he) && he.Status == http.StatusServiceUnavailable && p.unavailable == nil {
+		p.unavailable = he
+	}
 	if answered(err) {
 		p.anyAnswer = true
 	} else if p.transportErr == nil {
