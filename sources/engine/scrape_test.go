@@ -430,3 +430,28 @@ func TestLoopbackScrapeIsUncompressed(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31 item 19: a TensorRT-LLM whose Prometheus text is on /metrics
+// (recognised from those very metrics) is read there; the 404 at
+// /prometheus/metrics is no "started without its metrics switch".
+func TestTRTLLMPrometheusOnMetricsPath(t *testing.T) {
+	fake := enginetest.New(model.TRTLLM)
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/prometheus/metrics":
+			http.NotFound(w, r)
+		case "/metrics":
+			w.Write(enginetest.Fixture("trtllm.txt"))
+		default:
+			fake.ServeHTTP(w, r)
+		}
+	}))
+	sc := ScrapeOnce(context.Background(), Config{URL: url})
+	if !sc.OK() || sc.Identity.Engine != model.TRTLLM {
+		t.Fatalf("scrape: engine %q err %q hint %q", sc.Identity.Engine, sc.Err, sc.Hint)
+	}
+	s := only(t, sc.Samples)
+	if _, ok := s.Latencies[model.TTFT]; !ok || strings.Contains(strings.Join(s.Notes, ";"), "return_perf_metrics") {
+		t.Errorf("TTFT read %v, notes %v", ok, s.Notes)
+	}
+}

@@ -39,6 +39,18 @@ func collectTRTLLM(c *collector) ([]model.Sample, error) {
 	}
 	var stats []trtIterStats
 	if json.Unmarshal(body, &stats) != nil {
+		if ss == nil && c.s.cfg.MetricsPath == "" {
+			// Prometheus text at /metrics (a build or a metrics port that
+			// serves it there; the probe may have recognised it from
+			// these very metrics): read it from the path that answered,
+			// never "started without its metrics switch".
+			if fams, err := parseProm(body); err == nil && hasPrefix(fams, "trtllm_") {
+				c.lastPath = "/metrics"
+				c.notes = append(c.notes, limitSeries(fams, maxSeries, maxLabelValues)...)
+				c.notes = append(c.notes, rejectImplausible(fams)...)
+				return mapTRTLLM(fams, c.meta()), nil
+			}
+		}
 		if promErr != nil {
 			return nil, promErr
 		}
