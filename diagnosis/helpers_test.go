@@ -90,6 +90,7 @@ type ruleCase struct {
 	cfg   func(*Config)
 	want  string // id expected
 	none  string // id that must be absent
+	lacks string // text the report's missing lines must hold
 	check func(t *testing.T, f *Finding)
 }
 
@@ -102,6 +103,9 @@ func runCases(t *testing.T, cases []ruleCase) {
 				c.cfg(&cfg)
 			}
 			rep := Evaluate(c.in, cfg)
+			if c.lacks != "" && !strings.Contains(strings.Join(rep.Missing, "\n"), c.lacks) {
+				t.Errorf("missing %q does not say %q", rep.Missing, c.lacks)
+			}
 			if c.none != "" {
 				if f := byID(rep, c.none); f != nil {
 					t.Fatalf("%s present, want absent: %+v", c.none, *f)

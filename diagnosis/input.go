@@ -104,6 +104,13 @@ type Bench struct {
 	// ServerTTFTp50 / ServerITLp50 are the server's own estimates over the
 	// benchmark window, ms.
 	ServerTTFTp50, ServerITLp50 model.Opt
+	// ServerRequests is how many first tokens the server's TTFT histogram
+	// counted over the same window: more than the benchmark sent means
+	// other traffic is mixed into the server's numbers.
+	ServerRequests model.Opt
+	// Cancelled counts requests in flight when the run was stopped: a
+	// stopped run's window is not what it set out to measure.
+	Cancelled int
 
 	// Responses the client judged bad: Empty streams (the benchmark counts
 	// them as failures), and completed ones whose text is Blank (white

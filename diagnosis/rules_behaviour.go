@@ -119,6 +119,18 @@ func ruleBadOutput(e *env) []Finding {
 
 func ruleClientGap(e *env) []Finding {
 	b := e.in.Bench
+	switch {
+	case b.Cancelled > 0:
+		e.lacks = append(e.lacks, b.URL+": client vs server latency (the benchmark was stopped early: its window is not a clean comparison)")
+		return nil
+	case b.ServerRequests.OK && float64(b.Completed) < mixedShare*b.ServerRequests.V:
+		// The server's percentiles are mostly other clients' requests
+		// (other prompts, other load): a difference says nothing of the
+		// path between.
+		e.lacks = append(e.lacks, fmt.Sprintf("%s: client vs server latency (the server answered %s requests over the benchmark's window, the benchmark %d: other traffic is mixed into the server's numbers)",
+			b.URL, num(b.ServerRequests.V), b.Completed))
+		return nil
+	}
 	abs := float64(e.cfg.ClientGapAbs) / float64(time.Millisecond)
 	ttft := gap(b.TTFTp50, b.ServerTTFTp50, abs, e.cfg.ClientGapRatio)
 	// Gaps between tokens are tens of ms: a fifth of the TTFT allowance.
@@ -148,6 +160,11 @@ func ruleClientGap(e *env) []Finding {
 			{Change: "nginx: proxy_buffering off; gzip off for text/event-stream (or send X-Accel-Buffering: no)", Why: "buffering holds SSE chunks back", TradeOff: "none for streams"},
 		}}}
 }
+
+// mixedShare is the share of the server's requests over a benchmark's
+// window the benchmark must have sent for the two to be compared (the
+// window's edges catch a few of its own requests twice or not at all).
+const mixedShare = 0.8
 
 // gap reports whether the client's number exceeds the server's by more than
 // both the absolute (ms) and the ratio allowance.

@@ -82,6 +82,17 @@ func TestBehaviourRules(t *testing.T) {
 					t.Errorf("%+v", f.Actions)
 				}
 			}},
+		// Issue 31, item 5: the demo's `b` beside its own background
+		// traffic — the server's window held three times the benchmark's
+		// requests, with shorter prompts — read as a proxy that is not there.
+		{name: "server numbers mixed with other traffic", in: bench(func(b *Bench) {
+			b.TTFTp50, b.ServerRequests = model.Some(400), model.Some(3*float64(b.Completed))
+		}), none: "client_server_gap", lacks: "other traffic is mixed into the server's numbers"},
+		{name: "server window holds the benchmark's own requests", in: bench(func(b *Bench) {
+			b.TTFTp50, b.ServerRequests = model.Some(400), model.Some(float64(b.Completed)+3)
+		}), want: "client_server_gap"},
+		{name: "a stopped run is not compared", in: bench(func(b *Bench) { b.TTFTp50, b.Cancelled = model.Some(400), 16 }),
+			none: "client_server_gap", lacks: "stopped early"},
 		{name: "ratio met but gap tiny", in: bench(func(b *Bench) { b.TTFTp50, b.ServerTTFTp50 = model.Some(20), model.Some(5) }), none: "client_server_gap"},
 	})
 }

@@ -36,7 +36,7 @@ func benchInput(d *Data, o BenchOutcome) *diagnosis.Bench {
 	}
 	b := &diagnosis.Bench{URL: o.Spec.URL, Start: r.StartTime, End: r.EndTime, Completed: r.Completed, Failed: r.Failed,
 		TTFTp50: r.MedianTTFT, TTFTp99: r.P99TTFT, ITLp50: r.MedianITL, ITLp99: r.P99ITL, TPOTp50: r.MedianTPOT,
-		Empty: r.ErrorsByKind[string(report.ErrEmpty)], Blank: r.BlankResponses, Echoed: r.EchoedResponses}
+		Empty: r.ErrorsByKind[string(report.ErrEmpty)], Blank: r.BlankResponses, Echoed: r.EchoedResponses, Cancelled: r.Cancelled}
 	// With ignore_eos the engine generates past the model's own end, where
 	// loops are expected of a healthy model: they say nothing about it.
 	if !r.IgnoreEOS {
@@ -50,7 +50,7 @@ func benchInput(d *Data, o BenchOutcome) *diagnosis.Bench {
 		server = serverView(d, b.URL, BenchOutcome{Result: r})
 	}
 	if server != nil {
-		b.ServerTTFTp50, b.ServerITLp50 = server.TTFTms.P50, server.ITLms.P50
+		b.ServerTTFTp50, b.ServerITLp50, b.ServerRequests = server.TTFTms.P50, server.ITLms.P50, server.TTFTms.Count
 	}
 	return b
 }
