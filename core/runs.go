@@ -205,6 +205,7 @@ func (m *Monitor) summarize(e *Endpoint, now time.Time) {
 	if !st.RunStart.IsZero() {
 		sum.ServedS = st.Time.Sub(st.RunStart).Seconds()
 	}
+	sum.OfferedPS = m.offered(k, st)
 	ms := func(o model.Opt) model.Opt {
 		if !o.OK {
 			return o
@@ -223,6 +224,36 @@ func (m *Monitor) summarize(e *Endpoint, now time.Time) {
 	sum.TPOTp50ms, sum.TPOTp99ms = q(model.TPOT)
 	sum.ITLp50ms, sum.ITLp99ms = q(model.ITL)
 	r.Summary = sum
+}
+
+// offered is the load offered over the rate window: finished requests/s
+// plus the growth of the requests in the engine (running + waiting) from
+// the window's start to its end. Unknown without both gauges.
+func (m *Monitor) offered(k model.Key, st model.State) model.Opt {
+	if !st.RequestsPS.OK || st.RateWindow <= 0 {
+		return model.None
+	}
+	from := st.Time.Add(-st.RateWindow)
+	in := func(name string) (first, last model.Opt) {
+		m.buf = m.store.AppendRunSeries(m.buf[:0], k, name)
+		for _, p := range m.buf {
+			if !p.OK || p.T.Before(from) || p.T.After(st.Time) {
+				continue
+			}
+			if !first.OK {
+				first = model.Some(p.V)
+			}
+			last = model.Some(p.V)
+		}
+		return
+	}
+	r0, r1 := in(string(model.Running))
+	w0, w1 := in(string(model.Waiting))
+	if !r0.OK || !w0.OK {
+		return model.None
+	}
+	grew := (r1.V + w1.V) - (r0.V + w0.V)
+	return model.Some(max(0, st.RequestsPS.V+grew/st.RateWindow.Seconds()))
 }
 
 // primaryKey is the endpoint's key with the most samples (its main model).

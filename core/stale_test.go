@@ -152,3 +152,23 @@ func TestRestartFindingEndsWithTheRunItBegan(t *testing.T) {
 		t.Fatalf("the stopped run's restart finding is still open: %s %q", findingIDs(m.Report().Findings), f.Title)
 	}
 }
+
+// Issue 31, item 6, the core's half: a run whose queue grows by 5 a second
+// while it finishes 2 requests/s was offered about 7/s, and its summary
+// says so beside the 2/s it finished.
+func TestRunSummaryCarriesTheOfferedLoad(t *testing.T) {
+	m := newMonitor()
+	e := newEngine("0.11.0", at(-10), 0.02)
+	for s := 0.0; s < 60; s++ {
+		e.waiting = 5 * s
+		m.Apply(e.scrape(at(s), 2, 100))
+		m.Tick(at(s))
+	}
+	sum := m.RunsOf(url)[0].Summary
+	if !sum.RequestsPS.OK || sum.RequestsPS.V < 1.9 || sum.RequestsPS.V > 2.1 {
+		t.Fatalf("finished %v, want 2/s", sum.RequestsPS)
+	}
+	if !sum.OfferedPS.OK || sum.OfferedPS.V < 6.8 || sum.OfferedPS.V > 7.2 {
+		t.Fatalf("offered %v, want about 7/s (2 finished + 5 more waiting each second)", sum.OfferedPS)
+	}
+}

@@ -166,3 +166,30 @@ func TestRestartsWithIdenticalConfigAreNoRegression(t *testing.T) {
 		t.Errorf("real change: %v", got)
 	}
 }
+
+// Issue 31, item 6: the same benchmark against --max-num-seqs 8 took TTFT
+// p99 from 492 ms to 9.76 s and output tok/s down 77 %; finished
+// requests/s fell with the capacity (7.2 → 1.7), so the verdict said "load
+// differs … not comparable". The load offered (arrivals: finished plus
+// the queue's growth) was the same: a capacity regression, compared.
+func TestRunsComparedAtTheLoadOffered(t *testing.T) {
+	before := model.Run{N: 1, Config: map[string]string{"args.max_num_seqs": "256"}, Summary: model.RunSummary{ServedS: 60,
+		RequestsPS: model.Some(7.2), OfferedPS: model.Some(7.2), TTFTp99ms: model.Some(492), GenTPS: model.Some(1840)}}
+	after := model.Run{N: 2, Config: map[string]string{"args.max_num_seqs": "8"}, Summary: model.RunSummary{ServedS: 60,
+		RequestsPS: model.Some(1.66), OfferedPS: model.Some(7.1), TTFTp99ms: model.Some(9760), GenTPS: model.Some(423)}}
+	c := CompareRuns(before, after, DefaultConfig())
+	if !c.Similar || !c.Offered {
+		t.Fatalf("same offered load judged not comparable: %+v", c)
+	}
+	for _, want := range []string{"args.max_num_seqs 256 → 8", "TTFT p99 +1884 %", "output tok/s −77 %", "at 7.1 req/s offered"} {
+		if !strings.Contains(c.Verdict, want) {
+			t.Errorf("verdict %q lacks %q", c.Verdict, want)
+		}
+	}
+	// Without the arrivals, finished requests/s is all there is: then the
+	// loads do differ, and the verdict says so.
+	before.Summary.OfferedPS, after.Summary.OfferedPS = model.None, model.None
+	if c := CompareRuns(before, after, DefaultConfig()); c.Similar || !strings.Contains(c.Verdict, "load differs") {
+		t.Errorf("without arrivals: %+v", c)
+	}
+}

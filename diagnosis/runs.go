@@ -25,11 +25,16 @@ type RunComparison struct {
 	A, B   int      `json:"-"`
 	Config []string `json:"config"`
 	Deltas []RunDelta
-	// Similar is set when both runs carried comparable load (requests/s
-	// within Config.SimilarLoad of each other); the deltas mean little
-	// otherwise.
+	// Similar is set when both runs were offered comparable load (arrivals
+	// within Config.SimilarLoad of each other: finished requests/s plus
+	// the growth of the queue, so a configuration that finishes fewer of
+	// the same arrivals is a regression, not "not comparable"; finished
+	// requests/s when the arrivals are unknown); the deltas mean little
+	// otherwise. LoadBefore and LoadAfter are the load compared, Offered
+	// says which.
 	Similar               bool
 	LoadBefore, LoadAfter model.Opt
+	Offered               bool
 	Verdict               string
 }
 
@@ -59,7 +64,10 @@ func CompareRuns(a, b model.Run, cfg Config) RunComparison {
 	add("output tok/s", sa.GenTPS, sb.GenTPS, false)
 	add("req/s", sa.RequestsPS, sb.RequestsPS, false)
 	c.LoadBefore, c.LoadAfter = sa.RequestsPS, sb.RequestsPS
-	if x, y := sa.RequestsPS, sb.RequestsPS; x.OK && y.OK && math.Max(x.V, y.V) > 0 {
+	if sa.OfferedPS.OK && sb.OfferedPS.OK {
+		c.LoadBefore, c.LoadAfter, c.Offered = sa.OfferedPS, sb.OfferedPS, true
+	}
+	if x, y := c.LoadBefore, c.LoadAfter; x.OK && y.OK && math.Max(x.V, y.V) > 0 {
 		c.Similar = math.Abs(x.V-y.V) <= cfg.SimilarLoad*math.Max(x.V, y.V)
 	}
 	c.Verdict = c.verdict()
@@ -82,11 +90,15 @@ func (c RunComparison) verdict() string {
 		return head + ": not comparable (a run without latency or throughput numbers)"
 	}
 	load := ""
+	unit := " req/s"
+	if c.Offered {
+		unit = " req/s offered"
+	}
 	switch {
 	case c.Similar:
-		load = " at " + num(c.LoadAfter.V) + " req/s"
+		load = " at " + num(c.LoadAfter.V) + unit
 	case c.LoadBefore.OK && c.LoadAfter.OK:
-		load = " (load differs: " + num(c.LoadBefore.V) + " → " + num(c.LoadAfter.V) + " req/s, not comparable)"
+		load = " (load differs: " + num(c.LoadBefore.V) + " → " + num(c.LoadAfter.V) + unit + ", not comparable)"
 	default:
 		load = " (load unknown)"
 	}

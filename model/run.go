@@ -79,6 +79,11 @@ type RunSummary struct {
 	ServedS     float64 `json:"served_s"` // seconds with metrics in this run
 	Samples     int     `json:"samples"`
 	RequestsPS  Opt     `json:"requests_per_s"`
+	// OfferedPS is the load offered: requests finished per second plus the
+	// growth of those running and waiting over the same window (what
+	// arrived, whether or not the engine kept up). Runs are compared at
+	// the load offered, not at what a slower configuration could finish.
+	OfferedPS Opt `json:"offered_requests_per_s"`
 	GenTPS      Opt     `json:"generation_tokens_per_s"`
 	PromptTPS   Opt     `json:"prompt_tokens_per_s"`
 	TTFTp50ms   Opt     `json:"ttft_p50_ms"`
