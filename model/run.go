@@ -76,26 +76,26 @@ type Run struct {
 // latency percentiles over its last MaxWindow at most, peaks of gauges.
 // Percentiles are bucket estimates where the engine gives buckets.
 type RunSummary struct {
-	ServedS     float64 `json:"served_s"` // seconds with metrics in this run
-	Samples     int     `json:"samples"`
-	RequestsPS  Opt     `json:"requests_per_s"`
+	ServedS    float64 `json:"served_s"` // seconds with metrics in this run
+	Samples    int     `json:"samples"`
+	RequestsPS Opt     `json:"requests_per_s"`
 	// OfferedPS is the load offered: requests finished per second plus the
 	// growth of those running and waiting over the same window (what
 	// arrived, whether or not the engine kept up). Runs are compared at
 	// the load offered, not at what a slower configuration could finish.
-	OfferedPS Opt `json:"offered_requests_per_s"`
-	GenTPS      Opt     `json:"generation_tokens_per_s"`
-	PromptTPS   Opt     `json:"prompt_tokens_per_s"`
-	TTFTp50ms   Opt     `json:"ttft_p50_ms"`
-	TTFTp99ms   Opt     `json:"ttft_p99_ms"`
-	TPOTp50ms   Opt     `json:"tpot_p50_ms"`
-	TPOTp99ms   Opt     `json:"tpot_p99_ms"`
-	ITLp50ms    Opt     `json:"itl_p50_ms"`
-	ITLp99ms    Opt     `json:"itl_p99_ms"`
-	KVPeak      Opt     `json:"kv_cache_usage_peak"`
-	Preemptions Opt     `json:"preemptions"`
-	WaitingPeak Opt     `json:"waiting_peak"`
-	RunningPeak Opt     `json:"running_peak"`
+	OfferedPS   Opt `json:"offered_requests_per_s"`
+	GenTPS      Opt `json:"generation_tokens_per_s"`
+	PromptTPS   Opt `json:"prompt_tokens_per_s"`
+	TTFTp50ms   Opt `json:"ttft_p50_ms"`
+	TTFTp99ms   Opt `json:"ttft_p99_ms"`
+	TPOTp50ms   Opt `json:"tpot_p50_ms"`
+	TPOTp99ms   Opt `json:"tpot_p99_ms"`
+	ITLp50ms    Opt `json:"itl_p50_ms"`
+	ITLp99ms    Opt `json:"itl_p99_ms"`
+	KVPeak      Opt `json:"kv_cache_usage_peak"`
+	Preemptions Opt `json:"preemptions"`
+	WaitingPeak Opt `json:"waiting_peak"`
+	RunningPeak Opt `json:"running_peak"`
 	// WindowS is the span the percentiles cover.
 	WindowS float64 `json:"window_s"`
 }
