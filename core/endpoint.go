@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -38,6 +39,11 @@ type Endpoint struct {
 	// Origin is set when another source (Prometheus) reads the endpoint
 	// for llmtop (core/prometheus.go); nil for a direct scrape.
 	Origin *model.Origin
+	// Host is the newest reading of the machine around the engine (local
+	// endpoints, sources/host); nil when none.
+	Host *model.HostReading
+
+	trend map[int]*diagnosis.MemTrend // per engine PID, core/host.go
 
 	downSince  time.Time // first scrape of the current outage (zero: up)
 	lastLive   time.Time // newest scrape that found a process answering
@@ -316,7 +322,7 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 			m.setLife(e, l, t, "clean shutdown: "+nonEmpty(ev.Line, ev.Title))
 		}
 	case model.PhaseCrash:
-		if r := e.Current(); r != nil && (r.End == model.RunRunning || r.End == model.RunUnknown) {
+		if r := e.Current(); r != nil && (r.End == model.RunRunning || r.End == model.RunUnknown || r.EndGuessed) {
 			m.endRun(e, t, model.RunCrash, ev.Title, nonEmpty(ev.Line, ev.Title))
 		}
 		if e.Life != model.LifeCrashed {

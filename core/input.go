@@ -57,12 +57,14 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 		}
 		seen[k.Endpoint] = true
 		m.withLife(&ep, e)
+		m.hostInput(&ep, e, now)
 		in.Endpoints = append(in.Endpoints, ep)
 	}
 	for _, u := range m.order {
 		if e := m.eps[u]; e != nil && !seen[u] && e.Scrapes > 0 {
 			ep := diagnosis.Endpoint{URL: u, Identity: e.Identity, Scrape: e.Scrape(), LastOK: e.LastOK}
 			m.withLife(&ep, e)
+			m.hostInput(&ep, e, now)
 			in.Endpoints = append(in.Endpoints, ep)
 		}
 	}

@@ -191,6 +191,8 @@ func (m *Monitor) Apply(msg any) {
 		for _, x := range msg {
 			m.Apply(x)
 		}
+	case model.HostReading:
+		m.applyHost(msg)
 	case model.PortOwner:
 		e := m.eps[msg.Endpoint]
 		switch {

@@ -59,8 +59,8 @@ func (m *Monitor) endRun(e *Endpoint, t time.Time, how model.RunEnd, reason, lin
 	if r == nil {
 		return
 	}
-	if r.Ended != nil && r.End != model.RunUnknown && !(r.EndGuessed && how == model.RunPlanned) {
-		return // the first word stands, but a guess gives way to the log's word
+	if r.Ended != nil && r.End != model.RunUnknown && !(r.EndGuessed && (how == model.RunPlanned || how == model.RunCrash)) {
+		return // the first word stands, but a guess gives way to the log's (or the kernel's) word
 	}
 	r.EndGuessed = false
 	if r.Ended == nil {

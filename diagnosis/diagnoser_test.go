@@ -154,8 +154,8 @@ func TestAllClearSaysWhatWasChecked(t *testing.T) {
 	if len(rep.Checked) < 15 {
 		t.Fatalf("checked only %v", rep.Checked)
 	}
-	// Only benchmark, replicas and the behaviour probe are absent.
-	if len(rep.Missing) != 3 {
+	// Only benchmark, replicas, host readings and the behaviour probe are absent.
+	if len(rep.Missing) != 4 {
 		t.Fatalf("missing %v", rep.Missing)
 	}
 }

@@ -55,6 +55,12 @@ type Endpoint struct {
 	// Runs is the endpoint's run ledger, oldest first; the last is the
 	// current run. Nil when no core keeps one.
 	Runs []model.Run
+	// Host is the newest reading of the machine around the engine (its
+	// processes and threads, memory, cgroup, /dev/shm, disks); nil when
+	// the endpoint is not local or no host source runs. Trend is each of
+	// its processes' RSS and VRAM over the run, one point per 30 s.
+	Host  *model.HostReading
+	Trend []MemTrend
 	// Log is the picture from the engine's log stats lines alone, kept
 	// beside a scraped State to cross-check the two; Samples == 0 when no
 	// stats line was read or State itself comes from the log.
@@ -65,6 +71,16 @@ type Endpoint struct {
 func (e Endpoint) isDown() bool {
 	k := e.Scrape.ErrKind
 	return k == model.ErrRefused || k == model.ErrTimeout || k == model.ErrUnreachable || e.Identity.Health == model.HealthDown
+}
+
+// MemTrend is one engine process's memory over its life: RSS from
+// /proc, VRAM from the GPU's process list (points absent when unread).
+type MemTrend struct {
+	PID   int
+	Name  string
+	Front bool
+	RSS   []model.Point
+	VRAM  []model.Point
 }
 
 // BatchPoint is one refresh's running batch and per-token latency (seconds).

@@ -18,6 +18,7 @@ const (
 	needLogs                      // a log source attached
 	needBench                     // a benchmark result
 	needReplicas                  // two endpoints serving one model
+	needHost                      // a host reading of an endpoint's machine
 )
 
 var needNames = []struct {
@@ -29,6 +30,7 @@ var needNames = []struct {
 	{needLogs, "engine log (attach it with --log, --log-cmd, --docker, --journal or --kube)"},
 	{needBench, "benchmark results (none run yet: press b or run llmtop bench)"},
 	{needReplicas, "replicas (fewer than two endpoints serve the same model)"},
+	{needHost, "host readings (no endpoint on this machine, or its port's process not found)"},
 }
 
 // rule is one check. eval returns every candidate finding it sees now; the
@@ -116,6 +118,8 @@ func (e *env) has(n need) bool {
 		return e.in.Bench != nil
 	case needReplicas:
 		return len(e.replicas()) > 0
+	case needHost:
+		return len(e.hosted()) > 0
 	}
 	return true
 }
@@ -187,6 +191,13 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 	for _, nn := range needNames {
 		if missing[nn.name] {
 			rep.Missing = append(rep.Missing, nn.name)
+		}
+	}
+	if e.has(needHost) {
+		for _, ep := range e.hosted() {
+			for _, nc := range ep.Host.NotChecked {
+				e.lacks = append(e.lacks, ep.URL+": "+nc)
+			}
 		}
 	}
 	rep.Missing = append(rep.Missing, dedupe(e.lacks)...)

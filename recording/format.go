@@ -102,6 +102,7 @@ const (
 	kindSample   = "sample"
 	kindEvent    = "event"
 	kindPort     = "port"
+	kindHost     = "host"
 	kindBench    = "bench"
 	kindScenario = "scenario"
 	kindNote     = "note"

@@ -53,7 +53,7 @@ func (t *procTable) process(pid int) model.GPUProcess {
 		}
 		return p
 	}
-	args := procfs.SplitCmdline(raw)
+	args := model.SplitCmdline(raw)
 	if len(args) == 0 {
 		// Kernel threads and zombies have an empty cmdline; comm still names them.
 		if c, err := fs.ReadFile(t.fsys, strconv.Itoa(pid)+"/comm"); err == nil {

@@ -31,7 +31,7 @@ func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
 		if err != nil {
 			continue
 		}
-		args := SplitCmdline(raw)
+		args := model.SplitCmdline(raw)
 		if len(args) == 0 {
 			continue
 		}

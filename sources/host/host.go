@@ -1,0 +1,409 @@
+// Package host reads the machine around a local engine: the engine's
+// processes (the port's owner and its descendants) with their CPU, busiest
+// thread, RSS and threads from /proc/PID/stat, task/*/stat and schedstat;
+// host CPU, memory and swap; the engine's memory cgroup (limit, usage,
+// OOM kills); /dev/shm as the engine sees it against its tensor-parallel
+// degree; free disk where the model cache and the log live; and the kernel
+// OOM killer's lines about the engine's processes (/dev/kmsg).
+//
+// It judges nothing (that is diagnosis's); it says what it could not read:
+// every reading lists "what: not checked, because …". Every file is read
+// through an fs.FS, so tests drive a fake /proc (fstest.MapFS).
+package host
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Config is where the readings come from.
+type Config struct {
+	Proc   fs.FS // /proc
+	Cgroup fs.FS // the cgroup mount, /sys/fs/cgroup
+	// Statfs reports a file system's free and total bytes (nil: disks and
+	// /dev/shm are not checked).
+	Statfs func(path string) (free, total uint64, err error)
+	// Kmsg returns the kernel log records written since its last call
+	// (nil: OOM kills are not checked; an error says why not).
+	Kmsg func() ([]string, error)
+	// ProcPath is where Proc is mounted, for statfs through
+	// /proc/PID/root (the engine's own view of its file systems).
+	ProcPath string
+}
+
+// Target is one local endpoint: its ID, the PID that holds its port (0
+// unknown), the log files attached to it, and a caveat about what this
+// PID namespace hides (procfs says).
+type Target struct {
+	Endpoint string
+	PID      int
+	Logs     []string
+	Note     string
+}
+
+// Reader keeps the previous counters so each look reports rates.
+type Reader struct {
+	cfg     Config
+	procs   map[int]counter // by PID
+	threads map[int]counter // by TID
+	cpu     counter
+	swapIn  counter
+	swapOut counter
+	// known are the engine PIDs seen, with their endpoint and name, so a
+	// kernel line about one after it died names it.
+	known map[int]knownProc
+	now   time.Time
+}
+
+type counter struct {
+	at        time.Time
+	a, b      uint64 // ticks or run ns; total ticks or wait ns
+	schedstat bool
+}
+
+type knownProc struct {
+	endpoint, name string
+	seen           time.Time
+}
+
+// New returns a Reader with nothing seen yet.
+func New(cfg Config) *Reader {
+	return &Reader{cfg: cfg, procs: map[int]counter{}, threads: map[int]counter{}, known: map[int]knownProc{}}
+}
+
+// Default reads this machine.
+func Default() Config {
+	return Config{Proc: os.DirFS("/proc"), Cgroup: os.DirFS("/sys/fs/cgroup"), Statfs: statfs, Kmsg: kmsgReader("/dev/kmsg"), ProcPath: "/proc"}
+}
+
+// clockTicks is USER_HZ, 100 on every Linux llmtop runs on.
+const clockTicks = 100
+
+// Read looks once at every target; events are kernel OOM kills of their
+// engine processes.
+func (r *Reader) Read(now time.Time, targets []Target) ([]model.HostReading, []model.Event) {
+	r.now = now
+	base := r.hostWide()
+	out := make([]model.HostReading, 0, len(targets))
+	live := map[int]bool{}
+	liveT := map[int]bool{}
+	for _, t := range targets {
+		h := base
+		h.NotChecked = append([]string(nil), base.NotChecked...)
+		h.Endpoint, h.Time = t.Endpoint, now
+		r.engine(&h, t, live, liveT)
+		out = append(out, h)
+	}
+	for pid := range r.procs {
+		if !live[pid] {
+			delete(r.procs, pid)
+		}
+	}
+	for tid := range r.threads {
+		if !liveT[tid] {
+			delete(r.threads, tid)
+		}
+	}
+	return out, r.oomKills(&out)
+}
+
+// hostWide reads what every target shares: CPU, memory, swap.
+func (r *Reader) hostWide() model.HostReading {
+	var h model.HostReading
+	if b, err := fs.ReadFile(r.cfg.Proc, "stat"); err == nil {
+		h.CPUs = onlineCPUs(b)
+		if busy, total, ok := cpuTotals(b); ok {
+			prev := r.cpu
+			r.cpu = counter{at: r.now, a: busy, b: total}
+			if !prev.at.IsZero() && total > prev.b && busy >= prev.a {
+				h.CPUBusy = model.Some(float64(busy-prev.a) / float64(total-prev.b))
+			}
+		}
+	} else {
+		h.NotChecked = append(h.NotChecked, "host CPU: not checked, because /proc/stat is not readable: "+errText(err))
+	}
+	if b, err := fs.ReadFile(r.cfg.Proc, "meminfo"); err == nil {
+		kv := keyValues(b)
+		opt := func(k string) model.Opt {
+			if v, ok := kv[k]; ok {
+				return model.Some(float64(v))
+			}
+			return model.Opt{}
+		}
+		h.MemTotal, h.MemAvailable, h.SwapTotal, h.SwapFree = opt("MemTotal"), opt("MemAvailable"), opt("SwapTotal"), opt("SwapFree")
+	} else {
+		h.NotChecked = append(h.NotChecked, "host memory: not checked, because /proc/meminfo is not readable: "+errText(err))
+	}
+	if b, err := fs.ReadFile(r.cfg.Proc, "vmstat"); err == nil {
+		kv := keyValues(b)
+		h.SwapIn = r.rate(&r.swapIn, kv["pswpin"])
+		h.SwapOut = r.rate(&r.swapOut, kv["pswpout"])
+	} else {
+		h.NotChecked = append(h.NotChecked, "swap activity: not checked, because /proc/vmstat is not readable: "+errText(err))
+	}
+	return h
+}
+
+// rate turns a counter into a per-second rate since its previous reading.
+func (r *Reader) rate(c *counter, v uint64) model.Opt {
+	prev := *c
+	*c = counter{at: r.now, a: v}
+	dt := r.now.Sub(prev.at).Seconds()
+	if prev.at.IsZero() || dt <= 0 || v < prev.a {
+		return model.Opt{}
+	}
+	return model.Some(float64(v-prev.a) / dt)
+}
+
+// engine reads one target's processes, cgroup, shared memory and disks.
+func (r *Reader) engine(h *model.HostReading, t Target, live, liveT map[int]bool) {
+	h.Note = t.Note
+	if t.PID <= 0 {
+		h.NotChecked = append(h.NotChecked, "engine processes: not checked, because no process visible to llmtop holds the endpoint's port")
+		return
+	}
+	var args []string
+	var environ []byte
+	for _, pid := range tree(r.cfg.Proc, t.PID) {
+		p, a, ok := r.process(pid, live, liveT)
+		if !ok {
+			if pid == t.PID {
+				h.NotChecked = append(h.NotChecked, fmt.Sprintf("engine processes: not checked, because /proc/%d/stat is not readable", pid))
+				return
+			}
+			continue
+		}
+		if pid == t.PID {
+			p.Front, args = true, a
+			environ, _ = fs.ReadFile(r.cfg.Proc, strconv.Itoa(pid)+"/environ")
+		}
+		h.Procs = append(h.Procs, p)
+		r.known[pid] = knownProc{endpoint: t.Endpoint, name: p.Name, seen: r.now}
+	}
+	r.cgroup(h, t.PID)
+	h.TP = tensorParallel(args)
+	r.disks(h, t, args, environ)
+}
+
+// process reads one process and its busiest thread.
+func (r *Reader) process(pid int, live, liveT map[int]bool) (model.ProcUsage, []string, bool) {
+	dir := strconv.Itoa(pid)
+	b, err := fs.ReadFile(r.cfg.Proc, dir+"/stat")
+	if err != nil {
+		return model.ProcUsage{}, nil, false
+	}
+	st, ok := parseStat(b)
+	if !ok {
+		return model.ProcUsage{}, nil, false
+	}
+	live[pid] = true
+	p := model.ProcUsage{PID: pid, PPID: st.ppid, Name: model.Clean(st.comm), Threads: st.threads,
+		RSS: model.Some(float64(st.rssPages) * pageSize)}
+	raw, _ := fs.ReadFile(r.cfg.Proc, dir+"/cmdline")
+	args := model.SplitCmdline(raw)
+	p.Cmdline = model.RedactCmdline(strings.Join(args, " "))
+	p.CPU, _ = r.usage(r.procs, pid, st.ticks, nil)
+	p.Busiest = r.busiest(dir, liveT)
+	return p, args, true
+}
+
+// usage turns a task's counters into its share of one core over the
+// interval and, with schedstat (sched: run and wait ns), the share it
+// wanted: on a CPU or waiting for one.
+func (r *Reader) usage(m map[int]counter, id int, ticks uint64, sched []uint64) (cpu, want model.Opt) {
+	cur := counter{at: r.now, a: ticks}
+	if sched != nil {
+		cur = counter{at: r.now, a: sched[0], b: sched[1], schedstat: true}
+	}
+	prev, seen := m[id]
+	m[id] = cur
+	dt := r.now.Sub(prev.at).Seconds()
+	if !seen || dt <= 0 || cur.schedstat != prev.schedstat || cur.a < prev.a || cur.b < prev.b {
+		return model.Opt{}, model.Opt{}
+	}
+	if !cur.schedstat {
+		return model.Some(float64(cur.a-prev.a) / clockTicks / dt), model.Opt{}
+	}
+	run := float64(cur.a-prev.a) / 1e9 / dt
+	return model.Some(run), model.Some(run + float64(cur.b-prev.b)/1e9/dt)
+}
+
+// busiest reads every thread of a process and returns the one that wanted
+// the most CPU (ran, or waited to run).
+func (r *Reader) busiest(dir string, liveT map[int]bool) model.ThreadUsage {
+	ents, err := fs.ReadDir(r.cfg.Proc, dir+"/task")
+	if err != nil {
+		return model.ThreadUsage{}
+	}
+	var best model.ThreadUsage
+	bestV := -1.0
+	for i, e := range ents {
+		if i == maxThreads {
+			break
+		}
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		td := dir + "/task/" + e.Name()
+		b, err := fs.ReadFile(r.cfg.Proc, td+"/stat")
+		if err != nil {
+			continue
+		}
+		st, ok := parseStat(b)
+		if !ok {
+			continue
+		}
+		liveT[tid] = true
+		var sched []uint64
+		if sb, err := fs.ReadFile(r.cfg.Proc, td+"/schedstat"); err == nil {
+			if run, wait, ok := parseSchedstat(sb); ok {
+				sched = []uint64{run, wait}
+			}
+		}
+		cpu, want := r.usage(r.threads, tid, st.ticks, sched)
+		v := want.Or(cpu.Or(-1))
+		if v > bestV {
+			bestV = v
+			best = model.ThreadUsage{TID: tid, Name: model.Clean(st.comm), CPU: cpu, Want: want}
+		}
+	}
+	return best
+}
+
+// pageSize is the kernel's page size for RSS (4 KiB on x86-64 and most
+// arm64 kernels llmtop meets).
+const pageSize = 4096
+
+// cgroup reads the front process's memory cgroup.
+func (r *Reader) cgroup(h *model.HostReading, pid int) {
+	b, err := fs.ReadFile(r.cfg.Proc, strconv.Itoa(pid)+"/cgroup")
+	if err != nil {
+		h.NotChecked = append(h.NotChecked, "the engine's memory cgroup: not checked, because /proc/"+strconv.Itoa(pid)+"/cgroup is not readable: "+errText(err))
+		return
+	}
+	p, v1, ok := memCgroup(b)
+	if !ok {
+		h.NotChecked = append(h.NotChecked, "the engine's memory cgroup: not checked, because it names no memory controller")
+		return
+	}
+	if r.cfg.Cgroup == nil {
+		h.NotChecked = append(h.NotChecked, "the engine's memory cgroup: not checked, because the cgroup mount is not read")
+		return
+	}
+	limit, usage, kills, limited, err := readCgroup(r.cfg.Cgroup, p, v1)
+	if err != nil {
+		h.NotChecked = append(h.NotChecked, "the engine's memory cgroup "+p+": not checked, because its files are not visible here (another cgroup namespace, or not mounted at /sys/fs/cgroup): "+errText(err))
+		return
+	}
+	h.Cgroup = p
+	if limited {
+		h.CgroupMemLimit = model.Some(float64(limit))
+	}
+	h.CgroupMemUsage = model.Some(float64(usage))
+	h.CgroupOOMKills = model.Some(float64(kills))
+}
+
+// disks reads /dev/shm as the engine sees it and the file systems of its
+// model cache and logs.
+func (r *Reader) disks(h *model.HostReading, t Target, args []string, environ []byte) {
+	if r.cfg.Statfs == nil {
+		h.NotChecked = append(h.NotChecked, "/dev/shm and free disk: not checked, because file systems are not read here")
+		return
+	}
+	root := path.Join(r.cfg.ProcPath, strconv.Itoa(t.PID), "root")
+	if free, total, err := r.statfsIn(root, "/dev/shm"); err == nil {
+		h.ShmFree, h.ShmTotal = model.Some(float64(free)), model.Some(float64(total))
+	} else {
+		h.NotChecked = append(h.NotChecked, "/dev/shm: not checked, because "+errText(err))
+	}
+	type want struct{ p, what string }
+	var ws []want
+	if c := modelCache(args, environ); c != "" {
+		ws = append(ws, want{c, "model cache"})
+	} else {
+		h.NotChecked = append(h.NotChecked, "the model cache's disk: not checked, because the engine's environment is not readable (another user)")
+	}
+	for _, l := range t.Logs {
+		ws = append(ws, want{l, "log"})
+	}
+	for _, w := range ws {
+		free, total, err := r.statfsIn(root, w.p)
+		if err != nil {
+			// The cache directory may not exist yet: its parent's disk is where it will go.
+			free, total, err = r.statfsIn(root, path.Dir(w.p))
+		}
+		if err != nil {
+			h.NotChecked = append(h.NotChecked, w.what+" disk ("+w.p+"): not checked, because "+errText(err))
+			continue
+		}
+		h.Disks = append(h.Disks, model.DiskFree{Path: w.p, What: w.what, Free: model.Some(float64(free)), Total: model.Some(float64(total))})
+	}
+}
+
+// statfsIn stats p inside the engine's root (its mount namespace), then,
+// when that is not readable, on this machine.
+func (r *Reader) statfsIn(root, p string) (free, total uint64, err error) {
+	if r.cfg.ProcPath != "" {
+		if free, total, err = r.cfg.Statfs(path.Join(root, p)); err == nil {
+			return free, total, nil
+		}
+	}
+	return r.cfg.Statfs(p)
+}
+
+// oomKills reads the kernel log and turns OOM kills of known engine
+// processes into crash events; without a readable kernel log every
+// reading says so.
+func (r *Reader) oomKills(out *[]model.HostReading) []model.Event {
+	if r.cfg.Kmsg == nil {
+		return nil
+	}
+	recs, err := r.cfg.Kmsg()
+	if err != nil {
+		for i := range *out {
+			(*out)[i].NotChecked = append((*out)[i].NotChecked, "kernel OOM kills: not checked, because the kernel log is not readable: "+errText(err))
+		}
+		return nil
+	}
+	var evs []model.Event
+	for _, rec := range recs {
+		k, ok := parseKmsg(rec)
+		if !ok {
+			continue
+		}
+		p, ok := r.known[k.pid]
+		if !ok || (p.name != "" && k.comm != p.name) { // a reused PID
+			continue
+		}
+		title := "killed by the kernel OOM killer"
+		if k.cgroup {
+			title = "killed by the kernel OOM killer (its cgroup's memory limit)"
+		}
+		evs = append(evs, model.Event{Time: r.now, Endpoint: p.endpoint, Source: "kernel", Kind: model.KindOOMKilled,
+			Severity: model.SevCrit, Category: model.CategoryLifecycle, Title: title, Line: model.Clean(k.line),
+			Fields: map[string]string{"phase": model.PhaseCrash, "pid": strconv.Itoa(k.pid), "process": model.Clean(k.comm)}})
+		delete(r.known, k.pid)
+	}
+	// Forget processes gone for an hour: their kills would long be read.
+	for pid, p := range r.known {
+		if r.now.Sub(p.seen) > time.Hour {
+			delete(r.known, pid)
+		}
+	}
+	return evs
+}
+
+func errText(err error) string {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,261 @@
+package host
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// fakeProc is a /proc with a vLLM API server (PID 100, holding the port)
+// and its EngineCore child (PID 200), at one moment. ticks are utime per
+// process and thread; run/wait the threads' schedstat in ns.
+type fakeProc struct {
+	apiTicks, coreTicks     uint64
+	busyRun, busyWait, idle uint64
+	swapIn, swapOut         uint64
+	cpuBusy, cpuTotal       uint64
+}
+
+func statLine(pid, ppid int, comm string, ticks uint64, threads int, rssPages uint64) string {
+	// Fields 3… : state ppid pgrp session tty tpgid flags minflt cminflt
+	// majflt cmajflt utime stime cutime cstime priority nice threads
+	// itrealvalue starttime vsize rss
+	return fmt.Sprintf("%d (%s) S %d %d %d 0 -1 4194560 100 0 0 0 %d 0 0 0 20 0 %d 0 5000 1000000 %d 0 0",
+		pid, comm, ppid, pid, pid, ticks, threads, rssPages)
+}
+
+func (f fakeProc) fs() fstest.MapFS {
+	m := fstest.MapFS{
+		"stat":    {Data: []byte(fmt.Sprintf("cpu  %d 0 0 %d 0 0 0 0 0 0\ncpu0 1 0 0 1 0 0 0 0 0 0\ncpu1 1 0 0 1 0 0 0 0 0 0\nbtime 1700000000\n", f.cpuBusy, f.cpuTotal-f.cpuBusy))},
+		"meminfo": {Data: []byte("MemTotal:       263000000 kB\nMemFree:         1000000 kB\nMemAvailable:    2000000 kB\nSwapTotal:       8000000 kB\nSwapFree:        1000000 kB\n")},
+		"vmstat":  {Data: []byte(fmt.Sprintf("nr_free_pages 100\npswpin %d\npswpout %d\n", f.swapIn, f.swapOut))},
+
+		"100/stat":               {Data: []byte(statLine(100, 1, "vllm", f.apiTicks, 2, 2_000_000))},
+		"100/cmdline":            {Data: []byte("/usr/bin/python3\x00-m\x00vllm.entrypoints.openai.api_server\x00--tensor-parallel-size\x004\x00--api-key\x00sk-secret\x00")},
+		"100/environ":            {Data: []byte("HOME=/root\x00HF_HOME=/data/hf\x00")},
+		"100/cgroup":             {Data: []byte("0::/system.slice/vllm.service\n")},
+		"100/task/100/stat":      {Data: []byte(statLine(100, 1, "vllm", f.apiTicks/10, 2, 0))},
+		"100/task/100/schedstat": {Data: []byte(fmt.Sprintf("%d 0 10\n", f.idle))},
+		"100/task/100/children":  {Data: []byte("200 ")},
+		"100/task/101/stat":      {Data: []byte(statLine(101, 1, "APIServer", f.apiTicks, 2, 0))},
+		"100/task/101/schedstat": {Data: []byte(fmt.Sprintf("%d %d 500\n", f.busyRun, f.busyWait))},
+		"100/task/101/children":  {Data: []byte("")},
+		"200/stat":               {Data: []byte(statLine(200, 100, "VLLM::EngineCor", f.coreTicks, 1, 4_000_000))},
+		"200/cmdline":            {Data: []byte("VLLM::EngineCore_DP0                ")},
+		"200/task/200/stat":      {Data: []byte(statLine(200, 100, "VLLM::EngineCor", f.coreTicks, 1, 0))},
+		"200/task/200/schedstat": {Data: []byte(fmt.Sprintf("%d 0 10\n", f.coreTicks*10_000_000))},
+		"200/task/200/children":  {Data: []byte("")},
+		"self/status":            {Data: []byte("Name:\tllmtop\nNSpid:\t42\n")},
+	}
+	return m
+}
+
+// cgroupFS is a cgroup v2 mount with the engine's service at a 64 GiB limit
+// and 3 OOM kills.
+func cgroupFS() fstest.MapFS {
+	return fstest.MapFS{
+		"system.slice/vllm.service/memory.max":     {Data: []byte("68719476736\n")},
+		"system.slice/vllm.service/memory.current": {Data: []byte("60000000000\n")},
+		"system.slice/vllm.service/memory.events":  {Data: []byte("low 0\nhigh 0\nmax 12\noom 3\noom_kill 3\noom_group_kill 0\n")},
+	}
+}
+
+func statfsFake(paths map[string][2]uint64) func(string) (uint64, uint64, error) {
+	return func(p string) (uint64, uint64, error) {
+		if v, ok := paths[p]; ok {
+			return v[0], v[1], nil
+		}
+		return 0, 0, &os.PathError{Op: "statfs", Path: p, Err: os.ErrNotExist}
+	}
+}
+
+// A fake /proc read twice, 2 s apart: the engine's two processes with
+// their CPU, busiest thread (by schedstat: running and waiting), RSS and
+// threads; host memory and swap rates; the cgroup's limit and OOM kills;
+// /dev/shm and the model cache's disk as the engine sees them; the
+// tensor-parallel degree; and a secret kept out of the command line.
+func TestReadFakeProc(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	first := fakeProc{apiTicks: 1000, coreTicks: 500, busyRun: 1e9, busyWait: 0, idle: 1e8, cpuBusy: 1000, cpuTotal: 4000}
+	// 2 s later: the APIServer thread ran 1.4 s and waited 0.56 s for a
+	// CPU (it wants 98 % of a core on a busy box); the engine core ran 0.5 s.
+	second := fakeProc{apiTicks: 1000 + 160, coreTicks: 550, busyRun: 1e9 + 1.4e9, busyWait: 0.56e9, idle: 1e8 + 2e7,
+		swapIn: 600, swapOut: 1000, cpuBusy: 1300, cpuTotal: 4400}
+	kmsg := [][]string{nil, {"6,1,1,-;Out of memory: Killed process 200 (VLLM::EngineCor) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:1kB oom_score_adj:0\n"}}
+	calls := 0
+	cfg := Config{Cgroup: cgroupFS(), ProcPath: "/proc",
+		Statfs: statfsFake(map[string][2]uint64{
+			"/proc/100/root/dev/shm": {64 << 20, 64 << 20},
+			"/proc/100/root/data/hf": {5 << 30, 500 << 30},
+		}),
+		Kmsg: func() ([]string, error) { calls++; return kmsg[min(calls-1, 1)], nil },
+	}
+	cfg.Proc = first.fs()
+	r := New(cfg)
+	tg := []Target{{Endpoint: "http://127.0.0.1:8000", PID: 100, Note: "caveat"}}
+	hs, evs := r.Read(t0, tg)
+	if len(hs) != 1 || len(evs) != 0 {
+		t.Fatalf("first look: %+v %+v", hs, evs)
+	}
+	if hs[0].Procs[0].CPU.OK || hs[0].CPUBusy.OK || hs[0].SwapIn.OK {
+		t.Errorf("a first look has no rates: %+v", hs[0])
+	}
+	r.cfg.Proc = second.fs()
+	hs, evs = r.Read(t0.Add(2*time.Second), tg)
+	h := hs[0]
+	if len(h.Procs) != 2 {
+		t.Fatalf("procs %+v", h.Procs)
+	}
+	api, core := h.Procs[0], h.Procs[1]
+	if !api.Front || api.PID != 100 || core.PID != 200 || core.PPID != 100 || core.Front {
+		t.Errorf("tree: %+v %+v", api, core)
+	}
+	if strings.Contains(api.Cmdline, "sk-secret") || !strings.Contains(api.Cmdline, "--tensor-parallel-size") {
+		t.Errorf("cmdline %q", api.Cmdline)
+	}
+	near := func(what string, o model.Opt, want float64) {
+		t.Helper()
+		if !o.OK || o.V < want-0.005 || o.V > want+0.005 {
+			t.Errorf("%s = %+v, want %.3f", what, o, want)
+		}
+	}
+	near("api cpu", api.CPU, 0.8)
+	near("core cpu", core.CPU, 0.25)
+	b := api.Busiest
+	if b.TID != 101 || b.Name != "APIServer" {
+		t.Errorf("busiest %+v", b)
+	}
+	near("busiest cpu", b.CPU, 0.7)
+	near("busiest want", b.Want, 0.98)
+	if api.RSS.V != 2_000_000*4096 || api.Threads != 2 {
+		t.Errorf("rss %v threads %d", api.RSS, api.Threads)
+	}
+	near("host busy", h.CPUBusy, 0.75)
+	near("swap in", h.SwapIn, 300)
+	near("swap out", h.SwapOut, 500)
+	if h.CPUs != 2 || h.MemAvailable.V != 2_000_000*1024 || h.SwapFree.V != 1_000_000*1024 {
+		t.Errorf("host %+v", h)
+	}
+	if h.Cgroup != "/system.slice/vllm.service" || h.CgroupMemLimit.V != 64<<30 || h.CgroupOOMKills.V != 3 || h.CgroupMemUsage.V != 60e9 {
+		t.Errorf("cgroup %q %v %v %v", h.Cgroup, h.CgroupMemLimit, h.CgroupOOMKills, h.CgroupMemUsage)
+	}
+	if h.TP != 4 || h.ShmTotal.V != 64<<20 {
+		t.Errorf("tp %d shm %v", h.TP, h.ShmTotal)
+	}
+	if len(h.Disks) != 1 || h.Disks[0].Path != "/data/hf/hub" || h.Disks[0].Free.V != 5<<30 {
+		t.Errorf("disks %+v (the cache dir does not exist: its parent's disk)", h.Disks)
+	}
+	if h.Note != "caveat" || len(h.NotChecked) != 0 {
+		t.Errorf("note %q not checked %q", h.Note, h.NotChecked)
+	}
+	// The kernel killed the engine core: a crash event for the endpoint.
+	if len(evs) != 1 || evs[0].Kind != model.KindOOMKilled || evs[0].Endpoint != tg[0].Endpoint ||
+		evs[0].Fields["phase"] != model.PhaseCrash || evs[0].Fields["pid"] != "200" || !strings.Contains(evs[0].Line, "Killed process 200") {
+		t.Errorf("events %+v", evs)
+	}
+}
+
+// Unreadable files are "not checked, because …", never zero.
+func TestReadSaysWhatItCouldNotRead(t *testing.T) {
+	proc := fstest.MapFS{
+		"100/stat":    {Data: []byte(statLine(100, 1, "llama-server", 10, 1, 100))},
+		"100/cmdline": {Data: []byte("llama-server\x00-m\x00x.gguf\x00")},
+	}
+	r := New(Config{Proc: proc, Kmsg: func() ([]string, error) { return nil, errors.New("/dev/kmsg: permission denied") }})
+	hs, _ := r.Read(time.Unix(0, 0), []Target{{Endpoint: "a", PID: 100}, {Endpoint: "b"}})
+	got := strings.Join(hs[0].NotChecked, "\n")
+	for _, want := range []string{"host CPU: not checked, because", "host memory: not checked", "swap activity: not checked",
+		"memory cgroup: not checked", "/dev/shm and free disk: not checked", "kernel OOM kills: not checked, because the kernel log is not readable: /dev/kmsg: permission denied"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if hs[0].MemAvailable.OK || hs[0].CgroupMemLimit.OK {
+		t.Errorf("unread is not zero: %+v", hs[0])
+	}
+	if !strings.Contains(strings.Join(hs[1].NotChecked, "\n"), "engine processes: not checked, because no process visible to llmtop holds the endpoint's port") {
+		t.Errorf("b: %q", hs[1].NotChecked)
+	}
+}
+
+// Real OOM-killer lines (testdata/oom-kills.txt, with where each was
+// printed) parse to the PID and name they kill; the reaper's line does not.
+func TestParseKmsgRealLines(t *testing.T) {
+	f, err := os.Open("testdata/oom-kills.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	var line string
+	n := 0
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "#") || l == "":
+		case strings.HasPrefix(l, "want "):
+			n++
+			w := strings.Fields(l)
+			k, ok := parseKmsg(line)
+			if w[1] == "none" {
+				if ok {
+					t.Errorf("%q: parsed %+v", line, k)
+				}
+				continue
+			}
+			pid, _ := strconv.Atoi(w[1])
+			if !ok || k.pid != pid || k.comm != w[2] || k.cgroup != (w[3] == "cgroup") {
+				t.Errorf("%q: got %+v ok=%v, want %v", line, k, ok, w[1:])
+			}
+		default:
+			line = l
+		}
+	}
+	if n < 5 {
+		t.Fatalf("only %d examples read", n)
+	}
+}
+
+// v1 cgroups: the memory controller's own path and file names; the v1
+// "unlimited" value is no limit.
+func TestCgroupV1(t *testing.T) {
+	p, v1, ok := memCgroup([]byte("12:pids:/docker/abc\n4:memory:/docker/abc\n0::/\n"))
+	if !ok || !v1 || p != "/docker/abc" {
+		t.Fatalf("%q %v %v", p, v1, ok)
+	}
+	root := fstest.MapFS{
+		"memory/docker/abc/memory.limit_in_bytes": {Data: []byte("9223372036854771712\n")},
+		"memory/docker/abc/memory.usage_in_bytes": {Data: []byte("1000\n")},
+		"memory/docker/abc/memory.oom_control":    {Data: []byte("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")},
+	}
+	_, usage, kills, limited, err := readCgroup(root, p, v1)
+	if err != nil || limited || usage != 1000 || kills != 2 {
+		t.Fatalf("usage %d kills %d limited %v err %v", usage, kills, limited, err)
+	}
+}
+
+func TestTensorParallel(t *testing.T) {
+	for _, c := range []struct {
+		args string
+		want int
+	}{
+		{"vllm serve m --tensor-parallel-size 8", 8},
+		{"vllm serve m -tp=2", 2},
+		{"python -m sglang.launch_server --tp-size 4", 4},
+		{"text-generation-launcher --num-shard 2", 2},
+		{"vllm serve m", 0},
+		{"vllm serve m --tensor-parallel-size", 0},
+	} {
+		if got := tensorParallel(strings.Fields(c.args)); got != c.want {
+			t.Errorf("%q: %d, want %d", c.args, got, c.want)
+		}
+	}
+}
