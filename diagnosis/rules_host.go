@@ -31,6 +31,9 @@ const (
 	// frontGPUUnder is the GPU utilisation (%) below which a saturated
 	// front-end is what holds the GPU back.
 	frontGPUUnder = 50.0
+	// frontBatchShare is the share of its concurrency cap below which the
+	// engine's batch has room the front-end does not fill.
+	frontBatchShare = 0.25
 	// memAvailLow is the share of host memory available below which,
 	// with pages swapped out, the host is short of memory.
 	memAvailLow = 0.05
@@ -110,20 +113,31 @@ func ruleFrontCPU(e *env) []Finding {
 				why = append(why, Evidence{Text: fmt.Sprintf("GPU utilisation %.0f %% < %.0f %% over %d device(s)", util, frontGPUUnder, n), Source: gpuSource(g)})
 			}
 		}
+		// The engine has room: a small batch against its cap means the
+		// requests are not reaching it.
+		// (NVML counts a GPU busy while any kernel runs: one decode
+		// stream reads as 100 %.)
+		if run := st.State.Running; run.OK {
+			if c, ok := currentCap(st); ok && run.V < frontBatchShare*float64(c) {
+				why = append(why, Evidence{Text: fmt.Sprintf("running %s of a cap of %d: the engine has room", num(run.V), c), Source: metricSource(st, "running")})
+			} else if kv := st.State.KVUsage; !ok && kv.OK && kv.V < frontBatchShare {
+				why = append(why, Evidence{Text: fmt.Sprintf("KV cache %s used, running %s: the engine has room", pct(kv.V), num(run.V)), Source: metricSource(st, "kv")})
+			}
+		}
 		if w := st.State.Waiting; w.OK && w.V >= 1 {
 			why = append(why, Evidence{Text: "waiting " + num(w.V) + ", running " + optNum(st.State.Running), Source: metricSource(st, "waiting")})
 		}
 		if len(why) == 0 {
-			// Saturated but nothing waits and the GPU is busy (or
-			// unread): not yet the bottleneck.
-			if e.in.GPU == nil && !st.State.Waiting.OK {
+			// Saturated, but nothing waits, the batch is full and the
+			// GPU busy (or unread): not yet the bottleneck.
+			if e.in.GPU == nil && !st.State.Waiting.OK && !st.State.Running.OK {
 				e.lack(ep, "whether the saturated API server holds the GPU back (no GPU reading, no waiting count)")
 			}
 			continue
 		}
 		ev := []Evidence{{Text: fmt.Sprintf("%s wants %s of a core (on a CPU %s)", t.Describe(f.PID), pct(want.V), optPct(t.CPU)),
 			Source: hostSource(fmt.Sprintf("%d/task/%d/schedstat", f.PID, t.TID)), Window: seconds(ep.Host.IntervalS)},
-			{Text: fmt.Sprintf("API server PID %d (%s): %s cores over %d threads, RSS %s", f.PID, nonEmpty(f.Cmdline, f.Name), optNum(f.CPU), f.Threads, optGiB(f.RSS)),
+			{Text: fmt.Sprintf("API server PID %d (%s): %s cores over %d threads, RSS %s", f.PID, nonEmpty(f.Cmdline, f.Name), optNum(f.CPU), f.Threads, optBytes(f.RSS)),
 				Source: hostSource(fmt.Sprintf("%d/stat", f.PID)), Window: seconds(ep.Host.IntervalS)}}
 		ev = append(ev, why...)
 		out = append(out, Finding{Endpoint: ep.URL, Category: Queueing, Severity: model.SevWarn,
@@ -336,9 +350,13 @@ func growth(pts []model.Point) (slope float64, span time.Duration, start, r2 flo
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-func optGiB(o model.Opt) string {
-	if !o.OK {
+// optBytes formats bytes as GiB, or MiB under one GiB.
+func optBytes(o model.Opt) string {
+	switch {
+	case !o.OK:
 		return "--"
+	case o.V < 1<<30:
+		return mib(o.V)
 	}
 	return gib(o.V)
 }

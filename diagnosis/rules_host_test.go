@@ -62,6 +62,31 @@ func TestFrontCPURule(t *testing.T) {
 			}
 		}},
 		{name: "saturated thread, busy GPU, nothing waits", in: saturated(90, 0), none: "api_server_cpu"},
+		// One decode stream keeps a GPU "utilised": the batch against its
+		// cap says the engine has room the front-end does not fill.
+		{name: "saturated thread, busy GPU, small batch", in: func() Input {
+			in := saturated(90, 0)
+			in.Endpoints[0].State.MaxRunning = model.Some(256)
+			return in
+		}(), want: "api_server_cpu", check: func(t *testing.T, f *Finding) {
+			if !hasEvidence(f, "running 8 of a cap of 256") {
+				t.Errorf("%+v", f.Evidence)
+			}
+		}},
+		{name: "saturated thread, busy GPU, KV mostly free", in: func() Input {
+			in := saturated(90, 0)
+			in.Endpoints[0].State.KVUsage = model.Some(0.04)
+			return in
+		}(), want: "api_server_cpu", check: func(t *testing.T, f *Finding) {
+			if !hasEvidence(f, "KV cache 4.0 % used, running 8") {
+				t.Errorf("%+v", f.Evidence)
+			}
+		}},
+		{name: "saturated thread, full batch", in: func() Input {
+			in := saturated(90, 0)
+			in.Endpoints[0].State.MaxRunning = model.Some(10)
+			return in
+		}(), none: "api_server_cpu"},
 		{name: "thread with room", in: func() Input {
 			in := input(withHost(hostReading(0.6, nil), nil))
 			in.GPU = gpuAt(5)
@@ -77,8 +102,8 @@ func TestFrontCPURule(t *testing.T) {
 			}
 		}},
 	})
-	// No GPU and no waiting count: it says it could not judge.
-	in := input(withHost(hostReading(0.99, nil), func(e *Endpoint) { e.State.Waiting = model.Opt{} }))
+	// No GPU, no waiting or running count: it says it could not judge.
+	in := input(withHost(hostReading(0.99, nil), func(e *Endpoint) { e.State.Waiting, e.State.Running = model.Opt{}, model.Opt{} }))
 	rep := Evaluate(in, DefaultConfig())
 	if byID(rep, "api_server_cpu") != nil || !strings.Contains(strings.Join(rep.Missing, "\n"), "saturated API server") {
 		t.Errorf("findings %v missing %v", ids(rep.Findings), rep.Missing)

@@ -115,7 +115,10 @@ func (s *Sim) Start(ctx context.Context) {
 	if s.fake != nil {
 		return
 	}
-	s.runOnce.Do(func() { go s.run(ctx) })
+	s.runOnce.Do(func() {
+		go s.run(ctx)
+		go s.runFront(ctx)
+	})
 }
 
 func (s *Sim) run(ctx context.Context) {

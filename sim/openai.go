@@ -97,6 +97,7 @@ func (s *Sim) serveGenerate(w http.ResponseWriter, hr *http.Request, chat bool) 
 			fmt.Sprintf("[{'type': 'json_invalid', 'loc': ('body', 0), 'msg': 'JSON decode error', 'input': {}, 'ctx': {'error': %q}}]", err.Error()))
 		return
 	}
+	s.throughFront(hr.Context())
 	s.mu.Lock()
 	c := s.cfg
 	s.mu.Unlock()

@@ -19,7 +19,11 @@ const (
 	CrashRestart  = "crash-restart"
 	OOMAtStart    = "oom-at-start"
 	MetricsBroken = "metrics-broken"
+	APIServerCPU  = "api-server-cpu"
 )
+
+// frontCPU is the api-server-cpu scenario's fault.
+const frontCPU = "front-cpu"
 
 // DemoTimeline is what `llmtop demo` cycles through.
 const DemoTimeline = "healthy:50s,queue-buildup:60s,kv-pressure:75s,long-prompts:60s,decode-bound:50s,crash-restart:45s,metrics-broken:40s"
@@ -91,6 +95,8 @@ var scenarios = map[string]scenario{
 		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }, faults: []string{WrongTemplate}},
 	IgnoresTemperature: {name: IgnoresTemperature, summary: "the sampler ignores temperature 0: two identical requests answer differently",
 		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }, faults: []string{IgnoresTemperature}},
+	APIServerCPU: {name: APIServerCPU, summary: "the API server's thread (named " + FrontThreadName + ") burns a whole real core tokenising; each request waits 15 ms of it before the engine sees it: clients wait while the engine and the GPU idle",
+		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.05) }, faults: []string{frontCPU}},
 	MetricsBroken: {name: MetricsBroken, summary: "/metrics answers 404, then 500, then garbage, 15 s each, while serving normally",
 		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }, faults: []string{"metrics"}},
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,6 +57,12 @@ type Sim struct {
 	acceptCh chan struct{} // closed when accepting() changes
 	wake     chan struct{}
 	runOnce  sync.Once
+
+	// frontHot: the segment saturates the front-end's thread (api-server-cpu,
+	// real clock only); frontJobs are requests waiting for it.
+	frontHot  atomic.Bool
+	frontJobs chan frontJob
+	frontWake chan struct{}
 }
 
 // timed is a lifecycle or timeline action at a simulated time.
@@ -101,7 +108,8 @@ func New(cfg Config) (*Sim, error) {
 	if cfg.MaxBackgroundWaiting <= 0 {
 		cfg.MaxBackgroundWaiting = 4000
 	}
-	s := &Sim{user: cfg, clock: cfg.Clock, timeline: tl, acceptCh: make(chan struct{}), wake: make(chan struct{}, 1)}
+	s := &Sim{user: cfg, clock: cfg.Clock, timeline: tl, acceptCh: make(chan struct{}), wake: make(chan struct{}, 1),
+		frontJobs: make(chan frontJob), frontWake: make(chan struct{}, 1)}
 	if s.clock == nil {
 		s.clock = realClock{}
 	}
@@ -155,6 +163,13 @@ func (s *Sim) enterSegment(i int, first bool) {
 	}
 	if seg.has("metrics") {
 		s.cycleMetrics()
+	}
+	if hot := seg.has(frontCPU) && s.fake == nil; hot != s.frontHot.Load() {
+		s.frontHot.Store(hot)
+		select {
+		case s.frontWake <- struct{}{}:
+		default:
+		}
 	}
 	if seg.dur > 0 {
 		var end func()

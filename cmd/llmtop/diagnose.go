@@ -17,7 +17,9 @@ import (
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/recording"
 	"github.com/llmtop/llmtop/sources/engine"
+	"github.com/llmtop/llmtop/sources/host"
 	"github.com/llmtop/llmtop/sources/logs"
+	"github.com/llmtop/llmtop/sources/procfs"
 	"github.com/llmtop/llmtop/tui"
 )
 
@@ -156,6 +158,8 @@ type watch struct {
 	rec   *recorder // --record; nil records nothing
 	// promStatus is the newest --prometheus refresh's error ("" none).
 	promStatus string
+	// simGPU, when set, stands in for NVML (tests on the simulator).
+	simGPU func() SimGPULoad
 }
 
 func newWatch(urls []string, cfg diagnosis.Config) *watch {
@@ -228,7 +232,12 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 		w.mu.Unlock()
 		logsDone = append(logsDone, logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, w.apply))
 	}
-	gpus, _ := newGPUSource(&monitorEnv{Interval: interval})
+	wg.Add(1)
+	go func() { // the machine around the local endpoints' engines
+		defer wg.Done()
+		runHost(ctx, w.urls, host.Default(), procfs.FS(), w.apply)
+	}()
+	gpus, _ := newGPUSource(&monitorEnv{Interval: interval, SimGPU: w.simGPU})
 	if gpus != nil {
 		defer gpus.Close()
 	}

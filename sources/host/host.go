@@ -60,6 +60,7 @@ type Reader struct {
 	// kernel line about one after it died names it.
 	known map[int]knownProc
 	now   time.Time
+	last  time.Time // the previous Read
 }
 
 type counter struct {
@@ -91,6 +92,10 @@ const clockTicks = 100
 func (r *Reader) Read(now time.Time, targets []Target) ([]model.HostReading, []model.Event) {
 	r.now = now
 	base := r.hostWide()
+	if !r.last.IsZero() && now.After(r.last) {
+		base.IntervalS = now.Sub(r.last).Seconds()
+	}
+	r.last = now
 	out := make([]model.HostReading, 0, len(targets))
 	live := map[int]bool{}
 	liveT := map[int]bool{}

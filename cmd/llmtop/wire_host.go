@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"io/fs"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llmtop/llmtop/sources/host"
+	"github.com/llmtop/llmtop/sources/procfs"
+)
+
+// The host source: for each endpoint on this machine, the engine's
+// processes (the port's owner and its descendants), host memory, the
+// engine's cgroup, /dev/shm, disks and the kernel's OOM kills, every
+// hostEvery (sources/host).
+
+var hostFlags struct {
+	noHost bool
+}
+
+// hostEvery spaces the looks: a CPU share needs a few seconds to mean
+// something, and each look reads every thread of the engine.
+const hostEvery = 3 * time.Second
+
+func init() {
+	registerSource(sourcePlugin{
+		Name: "host",
+		Flags: func(fs *pflag.FlagSet) {
+			fs.BoolVar(&hostFlags.noHost, "no-host", false, "do not read the engine's processes, memory, cgroup and disks from /proc (local endpoints)")
+		},
+		Start: func(ctx context.Context, env *monitorEnv) error {
+			go runHost(ctx, env.URLs, host.Default(), procfs.FS(), env.Send)
+			return nil
+		},
+	})
+}
+
+// hostTarget follows one local endpoint's port owner.
+type hostTarget struct {
+	look   *portLook
+	pid    int
+	lookAt time.Time
+}
+
+// ownerEvery is how often a known owner is looked up again (a restart
+// gives the port to a new process).
+const ownerEvery = 30 * time.Second
+
+// runHost reads the host for the local endpoints among urls until ctx
+// ends, sending model.HostReading and kernel OOM-kill events.
+func runHost(ctx context.Context, urls []string, cfg host.Config, proc fs.FS, send func(any)) {
+	if hostFlags.noHost {
+		return
+	}
+	var ts []*hostTarget
+	for _, u := range urls {
+		if l := newPortLook(u); l != nil {
+			ts = append(ts, &hostTarget{look: l})
+		}
+	}
+	if len(ts) == 0 {
+		return
+	}
+	var logFiles []string
+	if len(urls) == 1 { // a log attached to the one endpoint
+		logFiles = logFlags.files
+	}
+	r := host.New(cfg)
+	tick := time.NewTicker(hostEvery)
+	defer tick.Stop()
+	for {
+		now := time.Now()
+		targets := make([]host.Target, 0, len(ts))
+		for _, t := range ts {
+			t.resolve(proc, now)
+			targets = append(targets, host.Target{Endpoint: t.look.id, PID: t.pid, Logs: logFiles, Note: nestedNote(proc)})
+		}
+		hs, evs := r.Read(now, targets)
+		for _, h := range hs {
+			send(h)
+		}
+		for _, ev := range evs {
+			send(ev)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// resolve finds the port's owner when unknown, gone, or not checked for
+// ownerEvery.
+func (t *hostTarget) resolve(proc fs.FS, now time.Time) {
+	if t.pid > 0 && now.Sub(t.lookAt) < ownerEvery {
+		if _, err := fs.Stat(proc, strconv.Itoa(t.pid)); err == nil {
+			return
+		}
+	}
+	t.lookAt = now
+	t.pid = procfs.Owner(proc, t.look.port, now).PID
+}
+
+func nestedNote(proc fs.FS) string {
+	if procfs.Nested(proc) == 1 {
+		return "llmtop runs in a container's PID namespace: only its own processes are visible, so an engine elsewhere (and the kernel's OOM lines about it) may be hidden; run with --pid=host (Kubernetes: hostPID: true)"
+	}
+	return ""
+}
