@@ -61,15 +61,23 @@ func ruleIdleWaiting(e *env) []Finding {
 		if !w.OK || w.V < 1 {
 			continue
 		}
+		ev := []Evidence{{Text: fmt.Sprintf("GPU utilisation %.0f %% < %.0f %% over %d device(s)", util, e.cfg.GPUIdleUtil, n), Source: gpuSource(g)},
+			{Text: "waiting " + num(w.V) + ", running " + optNum(ep.State.Running), Source: metricSource(ep, "waiting")}}
+		var acts []Action
+		if front := frontThread(ep); front != "" {
+			// The host source read the API server: say what it saw
+			// (api_server_cpu judges a saturated one).
+			ev = append(ev, Evidence{Text: front, Source: "/proc"})
+		} else {
+			acts = append(acts, Action{Change: "check the API server's CPU (top -H): one core at 100 % is the Python front-end",
+				Why: "the GPU cannot batch requests it is not handed (llmtop reads it only for an endpoint on this machine)", TradeOff: "none"})
+		}
+		acts = append(acts, frontLever(ep.Engine())...)
 		out = append(out, Finding{Endpoint: ep.URL, Category: GPU, Severity: model.SevWarn,
-			Title: fmt.Sprintf("GPU idle (%.0f %%) while %s requests wait", util, num(w.V)),
-			Evidence: []Evidence{{Text: fmt.Sprintf("GPU utilisation %.0f %% < %.0f %% over %d device(s)", util, e.cfg.GPUIdleUtil, n), Source: gpuSource(g)},
-				{Text: "waiting " + num(w.V) + ", running " + optNum(ep.State.Running), Source: metricSource(ep, "waiting")}},
-			Cause: "the bottleneck is before the GPU: tokenisation, the API server's CPU, request admission (a cap or the KV pool), or a slow client",
-			Actions: []Action{{Change: "check the API server's CPU (top -H): one core at 100 % is the Python front-end",
-				Why: "the GPU cannot batch requests it is not handed", TradeOff: "none"},
-				{Change: "vLLM: --api-server-count 2 (more front-end processes); SGLang: --tokenizer-worker-num 2",
-					Why: "tokenisation and detokenisation in more processes", TradeOff: "more CPU and memory; vLLM then logs no stats lines"}}})
+			Title:    fmt.Sprintf("GPU idle (%.0f %%) while %s requests wait", util, num(w.V)),
+			Evidence: ev,
+			Cause:    "the bottleneck is before the GPU: tokenisation, the API server's CPU, request admission (a cap or the KV pool), or a slow client",
+			Actions:  acts})
 	}
 	return out
 }

@@ -3,8 +3,11 @@ package diagnosis
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -69,22 +72,16 @@ func (e *env) hosted() []Endpoint {
 
 func hostSource(what string) string { return "/proc " + what }
 
-// frontLever is the engine's way to give its front-end more CPU.
+// frontLever is the engine's way to give its front-end more CPU (every
+// engine's when it is unknown).
 func frontLever(eng model.Engine) []Action {
-	table := map[model.Engine]Action{
-		model.VLLM: {Change: "--api-server-count 2 (or more)", Why: "tokenisation, detokenisation and JSON run in more API-server processes",
-			TradeOff: "more CPU and memory; vLLM then logs no stats lines (scrape /metrics)"},
-		model.SGLang:   {Change: "--tokenizer-worker-num 2 (or more)", Why: "tokenisation runs in more processes", TradeOff: "more CPU and memory"},
-		model.TGI:      {Change: "--validation-workers 4 (default 2)", Why: "the router tokenises and validates in more workers", TradeOff: "more CPU"},
-		model.LlamaCpp: {Change: "--threads-http N (default: the CPU count)", Why: "more threads serve HTTP", TradeOff: "more CPU"},
-		model.TRTLLM:   {Change: "--num_postprocess_workers 2 (or more)", Why: "detokenisation and OpenAI formatting in more processes", TradeOff: "more CPU and memory"},
+	table := map[model.Engine]Action{}
+	for _, sp := range engines.All() {
+		if f := sp.Levers.Front; f.Change != "" {
+			table[sp.ID] = Action{Change: f.Change, Why: f.Why, TradeOff: f.TradeOff}
+		}
 	}
-	out := forEngine(eng, table)
-	if eng == model.VLLM || eng == model.Unknown {
-		out = append(out, Action{Change: "vLLM: drop --enable-log-requests (before 0.10: add --disable-log-requests)",
-			Why: "a log line per request costs the API server's thread", TradeOff: "no per-request log"})
-	}
-	return out
+	return forEngine(eng, table)
 }
 
 func ruleFrontCPU(e *env) []Finding {
@@ -147,6 +144,19 @@ func ruleFrontCPU(e *env) []Finding {
 			Actions: frontLever(ep.Engine())})
 	}
 	return out
+}
+
+// frontThread describes the API server's busiest thread from the host
+// reading ("" when none was read).
+func frontThread(ep Endpoint) string {
+	if ep.Host == nil {
+		return ""
+	}
+	f := ep.Host.FrontProc()
+	if f == nil || !(f.Busiest.Want.OK || f.Busiest.CPU.OK) {
+		return ""
+	}
+	return fmt.Sprintf("API server's busiest %s wants %s of a core", f.Busiest.Describe(f.PID), pct(f.Busiest.Want.Or(f.Busiest.CPU.V)))
 }
 
 // endpointState finds the endpoint with metrics for url (the host reading
@@ -232,20 +242,48 @@ func ruleOOMKill(e *env) []Finding {
 	return out
 }
 
+// tensorParallel reads the tensor-parallel degree from the API server's
+// command line, by every engine's flags (0: not given).
+func tensorParallel(h *model.HostReading) int {
+	f := h.FrontProc()
+	if f == nil {
+		return 0
+	}
+	args := strings.Fields(f.Cmdline)
+	for _, sp := range engines.All() {
+		for _, flag := range sp.Levers.TensorParallel {
+			for i, a := range args {
+				name, val, hasVal := strings.Cut(a, "=")
+				if name != flag {
+					continue
+				}
+				if !hasVal && i+1 < len(args) {
+					val = args[i+1]
+				}
+				if n, err := strconv.Atoi(val); err == nil && n > 0 {
+					return n
+				}
+			}
+		}
+	}
+	return 0
+}
+
 func ruleShm(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.hosted() {
 		h := ep.Host
-		if h.TP < 2 || !h.ShmTotal.OK {
+		tp := tensorParallel(h)
+		if tp < 2 || !h.ShmTotal.OK {
 			continue
 		}
-		need := float64(h.TP) * shmPerRank
+		need := float64(tp) * shmPerRank
 		if h.ShmTotal.V >= need {
 			continue
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevWarn,
-			Title: fmt.Sprintf("/dev/shm is %s for tensor parallelism %d", mib(h.ShmTotal.V), h.TP),
-			Evidence: []Evidence{{Text: fmt.Sprintf("/dev/shm %s (free %s) as the engine sees it; TP %d wants about %s", mib(h.ShmTotal.V), optMiB(h.ShmFree), h.TP, mib(need)),
+			Title: fmt.Sprintf("/dev/shm is %s for tensor parallelism %d", mib(h.ShmTotal.V), tp),
+			Evidence: []Evidence{{Text: fmt.Sprintf("/dev/shm %s (free %s) as the engine sees it; TP %d wants about %s", mib(h.ShmTotal.V), optMiB(h.ShmFree), tp, mib(need)),
 				Source: "statfs /proc/PID/root/dev/shm; engine arguments"}},
 			Cause: "NCCL and the engine's shared-memory broadcast between ranks live in /dev/shm; Docker gives 64 MiB, which fails or hangs at start with 'Bus error' or an NCCL error",
 			Actions: []Action{{Change: "docker run --shm-size 16g (or --ipc=host); Kubernetes: an emptyDir with medium: Memory at /dev/shm",

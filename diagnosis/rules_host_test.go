@@ -127,13 +127,17 @@ func TestHostRules(t *testing.T) {
 		{name: "cgroup OOM kills", in: one(func(h *model.HostReading) { h.CgroupOOMKills = model.Some(2) }), want: "kernel_oom_kill"},
 		{name: "no cgroup kills", in: one(func(h *model.HostReading) { h.CgroupOOMKills = model.Some(0) }), none: "kernel_oom_kill"},
 		{name: "docker's 64 MiB shm at TP 4", in: one(func(h *model.HostReading) {
-			h.TP, h.ShmTotal, h.ShmFree = 4, model.Some(64<<20), model.Some(60<<20)
+			h.Procs[0].Cmdline = "vllm serve m --tensor-parallel-size 4"
+			h.ShmTotal, h.ShmFree = model.Some(64<<20), model.Some(60<<20)
 		}), want: "shm_small", check: func(t *testing.T, f *Finding) {
 			if !hasAction(f, "--shm-size") || !strings.Contains(f.Title, "64 MiB") {
 				t.Errorf("%+v", f)
 			}
 		}},
-		{name: "shm with room", in: one(func(h *model.HostReading) { h.TP, h.ShmTotal = 4, model.Some(16*gb) }), none: "shm_small"},
+		{name: "shm with room", in: one(func(h *model.HostReading) { h.Procs[0].Cmdline, h.ShmTotal = "vllm serve m -tp=4", model.Some(16*gb) }), none: "shm_small"},
+		{name: "SGLang's TP flag", in: one(func(h *model.HostReading) {
+			h.Procs[0].Cmdline, h.ShmTotal = "python3 -m sglang.launch_server --tp-size 8", model.Some(64<<20)
+		}), want: "shm_small"},
 		{name: "no TP: any shm", in: one(func(h *model.HostReading) { h.ShmTotal = model.Some(64 << 20) }), none: "shm_small"},
 		{name: "model cache disk full", in: one(func(h *model.HostReading) {
 			h.Disks = []model.DiskFree{{Path: "/root/.cache/huggingface/hub", What: "model cache", Free: model.Some(3 * gb), Total: model.Some(500 * gb)}}

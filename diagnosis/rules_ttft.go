@@ -126,9 +126,11 @@ func unsplitTTFT(e *env, ep Endpoint, ev []Evidence, qOK, pOK bool) Finding {
 	f := Finding{ID: "ttft_high", Endpoint: ep.URL, Category: Queueing, Severity: model.SevWarn,
 		Title: "TTFT over SLO: no single phase dominates", Evidence: ev,
 		Cause: cause + "; time outside the engine's phases is spent in the API server (tokenizing, streaming) or the network"}
-	if ep.Engine() == model.VLLM {
-		f.Actions = append(f.Actions, Action{Change: "--api-server-count 2", Why: "a busy API server process (tokenizing, detokenizing, streaming) delays first tokens outside queue and prefill time",
-			TradeOff: "a CPU core and some memory per extra API server"})
+	if ep.Engine() != model.Unknown {
+		for _, a := range frontLever(ep.Engine()) {
+			a.Why = "a busy front-end (tokenizing, detokenizing, streaming) delays first tokens outside queue and prefill time: " + a.Why
+			f.Actions = append(f.Actions, a)
+		}
 	}
 	a := replicas(ep)
 	a.Why = "fewer requests per engine: each waits less for the API server and the steps it shares"

@@ -117,6 +117,12 @@ type Levers struct {
 	Chunked Change
 	// DataParallel adds an engine behind the same server (%d the count).
 	DataParallel string
+	// Front gives the engine's HTTP front-end (API server, tokenizer,
+	// detokenizer) more CPU: more processes or threads.
+	Front Change
+	// TensorParallel are the flags that set the tensor-parallel degree
+	// (read from the engine's command line, not advised).
+	TensorParallel []string
 }
 
 // Change is one flag change with what it does and costs.

@@ -68,7 +68,7 @@ func registered(t *testing.T) (names, flags map[string]bool) {
 	// --metrics-path beside the engines').
 	for _, s := range All() {
 		l := s.Levers
-		for _, x := range []string{l.Cap, l.MaxLen, l.MemFraction, l.FP8KV.Change, l.Chunked.Change, l.DataParallel,
+		for _, x := range []string{l.Cap, l.MaxLen, l.MemFraction, l.FP8KV.Change, l.Chunked.Change, l.DataParallel, l.Front.Change,
 			VLLMDisableLogStats, VLLMNoChunkedPrefill, VLLMChunkedV0} {
 			for _, fl := range flagTok.FindAllString(x, -1) {
 				flags[fl] = true

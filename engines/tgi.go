@@ -19,6 +19,8 @@ var TGI = Spec{
 			model.GenTokens: TGIGeneratedTokens + "_sum", model.Requests: TGIRequestSuccess},
 		Hists: []model.Latency{model.TPOT, model.E2E, model.Queue}},
 	Levers: Levers{
+		Front:          Change{Change: "--validation-workers 4 (default 2)", Why: "the router tokenises and validates in more workers", TradeOff: "more CPU"},
+		TensorParallel: []string{"--num-shard"},
 		// TGI batches by tokens: --max-batch-size only binds on hardware
 		// without unpadded inference (launcher --help); on GPUs the running
 		// batch is bounded by --max-batch-total-tokens.

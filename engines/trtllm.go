@@ -21,6 +21,8 @@ var TRTLLM = Spec{
 		Ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
 		Hists:  []model.Latency{model.TTFT, model.TPOT, model.E2E, model.Queue}},
 	Levers: Levers{
+		Front:              Change{Change: "--num_postprocess_workers 2 (or more)", Why: "detokenisation and OpenAI formatting in more processes", TradeOff: "more CPU and memory"},
+		TensorParallel:     []string{"--tp_size"},
 		Cap:                "--max_batch_size %s",
 		MaxLen:             "--max_seq_len %s",
 		MemFraction:        "--kv_cache_free_gpu_memory_fraction",

@@ -33,6 +33,9 @@ var VLLM = Spec{
 		FP8KV:              Change{Change: "--kv-cache-dtype fp8", Why: "halves KV bytes per token: about twice the tokens in the same pool", TradeOff: "small accuracy cost; needs a GPU with fp8 (Ada/Hopper or newer) for speed"},
 		Chunked:            Change{Change: "--max-num-batched-tokens %s without " + VLLMNoChunkedPrefill},
 		DataParallel:       "--data-parallel-size %s",
+		Front: Change{Change: "--api-server-count 2 (or more)", Why: "tokenisation, detokenisation and JSON run in more API-server processes",
+			TradeOff: "more CPU and memory; vLLM then logs no stats lines (scrape /metrics)"},
+		TensorParallel: []string{"--tensor-parallel-size", "-tp"},
 	},
 	Metrics: vllmMetrics,
 }

@@ -39,11 +39,9 @@ type HostReading struct {
 	CgroupMemLimit Opt    `json:"cgroup_mem_limit_bytes"`
 	CgroupMemUsage Opt    `json:"cgroup_mem_usage_bytes"`
 	CgroupOOMKills Opt    `json:"cgroup_oom_kills"`
-	// ShmTotal and ShmFree are /dev/shm as the engine sees it; TP is the
-	// tensor-parallel degree in its arguments (0: not given).
+	// ShmTotal and ShmFree are /dev/shm as the engine sees it.
 	ShmTotal Opt `json:"shm_total_bytes"`
 	ShmFree  Opt `json:"shm_free_bytes"`
-	TP       int `json:"tensor_parallel,omitempty"`
 	// Disks are the file systems the model cache and the log live on.
 	Disks []DiskFree `json:"disks,omitempty"`
 	// NotChecked says what could not be read, and why.

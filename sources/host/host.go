@@ -193,7 +193,6 @@ func (r *Reader) engine(h *model.HostReading, t Target, live, liveT map[int]bool
 		r.known[pid] = knownProc{endpoint: t.Endpoint, name: p.Name, seen: r.now}
 	}
 	r.cgroup(h, t.PID)
-	h.TP = tensorParallel(args)
 	r.disks(h, t, args, environ)
 }
 

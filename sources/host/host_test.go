@@ -147,8 +147,8 @@ func TestReadFakeProc(t *testing.T) {
 	if h.Cgroup != "/system.slice/vllm.service" || h.CgroupMemLimit.V != 64<<30 || h.CgroupOOMKills.V != 3 || h.CgroupMemUsage.V != 60e9 {
 		t.Errorf("cgroup %q %v %v %v", h.Cgroup, h.CgroupMemLimit, h.CgroupOOMKills, h.CgroupMemUsage)
 	}
-	if h.TP != 4 || h.ShmTotal.V != 64<<20 {
-		t.Errorf("tp %d shm %v", h.TP, h.ShmTotal)
+	if h.ShmTotal.V != 64<<20 {
+		t.Errorf("shm %v", h.ShmTotal)
 	}
 	if len(h.Disks) != 1 || h.Disks[0].Path != "/data/hf/hub" || h.Disks[0].Free.V != 5<<30 {
 		t.Errorf("disks %+v (the cache dir does not exist: its parent's disk)", h.Disks)
@@ -239,23 +239,5 @@ func TestCgroupV1(t *testing.T) {
 	_, usage, kills, limited, err := readCgroup(root, p, v1)
 	if err != nil || limited || usage != 1000 || kills != 2 {
 		t.Fatalf("usage %d kills %d limited %v err %v", usage, kills, limited, err)
-	}
-}
-
-func TestTensorParallel(t *testing.T) {
-	for _, c := range []struct {
-		args string
-		want int
-	}{
-		{"vllm serve m --tensor-parallel-size 8", 8},
-		{"vllm serve m -tp=2", 2},
-		{"python -m sglang.launch_server --tp-size 4", 4},
-		{"text-generation-launcher --num-shard 2", 2},
-		{"vllm serve m", 0},
-		{"vllm serve m --tensor-parallel-size", 0},
-	} {
-		if got := tensorParallel(strings.Fields(c.args)); got != c.want {
-			t.Errorf("%q: %d, want %d", c.args, got, c.want)
-		}
 	}
 }

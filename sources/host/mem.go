@@ -127,32 +127,6 @@ func readCgroup(root fs.FS, path string, v1 bool) (limit, usage, kills uint64, l
 	return limit, usage, kills, limited, nil
 }
 
-// tensorParallel reads the tensor-parallel degree from an engine's
-// arguments: vLLM --tensor-parallel-size/-tp, SGLang --tp-size/--tp,
-// TGI --num-shard, TRT-LLM --tp_size (0: not given).
-func tensorParallel(args []string) int {
-	for i, a := range args {
-		name, val, hasVal := strings.Cut(a, "=")
-		switch name {
-		case "--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--num-shard", "--tp_size":
-		default:
-			continue
-		}
-		if !hasVal {
-			if i+1 >= len(args) {
-				return 0
-			}
-			val = args[i+1]
-		}
-		n, err := strconv.Atoi(val)
-		if err != nil || n < 1 {
-			return 0
-		}
-		return n
-	}
-	return 0
-}
-
 // modelCache is where the engine keeps downloaded weights: --download-dir
 // in its arguments, else HF_HUB_CACHE, HF_HOME/hub, $HOME/.cache/huggingface/hub
 // from its environment.
