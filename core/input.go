@@ -40,8 +40,8 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 	seen := map[string]bool{}
 	for _, k := range m.ModelKeys() {
 		e := m.eps[k.Endpoint]
-		if e == nil {
-			continue
+		if e == nil || e.Life == model.LifeGone {
+			continue // a gone endpoint is judged by no rule
 		}
 		buf := m.series[k]
 		if buf == nil {
@@ -61,7 +61,7 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 		in.Endpoints = append(in.Endpoints, ep)
 	}
 	for _, u := range m.order {
-		if e := m.eps[u]; e != nil && !seen[u] && e.Scrapes > 0 {
+		if e := m.eps[u]; e != nil && !seen[u] && e.Scrapes > 0 && e.Life != model.LifeGone {
 			ep := diagnosis.Endpoint{URL: u, Identity: e.Identity, Scrape: e.Scrape(), LastOK: e.LastOK}
 			m.withLife(&ep, e)
 			m.hostInput(&ep, e, now)

@@ -277,6 +277,7 @@ func (m *Monitor) Tick(now time.Time) bool {
 // Evaluate runs the rules at now whatever changed, and returns the report.
 func (m *Monitor) Evaluate(now time.Time) diagnosis.Report {
 	m.advance(now)
+	m.expireGone(m.now)
 	m.updateRuns(m.now)
 	m.evalAt, m.ran = m.now, true
 	m.evals++

@@ -1,12 +1,16 @@
 package core
 
 import (
+	"time"
+
 	"github.com/llmtop/llmtop/model"
 )
 
 // applyOrigin records who reads an endpoint for llmtop (Prometheus) and,
 // when the target left that source, drops its numbers and shows it gone:
-// a pod deleted must not stay frozen at its last values.
+// a pod deleted must not stay frozen at its last values, nor read as an
+// outage (a scale-down is not one). A gone endpoint is judged by no rule
+// and leaves the core model.GoneExpiry later (expireGone).
 func (m *Monitor) applyOrigin(o model.Origin) {
 	e := m.endpoint(o.Endpoint)
 	prev := e.Origin
@@ -14,7 +18,7 @@ func (m *Monitor) applyOrigin(o model.Origin) {
 	e.Origin = &oc
 	m.ver.Store++
 	if !o.Gone {
-		return
+		return // back (its scrape says how it is), or news of its labels
 	}
 	if prev != nil && prev.Gone {
 		return
@@ -22,24 +26,44 @@ func (m *Monitor) applyOrigin(o model.Origin) {
 	for _, k := range m.store.Keys() {
 		if k.Endpoint == o.Endpoint {
 			m.store.Forget(k)
+			delete(m.series, k)
 		}
 	}
 	why := o.GoneWhy
 	if why == "" {
 		why = "gone from " + o.Source
 	}
-	if t := m.now; !t.IsZero() {
-		m.setLife(e, model.LifeUnreachable, t, why)
-		if r := e.Current(); r != nil && r.Ended == nil {
-			m.endRun(e, t, model.RunUnknown, why, "")
-		}
+	t := m.now
+	if t.IsZero() {
+		t = time.Now()
 	}
-	e.Err, e.ErrKind = why, model.ErrUnreachable
+	m.setLife(e, model.LifeGone, t, why)
+	if r := e.Current(); r != nil && r.Ended == nil {
+		m.endRun(e, t, model.RunPlanned, why, "")
+	}
+	e.Err, e.ErrKind, e.Hint = why, "", ""
 	if e.downSince.IsZero() {
-		e.downSince = m.now // a target that comes back starts a new run
+		e.downSince = t // a target that comes back starts a new run
 	}
-	m.addEvent(model.Event{Time: m.now, Endpoint: o.Endpoint, Source: o.Source, Kind: "target_gone",
-		Severity: model.SevWarn, Category: "availability", Title: why})
+	m.clearAcks(o.Endpoint)
+	m.addEvent(model.Event{Time: t, Endpoint: o.Endpoint, Source: o.Source, Kind: "target_gone",
+		Severity: model.SevInfo, Category: "availability", Title: why})
+}
+
+// expireGone forgets the endpoints gone for longer than model.GoneExpiry.
+func (m *Monitor) expireGone(now time.Time) {
+	keep := m.order[:0]
+	for _, u := range m.order {
+		e := m.eps[u]
+		if e != nil && e.Life == model.LifeGone && e.Origin != nil && e.Origin.Gone && now.Sub(e.LifeSince) > model.GoneExpiry {
+			delete(m.eps, u)
+			m.ver.Store++
+			continue
+		}
+		keep = append(keep, u)
+	}
+	clear(m.order[len(keep):])
+	m.order = keep
 }
 
 // originJSON adds the endpoint's name, source and what the source cannot

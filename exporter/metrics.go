@@ -86,7 +86,7 @@ var latencies = []latency{
 
 var lifecycles = []model.Lifecycle{
 	model.LifeUnknown, model.LifeStarting, model.LifeServing, model.LifeStopping,
-	model.LifeStopped, model.LifeCrashed, model.LifeUnreachable,
+	model.LifeStopped, model.LifeCrashed, model.LifeUnreachable, model.LifeGone,
 }
 
 // windowLabel writes the window as Prometheus writes durations: 1m, 5m, 90s.

@@ -34,6 +34,9 @@ const (
 	LifeStopped     Lifecycle = "stopped"     // shut down cleanly; nothing answers
 	LifeCrashed     Lifecycle = "crashed"     // died: traceback, CUDA error, engine dead
 	LifeUnreachable Lifecycle = "unreachable" // nothing answers, and nothing says why
+	// LifeGone: the endpoint left the source that listed it (a replica
+	// scaled down, a target dropped from Prometheus): not an outage.
+	LifeGone Lifecycle = "gone"
 )
 
 // Run is one engine process's life at an endpoint, as seen by llmtop.

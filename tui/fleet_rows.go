@@ -70,7 +70,7 @@ func fleetState(e *EndpointInfo) (string, Level) {
 		return "unknown", LevelNone
 	}
 	if e.Origin != nil && e.Origin.Gone {
-		return "gone", LevelCrit
+		return "gone", LevelNone // scaled down or dropped: not an outage
 	}
 	switch e.Life {
 	case model.LifeServing:

@@ -288,6 +288,17 @@ func (s *Source) messages(r *Refresh, fl *fleet, up answer, now time.Time) {
 		r.Msgs = append(r.Msgs, model.CleanScrape(s.scrape(t, e, upOf, k, r.Warnings, now, fl.w)))
 		r.Targets++
 	}
+	keep := s.order[:0]
+	for _, k := range s.order {
+		t := s.targets[k]
+		if t.gone && now.Sub(t.goneAt) > model.GoneExpiry {
+			delete(s.targets, k) // the core forgets it too; back later, it is new
+			continue
+		}
+		keep = append(keep, k)
+	}
+	clear(s.order[len(keep):])
+	s.order = keep
 	for _, k := range s.order {
 		t := s.targets[k]
 		if _, found := fl.eps[k]; found || t.gone {
@@ -304,7 +315,7 @@ func (s *Source) messages(r *Refresh, fl *fleet, up answer, now time.Time) {
 		case listed:
 			sc.Err, sc.ErrKind = fmt.Sprintf("Prometheus scrapes this target but it serves no %s metrics now", t.engine), model.ErrNotFound
 		default:
-			t.gone = true
+			t.gone, t.goneAt = true, now
 			r.Gone++
 			r.Msgs = append(r.Msgs, s.origin(t, true, "no longer among Prometheus's targets (pod gone or target dropped)"))
 			continue

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -122,5 +123,41 @@ func TestModelsOverTheCapAreDropped(t *testing.T) {
 		if sc, ok := m.(model.Scrape); ok && len(sc.Samples) != maxModels {
 			t.Errorf("%d samples, want %d", len(sc.Samples), maxModels)
 		}
+	}
+}
+
+// A replica that leaves both the engine queries and up{} (a scale-down)
+// is "gone": no rule judges it (it used to hold "endpoint down:
+// unreachable", critical, as the top line), and both the source and the
+// core forget it model.GoneExpiry later, so a fleet that churns pods does
+// not grow without end.
+func TestAScaleDownIsGoneNotDownAndExpires(t *testing.T) {
+	f := fleetOf(2)
+	s := newFake(t, f, Config{})
+	mon := core.New(core.Options{Window: 5 * time.Minute})
+	t0 := time.Now()
+	feed(s.Refresh(context.Background(), t0), mon)
+	f.mu.Lock()
+	delete(f.up, f.eps[1].labels["instance"])
+	f.eps = f.eps[:1]
+	f.mu.Unlock()
+	for i := 1; i <= 30; i++ { // 2.5 min at 5 s, past the rules' holds
+		now := t0.Add(time.Duration(i) * 5 * time.Second)
+		r := s.Refresh(context.Background(), now)
+		for _, m := range r.Msgs {
+			mon.Apply(m)
+		}
+		mon.Tick(now)
+		for _, fd := range mon.Report().Findings {
+			if fd.Endpoint == "http://10.0.0.1:8000" {
+				t.Fatalf("%v: a scaled-down replica has a finding: %s %s", now.Sub(t0), fd.Severity, fd.Title)
+			}
+		}
+		if e := mon.Endpoint("http://10.0.0.1:8000"); i == 1 && (e == nil || e.Life != model.LifeGone) {
+			t.Fatalf("after it left: %+v", e)
+		}
+	}
+	if urls := mon.URLs(); len(urls) != 1 || len(s.targets) != 1 {
+		t.Errorf("after %s: core lists %v, the source %d targets", model.GoneExpiry, urls, len(s.targets))
 	}
 }

@@ -42,6 +42,7 @@ type target struct {
 	labels   map[string]string
 	engine   model.Engine
 	gone     bool
+	goneAt   time.Time
 	sent     bool // its Origin was sent
 }
 

@@ -133,7 +133,7 @@ func TestTargetsThatLeaveOrFailAreShownSo(t *testing.T) {
 	}
 	feed(r, mon)
 	gone := mon.Endpoint("http://10.0.0.1:8000")
-	if gone.Life != model.LifeUnreachable || !strings.Contains(gone.LifeDetail, "no longer among") {
+	if gone.Life != model.LifeGone || !strings.Contains(gone.LifeDetail, "no longer among") {
 		t.Errorf("gone target: life %s %q", gone.Life, gone.LifeDetail)
 	}
 	if st := mon.Store().State(model.Key{Endpoint: gone.URL, Model: "m"}, time.Minute); st.KVUsage.OK {
