@@ -1,0 +1,168 @@
+package launch
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+func TestEndpointFromCommandLine(t *testing.T) {
+	cases := []struct {
+		args []string
+		env  []string
+		url  string
+		eng  model.Engine
+	}{
+		{[]string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-num-seqs", "32"}, nil, "http://127.0.0.1:8000", model.VLLM},
+		{[]string{"vllm", "serve", "m", "--port=8011", "--host", "0.0.0.0"}, nil, "http://127.0.0.1:8011", model.VLLM},
+		{[]string{"/usr/bin/python3", "-m", "sglang.launch_server", "--model-path", "x"}, nil, "http://127.0.0.1:30000", model.SGLang},
+		{[]string{"/opt/llama/llama-server", "-m", "model.gguf", "-np", "2", "--port", "9090"}, nil, "http://127.0.0.1:9090", model.LlamaCpp},
+		{[]string{"ollama", "serve"}, []string{"OLLAMA_HOST=127.0.0.1:11500"}, "http://127.0.0.1:11500", model.Ollama},
+		{[]string{"ollama", "serve"}, []string{"OLLAMA_HOST=0.0.0.0"}, "http://127.0.0.1:11434", model.Ollama},
+		{[]string{"./bin/llmtop", "sim", "--scenario", "queue-buildup", "--max-num-seqs", "16", "--port", "18001"}, nil, "http://127.0.0.1:18001", model.VLLM},
+		{[]string{"text-generation-launcher", "--model-id", "x"}, nil, "http://127.0.0.1:3000", model.TGI},
+	}
+	for _, c := range cases {
+		u, eng, err := Endpoint(c.args, c.env)
+		if err != nil || u != c.url || eng != c.eng {
+			t.Errorf("Endpoint(%q) = %q, %q, %v; want %q, %q", c.args, u, eng, err, c.url, c.eng)
+		}
+	}
+	if _, _, err := Endpoint([]string{"myserver", "--port", "1"}, nil); err == nil || !strings.Contains(err.Error(), "--url") {
+		t.Errorf("an unknown program: %v, want an error naming --url", err)
+	}
+	if _, _, err := Endpoint([]string{"llama-server", "--port", "0"}, nil); err == nil {
+		t.Error("--port 0: llmtop cannot know the port, want an error")
+	}
+}
+
+func TestChangeApplied(t *testing.T) {
+	sim := []string{"llmtop", "sim", "--scenario", "queue-buildup", "--max-num-seqs", "16"}
+	llama := []string{"llama-server", "-m", "m.gguf", "--parallel", "2", "-c", "4096"}
+	cases := []struct {
+		args   []string
+		change string
+		want   []string
+		diff   string
+	}{
+		{sim, "--max-num-seqs 32", []string{"llmtop", "sim", "--scenario", "queue-buildup", "--max-num-seqs", "32"}, "--max-num-seqs 16 → 32"},
+		{[]string{"vllm", "serve", "m", "--max_num_seqs=16"}, "--max-num-seqs 32", []string{"vllm", "serve", "m", "--max_num_seqs=32"}, "--max-num-seqs 16 → 32"},
+		{sim, "--gpu-memory-utilization 0.95", append(slices.Clone(sim), "--gpu-memory-utilization", "0.95"), "--gpu-memory-utilization (default) → 0.95"},
+		{llama, "-np 4 -kvu (keep -c)", []string{"llama-server", "-m", "m.gguf", "--parallel", "4", "-c", "4096", "-kvu"}, "-np 2 → 4, -kvu (added)"},
+		{[]string{"llmtop", "sim", "--no-enable-chunked-prefill"}, "--max-num-batched-tokens 2048 without --no-enable-chunked-prefill",
+			[]string{"llmtop", "sim", "--max-num-batched-tokens", "2048"}, "--no-enable-chunked-prefill (removed), --max-num-batched-tokens (default) → 2048"},
+		{llama, "-ctk q8_0 -ctv q8_0 (with -fa on)", append(slices.Clone(llama), "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "on"), "-ctk (default) → q8_0, -ctv (default) → q8_0, -fa (default) → on"},
+	}
+	for _, c := range cases {
+		ch, err := ParseChange(c.change)
+		if err != nil {
+			t.Errorf("ParseChange(%q): %v", c.change, err)
+			continue
+		}
+		got, diff, err := Apply(c.args, ch)
+		if err != nil || !slices.Equal(got, c.want) || Describe(diff) != c.diff {
+			t.Errorf("Apply(%q, %q) = %q, %q, %v; want %q, %q", c.args, c.change, got, Describe(diff), err, c.want, c.diff)
+		}
+	}
+}
+
+func TestChangeNotApplicable(t *testing.T) {
+	for change, why := range map[string]string{
+		"OLLAMA_NUM_PARALLEL=4": "environment variable",
+		"--data-parallel-size 2 (or another replica behind the router)": "more hardware",
+		"add a replica behind the router":                               "needs a person",
+		"--max-num-seqs N higher only once ITL/TPOT is seen under its SLO 50ms": "value",
+		"kv_cache_config: {dtype: fp8} in the --config YAML":                    "needs a person",
+	} {
+		_, err := ParseChange(change)
+		var na *NotApplicable
+		if !errors.As(err, &na) || !strings.Contains(na.Why, why) {
+			t.Errorf("ParseChange(%q) = %v, want not applicable (%s)", change, err, why)
+		}
+	}
+	ch, _ := ParseChange("--max-num-seqs 16")
+	if _, _, err := Apply([]string{"llmtop", "sim", "--max-num-seqs", "16"}, ch); err == nil {
+		t.Error("a change the command line already has: want an error")
+	}
+}
+
+// A session restarts its engine with the planned command line, undoes it,
+// and a process that ignores SIGTERM is killed after the grace time.
+func TestSessionRestartAndUndo(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "engine.log")
+	script := filepath.Join(dir, "engine")
+	// An "engine" that logs its arguments and ignores SIGTERM when asked.
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ncase \"$*\" in *stubborn*) trap '' TERM;; esac\necho \"args: $*\"\nwhile :; do sleep 0.1; done\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSession([]string{script, "--max-num-seqs", "16"}, nil, log, "http://127.0.0.1:1", 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s.Current()
+	// waitLines waits for the n-th start's output (a start stopped before
+	// it printed would prove nothing).
+	waitLines := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if b, _ := os.ReadFile(log); strings.Count(string(b), "args:") >= n {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("start %d printed nothing", n)
+	}
+	waitLines(1)
+	p := s.PlanFor("queue_backlog", []string{"--data-parallel-size 2", "--max-num-seqs 32"})
+	if !p.OK() || Describe(p.Diff) != "--max-num-seqs 16 → 32" || len(p.NotApplied) != 1 {
+		t.Fatalf("plan = %+v", p)
+	}
+	if p.Mark() != "applied: queue_backlog → --max-num-seqs 16 → 32" {
+		t.Errorf("mark = %q", p.Mark())
+	}
+	np, st, err := s.Restart(p, func(string) {})
+	if err != nil || st.Killed {
+		t.Fatalf("restart: %v, %v", st, err)
+	}
+	if done, _ := first.Exited(); !done || np.PID == first.PID {
+		t.Fatal("the old process is still running after the restart")
+	}
+	waitLines(2)
+	u, ok := s.PlanUndo()
+	if !ok || !slices.Equal(u.New, first.Args) || Describe(u.Diff) != "--max-num-seqs 32 → 16" {
+		t.Fatalf("undo = %+v", u)
+	}
+	if _, _, err := s.Restart(u, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	waitLines(3)
+	if s.CanUndo() {
+		t.Error("undone once: nothing left to undo")
+	}
+	// The stubborn one is killed after the grace time.
+	p = s.PlanFor("x", []string{"--stubborn"})
+	if _, _, err := s.Restart(p, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	waitLines(4) // printed after its trap is set
+	st = s.Current().Stop(300 * time.Millisecond)
+	if !st.Killed || !strings.Contains(st.Exit, "killed") {
+		t.Errorf("stop of an engine ignoring SIGTERM = %+v, want SIGKILL", st)
+	}
+	b, _ := os.ReadFile(log)
+	if strings.Count(string(b), "args:") != 4 {
+		t.Errorf("the log holds every start's output, appended: %q", b)
+	}
+	note, _ := os.ReadFile(s.Current().NotePath())
+	if !strings.Contains(string(note), "pid: ") || !strings.Contains(string(note), "log: "+log) {
+		t.Errorf("note beside the log = %q", note)
+	}
+}
