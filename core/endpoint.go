@@ -45,6 +45,10 @@ type Endpoint struct {
 
 	trend map[int]*diagnosis.MemTrend // per engine PID, core/host.go
 
+	// launch is llmtop's own restart of the engine (llmtop run), waiting
+	// for the run it starts.
+	launch *model.Launch
+
 	downSince  time.Time // first scrape of the current outage (zero: up)
 	lastLive   time.Time // newest scrape that found a process answering
 	sampled    bool      // the current run has fed the store

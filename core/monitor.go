@@ -193,6 +193,8 @@ func (m *Monitor) Apply(msg any) {
 		}
 	case model.HostReading:
 		m.applyHost(msg)
+	case model.Launch:
+		m.applyLaunch(msg)
 	case model.PortOwner:
 		e := m.eps[msg.Endpoint]
 		switch {

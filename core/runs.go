@@ -33,6 +33,12 @@ func (m *Monitor) newRun(e *Endpoint, t time.Time, by string, external bool) {
 	if len(e.Runs) > maxRuns {
 		e.Runs = append([]model.Run(nil), e.Runs[len(e.Runs)-maxRuns:]...)
 	}
+	if l := e.launch; l != nil && !t.Before(l.Time) {
+		cur := e.Current()
+		cur.Applied = l.Applied
+		setConfig(cur, "launch.cmdline", l.Cmdline)
+		e.launch = nil
+	}
 	e.sampled, e.peaks, e.runSamples = false, peaks{}, 0
 	if external {
 		m.store.StartRun(e.URL, t)
@@ -340,6 +346,29 @@ func splitTop(s string, sep byte) []string {
 		out = append(out, s[start:])
 	}
 	return out
+}
+
+// applyLaunch takes llmtop's own (re)start of the engine: the run that was
+// serving ended as planned (llmtop stopped it), and the next run to start
+// is marked with the change it applied and carries its exact command line.
+func (m *Monitor) applyLaunch(l model.Launch) {
+	e := m.eps[l.Endpoint]
+	if e == nil {
+		return
+	}
+	if r := e.Current(); r != nil && r.Ended == nil && r.Started.Before(l.Time) && l.Applied != "" {
+		m.endRun(e, l.Time, model.RunPlanned, "llmtop restarted it: "+l.Applied, "")
+	}
+	if r := e.Current(); r != nil && !r.Started.Before(l.Time) && r.Applied == "" {
+		// The new run was seen before the word came.
+		r.Applied = l.Applied
+		setConfig(r, "launch.cmdline", l.Cmdline)
+		m.ver.Store++
+		return
+	}
+	p := l
+	e.launch = &p
+	m.ver.Store++
 }
 
 // RunsOf returns url's run ledger, oldest first (a copy).

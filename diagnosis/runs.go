@@ -35,12 +35,22 @@ type RunComparison struct {
 	Similar               bool
 	LoadBefore, LoadAfter model.Opt
 	Offered               bool
-	Verdict               string
+	// SameLoad is set when each run has a benchmark that offered this same
+	// load: the deltas are then the two benchmarks' (client-side), not
+	// the runs' server-side summaries.
+	SameLoad *model.BenchLoad `json:"same_load,omitempty"`
+	// NotComparable says why the two runs cannot be compared ("" when they
+	// can): a different model, or benchmarks that offered different loads.
+	NotComparable string `json:"not_comparable,omitempty"`
+	Verdict       string
 }
 
 // CompareRuns compares run a (before) with run b (after). The verdict is
 // one line: "args.max_num_seqs 256 → 128: TPOT p99 −31 %, TTFT p99 +12 %,
-// output tok/s −8 % at 12 req/s".
+// output tok/s −8 % at 12 req/s". When both runs carry a benchmark at the
+// same offered load, those two benchmarks are compared instead: "--max-num-seqs
+// 16 → 32: TTFT p99 8.1 s → 1.2 s, output tok/s +41 %, TPOT p99 +6 % at 16
+// streams × 30s, 256 in / 128 out: better".
 func CompareRuns(a, b model.Run, cfg Config) RunComparison {
 	c := RunComparison{A: a.N, B: b.N, Config: model.ConfigDiff(a.Config, b.Config)}
 	if a.Version != "" && b.Version != "" && a.Version != b.Version {
@@ -48,21 +58,10 @@ func CompareRuns(a, b model.Run, cfg Config) RunComparison {
 	}
 	if am, bm := strings.Join(a.Models, ","), strings.Join(b.Models, ","); am != "" && bm != "" && am != bm {
 		c.Config = append([]string{"model " + am + " → " + bm}, c.Config...)
+		c.NotComparable = "the model differs (" + am + " → " + bm + ")"
 	}
 	c.Config = append(c.Config, behaviourDiff(a.Behaviour, b.Behaviour)...)
 	sa, sb := a.Summary, b.Summary
-	add := func(name string, x, y model.Opt, lower bool) {
-		d := RunDelta{Name: name, Before: x, After: y, LowerIsBetter: lower}
-		if x.OK && y.OK && x.V != 0 {
-			d.Change = model.Some(y.V/x.V - 1)
-		}
-		c.Deltas = append(c.Deltas, d)
-	}
-	add("TTFT p99", sa.TTFTp99ms, sb.TTFTp99ms, true)
-	add("TPOT p99", sa.TPOTp99ms, sb.TPOTp99ms, true)
-	add("ITL p99", sa.ITLp99ms, sb.ITLp99ms, true)
-	add("output tok/s", sa.GenTPS, sb.GenTPS, false)
-	add("req/s", sa.RequestsPS, sb.RequestsPS, false)
 	c.LoadBefore, c.LoadAfter = sa.RequestsPS, sb.RequestsPS
 	if sa.OfferedPS.OK && sb.OfferedPS.OK {
 		c.LoadBefore, c.LoadAfter, c.Offered = sa.OfferedPS, sb.OfferedPS, true
@@ -70,14 +69,108 @@ func CompareRuns(a, b model.Run, cfg Config) RunComparison {
 	if x, y := c.LoadBefore, c.LoadAfter; x.OK && y.OK && math.Max(x.V, y.V) > 0 {
 		c.Similar = math.Abs(x.V-y.V) <= cfg.SimilarLoad*math.Max(x.V, y.V)
 	}
+	if ba, bb := lastLoaded(a), lastLoaded(b); ba != nil && bb != nil {
+		if *ba.Load == *bb.Load {
+			c.SameLoad = ba.Load
+			c.add("TTFT p99", ba.TTFTp99ms, bb.TTFTp99ms, true)
+			c.add("TPOT p99", ba.TPOTp99ms, bb.TPOTp99ms, true)
+			c.add("output tok/s", ba.OutputTPS, bb.OutputTPS, false)
+			c.Verdict = c.benchVerdict(b)
+			return c
+		}
+		if c.NotComparable == "" {
+			c.NotComparable = "the benchmarks offered different loads (" + ba.Load.String() + " → " + bb.Load.String() + ")"
+		}
+	}
+	c.add("TTFT p99", sa.TTFTp99ms, sb.TTFTp99ms, true)
+	c.add("TPOT p99", sa.TPOTp99ms, sb.TPOTp99ms, true)
+	c.add("ITL p99", sa.ITLp99ms, sb.ITLp99ms, true)
+	c.add("output tok/s", sa.GenTPS, sb.GenTPS, false)
+	c.add("req/s", sa.RequestsPS, sb.RequestsPS, false)
 	c.Verdict = c.verdict()
 	return c
+}
+
+func (c *RunComparison) add(name string, x, y model.Opt, lower bool) {
+	d := RunDelta{Name: name, Before: x, After: y, LowerIsBetter: lower}
+	if x.OK && y.OK && x.V != 0 {
+		d.Change = model.Some(y.V/x.V - 1)
+	}
+	c.Deltas = append(c.Deltas, d)
+}
+
+// lastLoaded is the run's newest benchmark that says what load it offered.
+func lastLoaded(r model.Run) *model.RunBench {
+	for i := len(r.Benches) - 1; i >= 0; i-- {
+		if r.Benches[i].Load != nil {
+			return &r.Benches[i]
+		}
+	}
+	return nil
+}
+
+// head is what changed between the runs: the change llmtop applied, else
+// the configuration diff.
+func (c RunComparison) head(b model.Run) string {
+	if b.Applied != "" {
+		_, change, ok := strings.Cut(b.Applied, " → ")
+		if strings.HasPrefix(b.Applied, "undo: ") || !ok {
+			return b.Applied
+		}
+		return change
+	}
+	if len(c.Config) > 0 {
+		return strings.Join(c.Config, ", ")
+	}
+	return "no configuration change seen"
+}
+
+// noise is the relative change below which a metric is not called better
+// or worse in a verdict.
+const noise = 0.05
+
+// benchVerdict is the same-load comparison's line.
+func (c RunComparison) benchVerdict(b model.Run) string {
+	var parts []string
+	better, worse := 0, 0
+	for _, d := range c.Deltas {
+		if !d.Change.OK {
+			parts = append(parts, d.Name+" not measured")
+			continue
+		}
+		if d.LowerIsBetter {
+			parts = append(parts, fmt.Sprintf("%s %s → %s", d.Name, msText(d.Before.V), msText(d.After.V)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %s", d.Name, signedPct(d.Change.V)))
+		}
+		improved := d.Change.V < 0 == d.LowerIsBetter
+		switch {
+		case math.Abs(d.Change.V) < noise:
+		case improved:
+			better++
+		default:
+			worse++
+		}
+	}
+	word := "no clear change (every metric within 5 %)"
+	switch {
+	case better > 0 && worse == 0:
+		word = "better"
+	case worse > 0 && better == 0:
+		word = "worse"
+	case better > 0:
+		word = "mixed"
+	}
+	return c.head(b) + ": " + strings.Join(parts, ", ") + " at " + c.SameLoad.String() + ": " + word
 }
 
 func (c RunComparison) verdict() string {
 	head := "no configuration change seen"
 	if len(c.Config) > 0 {
 		head = strings.Join(c.Config, ", ")
+	}
+	if c.NotComparable != "" {
+		return head + ": not comparable: " + c.NotComparable
 	}
 	var parts []string
 	for _, d := range c.Deltas {

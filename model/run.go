@@ -69,6 +69,10 @@ type Run struct {
 	Summary RunSummary `json:"summary"`
 	// Benches are the benchmarks measured during this run.
 	Benches []RunBench `json:"benches,omitempty"`
+	// Applied is set on a run llmtop started itself to apply a finding's
+	// change ("applied: queue_backlog → --max-num-seqs 16 → 32") or to undo
+	// one ("undo: …").
+	Applied string `json:"applied,omitempty"`
 	// Behaviour is the newest behaviour probe of this run (without its
 	// raw exchanges): its fingerprints tell a later run's template,
 	// tokenizer or generation defaults apart.
@@ -111,6 +115,10 @@ type RunBench struct {
 	TTFTp99ms Opt       `json:"ttft_p99_ms"`
 	TPOTp99ms Opt       `json:"tpot_p99_ms"`
 	OutputTPS Opt       `json:"output_tokens_per_s"`
+	// Load is the load the benchmark offered (nil: not known, an older
+	// recording): two runs are compared at the same load only when their
+	// loads are equal.
+	Load *BenchLoad `json:"load,omitempty"`
 }
 
 // Elapsed is how long the run lasted, or has lasted until now.

@@ -37,6 +37,9 @@ func encode(msg any) (kind string, v any, ok bool) {
 	case model.HostReading:
 		m.Time = m.Time.UTC()
 		return kindHost, m, true
+	case model.Launch:
+		m.Time = m.Time.UTC()
+		return kindLaunch, m, true
 	case Bench:
 		m.Bench.Start, m.Bench.End, m.Run.Time = m.Bench.Start.UTC(), m.Bench.End.UTC(), m.Run.Time.UTC()
 		return kindBench, m, true
@@ -91,6 +94,8 @@ func decode(l line) (Record, error) {
 		r.Msg, err = decodeAs[model.PortOwner](l.M)
 	case kindHost:
 		r.Msg, err = decodeAs[model.HostReading](l.M)
+	case kindLaunch:
+		r.Msg, err = decodeAs[model.Launch](l.M)
 	case kindBench:
 		r.Msg, err = decodeAs[Bench](l.M)
 	case kindScenario:

@@ -103,6 +103,7 @@ const (
 	kindEvent    = "event"
 	kindPort     = "port"
 	kindHost     = "host"
+	kindLaunch   = "launch"
 	kindBench    = "bench"
 	kindScenario = "scenario"
 	kindNote     = "note"

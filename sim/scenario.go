@@ -183,6 +183,7 @@ func (seg segment) config(user Config) (Config, error) {
 // traffic is the last traffic profile among the segment's scenarios that
 // sets one (so "healthy+metrics-broken" and "metrics-broken+healthy" agree).
 func (seg segment) traffic(c engineConfig, p kvPlan) traffic {
+	// (called with the segment's demand: see Sim.demand)
 	var t traffic
 	for _, n := range seg.names {
 		if f := scenarios[n].traffic; f != nil && (t.rate == 0 || n != Healthy) {

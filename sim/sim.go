@@ -147,7 +147,7 @@ func (s *Sim) enterSegment(i int, first bool) {
 	plan := ecfg.planKV()
 	changed := first || fmt.Sprint(ecfg) != fmt.Sprint(s.cfg) || plan.fault != s.plan.fault
 	s.cfg, s.plan = ecfg, plan
-	s.traffic = seg.traffic(ecfg, plan)
+	s.traffic = seg.traffic(s.demand(seg, ecfg))
 	s.broken = metricsOK
 	switch {
 	case first && (seg.has("restart") || seg.has("oom")):
@@ -185,6 +185,26 @@ func (s *Sim) enterSegment(i int, first bool) {
 		}
 		s.at(seg.dur, end)
 	}
+}
+
+// demand is what the segment's background traffic is sized for: the
+// scenario's own flags on the user's model and GPU. The flags a person
+// tunes (--max-num-seqs, --gpu-memory-utilization…) change what the engine
+// can serve, not what its clients ask: a flag change is measured against
+// the same demand. (Sized from the flags given, raising --max-num-seqs
+// would raise the arrivals with it and the queue would never drain.)
+func (s *Sim) demand(seg segment, running engineConfig) (engineConfig, kvPlan) {
+	u := s.user
+	u.MaxNumSeqs, u.MaxNumBatchedTokens, u.MaxModelLen, u.BlockSize = 0, 0, 0, 0
+	u.GPUMemoryUtil, u.KVCacheDtype, u.NumGPUBlocksOverride = 0, "", 0
+	u.ChunkedPrefill, u.PrefixCaching = nil, nil
+	c, err := seg.config(u)
+	if err == nil {
+		if d, err := c.resolve(); err == nil {
+			return d, d.planKV()
+		}
+	}
+	return running, running.planKV()
 }
 
 // HoldTimeline keeps the current scenario segment running past its end

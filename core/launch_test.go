@@ -1,0 +1,51 @@
+package core
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// llmtop run restarts the engine to apply a finding's change: the run that
+// served ends as planned (llmtop stopped it), the next run carries the
+// change and its command line, and with a benchmark at the same load on
+// each, the comparison is the two benchmarks'.
+func TestLaunchMarksTheAppliedRun(t *testing.T) {
+	m := newMonitor()
+	e := newEngine("0.11.0", at(0), 0.02)
+	run(m, e, 0, 40, 5, 100)
+	load := &model.BenchLoad{Preset: "quick", Streams: 16, DurationS: 30, InputLen: 256, OutputLen: 128}
+	m.SetBench(&diagnosis.Bench{URL: url, Start: at(0), End: at(30)}, model.RunBench{Time: at(30), Completed: 100, TTFTp99ms: model.Some(8100), TPOTp99ms: model.Some(30), OutputTPS: model.Some(1000), Load: load})
+	m.Apply(model.Launch{Endpoint: url, Time: at(41), PID: 42, Cmdline: "llmtop sim --max-num-seqs 32",
+		Applied: "applied: queue_backlog → --max-num-seqs 16 → 32"})
+	for s := 41.0; s < 45; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	e2 := newEngine("0.11.0", at(45), 0.02)
+	run(m, e2, 45, 40, 5, 100)
+	m.SetBench(&diagnosis.Bench{URL: url, Start: at(50), End: at(80)}, model.RunBench{Time: at(80), Completed: 200, TTFTp99ms: model.Some(1200), TPOTp99ms: model.Some(32), OutputTPS: model.Some(1410), Load: load})
+	runs := m.RunsOf(url)
+	if len(runs) != 2 {
+		t.Fatalf("runs: %+v", runs)
+	}
+	if runs[0].End != model.RunPlanned || !strings.Contains(runs[0].EndReason, "llmtop restarted it") {
+		t.Errorf("run 1 ended %s (%s), want planned by llmtop", runs[0].End, runs[0].EndReason)
+	}
+	if runs[1].Applied != "applied: queue_backlog → --max-num-seqs 16 → 32" || runs[1].Config["launch.cmdline"] != "llmtop sim --max-num-seqs 32" {
+		t.Errorf("run 2: applied %q, config %v", runs[1].Applied, runs[1].Config)
+	}
+	c := diagnosis.CompareRuns(runs[0], runs[1], diagnosis.DefaultConfig())
+	want := "--max-num-seqs 16 → 32: TTFT p99 8.1 s → 1.2 s, TPOT p99 30 ms → 32 ms, output tok/s +41 % at 16 streams × 30s, 256 in / 128 out: mixed"
+	if c.SameLoad == nil || c.Verdict != want {
+		t.Errorf("verdict\n got %q\nwant %q", c.Verdict, want)
+	}
+	// A different load is not compared.
+	runs[1].Benches[0].Load = &model.BenchLoad{Preset: "quick", Streams: 32, DurationS: 30, InputLen: 256, OutputLen: 128}
+	c = diagnosis.CompareRuns(runs[0], runs[1], diagnosis.DefaultConfig())
+	if c.SameLoad != nil || !strings.Contains(c.Verdict, "not comparable: the benchmarks offered different loads") {
+		t.Errorf("different loads: %q", c.Verdict)
+	}
+}
