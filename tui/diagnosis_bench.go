@@ -14,16 +14,33 @@ import (
 // Receive keeps the newest finished benchmark for the diagnosis.
 func (findingsPane) Receive(msg tea.Msg, d *Data) tea.Cmd {
 	if m, ok := msg.(benchDoneMsg); ok {
-		if b := benchInput(d, m.o); b != nil {
-			rb := model.RunBench{Time: b.Start, Completed: b.Completed, Failed: b.Failed,
-				TTFTp99ms: b.TTFTp99, TPOTp99ms: tpotP99(m.o), OutputTPS: outputTPS(m.o)}
-			d.Core.SetBench(b, rb)
-			if d.OnBench != nil {
-				d.OnBench(*b, rb)
-			}
-		}
+		recordBench(d, m.o)
 	}
 	return nil
+}
+
+// recordBench hands a finished benchmark to the core (the rules, and the
+// run it measured, with the load it offered) and to OnBench.
+func recordBench(d *Data, o BenchOutcome) {
+	b := benchInput(d, o)
+	if b == nil {
+		return
+	}
+	rb := model.RunBench{Time: b.Start, Completed: b.Completed, Failed: b.Failed,
+		TTFTp99ms: b.TTFTp99, TPOTp99ms: tpotP99(o), OutputTPS: outputTPS(o), Load: loadOf(o)}
+	d.Core.SetBench(b, rb)
+	if d.OnBench != nil {
+		d.OnBench(*b, rb)
+	}
+}
+
+// loadOf is the load a single run offered (a sweep offers many: nil).
+func loadOf(o BenchOutcome) *model.BenchLoad {
+	if o.Result == nil || o.Sweep != nil || o.Spec.Streams <= 0 {
+		return nil
+	}
+	sp := o.Spec
+	return &model.BenchLoad{Preset: sp.Preset, Streams: sp.Streams, DurationS: sp.Duration.Seconds(), InputLen: sp.InputLen, OutputLen: sp.OutputLen}
 }
 
 // benchInput turns an outcome into the rules' client-side numbers, with

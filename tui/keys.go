@@ -40,6 +40,8 @@ type KeyMap struct {
 	Raw key.Binding
 	// Findings: acknowledge the selected one, silence its rule.
 	Ack, Silence key.Binding
+	// Apply a finding's change to an engine llmtop launched; undo it.
+	Apply, Undo key.Binding
 	// Long views (the log view, lists).
 	PageUp, PageDown, Top, Bottom key.Binding
 	// The log view.
@@ -89,6 +91,8 @@ func DefaultKeyMap() KeyMap {
 		Raw:          b([]string{"x"}, "x", "raw requests/responses"),
 		Ack:          b([]string{"a"}, "a", "acknowledge the finding (this run)"),
 		Silence:      b([]string{"S"}, "S", "silence the finding's rule for an hour"),
+		Apply:        b([]string{"A"}, "A", "apply a finding's change (an engine llmtop launched)"),
+		Undo:         b([]string{"U"}, "U", "undo the applied change"),
 		PageUp:       b([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
 		PageDown:     b([]string{"pgdown", "ctrl+f"}, "pgdn", "page down"),
 		Top:          b([]string{"g", "home"}, "g", "oldest / top"),
@@ -149,7 +153,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Help, k.Quit, k.Back, k.Focus, k.FocusBack, k.Zoom},
 		{k.Up, k.Down, k.PrevEndpoint, k.NextEndpoint, k.Pause},
 		{k.Slower, k.Faster, k.WindowPrev, k.WindowNext},
-		{k.Explain, k.Save, k.Logs, k.Bench, k.Diagnose, k.Runs, k.Probe},
+		{k.Explain, k.Save, k.Logs, k.Bench, k.Diagnose, k.Runs, k.Probe, k.Apply},
 	}
 }
 

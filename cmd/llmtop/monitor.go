@@ -11,6 +11,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,6 +39,11 @@ type monitorOptions struct {
 	// scenario driver, for example). The messages they return reach every
 	// tui component that implements tui.Receiver.
 	Extra []tea.Cmd
+	// Lost is set when the terminal went away (llmtop run then leaves its
+	// engine running); Started hears the sources' send once the screen
+	// runs (llmtop run's launcher reports restarts through it).
+	Lost    *atomic.Bool
+	Started func(send func(any))
 }
 
 // monitorFlags are the monitor's own flags, persistent so that `llmtop demo`
@@ -157,7 +163,12 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	defer cancel()
 	// A terminal that goes away without a signal (see terminal.go) ends
 	// the monitor the same way.
-	termOpts, termIO, closeTerm := terminalOptions(func(error) { cancel() })
+	termOpts, termIO, closeTerm := terminalOptions(func(error) {
+		if opts.Lost != nil {
+			opts.Lost.Store(true)
+		}
+		cancel()
+	})
 	defer closeTerm()
 	env := &monitorEnv{URLs: urls, Interval: interval, Window: window, SimLog: opts.SimLog, SimGPU: opts.SimGPU}
 
@@ -216,6 +227,9 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	p, runProgram := screenProgram(m, popts, termIO, noColor, cfg.NoMouse)
 	env.Send = rec.tee(func(msg any) { p.Send(msg) })
 	go rec.watch(ctx, func(msg any) { p.Send(msg) })
+	if opts.Started != nil {
+		opts.Started(env.Send)
+	}
 
 	if opts.Scenario != nil {
 		go func() {

@@ -19,12 +19,12 @@ import (
 // engineDefaults is where each engine listens when its command line does
 // not say: the flag names and defaults of ../shared/reference/ENGINES.md.
 type engineDefaults struct {
-	engine          model.Engine
-	port            int
-	host            string   // default bind address
-	portFlags       []string // the port flag and its aliases
-	hostFlags       []string
-	envHost         string // Ollama: OLLAMA_HOST
+	engine    model.Engine
+	port      int
+	host      string   // default bind address
+	portFlags []string // the port flag and its aliases
+	hostFlags []string
+	envHost   string // Ollama: OLLAMA_HOST
 }
 
 var (

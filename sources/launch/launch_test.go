@@ -75,8 +75,8 @@ func TestChangeApplied(t *testing.T) {
 func TestChangeNotApplicable(t *testing.T) {
 	for change, why := range map[string]string{
 		"OLLAMA_NUM_PARALLEL=4": "environment variable",
-		"--data-parallel-size 2 (or another replica behind the router)": "more hardware",
-		"add a replica behind the router":                               "needs a person",
+		"--data-parallel-size 2 (or another replica behind the router)":         "more hardware",
+		"add a replica behind the router":                                       "needs a person",
 		"--max-num-seqs N higher only once ITL/TPOT is seen under its SLO 50ms": "value",
 		"kv_cache_config: {dtype: fp8} in the --config YAML":                    "needs a person",
 	} {
