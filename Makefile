@@ -76,6 +76,7 @@ monitor-cost: build
 e2e: build
 	./scripts/e2e.sh
 	./scripts/e2e-mouse.sh
+	./scripts/e2e-run.sh
 
 # The mouse alone: clicks, a double click and the wheel typed into tmux.
 e2e-mouse: build

@@ -38,14 +38,39 @@ func TestLaunchMarksTheAppliedRun(t *testing.T) {
 		t.Errorf("run 2: applied %q, config %v", runs[1].Applied, runs[1].Config)
 	}
 	c := diagnosis.CompareRuns(runs[0], runs[1], diagnosis.DefaultConfig())
-	want := "--max-num-seqs 16 → 32: TTFT p99 8.1 s → 1.2 s, TPOT p99 30 ms → 32 ms, output tok/s +41 % at 16 streams × 30s, 256 in / 128 out: mixed"
+	want := "--max-num-seqs 16 → 32: TTFT p99 8.1 s → 1.2 s, TPOT p99 30 ms → 32 ms, output tok/s +41 % at 16 streams × 30s, 256 in / 128 out: better (TPOT p99 rose within its 50 ms SLO)"
 	if c.SameLoad == nil || c.Verdict != want {
 		t.Errorf("verdict\n got %q\nwant %q", c.Verdict, want)
+	}
+	// Past its SLO, the rise is a regression: the change is a trade.
+	runs[1].Benches[0].TPOTp99ms = model.Some(80)
+	if c = diagnosis.CompareRuns(runs[0], runs[1], diagnosis.DefaultConfig()); !strings.HasSuffix(c.Verdict, ": mixed") {
+		t.Errorf("TPOT past its SLO: %q", c.Verdict)
 	}
 	// A different load is not compared.
 	runs[1].Benches[0].Load = &model.BenchLoad{Preset: "quick", Streams: 32, DurationS: 30, InputLen: 256, OutputLen: 128}
 	c = diagnosis.CompareRuns(runs[0], runs[1], diagnosis.DefaultConfig())
 	if c.SameLoad != nil || !strings.Contains(c.Verdict, "not comparable: the benchmarks offered different loads") {
 		t.Errorf("different loads: %q", c.Verdict)
+	}
+}
+
+// The new run can be seen before llmtop's word of the restart comes, and
+// its log's start banner carries whole seconds: it is marked all the same,
+// and the run before ends as llmtop's planned restart.
+func TestLaunchWordAfterTheNewRun(t *testing.T) {
+	m := newMonitor()
+	m.Apply(model.Event{Time: at(0), Source: "log", Kind: "x", Title: "log on"}) // a log is attached
+	e := newEngine("0.11.0", at(0), 0.02)
+	run(m, e, 0, 40, 5, 100)
+	for _, l := range banner(at(44), "{'max_num_seqs': 32}") {
+		m.Apply(l)
+	}
+	m.Apply(model.Launch{Endpoint: url, Time: at(44.6), PID: 7, Cmdline: "llmtop sim --max-num-seqs 32", Applied: "applied: queue_backlog → --max-num-seqs 16 → 32"})
+	e2 := newEngine("0.11.0", at(44), 0.02)
+	run(m, e2, 45, 5, 5, 100)
+	runs := m.RunsOf(url)
+	if len(runs) != 2 || runs[1].Applied == "" || runs[0].End != model.RunPlanned || !strings.HasPrefix(runs[0].EndReason, "llmtop restarted it") {
+		t.Fatalf("runs: %+v", runs)
 	}
 }

@@ -33,7 +33,7 @@ func (m *Monitor) newRun(e *Endpoint, t time.Time, by string, external bool) {
 	if len(e.Runs) > maxRuns {
 		e.Runs = append([]model.Run(nil), e.Runs[len(e.Runs)-maxRuns:]...)
 	}
-	if l := e.launch; l != nil && !t.Before(l.Time) {
+	if l := e.launch; l != nil && !t.Before(l.Time.Add(-launchSlack)) {
 		cur := e.Current()
 		cur.Applied = l.Applied
 		setConfig(cur, "launch.cmdline", l.Cmdline)
@@ -349,27 +349,50 @@ func splitTop(s string, sep byte) []string {
 }
 
 // applyLaunch takes llmtop's own (re)start of the engine: the run that was
-// serving ended as planned (llmtop stopped it), and the next run to start
-// is marked with the change it applied and carries its exact command line.
+// serving ended as planned (llmtop stopped it), and the run it starts is
+// marked with the change it applied and carries its exact command line.
+// The word can come before or after that run is seen: a run that started
+// at most launchSlack before the word's time is the new one (log lines
+// carry whole seconds).
 func (m *Monitor) applyLaunch(l model.Launch) {
 	e := m.eps[l.Endpoint]
 	if e == nil {
 		return
 	}
-	if r := e.Current(); r != nil && r.Ended == nil && r.Started.Before(l.Time) && l.Applied != "" {
-		m.endRun(e, l.Time, model.RunPlanned, "llmtop restarted it: "+l.Applied, "")
-	}
-	if r := e.Current(); r != nil && !r.Started.Before(l.Time) && r.Applied == "" {
-		// The new run was seen before the word came.
-		r.Applied = l.Applied
-		setConfig(r, "launch.cmdline", l.Cmdline)
-		m.ver.Store++
-		return
-	}
-	p := l
-	e.launch = &p
 	m.ver.Store++
+	marked := false
+	for i := len(e.Runs) - 1; i >= 0; i-- {
+		r := &e.Runs[i]
+		if !r.Started.Before(l.Time.Add(-launchSlack)) {
+			if r.Applied == "" && !marked {
+				r.Applied = l.Applied
+				setConfig(r, "launch.cmdline", l.Cmdline)
+			}
+			marked = true
+			continue
+		}
+		if l.Applied == "" {
+			break
+		}
+		// The run llmtop stopped.
+		if r.Ended == nil {
+			if i == len(e.Runs)-1 {
+				m.endRun(e, l.Time, model.RunPlanned, "llmtop restarted it: "+l.Applied, "")
+			}
+		} else if r.End != model.RunCrash || r.EndGuessed {
+			r.End, r.EndGuessed, r.EndReason = model.RunPlanned, false, "llmtop restarted it: "+l.Applied
+		}
+		break
+	}
+	if !marked {
+		p := l
+		e.launch = &p
+	}
 }
+
+// launchSlack is how much earlier than llmtop's word of a restart the new
+// run may seem to start.
+const launchSlack = 5 * time.Second
 
 // RunsOf returns url's run ledger, oldest first (a copy).
 func (m *Monitor) RunsOf(url string) []model.Run {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -75,7 +76,7 @@ func CompareRuns(a, b model.Run, cfg Config) RunComparison {
 			c.add("TTFT p99", ba.TTFTp99ms, bb.TTFTp99ms, true)
 			c.add("TPOT p99", ba.TPOTp99ms, bb.TPOTp99ms, true)
 			c.add("output tok/s", ba.OutputTPS, bb.OutputTPS, false)
-			c.Verdict = c.benchVerdict(b)
+			c.Verdict = c.benchVerdict(b, cfg)
 			return c
 		}
 		if c.NotComparable == "" {
@@ -129,9 +130,10 @@ func (c RunComparison) head(b model.Run) string {
 // or worse in a verdict.
 const noise = 0.05
 
-// benchVerdict is the same-load comparison's line.
-func (c RunComparison) benchVerdict(b model.Run) string {
-	var parts []string
+// benchVerdict is the same-load comparison's line. A latency that rose
+// but stays within its SLO is a trade-off, named, not a regression.
+func (c RunComparison) benchVerdict(b model.Run, cfg Config) string {
+	var parts, within []string
 	better, worse := 0, 0
 	for _, d := range c.Deltas {
 		if !d.Change.OK {
@@ -144,10 +146,13 @@ func (c RunComparison) benchVerdict(b model.Run) string {
 			parts = append(parts, fmt.Sprintf("%s %s", d.Name, signedPct(d.Change.V)))
 		}
 		improved := d.Change.V < 0 == d.LowerIsBetter
+		slo := map[string]float64{"TTFT p99": ms(cfg.SLOTTFT), "TPOT p99": ms(cfg.SLOITL), "ITL p99": ms(cfg.SLOITL)}[d.Name]
 		switch {
 		case math.Abs(d.Change.V) < noise:
 		case improved:
 			better++
+		case d.LowerIsBetter && slo > 0 && d.After.V <= slo:
+			within = append(within, fmt.Sprintf("%s rose within its %s SLO", d.Name, msText(slo)))
 		default:
 			worse++
 		}
@@ -156,6 +161,9 @@ func (c RunComparison) benchVerdict(b model.Run) string {
 	switch {
 	case better > 0 && worse == 0:
 		word = "better"
+		if len(within) > 0 {
+			word += " (" + strings.Join(within, ", ") + ")"
+		}
 	case worse > 0 && better == 0:
 		word = "worse"
 	case better > 0:
@@ -163,6 +171,8 @@ func (c RunComparison) benchVerdict(b model.Run) string {
 	}
 	return c.head(b) + ": " + strings.Join(parts, ", ") + " at " + c.SameLoad.String() + ": " + word
 }
+
+func ms(d time.Duration) float64 { return d.Seconds() * 1000 }
 
 func (c RunComparison) verdict() string {
 	head := "no configuration change seen"

@@ -236,7 +236,7 @@ func (m *Model) Init() tea.Cmd {
 // Update routes one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg.(type) {
-	case tickMsg, clockMsg, model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.HostReading, model.Origin, BatchMsg, SourceStatusMsg, frameMsg:
+	case tickMsg, clockMsg, model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.HostReading, model.Launch, model.Origin, BatchMsg, SourceStatusMsg, frameMsg:
 		// the clock and data: the per-input versions say what changed
 	default:
 		m.gen++ // a key, a resize, a component's result: anything may change
@@ -304,7 +304,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.d.EventsVersion++
 		m.d.LogsVersion++
 		return m, nil
-	case model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.HostReading, model.Origin, model.Behaviour:
+	case model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.HostReading, model.Launch, model.Origin, model.Behaviour:
 		if m.d.Paused {
 			m.queue(msg)
 			return m, nil

@@ -95,6 +95,9 @@ func (o *runsOverlay) View(d *Data, w, h int) string {
 	r := runs[sel]
 	out = append(out, "", s.Title.Render(fmt.Sprintf("Run %d", r.N)))
 	detail := []string{"started " + r.Started.Local().Format("15:04:05") + " (" + nonEmptyStr(r.StartedBy, "seen") + ")"}
+	if r.Applied != "" {
+		detail = append(detail, s.Highlight.Render(r.Applied))
+	}
 	if r.Ended != nil {
 		end := "ended " + r.Ended.Local().Format("15:04:05") + ": " + string(r.End)
 		if r.EndReason != "" {
@@ -110,8 +113,12 @@ func (o *runsOverlay) View(d *Data, w, h int) string {
 	}
 	if len(r.Benches) > 0 {
 		for _, b := range r.Benches {
-			detail = append(detail, fmt.Sprintf("benchmark %s: %d completed, %d failed, TTFT p99 %s, TPOT p99 %s, output %s tok/s",
-				b.Time.Local().Format("15:04:05"), b.Completed, b.Failed, msOpt(b.TTFTp99ms), msOpt(b.TPOTp99ms), fmtNum(b.OutputTPS)))
+			load := ""
+			if b.Load != nil {
+				load = " at " + b.Load.String()
+			}
+			detail = append(detail, fmt.Sprintf("benchmark %s%s: %d completed, %d failed, TTFT p99 %s, TPOT p99 %s, output %s tok/s",
+				b.Time.Local().Format("15:04:05"), load, b.Completed, b.Failed, msOpt(b.TTFTp99ms), msOpt(b.TPOTp99ms), fmtNum(b.OutputTPS)))
 		}
 	}
 	if sm := r.Summary; sm.WindowS > 0 {
@@ -166,7 +173,12 @@ func compareLines(d *Data, c diagnosis.RunComparison, w int) []string {
 		line := fmt.Sprintf("  %-12s %10s → %-10s ", x.Name, before, after)
 		out = append(out, clip(line+s.Level(lvl).Render(change), w))
 	}
-	if !c.Similar {
+	switch {
+	case c.SameLoad != nil:
+		out = append(out, s.Faint.Render(clip("the two runs' benchmarks at the same offered load ("+c.SameLoad.String()+"), as the client measured them", w)))
+	case c.NotComparable != "":
+		out = append(out, s.Faint.Render(clip("not comparable: "+c.NotComparable, w)))
+	case !c.Similar:
 		out = append(out, s.Faint.Render(clip("load differs between the runs (or is unknown): the changes above are not at comparable load", w)))
 	}
 	return out
