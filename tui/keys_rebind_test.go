@@ -62,7 +62,7 @@ func TestRebindEveryAction(t *testing.T) {
 	m2.d.Replay = nil
 	// shown by the bench form, which cmd/llmtop registers (tested below)
 	stageOnly := map[string]bool{"yes": true, "no": true, "decrease": true, "increase": true, "confirm": true,
-		"raw": true, // raw: the probe overlay's, which cmd/llmtop registers (tested below)
+		"raw":  true, // raw: the probe overlay's, which cmd/llmtop registers (tested below)
 		"undo": true} // the apply overlay's, which cmd/llmtop registers
 	for _, n := range names {
 		if stageOnly[n] {
