@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -453,5 +454,22 @@ func TestTRTLLMPrometheusOnMetricsPath(t *testing.T) {
 	s := only(t, sc.Samples)
 	if _, ok := s.Latencies[model.TTFT]; !ok || strings.Contains(strings.Join(s.Notes, ";"), "return_perf_metrics") {
 		t.Errorf("TTFT read %v, notes %v", ok, s.Notes)
+	}
+}
+
+// Issue 31 item 20: vLLM forced on a Ray Serve node's metrics port (its
+// names under ray_vllm:) is told to use Ray Serve, not blamed on
+// --disable-log-stats.
+func TestForcedVLLMOnRayServeHintsRay(t *testing.T) {
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, rayCapture)
+	}))
+	sc := ScrapeOnce(context.Background(), Config{URL: url, Engine: model.VLLM})
+	if sc.OK() || strings.Contains(sc.Hint, "disable-log-stats") || !strings.Contains(sc.Hint, "rayserve") {
+		t.Errorf("err %q hint %q", sc.Err, sc.Hint)
 	}
 }
