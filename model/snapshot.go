@@ -46,6 +46,20 @@ type DistJSON struct {
 	LogCheck string `json:"log_check,omitempty"`
 }
 
+// Shown is how a face prints percentile p of j: a bound where the
+// buckets give only one ("<" all_below_ms when every observation sat in
+// the lowest bucket, ">" above_ms for one past the highest finite bound),
+// else p itself with no mark.
+func (j DistJSON) Shown(p Opt) (mark string, v Opt) {
+	switch {
+	case j.AllBelowMS.OK:
+		return "<", j.AllBelowMS
+	case !p.OK && j.AboveMS.OK:
+		return ">", j.AboveMS
+	}
+	return "", p
+}
+
 // MetricsJSON is one endpoint+model's metrics over the snapshot window.
 type MetricsJSON struct {
 	Running           Opt `json:"running"`

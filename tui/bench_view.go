@@ -196,10 +196,14 @@ func sideBySide(d *Data, r *report.Result, srv *model.MetricsJSON) []string {
 	row := func(name string, mean, p50, p99 model.Opt, j *model.DistJSON) string {
 		sp50, sp99 := missing, missing
 		if j != nil {
-			sp50, sp99 = est(*j)+ms(j.P50), est(*j)+ms(j.P99)
-			if j.AllBelowMS.OK { // all in the lowest bucket: only its edge is known
-				sp50, sp99 = "<"+ms(j.AllBelowMS), "<"+ms(j.AllBelowMS)
+			q := func(p model.Opt) string {
+				// a bound where the buckets give only one: "<10ms", ">30s"
+				if mark, v := j.Shown(p); mark != "" {
+					return mark + ms(v)
+				}
+				return est(*j) + ms(p)
 			}
+			sp50, sp99 = q(j.P50), q(j.P99)
 		}
 		return fmt.Sprintf("%-6s %10s %10s %10s │ %10s %10s", name, ms(mean), ms(p50), ms(p99), sp50, sp99)
 	}

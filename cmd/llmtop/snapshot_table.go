@@ -138,13 +138,9 @@ func printMetrics(w io.Writer, m *model.MetricsJSON) {
 	var approx []string
 	for _, r := range rows {
 		q := func(o model.Opt) string {
-			if r.d.AllBelowMS.OK {
-				// every observation in the lowest bucket: only a bound is known
-				return "<" + fmtOpt(r.d.AllBelowMS, "")
-			}
-			if !o.OK && r.d.AboveMS.OK {
-				// past the highest finite bucket: only a floor is known
-				return ">" + fmtOpt(r.d.AboveMS, "")
+			if mark, v := r.d.Shown(o); mark != "" {
+				// the lowest or past the highest bucket: only a bound is known
+				return mark + fmtOpt(v, "")
 			}
 			s := fmtOpt(o, "")
 			if o.OK && r.d.Estimate {

@@ -301,3 +301,21 @@ func TestKneeOnlyWhereTheDataShowsOne(t *testing.T) {
 		t.Errorf("all met: knee %d (%s)", met.Knee, met.KneeRule)
 	}
 }
+
+// Issue 31 item 23: where the server's buckets give only a bound, bench
+// prints it as the screen does ("<10ms"), not "-- / --"; past the highest
+// bucket, "> bound".
+func TestTextShowsServerBucketBounds(t *testing.T) {
+	r := Result{Info: Info{BaseURL: "http://h:8000", Endpoint: "/v1/completions", ModelID: "m", RequestRate: Inf}}
+	r.Server = &model.MetricsJSON{
+		TTFTms:  model.DistJSON{P50: model.Some(4000), AboveMS: model.Some(30000), Estimate: true},
+		Queuems: model.DistJSON{AllBelowMS: model.Some(10), Estimate: true},
+		ITLms:   model.DistJSON{AllBelowMS: model.Some(10), Estimate: true},
+	}
+	out := Text(r)
+	for _, want := range []string{"4000.00 / >30000.00", "Server queue time p50/p99 (ms):          <10.00 / <10.00", "Server ITL p50/p99≈ (ms):                <10.00 / <10.00"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func Text(r Result) string {
 			if server.Estimate {
 				est = "≈"
 			}
-			line("Server "+name+" p50/p99"+est+" (ms):", ms(server.P50)+" / "+ms(server.P99))
+			line("Server "+name+" p50/p99"+est+" (ms):", serverQ(*server, server.P50)+" / "+serverQ(*server, server.P99))
 		}
 	}
 	pick := func(f func(*model.MetricsJSON) *model.DistJSON) *model.DistJSON {
@@ -64,7 +64,7 @@ func Text(r Result) string {
 	section("Inter-token Latency", "ITL", r.MeanITL, r.MedianITL, r.P90ITL, r.P99ITL, pick(func(m *model.MetricsJSON) *model.DistJSON { return &m.ITLms }))
 	section("End-to-end Latency", "E2EL", r.MeanE2EL, r.MedianE2EL, r.P90E2EL, r.P99E2EL, pick(func(m *model.MetricsJSON) *model.DistJSON { return &m.E2Ems }))
 	if srv != nil {
-		line("Server queue time p50/p99 (ms):", ms(srv.Queuems.P50)+" / "+ms(srv.Queuems.P99))
+		line("Server queue time p50/p99 (ms):", serverQ(srv.Queuems, srv.Queuems.P50)+" / "+serverQ(srv.Queuems, srv.Queuems.P99))
 	}
 	if len(r.ErrorsByKind) > 0 {
 		fmt.Fprintf(&b, "%s\n", center("Errors", '-'))
@@ -103,6 +103,13 @@ func Text(r Result) string {
 	}
 	b.WriteString(strings.Repeat("=", 50) + "\n")
 	return b.String()
+}
+
+// serverQ is a server percentile in ms, or the bound the buckets give
+// ("<10.00" when all sat in the lowest bucket, as the screen's "<10ms").
+func serverQ(j model.DistJSON, p model.Opt) string {
+	mark, v := j.Shown(p)
+	return mark + ms(v)
 }
 
 // SweepText renders a sweep: one line per step, the knee, and the
