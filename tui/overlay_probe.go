@@ -174,23 +174,33 @@ func (o *probeOverlay) View(d *Data, w, h int) string {
 }
 
 // wrapLine cuts a plain line into pieces of at most w cells (wide
-// characters count twice), the continuations indented.
+// characters count twice), the continuations indented. Each part of the
+// text is wrapped once (wrapping the wrapped remainder again split its
+// lines a second time, numbers included); breaks fall at spaces and after
+// commas, so a JSON body keeps its numbers whole.
 func wrapLine(l string, w int) []string {
 	const indent = "      "
 	if w <= len(indent)+8 || ansi.StringWidth(l) <= w {
 		return []string{ansi.Truncate(l, w, "…")}
 	}
-	pieces := strings.SplitN(ansi.Wrap(l, w, " "), "\n", 2)
-	out := []string{pieces[0]}
-	if len(pieces) < 2 {
+	first, _, _ := strings.Cut(ansi.Wrap(l, w, wrapBreaks), "\n")
+	rest, ok := strings.CutPrefix(l, strings.TrimRight(first, " "))
+	if !ok {
+		return []string{ansi.Truncate(l, w, "…")}
+	}
+	out := []string{first}
+	if rest = strings.TrimLeft(rest, " "); rest == "" {
 		return out
 	}
-	rest := pieces[1]
-	for _, p := range strings.Split(ansi.Wrap(rest, w-len(indent), " "), "\n") {
+	for _, p := range strings.Split(ansi.Wrap(rest, w-len(indent), wrapBreaks), "\n") {
 		out = append(out, indent+p)
 	}
 	return out
 }
+
+// wrapBreaks are where wrapLine may break besides spaces (and hyphens,
+// which ansi.Wrap always takes).
+const wrapBreaks = ","
 
 // withLogged is the result with what the core added to it from the
 // engine's log (vLLM's and SGLang's generation defaults, which they do not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +172,31 @@ func TestProbeOverlayNotInAReplay(t *testing.T) {
 	m.Update(press("enter"))
 	if out := screen(t, m, 120, 30); called || !strings.Contains(out, "not in a replay") {
 		t.Errorf("called %v:\n%s", called, out)
+	}
+}
+
+// Issue 31 item 23: the raw view of a real probe wrapped each line twice
+// (the wrapped remainder wrapped again), splitting numbers across lines.
+// At 80 columns every piece fits, each number of the capture stays whole,
+// and a line takes no more pieces than one wrap needs.
+func TestProbeRawViewWrapsOnce(t *testing.T) {
+	const w = 80
+	num := regexp.MustCompile(`[0-9]{2,}`)
+	for _, l := range ProbeRawLines(realProbe(t)) {
+		ws := wrapLine(l, w)
+		joined := strings.Join(ws, "\n")
+		for i, p := range ws {
+			if n := ansi.StringWidth(p); n > w {
+				t.Errorf("piece %d is %d cells: %q", i, n, p)
+			}
+		}
+		for _, n := range num.FindAllString(l, -1) {
+			if len(n) < w-10 && !strings.Contains(joined, n) && strings.Contains(strings.ReplaceAll(joined, "\n      ", ""), n) {
+				t.Errorf("number %s split across lines:\n%s", n, joined)
+			}
+		}
+		if max := 2 + ansi.StringWidth(l)/(w-6-8); len(ws) > max {
+			t.Errorf("%d pieces for a %d-cell line (at most %d): %q", len(ws), ansi.StringWidth(l), max, ws)
+		}
 	}
 }
