@@ -102,7 +102,7 @@ func benchConfig(url string) (bench.Config, error) {
 	var rate report.Rate // 0: not given, the closed loop
 	if f.rate != "" {
 		if rate, err = report.ParseRate(f.rate); err != nil {
-			return bench.Config{}, fmt.Errorf("--rate %q: give requests per second, or inf", f.rate)
+			return bench.Config{}, usageErr("--rate %q: give requests per second, or inf", f.rate)
 		}
 	}
 	key := f.apiKey
@@ -131,7 +131,7 @@ func runBench(ctx context.Context, cmd *cobra.Command, url string) error {
 		check := cfg
 		check.Defaults()
 		if err := check.Validate(); err != nil {
-			return err // before scraping the server or probing it
+			return &exitError{code: exitUsage, err: err} // before scraping the server or probing it
 		}
 	}
 	out, errOut := safeOut(cmd.OutOrStdout()), cmd.ErrOrStderr()

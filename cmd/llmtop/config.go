@@ -37,7 +37,7 @@ func applySLOFlags(t *tui.Thresholds) error {
 			continue
 		}
 		if f.v <= 0 {
-			return fmt.Errorf("--%s %v: want a positive duration, e.g. 200ms", f.name, f.v)
+			return usageErr("--%s %v: want a positive duration, e.g. 200ms", f.name, f.v)
 		}
 		*f.dst = f.v
 	}

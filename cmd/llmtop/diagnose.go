@@ -93,7 +93,7 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 		return err
 	}
 	if diagnoseFlags.duration <= 0 {
-		return fmt.Errorf("--duration %v: want a positive duration, e.g. 30s", diagnoseFlags.duration)
+		return usageErr("--duration %v: want a positive duration, e.g. 30s", diagnoseFlags.duration)
 	}
 	if len(urls) == 0 {
 		urls = append(urls, fileCfg.Endpoints...)

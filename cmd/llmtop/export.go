@@ -67,7 +67,7 @@ func runExport(ctx context.Context, cmd *cobra.Command, args []string) error {
 	}
 	window := pick(monitorFlags.window, fileCfg.Window, flagSet("window"))
 	if err := tui.CheckWindow(window); err != nil {
-		return fmt.Errorf("--window %s: %v", durText(window), err)
+		return usageErr("--window %s: %v", durText(window), err)
 	}
 	urls := args
 	if len(urls) == 0 {

@@ -39,7 +39,37 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// exitUsage is the exit status of a command line llmtop cannot run: a flag,
+// an argument or a flag's value it does not take. 1, 2 and 3 are the
+// commands' verdicts (warnings, critical findings, nothing answered), so a
+// typo must not read as "warnings" to a script; 64 is sysexits' EX_USAGE.
+const exitUsage = 64
+
+// usageErr is an error in the command line (exit status exitUsage).
+func usageErr(format string, a ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
+}
+
+// markUsage makes cobra's own command-line errors (an unknown flag, a
+// flag's value it cannot parse, the wrong number of arguments) usage
+// errors, in c and every command under it.
+func markUsage(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: exitUsage, err: err} })
+	if args := c.Args; args != nil {
+		c.Args = func(c *cobra.Command, a []string) error {
+			if err := args(c, a); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markUsage(sub)
+	}
+}
+
 func main() {
+	markUsage(root)
 	ctx, stop := signalContext()
 	err := root.ExecuteContext(ctx)
 	stop()

@@ -126,7 +126,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		return err
 	}
 	if err := tui.CheckWindow(monitorFlags.window); err != nil {
-		return fmt.Errorf("--window %s: %v", durText(monitorFlags.window), err)
+		return usageErr("--window %s: %v", durText(monitorFlags.window), err)
 	}
 	if !term.IsTerminal(os.Stdout.Fd()) {
 		return errors.New("the monitor needs a terminal on stdout: for scripts and pipes use `llmtop snapshot --json` or `llmtop diagnose`")
@@ -317,7 +317,7 @@ func pick(flag, fromConfig time.Duration, given bool) time.Duration {
 // 250 ms is not quietly made slower.
 func checkIntervalFlag() error {
 	if err := tui.CheckInterval(monitorFlags.interval); err != nil {
-		return fmt.Errorf("--interval %s: %v", durText(monitorFlags.interval), err)
+		return usageErr("--interval %s: %v", durText(monitorFlags.interval), err)
 	}
 	return nil
 }

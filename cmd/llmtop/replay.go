@@ -55,7 +55,7 @@ from the start (+10m).`,
 
 func runReplay(ctx context.Context, path string) error {
 	if replayFlags.speed <= 0 || replayFlags.speed > 10000 {
-		return fmt.Errorf("--speed %v: want a speed above 0 and at most 10000", replayFlags.speed)
+		return usageErr("--speed %v: want a speed above 0 and at most 10000", replayFlags.speed)
 	}
 	open := func() (*recording.Reader, error) { return recording.Open(path) }
 	r, err := open()

@@ -57,16 +57,16 @@ func runRules(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 		if !slices.Contains(exporter.RuleEngines(), e) {
-			return fmt.Errorf("--engine %s: %s exposes no metrics to alert on; alert on llmtop export's llmtop_finding series instead (llmtop rules without --engine prints them)", engineFlags.engine, e)
+			return usageErr("--engine %s: %s exposes no metrics to alert on; alert on llmtop export's llmtop_finding series instead (llmtop rules without --engine prints them)", engineFlags.engine, e)
 		}
 		engines = append(engines, e)
 	}
 	if rulesFlags.forOverride < 0 {
-		return fmt.Errorf("--for %v: want a positive duration, e.g. 10s", rulesFlags.forOverride)
+		return usageErr("--for %v: want a positive duration, e.g. 10s", rulesFlags.forOverride)
 	}
 	window := pick(monitorFlags.window, fileCfg.Window, flagSet("window"))
 	if err := tui.CheckWindow(window); err != nil {
-		return fmt.Errorf("--window %s: %v", durText(window), err)
+		return usageErr("--window %s: %v", durText(window), err)
 	}
 	opts := exporter.RulesOptions{
 		Thresholds: diagnosis.AlertThresholdsOf(tui.DiagnosisConfig(fileCfg.Thresholds)),

@@ -96,7 +96,7 @@ func simToggles(fs *pflag.FlagSet, c *sim.Config) error {
 		vOff, _ := fs.GetBool("no-enable-" + name)
 		switch {
 		case on && off:
-			return nil, fmt.Errorf("--enable-%s and --no-enable-%s contradict each other", name, name)
+			return nil, usageErr("--enable-%s and --no-enable-%s contradict each other", name, name)
 		case on:
 			return &vOn, nil
 		case off:

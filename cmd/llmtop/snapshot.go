@@ -85,7 +85,7 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 	}
 	if interval < engine.MinInterval {
 		// the poller would wait 250 ms anyway: say so rather than pretend
-		return fmt.Errorf("--interval %s: want at least %s between the two scrapes", durText(interval), durText(engine.MinInterval))
+		return usageErr("--interval %s: want at least %s between the two scrapes", durText(interval), durText(engine.MinInterval))
 	}
 	// The config file is read as the monitor and diagnose read it: a
 	// broken one is an error naming its line, its [thresholds] (and the

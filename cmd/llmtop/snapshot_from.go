@@ -112,7 +112,7 @@ func parseAt(s string, first, last time.Time) (time.Time, error) {
 			}
 		}
 		if cerr != nil {
-			return time.Time{}, fmt.Errorf("--at %q: want a clock time (14:02 or 14:02:11), an RFC 3339 time or an offset from the start (+10m)", s)
+			return time.Time{}, usageErr("--at %q: want a clock time (14:02 or 14:02:11), an RFC 3339 time or an offset from the start (+10m)", s)
 		}
 		f := first.Local()
 		t = time.Date(f.Year(), f.Month(), f.Day(), c.Hour(), c.Minute(), c.Second(), 0, time.Local)
@@ -121,7 +121,7 @@ func parseAt(s string, first, last time.Time) (time.Time, error) {
 		}
 	}
 	if t.Before(first.Truncate(time.Second)) || t.After(last) {
-		return time.Time{}, fmt.Errorf("--at %s is outside the recording: %s", s, span)
+		return time.Time{}, usageErr("--at %s is outside the recording: %s", s, span)
 	}
 	return t, nil
 }

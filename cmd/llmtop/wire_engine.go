@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net"
 	neturl "net/url"
 	"os"
@@ -74,7 +73,7 @@ func parseEngine(s string) (model.Engine, error) {
 	for _, e := range engines.IDs() {
 		ids = append(ids, string(e))
 	}
-	return model.Unknown, fmt.Errorf("--engine %q: want one of %s", s, strings.Join(ids, ", "))
+	return model.Unknown, usageErr("--engine %q: want one of %s", s, strings.Join(ids, ", "))
 }
 
 // engineConfig builds one endpoint's config from the flags.

@@ -92,7 +92,7 @@ func newPrometheus(window, interval time.Duration) (*prometheus.Source, error) {
 		return nil, err
 	}
 	if cfg.Password != "" && cfg.User == "" {
-		return nil, errors.New("--prometheus-password-file needs --prometheus-user")
+		return nil, usageErr("--prometheus-password-file needs --prometheus-user")
 	}
 	return prometheus.New(cfg)
 }
@@ -205,7 +205,7 @@ func snapshotPrometheus(ctx context.Context, out io.Writer, errOut io.Writer, ar
 		return err
 	}
 	if err := tui.CheckWindow(monitorFlags.window); err != nil {
-		return fmt.Errorf("--window %s: %v", durText(monitorFlags.window), err)
+		return usageErr("--window %s: %v", durText(monitorFlags.window), err)
 	}
 	doc, derr := prometheusDocument(ctx, monitorFlags.window, tui.DiagnosisConfig(fileCfg.Thresholds))
 	if doc.Prometheus.URL == "" {
