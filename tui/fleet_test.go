@@ -198,3 +198,28 @@ func TestFleetBatchRunsTheRulesOnce(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31 item 22: at 80×24 the fleet named every replica of a
+// job/instance target "vllm/127.0.0.…"; the name keeps the part that
+// tells them apart, the port.
+func TestFleetNamesKeepThePort(t *testing.T) {
+	m := New(Options{Now: t0, NoColor: true, Fleet: true, Sources: map[string]string{"prometheus": ""}})
+	for s := 0; s <= 10; s += 5 {
+		at := t0.Add(time.Duration(s) * time.Second)
+		for _, msg := range fleetMsgs(4, at, false) {
+			if o, ok := msg.(model.Scrape); ok && s == 0 {
+				port := 8001 + int(o.Endpoint[len(o.Endpoint)-6]-'0') // http://10.0.0.N:8000
+				m.Update(model.Origin{Endpoint: o.Endpoint, Name: fmt.Sprintf("vllm/127.0.0.1:%d", port), Source: model.SourcePrometheus})
+			}
+			m.Update(msg)
+		}
+		m.Update(tickMsg(at.Add(time.Second)))
+	}
+	m.Update(tea.KeyPressMsg{Code: 'F', Text: "F"})
+	out := screen(t, m, 80, 24)
+	for _, port := range []string{":8001", ":8002", ":8003", ":8004"} {
+		if !strings.Contains(out, port) {
+			t.Errorf("no replica named with %s:\n%s", port, out)
+		}
+	}
+}

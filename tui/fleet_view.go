@@ -162,7 +162,11 @@ func (v *fleetView) row(s *Styles, r *fleetRow, cols []int, widths [fleetCols]in
 		if j > 0 {
 			b.WriteByte(' ')
 		}
-		t := cell(r.cells[c], widths[c], fleetColumns[c].right)
+		text := r.cells[c]
+		if c == colName {
+			text = clipKeepTail(text, widths[c])
+		}
+		t := cell(text, widths[c], fleetColumns[c].right)
 		switch {
 		case sel:
 		case c == colState:
@@ -182,6 +186,25 @@ func (v *fleetView) row(s *Styles, r *fleetRow, cols []int, widths [fleetCols]in
 }
 
 // cell pads or clips a plain string to exactly n cells.
+// clipKeepTail fits a name into n cells keeping its end, which is what
+// tells replicas apart: "vllm/127.0.0.1:8001" is "vllm/1…:8001", not
+// "vllm/127.0.0.…" on every row. The end kept is from the last ':' or '/'
+// (at most half the cells), else the last third.
+func clipKeepTail(t string, n int) string {
+	if width(t) <= n || n < 5 {
+		return t
+	}
+	i := strings.LastIndexAny(t, ":/")
+	tail := ""
+	if i > 0 && width(t[i:]) <= n/2 {
+		tail = t[i:]
+	} else {
+		r := []rune(t)
+		tail = string(r[len(r)-n/3:])
+	}
+	return ansi.Truncate(t, n-width(tail), "…") + tail
+}
+
 func cell(t string, n int, right bool) string {
 	if width(t) > n {
 		t = ansi.Truncate(t, n, "…")
