@@ -188,21 +188,17 @@ func (v *fleetView) row(s *Styles, r *fleetRow, cols []int, widths [fleetCols]in
 // cell pads or clips a plain string to exactly n cells.
 // clipKeepTail fits a name into n cells keeping its end, which is what
 // tells replicas apart: "vllm/127.0.0.1:8001" is "vllm/1…:8001", not
-// "vllm/127.0.0.…" on every row. The end kept is from the last ':' or '/'
-// (at most half the cells), else the last third.
+// "vllm/127.0.0.…" on every row. The end kept is from the last ':' or '/',
+// when it takes at most half the cells.
 func clipKeepTail(t string, n int) string {
 	if width(t) <= n || n < 5 {
 		return t
 	}
 	i := strings.LastIndexAny(t, ":/")
-	tail := ""
-	if i > 0 && width(t[i:]) <= n/2 {
-		tail = t[i:]
-	} else {
-		r := []rune(t)
-		tail = string(r[len(r)-n/3:])
+	if i <= 0 || width(t[i:]) > n/2 {
+		return t // no short end to keep: cut at the end as any cell
 	}
-	return ansi.Truncate(t, n-width(tail), "…") + tail
+	return ansi.Truncate(t, n-width(t[i:]), "…") + t[i:]
 }
 
 func cell(t string, n int, right bool) string {

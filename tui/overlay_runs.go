@@ -73,7 +73,16 @@ func (o *runsOverlay) View(d *Data, w, h int) string {
 		hdr += fmt.Sprintf(" %6s %7s %7s", "KV pk", "preempt", "wait pk")
 	}
 	out = append(out, s.Title.Render(clip("  "+hdr, w)))
-	for i, r := range runs {
+	// On a short screen the table shows the runs around the selected one,
+	// so that its comparison (below) stays on screen.
+	from, to := 0, len(runs)
+	if rows := max(3, h/4); len(runs) > rows {
+		from = min(max(0, sel-rows/2), len(runs)-rows)
+		to = from + rows
+		out = append(out, s.Faint.Render(clip(fmt.Sprintf("  runs %d–%d of %d", runs[from].N, runs[to-1].N, len(runs)), w)))
+	}
+	for i, r := range runs[from:to] {
+		i += from
 		sm := r.Summary
 		row := fmt.Sprintf("%-3d %-8s %-7s %-8s %7s %9s %9s %9s %8s", r.N, r.Started.Local().Format("15:04:05"),
 			fmtDur(r.Elapsed(d.Clock())), string(r.End), fmtNum(sm.RequestsPS), msOpt(sm.TTFTp99ms), msOpt(sm.TPOTp99ms), msOpt(sm.ITLp99ms),
@@ -93,6 +102,16 @@ func (o *runsOverlay) View(d *Data, w, h int) string {
 		out = append(out, row)
 	}
 	r := runs[sel]
+	if sel > 0 {
+		prev := runs[sel-1]
+		out = append(out, "", s.Title.Render(fmt.Sprintf("Run %d → run %d", prev.N, r.N)))
+		ended := fmt.Sprintf("run %d ended %s", prev.N, prev.End)
+		if prev.EndReason != "" {
+			ended += " (" + prev.EndReason + ")"
+		}
+		out = append(out, s.Faint.Render(clip(ended, w)))
+		out = append(out, compareLines(d, diagnosis.CompareRuns(runs[sel-1], r, d.Core.Config()), w)...)
+	}
 	out = append(out, "", s.Title.Render(fmt.Sprintf("Run %d", r.N)))
 	detail := []string{"started " + r.Started.Local().Format("15:04:05") + " (" + nonEmptyStr(r.StartedBy, "seen") + ")"}
 	if r.Applied != "" {
@@ -126,16 +145,6 @@ func (o *runsOverlay) View(d *Data, w, h int) string {
 	}
 	for _, l := range detail {
 		out = append(out, clip(l, w))
-	}
-	if sel > 0 {
-		prev := runs[sel-1]
-		out = append(out, "", s.Title.Render(fmt.Sprintf("Run %d → run %d", prev.N, r.N)))
-		ended := fmt.Sprintf("run %d ended %s", prev.N, prev.End)
-		if prev.EndReason != "" {
-			ended += " (" + prev.EndReason + ")"
-		}
-		out = append(out, s.Faint.Render(clip(ended, w)))
-		out = append(out, compareLines(d, diagnosis.CompareRuns(runs[sel-1], r, d.Core.Config()), w)...)
 	}
 	o.top = min(o.top, max(0, len(out)-h))
 	return lines(out[o.top:], h)

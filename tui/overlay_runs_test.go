@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,13 @@ func TestRunsViewComparesAPlannedRestart(t *testing.T) {
 	if !strings.Contains(out, "ITL p99    tok/s") || strings.Contains(out, "KV pk") {
 		t.Errorf("runs view at 80x24:\n%s", out)
 	}
+	// Issue 31 item 22: at 80x24 the comparison, below the run's detail,
+	// was past the bottom and no key reached it.
+	for _, want := range []string{"Run 1 → run 2", "args.max_num_seqs 256 → 128: TTFT p99 ", "TTFT p99"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("runs view at 80x24 lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 // Sparklines mark where a new run starts.
@@ -81,5 +89,43 @@ func TestSparklineMarksTheRestart(t *testing.T) {
 	}
 	if got := sparkline(pts, 5, 0); strings.Count(got, "┊") != 1 {
 		t.Fatalf("resampled to 5 columns: %q, want one restart mark", got)
+	}
+}
+
+// Issue 31 item 22: after a demo's worth of restarts, the runs view at
+// 80x24 still shows the selected run's comparison (it was below the run
+// table and the run's detail, past the bottom, and no key scrolled to it),
+// and moving the selection keeps it on screen.
+func TestRunsViewComparisonReachableAt80x24(t *testing.T) {
+	m := newTestModel()
+	at := t0
+	for n := range 6 {
+		seqs := []string{"256", "128"}[n%2]
+		args := "{'model': 'Qwen/Qwen3-8B', 'max_num_seqs': " + seqs + "}"
+		m.Update(model.LogLines{
+			lifeLine(at, "vllm_start", model.PhaseStart, "vLLM API server version 0.11.0", map[string]string{"version": "0.11.0"}),
+			lifeLine(at, "vllm_args", model.PhaseConfig, "non-default args: "+args, map[string]string{"args": args}),
+		})
+		for _, s := range shifted(scrapes(20, stressed), at.Sub(t0)+5*time.Second) {
+			m.Update(s)
+			m.Update(tickMsg(s.Time))
+		}
+		at = at.Add(30 * time.Second)
+		m.Update(model.LogLines{
+			lifeLine(at, "uvicorn_shutting_down", model.PhaseStopping, "INFO:     Shutting down", nil),
+			lifeLine(at, "uvicorn_shutdown_complete", model.PhaseStopped, "INFO:     Application shutdown complete.", nil),
+		})
+		at = at.Add(5 * time.Second)
+	}
+	m.Update(press("r"))
+	out := screen(t, m, 80, 24)
+	delta := regexp.MustCompile(`TTFT p99 +4\.92s → 4\.92s`)
+	if !strings.Contains(out, "Run 5 → run 6") || !delta.MatchString(out) || !strings.Contains(out, "→ 128") {
+		t.Fatalf("runs view at 80x24 lacks the comparison:\n%s", out)
+	}
+	m.Update(press("k"))
+	m.Update(press("k"))
+	if out := screen(t, m, 80, 24); !strings.Contains(out, "Run 3 → run 4") || !strings.Contains(out, "▸ 4") || !delta.MatchString(out) {
+		t.Errorf("after k k, run 4 and its comparison:\n%s", out)
 	}
 }
