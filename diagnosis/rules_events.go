@@ -115,6 +115,15 @@ var eventRules = []eventRule{
 				model.TRTLLM: {Change: "--kv_cache_free_gpu_memory_fraction 0.8 and --max_num_tokens 4096", Why: "room for activations", TradeOff: "smaller KV pool"},
 			}
 			a := forEngine(eng, acts)
+			if ep.Life == model.LifeStarting || ep.Life == model.LifeCrashed && servingSince(ep).IsZero() {
+				// Out of memory before serving: CUDA graph capture (after
+				// the KV pool took its share) is the usual place.
+				eager := map[model.Engine]Action{
+					model.VLLM:   {Change: "--enforce-eager (or fewer capture sizes: --cuda-graph-sizes)", Why: "the OOM came during start-up, where CUDA graph capture allocates after the KV pool", TradeOff: "slower decode without CUDA graphs"},
+					model.SGLang: {Change: "--disable-cuda-graph (or a smaller --cuda-graph-max-bs)", Why: "the OOM came during start-up, where CUDA graph capture allocates", TradeOff: "slower decode without CUDA graphs"},
+				}
+				a = append(forEngine(eng, eager), a...)
+			}
 			return append(a, Action{Change: "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", Why: "reduces fragmentation when 'reserved but unallocated' is large", TradeOff: "none known"})
 		}},
 	{kinds: []string{"vllm_free_mem_startup"}, id: "startup_vram_held", category: GPU,
@@ -223,6 +232,56 @@ var eventRules = []eventRule{
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "use a build for this CPU (GGML_NATIVE=OFF / the generic release)", Why: "SIGILL on start", TradeOff: "slightly slower CPU paths"}}
 		}},
+	{kinds: []string{"cuda_device_assert"}, id: "cuda_device_assert", category: Availability,
+		title: "CUDA device-side assert",
+		cause: "a kernel's bounds check failed: a token id beyond the vocabulary (a tokenizer that does not match the model, a bad request) or an engine bug; the engine usually dies",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "check that the tokenizer is the model's own (no --tokenizer from another model) and that requests send valid token ids", Why: "an id past the embedding table trips the assert", TradeOff: "none"},
+				{Change: "CUDA_LAUNCH_BLOCKING=1 and restart, to name the kernel", Why: "CUDA reports the error late, at some other call", TradeOff: "slower while testing"}}
+		}},
+	{kinds: []string{"vllm_worker_died"}, id: "worker_died", category: Availability,
+		title: "an engine worker process died",
+		cause: "a GPU worker is gone: the kernel's OOM killer, a segfault or an NCCL failure; the engine shuts down with it",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "read the lines before it and `dmesg -T | grep -i -e 'killed process' -e xid` for why", Why: "the worker's own error is printed before this line, the kernel's in dmesg", TradeOff: "none"},
+				{Change: "in Docker with tensor parallelism: --shm-size 16g (or --ipc=host)", Why: "workers exchange tensors through /dev/shm", TradeOff: "host memory"}}
+		}},
+	{kinds: []string{"hf_model_not_found", "hf_offline"}, id: "startup_model_unavailable", category: Availability,
+		title: "startup failed: model not found or not downloadable",
+		cause: "the engine cannot find the model locally and cannot fetch it from the Hugging Face Hub",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			if x.Kind == "hf_offline" {
+				return []Action{{Change: "download the model where the engine can reach it (huggingface-cli download MODEL) and pass its local path, or give the engine network access", Why: "offline, only the cache is read", TradeOff: "disk for the weights"}}
+			}
+			return []Action{{Change: "check the model name (owner/name on the Hub) or that the local path exists inside the engine's container; HF_TOKEN for a private repository", Why: "neither a folder nor a Hub repository has that name", TradeOff: "none"}}
+		}},
+	{kinds: []string{"hf_trust_remote_code"}, id: "startup_trust_remote_code", category: Availability,
+		title: "startup failed: the model needs --trust-remote-code",
+		cause: "the model's repository ships Python code that the engine must run to load it",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "--trust-remote-code (after reading the repository's .py files)", Why: "without it the loader refuses custom code", TradeOff: "runs the repository's code in the engine"}}
+		}},
+	{kinds: []string{"cuda_no_kernel_image", "vllm_bf16_capability"}, id: "startup_unsupported_gpu", category: GPU,
+		title: "the engine's build or dtype does not fit this GPU",
+		cause: "the GPU's compute capability is outside what the build's kernels or the model's dtype support",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			if x.Kind == "vllm_bf16_capability" {
+				return []Action{{Change: "--dtype half", Why: "GPUs before compute capability 8.0 (Ampere) have no bfloat16", TradeOff: "float16 can overflow on a few models trained in bf16"}}
+			}
+			return []Action{{Change: "install a build for this GPU's architecture (a newer release or wheel for new GPUs such as Blackwell; TORCH_CUDA_ARCH_LIST when building)", Why: "no kernel was compiled for this compute capability", TradeOff: "an upgrade or a rebuild"}}
+		}},
+	{kinds: []string{"vllm_lora_not_found"}, id: "lora_not_found", category: API,
+		title: "LoRA adapter not found",
+		cause: "the adapter's path holds no adapter, or is not visible inside the engine's container: requests that name it fail",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "point --lora-modules NAME=PATH at a folder with adapter_config.json and the adapter weights, mounted into the engine's container", Why: "vLLM loads the adapter from that path", TradeOff: "none"}}
+		}},
+	{kinds: []string{"vllm_mm_limit"}, id: "mm_limit", category: API,
+		title: "requests over the per-prompt media limit",
+		cause: "requests carry more images (or other media) than the engine accepts per prompt; each is rejected with 400",
+		actions: func(x model.Event, ep Endpoint) []Action {
+			return []Action{{Change: "--limit-mm-per-prompt '{\"image\": N}' (older releases: image=N)", Why: "the default is one image per prompt", TradeOff: "more memory reserved per request for media"}}
+		}},
 	{kinds: []string{"sglang_health_failed", "trtllm_health_failed"}, id: "health_check_failed", category: Availability,
 		title: "engine health check failed",
 		cause: "the scheduler or detokenizer stopped answering",
@@ -230,6 +289,19 @@ var eventRules = []eventRule{
 			return []Action{{Change: "restart the engine and read the lines before this one", Why: "a hung scheduler does not recover", TradeOff: "in-flight requests lost"}}
 		}},
 }
+
+// criticalEvent is the finding of a critical log line that has no fix of
+// its own: the engine's own words are the evidence.
+var criticalEvent = eventRule{id: "log_critical", category: Availability,
+	title: "critical line in the engine's log",
+	cause: "the engine logged a critical error that llmtop has no specific fix for: its line and hint say what it is",
+	actions: func(x model.Event, ep Endpoint) []Action {
+		a := []Action{{Change: "read the lines around it (the log pane, l) for the root cause, usually the first error before it", Why: "engines print the cause before the consequence", TradeOff: "none"}}
+		if h := x.Fields["hint"]; h != "" {
+			a = append(a, Action{Change: h, Why: "the log catalogue's advice for this line", TradeOff: "see the line"})
+		}
+		return a
+	}}
 
 // FindingForEvent is the id of the finding a log event kind opens ("" when
 // it opens none).
@@ -279,6 +351,11 @@ func ruleEvents(e *env) []Finding {
 	var order []key
 	for _, x := range e.in.Events {
 		r := byKind[x.Kind]
+		if r == nil && x.Severity == model.SevCrit && x.Source == "log" {
+			// Every critical line is a finding: without a fix of its own,
+			// the generic one (its line, and where to look).
+			r = &criticalEvent
+		}
 		if r == nil || e.in.Time.Sub(x.Time) > e.cfg.EventWindow || x.Time.After(e.in.Time) {
 			continue
 		}
@@ -295,6 +372,9 @@ func ruleEvents(e *env) []Finding {
 	for _, k := range order {
 		x := newest[k]
 		r := byKind[x.Kind]
+		if r == nil {
+			r = &criticalEvent
+		}
 		ep := endpointOf(e, x.Endpoint)
 		if ep.Identity.Engine == model.Unknown {
 			ep.Identity.Engine = logEngine[x.Endpoint]
@@ -316,7 +396,11 @@ func ruleEvents(e *env) []Finding {
 			sev = model.SevWarn
 			ev = append(ev, Evidence{Text: "serving again since " + back.Format("15:04:05"), Source: "scrape " + ep.URL})
 		}
-		out = append(out, Finding{ID: r.id, Endpoint: ep.URL, Category: r.category, Severity: sev, Title: r.title,
+		title := r.title
+		if r == &criticalEvent {
+			title = "engine log: " + nonEmpty(x.Title, x.Kind)
+		}
+		out = append(out, Finding{ID: r.id, Endpoint: ep.URL, Category: r.category, Severity: sev, Title: title,
 			Evidence: ev, Cause: r.cause, Actions: r.actions(x, ep)})
 	}
 	return out

@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -172,5 +173,38 @@ func TestEveryEventKindOpensItsFinding(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Issue 27: a critical line without a fix of its own is a finding too,
+// with its line; a CUDA OOM before the engine served (graph capture) puts
+// --enforce-eager first.
+func TestCriticalLinesAreFindings(t *testing.T) {
+	in := input(ep(nil))
+	in.LogsOn = true
+	in.Events = []model.Event{{Time: t0.Add(-time.Minute), Endpoint: url, Source: "log", Kind: "vllm_engine_start_failed", Severity: model.SevCrit,
+		Category: "availability", Title: "vLLM engine failed to start", Line: "ERROR 05-26 07:50:26 [core.py:396] EngineCore failed to start."}}
+	f := byID(Evaluate(in, DefaultConfig()), "log_critical")
+	if f == nil || f.Severity != model.SevCrit || f.Title != "engine log: vLLM engine failed to start" || !hasEvidence(f, "EngineCore failed to start.") {
+		t.Fatalf("%+v", f)
+	}
+	// A warning line without a fix stays an event.
+	in.Events[0].Severity = model.SevWarn
+	if f := byID(Evaluate(in, DefaultConfig()), "log_critical"); f != nil {
+		t.Fatalf("warning became %+v", f)
+	}
+
+	starting := input(ep(func(e *Endpoint) { e.Life = model.LifeStarting }))
+	starting.LogsOn = true
+	starting.Events = []model.Event{{Time: t0.Add(-time.Minute), Endpoint: url, Source: "log", Kind: "torch_cuda_oom", Severity: model.SevCrit,
+		Title: "GPU out of memory: tried to allocate 2.00 GiB"}}
+	f = byID(Evaluate(starting, DefaultConfig()), "cuda_oom")
+	if f == nil || len(f.Actions) == 0 || !strings.HasPrefix(f.Actions[0].Change, "--enforce-eager") {
+		t.Fatalf("%+v", f)
+	}
+	serving := starting
+	serving.Endpoints = []Endpoint{ep(func(e *Endpoint) { e.Life = model.LifeServing })}
+	if f := byID(Evaluate(serving, DefaultConfig()), "cuda_oom"); f == nil || hasAction(f, "--enforce-eager") {
+		t.Fatalf("while serving: %+v", f)
 	}
 }

@@ -17,6 +17,20 @@ var catalogueExamples = []struct {
 	line   string
 	fields map[string]string // a subset that must be extracted
 }{
+	// ---- runtime and start-up failures (issue 27): the real lines of
+	// testdata/real-lines.txt, where each was printed is cited there ----
+	{"cuda_device_assert", "ERROR 01-10 21:49:05 engine.py:366] Error in model execution: CUDA error: device-side assert triggered", nil},
+	{"vllm_worker_died", "ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died unexpectedly, shutting down executor.", map[string]string{"worker": "VllmWorker-1"}},
+	{"hf_model_not_found", "OSError: mistral/garrulus is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'", map[string]string{"model": "mistral/garrulus"}},
+	{"hf_offline", "huggingface_hub.utils._http.OfflineModeIsEnabled: Cannot reach https://huggingface.co/api/models/bigcode/starcoder: offline mode is enabled. To disable it, please unset the `HF_HUB_OFFLINE` environment variable.", map[string]string{"url": "https://huggingface.co/api/models/bigcode/starcoder"}},
+	{"hf_trust_remote_code", "ValueError: The repository for 'internlm-chat-7b-v1_1' contains custom code which must be executed to correctly load the model. You can inspect the repository content at https://hf.co/..../internlm-chat-7b-v1_1.", nil},
+	{"cuda_no_kernel_image", "ERROR 07-28 15:07:22 [core.py:632] RuntimeError: CUDA error: no kernel image is available for execution on the device", nil},
+	{"vllm_bf16_capability", "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has compute capability 7.5. You can use float16 instead by explicitly setting the`dtype` flag in CLI, for example: --dtype=half.", map[string]string{"gpu": "Tesla T4", "cc": "7.5"}},
+	{"vllm_lora_not_found", `(EngineCore_DP0 pid=1511501) ERROR 12-15 18:57:10 [core.py:918] ValueError: Loading lora ["table_qc failed: No adapter found for /data/home/zhizhehui/dev/train/table_ocr/Reward_model_train/output/qwen_lora_output/checkpoint-57"]`,
+		map[string]string{"lora": "table_qc", "path": "/data/home/zhizhehui/dev/train/table_ocr/Reward_model_train/output/qwen_lora_output/checkpoint-57"}},
+	{"vllm_lora_not_found", "ValueError: Loading lora 1748373774 failed: No adapter found for simon_lora_path", map[string]string{"lora": "1748373774", "path": "simon_lora_path"}},
+	{"vllm_mm_limit", "ERROR 03-13 11:21:33 serving_chat.py:197] ValueError: At most 1 image(s) may be provided in one request.", map[string]string{"limit": "1", "modality": "image"}},
+	{"vllm_mm_limit", "error: You set image=2 (or defaulted to 1) in `--limit-mm-per-prompt`, but passed 3 image items in the same prompt.", map[string]string{"limit2": "2", "modality2": "image", "passed": "3"}},
 	// ---- lifecycle (vLLM lines as vllm/entrypoints/openai/api_server.py,
 	// utils.py, default_loader.py and gpu_model_runner.py print them; uvicorn's
 	// own; llama.cpp tools/server/server.cpp and server-context.cpp at
@@ -235,6 +249,16 @@ var catalogueExamples = []struct {
 // lines (a sibling row's message, the line before or after the event) that
 // the needle alone keeps out.
 var catalogueNearMisses = []struct{ id, line string }{
+	// ---- runtime and start-up failures (issue 27) ----
+	{"cuda_device_assert", "no device-side assert triggered in this run"},
+	{"vllm_worker_died", "Worker proc  died unexpectedly, shutting down executor."},
+	{"hf_model_not_found", "OSError:  is not a local folder and is not a valid model identifier"},
+	{"hf_offline", "We couldn't connect to 'https://huggingface.co' (retrying)"},
+	{"hf_trust_remote_code", "the repository contains custom code which must be executed manually"},
+	{"cuda_no_kernel_image", "a kernel image is available for execution on the device"},
+	{"vllm_bf16_capability", "Float16 is only supported on GPUs with compute capability of at least 7.0"},
+	{"vllm_lora_not_found", "No adapter found for the request, using the base model"},
+	{"vllm_mm_limit", "Up to 4 image(s) may be provided in one request"},
 	// ---- lifecycle ----
 	{"vllm_start", "vLLM API server version unknown was not printed because --version was passed"},
 	{"vllm_args", "non-default args: {} (none given)"},
