@@ -35,6 +35,7 @@ func (m *Monitor) ModelKeys() []model.Key {
 func (m *Monitor) input(now time.Time) diagnosis.Input {
 	in := diagnosis.Input{Time: now, GPU: m.gpu, LogsOn: m.LogsOn(), Bench: m.bench}
 	if in.GPU != nil && len(in.GPU.GPUs) == 0 {
+		in.NoGPU = nonEmpty(in.GPU.Err, "NVML lists no GPU")
 		in.GPU = nil
 	}
 	seen := map[string]bool{}

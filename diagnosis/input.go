@@ -14,6 +14,10 @@ type Input struct {
 	Endpoints []Endpoint
 	// GPU is the newest GPU snapshot; nil when no GPU source runs.
 	GPU *model.GPUSnapshot
+	// NoGPU says why the GPU source found no GPU on this machine ("" when
+	// it found some, or none runs): an engine on this machine then runs
+	// on its CPU.
+	NoGPU string
 	// Events are recent events (log patterns, restarts, lost GPUs). LogsOn
 	// says a log source is attached, so "no events" means "nothing wrong".
 	Events []model.Event

@@ -155,6 +155,16 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 			return f
 		}
 	}
+	if g, ok := itlUnexplained(e, ep, f); ok {
+		return g
+	}
+	if cpu := onCPU(e, ep); cpu != "" {
+		f.ID, f.Title = "itl_bandwidth", "ITL over SLO with a small batch: the CPU's memory bandwidth"
+		f.Cause = "each token reads all weights from system memory, which is an order of magnitude slower than a GPU's; no GPU serves this engine"
+		f.Evidence = append(f.Evidence, Evidence{Text: "no GPU on this machine: " + cpu, Source: "GPU source"})
+		f.Actions = cpuDecode(eng)
+		return f
+	}
 	f.ID, f.Title = "itl_bandwidth", "ITL over SLO with a small batch: memory-bandwidth-bound"
 	f.Cause = "each token reads all weights from HBM; with few requests running the model is simply too large for this GPU's bandwidth"
 	quant := map[model.Engine]Action{
@@ -179,6 +189,74 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 		f.Actions = append(f.Actions, forEngine(eng, speculate)...)
 	}
 	return f
+}
+
+// smallBatch is the running batch below which a slow decode is put down
+// to bandwidth (the knee needs at least this many to be read).
+const smallBatch = 4
+
+// itlUnexplained is the ITL finding when no knee was found and the batch is
+// not small, or is unknown: a bandwidth verdict (quantise, add GPUs,
+// speculate) would be advice for a problem the numbers do not show (issue
+// 31: 17 running, 15 waiting and 12–29 preemptions/s read as "small batch").
+func itlUnexplained(e *env, ep Endpoint, f Finding) (Finding, bool) {
+	st := ep.State
+	waiting := st.Waiting.OK && st.Waiting.V > 0
+	preempting := st.PreemptionsPS.OK && st.PreemptionsPS.V > 0
+	if st.Running.OK && st.Running.V < smallBatch && !waiting && !preempting {
+		return f, false
+	}
+	batch := "unknown"
+	if st.Running.OK {
+		batch = num(st.Running.V)
+	}
+	f.ID, f.Title = "itl_loaded", "ITL over SLO at batch "+batch+": no knee found yet"
+	var load []string
+	if st.Running.OK {
+		load = append(load, num(st.Running.V)+" running")
+	}
+	if st.Waiting.OK {
+		load = append(load, num(st.Waiting.V)+" waiting")
+	}
+	if st.PreemptionsPS.OK {
+		load = append(load, num(st.PreemptionsPS.V)+" preemptions/s")
+	}
+	if len(load) > 0 {
+		f.Evidence = append(f.Evidence, Evidence{Text: strings.Join(load, ", ") + ": not a small batch, so not bandwidth at a small batch", Source: metricSource(ep, "running")})
+	}
+	if conf := kneeConfidence(ep); conf != "" {
+		f.Evidence = append(f.Evidence, Evidence{Text: conf, Source: "llmtop"})
+	}
+	f.Cause = "decode is slow under load, but the batch history does not yet show the batch size where it crosses the SLO"
+	f.Actions = []Action{{Change: "keep watching: the knee is read from the batch sizes seen, and the cap is named once it shows",
+		Why: "a cap named without the knee would be a guess", TradeOff: "none"}, batchReplicas(ep)}
+	if preempting {
+		f.Cause = fmt.Sprintf("the KV pool is short: %s preemptions/s evict running requests, whose prefill is then recomputed in the same steps as every decode", num(st.PreemptionsPS.V))
+		f.Actions = append([]Action{{Change: "fix the KV pressure first (the KV finding names the flag)",
+			Why: "recomputed prefills slow every decode step they share", TradeOff: "see the KV finding"}}, f.Actions...)
+	}
+	return f, true
+}
+
+// onCPU says why the engine at ep runs on its CPU ("" when it may have a
+// GPU): it is on this machine and the GPU source found none.
+func onCPU(e *env, ep Endpoint) string {
+	if e.in.NoGPU == "" || !model.IsLoopback(ep.URL) {
+		return ""
+	}
+	return e.in.NoGPU
+}
+
+// cpuDecode is the decode advice for an engine with no GPU.
+func cpuDecode(eng model.Engine) []Action {
+	acts := []Action{{Change: "a smaller quantisation of the model (e.g. Q4_K_M instead of Q8_0 or F16)", Why: "fewer bytes read from memory per token: CPU decode speed follows the model's size",
+		TradeOff: "accuracy vs size"}}
+	if eng == model.LlamaCpp {
+		acts = append(acts, Action{Change: "-t <physical cores> (not the hyper-threads)", Why: "decode is memory-bound: threads past the physical cores contend for the same bandwidth",
+			TradeOff: "none"})
+	}
+	return append(acts, Action{Change: "serve it on a GPU (a CUDA/Metal/Vulkan build, all layers offloaded)", Why: "a GPU's memory bandwidth is 10–50× a CPU's",
+		TradeOff: "a GPU"})
 }
 
 // speculate is speculative decoding, for slow per-token latency at a small

@@ -1,0 +1,78 @@
+package diagnosis
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// Issue 31, item 7: itl_bandwidth ("small batch … few requests running",
+// quantise, TP, speculate) fired 8× on an engine with 17 running, 15
+// waiting and 12–29 preemptions/s. With no knee found the finding says the
+// batch is not small and points at the preemptions, never at bandwidth.
+func TestITLWithoutAKneeUnderLoadIsNotBandwidth(t *testing.T) {
+	in := input(ep(func(e *Endpoint) {
+		e.State.Running, e.State.Waiting, e.State.PreemptionsPS = model.Some(17), model.Some(15), model.Some(12.4)
+		e.State.Latency[model.ITL] = dist(0.06, 0.09, 0.12, 0.065)
+	}))
+	rep := Evaluate(in, DefaultConfig())
+	if f := byID(rep, "itl_bandwidth"); f != nil {
+		t.Fatalf("a loaded, preempting engine called bandwidth-bound: %+v", f)
+	}
+	f := byID(rep, "itl_loaded")
+	if f == nil {
+		t.Fatalf("no ITL finding: %v", ids(rep.Findings))
+	}
+	if !hasEvidence(f, "17 running, 15 waiting, 12.4 preemptions/s") || !strings.Contains(f.Cause, "preemptions/s") {
+		t.Errorf("evidence/cause do not name the load: %+v / %q", f.Evidence, f.Cause)
+	}
+	for _, a := range f.Actions {
+		for _, bad := range []string{"quantiz", "tensor-parallel", "speculative"} {
+			if strings.Contains(a.Change, bad) {
+				t.Errorf("bandwidth advice for a loaded engine: %q", a.Change)
+			}
+		}
+	}
+	// An unknown batch is not a small one either.
+	in = input(ep(func(e *Endpoint) {
+		e.State.Running, e.State.Waiting, e.State.PreemptionsPS = model.None, model.None, model.None
+		e.State.Latency[model.ITL] = dist(0.06, 0.09, 0.12, 0.065)
+	}))
+	if f := byID(Evaluate(in, DefaultConfig()), "itl_bandwidth"); f != nil {
+		t.Fatalf("an unknown batch called small: %+v", f)
+	}
+}
+
+// Issue 31, item 26: the real llama-server on a CPU-only machine (no GPU
+// in NVML) was told about HBM and "-ngl 999 so no layer runs on the
+// CPU". With no GPU the finding says so and advises for a CPU.
+func TestITLOnACPUOnlyMachineAdvisesForACPU(t *testing.T) {
+	in := input(ep(func(e *Endpoint) {
+		e.Identity.Engine = model.LlamaCpp
+		e.State.Running, e.State.Waiting = model.Some(2), model.Some(0)
+		e.State.Latency[model.ITL] = dist(0.15, 0.2, 0.26, 0.15)
+	}))
+	in.NoGPU = "no NVIDIA driver: libnvidia-ml.so.1 not found"
+	f := byID(Evaluate(in, DefaultConfig()), "itl_bandwidth")
+	if f == nil {
+		t.Fatal("no ITL finding")
+	}
+	text := f.Title + f.Cause
+	for _, a := range f.Actions {
+		text += " " + a.Change + " " + a.Why
+	}
+	for _, bad := range []string{"HBM", "-ngl 999", "GPU's bandwidth"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("GPU advice on a machine without a GPU (%q): %s", bad, text)
+		}
+	}
+	if !hasEvidence(f, "no GPU on this machine") || !hasAction(f, "-t <physical cores>") || !strings.Contains(f.Title, "CPU") {
+		t.Errorf("the CPU is not named: %+v", f)
+	}
+	// A remote endpoint's machine is not the one NVML looked at.
+	in.Endpoints[0].URL = "http://10.0.0.7:8080"
+	if f := byID(Evaluate(in, DefaultConfig()), "itl_bandwidth"); f == nil || strings.Contains(f.Title, "CPU") {
+		t.Errorf("a remote engine judged by this machine's GPUs: %+v", f)
+	}
+}
