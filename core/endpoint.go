@@ -42,6 +42,9 @@ type Endpoint struct {
 	// Host is the newest reading of the machine around the engine (local
 	// endpoints, sources/host); nil when none.
 	Host *model.HostReading
+	// LogEngine is the engine its log names (a stats line or a message
+	// only one engine prints), for an endpoint that never said who it is.
+	LogEngine model.Engine
 
 	trend map[int]*diagnosis.MemTrend // per engine PID, core/host.go
 
@@ -67,6 +70,30 @@ func (p *peaks) observe(sm model.Sample) {
 	up(&p.kv, model.KVUsage)
 	up(&p.waiting, model.Waiting)
 	up(&p.running, model.Running)
+}
+
+// engine is who the endpoint is: what it answered, else what its current
+// run or its log said.
+func (e *Endpoint) engine() model.Engine {
+	if e.Identity.Engine != model.Unknown {
+		return e.Identity.Engine
+	}
+	if r := e.Current(); r != nil && r.Engine != model.Unknown {
+		return r.Engine
+	}
+	return e.LogEngine
+}
+
+// version is the engine's version: what it answered, else what its
+// current run's log said (a V0 vLLM serves none).
+func (e *Endpoint) version() string {
+	if e.Identity.Version != "" {
+		return e.Identity.Version
+	}
+	if r := e.Current(); r != nil {
+		return r.Version
+	}
+	return ""
 }
 
 // Current returns the current run (nil before any).

@@ -76,6 +76,9 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 func (m *Monitor) withLife(ep *diagnosis.Endpoint, e *Endpoint) {
 	ep.Life, ep.LifeSince, ep.LifeDetail, ep.Port = e.Life, e.LifeSince, e.LifeDetail, e.Port
 	ep.Runs = e.Runs
+	if ep.Identity.Engine == model.Unknown {
+		ep.Identity.Engine = e.engine()
+	}
 }
 
 // runEvents are the events within the diagnosis' event window that belong

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/diagnosis"
@@ -164,6 +165,7 @@ func (m *Monitor) Apply(msg any) {
 		}
 		if msg.Source == model.FromLog {
 			m.fromLog++
+			m.logEngine(msg.Endpoint, msg.Engine)
 		}
 		m.addSample(msg)
 		m.advance(msg.Time)
@@ -232,6 +234,20 @@ func (m *Monitor) addEvent(e model.Event) {
 	m.advance(e.Time)
 	if e.Source == "log" || e.Category == model.CategoryLifecycle {
 		m.lifecycleEvent(e)
+	}
+	if e.Source == "log" && !strings.Contains(e.Fields["engines"], ",") {
+		m.logEngine(e.Endpoint, model.Engine(e.Fields["engines"]))
+	}
+}
+
+// logEngine records the engine a log line names for its endpoint (the only
+// one watched when the log carries none).
+func (m *Monitor) logEngine(url string, eng model.Engine) {
+	if eng == "" {
+		return
+	}
+	if e := m.logEndpoint(model.Event{Endpoint: url}); e != nil {
+		e.LogEngine = eng
 	}
 }
 

@@ -293,20 +293,28 @@ func setConfig(r *model.Run, k, v string) {
 }
 
 // parseArgs reads an engine's configuration line into key → value: vLLM's
-// Python dict "{'model': 'x', 'max_num_seqs': 32}" (quotes dropped) or
-// Ollama's Go map "map[OLLAMA_NUM_PARALLEL:4 OLLAMA_HOST:http://…]". Values
-// holding separators inside brackets or quotes stay whole.
+// Python dict "{'model': 'x', 'max_num_seqs': 32}" (quotes dropped), a V0
+// vLLM's argparse Namespace "gpu_memory_utilization=0.9, model='x'" (every
+// flag; None, an unset one, is left out) or Ollama's Go map
+// "map[OLLAMA_NUM_PARALLEL:4 OLLAMA_HOST:http://…]". Values holding
+// separators inside brackets or quotes stay whole.
 func parseArgs(s string) map[string]string {
 	s = strings.TrimSpace(s)
-	sep := byte(',')
-	if strings.HasPrefix(s, "map[") {
+	sep, kv := byte(','), ":"
+	switch {
+	case strings.HasPrefix(s, "map["):
 		s, sep = strings.TrimSuffix(strings.TrimPrefix(s, "map["), "]"), ' '
-	} else {
+	case strings.HasPrefix(s, "{"):
 		s = strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
+	default:
+		kv = "="
 	}
 	out := map[string]string{}
 	for _, part := range splitTop(s, sep) {
-		k, v, ok := strings.Cut(part, ":")
+		k, v, ok := strings.Cut(part, kv)
+		if kv == "=" && strings.TrimSpace(v) == "None" {
+			continue
+		}
 		if !ok {
 			continue
 		}

@@ -74,7 +74,7 @@ func (m *Monitor) endpointJSON(url string) model.EndpointJSON {
 		return ej
 	}
 	id := e.Identity
-	ej.Engine, ej.Version, ej.Simulated, ej.Error, ej.Hint = id.Engine, id.Version, id.Simulated, e.Err, e.Hint
+	ej.Engine, ej.Version, ej.Simulated, ej.Error, ej.Hint = e.engine(), e.version(), id.Simulated, e.Err, e.Hint
 	if e.Scrapes == 0 {
 		ej.Error = "not scraped"
 	}

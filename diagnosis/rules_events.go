@@ -1,11 +1,13 @@
 package diagnosis
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -109,12 +111,15 @@ var eventRules = []eventRule{
 		actions: func(x model.Event, ep Endpoint) []Action {
 			eng := ep.Engine()
 			acts := map[model.Engine]Action{
-				model.VLLM:   {Change: "--gpu-memory-utilization 0.85 (lower) and --max-num-batched-tokens 4096", Why: "leaves room for activations; bounds the per-step peak", TradeOff: "smaller KV pool, slower long prefills"},
+				model.VLLM:   vllmOOM(ep)[0], // an unknown engine's list; vLLM itself gets vllmOOM below
 				model.SGLang: {Change: "--mem-fraction-static lower by 0.05 and --chunked-prefill-size 4096", Why: "room for activations", TradeOff: "smaller KV pool"},
 				model.TGI:    {Change: "--max-batch-prefill-tokens lower, --cuda-memory-fraction 0.9", Why: "smaller prefill peak", TradeOff: "slower long prompts"},
 				model.TRTLLM: {Change: "--kv_cache_free_gpu_memory_fraction 0.8 and --max_num_tokens 4096", Why: "room for activations", TradeOff: "smaller KV pool"},
 			}
 			a := forEngine(eng, acts)
+			if eng == model.VLLM {
+				a = vllmOOM(ep)
+			}
 			if ep.Life == model.LifeStarting || ep.Life == model.LifeCrashed && servingSince(ep).IsZero() {
 				// Out of memory before serving: CUDA graph capture (after
 				// the KV pool took its share) is the usual place.
@@ -302,6 +307,30 @@ var criticalEvent = eventRule{id: "log_critical", category: Availability,
 		}
 		return a
 	}}
+
+// vllmOOM is the CUDA OOM advice for the vLLM in front of us: the memory
+// share lowered from what it serves with (never a constant that may be a
+// raise), and the per-step prefill bounded the way its version allows (a
+// V0 refuses a step budget below max_model_len unless chunked prefill is
+// on).
+func vllmOOM(ep Endpoint) []Action {
+	lever := engines.VLLM.Levers.MemFraction
+	mem := Action{Change: lever + " 0.05 lower than it serves with now", Why: "leaves room for activations outside the KV pool", TradeOff: "a smaller KV pool"}
+	if v, ok := served(ep, "gpu_memory_utilization"); ok {
+		if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0.1 {
+			mem.Change = fmt.Sprintf("%s %.2f (from %s)", lever, math.Floor((f-0.05)*100+1e-9)/100, v)
+		}
+	}
+	acts := []Action{mem}
+	if a, ok := chunkedPrefill(ep, 4096); ok {
+		a.Why = "bounds the activation peak of one step; " + a.Why
+		if ml, ok := served(ep, "max_model_len"); ok && !vllmV1(ep) {
+			a.Why += " (vLLM " + nonEmpty(version(ep), "V0") + " with max_model_len " + ml + " refuses a smaller budget without chunked prefill)"
+		}
+		acts = append(acts, a)
+	}
+	return acts
+}
 
 // FindingForEvent is the id of the finding a log event kind opens ("" when
 // it opens none).

@@ -116,7 +116,7 @@ func TestEngineInferredFromTheLog(t *testing.T) {
 	oom.Endpoint, warm.Endpoint = url, url
 	rep := Evaluate(withEvents(down, oom, warm), DefaultConfig())
 	f := byID(rep, "cuda_oom")
-	if f == nil || len(f.Actions) != 2 || !hasAction(f, "--gpu-memory-utilization 0.85") || hasAction(f, "SGLang") {
+	if f == nil || len(f.Actions) != 3 || !hasAction(f, "--gpu-memory-utilization 0.05 lower than it serves with now") || hasAction(f, "SGLang") {
 		t.Fatalf("%+v", f)
 	}
 	if top := rep.Findings[0]; top.ID != "startup_warmup_oom" {

@@ -45,6 +45,34 @@ func atLeast(v string, major, minor int) (yes, known bool) {
 // from v0.8.0, the only engine from v0.11.0 (V0 removed). An unknown
 // version is taken as V1: every current release is.
 func vllmV1(ep Endpoint) bool {
-	yes, known := atLeast(ep.Identity.Version, 0, 8)
+	yes, known := atLeast(version(ep), 0, 8)
 	return yes || !known
+}
+
+// version is the engine's version: what it reports, else what its log
+// said when the current run started (an engine that is down, or a V0 that
+// serves no version route).
+func version(ep Endpoint) string {
+	if ep.Identity.Version != "" {
+		return ep.Identity.Version
+	}
+	if n := len(ep.Runs); n > 0 {
+		return ep.Runs[n-1].Version
+	}
+	return ""
+}
+
+// served is a setting of the current run's configuration (its log's args
+// line, args.KEY) or the engine's config info (KEY); ok is false when
+// neither says. A V0 Namespace's None is no setting.
+func served(ep Endpoint, key string) (string, bool) {
+	if n := len(ep.Runs); n > 0 {
+		if v, ok := ep.Runs[n-1].Config["args."+key]; ok && v != "" && v != "None" {
+			return v, true
+		}
+	}
+	if v, ok := ep.State.Info[key]; ok && v != "" && v != "None" {
+		return v, true
+	}
+	return "", false
 }

@@ -33,10 +33,14 @@ type Histogram struct {
 // Gauges are instantaneous, Counters and Latencies cumulative since the engine
 // started. A concept absent from its map is not exposed by the engine.
 type Sample struct {
-	Endpoint      string
-	Model         string
-	Time          time.Time
-	Source        Source
+	Endpoint string
+	Model    string
+	Time     time.Time
+	Source   Source
+	// Engine is who printed the log line a log sample was read from (""
+	// for a scrape, whose Identity says): an engine that never answered is
+	// still named by its log.
+	Engine        Engine
 	Gauges        map[Gauge]float64
 	Counters      map[Counter]float64
 	Latencies     map[Latency]Histogram

@@ -36,6 +36,8 @@ var catalogueExamples = []struct {
 	// own; llama.cpp tools/server/server.cpp and server-context.cpp at
 	// de3ff81; Ollama's slog server config line) ----
 	{"vllm_start", "(APIServer pid=3712) INFO 11-22 04:50:01 [api_server.py:1885] vLLM API server version 0.11.0", map[string]string{"version": "0.11.0"}},
+	// vLLM 0.6.0's V0 line as posted in vllm-project/vllm#8242 (2024-09-07), cut after max_num_seqs.
+	{"vllm_args_v0", "INFO 09-07 13:36:33 api_server.py:460] args: Namespace(allow_credentials=False, allowed_headers=['*'], api_key=None, block_size=16, enable_chunked_prefill=None, enable_prefix_caching=True, gpu_memory_utilization=0.9, host=None, kv_cache_dtype='auto', max_model_len=None, max_num_batched_tokens=None, max_num_seqs=512)", map[string]string{"args": "allow_credentials=False, allowed_headers=['*'], api_key=None, block_size=16, enable_chunked_prefill=None, enable_prefix_caching=True, gpu_memory_utilization=0.9, host=None, kv_cache_dtype='auto', max_model_len=None, max_num_batched_tokens=None, max_num_seqs=512"}},
 	{"vllm_args", "(APIServer pid=3712) INFO 11-22 04:50:01 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3-8B', 'max_num_seqs': 32, 'enable_prefix_caching': False}", map[string]string{"args": "{'model': 'Qwen/Qwen3-8B', 'max_num_seqs': 32, 'enable_prefix_caching': False}"}},
 	{"vllm_weights_loaded", "(EngineCore_DP0 pid=3790) INFO 11-22 04:50:09 [default_loader.py:267] Loading weights took 3.21 seconds", map[string]string{"seconds": "3.21"}},
 	{"vllm_graphs_captured", "(EngineCore_DP0 pid=3790) INFO 11-22 04:50:31 [gpu_model_runner.py:3480] Graph capturing finished in 6 secs, took 0.52 GiB", map[string]string{"seconds": "6"}},
@@ -262,6 +264,7 @@ var catalogueNearMisses = []struct{ id, line string }{
 	// ---- lifecycle ----
 	{"vllm_start", "vLLM API server version unknown was not printed because --version was passed"},
 	{"vllm_args", "non-default args: {} (none given)"},
+	{"vllm_args_v0", "parsed args: Namespace(model='x') and more"},
 	{"vllm_weights_loaded", "Loading weights took too long; retrying"},
 	{"vllm_graphs_captured", "Graph capturing finished in error"},
 	{"uvicorn_startup_complete", "Waiting for application startup."},

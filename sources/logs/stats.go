@@ -40,6 +40,9 @@ func (s *statsState) feed(mt Match, line string, t time.Time) []model.Sample {
 		// A stats line is outside text like a scrape: "-2547 tokens/s"
 		// is rejected with a note, never shown.
 		model.RejectImplausible(&out[i])
+		if len(mt.Pattern.Engines) == 1 {
+			out[i].Engine = mt.Pattern.Engines[0] // "Engine 000: Avg prompt throughput" is vLLM's alone
+		}
 	}
 	return out
 }
