@@ -8,7 +8,7 @@ import "sort"
 // here or a rule's own.
 var subIDs = []string{
 	"ttft_queueing", "ttft_prefill", "ttft_preemption",
-	"itl_prefill_stall", "itl_decode_batch", "itl_bandwidth",
+	"itl_prefill_stall", "itl_decode_batch", "itl_bandwidth", "itl_loaded",
 	"probe_template", "probe_nondeterministic", "probe_partial", "probe_repetition", "probe_route_mismatch", "probe_runs_to_length",
 }
 
