@@ -14,7 +14,9 @@
 #
 # Cases: a hostile Prometheus (scripts/hostile_server.py: 9 090 targets and
 # 100 000 series per query; answers of 200 MiB each, 6-7 at once) read by
-# `snapshot --prometheus` and `export --prometheus`. Add a case with
+# `snapshot --prometheus` and `export --prometheus`; crafted recordings (a
+# tick flood, huge notes) read by diagnose --from, snapshot --from and
+# export-openmetrics. Add a case with
 #   mem_case NAME WANT_RC_REGEX WANT_TEXT -- llmtop ARGS...
 # (WANT_TEXT is a grep -E pattern stdout+stderr must match).
 set -euo pipefail
@@ -97,6 +99,33 @@ mem_case "snapshot --prometheus, 5 000 targets (over the cap of 1 000)" '0' 'fol
 	-- snapshot --prometheus "$URL/promfleet" --json --prometheus-timeout 30s
 mem_case "snapshot --prometheus, 200 MiB answers, 6-7 queries at once" '1|3' 'over [0-9]+ (MiB|KiB) together this refresh' \
 	-- snapshot --prometheus "$URL/prombig" --json --prometheus-timeout 30s
+
+# --- crafted recordings -----------------------------------------------------
+# A 4 MB gzip holding a header and 40 million tick lines (1.2 GB unpacked),
+# and one holding twenty 60 MiB notes: each face that reads a recording
+# ends with an error naming the record and its offset, never out of memory.
+python3 - "$WORK" <<'PY'
+import sys, zlib
+work = sys.argv[1]
+hdr = b'{"llmtop_recording":1,"face":"monitor","started":"2026-11-24T14:00:00Z","endpoints":["http://127.0.0.1:8000"]}\n'
+def gz(path, parts):
+    with open(path, "wb") as f:
+        z = zlib.compressobj(9, zlib.DEFLATED, 31)
+        for p in parts:
+            f.write(z.compress(p))
+        f.write(z.flush())
+chunk = b'{"t":1795615200000000000,"k":"tick"}\n' * 100000
+gz(work + "/ticks.llmrec", [hdr] + [chunk] * 400)
+note = b'{"t":1795615200000000000,"k":"note","m":{"text":"' + b"x" * (60 << 20) + b'"}}\n'
+gz(work + "/notes.llmrec", [hdr] + [note] * 20)
+PY
+for f in ticks notes; do
+	for face in "diagnose --from" "snapshot --from" "export-openmetrics"; do
+		# shellcheck disable=SC2086 # the face is two words
+		mem_case "$face a crafted recording ($f: $(du -k "$WORK/$f.llmrec" | cut -f1) KB)" '1' 'record [0-9]+ at byte [0-9]+' \
+			-- $face "$WORK/$f.llmrec"
+	done
+done
 
 if [ "$FAILS" -gt 0 ]; then
 	echo "memory: $FAILS check(s) failed"

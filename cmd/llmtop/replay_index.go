@@ -238,13 +238,13 @@ func (x *replayIndex) state() (last time.Time, done bool, err error, marks []tim
 	return x.last, x.done, x.err, x.marks
 }
 
-// waitFor blocks until the index covers t (a segment starts after t, or
-// the pass ended) and returns the segment to start from: the last one
+// waitFor blocks until the index covers t (a written segment ends after
+// t, or the pass ended) and returns the segment to start from: the last one
 // starting at or before t.
 func (x *replayIndex) waitFor(t time.Time, stop <-chan struct{}) (segment, int, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	for !x.done && (len(x.segs) == 0 || !x.segs[len(x.segs)-1].start.After(t)) {
+	for !x.done && (len(x.segs) == 0 || !x.last.After(t)) {
 		select {
 		case <-stop:
 			return segment{}, 0, errors.New("replay: stopped")

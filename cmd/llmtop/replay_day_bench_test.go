@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/tui"
+)
+
+// Issue 33's day: a recording of 24 hours, synthesised on a fake clock —
+// one simulated hour (the vLLM simulator through its scenarios, scraped
+// through the real adapter, its log through the real log source, one
+// simulated GPU, as BenchmarkRecordingSize records it) played 24 times,
+// each hour's messages moved on by an hour (so the engine restarts at
+// each hour, as the crash-restart scenario makes it do within one).
+//
+//	go test ./cmd/llmtop -run '^$' -bench 'ReplayDay|DiagnoseFromDay' -benchtime 5x
+//
+// The file (≈ 42 MB) is made once, in the user's cache directory.
+
+const dayHours = 24
+
+func dayRecording(b *testing.B) string {
+	b.Helper()
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	dir = filepath.Join(dir, "llmtop", "bench")
+	path := filepath.Join(dir, "day-v1.llmrec")
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	os.MkdirAll(dir, 0o700)
+	var hour bytes.Buffer
+	recordSimHourTo(b, &hour, 0)
+	r, err := recording.NewReader(bytes.NewReader(hour.Bytes()), "hour")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var recs []recording.Record
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		recs = append(recs, rec)
+	}
+	tmp := path + ".part"
+	f, err := os.Create(tmp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := r.Header()
+	w, err := recording.NewWriter(f, h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range dayHours {
+		d := time.Duration(i) * time.Hour
+		for _, rec := range recs {
+			if _, err := w.Write(rec.Time.Add(d), shiftTimes(rec.Msg, d)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		w.Flush()
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	if err := os.Rename(tmp, path); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// shiftTimes returns a copy of msg with every non-zero time.Time inside it
+// moved by d.
+func shiftTimes(msg any, d time.Duration) any {
+	v := reflect.New(reflect.TypeOf(msg)).Elem()
+	v.Set(reflect.ValueOf(msg))
+	shiftValue(v, d)
+	return v.Interface()
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+func shiftValue(v reflect.Value, d time.Duration) {
+	if v.Type() == timeType {
+		if t := v.Interface().(time.Time); !t.IsZero() && v.CanSet() {
+			v.Set(reflect.ValueOf(t.Add(d)))
+		}
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				shiftValue(f, d)
+			}
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			c := reflect.New(v.Type().Elem())
+			c.Elem().Set(v.Elem())
+			shiftValue(c.Elem(), d)
+			v.Set(c)
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			return
+		}
+		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		reflect.Copy(c, v)
+		for i := range c.Len() {
+			shiftValue(c.Index(i), d)
+		}
+		v.Set(c)
+	case reflect.Map:
+		if v.IsNil() || v.Type().Elem().Kind() != reflect.Struct {
+			return
+		}
+		c := reflect.MakeMapWithSize(v.Type(), v.Len())
+		it := v.MapRange()
+		for it.Next() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(it.Value())
+			shiftValue(e, d)
+			c.SetMapIndex(it.Key(), e)
+		}
+		v.Set(c)
+	}
+}
+
+// BenchmarkReplayDayOpen: `llmtop replay` opening the day to its first
+// frame — the header and first record read, the index started, the
+// position at the start built, the screen drawn once.
+func BenchmarkReplayDayOpen(b *testing.B) {
+	path := dayRecording(b)
+	b.ResetTimer()
+	for range b.N {
+		ctx, cancel := context.WithCancel(context.Background())
+		open := func() (*recording.Reader, error) { return recording.Open(path) }
+		r, err := open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		h := r.Header()
+		first, err := r.Next()
+		r.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		rp, err := newReplayer(path, h, open, replayOptions{Speed: 1}, ctx.Done())
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := rp.seekTo(first.Time)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := tui.New(tui.Options{Core: p.mon, Endpoints: h.Endpoints, Window: time.Duration(h.Window), Now: first.Time, NoColor: true, Replay: rp.control})
+		m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+		if len(m.View().Content) == 0 {
+			b.Fatal("no frame")
+		}
+		cancel()
+		rp.x.waitDone(nil)
+		rp.close()
+	}
+}
+
+// BenchmarkReplayDaySeek: a seek anywhere in the day once the index is
+// built (index_s: the background pass that builds it, while the replay
+// plays).
+func BenchmarkReplayDaySeek(b *testing.B) {
+	path := dayRecording(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	start := time.Now()
+	open := func() (*recording.Reader, error) { return recording.Open(path) }
+	r, err := open()
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := r.Header()
+	first, _ := r.Next()
+	r.Close()
+	rp, err := newReplayer(path, h, open, replayOptions{Speed: 1}, ctx.Done())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rp.close()
+	last, _, err, _ := rp.x.waitDone(ctx.Done())
+	if err != nil {
+		b.Fatal(err)
+	}
+	index := time.Since(start)
+	span := last.Sub(first.Time)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var took []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t := first.Time.Add(time.Duration(rng.Int64N(int64(span))))
+		s := time.Now()
+		if _, err := rp.seekTo(t); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(s))
+	}
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	b.ReportMetric(float64(took[len(took)/2].Milliseconds()), "median_ms")
+	b.ReportMetric(float64(took[len(took)-1].Milliseconds()), "max_ms")
+	b.ReportMetric(index.Seconds(), "index_s")
+	if st, err := rp.x.file.Stat(); err == nil {
+		b.ReportMetric(float64(st.Size())/1e6, "index_MB")
+	}
+}
+
+// BenchmarkDiagnoseFromDay: `diagnose --from` on the day.
+func BenchmarkDiagnoseFromDay(b *testing.B) {
+	path := dayRecording(b)
+	b.ResetTimer()
+	for range b.N {
+		r, err := readStream(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := judgeRecording(r.Header(), r); err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+}
+
