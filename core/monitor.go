@@ -154,8 +154,10 @@ func (m *Monitor) advance(t time.Time) {
 	}
 }
 
-// Apply takes one message from a source. Unknown messages are ignored.
-func (m *Monitor) Apply(msg any) {
+// Apply takes one input: a source's reading, a finished benchmark, a
+// person's acknowledgement or silence, a window change (model.Inputs, the
+// closed set the recording encodes).
+func (m *Monitor) Apply(msg model.Input) {
 	switch msg := msg.(type) {
 	case model.Scrape:
 		m.applyScrape(msg)
@@ -214,6 +216,22 @@ func (m *Monitor) Apply(msg any) {
 			setConfig(e.Current(), "cmdline", msg.Cmdline)
 			m.ver.Store++
 		}
+	case model.BenchDone:
+		b := msg.Bench
+		m.SetBench(&b, msg.Run)
+	case model.Ack:
+		m.advance(msg.Time)
+		if msg.Undo {
+			m.Unack(msg.Endpoint, msg.Finding)
+		} else {
+			_ = m.Ack(msg.Endpoint, msg.Finding) // a finding closed since is no longer acknowledgeable: nothing to do
+		}
+	case model.Silence:
+		m.advance(msg.Time)
+		m.Silence(msg.Rule, msg.Until)
+	case model.WindowChange:
+		m.advance(msg.Time)
+		m.SetWindow(msg.Window)
 	}
 }
 

@@ -107,37 +107,8 @@ type Baseline struct {
 	Requests float64 // requests the latencies cover
 }
 
-// Bench is a benchmark's client-side numbers, in vllm bench serve's terms
-// (milliseconds), plus the server's view over the same window when the
-// monitor scraped it. Zero-valued fields are absent.
-type Bench struct {
-	URL       string
-	Start     time.Time
-	End       time.Time
-	Completed int
-	Failed    int
-
-	TTFTp50, TTFTp99 model.Opt // client, ms
-	ITLp50, ITLp99   model.Opt // client, ms
-	TPOTp50          model.Opt // client, ms
-
-	// ServerTTFTp50 / ServerITLp50 are the server's own estimates over the
-	// benchmark window, ms.
-	ServerTTFTp50, ServerITLp50 model.Opt
-	// ServerRequests is how many first tokens the server's TTFT histogram
-	// counted over the same window: more than the benchmark sent means
-	// other traffic is mixed into the server's numbers.
-	ServerRequests model.Opt
-	// Cancelled counts requests in flight when the run was stopped: a
-	// stopped run's window is not what it set out to measure.
-	Cancelled int
-
-	// Responses the client judged bad: Empty streams (the benchmark counts
-	// them as failures), and completed ones whose text is Blank (white
-	// space only), echoes the prompt or repeats itself (each completed
-	// answer in at most one of the three).
-	Empty, Blank, Echoed, Repetitive int
-}
+// Bench is a finished benchmark's numbers (model.Bench): the rules read it.
+type Bench = model.Bench
 
 // Engine returns the endpoint's engine (Triton folds into TensorRT-LLM: the
 // same flags apply).

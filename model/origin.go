@@ -33,7 +33,7 @@ type Origin struct {
 // Batch is a whole refresh of a fleet source (Prometheus): its messages
 // (Origins, then Scrapes) are applied together, and the rules run once on
 // all of them. Every face that builds a core takes it (core.Monitor.Apply).
-type Batch []any
+type Batch []Input
 
 // GoneExpiry is how long an endpoint that left its source stays listed as
 // gone before the core (and the source) forget it: a fleet that churns pods

@@ -40,9 +40,42 @@ func encode(msg any) (kind string, v any, ok bool) {
 	case model.Launch:
 		m.Time = m.Time.UTC()
 		return kindLaunch, m, true
-	case Bench:
+	case model.BenchDone:
 		m.Bench.Start, m.Bench.End, m.Run.Time = m.Bench.Start.UTC(), m.Bench.End.UTC(), m.Run.Time.UTC()
 		return kindBench, m, true
+	case model.Origin:
+		return kindOrigin, m, true
+	case model.Behaviour:
+		// Without the raw exchanges (the probe overlay's x view): the
+		// core does not keep them either, and they hold prompts.
+		m.Raw = nil
+		m.Time = m.Time.UTC()
+		return kindProbe, m, true
+	case model.Ack:
+		m.Time = m.Time.UTC()
+		return kindAck, m, true
+	case model.Silence:
+		m.Time, m.Until = m.Time.UTC(), m.Until.UTC()
+		return kindSilence, m, true
+	case model.WindowChange:
+		m.Time = m.Time.UTC()
+		return kindWindow, m, true
+	case model.Batch:
+		// A fleet's refresh, kept whole: the replay applies it at once
+		// and runs the rules once, as the live core did.
+		ls := make([]line, 0, len(m))
+		for _, x := range m {
+			k, v, ok := encode(x)
+			if !ok {
+				continue
+			}
+			raw, err := json.Marshal(v)
+			if err != nil {
+				continue
+			}
+			ls = append(ls, line{K: k, M: raw})
+		}
+		return kindBatch, ls, true
 	case Scenario:
 		return kindScenario, m, true
 	case Note:
@@ -97,7 +130,34 @@ func decode(l line) (Record, error) {
 	case kindLaunch:
 		r.Msg, err = decodeAs[model.Launch](l.M)
 	case kindBench:
-		r.Msg, err = decodeAs[Bench](l.M)
+		r.Msg, err = decodeAs[model.BenchDone](l.M)
+	case kindOrigin:
+		r.Msg, err = decodeAs[model.Origin](l.M)
+	case kindProbe:
+		r.Msg, err = decodeAs[model.Behaviour](l.M)
+	case kindAck:
+		r.Msg, err = decodeAs[model.Ack](l.M)
+	case kindSilence:
+		r.Msg, err = decodeAs[model.Silence](l.M)
+	case kindWindow:
+		r.Msg, err = decodeAs[model.WindowChange](l.M)
+	case kindBatch:
+		var ls []line
+		if err = json.Unmarshal(l.M, &ls); err == nil {
+			b := make(model.Batch, 0, len(ls))
+			for _, x := range ls {
+				x.T = l.T
+				xr, xerr := decode(x)
+				if xerr != nil {
+					err = xerr
+					break
+				}
+				if in, ok := xr.Msg.(model.Input); ok {
+					b = append(b, in)
+				}
+			}
+			r.Msg = b
+		}
 	case kindScenario:
 		r.Msg, err = decodeAs[Scenario](l.M)
 	case kindNote:

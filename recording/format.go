@@ -65,11 +65,8 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // Tick is the clock: the face ran (or could run) the rules at this time.
 type Tick struct{}
 
-// Bench is a finished benchmark as the core takes it (core.SetBench).
-type Bench struct {
-	Bench diagnosis.Bench `json:"bench"`
-	Run   model.RunBench  `json:"run"`
-}
+// Bench is a finished benchmark as the core takes it.
+type Bench = model.BenchDone
 
 // Scenario is the demo's running simulated scenario (the header's badge).
 type Scenario struct {
@@ -108,6 +105,12 @@ const (
 	kindScenario = "scenario"
 	kindNote     = "note"
 	kindTick     = "tick"
+	kindOrigin   = "origin"
+	kindProbe    = "probe"
+	kindAck      = "ack"
+	kindSilence  = "silence"
+	kindWindow   = "window"
+	kindBatch    = "batch"
 )
 
 // line is a record as written: t is Unix nanoseconds.

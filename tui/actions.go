@@ -3,6 +3,8 @@ package tui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // The root's answers to the global keys: focus, zoom, pause, interval,
@@ -130,7 +132,7 @@ func (m *Model) stepWindow(dir int) {
 	}
 	i = max(0, min(len(Windows)-1, i+dir))
 	m.d.Window = Windows[i]
-	m.d.Core.SetWindow(m.d.Window)
+	m.d.Input(model.WindowChange{Time: m.d.Now, Window: m.d.Window})
 	m.d.invalidate()
 }
 

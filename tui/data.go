@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/core"
-	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -57,8 +56,10 @@ type Data struct {
 	Scenario ScenarioMsg
 	// Replay is where a replay stands (nil live).
 	Replay *ReplayState
-	// OnBench is Options.OnBench.
-	OnBench    func(diagnosis.Bench, model.RunBench)
+	// Input hands the core an input the screen made (a benchmark's or a
+	// probe's result, an acknowledgement, a silence, a window change): the
+	// root records it (Options.OnInput) and applies it at once.
+	Input      func(model.Input)
 	Styles     *Styles
 	Thresholds Thresholds
 	Keys       KeyMap

@@ -1,26 +1,23 @@
 package tui
 
 import (
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/bench/report"
 )
 
 // The benchmark's newest result feeds the client-vs-server and bad-output
-// rules: the pane catches the run's end on its way to the bench overlay.
+// rules: the root files it with the core as the run ends (whichever panes
+// are shown), before the bench overlay shows it.
 
-// Receive keeps the newest finished benchmark for the diagnosis.
-func (findingsPane) Receive(msg tea.Msg, d *Data) tea.Cmd {
-	if m, ok := msg.(benchDoneMsg); ok {
-		recordBench(d, m.o)
-	}
-	return nil
+// fileBench hands a finished benchmark to the core.
+func (m *Model) fileBench(msg benchDoneMsg) {
+	recordBench(m.d, msg.o)
 }
 
 // recordBench hands a finished benchmark to the core (the rules, and the
-// run it measured, with the load it offered) and to OnBench.
+// run it measured, with the load it offered) through the root's Input,
+// which records it.
 func recordBench(d *Data, o BenchOutcome) {
 	b := benchInput(d, o)
 	if b == nil {
@@ -28,10 +25,7 @@ func recordBench(d *Data, o BenchOutcome) {
 	}
 	rb := model.RunBench{Time: b.Start, Completed: b.Completed, Failed: b.Failed,
 		TTFTp99ms: b.TTFTp99, TPOTp99ms: tpotP99(o), OutputTPS: outputTPS(o), Load: loadOf(o)}
-	d.Core.SetBench(b, rb)
-	if d.OnBench != nil {
-		d.OnBench(*b, rb)
-	}
+	d.Input(model.BenchDone{Bench: *b, Run: rb})
 }
 
 // loadOf is the load a single run offered (a sweep offers many: nil).

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
 )
 
 func init() {
@@ -174,13 +175,7 @@ func quietWord(f diagnosis.Finding) string {
 const silenceFor = time.Hour
 
 func toggleAck(d *Data, f diagnosis.Finding) {
-	if f.Acked {
-		d.Core.Unack(f.Endpoint, f.ID)
-	} else {
-		_ = d.Core.Ack(f.Endpoint, f.ID) // f is open: it is in the report
-	}
-	d.ReportVersion++
-	d.Version++
+	d.Input(model.Ack{Time: d.Clock(), Endpoint: f.Endpoint, Finding: f.ID, Undo: f.Acked})
 }
 
 func toggleSilence(d *Data, f diagnosis.Finding) {
@@ -188,7 +183,5 @@ func toggleSilence(d *Data, f diagnosis.Finding) {
 	if !f.SilencedUntil.IsZero() {
 		until = time.Time{}
 	}
-	d.Core.Silence(f.ID, until)
-	d.ReportVersion++
-	d.Version++
+	d.Input(model.Silence{Time: d.Clock(), Rule: f.ID, Until: until})
 }

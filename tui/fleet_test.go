@@ -16,8 +16,8 @@ import (
 // Origin for each, then a Scrape whose sample carries Prometheus-evaluated
 // values (model.Derived). Replica 3 is far slower than its peers, every
 // 7th is KV-bound with a queue; the models alternate.
-func fleetMsgs(n int, t time.Time, origins bool) []any {
-	var out []any
+func fleetMsgs(n int, t time.Time, origins bool) []model.Input {
+	var out []model.Input
 	for i := range n {
 		id := fmt.Sprintf("http://10.0.%d.%d:8000", i/250, i%250)
 		name := []string{"llama-3-8b", "qwen2.5-7b"}[i%2]

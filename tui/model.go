@@ -10,7 +10,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/llmtop/llmtop/core"
-	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -58,9 +57,11 @@ type Options struct {
 	// replayer's ReplayMsg moves the clock, and the replay keys are handed
 	// to Replay (in a tea.Cmd; it must not block).
 	Replay func(ReplayKey)
-	// OnBench hears each finished benchmark as the core takes it (the
-	// recorder's tee); it must not block.
-	OnBench func(diagnosis.Bench, model.RunBench)
+	// OnInput hears each input the screen itself gives the core — a
+	// finished benchmark, a probe's result, an acknowledgement or silence,
+	// a window change — before the core takes it (the recorder's tee; the
+	// sources' messages are teed where they are sent); it must not block.
+	OnInput func(model.Input)
 	// Fleet opens the fleet view first (--prometheus: the endpoints come
 	// later); it opens by itself when two or more Endpoints are given.
 	Fleet bool
@@ -133,7 +134,7 @@ type Model struct {
 	focus         int    // index into panes
 	zoom          string // pane id shown alone, "" for the grid
 	overlay       int    // index into overlays, -1 when none
-	queued        []tea.Msg
+	queued        []model.Input
 	status        string
 	statusUntil   time.Time
 	quitting      bool
@@ -197,7 +198,7 @@ func New(o Options) *Model {
 	d := &Data{
 		Core: c, Store: c.Store(), Events: c.Events(), Logs: c.Logs(), Now: o.Now, Started: o.Now,
 		Interval: o.Interval, Window: o.Window,
-		Sources: map[string]string{}, Simulated: o.Simulated, OnBench: o.OnBench,
+		Sources: map[string]string{}, Simulated: o.Simulated,
 		Styles: NewStyles(o.Theme != "light", noColor), Thresholds: th, Keys: keys,
 	}
 	for n, e := range o.Sources {
@@ -205,6 +206,7 @@ func New(o Options) *Model {
 	}
 	m := &Model{d: d, opts: o, overlay: -1, help: help.New(), themeForced: o.Theme != "" && o.Theme != "auto",
 		lastClick: -1, wall: time.Now}
+	d.Input = m.own
 	m.panes = panes
 	m.ordered = len(o.Panes.Order) > 0
 	for _, p := range panes {
@@ -304,7 +306,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.d.EventsVersion++
 		m.d.LogsVersion++
 		return m, nil
-	case model.Scrape, model.GPUSnapshot, model.LogLine, model.LogLines, model.Sample, model.Event, model.PortOwner, model.HostReading, model.Launch, model.Origin, model.Behaviour:
+	case benchDoneMsg:
+		// Filed here, at the root: the Diagnosis pane may be hidden.
+		m.fileBench(msg)
+		return m, m.broadcast(msg)
+	case model.Input:
 		if m.d.Paused {
 			m.queue(msg)
 			return m, nil

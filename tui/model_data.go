@@ -4,10 +4,23 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // Data in: the sources' messages go to the core, and what changed is
 // marked for the panes' caches; the rules run on the screen's clock.
+
+// own files an input the screen made: recorded (Options.OnInput), then
+// applied, paused or not (a person's action, or a result they asked for).
+func (m *Model) own(in model.Input) {
+	if m.opts.OnInput != nil {
+		m.opts.OnInput(in)
+	}
+	m.apply(in)
+	m.d.ReportVersion++
+	m.d.Version++
+}
 
 // advance moves the screen clock forward (never back). What is derived
 // from the store stays: the windows move with the next sample.
@@ -17,7 +30,7 @@ func (m *Model) advance(t time.Time) {
 	}
 }
 
-func (m *Model) queue(msg tea.Msg) {
+func (m *Model) queue(msg model.Input) {
 	if len(m.queued) >= maxQueued {
 		m.apply(m.queued[0]) // keep memory bounded: the oldest goes in now
 		m.queued = m.queued[1:]
@@ -26,14 +39,14 @@ func (m *Model) queue(msg tea.Msg) {
 }
 
 // apply feeds one data message into the core and notes what changed.
-func (m *Model) apply(msg tea.Msg) {
+func (m *Model) apply(msg model.Input) {
 	m.applyData(msg)
 	m.diagnose()
 }
 
 // applyData feeds the core and marks what changed (BatchMsg applies many,
 // then runs the rules once).
-func (m *Model) applyData(msg tea.Msg) {
+func (m *Model) applyData(msg model.Input) {
 	d := m.d
 	before := d.Core.Versions()
 	d.Core.Apply(msg)

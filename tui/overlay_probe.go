@@ -119,7 +119,8 @@ func (o *probeOverlay) Receive(msg tea.Msg, d *Data) tea.Cmd {
 		b := msg.b
 		o.res = &b
 		b.Endpoint = o.url
-		return func() tea.Msg { return b }
+		d.Input(b) // the root records it and the core files it under the run
+		return nil
 	}
 	return nil
 }

@@ -9,8 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/llmtop/llmtop/core"
-	"github.com/llmtop/llmtop/diagnosis"
-	"github.com/llmtop/llmtop/model"
 )
 
 // Replay: the monitor on a recording (`llmtop replay`). A replayer
@@ -72,13 +70,6 @@ type ReplayMsg struct {
 	Note   string
 }
 
-// ReplayBenchMsg is a recorded benchmark result, handed to the core as the
-// live monitor did when the run finished.
-type ReplayBenchMsg struct {
-	Bench diagnosis.Bench
-	Run   model.RunBench
-}
-
 // ReplayState is what the header shows of a replay.
 type ReplayState struct {
 	At            time.Time
@@ -117,12 +108,6 @@ func (m *Model) replayUpdate(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 			// here, so it lasts 5 s of the viewer's at any speed
 			m.statusUntil = d.Now.Add(time.Duration(5 * max(msg.Speed, 1) * float64(time.Second)))
 		}
-		d.Version++
-		return nil, true
-	case ReplayBenchMsg:
-		b := msg.Bench
-		d.Core.SetBench(&b, msg.Run)
-		d.ReportVersion++
 		d.Version++
 		return nil, true
 	}

@@ -182,7 +182,9 @@ func (w *watch) apply(msg any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.rec.record(msg)
-	w.mon.Apply(msg)
+	if in, ok := msg.(model.Input); ok {
+		w.mon.Apply(in)
+	}
 }
 
 // run polls every endpoint (and the GPUs and logs when available) for d,

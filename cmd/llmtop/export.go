@@ -218,7 +218,9 @@ func drive(ctx context.Context, mon *core.Monitor, msgs <-chan any, interval tim
 		case <-ctx.Done():
 			return
 		case msg := <-msgs:
-			mon.Apply(msg)
+			if in, ok := msg.(model.Input); ok {
+				mon.Apply(in)
+			}
 		case now := <-tick.C:
 			mon.Tick(now)
 			publish(exporter.Capture(mon))

@@ -216,7 +216,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		Endpoints: ids, Interval: interval, Window: window, Simulated: opts.Simulated,
 		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot,
 		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,
-		Init: opts.Extra, OnBench: rec.bench, Fleet: prometheusOn(), SetWindow: setWindow,
+		Init: opts.Extra, OnInput: rec.input, Fleet: prometheusOn(), SetWindow: setWindow,
 		Panes: cfg.Panes, NoMouse: cfg.NoMouse, NoGPU: gpuFlags.noGPU,
 	})
 	// The screen is drawn by tui.Screen (screenProgram). The program ends when ctx does (tea.WithContext): on a signal, or when

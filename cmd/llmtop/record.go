@@ -125,10 +125,10 @@ func (r *recorder) tee(send func(any)) func(any) {
 	}
 }
 
-// bench records a finished benchmark as the core took it (tui.Options.OnBench).
-func (r *recorder) bench(b diagnosis.Bench, rb model.RunBench) {
-	r.record(recording.Bench{Bench: b, Run: rb})
-}
+// input records what the screen itself handed the core: a benchmark's or a
+// probe's result, an acknowledgement, a silence, a window change
+// (tui.Options.OnInput).
+func (r *recorder) input(in model.Input) { r.record(in) }
 
 // status lists the recording among the monitor's sources ("record ok"),
 // and watch says there when writing it fails.
@@ -178,12 +178,9 @@ func feedMonitor(mon *core.Monitor, r recording.Record) {
 	switch m := r.Msg.(type) {
 	case recording.Tick:
 		mon.Tick(r.Time)
-	case recording.Bench:
-		b := m.Bench
-		mon.SetBench(&b, m.Run)
 	case recording.Scenario, recording.Note:
 		// for the screen only
-	default:
+	case model.Input:
 		mon.Apply(m)
 		mon.Tick(r.Time)
 	}

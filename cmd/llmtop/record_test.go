@@ -384,7 +384,7 @@ func TestRecordingNeverHoldsTheAPIKey(t *testing.T) {
 	now := time.Now()
 	send(model.LogLine{Time: now, Text: "non-default args: {'api_key': '" + key + "', 'other': 'sk-env-key-112233'}"})
 	send(model.Scrape{Endpoint: u, Time: now, Err: "401 from " + u + " with Bearer " + key, ErrKind: model.ErrAuth})
-	rec.bench(diagnosis.Bench{URL: u, Completed: 1}, model.RunBench{Completed: 1})
+	rec.input(model.BenchDone{Bench: diagnosis.Bench{URL: u, Completed: 1}, Run: model.RunBench{Completed: 1}})
 	if err := rec.close(io.Discard); err != nil {
 		t.Fatal(err)
 	}

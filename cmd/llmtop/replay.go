@@ -249,8 +249,6 @@ func (r *replayer) run(ctx context.Context, p position, send func(any)) {
 			switch m := rec.Msg.(type) {
 			case recording.Tick:
 				send(state(true, nil, ""))
-			case recording.Bench:
-				send(tui.ReplayBenchMsg{Bench: m.Bench, Run: m.Run})
 			case recording.Scenario:
 				send(scenarioMsg(m))
 			case recording.Note:

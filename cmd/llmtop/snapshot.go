@@ -215,7 +215,9 @@ func buildSnapshot(now time.Time, results []endpointResult, cfg diagnosis.Config
 	if len(logMsgs) > 0 { // --log: read before the scrapes (snapshot_log.go)
 		mon.SetLogsOn()
 		for _, m := range logMsgs {
-			mon.Apply(m)
+			if in, ok := m.(model.Input); ok {
+				mon.Apply(in)
+			}
 		}
 	}
 	owners := map[string]*model.PortOwner{}

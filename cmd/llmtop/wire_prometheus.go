@@ -111,9 +111,8 @@ func startPrometheus(ctx context.Context, env *monitorEnv) error {
 	env.OnInterval = append(env.OnInterval, func(d time.Duration) { src.SetInterval(max(d, prometheusMinInterval)) })
 	env.OnWindow = append(env.OnWindow, src.SetWindow)
 	go src.Run(ctx, func(r prometheus.Refresh) {
-		// One message for the whole refresh: the rules run once on it.
-		// (A recording does not keep it yet: --record with --prometheus
-		// records the screen's other sources only.)
+		// One message for the whole refresh: the rules run once on it
+		// (and a recording keeps it whole: recording's "batch").
 		env.Send(tui.BatchMsg(r.Msgs))
 		env.Send(tui.SourceStatusMsg{Name: "prometheus", Err: refreshStatus(src, r)})
 	})

@@ -237,5 +237,18 @@ func vllmEP(i int, ns, modelName string, kv, waiting, ttftP99 float64) fakeEP {
 // asksFamily reports whether a query reads metrics under the prefix as
 // their own (ray_vllm: is not vllm:).
 func asksFamily(q, prefix string) bool {
-	return regexp.MustCompile(`(?:^|[^a-zA-Z0-9_:])` + regexp.QuoteMeta(prefix)).MatchString(q)
+	for i := 0; ; {
+		j := strings.Index(q[i:], prefix)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if at == 0 {
+			return true
+		}
+		if c := q[at-1]; !(c == '_' || c == ':' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return true
+		}
+		i = at + len(prefix)
+	}
 }

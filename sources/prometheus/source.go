@@ -51,7 +51,7 @@ type target struct {
 // what it cost.
 type Refresh struct {
 	Time     time.Time
-	Msgs     []any
+	Msgs     []model.Input
 	Err      string
 	Warnings []string
 	Queries  int
