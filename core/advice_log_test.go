@@ -25,7 +25,9 @@ func feedLog(t *testing.T, m *Monitor, lines ...string) {
 		t.Fatal(err)
 	}
 	for _, msg := range msgs {
-		m.Apply(msg)
+		if in, ok := msg.(model.Input); ok {
+			m.Apply(in)
+		}
 	}
 }
 
