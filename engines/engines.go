@@ -44,6 +44,10 @@ type Spec struct {
 	// route (the first is its own family prefix: "answers, but without any
 	// vllm: metrics").
 	Prefixes []string
+	// Ports are the ports it listens on by default (the first its own;
+	// nil when unknown): a local process whose command line names no
+	// port is this endpoint's engine only on one of them.
+	Ports []int
 	// MetricsPath is its default metrics route ("" when it has none).
 	MetricsPath string
 	// Hint404 says what to do when the metrics route is missing;

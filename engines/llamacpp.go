@@ -6,6 +6,7 @@ import "github.com/llmtop/llmtop/model"
 var LlamaCpp = Spec{
 	ID:          model.LlamaCpp,
 	Name:        "llama.cpp",
+	Ports:       []int{8080},
 	Aliases:     []string{"llama.cpp", "llama-server", "llama_cpp"},
 	Prefixes:    []string{"llamacpp:"},
 	MetricsPath: "/metrics",

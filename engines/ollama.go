@@ -4,8 +4,9 @@ import "github.com/llmtop/llmtop/model"
 
 // Ollama has no Prometheus metrics: llmtop reads /api/ps (ENGINES.md §6).
 var Ollama = Spec{
-	ID:   model.Ollama,
-	Name: "Ollama",
+	ID:    model.Ollama,
+	Name:  "Ollama",
+	Ports: []int{11434},
 	Levers: Levers{
 		Cap:    "OLLAMA_NUM_PARALLEL=%s",
 		MaxLen: "OLLAMA_CONTEXT_LENGTH=%s",

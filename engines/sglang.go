@@ -6,6 +6,7 @@ import "github.com/llmtop/llmtop/model"
 var SGLang = Spec{
 	ID:          model.SGLang,
 	Name:        "SGLang",
+	Ports:       []int{30000},
 	Prefixes:    []string{"sglang:"},
 	MetricsPath: "/metrics",
 	Hint404:     "SGLang exposes metrics only when started with --enable-metrics",

@@ -6,6 +6,7 @@ import "github.com/llmtop/llmtop/model"
 var TGI = Spec{
 	ID:          model.TGI,
 	Name:        "TGI",
+	Ports:       []int{3000, 80},
 	Aliases:     []string{"text-generation-inference"},
 	Prefixes:    []string{"tgi_"},
 	MetricsPath: "/metrics",

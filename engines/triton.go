@@ -7,6 +7,7 @@ import "github.com/llmtop/llmtop/model"
 var Triton = Spec{
 	ID:          model.Triton,
 	Name:        "Triton",
+	Ports:       []int{8000},
 	Prefixes:    []string{"nv_inference_", "nv_trt_llm_"},
 	MetricsPath: "/metrics",
 	Hint404:     "Triton serves metrics on its metrics port (default 8002, --allow-metrics/--metrics-port): point llmtop at http://HOST:8002",

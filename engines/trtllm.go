@@ -6,6 +6,7 @@ import "github.com/llmtop/llmtop/model"
 var TRTLLM = Spec{
 	ID:          model.TRTLLM,
 	Name:        "TensorRT-LLM",
+	Ports:       []int{8000},
 	Aliases:     []string{"trt-llm", "tensorrt-llm", "tensorrt_llm", "trtllm-serve"},
 	Prefixes:    []string{"trtllm_"},
 	MetricsPath: "/prometheus/metrics",

@@ -7,6 +7,7 @@ import "github.com/llmtop/llmtop/model"
 var VLLM = Spec{
 	ID:          model.VLLM,
 	Name:        "vLLM",
+	Ports:       []int{8000},
 	Prefixes:    []string{"vllm:"},
 	MetricsPath: "/metrics",
 	Hint404: "vLLM always serves /metrics on its API port (the one /v1 answers on): a 404 means another port or route, " +

@@ -38,10 +38,13 @@ func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
 		// Shown on screen and in snapshots: an engine's command line
 		// can carry --api-key or a token, and any bytes at all.
 		cmd := model.RedactCmdline(strings.Join(args, " "))
-		if len(inodes) > 0 && o.PID == 0 && holds(fsys, pid, inodes) {
+		holder := len(inodes) > 0 && o.PID == 0 && holds(fsys, pid, inodes)
+		if holder {
 			o.PID, o.Cmdline = pid, cmd
 		}
-		if EngineOf(args) != model.Unknown {
+		// An engine process counts for this port when it holds it, or
+		// when its command line (or its engine's default) names it.
+		if eng := EngineOf(args); eng != model.Unknown && (holder || servesOn(args, eng, port)) {
 			p := model.Process{PID: pid, Cmdline: cmd}
 			if bootOK {
 				if st, ok := startTicks(fsys, pid); ok {

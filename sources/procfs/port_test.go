@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // The real /proc: a port this test listens on is held by this process.
@@ -47,8 +49,9 @@ func TestOwnerFakeProc(t *testing.T) {
 		"6000/fd/0":    {Data: []byte("socket:[999]"), Mode: fs.ModeSymlink},
 	}
 	o := Owner(fsys, 8000, now)
-	if o.PID != 0 || len(o.Engines) != 2 || o.Engines[0].PID != 4711 || o.Engines[0].Age != 38*time.Second || o.Note != "" {
-		t.Fatalf("port 8000 = %+v, want nothing listening, vLLM 4711 up 38 s first", o)
+	// llama-server holds 8080: it is not 8000's engine.
+	if o.PID != 0 || len(o.Engines) != 1 || o.Engines[0].PID != 4711 || o.Engines[0].Age != 38*time.Second || o.Note != "" {
+		t.Fatalf("port 8000 = %+v, want nothing listening, vLLM 4711 up 38 s alone", o)
 	}
 	o = Owner(fsys, 8080, now)
 	if o.PID != 5000 || !strings.HasPrefix(o.Cmdline, "/opt/llama-server -m tiny.gguf") {
@@ -76,5 +79,58 @@ func TestOwnerCmdlineRedacted(t *testing.T) {
 	}
 	if got := o.Engines[0].Cmdline; got != "vllm serve m --api-key REDACTED --max-num-batched-tokens 8192" {
 		t.Errorf("cmdline %q", got)
+	}
+}
+
+// Issue 31, item 9: "engine process alive: PID … python3 serve.py …
+// vllm.txt": a process with vllm in an argument (a file name, tail -F
+// vllm.log, llmtop's own --log) was taken for the engine, and an engine was
+// never tied to the port. Only a process that runs an engine counts, and
+// only for the port it holds or names (or its engine's default).
+func TestEngineProcessIsWhatRunsAndServesThePort(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	proc := func(cmd ...string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(strings.Join(cmd, "\x00") + "\x00")}
+	}
+	fsys := fstest.MapFS{
+		"stat":        {Data: []byte("btime 1799999000\n")},
+		"self/status": {Data: []byte("NSpid:\t4711\n")},
+		"100/cmdline": proc("python3", "serve.py", "--port", "8000", "--log", "/tmp/vllm.txt"),
+		"101/cmdline": proc("tail", "-F", "/var/log/vllm.log"),
+		"102/cmdline": proc("/usr/local/bin/llmtop", "--log", "vllm.log", "http://127.0.0.1:8000"),
+		"103/cmdline": proc("python3", "-m", "vllm.entrypoints.openai.api_server", "--port", "8001"),
+		"104/cmdline": proc("vim", "vllm_notes.md"),
+		"105/cmdline": proc("python3", "-m", "sglang.launch_server", "--model-path", "m"), // default 30000
+	}
+	if o := Owner(fsys, 8000, now); len(o.Engines) != 0 || !strings.Contains(o.Describe(), "no engine process found") {
+		t.Fatalf("port 8000: %q (engines %+v)", o.Describe(), o.Engines)
+	}
+	fsys["106/cmdline"] = proc("/opt/venv/bin/python3.11", "/opt/venv/bin/vllm", "serve", "Qwen/Qwen3-8B", "--port", "8000")
+	fsys["107/cmdline"] = proc("VLLM::EngineCore")
+	o := Owner(fsys, 8000, now)
+	var pids []int
+	for _, e := range o.Engines {
+		pids = append(pids, e.PID)
+	}
+	if len(pids) != 2 || !strings.Contains(o.Describe(), "engine process alive: PID") || strings.Contains(o.Describe(), "serve.py") {
+		t.Fatalf("port 8000: %q, engines %v: want vllm serve (106) and its EngineCore (107)", o.Describe(), pids)
+	}
+	if o := Owner(fsys, 30000, now); len(o.Engines) != 1 || o.Engines[0].PID != 105 {
+		t.Fatalf("port 30000: %+v, want SGLang on its default port", o.Engines)
+	}
+	for _, c := range []struct {
+		args []string
+		want model.Engine
+	}{
+		{[]string{"python3", "serve.py", "vllm.txt"}, model.Unknown},
+		{[]string{"tail", "-F", "vllm.log"}, model.Unknown},
+		{[]string{"uv", "run", "vllm", "serve", "m"}, model.VLLM},
+		{[]string{"python", "-u", "-m", "text_generation_server.cli", "serve"}, model.TGI},
+		{[]string{"sglang::scheduler"}, model.SGLang},
+		{[]string{"/usr/bin/llama-server", "-m", "x.gguf"}, model.LlamaCpp},
+	} {
+		if got := EngineOf(c.args); got != c.want {
+			t.Errorf("EngineOf(%q) = %q, want %q", c.args, got, c.want)
+		}
 	}
 }

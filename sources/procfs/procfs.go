@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -36,13 +38,53 @@ func Nested(fsys fs.FS) int {
 	return -1
 }
 
-// EngineOf labels a serving engine's processes by their command line:
-// vllm (also "VLLM::EngineCore", "VLLM::Worker_TP0"), sglang
-// ("sglang::scheduler"), TGI's launcher/router/shards, llama-server, the
-// Ollama runner, trtllm-serve and tritonserver.
+// EngineOf labels a serving engine's processes by what their command line
+// runs: the program (llama-server, the Ollama runner, trtllm-serve,
+// tritonserver, TGI's launcher/router/shards, the vllm and sglang CLIs), a
+// process title ("VLLM::EngineCore", "sglang::scheduler"), or the module
+// or script an interpreter runs ("python3 -m vllm.entrypoints…", "python3
+// /usr/bin/vllm serve"). A word in an argument (a file name such as
+// vllm.txt, "tail -F vllm.log", llmtop's own --log) is not an engine.
 func EngineOf(args []string) model.Engine {
+	if len(args) == 0 {
+		return model.Unknown
+	}
 	base := path.Base(args[0])
-	switch base {
+	if e := programEngine(base); e != model.Unknown {
+		return e
+	}
+	if strings.Contains(args[0], "::") { // a process title
+		for _, tok := range strings.FieldsFunc(strings.ToLower(args[0]), isCmdSep) {
+			if e := programEngine(tok); e != model.Unknown {
+				return e
+			}
+		}
+		return model.Unknown
+	}
+	if !interpreter(base) {
+		return model.Unknown
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-m" && i+1 < len(args):
+			mod, _, _ := strings.Cut(args[i+1], ".")
+			return moduleEngine(mod)
+		case strings.HasPrefix(a, "-m") && len(a) > 2:
+			mod, _, _ := strings.Cut(a[2:], ".")
+			return moduleEngine(mod)
+		case a == "run" && base == "uv", strings.HasPrefix(a, "-"):
+			continue // uv run …, the interpreter's own flags
+		}
+		// the script it runs, or the program uv runs
+		return programEngine(strings.TrimSuffix(path.Base(a), ".py"))
+	}
+	return model.Unknown
+}
+
+// programEngine is the engine a program (or a process title's word) is.
+func programEngine(name string) model.Engine {
+	switch strings.ToLower(name) {
 	case "llama-server":
 		return model.LlamaCpp
 	case "ollama", "ollama_llama_server":
@@ -53,26 +95,69 @@ func EngineOf(args []string) model.Engine {
 		return model.TRTLLM
 	case "text-generation-launcher", "text-generation-router", "text-generation-server":
 		return model.TGI
+	case "vllm":
+		return model.VLLM
+	case "sglang":
+		return model.SGLang
 	}
-	for _, a := range args {
-		for _, tok := range strings.FieldsFunc(strings.ToLower(a), isCmdSep) {
-			switch tok {
-			case "vllm":
-				return model.VLLM
-			case "sglang":
-				return model.SGLang
-			case "trtllm-serve", "tensorrt_llm":
-				return model.TRTLLM
-			case "text-generation-server", "text_generation_server", "text-generation-launcher", "text-generation-router":
-				return model.TGI
-			case "llama-server":
-				return model.LlamaCpp
-			case "tritonserver":
-				return model.Triton
+	return model.Unknown
+}
+
+// moduleEngine is the engine a Python package is.
+func moduleEngine(pkg string) model.Engine {
+	switch pkg {
+	case "vllm":
+		return model.VLLM
+	case "sglang":
+		return model.SGLang
+	case "tensorrt_llm":
+		return model.TRTLLM
+	case "text_generation_server":
+		return model.TGI
+	}
+	return model.Unknown
+}
+
+// interpreter reports whether a program runs another one named in its
+// arguments (python3.11, uv run, torchrun).
+func interpreter(base string) bool {
+	return strings.HasPrefix(base, "python") || base == "pypy3" || base == "uv" || base == "torchrun"
+}
+
+// portOf is the port a command line names (--port N, --port=N), 0 when it
+// names none.
+func portOf(args []string) int {
+	for i, a := range args {
+		v, ok := strings.CutPrefix(a, "--port=")
+		if !ok && a == "--port" && i+1 < len(args) {
+			v, ok = args[i+1], true
+		}
+		if ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return n
 			}
 		}
 	}
-	return model.Unknown
+	return 0
+}
+
+// servesOn reports whether an engine process can be the one for port: the
+// port its command line names, else its engine's default ports (kept when
+// the engine has none known).
+func servesOn(args []string, eng model.Engine, port int) bool {
+	if p := portOf(args); p != 0 {
+		return p == port
+	}
+	s := engines.Of(eng)
+	if s == nil || len(s.Ports) == 0 {
+		return true
+	}
+	for _, p := range s.Ports {
+		if p == port {
+			return true
+		}
+	}
+	return false
 }
 
 // isCmdSep splits "vllm.entrypoints.openai.api_server", "/usr/bin/vllm" and
