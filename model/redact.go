@@ -50,7 +50,7 @@ func RedactText(s string) string {
 // newlines and tabs stay.
 func SafeOutput(s string) string {
 	if plain([]byte(s)) && !strings.Contains(s, "@") && !strings.Contains(s, "=") {
-		return s
+		return Scrub(s)
 	}
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
@@ -59,7 +59,7 @@ func SafeOutput(s string) string {
 			l = userinfo.ReplaceAllString(l, "${1}"+Redacted+"@")
 			l = secretParam.ReplaceAllString(l, "${1}"+Redacted)
 		}
-		lines[i] = l
+		lines[i] = Scrub(l)
 	}
 	return strings.Join(lines, "\n")
 }

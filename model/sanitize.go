@@ -25,7 +25,7 @@ const tabStop = 8
 // terminal would have shown for a tqdm progress bar).
 func SanitizeLine(raw []byte) string {
 	if plain(raw) {
-		return string(raw)
+		return Scrub(string(raw))
 	}
 	// Keep what a terminal shows after the last \r, unless that is empty
 	// (a trailing CR of a CRLF line ending).
@@ -39,7 +39,7 @@ func SanitizeLine(raw []byte) string {
 			}
 		}
 	}
-	return clean(raw, modeLine)
+	return Scrub(clean(raw, modeLine))
 }
 
 // Clean makes one outside field (a model id, a version, a label value, an
@@ -47,9 +47,9 @@ func SanitizeLine(raw []byte) string {
 // line breaks and tabs become single spaces.
 func Clean(s string) string {
 	if plain([]byte(s)) && !strings.Contains(s, "\t") {
-		return s
+		return Scrub(s)
 	}
-	return clean([]byte(s), modeField)
+	return Scrub(clean([]byte(s), modeField))
 }
 
 // CleanAll cleans each string of a slice in place and returns it.

@@ -42,37 +42,13 @@ type conn struct {
 func newConn(base, key string, timeout time.Duration) *conn {
 	return &conn{base: strings.TrimRight(base, "/"), key: key, timeout: timeout, c: &http.Client{
 		CheckRedirect: probe.CheckRedirect(false),
-		Transport: &authTransport{key: key, host: hostOf(base), next: &http.Transport{
+		Transport: probe.Bearer(&http.Transport{
 			Proxy:       http.ProxyFromEnvironment,
 			DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
 			// One connection, reused: the requests are sequential.
 			MaxIdleConnsPerHost: 1,
-		}},
+		}, base, key),
 	}}
-}
-
-// authTransport sends the key to the endpoint's own host only (a redirect
-// elsewhere never carries it).
-type authTransport struct {
-	key, host string
-	next      http.RoundTripper
-}
-
-func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if t.key == "" || r.URL.Host != t.host {
-		return t.next.RoundTrip(r)
-	}
-	r2 := r.Clone(r.Context())
-	r2.Header.Set("Authorization", "Bearer "+t.key)
-	return t.next.RoundTrip(r2)
-}
-
-func hostOf(base string) string {
-	u, err := url.Parse(base)
-	if err != nil {
-		return ""
-	}
-	return u.Host
 }
 
 // call sends body (nil for GET) to route and decodes the JSON answer into

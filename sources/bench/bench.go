@@ -41,20 +41,21 @@ func Run(ctx context.Context, cfg Config, onProgress func(Progress)) (report.Res
 		client.CheckRedirect = probe.CheckRedirect(cfg.FollowRedirects)
 	}
 	base := cfg.BaseURL()
-	auth := ""
-	if cfg.APIKey != "" {
-		auth = "Bearer " + cfg.APIKey
-	}
+	// The key goes only to the endpoint's scheme, host and port, redirects
+	// included (probe.Bearer: the one credential rule).
+	guarded := *client
+	guarded.Transport = probe.Bearer(client.Transport, base, cfg.APIKey)
+	client = &guarded
 	mdl := cfg.Model
 	if mdl == "" {
 		var err error
-		if mdl, err = discoverModel(ctx, client, &cfg, auth); err != nil {
+		if mdl, err = discoverModel(ctx, client, &cfg); err != nil {
 			return report.Result{}, err
 		}
 	}
 	r := &runState{
 		cfg: &cfg, model: mdl, extras: !cfg.NoExtras && !cfg.API.ndjson(), warmup: true,
-		q: &requester{client: client, url: cfg.endpoint(cfg.API.Path()), api: cfg.API, auth: auth, timeout: cfg.Timeout},
+		q: &requester{client: client, url: cfg.endpoint(cfg.API.Path()), api: cfg.API, timeout: cfg.Timeout},
 	}
 	info := report.Info{
 		Backend: cfg.API.Backend(), BaseURL: base, Endpoint: cfg.API.Path(), ModelID: mdl,

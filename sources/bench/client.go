@@ -44,7 +44,6 @@ type requester struct {
 	client *http.Client
 	url    string
 	api    API
-	auth   string // "Bearer …" or ""
 	// timeout bounds one request.
 	timeout time.Duration
 	readers sync.Pool // *bufio.Reader, reused across requests
@@ -65,9 +64,6 @@ func (q *requester) do(ctx context.Context, body []byte, rec *report.Record) {
 		req.Header.Set("Accept", "application/x-ndjson")
 	} else {
 		req.Header.Set("Accept", "text/event-stream")
-	}
-	if q.auth != "" {
-		req.Header.Set("Authorization", q.auth)
 	}
 	req.Header.Set("X-Request-Id", "llmtop-bench-"+strconv.Itoa(rec.Index))
 	// Servers that advertise keep-alive may still close a connection after a

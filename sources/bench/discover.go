@@ -11,7 +11,7 @@ import (
 
 // discoverModel asks the server which model it serves: the first of
 // /v1/models (OpenAI APIs) or /api/tags (Ollama's native APIs).
-func discoverModel(ctx context.Context, c *http.Client, cfg *Config, auth string) (string, error) {
+func discoverModel(ctx context.Context, c *http.Client, cfg *Config) (string, error) {
 	path := "/v1/models"
 	if cfg.API.ndjson() {
 		path = "/api/tags"
@@ -22,9 +22,6 @@ func discoverModel(ctx context.Context, c *http.Client, cfg *Config, auth string
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.endpoint(path), nil)
 	if err != nil {
 		return "", err
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
 	}
 	resp, err := c.Do(req)
 	if err != nil {

@@ -33,7 +33,7 @@ func BenchmarkSimFidelity(b *testing.B) {
 			defer srv.Close()
 			waitHealthy(b, srv.URL)
 			c := newClient(streams)
-			mdl, err := discoverModel(ctx, c, &Config{URL: srv.URL, API: Chat}, "")
+			mdl, err := discoverModel(ctx, c, &Config{URL: srv.URL, API: Chat})
 			if err != nil {
 				b.Fatal(err)
 			}

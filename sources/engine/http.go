@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"syscall"
 	"time"
 
@@ -34,31 +33,7 @@ func newClient(cfg Config) *http.Client {
 		DisableCompression:    model.IsLoopback(cfg.URL),
 		ReadBufferSize:        32 << 10, // a scrape in a few reads, not a dozen
 	}
-	var rt http.RoundTripper = tr
-	if cfg.APIKey != "" {
-		host := ""
-		if u, err := url.Parse(cfg.URL); err == nil {
-			host = u.Host
-		}
-		rt = &authTransport{next: tr, key: cfg.APIKey, host: host}
-	}
-	return &http.Client{Transport: rt, Timeout: cfg.Timeout, CheckRedirect: probe.CheckRedirect(cfg.FollowRedirects)}
-}
-
-// authTransport adds "Authorization: Bearer …" to requests for one host.
-type authTransport struct {
-	next http.RoundTripper
-	key  string
-	host string
-}
-
-func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Host != t.host || r.Header.Get("Authorization") != "" {
-		return t.next.RoundTrip(r)
-	}
-	r2 := r.Clone(r.Context())
-	r2.Header.Set("Authorization", "Bearer "+t.key)
-	return t.next.RoundTrip(r2)
+	return &http.Client{Transport: probe.Bearer(tr, cfg.URL, cfg.APIKey), Timeout: cfg.Timeout, CheckRedirect: probe.CheckRedirect(cfg.FollowRedirects)}
 }
 
 // scrapeError is a classified failure with what the user can do about it.

@@ -425,7 +425,11 @@ func TestLoopbackScrapeIsUncompressed(t *testing.T) {
 		}
 	}
 	for _, u := range []string{"http://10.0.0.5:8000", "http://gpu-box:8000", "https://vllm.example.com"} {
-		tr, ok := newClient(Config{URL: u}.withDefaults()).Transport.(*http.Transport)
+		rt := newClient(Config{URL: u}.withDefaults()).Transport
+		if g, ok := rt.(interface{ Unwrap() http.RoundTripper }); ok {
+			rt = g.Unwrap()
+		}
+		tr, ok := rt.(*http.Transport)
 		if !ok || tr.DisableCompression {
 			t.Errorf("%s: a remote endpoint's client refuses compression", u)
 		}

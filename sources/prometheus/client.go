@@ -2,6 +2,7 @@ package prometheus
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/api"
 
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/probe"
 )
 
 // Config says which Prometheus to read and how.
@@ -76,36 +78,23 @@ func (c Config) check() (Config, error) {
 	return c, err
 }
 
-// authTransport adds the credentials to requests for the server's own
-// host and port only (the client never follows a redirect elsewhere with
-// them).
-type authTransport struct {
-	host                   string
-	user, password, bearer string
-	next                   http.RoundTripper
-}
-
-func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Host == t.host && (t.user != "" || t.bearer != "") {
-		r = r.Clone(r.Context())
-		if t.bearer != "" {
-			r.Header.Set("Authorization", "Bearer "+t.bearer)
-		} else {
-			r.SetBasicAuth(t.user, t.password)
-		}
-	}
-	return t.next.RoundTrip(r)
-}
-
 // newClient builds the URL builder (client_golang's) and the HTTP client
 // the queries go through.
 func newClient(c Config) (api.Client, *http.Client, error) {
-	u, _ := url.Parse(c.URL)
 	var tr http.RoundTripper = &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: c.Timeout, MaxIdleConnsPerHost: 8}
 	if c.transport != nil {
 		tr = c.transport
 	}
-	rt := &authTransport{host: u.Host, user: c.User, password: c.Password, bearer: c.Bearer, next: tr}
+	var set func(http.Header)
+	switch {
+	case c.Bearer != "":
+		set = func(h http.Header) { h.Set("Authorization", "Bearer "+c.Bearer) }
+	case c.User != "":
+		auth := "Basic " + base64.StdEncoding.EncodeToString([]byte(c.User+":"+c.Password))
+		set = func(h http.Header) { h.Set("Authorization", auth) }
+	}
+	// the credentials go to the server's scheme, host and port only
+	rt := probe.Guard(tr, c.URL, set)
 	cl, err := api.NewClient(api.Config{Address: c.URL, RoundTripper: rt})
 	if err != nil {
 		return nil, nil, err
