@@ -22,7 +22,7 @@ import (
 // the TUI's `b`; docs/bench.md describes both.
 
 var benchFlags struct {
-	api, model, apiKey, rate, save       string
+	api, model, rate, save               string
 	concurrency, numRequests, warmup     int
 	inputLen, outputLen, prefixLen       int
 	duration, timeout, grace             time.Duration
@@ -66,7 +66,8 @@ turns this off).`,
 	f := &benchFlags
 	fs.StringVar(&f.api, "api", "chat", "protocol: chat, completions (OpenAI, SSE), ollama-generate, ollama-chat (NDJSON)")
 	fs.StringVar(&f.model, "model", "", "model name (default: the first of /v1/models, or /api/tags for Ollama)")
-	fs.StringVar(&f.apiKey, "api-key", "", "API key sent as \"Authorization: Bearer …\" (default $OPENAI_API_KEY); never printed or saved")
+	fs.StringVar(&engineFlags.apiKey, "api-key", "", "API key sent as \"Authorization: Bearer …\" to URL's host and port only (default $OPENAI_API_KEY); never printed or saved; visible in ps: prefer --api-key-file")
+	fs.StringVar(&apiKeyFile, "api-key-file", "", "`FILE` holding the API key (never printed)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "streams of the closed loop (default 16), or the cap on requests in flight with --rate")
 	fs.StringVar(&f.rate, "rate", "", "request rate in req/s for an open loop; inf = all --num-requests at once (at most --concurrency in flight); default: the closed loop")
 	fs.Float64Var(&f.burstiness, "burstiness", 1, "arrival burstiness with --rate: 1 Poisson, <1 burstier, inf constant spacing")
@@ -105,12 +106,13 @@ func benchConfig(url string) (bench.Config, error) {
 			return bench.Config{}, usageErr("--rate %q: give requests per second, or inf", f.rate)
 		}
 	}
-	key := f.apiKey
-	if key == "" {
-		key = os.Getenv("OPENAI_API_KEY")
-	}
 	if !strings.Contains(url, "://") {
 		url = "http://" + url
+	}
+	nameEndpoints(url)
+	key, err := apiKeyFor(url)
+	if err != nil {
+		return bench.Config{}, err
 	}
 	return bench.Config{
 		URL: url, API: api, Model: f.model, APIKey: key,

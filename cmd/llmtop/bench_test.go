@@ -60,7 +60,8 @@ func TestBenchAgainstSim(t *testing.T) {
 	benchFlags.api, benchFlags.rate, benchFlags.burstiness = "chat", "inf", 1
 	benchFlags.concurrency, benchFlags.numRequests, benchFlags.inputLen, benchFlags.outputLen = 4, 8, 16, 8
 	benchFlags.warmup, benchFlags.seed, benchFlags.timeout = 1, 1, time.Minute
-	benchFlags.asJSON, benchFlags.save, benchFlags.apiKey = true, save, "sk-secret-4242"
+	benchFlags.asJSON, benchFlags.save, engineFlags.apiKey = true, save, "sk-secret-4242"
+	defer func() { engineFlags.apiKey = "" }()
 	c, out := benchCmd()
 	if err := runBench(ctx, c, srv.URL); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -82,9 +81,9 @@ func probeConfig(url, modelID string) (behaviour.Config, error) {
 	if err != nil {
 		return behaviour.Config{}, err
 	}
-	key := engineFlags.apiKey
-	if key == "" {
-		key = os.Getenv("OPENAI_API_KEY")
+	key, err := apiKeyFor(url)
+	if err != nil {
+		return behaviour.Config{}, err
 	}
 	return behaviour.Config{URL: normalizeURL(url), Model: modelID, APIKey: key, Engine: eng}, nil
 }

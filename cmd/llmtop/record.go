@@ -37,18 +37,38 @@ func addRecordFlag(fs *pflag.FlagSet) {
 }
 
 // recordSecrets are the strings that must never reach a recording: the
-// API key (flag or $OPENAI_API_KEY) and the passwords of endpoint URLs.
+// API key (flag, file or $OPENAI_API_KEY) and the credentials in the
+// endpoints' URLs (password, secret-looking query values such as
+// ?token=…), which every record carries as REDACTED (as every live output
+// prints them); the header lists the URLs redacted (recordHeader), user
+// names included.
 func recordSecrets(urls []string) []string {
-	out := []string{engineFlags.apiKey, os.Getenv("OPENAI_API_KEY")}
-	for _, u := range urls {
-		if p, err := url.Parse(u); err == nil && p.User != nil {
-			if pw, ok := p.User.Password(); ok {
-				out = append(out, pw)
-				// and as the URL spells it (percent-encoded)
-				if _, enc, ok := strings.Cut(p.User.String(), ":"); ok {
-					out = append(out, enc)
-				}
+	nameEndpoints(urls...)
+	key, _ := givenKey()
+	creds.mu.Lock()
+	defer creds.mu.Unlock()
+	return append([]string{key, os.Getenv("OPENAI_API_KEY")}, creds.secrets...)
+}
+
+// urlSecrets are the credentials a URL carries.
+func urlSecrets(raw string) []string {
+	p, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if p.User != nil {
+		if pw, ok := p.User.Password(); ok {
+			out = append(out, pw)
+			// and as the URL spells it (percent-encoded)
+			if _, enc, ok := strings.Cut(p.User.String(), ":"); ok {
+				out = append(out, enc)
 			}
+		}
+	}
+	for name, vs := range p.Query() {
+		if model.RedactURL("http://h/?"+url.QueryEscape(name)+"=x") != "http://h/?"+url.QueryEscape(name)+"=x" {
+			out = append(out, vs...) // a name the redaction takes for a secret's
 		}
 	}
 	return out
@@ -86,7 +106,12 @@ func openRecording(h recording.Header, ticks bool, auto *tui.RecordConfig) (*rec
 }
 
 func recordHeader(face string, urls []string, interval, window time.Duration, cfg diagnosis.Config, simulated bool) recording.Header {
-	return recording.Header{Face: face, Started: time.Now(), Endpoints: urls, Interval: recording.Duration(interval),
+	nameEndpoints(urls...) // their secrets, for recordSecrets
+	ids := make([]string, len(urls))
+	for i, u := range urls {
+		ids[i] = model.RedactURL(u) // as the records name them
+	}
+	return recording.Header{Face: face, Started: time.Now(), Endpoints: ids, Interval: recording.Duration(interval),
 		Window: recording.Duration(window), Diagnosis: &cfg, Simulated: simulated}
 }
 

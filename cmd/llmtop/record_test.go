@@ -365,8 +365,9 @@ func TestDiagnoseFromTornRecording(t *testing.T) {
 	}
 }
 
-// Neither the API key nor a URL's password reaches a recording, whatever
-// path carries it (a log line echoing the engine's arguments, an error).
+// Neither the API key nor a URL's credentials (password, ?token=, the
+// user in the header) reach a recording, whatever path carries it (a log
+// line echoing the engine's arguments, an error).
 func TestRecordingNeverHoldsTheAPIKey(t *testing.T) {
 	const key = "sk-test-key-778899"
 	engineFlags.apiKey = key
@@ -375,7 +376,7 @@ func TestRecordingNeverHoldsTheAPIKey(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "k.llmrec")
 	recordFlags.path = path
 	defer func() { recordFlags.path = "" }()
-	u := "http://user:hunter2pw%40x@127.0.0.1:8000"
+	u := "http://operator:hunter2pw%40x@127.0.0.1:8000/?token=tok-in-url-5566"
 	rec, err := openRecording(recordHeader("monitor", []string{u}, time.Second, time.Minute, diagnosis.DefaultConfig(), false), true, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -395,7 +396,10 @@ func TestRecordingNeverHoldsTheAPIKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain, _ := io.ReadAll(zr)
-	for _, secret := range []string{key, "sk-env-key-112233", "hunter2pw"} { // the URL's password is hunter2pw@x
+	if header, _, _ := bytes.Cut(plain, []byte("\n")); bytes.Contains(header, []byte("operator")) {
+		t.Errorf("the header names the URL's user: %s", header)
+	}
+	for _, secret := range []string{key, "sk-env-key-112233", "hunter2pw", "tok-in-url-5566"} { // the URL's password is hunter2pw@x
 		if bytes.Contains(plain, []byte(secret)) {
 			t.Fatalf("%s reached the recording:\n%s", secret, plain)
 		}

@@ -180,9 +180,9 @@ func runBenchSpec(ctx context.Context, spec tui.BenchSpec, progress func(tui.Ben
 		benchHold(true)
 		defer benchHold(false)
 	}
-	key := engineFlags.apiKey
-	if key == "" {
-		key = os.Getenv("OPENAI_API_KEY")
+	key, err := apiKeyFor(benchTarget(spec.URL))
+	if err != nil {
+		return tui.BenchOutcome{Err: err}
 	}
 	cfg := bench.Config{URL: benchTarget(spec.URL), APIKey: key, Concurrency: spec.Streams, Duration: spec.Duration,
 		InputLen: spec.InputLen, OutputLen: spec.OutputLen, Warmup: 2}

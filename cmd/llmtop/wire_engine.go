@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	neturl "net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -47,7 +46,8 @@ func engineFlagSet(fs *pflag.FlagSet) {
 		return // already registered (persistent on root)
 	}
 	fs.StringVar(&engineFlags.engine, "engine", "", "force the engine instead of detecting it: vllm, sglang, tgi, llamacpp, trtllm, triton, ollama")
-	fs.StringVar(&engineFlags.apiKey, "api-key", "", "API key sent as \"Authorization: Bearer …\" to the endpoints (default $OPENAI_API_KEY)")
+	fs.StringVar(&engineFlags.apiKey, "api-key", "", "API key sent as \"Authorization: Bearer …\" to the endpoints, never to another host or port (default $OPENAI_API_KEY, for the endpoints you name only); visible in ps: prefer --api-key-file")
+	fs.StringVar(&apiKeyFile, "api-key-file", "", "`FILE` holding the API key (never printed)")
 	fs.StringVar(&engineFlags.metricsPath, "metrics-path", "", "metrics route when not the engine's default, e.g. /metrics?model=ID")
 	fs.DurationVar(&engineFlags.timeout, "timeout", engine.DefaultTimeout, "per-request timeout for the endpoints")
 	fs.BoolVar(&engineFlags.followRedirects, "follow-redirects", false, "follow redirects to other hosts too (by default only those on the endpoint's own host; the API key is never sent to another host)")
@@ -82,9 +82,10 @@ func engineConfig(url string, interval time.Duration) (engine.Config, error) {
 	if err != nil {
 		return engine.Config{}, err
 	}
-	key := engineFlags.apiKey
-	if key == "" {
-		key = os.Getenv("OPENAI_API_KEY")
+	nameEndpoints(url) // watched: named by the person (arguments, config, this machine's ports)
+	key, err := apiKeyFor(url)
+	if err != nil {
+		return engine.Config{}, err
 	}
 	return engine.Config{
 		URL: url, Engine: eng, Interval: interval, Timeout: engineTimeout(),

@@ -59,6 +59,9 @@ func (c Config) check() (Config, error) {
 	}
 	u.User = nil
 	c.URL = strings.TrimSuffix(u.String(), "/")
+	// every output scrubs them, and the base64 an echoed header carries
+	model.AddBasicAuth(c.User, c.Password)
+	model.AddSecret(c.Bearer)
 	if c.User != "" && c.Bearer != "" {
 		return c, errors.New("--prometheus: give basic auth or a bearer token, not both")
 	}

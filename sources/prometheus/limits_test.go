@@ -3,6 +3,7 @@ package prometheus
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -159,5 +160,33 @@ func TestAScaleDownIsGoneNotDownAndExpires(t *testing.T) {
 	}
 	if urls := mon.URLs(); len(urls) != 1 || len(s.targets) != 1 {
 		t.Errorf("after %s: core lists %v, the source %d targets", model.GoneExpiry, urls, len(s.targets))
+	}
+}
+
+// A Prometheus (or a proxy before it) whose error echoes the request's
+// Authorization header: neither basic auth's base64 of user:password nor a
+// bearer token reaches the error (basic auth's was printed on stderr and in
+// the JSON's prometheus.error).
+func TestAnEchoedCredentialIsScrubbed(t *testing.T) {
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"status":"error","errorType":"bad_data","error":"rejected header %s"}`, r.Header.Get("Authorization"))
+	}))
+	defer echo.Close()
+	for _, cfg := range []Config{{User: "admin", Password: "s3cret-pw"}, {Bearer: "tok-9876543210"}} {
+		cfg.URL = echo.URL
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.Refresh(context.Background(), time.Now())
+		for _, leak := range []string{"YWRtaW46czNjcmV0LXB3", "s3cret-pw", "tok-9876543210"} {
+			if strings.Contains(r.Err, leak) {
+				t.Errorf("error shows a credential: %s", r.Err)
+			}
+		}
+		if !strings.Contains(r.Err, "rejected header") {
+			t.Errorf("err %q", r.Err)
+		}
 	}
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/engine/enginetest"
+)
+
+// $OPENAI_API_KEY, which nobody typed for llmtop, goes only to endpoints
+// the person named; a replica a Prometheus target's instance label chose
+// never gets it. A key given with --api-key/--api-key-file goes to every
+// endpoint of the command.
+func TestTheEnvironmentKeyGoesToNamedEndpointsOnly(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-env-key-777")
+	engineFlags.apiKey, apiKeyFile = "", ""
+	nameEndpoints("gpu1:8000")
+	if k, _ := apiKeyFor("http://gpu1:8000"); k != "sk-env-key-777" {
+		t.Errorf("a named endpoint got %q", k)
+	}
+	for _, u := range []string{"http://10.0.0.9:8000", "http://gpu1:9000", "https://gpu1:8000"} {
+		if k, _ := apiKeyFor(u); k != "" {
+			t.Errorf("%s (not named) got %q", u, k)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "key")
+	os.WriteFile(file, []byte("sk-from-file-123\n"), 0o600)
+	apiKeyFile = file
+	defer func() { apiKeyFile = "" }()
+	if k, err := apiKeyFor("http://10.0.0.9:8000"); k != "sk-from-file-123" || err != nil {
+		t.Errorf("--api-key-file: %q %v", k, err)
+	}
+	engineFlags.apiKey = "sk-flag"
+	defer func() { engineFlags.apiKey = "" }()
+	if _, err := apiKeyFor("http://gpu1:8000"); err == nil || !strings.Contains(err.Error(), "give one") {
+		t.Errorf("--api-key and --api-key-file: %v", err)
+	}
+}
+
+// An engine that echoes the Authorization header in its version string:
+// snapshot (text and JSON) never prints the key (the monitor's header,
+// diagnose and the exporter's labels read the same cleaned identity).
+func TestAnEchoedKeyIsNeverPrinted(t *testing.T) {
+	const key = "sk-echoed-5150"
+	fake := enginetest.New(model.VLLM)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/version" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"version":"0.11.2 (auth ` + r.Header.Get("Authorization") + `)"}`))
+			return
+		}
+		fake.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	engineFlags.engine, engineFlags.metricsPath, engineFlags.timeout = "", "", 2*time.Second
+	engineFlags.apiKey = key
+	defer func() { engineFlags.apiKey = "" }()
+	for _, asJSON := range []bool{true, false} {
+		var out bytes.Buffer
+		if err := runSnapshot(context.Background(), &out, []string{srv.URL}, asJSON, 300*time.Millisecond); err != nil {
+			t.Fatalf("snapshot: %v", err)
+		}
+		if strings.Contains(out.String(), key) || !strings.Contains(out.String(), "0.11.2") {
+			t.Errorf("json=%v: %s", asJSON, out.String())
+		}
+	}
+}
