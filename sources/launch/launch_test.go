@@ -166,3 +166,30 @@ func TestSessionRestartAndUndo(t *testing.T) {
 		t.Errorf("note beside the log = %q", note)
 	}
 }
+
+// A change is kept only past the noise threshold; finishing requests at
+// all beats finishing none.
+func TestJudgeAgainstNoise(t *testing.T) {
+	m := func(ttft float64, n int) Measure {
+		return Measure{Served: true, Completed: n, TTFTp99ms: model.Some(ttft)}
+	}
+	n := MeasureNoise(GoalTTFT, m(1000, 10), m(1100, 10))
+	if n.Threshold < 0.18 || n.Threshold > 0.19 {
+		t.Fatalf("noise 1000 vs 1100 ms: threshold %.3f, want 2 × 9.1 %%", n.Threshold)
+	}
+	for _, c := range []struct {
+		before, after Measure
+		keep          bool
+	}{
+		{m(1000, 10), m(700, 10), true},   // −30 %: past the 18 % threshold
+		{m(1000, 10), m(900, 10), false},  // −10 %: within the noise
+		{m(1000, 10), m(1500, 10), false}, // worse
+		{Measure{Served: true}, m(230, 32), true},
+		{Measure{}, m(230, 32), true}, // it serves now
+		{m(230, 32), Measure{}, false},
+	} {
+		if got, why := Judge(GoalTTFT, c.before, c.after, n); got != c.keep {
+			t.Errorf("Judge(%+v → %+v) = %v (%s), want %v", c.before, c.after, got, why, c.keep)
+		}
+	}
+}

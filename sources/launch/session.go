@@ -214,7 +214,10 @@ func (s *Session) Restart(p Plan, progress func(string)) (*Proc, Stopped, error)
 	progress(fmt.Sprintf("stopping pid %d: SIGTERM, waiting up to %s for it to drain, then SIGKILL", old.PID, s.Grace))
 	st := old.Stop(s.Grace)
 	progress("pid " + fmt.Sprint(old.PID) + " " + st.String())
-	np, err := Start(p.New, s.env, s.Log)
+	s.mu.Lock()
+	logPath := s.Log
+	s.mu.Unlock()
+	np, err := Start(p.New, s.env, logPath)
 	if err != nil {
 		return nil, st, err
 	}
@@ -229,6 +232,14 @@ func (s *Session) Restart(p Plan, progress func(string)) (*Proc, Stopped, error)
 	_ = np.WriteNote()
 	progress(fmt.Sprintf("started pid %d: %s", np.PID, Quote(np.Args)))
 	return np, st, nil
+}
+
+// SetLog sends the next start's output to path (tune keeps one log a
+// step).
+func (s *Session) SetLog(path string) {
+	s.mu.Lock()
+	s.Log = path
+	s.mu.Unlock()
 }
 
 // CanUndo reports whether an applied change can be undone.

@@ -1,0 +1,400 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/bench"
+	"github.com/llmtop/llmtop/sources/launch"
+)
+
+// `llmtop tune -- ENGINE…`: the loop without a person, bounded. Start the
+// engine, benchmark it, read the diagnosis, apply the top finding's first
+// applicable change, benchmark again at the same load, keep the change only
+// if the goal metric improved by more than the run-to-run noise measured at
+// the start; stop after --steps or when no finding has an applicable change.
+// Running it is the explicit consent to restart the engine it launches.
+
+var tuneFlags struct {
+	steps               int
+	watch               time.Duration
+	streams             int
+	duration            time.Duration
+	inputLen, outputLen int
+	goal, trail, logDir string
+	grace               time.Duration
+	url                 string
+	leave               bool
+	settle              time.Duration
+}
+
+func init() {
+	cmd := &cobra.Command{
+		Use:   "tune [flags] -- ENGINE COMMAND…",
+		Short: "Headless loop: benchmark, diagnose, apply the top finding's change, benchmark again; keep what beats the noise",
+		Long: `Start the engine (as llmtop run does), then repeat at most --steps times:
+watch it for --watch under a benchmark (--streams × --duration), read the
+diagnosis, apply the top open finding's first change that is a change of the
+command line, restart, and benchmark again at the same load. A change is kept
+only if the goal metric (--goal; auto: TPOT p99 for a decode finding, else
+TTFT p99) improved by more than the run-to-run noise, measured at the start
+with two benchmarks on the unchanged engine (threshold: twice the noise, at
+least 5 %); otherwise the engine goes back to the command line before it.
+Tune stops when no open finding has a change it can apply.
+
+The trail (--trail, JSON) records each step's command, diff, numbers before →
+after, and the findings open after it; a short table goes to stdout.`,
+		Example: `  llmtop tune -- llmtop sim --scenario queue-buildup --max-num-seqs 16 --rate 10 --port 8011
+  llmtop tune --steps 3 --trail tune.json -- llama-server -m model.gguf -np 1 --metrics --port 8090`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: runTune,
+	}
+	fs := cmd.Flags()
+	fs.SetInterspersed(false)
+	fs.IntVar(&tuneFlags.steps, "steps", 5, "most changes to try")
+	fs.DurationVar(&tuneFlags.watch, "watch", time.Minute, "how long each configuration is watched (its findings' holds are capped at half of it)")
+	fs.IntVar(&tuneFlags.streams, "streams", 8, "benchmark: concurrent streams")
+	fs.DurationVar(&tuneFlags.duration, "duration", 20*time.Second, "benchmark: how long each run sends")
+	fs.IntVar(&tuneFlags.inputLen, "input-len", 256, "benchmark: prompt words")
+	fs.IntVar(&tuneFlags.outputLen, "output-len", 128, "benchmark: output tokens")
+	fs.StringVar(&tuneFlags.goal, "goal", "auto", "the metric a change must improve: auto, ttft_p99, tpot_p99 or output_tps")
+	fs.StringVar(&tuneFlags.trail, "trail", "", "write the trail as JSON here (default beside the logs)")
+	fs.StringVar(&tuneFlags.logDir, "log-dir", "", "the engine's logs, one a step (default $XDG_STATE_HOME/llmtop/tune/TIME)")
+	fs.DurationVar(&tuneFlags.grace, "stop-timeout", 30*time.Second, "how long a restart waits for the engine to drain after SIGTERM before SIGKILL")
+	fs.StringVar(&tuneFlags.url, "url", "", "the engine's endpoint when llmtop cannot read it from the command line (on this machine only)")
+	fs.BoolVar(&tuneFlags.leave, "leave-running", false, "leave the engine running with the final command line (default: stop it)")
+	fs.DurationVar(&tuneFlags.settle, "settle", 5*time.Second, "how long after the engine serves before the benchmark starts")
+	root.AddCommand(cmd)
+}
+
+func runTune(cmd *cobra.Command, args []string) error {
+	ctx := cmdContext(cmd)
+	out := safeOut(cmd.OutOrStdout())
+	errOut := safeOut(cmd.ErrOrStderr())
+	if tuneFlags.steps < 1 || tuneFlags.streams < 1 || tuneFlags.duration <= 0 || tuneFlags.watch <= 0 {
+		return errors.New("--steps, --streams, --duration and --watch must be positive")
+	}
+	switch tuneFlags.goal {
+	case "auto", string(launch.GoalTTFT), string(launch.GoalTPOT), string(launch.GoalThroughput):
+	default:
+		return fmt.Errorf("--goal %q: want auto, ttft_p99, tpot_p99 or output_tps", tuneFlags.goal)
+	}
+	fileCfg, err := loadConfig(monitorFlags.config)
+	if err != nil {
+		return err
+	}
+	env, argv := splitEnv(args)
+	if len(argv) == 0 {
+		return errors.New("no engine command: llmtop tune -- [NAME=VALUE…] ENGINE ARGS…")
+	}
+	dir := tuneFlags.logDir
+	if dir == "" {
+		d, err := runDir()
+		if err != nil {
+			return err
+		}
+		dir = filepath.Join(filepath.Dir(d), "tune", time.Now().Format("20060102-150405"))
+	}
+	stepLog := func(n int) string { return filepath.Join(dir, fmt.Sprintf("step-%d.log", n)) }
+	s, err := launch.NewSession(argv, env, stepLog(0), tuneFlags.url, tuneFlags.grace)
+	if err != nil {
+		return err
+	}
+	t := &tuner{s: s, out: errOut, cfg: diagnoseConfig(fileCfg.Thresholds, tuneFlags.watch), load: model.BenchLoad{Preset: "custom", Streams: tuneFlags.streams, DurationS: tuneFlags.duration.Seconds(),
+		InputLen: tuneFlags.inputLen, OutputLen: tuneFlags.outputLen}}
+	trail, terr := t.run(ctx, stepLog)
+	// However it ended, the engine it launched is stopped or left as asked.
+	p := s.Current()
+	if tuneFlags.leave {
+		_ = p.WriteNote()
+		fmt.Fprintf(errOut, "llmtop tune: left the engine running (pid %d); see %s\n", p.PID, p.NotePath())
+	} else if done, _ := p.Exited(); !done {
+		fmt.Fprintf(errOut, "llmtop tune: stopping the engine (pid %d): %s\n", p.PID, p.Stop(s.Grace))
+	}
+	path := tuneFlags.trail
+	if path == "" {
+		path = filepath.Join(dir, "trail.json")
+	}
+	if b, err := json.MarshalIndent(trail, "", "  "); err == nil {
+		if werr := os.WriteFile(path, append(b, '\n'), 0o600); werr != nil {
+			fmt.Fprintf(errOut, "llmtop tune: the trail is not saved: %v\n", werr)
+		} else {
+			fmt.Fprintf(errOut, "llmtop tune: trail in %s, logs in %s\n", path, dir)
+		}
+	}
+	fmt.Fprint(out, trail.Table())
+	return terr
+}
+
+// tuner is one tune: the launched engine and the trail so far.
+type tuner struct {
+	s    *launch.Session
+	cfg  diagnosis.Config
+	out  io.Writer
+	load model.BenchLoad
+}
+
+// observed is one configuration: its numbers and its diagnosis.
+type observed struct {
+	m    launch.Measure
+	rep  diagnosis.Report
+	open []string
+}
+
+func (t *tuner) logf(format string, a ...any) { fmt.Fprintf(t.out, "llmtop tune: "+format+"\n", a...) }
+
+func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail, error) {
+	tr := launch.Trail{Start: launch.Quote(t.s.Args()), Load: t.load}
+	t.logf("step 0: %s (log %s)", tr.Start, t.s.Current().Log)
+	// The noise: two benchmarks at the same load on the unchanged engine,
+	// the second inside the first configuration's watch.
+	kept, extra, err := t.observe(ctx, true)
+	if err != nil {
+		return tr, err
+	}
+	goal := t.goalFor(kept.rep)
+	tr.Noise = launch.MeasureNoise(goal, extra, kept.m)
+	t.logf("noise: %s %s vs %s, ±%.0f %%: a change must gain more than %.0f %%", goal, tuneGoalText(goal, extra), tuneGoalText(goal, kept.m), tr.Noise.Relative*100, tr.Noise.Threshold*100)
+	tr.Steps = append(tr.Steps, launch.Step{N: 0, Command: tr.Start, Measure: kept.m, Open: kept.open, Kept: true})
+	tried := map[string]bool{}
+	keptArgs := t.s.Args()
+	for n := 1; n <= tuneFlags.steps; n++ {
+		if ctx.Err() != nil {
+			tr.Stopped = "interrupted"
+			break
+		}
+		f, plan, notApplied := t.next(kept.rep, tried)
+		if !plan.OK() {
+			tr.Stopped = "no open finding"
+			if len(kept.open) > 0 {
+				tr.Stopped = "no open finding has a change llmtop can apply to the command line"
+			}
+			if len(notApplied) > 0 {
+				tr.Stopped += " (not applied: " + joinNA(notApplied) + ")"
+			}
+			break
+		}
+		tried[launch.Quote(plan.New)] = true
+		goal := t.goalForFinding(f)
+		t.logf("step %d: %s → %s", n, f.ID, launch.Describe(plan.Diff))
+		t.s.SetLog(stepLog(n))
+		if _, _, err := t.s.Restart(plan, func(line string) { t.logf("  %s", line) }); err != nil {
+			return tr, err
+		}
+		obs, _, err := t.observe(ctx, false)
+		if err != nil {
+			return tr, err
+		}
+		before := kept.m
+		ok, why := launch.Judge(goal, before, obs.m, tr.Noise)
+		st := launch.Step{N: n, Finding: f.ID, Change: plan.Change, Diff: plan.Diff, Command: launch.Quote(plan.New), Measure: obs.m,
+			Goal: goal, Before: &before, Kept: ok, Why: why, Open: obs.open}
+		for _, na := range notApplied {
+			st.NotTried = append(st.NotTried, na.Change+": "+na.Why)
+		}
+		tr.Steps = append(tr.Steps, st)
+		t.logf("  %s: %s", map[bool]string{true: "kept", false: "not kept"}[ok], why)
+		if ok {
+			kept, keptArgs = obs, t.s.Args()
+			continue
+		}
+		// Back to the kept command line, whose findings choose the next step.
+		t.s.SetLog(stepLog(n) + ".revert")
+		back := launch.Plan{Finding: "revert", Old: t.s.Args(), New: keptArgs, Diff: []string{"back to the kept command line"}, Undo: true}
+		if _, _, err := t.s.Restart(back, func(line string) { t.logf("  %s", line) }); err != nil {
+			return tr, err
+		}
+		if err := t.waitServing(ctx); err != nil && kept.m.Served {
+			return tr, fmt.Errorf("the kept configuration does not serve again: %w", err)
+		}
+	}
+	if tr.Stopped == "" {
+		tr.Stopped = fmt.Sprintf("after %d step(s) (--steps)", tuneFlags.steps)
+	}
+	tr.Final, tr.Open = launch.Quote(keptArgs), kept.open
+	return tr, nil
+}
+
+func joinNA(na []launch.NotApplicable) string {
+	var out []string
+	for _, x := range na {
+		out = append(out, x.Change+": "+x.Why)
+	}
+	return fmt.Sprint(out)
+}
+
+// next is the top open finding's first change not yet tried, with the
+// actions before it that are not changes of the command line.
+func (t *tuner) next(rep diagnosis.Report, tried map[string]bool) (diagnosis.Finding, launch.Plan, []launch.NotApplicable) {
+	var na []launch.NotApplicable
+	for _, f := range rep.Findings {
+		if f.Severity < model.SevWarn || len(f.Actions) == 0 {
+			continue
+		}
+		var changes []string
+		for _, a := range f.Actions {
+			changes = append(changes, a.Change)
+		}
+		p := t.s.PlanFor(f.ID, changes)
+		na = append(na, p.NotApplied...)
+		if p.OK() && !tried[launch.Quote(p.New)] {
+			return f, p, na
+		}
+	}
+	return diagnosis.Finding{}, launch.Plan{}, na
+}
+
+func (t *tuner) goalFor(rep diagnosis.Report) launch.Goal {
+	for _, f := range rep.Findings {
+		if f.Severity >= model.SevWarn {
+			return t.goalForFinding(f)
+		}
+	}
+	return t.goalForFinding(diagnosis.Finding{})
+}
+
+func (t *tuner) goalForFinding(f diagnosis.Finding) launch.Goal {
+	if tuneFlags.goal != "auto" {
+		return launch.Goal(tuneFlags.goal)
+	}
+	if f.Category == diagnosis.Decode || strings.HasPrefix(f.ID, "itl_") || strings.HasPrefix(f.ID, "tpot_") {
+		return launch.GoalTPOT
+	}
+	return launch.GoalTTFT
+}
+
+// waitServing waits for the engine to serve, at most the watch.
+func (t *tuner) waitServing(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, tuneFlags.watch)
+	defer cancel()
+	return t.s.WaitServing(ctx)
+}
+
+// observe watches the current engine for --watch with its log attached,
+// benchmarking it once it serves (twice when noise is asked for: the
+// first result comes back as extra).
+func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measure, error) {
+	url := t.s.URL
+	logFlags.files = []string{t.s.Current().Log}
+	w := newWatch([]string{url}, t.cfg)
+	w.start = time.Now()
+	type result struct {
+		rep diagnosis.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := w.run(ctx, tuneFlags.watch, monitorFlags.interval)
+		done <- result{rep, err}
+	}()
+	var extra, m launch.Measure
+	if err := t.waitServing(ctx); err != nil {
+		t.logf("  not serving: %v", err)
+	} else {
+		select {
+		case <-time.After(tuneFlags.settle):
+		case <-ctx.Done():
+		}
+		if noise {
+			extra = t.bench(ctx, w)
+		}
+		m = t.bench(ctx, w)
+	}
+	r := <-done
+	if r.err != nil {
+		return observed{}, extra, r.err
+	}
+	w.mu.Lock()
+	if runs := w.mon.RunsOf(url); len(runs) > 0 && m.Served {
+		sum := runs[len(runs)-1].Summary
+		m.ServerRPS, m.ServerTTFTp99ms = sum.RequestsPS, sum.TTFTp99ms
+	}
+	w.mu.Unlock()
+	var open []string
+	for _, f := range r.rep.Findings {
+		if f.Severity >= model.SevWarn && !slices.Contains(open, f.ID) {
+			open = append(open, f.ID)
+		}
+	}
+	t.logf("  %s; open findings: %v", describeMeasure(m), open)
+	return observed{m: m, rep: r.rep, open: open}, extra, nil
+}
+
+// bench runs the load profile once and hands the result to the watch's
+// core (the rules read it, the run keeps it).
+func (t *tuner) bench(ctx context.Context, w *watch) launch.Measure {
+	key := engineFlags.apiKey
+	if key == "" {
+		key = os.Getenv("OPENAI_API_KEY")
+	}
+	cfg := bench.Config{URL: t.s.URL, APIKey: key, Concurrency: t.load.Streams, Duration: time.Duration(t.load.DurationS * float64(time.Second)),
+		InputLen: t.load.InputLen, OutputLen: t.load.OutputLen, Warmup: 2}
+	res, err := bench.Run(ctx, cfg, nil)
+	if err != nil {
+		t.logf("  benchmark: %v", safeErr(err))
+		return launch.Measure{Served: true}
+	}
+	m := launch.Measure{Served: true, Completed: res.Completed, Failed: res.Failed, TTFTp99ms: res.P99TTFT, TPOTp99ms: res.P99TPOT}
+	if res.OutputThroughput > 0 {
+		m.OutputTPS = model.Some(res.OutputThroughput)
+	}
+	w.mu.Lock()
+	load := t.load
+	w.mon.SetBench(&diagnosis.Bench{URL: t.s.URL, Start: res.StartTime, End: res.EndTime, Completed: res.Completed, Failed: res.Failed,
+		TTFTp50: res.MedianTTFT, TTFTp99: res.P99TTFT, ITLp50: res.MedianITL, ITLp99: res.P99ITL, TPOTp50: res.MedianTPOT},
+		model.RunBench{Time: res.StartTime, Completed: res.Completed, Failed: res.Failed, TTFTp99ms: res.P99TTFT, TPOTp99ms: res.P99TPOT, OutputTPS: m.OutputTPS, Load: &load})
+	w.mu.Unlock()
+	return m
+}
+
+func describeMeasure(m launch.Measure) string {
+	if !m.Served {
+		return "not serving"
+	}
+	return fmt.Sprintf("benchmark: %d completed, %d failed, TTFT p99 %s, TPOT p99 %s, output %s tok/s; server: %s req/s finished, TTFT p99 %s", m.Completed, m.Failed,
+		fmtMS(m.TTFTp99ms), fmtMS(m.TPOTp99ms), optNum(m.OutputTPS), fmtRate(m.ServerRPS), fmtMS(m.ServerTTFTp99ms))
+}
+
+func tuneGoalText(g launch.Goal, m launch.Measure) string {
+	v, _ := g.Value(m)
+	if g == launch.GoalThroughput {
+		return optNum(v)
+	}
+	return fmtMS(v)
+}
+
+func fmtMS(o model.Opt) string {
+	if !o.OK {
+		return "--"
+	}
+	if o.V >= 1000 {
+		return fmt.Sprintf("%.2f s", o.V/1000)
+	}
+	return fmt.Sprintf("%.0f ms", o.V)
+}
+
+func optNum(o model.Opt) string {
+	if !o.OK {
+		return "--"
+	}
+	return fmt.Sprintf("%.0f", o.V)
+}
+
+func fmtRate(o model.Opt) string {
+	if !o.OK {
+		return "--"
+	}
+	return fmt.Sprintf("%.1f", o.V)
+}

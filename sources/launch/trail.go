@@ -1,0 +1,219 @@
+package launch
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// `llmtop tune` writes what it did as a trail: the load, the noise it
+// measured, and each step's change with its before → after. The decision
+// rule lives here, pure: a change is kept only if the goal metric improved
+// by more than the run-to-run noise (at least MinGain).
+
+// Measure is one benchmark's numbers (client side, ms and tok/s).
+type Measure struct {
+	Served    bool      `json:"served"`
+	Completed int       `json:"completed"`
+	Failed    int       `json:"failed"`
+	TTFTp99ms model.Opt `json:"ttft_p99_ms"`
+	TPOTp99ms model.Opt `json:"tpot_p99_ms"`
+	OutputTPS model.Opt `json:"output_tokens_per_s"`
+	// The server's own view of the run over the watch (its /metrics):
+	// finished requests/s and TTFT p99, all traffic included.
+	ServerRPS       model.Opt `json:"server_requests_per_s"`
+	ServerTTFTp99ms model.Opt `json:"server_ttft_p99_ms"`
+}
+
+// Goal is the metric a step is judged by.
+type Goal string
+
+const (
+	GoalTTFT       Goal = "ttft_p99"
+	GoalTPOT       Goal = "tpot_p99"
+	GoalThroughput Goal = "output_tps"
+)
+
+// Value is m's number for g, and whether lower is better.
+func (g Goal) Value(m Measure) (model.Opt, bool) {
+	switch g {
+	case GoalTPOT:
+		return m.TPOTp99ms, true
+	case GoalThroughput:
+		return m.OutputTPS, false
+	}
+	return m.TTFTp99ms, true
+}
+
+// Noise is the run-to-run noise: the goal metric of two benchmarks at the
+// same load on the unchanged engine, one after the other.
+type Noise struct {
+	Goal     Goal    `json:"goal"`
+	A        float64 `json:"a,omitempty"` // the goal metric of the first and second benchmark
+	B        float64 `json:"b,omitempty"`
+	Relative float64 `json:"relative"` // |A−B| / max(A, B)
+	// Threshold is the gain a change must beat: twice the noise, at least
+	// MinGain.
+	Threshold float64 `json:"threshold"`
+	How       string  `json:"how"`
+}
+
+// MinGain is the smallest relative gain a change is kept for.
+const MinGain = 0.05
+
+// MeasureNoise turns two benchmarks at the same load into the noise.
+func MeasureNoise(g Goal, a, b Measure) Noise {
+	n := Noise{Goal: g, Threshold: MinGain, How: "two benchmarks at the same load on the unchanged engine, back to back: threshold = max(2 × |a−b| / max(a, b), 5 %)"}
+	va, _ := g.Value(a)
+	vb, _ := g.Value(b)
+	if !va.OK || !vb.OK || math.Max(va.V, vb.V) <= 0 {
+		n.How += "; the goal was not measured twice, so the threshold is the 5 % floor"
+		return n
+	}
+	n.A, n.B = va.V, vb.V
+	n.Relative = math.Abs(va.V-vb.V) / math.Max(va.V, vb.V)
+	n.Threshold = math.Max(2*n.Relative, MinGain)
+	return n
+}
+
+// Judge says whether after is better than before by more than the noise's
+// threshold, and why, in words.
+func Judge(g Goal, before, after Measure, n Noise) (bool, string) {
+	switch {
+	case !after.Served && before.Served:
+		return false, "the engine did not serve after the change"
+	case after.Served && !before.Served:
+		return true, "the engine serves after the change (it did not before)"
+	case !after.Served:
+		return false, "the engine served neither before nor after"
+	case before.Completed == 0 && after.Completed > 0:
+		return true, fmt.Sprintf("requests finish now: 0 → %d within the benchmark (before, none finished: a queue longer than the benchmark)", after.Completed)
+	case after.Completed == 0 && before.Completed > 0:
+		return false, fmt.Sprintf("no request finished within the benchmark after the change (%d before)", before.Completed)
+	case after.Completed == 0 && before.Completed == 0:
+		// Under a queue longer than the benchmark, the server's finished
+		// requests/s at the same arrivals is what can still be compared.
+		b, a := before.ServerRPS, after.ServerRPS
+		if !b.OK || !a.OK || b.V <= 0 {
+			return false, "no benchmark request finished on either run, and the server's finished requests/s is not known on both"
+		}
+		word := fmt.Sprintf("no benchmark request finished on either run; the server finished %s → %s requests/s (%+.0f %%)", num(b.V), num(a.V), (a.V/b.V-1)*100)
+		if (a.V-b.V)/b.V > n.Threshold {
+			return true, word + fmt.Sprintf(": better by more than the noise threshold (%.0f %%)", n.Threshold*100)
+		}
+		return false, word + fmt.Sprintf(": not better by more than the noise threshold (%.0f %%)", n.Threshold*100)
+	}
+	vb, lower := g.Value(before)
+	va, _ := g.Value(after)
+	if !vb.OK || !va.OK || vb.V <= 0 {
+		return false, fmt.Sprintf("%s not measured on both runs", g)
+	}
+	gain := (vb.V - va.V) / vb.V
+	if !lower {
+		gain = (va.V - vb.V) / vb.V
+	}
+	word := fmt.Sprintf("%s %s → %s (%+.0f %%)", g, num(vb.V), num(va.V), (va.V/vb.V-1)*100)
+	if gain > n.Threshold {
+		return true, word + fmt.Sprintf(": better by more than the noise threshold (%.0f %%)", n.Threshold*100)
+	}
+	return false, word + fmt.Sprintf(": not better by more than the noise threshold (%.0f %%)", n.Threshold*100)
+}
+
+func num(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// Step is one step of the trail.
+type Step struct {
+	N        int      `json:"n"`
+	Finding  string   `json:"finding,omitempty"`
+	Change   string   `json:"change,omitempty"` // the action's words
+	Diff     []string `json:"diff,omitempty"`
+	Command  string   `json:"command"`
+	Measure  Measure  `json:"measure"`
+	Goal     Goal     `json:"goal,omitempty"`
+	Before   *Measure `json:"before,omitempty"` // the kept configuration's numbers
+	Kept     bool     `json:"kept"`
+	Why      string   `json:"why,omitempty"`
+	Open     []string `json:"open_findings"`
+	NotTried []string `json:"not_applied,omitempty"` // actions that are not a change of the command line
+}
+
+// Trail is what tune did.
+type Trail struct {
+	Start   string          `json:"start_command"`
+	Load    model.BenchLoad `json:"load"`
+	Noise   Noise           `json:"noise"`
+	Steps   []Step          `json:"steps"`
+	Final   string          `json:"final_command"`
+	Open    []string        `json:"open_findings"`
+	Stopped string          `json:"stopped"`
+}
+
+// Table is the trail as a short table.
+func (t Trail) Table() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "load: %s · noise: %s ±%.0f %% (threshold %.0f %%)\n", t.Load, t.Noise.Goal, t.Noise.Relative*100, t.Noise.Threshold*100)
+	fmt.Fprintf(&b, "%-4s %-42s %-26s %-26s %-5s %s\n", "step", "finding → change", "TTFT p99 before → after", "TPOT p99 before → after", "kept", "open findings after")
+	for _, s := range t.Steps {
+		what := "start: " + lastWords(s.Command, 5)
+		if s.Finding != "" {
+			what = s.Finding + " → " + strings.Join(s.Diff, ", ")
+		}
+		bt, bp := "", ""
+		if s.Before != nil {
+			bt, bp = ms(s.Before.TTFTp99ms, s.Before.Served)+" → ", ms(s.Before.TPOTp99ms, s.Before.Served)+" → "
+		}
+		kept := "-"
+		if s.N > 0 {
+			kept = map[bool]string{true: "yes", false: "no"}[s.Kept]
+		}
+		open := strings.Join(s.Open, ", ")
+		if open == "" {
+			open = "none"
+		}
+		fmt.Fprintf(&b, "%-4d %-42s %-26s %-26s %-5s %s\n", s.N, clipTo(what, 42), bt+ms(s.Measure.TTFTp99ms, s.Measure.Served), bp+ms(s.Measure.TPOTp99ms, s.Measure.Served), kept, open)
+	}
+	fmt.Fprintf(&b, "final: %s\nopen findings: %s\nstopped: %s\n", t.Final, orNone(t.Open), t.Stopped)
+	return b.String()
+}
+
+func ms(o model.Opt, served bool) string {
+	switch {
+	case !served:
+		return "not serving"
+	case !o.OK:
+		return "--"
+	case o.V >= 1000:
+		return fmt.Sprintf("%.2f s", o.V/1000)
+	}
+	return fmt.Sprintf("%.0f ms", o.V)
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+func lastWords(s string, n int) string {
+	w := strings.Fields(s)
+	if len(w) > n {
+		w = w[len(w)-n:]
+	}
+	return strings.Join(w, " ")
+}
+
+func clipTo(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
