@@ -23,8 +23,10 @@ import (
 // critical findings, 3 nothing could be probed.
 
 var probeFlags struct {
-	model string
-	json  bool
+	model     string
+	json      bool
+	reference string
+	golden    string
 }
 
 func init() {
@@ -68,6 +70,8 @@ be probed (no answer, no engine recognised, no model).`,
 	fs := cmd.Flags()
 	fs.StringVar(&probeFlags.model, "model", "", "model to probe (default: the first the endpoint lists)")
 	fs.BoolVar(&probeFlags.json, "json", false, "print the result, findings and raw requests/responses as JSON")
+	fs.StringVar(&probeFlags.reference, "reference", "", "also ask a reference endpoint (`URL2`) the same greedy prompts and show where the answers and token ids first differ")
+	fs.StringVar(&probeFlags.golden, "golden", "", "keep the greedy answers of each run in `FILE` (JSON) and show which changed since the last run kept there")
 	engineFlagSet(fs)
 	root.AddCommand(cmd)
 
@@ -109,6 +113,8 @@ type probeResult struct {
 	NotChecked []string            `json:"not_checked,omitempty"`
 	Findings   []diagnosis.Finding `json:"findings"`
 	Behaviour  *model.Behaviour    `json:"behaviour,omitempty"`
+	// Compare is --reference's or --golden's comparison.
+	Compare *answerCompare `json:"compare,omitempty"`
 }
 
 func runProbe(ctx context.Context, cmd *cobra.Command, url string) error {
@@ -124,6 +130,11 @@ func runProbe(ctx context.Context, cmd *cobra.Command, url string) error {
 	}
 	b, err := behaviour.Run(ctx, cfg)
 	res := judgeProbe(b, err)
+	if err == nil && (probeFlags.reference != "" || probeFlags.golden != "") {
+		if cerr := compareAnswers(ctx, cfg, b, &res); cerr != nil {
+			return cerr
+		}
+	}
 	return reportProbe(safeOut(cmd.OutOrStdout()), res)
 }
 
@@ -179,6 +190,9 @@ func reportProbe(out io.Writer, res probeResult) error {
 			for _, a := range f.Actions {
 				fmt.Fprintf(out, "  try: %s — %s (trade-off: %s)\n", a.Change, a.Why, a.TradeOff)
 			}
+		}
+		if c := res.Compare; c != nil {
+			printCompare(out, c)
 		}
 		fmt.Fprintln(out, "\nraw requests and responses: llmtop probe --json")
 	}
