@@ -76,3 +76,53 @@ func TestITLOnACPUOnlyMachineAdvisesForACPU(t *testing.T) {
 		t.Errorf("a remote engine judged by this machine's GPUs: %+v", f)
 	}
 }
+
+// Issue 31, item 16: "checked" listed "health routes say healthy",
+// "aborted/errored share" and "TTFT p99 within the SLO" as passed with no
+// data (health unknown, no request finished, the TTFT rule handing off to
+// the ITL rule); "missing" said "TTFT (vLLM does not expose it)" when the
+// scrape had failed and "(TensorRT-LLM does not expose it)" on Triton.
+func TestCheckedClaimsOnlyWhatWasJudged(t *testing.T) {
+	checked := func(rep Report, prefix string) bool {
+		for _, c := range rep.Checked {
+			if strings.HasPrefix(c, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	missing := func(rep Report) string { return strings.Join(rep.Missing, "\n") }
+
+	rep := Evaluate(input(ep(func(e *Endpoint) { e.Identity.Health = "" })), DefaultConfig())
+	if checked(rep, "health routes say healthy") || !strings.Contains(missing(rep), "health (no health route answered)") {
+		t.Errorf("health unknown: checked %q, missing %q", rep.Checked, rep.Missing)
+	}
+	rep = Evaluate(input(ep(finishes(map[string]float64{"stop": 3}))), DefaultConfig())
+	if checked(rep, "share of aborted/errored requests") || !strings.Contains(missing(rep), "aborted/errored share (3 requests finished in the window; 20 needed") {
+		t.Errorf("3 finished: checked %q, missing %q", rep.Checked, rep.Missing)
+	}
+	// TTFT p99 400 ms over the 200 ms SLO with short prompts in slow decode
+	// steps: the ITL finding explains it, the TTFT rule did not pass.
+	rep = Evaluate(input(ep(func(e *Endpoint) {
+		e.State.Latency[model.TTFT] = dist(0.15, 0.3, 0.4, 0.17)
+		e.State.Latency[model.ITL] = dist(0.06, 0.09, 0.12, 0.065)
+		e.State.PromptTPS, e.State.RequestsPS = model.Some(200), model.Some(2) // 100-token prompts
+	})), DefaultConfig())
+	if checked(rep, "TTFT p99 within the SLO") {
+		t.Errorf("TTFT over its SLO listed as within it: %q (findings %v)", rep.Checked, ids(rep.Findings))
+	}
+	rep = Evaluate(input(ep(func(e *Endpoint) {
+		delete(e.State.Latency, model.TTFT)
+		e.Scrape.Err, e.Scrape.ErrKind = "metrics body is not Prometheus text", model.ErrMalformed
+	})), DefaultConfig())
+	if m := missing(rep); strings.Contains(m, "does not expose") || !strings.Contains(m, "TTFT (the newest scrape failed: malformed)") {
+		t.Errorf("failed scrape: missing %q", rep.Missing)
+	}
+	rep = Evaluate(input(ep(func(e *Endpoint) {
+		e.Identity.Engine = model.Triton
+		delete(e.State.Latency, model.TTFT)
+	})), DefaultConfig())
+	if m := missing(rep); !strings.Contains(m, "TTFT (Triton does not expose it)") {
+		t.Errorf("Triton: missing %q", rep.Missing)
+	}
+}

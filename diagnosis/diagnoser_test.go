@@ -144,7 +144,7 @@ func TestRankCriticalFirstThenCategory(t *testing.T) {
 
 func TestAllClearSaysWhatWasChecked(t *testing.T) {
 	d := NewDiagnoser(DefaultConfig())
-	in := input(ep(nil))
+	in := input(ep(finishes(map[string]float64{"stop": 95, "length": 5})))
 	in.GPU = gpuSnap(40*gb, 80*gb)
 	in.LogsOn = true
 	rep := d.Update(in)

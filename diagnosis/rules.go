@@ -64,6 +64,10 @@ type env struct {
 	in    Input
 	cfg   Config
 	lacks []string
+	// handed is set by a rule that saw its condition but left the finding
+	// to another rule (TTFT explained by slow decode steps): it raised
+	// nothing, yet it did not pass.
+	handed bool
 	// metrics caches withMetrics: every rule asks for it.
 	metrics     []Endpoint
 	metricsDone bool
@@ -165,8 +169,9 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 			continue
 		}
 		lacked := len(e.lacks)
+		e.handed = false
 		fs := r.eval(e)
-		if len(fs) == 0 && len(e.lacks) == lacked {
+		if len(fs) == 0 && len(e.lacks) == lacked && !e.handed {
 			// Ran and passed: its text asserts what holds. A rule that
 			// lacked its input somewhere is not "checked": its lack lines
 			// say what it could not judge.
@@ -263,6 +268,17 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// notExposed says why a metric is absent from ep: the newest scrape failed
+// (then nothing is known of what the engine exposes), or the engine (by
+// its own name: Triton is not TensorRT-LLM's trtllm-serve) does not expose
+// it.
+func notExposed(ep Endpoint) string {
+	if ep.Scrape.Err != "" {
+		return "the newest scrape failed: " + nonEmpty(string(ep.Scrape.ErrKind), "error")
+	}
+	return engineName(ep.Identity.Engine) + " does not expose it"
 }
 
 // engineName is how the actions name an engine (engines/: its Name).

@@ -75,6 +75,10 @@ func ruleDown(e *env) []Finding {
 func ruleUnhealthy(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.in.Endpoints {
+		if h := ep.Identity.Health; h == "" || h == model.HealthUnknown {
+			e.lack(ep, "health (no health route answered)")
+			continue
+		}
 		if ep.Identity.Health != model.HealthUnhealthy {
 			continue
 		}

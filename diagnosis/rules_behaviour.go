@@ -24,15 +24,30 @@ func finished(ep Endpoint) float64 {
 	return n
 }
 
+// enoughFinished is how many requests finished in ep's window, ok when
+// there are enough to judge a share; otherwise it says why not.
+func enoughFinished(e *env, ep Endpoint, what string) (float64, bool) {
+	if ep.State.FinishShare == nil {
+		e.lack(ep, what+" (finish reasons: "+notExposed(ep)+")")
+		return 0, false
+	}
+	n := finished(ep)
+	if n < e.cfg.MinFinished {
+		e.lack(ep, fmt.Sprintf("%s (%s requests finished in the window; %s needed to judge a share)", what, num(n), num(e.cfg.MinFinished)))
+		return n, false
+	}
+	return n, true
+}
+
 func ruleFinishLength(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.withMetrics() {
-		if ep.State.FinishShare == nil {
+		n, ok := enoughFinished(e, ep, "length share")
+		if !ok {
 			continue
 		}
-		n := finished(ep)
 		s := ep.State.FinishShare["length"]
-		if n < e.cfg.MinFinished || s < e.cfg.FinishLengthShare {
+		if s < e.cfg.FinishLengthShare {
 			continue
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Behaviour, Severity: model.SevWarn,
@@ -51,12 +66,12 @@ func ruleFinishLength(e *env) []Finding {
 func ruleFinishErrors(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.withMetrics() {
-		if ep.State.FinishShare == nil {
+		n, ok := enoughFinished(e, ep, "aborted/errored share")
+		if !ok {
 			continue
 		}
-		n := finished(ep)
 		ab, er := ep.State.FinishShare["abort"], errorShare(ep)
-		if n < e.cfg.MinFinished || ab+er < e.cfg.FinishErrorShare {
+		if ab+er < e.cfg.FinishErrorShare {
 			continue
 		}
 		sev := model.SevWarn

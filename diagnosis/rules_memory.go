@@ -21,7 +21,7 @@ func ruleKVFull(e *env) []Finding {
 	for _, ep := range e.withMetrics() {
 		kv := ep.State.KVUsage
 		if !kv.OK {
-			e.lack(ep, "KV-cache usage ("+engineName(ep.Engine())+" does not expose it)")
+			e.lack(ep, "KV-cache usage ("+notExposed(ep)+")")
 			continue
 		}
 		if kv.V < e.cfg.KVHigh {

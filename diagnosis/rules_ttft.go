@@ -45,7 +45,7 @@ func ruleTTFT(e *env) []Finding {
 	for _, ep := range e.withMetrics() {
 		d := ep.State.Latency[model.TTFT]
 		if !d.Exposed {
-			e.lack(ep, "TTFT ("+engineName(ep.Engine())+" does not expose it)")
+			e.lack(ep, "TTFT ("+notExposed(ep)+")")
 			continue
 		}
 		v, label, over := ttftOver(ep, slo)
@@ -92,7 +92,8 @@ func ruleTTFT(e *env) []Finding {
 			continue
 		}
 		if slowSteps(e, ep) {
-			continue // short prompts in slow decode steps: the ITL finding explains both
+			e.handed = true // over its SLO, not within it: the ITL finding explains both
+			continue
 		}
 		// Where the engine does not time prefill, long prompts stand in.
 		mp, mpOK := meanPrompt(ep)
