@@ -52,6 +52,10 @@ type Data struct {
 	Sources map[string]string
 
 	Simulated bool
+	// Recording is the file this session is recorded into ("" when not);
+	// Prometheus is the Prometheus the endpoints are read through ("" when
+	// they are scraped directly). The header says both.
+	Recording, Prometheus string
 	// Scenario is the demo's current simulated scenario (empty otherwise).
 	Scenario ScenarioMsg
 	// Replay is where a replay stands (nil live).

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,6 +38,13 @@ func renderHeader(d *Data, w int) []string {
 	if d.Paused {
 		b.WriteString(" " + s.BadgeWarn.Render(" PAUSED "))
 	}
+	if d.Recording != "" {
+		if d.Sources["record"] != "" { // the recorder reported a write error
+			b.WriteString(" " + s.BadgeWarn.Render(" REC FAILED "))
+		} else {
+			b.WriteString(" " + s.BadgeInfo.Render(" REC "))
+		}
+	}
 	parts := []string{}
 	if e != nil && e.Identity.Engine != "" {
 		eng := string(e.Identity.Engine)
@@ -65,6 +73,18 @@ func renderHeader(d *Data, w int) []string {
 	dot := s.Faint.Render(" · ")
 	first := b.String() + "  " + strings.Join(parts, dot)
 	second := s.Faint.Render("every "+fmtDur(d.Interval)+" · window "+fmtDur(d.Window)+" · ") + endpointLine(d, e)
+	if d.Recording != "" || d.Prometheus != "" {
+		// where the numbers come from and go: before the endpoint list,
+		// which is the part a narrow screen cuts
+		var via []string
+		if d.Prometheus != "" {
+			via = append(via, "via Prometheus "+model.Clean(d.Prometheus))
+		}
+		if d.Recording != "" {
+			via = append(via, "recording to "+model.Clean(filepath.Base(d.Recording)))
+		}
+		second = s.Faint.Render("every "+fmtDur(d.Interval)+" · window "+fmtDur(d.Window)+" · "+strings.Join(via, " · ")+" · ") + endpointLine(d, e)
+	}
 	if full := first + dot + strings.Join(more, dot); lipgloss.Width(full) <= w {
 		first = full
 	} else { // narrow: context and uptime lead the second line

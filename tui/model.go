@@ -62,6 +62,10 @@ type Options struct {
 	// a window change — before the core takes it (the recorder's tee; the
 	// sources' messages are teed where they are sent); it must not block.
 	OnInput func(model.Input)
+	// Recording is the file the session is recorded into, Prometheus the
+	// URL the endpoints are read through (both "" when not): the header
+	// names them.
+	Recording, Prometheus string
 	// Fleet opens the fleet view first (--prometheus: the endpoints come
 	// later); it opens by itself when two or more Endpoints are given.
 	Fleet bool
@@ -198,7 +202,7 @@ func New(o Options) *Model {
 	d := &Data{
 		Core: c, Store: c.Store(), Events: c.Events(), Logs: c.Logs(), Now: o.Now, Started: o.Now,
 		Interval: o.Interval, Window: o.Window,
-		Sources: map[string]string{}, Simulated: o.Simulated,
+		Sources: map[string]string{}, Simulated: o.Simulated, Recording: o.Recording, Prometheus: o.Prometheus,
 		Styles: NewStyles(o.Theme != "light", noColor), Thresholds: th, Keys: keys,
 	}
 	for n, e := range o.Sources {

@@ -68,6 +68,9 @@ type ReplayMsg struct {
 	Tick   bool
 	Core   *core.Monitor
 	Note   string
+	// Start and End are the recording's first and last moments (End zero
+	// while its length is not known yet): the header says where At stands.
+	Start, End time.Time
 }
 
 // ReplayState is what the header shows of a replay.
@@ -75,6 +78,7 @@ type ReplayState struct {
 	At            time.Time
 	Speed         float64
 	Paused, Ended bool
+	Start, End    time.Time
 }
 
 // replayUpdate handles the replay's messages; handled is false for others.
@@ -97,7 +101,7 @@ func (m *Model) replayUpdate(msg tea.Msg) (cmd tea.Cmd, handled bool) {
 			msg.Note = fmt.Sprintf("end of the recording · %s plays it again · %s/%s seek back",
 				k.ReplayStart.Help().Key, k.ReplayBack.Help().Key, k.ReplayBackFar.Help().Key)
 		}
-		d.Replay = &ReplayState{At: msg.At, Speed: msg.Speed, Paused: msg.Paused, Ended: msg.Ended}
+		d.Replay = &ReplayState{At: msg.At, Speed: msg.Speed, Paused: msg.Paused, Ended: msg.Ended, Start: msg.Start, End: msg.End}
 		d.Now = msg.At // a seek moves it back
 		if msg.Tick {  // a rebuilt core comes with its report
 			m.diagnose()
@@ -160,7 +164,15 @@ func (m *Model) replayKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 // replayBadge is the header's "REPLAY 14:02:11 (×10)".
 func replayBadge(r *ReplayState) string {
 	speed := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", r.Speed), "0"), ".")
-	s := fmt.Sprintf(" REPLAY %s (×%s) ", r.At.Local().Format("15:04:05"), speed)
+	s := fmt.Sprintf(" REPLAY %s", r.At.Local().Format("15:04:05"))
+	if !r.Start.IsZero() && !r.At.Before(r.Start) {
+		// where it stands in the recording: "3m10s/12m0s"
+		s += " " + fmtDur(r.At.Sub(r.Start).Truncate(time.Second))
+		if !r.End.IsZero() && !r.End.Before(r.Start) {
+			s += "/" + fmtDur(r.End.Sub(r.Start).Truncate(time.Second))
+		}
+	}
+	s += fmt.Sprintf(" (×%s) ", speed)
 	switch {
 	case r.Ended:
 		s += "END "

@@ -218,6 +218,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,
 		Init: opts.Extra, OnInput: rec.input, Fleet: prometheusOn(), SetWindow: setWindow,
 		Panes: cfg.Panes, NoMouse: cfg.NoMouse, NoGPU: gpuFlags.noGPU,
+		Recording: rec.file(), Prometheus: model.RedactURL(promFlags.url),
 	})
 	// The screen is drawn by tui.Screen (screenProgram). The program ends when ctx does (tea.WithContext): on a signal, or when
 	// the caller's context ends. Bubble Tea's signal handler would send its

@@ -115,6 +115,14 @@ func recordHeader(face string, urls []string, interval, window time.Duration, cf
 		Window: recording.Duration(window), Diagnosis: &cfg, Simulated: simulated}
 }
 
+// file is where the recording goes ("" when there is none).
+func (r *recorder) file() string {
+	if r == nil {
+		return ""
+	}
+	return r.path
+}
+
 // record queues msg, stamped now. The TUI's own message types become the
 // recording's.
 func (r *recorder) record(msg any) {

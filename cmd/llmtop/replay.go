@@ -221,7 +221,11 @@ func (r *replayer) run(ctx context.Context, p position, send func(any)) {
 	cur, at, paused := p.cur, p.at, false
 	ended := func() bool { _, ok := cur.peek(); return !ok }
 	state := func(tick bool, c *core.Monitor, note string) tui.ReplayMsg {
-		return tui.ReplayMsg{At: at, Speed: r.speed, Paused: paused, Ended: ended(), Tick: tick, Core: c, Note: note}
+		m := tui.ReplayMsg{At: at, Speed: r.speed, Paused: paused, Ended: ended(), Tick: tick, Core: c, Note: note, Start: r.first}
+		if last, done, _, _ := r.x.state(); done {
+			m.End = last // the length is known once the index has read it all
+		}
+		return m
 	}
 	if p.scenario != nil {
 		send(scenarioMsg(*p.scenario))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -86,9 +87,12 @@ func TestReplayTheMonitor(t *testing.T) {
 		if got := moments(m.Data().Core, url); got != live[secs-1] {
 			t.Fatalf("end of the replay:\nlive   %s\nreplay %s", live[secs-1], got)
 		}
-		badge := "REPLAY " + recs[len(recs)-1].Time.Local().Format("15:04:05") + " (×1000) END"
-		if v := m.View().Content; !strings.Contains(v, badge) {
-			t.Fatalf("header badge missing:\n%s", v)
+		// Issue 31 item 24: the badge says where the replay stands in the
+		// recording: at its end, its offset and its length are the same.
+		badge := regexp.MustCompile(`REPLAY ` + recs[len(recs)-1].Time.Local().Format("15:04:05") + ` (\S+)/(\S+) \(×1000\) END`)
+		v := m.View().Content
+		if b := badge.FindStringSubmatch(v); b == nil || b[1] != b[2] || !strings.HasSuffix(b[1], "s") {
+			t.Fatalf("header badge missing or not at the end (%q):\n%s", b, v)
 		}
 	})
 

@@ -1,0 +1,31 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+// Issue 31 item 24: the header says that the session is being recorded
+// (and into which file, and when the recorder failed), and which
+// Prometheus the endpoints are read through.
+func TestHeaderNamesRecordingAndPrometheus(t *testing.T) {
+	m := New(Options{Now: t0, NoColor: true, Endpoints: []string{"http://127.0.0.1:8000"},
+		Recording: "/var/lib/llmtop/run-20261126.llmrec", Prometheus: "http://prom:9090"})
+	for _, s := range scrapes(3, healthy) {
+		m.Update(s)
+	}
+	head := strings.Join(strings.SplitN(screen(t, m, 120, 40), "\n", 3)[:2], "\n")
+	for _, want := range []string{" REC ", "recording to run-20261126.llmrec", "via Prometheus http://prom:9090"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("header lacks %q:\n%s", want, head)
+		}
+	}
+	m.Update(SourceStatusMsg{Name: "record", Err: "write run.llmrec: no space left on device"})
+	if head := strings.SplitN(screen(t, m, 120, 40), "\n", 2)[0]; !strings.Contains(head, "REC FAILED") {
+		t.Errorf("a failed recorder is not said:\n%s", head)
+	}
+	plain := New(Options{Now: t0, NoColor: true, Endpoints: []string{"http://127.0.0.1:8000"}})
+	if head := strings.SplitN(screen(t, plain, 120, 40), "\n", 3); strings.Contains(head[0]+head[1], "REC") || strings.Contains(head[1], "Prometheus") {
+		t.Errorf("a session neither recorded nor through Prometheus says so:\n%s", head[0]+"\n"+head[1])
+	}
+}
