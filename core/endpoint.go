@@ -33,6 +33,9 @@ type Endpoint struct {
 	// Port is /proc's word on the port while nothing answers (local
 	// endpoints only); nil otherwise.
 	Port *model.PortOwner
+	// ProcessStarted is when /proc says the process holding a local
+	// endpoint's port started (zero: not local, or not known).
+	ProcessStarted time.Time
 	// Runs is the ledger, oldest first; the last one is the current run
 	// (or the one that ended, until the next starts).
 	Runs []model.Run

@@ -214,6 +214,7 @@ func (m *Monitor) Apply(msg model.Input) {
 			// The serving process's command line is part of its run's
 			// configuration (the runs view diffs it).
 			setConfig(e.Current(), "cmdline", msg.Cmdline)
+			e.ProcessStarted = msg.Started
 			m.ver.Store++
 		}
 	case model.BenchDone:

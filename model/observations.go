@@ -119,6 +119,24 @@ func (o *obsLog) dist(l Latency, from, to time.Time) (Dist, bool) {
 	return d, true
 }
 
+// count is how many requests were logged in (from, to].
+func (o *obsLog) count(from, to time.Time) int {
+	if o.ring == nil {
+		return 0
+	}
+	n := 0
+	for j := o.ring.Len() - 1; j >= 0; j-- {
+		r := o.ring.At(j)
+		if !r.t.After(from) {
+			break
+		}
+		if !r.t.After(to) {
+			n++
+		}
+	}
+	return n
+}
+
 // exactQuantile is the q-quantile (0–1) of ascending values with numpy's
 // linear interpolation (rank q·(n−1)), the benchmark's definition, so the
 // two compare like for like.

@@ -176,3 +176,28 @@ func TestLogObservationsBounded(t *testing.T) {
 		t.Errorf("count %v, want the ring's %d", d.Count, LogObsCap)
 	}
 }
+
+// Issue 31 item 27: llama-server's metrics count no finished requests, so
+// the throughput read "req -- req/s" while its log had timed 8 (the real
+// overload run: sources/logs/testdata/loglat/llama-server-2slots-6streams.log,
+// 8 print_timing blocks). The requests/s is the log's count over the
+// window, marked as the log's; with a metrics count it stays the metrics'.
+func TestRequestsPerSecondFromTheLog(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	for sec := 0; sec <= 40; sec += 10 {
+		sm := sample(sec)
+		sm.Gauges[Running] = 2
+		s.Add(sm)
+	}
+	for i := range 8 {
+		s.Add(logSample(float64(5*i+2), map[Latency]float64{Prefill: 3.9, Decode: 0.15}))
+	}
+	st := s.State(k, time.Minute)
+	if !st.RequestsPS.OK || !st.RequestsFromLog || !near(st.RequestsPS.V, 8/st.Latency[Prefill].Window.Seconds()) {
+		t.Errorf("requests/s %+v from log %v (prefill window %v), want 8 over the window", st.RequestsPS, st.RequestsFromLog, st.Latency[Prefill].Window)
+	}
+	if m := MetricsOf(st); !m.RequestsPerS.OK || !m.RequestsFromLog {
+		t.Errorf("JSON requests_per_s %+v from log %v", m.RequestsPerS, m.RequestsFromLog)
+	}
+}

@@ -16,6 +16,10 @@ type PortOwner struct {
 	// the holder is in another PID namespace); Cmdline its command line.
 	PID     int
 	Cmdline string
+	// Started is when the process holding the port started (zero when
+	// unknown): an engine's uptime where its metrics do not say
+	// (llama-server has no process_start_time_seconds).
+	Started time.Time
 	// Engines are processes that look like an inference engine (the
 	// holder included), with their command lines and ages.
 	Engines []Process

@@ -72,8 +72,11 @@ type MetricsJSON struct {
 	PromptTokensPerS     Opt `json:"prompt_tokens_per_s"`
 	GenerationTokensPerS Opt `json:"generation_tokens_per_s"`
 	RequestsPerS         Opt `json:"requests_per_s"`
-	SpecDecodeAcceptance Opt `json:"spec_decode_acceptance_ratio"`
-	KVCapacityTokens     Opt `json:"kv_capacity_tokens"`
+	// RequestsFromLog: requests_per_s counts the requests the engine's log
+	// timed (its metrics count none: llama.cpp with --log).
+	RequestsFromLog      bool `json:"requests_per_s_from_log,omitempty"`
+	SpecDecodeAcceptance Opt  `json:"spec_decode_acceptance_ratio"`
+	KVCapacityTokens     Opt  `json:"kv_capacity_tokens"`
 
 	TTFTms    DistJSON `json:"ttft_ms"`
 	TPOTms    DistJSON `json:"tpot_ms"`
@@ -170,7 +173,7 @@ func MetricsOf(st State) *MetricsJSON {
 	m := &MetricsJSON{
 		Running: st.Running, Waiting: st.Waiting, KVCacheUsageRatio: st.KVUsage, KVCacheUsageRatioMax: st.KVUsageMax,
 		PrefixCacheHitRatio: st.PrefixHit, PreemptionsPerS: st.PreemptionsPS,
-		PromptTokensPerS: st.PromptTPS, GenerationTokensPerS: st.GenTPS, RequestsPerS: st.RequestsPS,
+		PromptTokensPerS: st.PromptTPS, GenerationTokensPerS: st.GenTPS, RequestsPerS: st.RequestsPS, RequestsFromLog: st.RequestsFromLog,
 		SpecDecodeAcceptance: st.SpecAccept, KVCapacityTokens: st.KVCapacityTokens,
 		TTFTms: DistMS(st.Latency[TTFT]), TPOTms: DistMS(st.Latency[TPOT]), ITLms: DistMS(st.Latency[ITL]),
 		E2Ems: DistMS(st.Latency[E2E]), Queuems: DistMS(st.Latency[Queue]),

@@ -34,6 +34,9 @@ type State struct {
 	// states them: its own averaging, not the window's.
 	EnginePromptTPS, EngineGenTPS Opt
 	RequestsPS                    Opt // finished requests/s
+	// RequestsFromLog: RequestsPS counts the requests the engine's log
+	// timed in the window (its metrics count none: llama.cpp).
+	RequestsFromLog bool
 	PreemptionsPS                 Opt
 	Preemptions                   Opt // count in the window
 	ErrorsPS                      Opt

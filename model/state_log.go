@@ -71,7 +71,18 @@ func (s *Store) withLog(st *State, picked *endpointSeries, k Key, window time.Du
 		}
 	}
 	s.queueByLittle(st, picked, from, end)
+	if !st.RequestsPS.OK && end.Sub(from) >= minLogRateSpan {
+		// the metrics count no requests (llama.cpp): the log timed each
+		// one that finished
+		st.RequestsPS = Some(float64(lg.obs.count(from, end)) / end.Sub(from).Seconds())
+		st.RequestsFromLog = true
+	}
 }
+
+// minLogRateSpan is the shortest window a rate of logged requests is
+// given over (a few seconds after the log's start, one request would read
+// as a burst).
+const minLogRateSpan = 10 * time.Second
 
 // crossCheck says when the log's figure and the metrics' differ by more
 // than a quarter (and 0.1 ms): the two should describe the same requests.

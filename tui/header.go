@@ -118,6 +118,11 @@ func uptime(d *Data) string {
 	}
 	st := d.State()
 	start := st.Started
+	if e := d.Endpoint(); start.IsZero() && e != nil {
+		// the engine's metrics do not say (llama-server): /proc's start
+		// of the process holding its port, on this machine
+		start = e.ProcessStarted
+	}
 	if n := len(st.Restarts); n > 0 && st.Restarts[n-1].After(start) {
 		start = st.Restarts[n-1]
 	}

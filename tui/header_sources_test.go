@@ -3,6 +3,9 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // Issue 31 item 24: the header says that the session is being recorded
@@ -27,5 +30,24 @@ func TestHeaderNamesRecordingAndPrometheus(t *testing.T) {
 	plain := New(Options{Now: t0, NoColor: true, Endpoints: []string{"http://127.0.0.1:8000"}})
 	if head := strings.SplitN(screen(t, plain, 120, 40), "\n", 3); strings.Contains(head[0]+head[1], "REC") || strings.Contains(head[1], "Prometheus") {
 		t.Errorf("a session neither recorded nor through Prometheus says so:\n%s", head[0]+"\n"+head[1])
+	}
+}
+
+// Issue 31 item 27: llama-server publishes no process start time, so the
+// header said "up --" for an engine on this machine whose start /proc
+// knows (the process holding its port).
+func TestUptimeFromTheProcessHoldingThePort(t *testing.T) {
+	m := newTestModel()
+	for _, s := range scrapes(3, healthy) {
+		s.Samples[0].Started = time.Time{}
+		m.Update(s)
+	}
+	if head := strings.SplitN(screen(t, m, 120, 40), "\n", 2)[0]; !strings.Contains(head, "up --") {
+		t.Fatalf("fixture: the scrapes say a start time:\n%s", head)
+	}
+	m.Update(model.PortOwner{Endpoint: m.d.Endpoints()[0], Time: t0.Add(3 * time.Second), Port: 8000, PID: 4711,
+		Cmdline: "llama-server -m m.gguf -c 2048 -np 2", Started: t0.Add(-5 * time.Minute)})
+	if head := strings.SplitN(screen(t, m, 120, 40), "\n", 2)[0]; !strings.Contains(head, "up 5m") {
+		t.Errorf("uptime from /proc not shown:\n%s", head)
 	}
 }

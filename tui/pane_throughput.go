@@ -35,7 +35,7 @@ func (throughputPane) View(d *Data, w, h int) string {
 	out := []string{
 		metricRow("prompt", 6, d.Series(model.SeriesPromptTPS), 0, rate(st.PromptTPS, "tok/s"), w),
 		metricRow("gen", 6, d.Series(model.SeriesGenTPS), 0, rate(st.GenTPS, "tok/s"), w),
-		metricRow("req", 6, d.Series(model.SeriesRequestsPS), 0, rate(st.RequestsPS, "req/s"), w),
+		metricRow("req", 6, d.Series(model.SeriesRequestsPS), 0, rate(st.RequestsPS, reqUnit(st)), w),
 	}
 	errs := "errors " + fmtNum(st.ErrorsPS) + "/s"
 	if st.ErrorsPS.OK {
@@ -71,6 +71,13 @@ func engineOwn(st model.State) string {
 		name     string
 		own, win model.Opt
 	}{{"prompt", st.EnginePromptTPS, st.PromptTPS}, {"gen", st.EngineGenTPS, st.GenTPS}} {
+		// llama.cpp's gauges average the requests that finished since the
+		// previous /metrics read and read 0 when none did: a 0 beside a
+		// rate measured above 0 is "none finished since", not the engine's
+		// throughput.
+		if x.own.OK && x.own.V == 0 && x.win.OK && x.win.V > 0 {
+			continue
+		}
 		if x.own.OK && !(x.win.OK && x.win.V == x.own.V) {
 			parts = append(parts, x.name+" "+fmtNum(x.own)+" tok/s")
 		}
@@ -79,6 +86,14 @@ func engineOwn(st model.State) string {
 		return ""
 	}
 	return " · engine says " + strings.Join(parts, ", ")
+}
+
+// reqUnit is the requests row's unit, saying when the count is the log's.
+func reqUnit(st model.State) string {
+	if st.RequestsFromLog {
+		return "req/s (log)"
+	}
+	return "req/s"
 }
 
 // finishMix is "finish stop 80% · length 15% · abort 5% (n=204)", reasons

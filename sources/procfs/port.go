@@ -54,6 +54,11 @@ func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
 			o.Engines = append(o.Engines, p)
 		}
 	}
+	if o.PID > 0 && bootOK {
+		if st, ok := startTicks(fsys, o.PID); ok {
+			o.Started = boot.Add(time.Duration(st) * time.Second / clockTicks)
+		}
+	}
 	sort.SliceStable(o.Engines, func(i, j int) bool { return o.Engines[i].Age > o.Engines[j].Age })
 	switch {
 	case Nested(fsys) == 1:

@@ -24,6 +24,11 @@ func TestOwnerOfARealListener(t *testing.T) {
 	if o.PID != os.Getpid() || !strings.Contains(o.Cmdline, "procfs.test") {
 		t.Fatalf("owner of :%d = %+v, want this test (pid %d)", port, o, os.Getpid())
 	}
+	// Issue 31 item 27: the holder's start time is known (the engine's
+	// uptime where its metrics do not say): this test started a moment ago.
+	if age := time.Since(o.Started); o.Started.IsZero() || age < 0 || age > 10*time.Minute {
+		t.Errorf("started %v (age %v), want this test's start", o.Started, age)
+	}
 	ln.Close()
 	if o := Owner(FS(), port, time.Now()); o.PID != 0 {
 		t.Fatalf("after close: %+v, want nothing listening", o)
