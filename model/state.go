@@ -37,9 +37,9 @@ type State struct {
 	// RequestsFromLog: RequestsPS counts the requests the engine's log
 	// timed in the window (its metrics count none: llama.cpp).
 	RequestsFromLog bool
-	PreemptionsPS                 Opt
-	Preemptions                   Opt // count in the window
-	ErrorsPS                      Opt
+	PreemptionsPS   Opt
+	Preemptions     Opt // count in the window
+	ErrorsPS        Opt
 	// HTTPPS, HTTP5xxPS and HTTPRejectedPS are API responses per second over
 	// the window: all, 5xx, and 429/503 (where the engine serves exact
 	// codes).
