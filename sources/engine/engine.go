@@ -114,7 +114,16 @@ type session struct {
 	idAt     time.Time // when it was made
 	lastDown bool
 	llamaGen genCounter // llama.cpp: generated tokens including in-flight slots
+	// sinceHealth counts scrapes since /health was last asked.
+	sinceHealth int
 }
+
+// healthEvery is how often a scrape whose engine is up asks /health
+// beside /metrics (issue 33: one request a refresh is the floor). It is
+// asked at every scrape while the engine is unhealthy or loading (to see
+// it recover), and at once when /metrics fails (to tell an engine that
+// answers 503 from one that is gone).
+const healthEvery = 10
 
 // reidentifyAfter refreshes identity (models can change: Ollama loads and
 // unloads, a router swaps backends) even while the endpoint stays up.
@@ -130,6 +139,12 @@ func newSession(cfg Config) *session {
 // remember to.
 func (s *session) scrape(ctx context.Context) model.Scrape {
 	return model.CleanScrape(s.read(ctx))
+}
+
+// askHealth asks the engine's health route now.
+func (s *session) askHealth(ctx context.Context) {
+	s.id.Health, s.id.HealthDetail = probe.Health(ctx, s.client, s.cfg.URL, s.id.Engine)
+	s.sinceHealth = 0
 }
 
 func (s *session) read(ctx context.Context) model.Scrape {
@@ -163,9 +178,9 @@ func (s *session) read(ctx context.Context) model.Scrape {
 			}
 			return finish(classify(err, s.cfg.URL, s.cfg, ""))
 		}
-		s.id, s.known, s.idAt = id, true, start
-	} else {
-		s.id.Health, s.id.HealthDetail = probe.Health(ctx, s.client, s.cfg.URL, s.id.Engine)
+		s.id, s.known, s.idAt, s.sinceHealth = id, true, start, 0
+	} else if s.sinceHealth++; s.sinceHealth >= healthEvery || s.id.Health == model.HealthUnhealthy || s.id.Health == model.HealthLoading {
+		s.askHealth(ctx)
 	}
 	sc.Identity = s.id
 	a, ok := adapterFor(s.id.Engine)
@@ -175,7 +190,12 @@ func (s *session) read(ctx context.Context) model.Scrape {
 	c := &collector{ctx: ctx, s: s, a: a, now: start, id: &sc.Identity}
 	samples, err := a.collect(c)
 	if err != nil {
-		return finish(classify(err, s.cfg.URL+c.lastPath, s.cfg, a.hint404))
+		se := classify(err, s.cfg.URL+c.lastPath, s.cfg, a.hint404)
+		if !se.down() && s.sinceHealth > 0 {
+			s.askHealth(ctx)
+			sc.Identity.Health, sc.Identity.HealthDetail = s.id.Health, s.id.HealthDetail
+		}
+		return finish(se)
 	}
 	if len(sc.Identity.Models) == 0 {
 		// Triton and metrics-only ports name their models only in labels.
