@@ -2,7 +2,11 @@
 # The whole monitor's cost on the box it watches: runs `llmtop sim` and the
 # monitor on it (1 s refresh, --no-gpu, the sim's log attached) in a tmux
 # window of W×H, and reads the monitor's CPU time (utime+stime from
-# /proc/PID/stat) and resident memory over SECONDS.
+# /proc/PID/stat) and resident memory over SECONDS. Beside it, in the same
+# run and a window of the same size, htop at the same refresh (-d 10: one
+# second), measured the same way, so the two are compared on the same
+# machine at the same moment (HTOP=0 leaves it out; htop is installed with
+# apt-get when missing and this runs as root).
 #
 #   scripts/monitor-cost.sh [SECONDS]      (default 60; W=200 H=60)
 #   make monitor-cost
@@ -28,18 +32,43 @@ for _ in $(seq 50); do grep -q "127.0.0.1:[0-9]" "$WORK/sim.out" 2>/dev/null && 
 URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/sim.out" | head -1)
 [ -n "$URL" ] || { echo "monitor-cost: the sim printed no address"; exit 1; }
 
+HTOP=${HTOP:-1}
+if [ "$HTOP" = 1 ] && ! command -v htop >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		apt-get install -y -qq htop >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq htop >/dev/null 2>&1) || true
+	fi
+	command -v htop >/dev/null || { echo "monitor-cost: htop is not installed (apt-get install htop); measuring llmtop alone"; HTOP=0; }
+fi
+
 tmux -L "$SOCK" -f /dev/null new-session -d -s cost -x "$W" -y "$H" \
 	"exec env TERM=xterm-256color XDG_CONFIG_HOME=$WORK/cfg $BIN --no-gpu --log $WORK/sim.log $URL"
+if [ "$HTOP" = 1 ]; then
+	tmux -L "$SOCK" -f /dev/null new-session -d -s htop -x "$W" -y "$H" \
+		"exec env TERM=xterm-256color HOME=$WORK htop -d 10"
+fi
 sleep 5 # start-up and the first scrapes are not the steady state
-PID=$(tmux -L "$SOCK" list-panes -t cost -F '#{pane_pid}')
 tck=$(getconf CLK_TCK)
-read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$PID/stat")
+# ticks PID: its utime+stime so far
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+PID=$(tmux -L "$SOCK" list-panes -t cost -F '#{pane_pid}')
+[ "$HTOP" = 1 ] && HPID=$(tmux -L "$SOCK" list-panes -t htop -F '#{pane_pid}')
+a0=$(ticks "$PID")
+[ "$HTOP" = 1 ] && h0=$(ticks "$HPID")
 t0=$(date +%s.%N)
 sleep "$SECS"
-read -r u1 s1 < <(awk '{print $14, $15}' "/proc/$PID/stat")
+a1=$(ticks "$PID")
+[ "$HTOP" = 1 ] && h1=$(ticks "$HPID")
 t1=$(date +%s.%N)
-rss=$(awk '/VmRSS/{print $2}' "/proc/$PID/status")
-awk -v u="$((u1 - u0 + s1 - s0))" -v tck="$tck" -v t0="$t0" -v t1="$t1" -v rss="$rss" -v w="$W" -v h="$H" 'BEGIN {
-	cpu = u / tck; wall = t1 - t0
-	printf "monitor at %dx%d against llmtop sim: %.2f cpu-s over %.1f s = %.2f %% of a core; RSS %.1f MB\n", w, h, cpu, wall, 100 * cpu / wall, rss / 1024
-}'
+# report NAME TICKS PID
+report() {
+	awk -v name="$1" -v u="$2" -v tck="$tck" -v t0="$t0" -v t1="$t1" -v rss="$(awk '/VmRSS/{print $2}' "/proc/$3/status")" -v w="$W" -v h="$H" 'BEGIN {
+		cpu = u / tck; wall = t1 - t0
+		printf "%-7s at %dx%d, 1 s refresh: %.2f cpu-s over %.1f s = %.2f %% of a core; RSS %.1f MB\n", name, w, h, cpu, wall, 100 * cpu / wall, rss / 1024
+	}'
+}
+echo "monitor-cost: llmtop on llmtop sim (its log attached, --no-gpu)$([ "$HTOP" = 1 ] && echo ", htop -d 10 beside it in the same run")"
+report llmtop "$((a1 - a0))" "$PID"
+if [ "$HTOP" = 1 ]; then
+	report htop "$((h1 - h0))" "$HPID"
+	if [ $((a1 - a0)) -le $((h1 - h0)) ]; then echo "llmtop the lower"; else echo "htop the lower"; fi
+fi
