@@ -243,4 +243,3 @@ func BenchmarkDiagnoseFromDay(b *testing.B) {
 		r.Close()
 	}
 }
-
