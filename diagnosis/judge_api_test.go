@@ -276,3 +276,33 @@ func TestTRTPausedIsKVPressure(t *testing.T) {
 		{name: "none paused", in: input(ep(trt(0))), none: "kv_preemption"},
 	})
 }
+
+// Issue 27 item 5: a share of 4xx is judged, with the reasons the log gave.
+func TestClientErrorsRule(t *testing.T) {
+	with := func(all, client float64) func(*Endpoint) {
+		return func(e *Endpoint) {
+			e.State.HTTPPS, e.State.HTTP4xxPS = model.Some(all), model.Some(client)
+			e.State.RateWindow = time.Minute
+		}
+	}
+	in := input(ep(with(2, 0.3)))
+	in.LogsOn = true
+	in.Events = []model.Event{
+		{Time: t0.Add(-time.Minute), Endpoint: url, Source: "log", Kind: "vllm_mm_limit", Severity: model.SevWarn, Title: "request over the per-prompt image limit (1)"},
+		{Time: t0.Add(-30 * time.Second), Endpoint: url, Source: "log", Kind: "vllm_mm_limit", Severity: model.SevWarn, Title: "request over the per-prompt image limit (1)"},
+	}
+	runCases(t, []ruleCase{
+		{name: "15 % 4xx with reasons", in: in, want: "api_client_errors", check: func(t *testing.T, f *Finding) {
+			if !hasEvidence(f, "18 4xx of 120 API responses") || !hasEvidence(f, "2× request over the per-prompt image limit") {
+				t.Errorf("%+v", f.Evidence)
+			}
+		}},
+		{name: "no log: reasons unknown", in: input(ep(with(2, 0.3))), want: "api_client_errors", check: func(t *testing.T, f *Finding) {
+			if !hasEvidence(f, "the reasons are not in the metrics") {
+				t.Errorf("%+v", f.Evidence)
+			}
+		}},
+		{name: "2 % 4xx", in: input(ep(with(2, 0.04))), none: "api_client_errors"},
+		{name: "too few responses", in: input(ep(with(0.1, 0.05))), none: "api_client_errors"},
+	})
+}

@@ -362,7 +362,7 @@ var modelConcept = map[string]string{
 	"kv": string(model.KVUsage), "preemptions": string(model.Preemptions), "prompt": string(model.PromptTokens),
 	"gen": string(model.GenTokens), "prompt_len": string(model.PromptLen), "output_len": string(model.OutputLen),
 	"batch_per_step": string(model.BatchPerStep), "step_tokens": string(model.StepTokens),
-	"http_5xx": string(model.HTTP5xx), "e2e": string(model.E2E), "decode": string(model.Decode),
+	"http_5xx": string(model.HTTP5xx), "http_4xx": string(model.HTTP4xx), "e2e": string(model.E2E), "decode": string(model.Decode),
 }
 
 // infoKey returns the first of keys present in the endpoint's info labels.

@@ -21,6 +21,8 @@ func init() {
 			needs: needMetrics, hold: holdShort, eval: ruleRejections},
 		rule{id: "api_http_errors", checks: "API answers without a rising share of HTTP 5xx",
 			needs: needMetrics, hold: holdShort, eval: ruleHTTPErrors},
+		rule{id: "api_client_errors", checks: "clients' requests are valid (few HTTP 4xx)",
+			needs: needMetrics, hold: holdShort, eval: ruleClientErrors},
 	)
 }
 
@@ -122,4 +124,47 @@ func answerOf(eng model.Engine) string {
 		return a.answer
 	}
 	return "an error"
+}
+
+// clientErrorKinds are the log lines that say why a request was refused
+// (the 4xx's reasons, where a log is attached).
+var clientErrorKinds = map[string]bool{"vllm_mm_limit": true, "vllm_lora_not_found": true,
+	"llamacpp_prompt_too_long": true, "llamacpp_context_shift_disabled": true}
+
+func ruleClientErrors(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		share, n, ok := httpShare(e, ep, ep.State.HTTP4xxPS)
+		if !ok || share < e.cfg.FinishErrorShare {
+			continue
+		}
+		ev := []Evidence{{Text: fmt.Sprintf("%s 4xx of %s API responses (%s/s)", num(share*n), num(n), num(ep.State.HTTP4xxPS.V)),
+			Source: metricSource(ep, "http_4xx"), Window: ep.State.RateWindow}}
+		reasons := map[string]int{}
+		var order []string
+		for _, x := range e.in.Events {
+			if !clientErrorKinds[x.Kind] || endpointOf(e, x.Endpoint).URL != ep.URL || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
+				continue
+			}
+			if reasons[x.Title] == 0 {
+				order = append(order, x.Title)
+			}
+			reasons[x.Title]++
+		}
+		for _, r := range order {
+			ev = append(ev, Evidence{Text: fmt.Sprintf("%d× %s", reasons[r], r), Source: "log", Window: e.cfg.EventWindow})
+		}
+		if len(order) == 0 {
+			ev = append(ev, Evidence{Text: "the reasons are not in the metrics: the log's request errors, or the clients' error bodies, say which", Source: "llmtop"})
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: API, Severity: model.SevWarn,
+			Title:    fmt.Sprintf("%s of API requests refused as invalid (HTTP 4xx)", pct(share)),
+			Evidence: ev,
+			Cause:    "clients send requests the server refuses: a prompt plus max_tokens over the context length, an unknown model name, a LoRA adapter or media the server does not take, bad parameters",
+			Actions: []Action{{Change: "fix the clients: cap prompt + max_tokens under the context length, use the served model name (/v1/models)",
+				Why: "a refused request is work the user does not get", TradeOff: "none"},
+				{Change: "raise the server's limit when the clients are right (the context length, the per-prompt media limit)",
+					Why: "the requests are legitimate", TradeOff: "more memory per request"}}})
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package diagnosis
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -98,4 +99,24 @@ func TestKVAbsentIsSaid(t *testing.T) {
 	if !strings.Contains(strings.Join(rep.Missing, "\n"), "KV-cache usage (llama.cpp does not expose it)") {
 		t.Fatalf("%v", rep.Missing)
 	}
+}
+
+// Issue 27 item 5: a long output tail while the KV pool fills advises
+// max_tokens near the p95, with the figures.
+func TestOutputTailRule(t *testing.T) {
+	tail := func(kv float64) Input {
+		return input(ep(func(e *Endpoint) {
+			e.State.Latency[model.OutputLen] = model.Dist{P50: model.Some(180), P90: model.Some(900), P95: model.Some(1400), P99: model.Some(3900),
+				Count: 400, Window: time.Minute, Estimate: true, Exposed: true}
+			e.State.KVUsage = model.Some(kv)
+		}))
+	}
+	runCases(t, []ruleCase{
+		{name: "tail and a full pool", in: tail(0.92), want: "output_tail", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "max_tokens near the p95, about 1400") || !hasEvidence(f, "p99≈3900") || !hasEvidence(f, "KV cache 92 % used") {
+				t.Errorf("%+v", f)
+			}
+		}},
+		{name: "tail that costs nothing", in: tail(0.3), none: "output_tail"},
+	})
 }

@@ -51,6 +51,9 @@ const (
 	HTTPResponses Counter = "http_responses"
 	HTTP5xx       Counter = "http_5xx"
 	HTTPRejected  Counter = "http_rejected"
+	// HTTP4xx are the client errors but the rejections (429) where codes
+	// are exact; all 4xx where the engine groups them.
+	HTTP4xx Counter = "http_4xx"
 )
 
 // Latency names a per-request (or per-token) duration distribution. All

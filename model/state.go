@@ -44,6 +44,9 @@ type State struct {
 	// the window: all, 5xx, and 429/503 (where the engine serves exact
 	// codes).
 	HTTPPS, HTTP5xxPS, HTTPRejectedPS Opt
+	// HTTP4xxPS are client errors per second (400 context too long, 404
+	// unknown model…), rejections (429) not counted where codes are exact.
+	HTTP4xxPS Opt
 	// RateWindow is the span the rates cover.
 	RateWindow time.Duration
 
@@ -142,6 +145,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.PreemptionsPS = rate(Preemptions)
 	st.ErrorsPS = rate(RequestErrors)
 	st.HTTPPS, st.HTTP5xxPS, st.HTTPRejectedPS = rate(HTTPResponses), rate(HTTP5xx), rate(HTTPRejected)
+	st.HTTP4xxPS = rate(HTTP4xx)
 	if t := es.counters[Preemptions]; t != nil {
 		st.Preemptions, _ = t.increase(window)
 	}

@@ -306,7 +306,7 @@ func readFrom(s *model.Sample, concept, metric string) {
 // (/v1/…): the responses, the 5xx, and the rejections (429, 503) where the
 // codes are exact. Nothing is set without API-route series.
 func setHTTPStatus(s *model.Sample, v view, name string) {
-	var all, bad, rej float64
+	var all, bad, rej, client float64
 	seen, exact := false, false
 	for _, m := range v.series(name) {
 		if !strings.HasPrefix(label(m, "handler"), "/v1/") {
@@ -326,12 +326,17 @@ func setHTTPStatus(s *model.Sample, v view, name string) {
 		if st == "429" || st == "503" {
 			rej += x
 		}
+		if strings.HasPrefix(st, "4") && st != "429" {
+			client += x
+		}
 	}
 	if !seen {
 		return
 	}
 	s.Counters[model.HTTPResponses], s.Counters[model.HTTP5xx] = all, bad
 	readFrom(s, string(model.HTTP5xx), name+`{status="5xx"}`)
+	s.Counters[model.HTTP4xx] = client
+	readFrom(s, string(model.HTTP4xx), name+`{status="4xx"}`)
 	if exact {
 		s.Counters[model.HTTPRejected] = rej
 	}

@@ -186,3 +186,21 @@ func BenchmarkParseVLLM(b *testing.B) {
 		}
 	}
 }
+
+// Issue 27 item 5: the HTTP instrumentation's 4xx (but 429) on the API
+// routes are counted apart from the 5xx and the rejections.
+func TestVLLMHTTPClientErrors(t *testing.T) {
+	body := []byte(`# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="m"} 1
+# TYPE http_requests_total counter
+http_requests_total{handler="/v1/chat/completions",method="POST",status="200"} 90
+http_requests_total{handler="/v1/chat/completions",method="POST",status="400"} 7
+http_requests_total{handler="/v1/chat/completions",method="POST",status="404"} 2
+http_requests_total{handler="/v1/chat/completions",method="POST",status="429"} 1
+http_requests_total{handler="/metrics",method="GET",status="404"} 50
+`)
+	s := only(t, mapVLLM(mustParse(t, body), testMeta("m")))
+	if s.Counters[model.HTTPResponses] != 100 || s.Counters[model.HTTP4xx] != 9 || s.Counters[model.HTTPRejected] != 1 {
+		t.Fatalf("counters %v", s.Counters)
+	}
+}
