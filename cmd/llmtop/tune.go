@@ -166,7 +166,7 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 	}
 	goal := t.goalFor(kept.rep)
 	tr.Noise = launch.MeasureNoise(goal, extra, kept.m)
-	t.logf("noise: %s %s vs %s, ±%.0f %%: a change must gain more than %.0f %%", goal, tuneGoalText(goal, extra), tuneGoalText(goal, kept.m), tr.Noise.Relative*100, tr.Noise.Threshold*100)
+	t.logf("noise: %s %s vs %s (×%.2f): a change must move it by more than ×%.2f (%.0f %%)", goal, tuneGoalText(goal, extra), tuneGoalText(goal, kept.m), tr.Noise.Factor, tr.Noise.Need, tr.Noise.Threshold*100)
 	tr.Steps = append(tr.Steps, launch.Step{N: 0, Command: tr.Start, Measure: kept.m, Open: kept.open, Kept: true})
 	tried := map[string]bool{}
 	keptArgs := t.s.Args()

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -174,8 +175,14 @@ func TestJudgeAgainstNoise(t *testing.T) {
 		return Measure{Served: true, Completed: n, TTFTp99ms: model.Some(ttft)}
 	}
 	n := MeasureNoise(GoalTTFT, m(1000, 10), m(1100, 10))
-	if n.Threshold < 0.18 || n.Threshold > 0.19 {
-		t.Fatalf("noise 1000 vs 1100 ms: threshold %.3f, want 2 × 9.1 %%", n.Threshold)
+	if math.Abs(n.Need-1.21) > 1e-9 {
+		t.Fatalf("noise 1000 vs 1100 ms: need ×%.3f, want 1.1² = 1.21", n.Need)
+	}
+	// A wide noise (a queue that grows between the two) still lets a
+	// tenfold gain through: ratios, not differences.
+	wide := MeasureNoise(GoalTTFT, m(4050, 10), m(2070, 10))
+	if ok, why := Judge(GoalTTFT, m(2070, 12), m(164, 32), wide); !ok {
+		t.Errorf("2.07 s → 164 ms under a ×1.96 noise: %s", why)
 	}
 	for _, c := range []struct {
 		before, after Measure

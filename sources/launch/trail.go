@@ -48,14 +48,20 @@ func (g Goal) Value(m Measure) (model.Opt, bool) {
 }
 
 // Noise is the run-to-run noise: the goal metric of two benchmarks at the
-// same load on the unchanged engine, one after the other.
+// same load on the unchanged engine, one after the other. Latencies spread
+// by ratios (a queue that doubles doubles TTFT), so the noise is a factor:
+// the larger of the two over the smaller.
 type Noise struct {
 	Goal     Goal    `json:"goal"`
 	A        float64 `json:"a,omitempty"` // the goal metric of the first and second benchmark
 	B        float64 `json:"b,omitempty"`
 	Relative float64 `json:"relative"` // |A−B| / max(A, B)
-	// Threshold is the gain a change must beat: twice the noise, at least
-	// MinGain.
+	Factor   float64 `json:"factor"`   // max(A, B) / min(A, B)
+	// Need is the factor a change must move the goal by, the right way:
+	// twice the noise (Factor²), and at least 1/(1−MinGain).
+	Need float64 `json:"need_factor"`
+	// Threshold is Need as a relative gain on a lower-is-better metric
+	// (1 − 1/Need), for the table.
 	Threshold float64 `json:"threshold"`
 	How       string  `json:"how"`
 }
@@ -65,22 +71,28 @@ const MinGain = 0.05
 
 // MeasureNoise turns two benchmarks at the same load into the noise.
 func MeasureNoise(g Goal, a, b Measure) Noise {
-	n := Noise{Goal: g, Threshold: MinGain, How: "two benchmarks at the same load on the unchanged engine, back to back: threshold = max(2 × |a−b| / max(a, b), 5 %)"}
+	floor := 1 / (1 - MinGain)
+	n := Noise{Goal: g, Factor: 1, Need: floor, Threshold: MinGain,
+		How: "two benchmarks at the same load on the unchanged engine, back to back: noise factor f = max/min of their goal metric; a change must move it by more than f² (twice the noise, in ratio), at least 5 %"}
 	va, _ := g.Value(a)
 	vb, _ := g.Value(b)
-	if !va.OK || !vb.OK || math.Max(va.V, vb.V) <= 0 {
-		n.How += "; the goal was not measured twice, so the threshold is the 5 % floor"
+	if !va.OK || !vb.OK || math.Min(va.V, vb.V) <= 0 {
+		n.How += "; the goal was not measured twice, so the 5 % floor applies"
 		return n
 	}
 	n.A, n.B = va.V, vb.V
 	n.Relative = math.Abs(va.V-vb.V) / math.Max(va.V, vb.V)
-	n.Threshold = math.Max(2*n.Relative, MinGain)
+	n.Factor = math.Max(va.V, vb.V) / math.Min(va.V, vb.V)
+	n.Need = math.Max(n.Factor*n.Factor, floor)
+	n.Threshold = 1 - 1/n.Need
 	return n
 }
 
-// Judge says whether after is better than before by more than the noise's
-// threshold, and why, in words.
+// Judge says whether after is better than before by more than the noise,
+// and why, in words.
 func Judge(g Goal, before, after Measure, n Noise) (bool, string) {
+	need := math.Max(n.Need, 1/(1-MinGain))
+	beyond := fmt.Sprintf("the noise needs a factor of %.2f (%.0f %%)", need, (1-1/need)*100)
 	switch {
 	case !after.Served && before.Served:
 		return false, "the engine did not serve after the change"
@@ -96,29 +108,29 @@ func Judge(g Goal, before, after Measure, n Noise) (bool, string) {
 		// Under a queue longer than the benchmark, the server's finished
 		// requests/s at the same arrivals is what can still be compared.
 		b, a := before.ServerRPS, after.ServerRPS
-		if !b.OK || !a.OK || b.V <= 0 {
+		if !b.OK || !a.OK || b.V <= 0 || a.V <= 0 {
 			return false, "no benchmark request finished on either run, and the server's finished requests/s is not known on both"
 		}
 		word := fmt.Sprintf("no benchmark request finished on either run; the server finished %s → %s requests/s (%+.0f %%)", num(b.V), num(a.V), (a.V/b.V-1)*100)
-		if (a.V-b.V)/b.V > n.Threshold {
-			return true, word + fmt.Sprintf(": better by more than the noise threshold (%.0f %%)", n.Threshold*100)
+		if a.V/b.V > need {
+			return true, word + ": better; " + beyond
 		}
-		return false, word + fmt.Sprintf(": not better by more than the noise threshold (%.0f %%)", n.Threshold*100)
+		return false, word + ": not better than the noise; " + beyond
 	}
 	vb, lower := g.Value(before)
 	va, _ := g.Value(after)
-	if !vb.OK || !va.OK || vb.V <= 0 {
+	if !vb.OK || !va.OK || vb.V <= 0 || va.V <= 0 {
 		return false, fmt.Sprintf("%s not measured on both runs", g)
 	}
-	gain := (vb.V - va.V) / vb.V
+	ratio := vb.V / va.V // how much better, as a factor
 	if !lower {
-		gain = (va.V - vb.V) / vb.V
+		ratio = va.V / vb.V
 	}
 	word := fmt.Sprintf("%s %s → %s (%+.0f %%)", g, num(vb.V), num(va.V), (va.V/vb.V-1)*100)
-	if gain > n.Threshold {
-		return true, word + fmt.Sprintf(": better by more than the noise threshold (%.0f %%)", n.Threshold*100)
+	if ratio > need {
+		return true, word + ": better; " + beyond
 	}
-	return false, word + fmt.Sprintf(": not better by more than the noise threshold (%.0f %%)", n.Threshold*100)
+	return false, word + ": not better than the noise; " + beyond
 }
 
 func num(v float64) string {
@@ -158,7 +170,7 @@ type Trail struct {
 // Table is the trail as a short table.
 func (t Trail) Table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "load: %s · noise: %s ±%.0f %% (threshold %.0f %%)\n", t.Load, t.Noise.Goal, t.Noise.Relative*100, t.Noise.Threshold*100)
+	fmt.Fprintf(&b, "load: %s · noise: %s ×%.2f between two benchmarks (a change must move it by ×%.2f, %.0f %%)\n", t.Load, t.Noise.Goal, t.Noise.Factor, t.Noise.Need, t.Noise.Threshold*100)
 	fmt.Fprintf(&b, "%-4s %-42s %-26s %-26s %-5s %s\n", "step", "finding → change", "TTFT p99 before → after", "TPOT p99 before → after", "kept", "open findings after")
 	for _, s := range t.Steps {
 		what := "start: " + lastWords(s.Command, 5)
