@@ -72,7 +72,9 @@ func TestLlamaServerKVUnified(t *testing.T) {
 			logs.Start(ctx, logs.Input{File: p.logPath}, logs.Options{Endpoint: url}, func(msg any) {
 				mu.Lock()
 				defer mu.Unlock()
-				withLog.Apply(msg)
+				if in, ok := msg.(model.Input); ok {
+					withLog.Apply(in)
+				}
 			})
 			sc := engine.ScrapeOnce(ctx, scrapeConfig(url))
 			mu.Lock()

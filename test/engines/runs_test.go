@@ -31,7 +31,9 @@ func watch(ctx context.Context, url, logPath string) *watched {
 	apply := func(msg any) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		w.mon.Apply(msg)
+		if in, ok := msg.(model.Input); ok {
+			w.mon.Apply(in)
+		}
 		w.mon.Tick(time.Now())
 	}
 	p := engine.NewPoller(engine.Config{URL: url, Interval: 250 * time.Millisecond, Timeout: 10 * time.Second})
