@@ -71,12 +71,9 @@ func ruleFinishErrors(e *env) []Finding {
 			continue
 		}
 		ab, er := ep.State.FinishShare["abort"], errorShare(ep)
-		if ab+er < e.cfg.FinishErrorShare {
+		sev, _ := FinishAlarm(ep.State, e.cfg)
+		if sev < model.SevWarn {
 			continue
-		}
-		sev := model.SevWarn
-		if er >= e.cfg.FinishErrorShare {
-			sev = model.SevCrit
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Behaviour, Severity: sev,
 			Title: fmt.Sprintf("requests aborted or failing (abort %s, error %s)", pct(ab), pct(er)),
@@ -91,18 +88,10 @@ func ruleFinishErrors(e *env) []Finding {
 	return out
 }
 
-// errorReasons are the finish reasons that are the engine (or the API in
-// front of it) failing a request: vLLM/TRT-LLM "error"; TGI's
-// tgi_request_failure err labels (router/src: validation is a 4xx,
-// generation and incomplete a failed stream; "failure" is llmtop's name for
-// one without an err label). TGI's "overloaded" is a rejection at
-// admission (429), judged by api_rejections.
-var errorReasons = []string{"error", "generation", "incomplete", "validation", "dropped", "failure"}
-
 // errorShare is the share of finished requests that failed.
 func errorShare(ep Endpoint) float64 {
 	var s float64
-	for _, r := range errorReasons {
+	for _, r := range ErrorReasons {
 		s += ep.State.FinishShare[r]
 	}
 	return s

@@ -16,21 +16,6 @@ func init() {
 	)
 }
 
-// engineGPUs are the devices the engine runs on; all of them when no process
-// says so (no process list, or another PID namespace).
-func engineGPUs(g *model.GPUSnapshot) []model.GPU {
-	var out []model.GPU
-	for _, d := range g.GPUs {
-		if servesEngine(d) {
-			out = append(out, d)
-		}
-	}
-	if len(out) == 0 {
-		return g.GPUs
-	}
-	return out
-}
-
 func gpuSource(g *model.GPUSnapshot) string {
 	if g.Simulated {
 		return "nvml (simulated)"
@@ -40,18 +25,16 @@ func gpuSource(g *model.GPUSnapshot) string {
 
 func ruleIdleWaiting(e *env) []Finding {
 	g := e.in.GPU
-	var util float64
-	var n int
-	for _, d := range engineGPUs(g) {
+	u := EngineGPUUtil(g)
+	if !u.OK {
+		return nil
+	}
+	util, n := u.V, 0
+	for _, d := range EngineGPUs(g) {
 		if d.Util.OK {
-			util += d.Util.V
 			n++
 		}
 	}
-	if n == 0 {
-		return nil
-	}
-	util /= float64(n)
 	if util >= e.cfg.GPUIdleUtil {
 		return nil
 	}
@@ -88,7 +71,7 @@ var throttleBad = []string{"thermal", "hw slowdown", "hw thermal", "hw power bra
 func ruleThrottle(e *env) []Finding {
 	g := e.in.GPU
 	var out []Finding
-	for _, d := range engineGPUs(g) {
+	for _, d := range EngineGPUs(g) {
 		var bad []string
 		for _, r := range d.Throttle {
 			lr := strings.ToLower(r)
@@ -99,7 +82,8 @@ func ruleThrottle(e *env) []Finding {
 				}
 			}
 		}
-		hot := d.Temp.OK && d.TempSlowdown.OK && d.Temp.V >= d.TempSlowdown.V-3
+		heat, _ := GPUHeat(d)
+		hot := heat >= model.SevWarn
 		if len(bad) == 0 && !hot {
 			continue
 		}

@@ -174,7 +174,7 @@ func endpointState(e *env, url string) Endpoint {
 func meanUtil(g *model.GPUSnapshot) (float64, int) {
 	var util float64
 	var n int
-	for _, d := range engineGPUs(g) {
+	for _, d := range EngineGPUs(g) {
 		if d.Util.OK {
 			util += d.Util.V
 			n++

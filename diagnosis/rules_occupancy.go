@@ -74,7 +74,7 @@ func stepOccupancy(ep Endpoint) (per float64, text, src string, ok bool) {
 func engineUtil(g *model.GPUSnapshot) (float64, int) {
 	var util float64
 	var n int
-	for _, d := range engineGPUs(g) {
+	for _, d := range EngineGPUs(g) {
 		if d.Util.OK {
 			util += d.Util.V
 			n++

@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -36,7 +37,13 @@ const (
 // room left, and go before any value does. Narrower still, the power limit
 // goes (its bar, when drawn, still says how near the limit the draw is).
 type gpuCols struct {
-	t      Thresholds
+	t Thresholds
+	// engine are the engine's GPUs (diagnosis.EngineGPUs) and idle says
+	// gpu_idle_waiting's condition holds (their mean utilisation under
+	// its threshold while requests wait): only then is a low utilisation
+	// drawn as a warning, on the engine's GPUs.
+	engine map[int]bool
+	idle   bool
 	idxW   int
 	nameW  int
 	long   bool // full names ("H100 80GB HBM3") rather than the first word
@@ -248,12 +255,23 @@ func (c *gpuCols) fraction(g model.GPU, i int) (float64, bool) {
 func (c *gpuCols) style(s *Styles, g model.GPU, i int, waiting model.Opt) Ink {
 	switch i {
 	case colUtil:
-		return s.Judged(c.t, MGPUUtil, g.Util, waiting.Or(0))
+		if !g.Util.OK {
+			return plainInk
+		}
+		if c.idle && c.engine[g.Index] && g.Util.V < c.t.GPUIdle {
+			return s.Level(LevelWarn)
+		}
+		return s.Level(LevelOK)
 	case colMem:
 		f, ok := c.fraction(g, colMem)
 		return s.Judged(c.t, MGPUMem, optOf(f, ok))
 	case colTemp:
-		return s.Judged(c.t, MGPUTemp, g.Temp)
+		// gpu_throttle's word: near the GPU's own slowdown temperature
+		// (no verdict without it).
+		if sev, ok := diagnosis.GPUHeat(g); ok {
+			return s.Level(levelOf(sev))
+		}
+		return plainInk
 	}
 	return plainInk
 }
@@ -331,4 +349,26 @@ func gpuTail(g model.GPU) string {
 		parts = append(parts, g.Err)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// levelOf is the screen's level for a diagnosis severity.
+func levelOf(sev model.Severity) Level {
+	switch sev {
+	case model.SevCrit:
+		return LevelCrit
+	case model.SevWarn:
+		return LevelWarn
+	}
+	return LevelOK
+}
+
+// engineIdle is gpu_idle_waiting's condition and the engine's GPUs, for
+// the GPU rows' utilisation colours.
+func engineIdle(g *model.GPUSnapshot, waiting model.Opt, cfg diagnosis.Config) (map[int]bool, bool) {
+	set := map[int]bool{}
+	for _, x := range diagnosis.EngineGPUs(g) {
+		set[x.Index] = true
+	}
+	u := diagnosis.EngineGPUUtil(g)
+	return set, u.OK && u.V < cfg.GPUIdleUtil && waiting.OK && waiting.V >= 1
 }

@@ -98,6 +98,7 @@ func (p *gpuPane) View(d *Data, w, h int) string {
 	detail := !more && rows >= 2*n
 	vis := g.GPUs[p.top : p.top+shown]
 	c := layoutGPU(d.Thresholds, vis, w, detail)
+	c.engine, c.idle = engineIdle(g, st.Waiting, d.Core.Config())
 
 	out := []string{s.Faint.Render(summary)}
 	if labels > 0 {

@@ -2,10 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -50,7 +52,7 @@ func (throughputPane) View(d *Data, w, h int) string {
 		over = " · the engine's own averages (log)"
 	}
 	out = append(out, errs+s.Faint.Render(over)+spec+s.Faint.Render(engineOwn(st)))
-	out = append(out, finishMix(s, st))
+	out = append(out, finishMix(s, st, d.Core.Config()))
 	if extra := h - len(out) - 1; extra >= 4 {
 		out = append(out, s.Faint.Render("generated tok/s"))
 		out = append(out, chart(d.Series(model.SeriesGenTPS), w, min(extra, 16),
@@ -99,10 +101,13 @@ func reqUnit(st model.State) string {
 // finishMix is "finish stop 80% · length 15% · abort 5% (n=204)", reasons
 // that did not occur left out; a large length share means max_tokens cut
 // answers, abort that clients gave up.
-func finishMix(s *Styles, st model.State) string {
+func finishMix(s *Styles, st model.State, cfg diagnosis.Config) string {
 	if st.FinishShare == nil {
 		return "finish " + s.Faint.Render(missing+" (no finish reasons exposed)")
 	}
+	// finish_errors' word: its share over aborts and failures, counted as
+	// the rule counts them (TGI's failure labels too).
+	alarm, _ := diagnosis.FinishAlarm(st, cfg)
 	var parts []string
 	total := 0.0
 	for _, r := range st.Reasons() {
@@ -111,8 +116,8 @@ func finishMix(s *Styles, st model.State) string {
 			continue // "abort 0% · error 0% · repetition 0%" only pushes n= off the line
 		}
 		txt := r + " " + fmtPct(model.Some(st.FinishShare[r]))
-		if (r == "abort" || r == "error") && st.FinishShare[r] > 0.05 {
-			txt = s.Warn.Render(txt)
+		if alarm >= model.SevWarn && (r == "abort" || slices.Contains(diagnosis.ErrorReasons, r)) {
+			txt = s.Level(levelOf(alarm)).Render(txt)
 		}
 		parts = append(parts, txt)
 	}

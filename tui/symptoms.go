@@ -44,7 +44,7 @@ func symptoms(d *Data) []symptom {
 	out = append(out, p99Symptom(name, tp, t.ITLp99, t, MITL))
 	out = append(out, kvSymptom(t, st))
 	out = append(out, waitingSymptom(st.Waiting, d.Core.Config()))
-	out = append(out, utilSymptom(meanGPUUtil(d.GPU()), st.Waiting, t))
+	out = append(out, utilSymptom(diagnosis.EngineGPUUtil(d.GPU()), st.Waiting, t))
 	return out
 }
 
@@ -145,21 +145,4 @@ func kvSLO(t Thresholds, v model.Opt) Level {
 		return l
 	}
 	return LevelOK
-}
-
-func meanGPUUtil(g *model.GPUSnapshot) model.Opt {
-	if g == nil || g.Err != "" {
-		return model.None
-	}
-	sum, n := 0.0, 0
-	for _, x := range g.GPUs {
-		if x.Util.OK {
-			sum += x.Util.V
-			n++
-		}
-	}
-	if n == 0 {
-		return model.None
-	}
-	return model.Some(sum / float64(n))
 }
