@@ -24,8 +24,9 @@ import (
 // holds. sim/ is the simulated vLLM: it writes vLLM's exposition itself.
 var stillSpelled = map[string]int{
 	// usage examples in help text
-	"cmd/llmtop/run.go": 2,
-	"tui/apply.go":      1,
+	"cmd/llmtop/run.go":  2,
+	"cmd/llmtop/tune.go": 1,
+	"tui/apply.go":       1,
 	// hardware flags llmtop run will not apply (issue 29): Levers material
 	"sources/launch/change.go":        2,
 	"cmd/llmtop/demo.go":              2,
