@@ -160,6 +160,11 @@ func (c *Config) setTop(k, v string) error {
 		if err != nil {
 			return err
 		}
+		for _, u := range l {
+			if u == "" || model.Unsafe(u) || strings.ContainsAny(u, " \t") {
+				return fmt.Errorf("endpoints: %s is not a URL", strconv.QuoteToASCII(u))
+			}
+		}
 		c.Endpoints = l
 	case "interval", "window":
 		s, err := parseString(v)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -196,5 +197,23 @@ func TestParseRecordConfig(t *testing.T) {
 		if _, err := ParseConfig("c.toml", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)
 		}
+	}
+}
+
+// A config's key names are drawn in the footer and the help: an escape
+// sequence (which retitled the tmux pane) or an empty name (after which
+// neither q nor ctrl+c quit) is refused; ctrl+c always quits.
+func TestConfigKeyNamesAreChecked(t *testing.T) {
+	for _, bad := range []string{"[keys]\nquit = [\"\\u001b]0;pwned\\u0007\"]\n", "[keys]\nquit = [\"\"]\n", "[keys]\nhelp = [\"a\\tb\"]\n"} {
+		if _, err := ParseConfig("c.toml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "key") {
+			t.Errorf("%q accepted (%v)", bad, err)
+		}
+	}
+	c, err := ParseConfig("c.toml", []byte("[keys]\nquit = [\"Q\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Keys.Quit.Keys(); !slices.Equal(got, []string{"Q", "ctrl+c"}) {
+		t.Errorf("quit = %v, want Q and ctrl+c", got)
 	}
 }

@@ -1,14 +1,18 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // KeyMap is every key of the program: the global ones, the panes', the
@@ -199,6 +203,16 @@ func (k *KeyMap) Rebind(name string, keys []string) error {
 	if len(keys) == 0 {
 		return fmt.Errorf("no keys given for %q", name)
 	}
+	for _, k := range keys {
+		if err := checkKeyName(k); err != nil {
+			return fmt.Errorf("%q: %v", name, err)
+		}
+	}
+	if name == "quit" && !slices.Contains(keys, "ctrl+c") {
+		// ctrl+c always quits: a config can add quit keys, never lock
+		// the person in
+		keys = append(keys, "ctrl+c")
+	}
 	desc := b.Help().Desc
 	b.SetKeys(keys...)
 	b.SetHelp(strings.Join(keys, "/"), desc)
@@ -243,4 +257,25 @@ func (k KeyMap) currentAll(bs []key.Binding) []key.Binding {
 		out[i] = k.Current(b)
 	}
 	return out
+}
+
+// checkKeyName accepts a key as Bubble Tea names it ("q", "ctrl+c",
+// "shift+tab", "f5", " "): printable, one line, short. A config's key is
+// drawn in the footer and the help: an escape sequence there would be
+// written to the terminal raw.
+func checkKeyName(k string) error {
+	switch {
+	case k == "":
+		return errors.New("an empty key name: no key sends it")
+	case utf8.RuneCountInString(k) > 24:
+		return fmt.Errorf("%.24q…: longer than any key's name", k)
+	case model.Unsafe(k) || strings.ContainsAny(k, "\t\n\r\x1b\x7f") || !utf8.ValidString(k):
+		return fmt.Errorf("%s: not a key's name (control characters or escape sequences)", strconv.QuoteToASCII(k))
+	}
+	for _, r := range k {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("%s: not a key's name (unprintable)", strconv.QuoteToASCII(k))
+		}
+	}
+	return nil
 }
