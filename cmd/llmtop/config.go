@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/tui"
 )
 
@@ -52,14 +53,39 @@ func readConfig(path string) (tui.Config, error) {
 	if path == "" {
 		return tui.DefaultConfig(), nil
 	}
+	// A config is a file: a FIFO would block start-up until something
+	// wrote to it, a device never end. Its errors are the person's to fix
+	// (exit status 64, like a bad flag).
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return tui.Config{}, usageErr("--config %s: not a regular file (%s)", model.Clean(path), fileKind(st.Mode()))
+	}
 	data, err := readLimited(path, maxConfigBytes)
 	if err != nil {
 		if !explicit && errors.Is(err, fs.ErrNotExist) {
 			return tui.DefaultConfig(), nil
 		}
-		return tui.Config{}, err
+		return tui.Config{}, &exitError{code: exitUsage, err: err}
 	}
-	return tui.ParseConfig(path, data)
+	c, err := tui.ParseConfig(path, data)
+	if err != nil {
+		return c, &exitError{code: exitUsage, err: err}
+	}
+	return c, nil
+}
+
+// fileKind names what a path is when it is not a regular file.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0 || m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a file"
 }
 
 func defaultConfigPath() string {

@@ -69,12 +69,13 @@ func markUsage(c *cobra.Command) {
 }
 
 func main() {
+	crashExit()
 	markUsage(root)
 	ctx, stop := signalContext()
 	err := root.ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		code := 1
+		code := exitFailure
 		var ee *exitError
 		if errors.As(err, &ee) {
 			code = ee.code
