@@ -36,9 +36,13 @@ func currentCap(ep Endpoint) (int, bool) {
 	if ep.State.MaxRunning.OK && ep.State.MaxRunning.V > 0 {
 		return int(ep.State.MaxRunning.V), true
 	}
-	if v, ok := infoKey(ep, "max_num_seqs", "max_running_requests", "max_batch_size", "total_slots", "num_parallel"); ok {
-		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			return n, true
+	for _, k := range []string{"max_num_seqs", "max_running_requests", "max_batch_size", "total_slots", "num_parallel"} {
+		// the engine's config info, else the run's own args line (a
+		// recording's --from knows the flags it was started with)
+		if v, ok := served(ep, k); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				return n, true
+			}
 		}
 	}
 	return 0, false
@@ -51,7 +55,7 @@ func memFraction(ep Endpoint) (flag string, cur float64, known bool) {
 		return "", 0, false
 	}
 	if ep.Engine() == model.VLLM {
-		if v, ok := infoKey(ep, "gpu_memory_utilization"); ok {
+		if v, ok := served(ep, "gpu_memory_utilization"); ok {
 			if f, err := strconv.ParseFloat(v, 64); err == nil {
 				return s.Levers.MemFraction, f, true
 			}

@@ -126,3 +126,35 @@ func TestCheckedClaimsOnlyWhatWasJudged(t *testing.T) {
 		t.Errorf("Triton: missing %q", rep.Missing)
 	}
 }
+
+// Issue 31, item 17: queue_backlog said "at the concurrency cap (162)"
+// while the same report's missing said the cap is not exposed; and
+// `diagnose --from` said the cap was unknown while its run's config read
+// max_num_seqs (default) → 8, and advised --data-parallel-size 2.
+func TestConcurrencyCapInferredSaysSoAndTheRunsFlagIsRead(t *testing.T) {
+	rep := Evaluate(input(ep(func(e *Endpoint) {
+		e.State.Running, e.State.Waiting, e.State.KVUsage = model.Some(162), model.Some(300), model.Some(0.4)
+		delete(e.State.Latency, model.ITL)
+	})), DefaultConfig())
+	f := byID(rep, "queue_backlog")
+	if f == nil {
+		t.Fatalf("no backlog: %v", ids(rep.Findings))
+	}
+	if strings.Contains(f.Cause, "at the concurrency cap (162)") || !strings.Contains(f.Cause, "cap by inference") {
+		t.Errorf("an inferred cap stated as known: %q", f.Cause)
+	}
+	rep = Evaluate(input(ep(func(e *Endpoint) {
+		e.State.Running, e.State.Waiting, e.State.KVUsage = model.Some(8), model.Some(60), model.Some(0.1)
+		e.Runs = []model.Run{{N: 1, Config: map[string]string{"args.max_num_seqs": "8"}}}
+	})), DefaultConfig())
+	f = byID(rep, "queue_backlog")
+	if f == nil {
+		t.Fatalf("no backlog: %v", ids(rep.Findings))
+	}
+	if strings.Contains(f.Cause, "cap unknown") || !strings.Contains(f.Cause, "at the concurrency cap (8)") {
+		t.Errorf("the run's --max-num-seqs 8 not read: %q", f.Cause)
+	}
+	if len(f.Actions) == 0 || !strings.HasPrefix(f.Actions[0].Change, "--max-num-seqs ") {
+		t.Errorf("first action %+v, want the cap raised from 8", f.Actions)
+	}
+}

@@ -193,6 +193,12 @@ func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev mode
 		limit, capKnown, inferred = int(math.Round(maxRunning(ep))), true, true
 	}
 	atCap := capKnown && st.Running.OK && st.Running.V >= 0.9*float64(limit)
+	// "at the concurrency cap (N)", said as an inference where the engine
+	// does not expose its cap (its missing line says so).
+	atCapText := fmt.Sprintf("at the concurrency cap (%d)", limit)
+	if inferred {
+		atCapText = fmt.Sprintf("at %d, which is the concurrency cap by inference (the engine does not expose it: requests wait while the KV cache has room)", limit)
+	}
 	itlV, itlOK := itlValue(ep)
 	itlOver := itlOK && itlV > e.cfg.SLOITL.Seconds()
 	switch {
@@ -215,12 +221,12 @@ func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev mode
 			Why:      fmt.Sprintf("%s KV per running request: %d requests fit in 90 %% of the pool (at most doubling the cap)", pct(perSeq), int(math.Floor(0.9/perSeq))),
 			TradeOff: trade}, replicas(ep)}
 	case atCap && !itlOK:
-		f.Cause = fmt.Sprintf("the running batch is at the concurrency cap (%d); per-token latency is not measured in the window, so whether a bigger batch would slow every answer is not known", limit)
+		f.Cause = "the running batch is " + atCapText + "; per-token latency is not measured in the window, so whether a bigger batch would slow every answer is not known"
 		f.Evidence = append(f.Evidence, itlSinceStart(e, ep)...)
 		f.Actions = []Action{replicas(ep), {Change: capChange(eng, 0) + " higher only once ITL/TPOT is seen under its SLO " + dur(e.cfg.SLOITL),
 			Why: "unknown per-token latency is not room: a bigger batch slows every request's decode", TradeOff: "TPOT rises with the batch"}}
 	case atCap && itlOver:
-		f.Cause = fmt.Sprintf("the batch is at the cap (%d) and per-token latency is already over its SLO: the engine is at capacity", limit)
+		f.Cause = "the batch is " + atCapText + " and per-token latency is already over its SLO: the engine is at capacity"
 		f.Actions = []Action{replicas(ep)}
 	default:
 		f.Cause = "requests arrive faster than the engine finishes them"
