@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -156,5 +157,56 @@ func TestConcurrencyCapInferredSaysSoAndTheRunsFlagIsRead(t *testing.T) {
 	}
 	if len(f.Actions) == 0 || !strings.HasPrefix(f.Actions[0].Change, "--max-num-seqs ") {
 		t.Errorf("first action %+v, want the cap raised from 8", f.Actions)
+	}
+}
+
+// Issue 31, item 25: the real llama-server under overload (-c 2048 -np 2,
+// six streams of ~1 000-token prompts, its log attached) was told first to
+// quantise the KV cache ("halves the KV cache": llama.cpp's pool is -c
+// tokens whatever their type) and second "-np 1 -kvu (keep -c)", halving
+// the slots of an engine whose problem is queueing. The lever is a larger
+// -c, each slot at least as large as the prompts the log shows rejected.
+func TestLlamaServerQueueAdvisesALargerContext(t *testing.T) {
+	reject := func(n int) model.Event {
+		line := fmt.Sprintf("srv  send_error: task id = %d, error: request (%d tokens) exceeds the available context size (1024 tokens), try increasing it", n, n)
+		return model.Event{Time: t0, Endpoint: url, Source: "log", Kind: "llamacpp_prompt_too_long", Severity: model.SevWarn, Category: "config",
+			Title: line, Line: line, Fields: map[string]string{"n_prompt": fmt.Sprint(n), "n_ctx": "1024", "engines": "llamacpp"}}
+	}
+	in := input(ep(func(e *Endpoint) {
+		e.URL, e.Scrape.Endpoint = url, url
+		e.Identity = model.Identity{Engine: model.LlamaCpp, Health: model.HealthUp, Models: []model.ModelInfo{{ID: "m", MaxContext: 2048}}}
+		e.State.Running, e.State.Waiting, e.State.MaxRunning = model.Some(2), model.Some(4), model.Some(2)
+		e.State.KVUsage, e.State.KVCapacityTokens = model.Some(0.98), model.Some(2048)
+		e.State.Latency[model.TTFT] = dist(2.1, 3.8, 4.4, 2.3)
+		e.State.Latency[model.Queue] = dist(1.8, 3.3, 3.9, 2.0)
+		delete(e.State.Latency, model.Prefill)
+		e.State.Info = nil
+	}))
+	in.Events = []model.Event{reject(1034), reject(1052)}
+	in.LogsOn = true
+	rep := Evaluate(in, DefaultConfig())
+	var f *Finding
+	for i := range rep.Findings {
+		if strings.HasPrefix(rep.Findings[i].ID, "ttft_") || rep.Findings[i].ID == "queue_backlog" {
+			f = &rep.Findings[i]
+			break
+		}
+	}
+	if f == nil || len(f.Actions) == 0 {
+		t.Fatalf("no queueing finding: %v", ids(rep.Findings))
+	}
+	if got := f.Actions[0].Change; got != "-c 4096 (from 2048)" {
+		t.Errorf("first action %q, want -c 4096 (from 2048): 2 slots of 2048 for prompts of up to 1052 tokens", got)
+	}
+	if !strings.Contains(f.Actions[0].Why, "up to 1052 tokens rejected by a 1024-token slot") {
+		t.Errorf("why %q", f.Actions[0].Why)
+	}
+	for _, a := range f.Actions {
+		if strings.Contains(a.Change, "-np 1") {
+			t.Errorf("halves the slots of a queueing engine: %q", a.Change)
+		}
+		if strings.Contains(a.Change, "-ctk") && !strings.Contains(a.Why, "admits nothing more") {
+			t.Errorf("quantising advised as if it grew the pool: %+v", a)
+		}
 	}
 }

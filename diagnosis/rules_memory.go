@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -182,6 +183,9 @@ func hasEngineGPU(g *model.GPUSnapshot) bool {
 // requests and shorter contexts.
 func kvActions(e *env, ep Endpoint) []Action {
 	eng := ep.Engine()
+	if eng == model.LlamaCpp {
+		return llamaContext(e, ep)
+	}
 	free, share, gpu, gpuOK := headroom(e)
 	var grow *Action
 	if flag, cur, known := memFraction(ep); flag != "" {
@@ -249,3 +253,63 @@ func maxContext(ep Endpoint) int {
 	}
 	return 0
 }
+
+// llamaContext is the KV advice for llama-server. Its pool is -c tokens
+// whatever their type (quantising the cache alone admits nothing more),
+// split over the -np slots unless unified, and it never preempts: fewer
+// slots only queue more. The lever is a larger -c, with each slot at least
+// as large as the prompts the log shows it rejecting; a quantised cache is
+// how to afford it (issue 31 item 25: -c 2048 -np 2 under ~1 000-token
+// prompts was told to quantise and to halve its slots).
+func llamaContext(e *env, ep Endpoint) []Action {
+	st := ep.State
+	slots := 1
+	if n, ok := currentCap(ep); ok {
+		slots = n
+	}
+	var maxPrompt, slotCtx int
+	for _, x := range e.in.Events {
+		if x.Kind != "llamacpp_prompt_too_long" || endpointOf(e, x.Endpoint).URL != ep.URL {
+			continue
+		}
+		maxPrompt = max(maxPrompt, fieldInt(x, "n_prompt"))
+		slotCtx = max(slotCtx, fieldInt(x, "n_ctx"))
+	}
+	cur := 0
+	if st.KVCapacityTokens.OK && st.KVCapacityTokens.V > 0 {
+		cur = int(st.KVCapacityTokens.V)
+	} else if slotCtx > 0 {
+		cur = slotCtx * slots
+	}
+	per := 0
+	switch {
+	case maxPrompt > 0:
+		per = roundUp(maxPrompt+256, 1024) // the prompt and at least 256 tokens to answer it
+	case cur > 0:
+		per = 2 * cur / slots
+	}
+	lever := engines.LlamaCpp.Levers.MaxLen
+	grow := Action{Change: engines.Fill(lever, "N") + " higher", Why: "the KV pool is -c tokens shared by the slots: a larger -c admits more of the waiting requests",
+		TradeOff: "more memory for the KV cache"}
+	if per > 0 {
+		newC := per * slots
+		grow.Change = engines.Fill(lever, fmt.Sprint(newC))
+		if cur > 0 {
+			grow.Change += fmt.Sprintf(" (from %d)", cur)
+		}
+		grow.Why = fmt.Sprintf("%d slots of %d tokens", slots, per)
+		if maxPrompt > 0 {
+			grow.Why += fmt.Sprintf(": the log shows prompts of up to %d tokens rejected by a %d-token slot", maxPrompt, slotCtx)
+		}
+		grow.Why += "; llama.cpp never preempts, so what does not fit waits or is rejected"
+	}
+	acts := []Action{grow}
+	if dt, ok := infoKey(ep, "cache_type_k", "cache_dtype", "kv_cache_dtype"); !ok || dt == "f16" || dt == "bf16" || dt == "f32" {
+		q := engines.LlamaCpp.Levers.FP8KV
+		acts = append(acts, Action{Change: q.Change + " with the larger -c", Why: "the pool is -c tokens whatever their type: quantising alone admits nothing more, but it fits the larger -c in about the memory of the old one",
+			TradeOff: q.TradeOff})
+	}
+	return acts
+}
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
