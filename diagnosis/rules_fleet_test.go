@@ -186,6 +186,13 @@ func TestRunsComparedAtTheLoadOffered(t *testing.T) {
 			t.Errorf("verdict %q lacks %q", c.Verdict, want)
 		}
 	}
+	// The same arrivals with prompts four times as long are not the same
+	// load (the demo's long-prompts segment read "latency regressed").
+	b2, a2 := before, after
+	b2.Summary.PromptTPS, a2.Summary.PromptTPS = model.Some(7.2*500), model.Some(1.66*2000)
+	if c := CompareRuns(b2, a2, DefaultConfig()); c.Similar {
+		t.Errorf("500- vs 2000-token prompts judged the same load: %+v", c)
+	}
 	// Without the arrivals, finished requests/s is all there is: then the
 	// loads do differ, and the verdict says so.
 	before.Summary.OfferedPS, after.Summary.OfferedPS = model.None, model.None

@@ -70,6 +70,11 @@ func CompareRuns(a, b model.Run, cfg Config) RunComparison {
 	if x, y := c.LoadBefore, c.LoadAfter; x.OK && y.OK && math.Max(x.V, y.V) > 0 {
 		c.Similar = math.Abs(x.V-y.V) <= cfg.SimilarLoad*math.Max(x.V, y.V)
 	}
+	// The same number of requests with prompts of another length is not
+	// the same load (the demo's long-prompts segment after kv-pressure).
+	if x, y := promptPerRequest(sa), promptPerRequest(sb); c.Similar && x > 0 && y > 0 {
+		c.Similar = math.Abs(x-y) <= cfg.SimilarLoad*math.Max(x, y)
+	}
 	if ba, bb := lastLoaded(a), lastLoaded(b); ba != nil && bb != nil {
 		if *ba.Load == *bb.Load {
 			c.SameLoad = ba.Load
@@ -173,6 +178,14 @@ func (c RunComparison) benchVerdict(b model.Run, cfg Config) string {
 }
 
 func ms(d time.Duration) float64 { return d.Seconds() * 1000 }
+
+// promptPerRequest is a run's mean prompt length (0 when unknown).
+func promptPerRequest(s model.RunSummary) float64 {
+	if !s.PromptTPS.OK || !s.RequestsPS.OK || s.RequestsPS.V <= 0 {
+		return 0
+	}
+	return s.PromptTPS.V / s.RequestsPS.V
+}
 
 func (c RunComparison) verdict() string {
 	head := "no configuration change seen"
