@@ -99,7 +99,7 @@ func TestEveryFaceGetsTheSameFindings(t *testing.T) {
 	}
 
 	// snapshot: every scrape into the core, the document out.
-	doc := buildSnapshot(last, []endpointResult{{url: url, scrapes: scrapes}}, cfg)
+	doc := buildSnapshot(last, []endpointResult{{url: url, scrapes: scrapes}}, cfg, nil)
 	b, err = json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)

@@ -128,8 +128,16 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 		}()
 	}
 	wg.Wait()
-	snap := buildSnapshot(time.Now(), results, tui.DiagnosisConfig(fileCfg.Thresholds), logMsgs...)
-	snap.GPU = gpus
+	var readings []model.GPUSnapshot
+	if gpus != nil {
+		if gpus.Time.IsZero() {
+			gpus.Time = time.Now()
+		}
+		readings = append(readings, *gpus)
+	}
+	// The GPUs go into the core with the scrapes: the GPU rules run here
+	// as in the monitor.
+	snap := buildSnapshot(time.Now(), results, tui.DiagnosisConfig(fileCfg.Thresholds), readings, logMsgs...)
 	if asJSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
@@ -196,8 +204,9 @@ func downKind(k model.ScrapeErrKind) bool {
 // monitor core (the one the TUI and diagnose drive) and reads its document
 // over everything it saw: one entry per endpoint and model, or one entry
 // with null metrics when the endpoint gave none, with the findings the
-// rules reach on those scrapes.
-func buildSnapshot(now time.Time, results []endpointResult, cfg diagnosis.Config, logMsgs ...any) core.Document {
+// rules reach on those scrapes and the GPU readings (in time order with
+// them: the GPU rules run as in the monitor).
+func buildSnapshot(now time.Time, results []endpointResult, cfg diagnosis.Config, gpus []model.GPUSnapshot, logMsgs ...any) core.Document {
 	urls := make([]string, len(results))
 	var all []model.Scrape
 	for i, r := range results {
@@ -228,13 +237,21 @@ func buildSnapshot(now time.Time, results []endpointResult, cfg diagnosis.Config
 			owners[r.url] = &o
 		}
 	}
+	gi := 0
 	for _, sc := range all {
+		for ; gi < len(gpus) && !gpus[gi].Time.After(sc.Time); gi++ {
+			mon.Apply(gpus[gi])
+		}
 		mon.Apply(sc)
 		if o := owners[sc.Endpoint]; o != nil {
 			mon.Apply(*o) // after its first scrape, as the monitor does
 			delete(owners, sc.Endpoint)
 		}
 		mon.Tick(sc.Time) // the rules advance on the data, as in the monitor
+	}
+	for ; gi < len(gpus); gi++ {
+		mon.Apply(gpus[gi])
+		mon.Tick(gpus[gi].Time)
 	}
 	mon.Evaluate(now)
 	return mon.Snapshot()

@@ -51,7 +51,7 @@ func TestSnapshotCarriesLogLatencies(t *testing.T) {
 	const url = "http://127.0.0.1:8080"
 	t0 := time.Date(2026, 11, 24, 17, 0, 0, 0, time.UTC)
 	msgs := readRealLlamaLog(t, url, t0)
-	doc := buildSnapshot(t0.Add(5*time.Second), []endpointResult{{url: url, scrapes: llamaScrapes(url, t0.Add(time.Second))}}, diagnosis.DefaultConfig(), msgs...)
+	doc := buildSnapshot(t0.Add(5*time.Second), []endpointResult{{url: url, scrapes: llamaScrapes(url, t0.Add(time.Second))}}, diagnosis.DefaultConfig(), nil, msgs...)
 	j := doc.SnapshotJSON
 	if len(j.Endpoints) != 1 || j.Endpoints[0].Metrics == nil {
 		t.Fatalf("endpoints %+v", j.Endpoints)

@@ -315,7 +315,7 @@ func TestBuildSnapshotRates(t *testing.T) {
 		return model.Scrape{Endpoint: "http://x", Time: at, Samples: []model.Sample{s},
 			Identity: model.Identity{Engine: model.VLLM, Health: model.HealthUp, Models: []model.ModelInfo{{ID: "m", MaxContext: 4096}}}}
 	}
-	snap := buildSnapshot(t1, []endpointResult{{url: "http://x", scrapes: []model.Scrape{mk(t1, 100), mk(t1.Add(2*time.Second), 1100)}}}, diagnosis.DefaultConfig())
+	snap := buildSnapshot(t1, []endpointResult{{url: "http://x", scrapes: []model.Scrape{mk(t1, 100), mk(t1.Add(2*time.Second), 1100)}}}, diagnosis.DefaultConfig(), nil)
 	e := snap.Endpoints[0]
 	if e.Metrics == nil || e.Metrics.GenerationTokensPerS != model.Some(500) || e.Metrics.WindowS != 2 ||
 		e.Metrics.PromptTokensPerS.OK || e.MaxContext != model.Some(4096) {
