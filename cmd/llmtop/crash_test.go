@@ -57,3 +57,31 @@ func TestConfigMustBeARegularFile(t *testing.T) {
 		t.Fatal("--config FIFO blocks")
 	}
 }
+
+// Output that cannot be written (/dev/full) is an error on every face
+// (exit 70, the reason on stderr); text output used to exit 0 with nothing
+// written.
+func TestAWriteErrorIsReported(t *testing.T) {
+	if args := os.Getenv("LLMTOP_TEST_MAIN"); args != "" {
+		os.Args = append([]string{"llmtop"}, strings.Fields(args)...)
+		main()
+		os.Exit(0)
+	}
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer full.Close()
+	for _, args := range []string{"rules", "snapshot http://127.0.0.1:1", "snapshot --json http://127.0.0.1:1"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAWriteErrorIsReported$")
+		cmd.Env = append(os.Environ(), "LLMTOP_TEST_MAIN="+args)
+		cmd.Stdout = full
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitFailure || !strings.Contains(stderr.String(), "writing the output") {
+			t.Errorf("%s > /dev/full: %v\n%s", args, err, stderr.String())
+		}
+	}
+}

@@ -45,6 +45,12 @@ func (e *exitError) Unwrap() error { return e.err }
 // typo must not read as "warnings" to a script; 64 is sysexits' EX_USAGE.
 const exitUsage = 64
 
+// isUsage reports whether err is a usage error.
+func isUsage(err error) bool {
+	var ee *exitError
+	return errors.As(err, &ee) && ee.code == exitUsage
+}
+
 // usageErr is an error in the command line (exit status exitUsage).
 func usageErr(format string, a ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
@@ -71,9 +77,15 @@ func markUsage(c *cobra.Command) {
 func main() {
 	crashExit()
 	markUsage(root)
+	root.SetOut(stdout)
 	ctx, stop := signalContext()
 	err := root.ExecuteContext(ctx)
 	stop()
+	if werr := stdout.Err(); werr != nil && !isUsage(err) {
+		// The output (a report, a document, a verdict's details) went
+		// nowhere: whatever the command decided, the caller got nothing.
+		err = &exitError{code: exitFailure, err: fmt.Errorf("writing the output: %w", werr)}
+	}
 	if err != nil {
 		code := exitFailure
 		var ee *exitError

@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"sync"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -22,3 +24,34 @@ func (s safeWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// outTracker is every command's stdout (root.SetOut): it keeps the first
+// write error, so that output that could not be written (a full disk,
+// /dev/full, a closed pipe) is an error on every face, never exit 0 with
+// nothing written.
+type outTracker struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (o *outTracker) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.mu.Lock()
+		if o.err == nil {
+			o.err = err
+		}
+		o.mu.Unlock()
+	}
+	return n, err
+}
+
+// Err is the first write error.
+func (o *outTracker) Err() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err
+}
+
+var stdout = &outTracker{w: os.Stdout}
