@@ -279,9 +279,9 @@ func TestCrashesMakeALoopAndPlannedRestartsDoNot(t *testing.T) {
 	}
 }
 
-// SIGKILL with the log attached: the endpoint stops answering and the log
-// says nothing of a shutdown. That is a crash (killed), not "unknown".
-func TestKilledWithLogAttachedIsACrash(t *testing.T) {
+// killedWithLog is a vLLM run with its log attached that served for 20 s
+// and then stopped answering at 21 s, its log silent, until 39 s.
+func killedWithLog() *Monitor {
 	m := newMonitor()
 	for _, l := range banner(at(0), "{}") {
 		m.Apply(l)
@@ -291,6 +291,13 @@ func TestKilledWithLogAttachedIsACrash(t *testing.T) {
 		m.Apply(down(at(s)))
 		m.Tick(at(s))
 	}
+	return m
+}
+
+// SIGKILL with the log attached: the endpoint stops answering and the log
+// says nothing of a shutdown. That is a crash (killed), not "unknown".
+func TestKilledWithLogAttachedIsACrash(t *testing.T) {
+	m := killedWithLog()
 	r := *m.Endpoint(url).Current()
 	if r.End != model.RunCrash || !r.EndGuessed || !strings.Contains(r.EndReason, "no shutdown line") || !r.Ended.Equal(at(21)) {
 		t.Fatalf("run = %+v", r)

@@ -12,15 +12,7 @@ import (
 // the run ends "killed by the kernel OOM killer" with the kernel's line,
 // and the finding is critical.
 func TestKernelOOMKillEndsTheRun(t *testing.T) {
-	m := newMonitor()
-	for _, l := range banner(at(0), "{}") {
-		m.Apply(l)
-	}
-	run(m, newEngine("0.11.0", at(0), 0.02), 1, 20, 5, 100)
-	for s := 21.0; s < 40; s++ {
-		m.Apply(down(at(s)))
-		m.Tick(at(s))
-	}
+	m := killedWithLog()
 	if r := m.Endpoint(url).Current(); !r.EndGuessed {
 		t.Fatalf("before the kernel's word: %+v", r)
 	}

@@ -106,7 +106,7 @@ func ruleFrontCPU(e *env) []Finding {
 		st := endpointState(e, ep.URL)
 		var why []Evidence
 		if g := e.in.GPU; g != nil {
-			if util, n := meanUtil(g); n > 0 && util < frontGPUUnder {
+			if util, n := engineUtil(g); n > 0 && util < frontGPUUnder {
 				why = append(why, Evidence{Text: fmt.Sprintf("GPU utilisation %.0f %% < %.0f %% over %d device(s)", util, frontGPUUnder, n), Source: gpuSource(g)})
 			}
 		}
@@ -168,22 +168,6 @@ func endpointState(e *env, url string) Endpoint {
 		}
 	}
 	return Endpoint{URL: url}
-}
-
-// meanUtil is the engine's GPUs' mean utilisation and how many were read.
-func meanUtil(g *model.GPUSnapshot) (float64, int) {
-	var util float64
-	var n int
-	for _, d := range EngineGPUs(g) {
-		if d.Util.OK {
-			util += d.Util.V
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, 0
-	}
-	return util / float64(n), n
 }
 
 func ruleHostMemory(e *env) []Finding {
