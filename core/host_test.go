@@ -44,6 +44,10 @@ func TestHostTrendFeedsTheLeakRule(t *testing.T) {
 			{PID: 4711, Name: "vllm", Front: true, RSS: model.Some(4<<30 + s*(1<<20)), Threads: 60},
 			{PID: 4790, PPID: 4711, Name: "VLLM::EngineCor", RSS: model.Some(6 << 30), Threads: 40}}})
 	}
+	// The snapshot carries the newest reading.
+	if doc := m.Snapshot(); len(doc.Endpoints) == 0 || doc.Endpoints[0].Host == nil || doc.Endpoints[0].Host.Procs[0].PID != 4711 {
+		t.Fatalf("snapshot host: %+v", doc.Endpoints)
+	}
 	tr := m.Endpoint(url).trend
 	if len(tr) != 2 || len(tr[4711].RSS) != 81 {
 		t.Fatalf("trend %d processes, %d points", len(tr), len(tr[4711].RSS))

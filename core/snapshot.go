@@ -84,6 +84,7 @@ func (m *Monitor) endpointJSON(url string) model.EndpointJSON {
 	ej.Models = append(ej.Models, modelIDs(id)...)
 	ej.State, ej.StateDetail = e.Life, e.LifeDetail
 	ej.Runs = append(ej.Runs, e.Runs...)
+	ej.Host = e.Host
 	originJSON(&ej, e)
 	return ej
 }

@@ -121,6 +121,10 @@ type EndpointJSON struct {
 	StateDetail string    `json:"state_detail,omitempty"`
 	// Runs is the endpoint's run ledger, oldest first.
 	Runs []Run `json:"runs"`
+	// Host is the newest reading of the machine around a local engine
+	// (its processes and busiest threads, memory, cgroup, /dev/shm,
+	// disks); absent when none was taken.
+	Host *HostReading `json:"host,omitempty"`
 	// Name, Source and Missing are set for an endpoint read through
 	// Prometheus (model/origin.go): its job/instance or namespace/pod name,
 	// "prometheus", and what that source cannot give.
