@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,6 +96,9 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 	}
 	if diagnoseFlags.duration <= 0 {
 		return usageErr("--duration %v: want a positive duration, e.g. 30s", diagnoseFlags.duration)
+	}
+	if err := checkLogFlags(); err != nil {
+		return err // as the monitor refuses it: never "engine log free of OOM" from no log
 	}
 	if len(urls) == 0 {
 		urls = append(urls, fileCfg.Endpoints...)
@@ -229,9 +234,14 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 	}
 	var logsDone []<-chan struct{}
 	for _, in := range logInputs() {
-		w.mu.Lock()
-		w.mon.SetLogsOn()
-		w.mu.Unlock()
+		if _, err := os.Stat(in.File); in.File == "" || err == nil {
+			// A log that exists (or a command's): its rules judge from the
+			// start. A file not there yet counts once a line comes: a
+			// missing path is never "engine log free of OOM".
+			w.mu.Lock()
+			w.mon.SetLogsOn()
+			w.mu.Unlock()
+		}
 		logsDone = append(logsDone, logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, w.apply))
 	}
 	wg.Add(1)
@@ -323,6 +333,7 @@ func (w *watch) result(rep diagnosis.Report) diagnoseResult {
 		SLOTTFTms: float64(w.cfg.SLOTTFT) / 1e6, SLOITLms: float64(w.cfg.SLOITL) / 1e6,
 		Findings: rep.Findings, Checked: rep.Checked, Missing: rep.Missing,
 	}
+	res.Checked, res.Missing = unreadLogs(res.Checked, res.Missing)
 	if res.Findings == nil {
 		res.Findings = []diagnosis.Finding{}
 	}
@@ -378,4 +389,28 @@ func worst(fs []diagnosis.Finding) model.Severity {
 		s = max(s, f.Severity)
 	}
 	return s
+}
+
+// unreadLogs moves the log rules from checked to missing when a --log
+// file never existed during the watch: nothing was read, so nothing is
+// "free of OOM" (the monitor waits for such a file; a 30 s verdict cannot).
+func unreadLogs(checked, missing []string) ([]string, []string) {
+	var gone []string
+	for _, f := range logFlags.files {
+		if _, err := os.Stat(f); err != nil {
+			gone = append(gone, model.Clean(f))
+		}
+	}
+	if len(gone) == 0 {
+		return checked, missing
+	}
+	keep := checked[:0:0]
+	for _, c := range checked {
+		if strings.HasPrefix(c, "engine log") {
+			missing = append(missing, c+": not checked, --log "+strings.Join(gone, ", ")+" does not exist")
+			continue
+		}
+		keep = append(keep, c)
+	}
+	return keep, missing
 }

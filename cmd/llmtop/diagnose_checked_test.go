@@ -68,3 +68,29 @@ func diagnoseText(t *testing.T, d time.Duration, args ...string) string {
 	_ = runDiagnose(context.Background(), cmd, args) // the exit code is another test's
 	return out.String()
 }
+
+// diagnose --log takes the monitor's checks: a directory or a device is a
+// usage error before anything starts, and a log that never existed during
+// the watch is not "engine log free of OOM…" (it exited 0 listing it as
+// checked).
+func TestDiagnoseLogPathsAreCheckedAsTheMonitorChecksThem(t *testing.T) {
+	defer func() { logFlags.files = nil }()
+	for _, bad := range []string{t.TempDir(), "/dev/zero"} {
+		logFlags.files = []string{bad}
+		cmd, _, _ := root.Find([]string{"diagnose"})
+		err := runDiagnose(context.Background(), cmd, []string{"http://127.0.0.1:1"})
+		if !isUsage(err) || !strings.Contains(err.Error(), "not a log file") {
+			t.Errorf("--log %s: %v", bad, err)
+		}
+	}
+	logFlags.files = []string{t.TempDir() + "/not-yet.log"}
+	res, _ := diagnoseOnce(t, 1500*time.Millisecond, "http://127.0.0.1:1")
+	for _, c := range res.Checked {
+		if strings.HasPrefix(c, "engine log") {
+			t.Errorf("checked %q from a log that does not exist", c)
+		}
+	}
+	if !strings.Contains(strings.Join(res.Missing, "\n"), "does not exist") {
+		t.Errorf("missing %v", res.Missing)
+	}
+}

@@ -65,18 +65,28 @@ func logInputs() []logs.Input {
 	return in
 }
 
-func startLogs(ctx context.Context, env *monitorEnv) error {
+// checkLogFlags refuses what no log can be followed from (an empty value,
+// a --log that is a directory, a device, …): the monitor and diagnose
+// check the same, before they start.
+func checkLogFlags() error {
 	for _, list := range [][]string{logFlags.files, logFlags.commands, logFlags.docker, logFlags.journal, logFlags.kube} {
 		for _, v := range list {
 			if strings.TrimSpace(v) == "" {
-				return fmt.Errorf("an empty --log/--log-cmd/--docker/--journal/--kube value: give a file, command or name")
+				return usageErr("an empty --log/--log-cmd/--docker/--journal/--kube value: give a file, command or name")
 			}
 		}
 	}
 	for _, f := range logFlags.files {
 		if err := logs.CheckFile(f); err != nil {
-			return fmt.Errorf("--log %w", err)
+			return &exitError{code: exitUsage, err: fmt.Errorf("--log %w", err)}
 		}
+	}
+	return nil
+}
+
+func startLogs(ctx context.Context, env *monitorEnv) error {
+	if err := checkLogFlags(); err != nil {
+		return err
 	}
 	inputs := logInputs()
 	if env.SimLog != nil {
