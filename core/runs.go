@@ -267,8 +267,8 @@ func (m *Monitor) primaryKey(url string) (model.Key, bool) {
 	var best model.Key
 	n := -1
 	for _, k := range m.store.KeysOf(url) {
-		if st := m.store.State(k, time.Second); st.Samples > n {
-			best, n = k, st.Samples
+		if c := m.store.Samples(k); c > n {
+			best, n = k, c
 		}
 	}
 	return best, n > 0

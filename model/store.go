@@ -99,6 +99,10 @@ type Store struct {
 	spacing time.Duration
 	series  map[srcKey]*endpointSeries
 	keys    []Key
+	// byEndpoint holds keys by endpoint, in first-seen order: the core
+	// asks an endpoint's keys at every refresh of every endpoint, and
+	// reading all of them each time made a fleet's refresh quadratic.
+	byEndpoint map[string][]Key
 }
 
 type srcKey struct {
@@ -118,8 +122,9 @@ func NewStore(cfg StoreConfig) *Store {
 		cfg: cfg,
 		// Points−2 gaps between kept points, the newest point being live:
 		// the kept points then always span MaxWindow.
-		spacing: cfg.MaxWindow / time.Duration(cfg.Points-2),
-		series:  map[srcKey]*endpointSeries{},
+		spacing:    cfg.MaxWindow / time.Duration(cfg.Points-2),
+		series:     map[srcKey]*endpointSeries{},
+		byEndpoint: map[string][]Key{},
 	}
 }
 
@@ -162,6 +167,7 @@ func (s *Store) Add(sm Sample) []Event {
 		s.series[k] = es
 		if !s.hasKey(k.Key) {
 			s.keys = append(s.keys, k.Key)
+			s.byEndpoint[k.Endpoint] = append(s.byEndpoint[k.Endpoint], k.Key)
 		}
 	}
 	if es.n > 0 && !sm.Time.After(es.last.Time) {
@@ -177,12 +183,22 @@ func (s *Store) Add(sm Sample) []Event {
 }
 
 func (s *Store) hasKey(k Key) bool {
-	for _, x := range s.keys {
+	for _, x := range s.byEndpoint[k.Endpoint] {
 		if x == k {
 			return true
 		}
 	}
 	return false
+}
+
+// Samples is how many samples k's state counts (State(k, …).Samples),
+// without working out the state.
+func (s *Store) Samples(k Key) int {
+	es := s.pick(k)
+	if es == nil || !es.pending.IsZero() {
+		return 0
+	}
+	return es.n
 }
 
 // Keys lists the endpoint+model pairs seen, in first-seen order.
@@ -197,6 +213,18 @@ func (s *Store) Forget(k Key) {
 			s.keys = append(s.keys[:i], s.keys[i+1:]...)
 			break
 		}
+	}
+	ks := s.byEndpoint[k.Endpoint]
+	for i, x := range ks {
+		if x == k {
+			ks = append(ks[:i:i], ks[i+1:]...)
+			break
+		}
+	}
+	if len(ks) == 0 {
+		delete(s.byEndpoint, k.Endpoint)
+	} else {
+		s.byEndpoint[k.Endpoint] = ks
 	}
 }
 

@@ -298,9 +298,11 @@ func (r *replayer) run(ctx context.Context, p position, send func(any)) {
 			return
 		case err := <-indexed:
 			indexed = nil
+			note := "" // the header learns the recording's length
 			if err != nil {
-				send(state(false, nil, "the recording ends in an error: "+err.Error()))
+				note = "the recording ends in an error: " + err.Error()
 			}
+			send(state(false, nil, note))
 		case <-wake:
 			deliver()
 			if ended() {
