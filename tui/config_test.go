@@ -118,7 +118,7 @@ func TestJudge(t *testing.T) {
 		{"very hot GPU", MGPUTemp, model.Some(95), nil, LevelCrit},
 	}
 	for _, c := range cases {
-		if got := th.Judge(c.m, c.v, c.ctx...); got != c.want {
+		if got := judgeLevel(th, c.m, c.v, c.ctx...); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}

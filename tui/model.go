@@ -1,14 +1,12 @@
 package tui
 
 import (
-	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/model"
 )
@@ -74,35 +72,14 @@ type Options struct {
 	SetWindow func(time.Duration)
 }
 
-// Intervals are the refresh intervals +/- step through.
-var Intervals = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second,
-	2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute}
-
-// Windows are the spans [/] step through.
-var Windows = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute}
-
-// CheckInterval says what is wrong with d as a refresh interval: it must
-// lie within the span +/- step through. Nil when d is fine.
-func CheckInterval(d time.Duration) error {
-	lo, hi := Intervals[0], Intervals[len(Intervals)-1]
-	if d < lo || d > hi {
-		return fmt.Errorf("want %s to %s (%s and %s are the limits +/- reach)", fmtDur(lo), fmtDur(hi), fmtDur(lo), fmtDur(hi))
-	}
-	return nil
-}
-
-// CheckWindow says what is wrong with d as the rates' and percentiles'
-// window: it must be one of Windows. Nil when d is fine.
-func CheckWindow(d time.Duration) error {
-	if slices.Contains(Windows, d) {
-		return nil
-	}
-	names := make([]string, len(Windows))
-	for i, w := range Windows {
-		names[i] = fmtDur(w)
-	}
-	return fmt.Errorf("want %s or %s (the windows [ and ] step through)", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
-}
+// Intervals, Windows, CheckInterval and CheckWindow are the config
+// package's (headless faces check --interval and --window too).
+var (
+	Intervals     = config.Intervals
+	Windows       = config.Windows
+	CheckInterval = config.CheckInterval
+	CheckWindow   = config.CheckWindow
+)
 
 // SourceStatusMsg says a source started, or why it could not.
 type SourceStatusMsg struct {
@@ -187,7 +164,7 @@ func New(o Options) *Model {
 	if o.Keys != nil {
 		keys = *o.Keys
 	}
-	panes := o.Panes.arrange()
+	panes := arrange(o.Panes)
 	keys.Zoom = zoomKeys(keys.Zoom, len(panes))
 	th := DefaultThresholds
 	if o.Thresholds != nil {

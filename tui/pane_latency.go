@@ -113,7 +113,7 @@ func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
 		// Every observation sits in the lowest bucket: interpolated
 		// quantiles there are artefacts (p50≈150ms for a 7 ms queue).
 		txt := fmt.Sprintf("all <%s (lowest bucket) mean %s", fmtSec(dist.AllBelow), fmtSec(dist.Mean))
-		if m >= 0 && t.Judge(m, dist.AllBelow) == LevelOK {
+		if m >= 0 && judgeLevel(t, m, dist.AllBelow) == LevelOK {
 			return s.OK.Render(txt)
 		}
 		return txt
@@ -133,7 +133,7 @@ func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
 		return name + approx + pad6(fmtSec(v))
 	}
 	p99 := q("p99", 0.99, dist.P99)
-	if dist.Past(0.99) && m >= 0 && t.Judge(m, dist.Above) == LevelOK {
+	if dist.Past(0.99) && m >= 0 && judgeLevel(t, m, dist.Above) == LevelOK {
 		p99 = s.Faint.Render(p99) // over a bound under the target: no verdict
 	} else {
 		p99 = judge(dist.P99, p99)

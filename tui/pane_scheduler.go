@@ -91,9 +91,9 @@ func (p *schedulerPane) kvLine(d *Data, st model.State, w int) string {
 	if !st.KVUsage.OK || gw < 5 {
 		return label + s.Faint.Render(missing+" not exposed by "+engineName(d))
 	}
-	lvl := d.Thresholds.Judge(MKV, st.KVUsage)
+	lvl := judgeLevel(d.Thresholds, MKV, st.KVUsage)
 	if st.KVUsageMax.OK {
-		lvl = d.Thresholds.Judge(MKV, st.KVUsageMax)
+		lvl = judgeLevel(d.Thresholds, MKV, st.KVUsageMax)
 	}
 	if !p.kvSet {
 		p.kv = progress.New(progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))

@@ -97,7 +97,7 @@ func p99Symptom(name string, dist model.Dist, slo time.Duration, t Thresholds, m
 	}
 	if dist.AllBelow.OK {
 		lvl := LevelNone
-		if t.Judge(m, dist.AllBelow) == LevelOK {
+		if judgeLevel(t, m, dist.AllBelow) == LevelOK {
 			lvl = LevelOK
 		}
 		return symptom{name: name, value: "<" + fmtSec(dist.AllBelow), target: target, lvl: lvl}
@@ -105,12 +105,12 @@ func p99Symptom(name string, dist model.Dist, slo time.Duration, t Thresholds, m
 	if !dist.P99.OK && dist.Mean.OK {
 		// Mean-only engines (llama.cpp's TPOT, TGI's approximated TTFT):
 		// the rules judge the mean, so the table shows it.
-		return symptom{name: strings.Replace(name, "p99", "mean", 1), value: fmtSec(dist.Mean), target: target, lvl: t.Judge(m, dist.Mean)}
+		return symptom{name: strings.Replace(name, "p99", "mean", 1), value: fmtSec(dist.Mean), target: target, lvl: judgeLevel(t, m, dist.Mean)}
 	}
 	if dist.Past(0.99) {
 		// past the highest finite bucket: over the bound, judged only
 		// where the bound itself is over the target
-		lvl := t.Judge(m, dist.Above)
+		lvl := judgeLevel(t, m, dist.Above)
 		if lvl == LevelOK {
 			lvl = LevelNone
 		}
@@ -119,7 +119,7 @@ func p99Symptom(name string, dist model.Dist, slo time.Duration, t Thresholds, m
 	if _, edge := diagnosis.SLOEdge(dist.P99, dist, slo); edge {
 		return symptom{name: name, value: fmtSec(dist.P99), target: target, verdict: "edge"}
 	}
-	return symptom{name: name, value: fmtSec(dist.P99), target: target, lvl: t.Judge(m, dist.P99)}
+	return symptom{name: name, value: fmtSec(dist.P99), target: target, lvl: judgeLevel(t, m, dist.P99)}
 }
 
 // kvSLO: the KV line of the symptom table is bad only at the critical
@@ -139,7 +139,7 @@ func kvSymptom(t Thresholds, st model.State) symptom {
 }
 
 func kvSLO(t Thresholds, v model.Opt) Level {
-	if l := t.Judge(MKV, v); l == LevelCrit {
+	if l := judgeLevel(t, MKV, v); l == LevelCrit {
 		return l
 	} else if l == LevelNone {
 		return l

@@ -1,36 +1,16 @@
 package tui
 
 import (
-	"time"
-
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/model"
 )
 
-// Thresholds are the SLOs and limits the screen judges numbers against. The
-// defaults match the diagnosis runbooks; the config file can change them.
-type Thresholds struct {
-	TTFTp99    time.Duration // TTFT p99 SLO
-	ITLp99     time.Duration // ITL/TPOT p99 SLO
-	KVWarn     float64       // KV-cache usage 0–1 that starts to matter
-	KVCrit     float64       // KV-cache usage 0–1 where preemption is near
-	WaitingMax float64       // requests waiting above this are a warning
-	GPUTemp    float64       // °C warning; +10 °C is critical
-	GPUMem     float64       // memory share 0–1 warning (not engine-held)
-	GPUIdle    float64       // util % below which a GPU is idle while requests wait
+// Thresholds are the SLOs and limits the screen judges numbers against
+// (config.Thresholds: the config file's [thresholds]).
+type Thresholds = config.Thresholds
 
-	// The diagnosis' alert rules (vLLM's: KV > 95 % for 5 m, waiting > 50
-	// for 3 m, preemptions > 1/s); zero keeps diagnosis.DefaultConfig's.
-	KVFor       time.Duration // KV at KVCrit this long opens kv_full
-	WaitingHigh float64       // requests waiting that make a backlog
-	WaitingFor  time.Duration // … sustained this long
-	PreemptPS   float64       // preemptions/s that are KV pressure
-}
-
-// DefaultThresholds: TTFT p99 200 ms, ITL p99 50 ms, KV 95 %, waiting > 0.
-var DefaultThresholds = Thresholds{
-	TTFTp99: 200 * time.Millisecond, ITLp99: 50 * time.Millisecond,
-	KVWarn: 0.85, KVCrit: 0.95, WaitingMax: 0, GPUTemp: 83, GPUMem: 0.98, GPUIdle: 30,
-}
+// DefaultThresholds are config.DefaultThresholds.
+var DefaultThresholds = config.DefaultThresholds
 
 // Metric names a number the thresholds judge.
 type Metric int
@@ -51,7 +31,7 @@ const (
 // level. GPU utilisation is high-is-good: on a serving box a busy GPU is
 // healthy, an idle one with a queue is the warning, so its caller passes
 // the waiting count as ctx.
-func (t Thresholds) Judge(m Metric, v model.Opt, ctx ...float64) Level {
+func judgeLevel(t Thresholds, m Metric, v model.Opt, ctx ...float64) Level {
 	if !v.OK {
 		return LevelNone
 	}
@@ -113,5 +93,5 @@ func over(x, warn, crit float64) Level {
 
 // Judged returns the style a metric's value is drawn with.
 func (s *Styles) Judged(t Thresholds, m Metric, v model.Opt, ctx ...float64) Ink {
-	return s.Level(t.Judge(m, v, ctx...))
+	return s.Level(judgeLevel(t, m, v, ctx...))
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/tui"
 )
@@ -28,7 +29,7 @@ func loadConfig(path string) (tui.Config, error) {
 // applySLOFlags lets --slo-ttft / --slo-tpot, when given, win over the
 // file's [thresholds]: the screen's judgements and the diagnosis rules read
 // the same numbers in the monitor and in `llmtop diagnose`.
-func applySLOFlags(t *tui.Thresholds) error {
+func applySLOFlags(t *config.Thresholds) error {
 	for _, f := range []struct {
 		name string
 		v    time.Duration

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
@@ -22,7 +23,6 @@ import (
 	"github.com/llmtop/llmtop/sources/host"
 	"github.com/llmtop/llmtop/sources/logs"
 	"github.com/llmtop/llmtop/sources/procfs"
-	"github.com/llmtop/llmtop/tui"
 )
 
 // `llmtop diagnose`: watch the endpoints for a while, run the diagnosis
@@ -72,8 +72,8 @@ answered.`,
 // diagnoseConfig is the rules' configuration: the config file's
 // [thresholds] with the --slo-* flags applied (loadConfig), and holds
 // capped to fit the watch.
-func diagnoseConfig(th tui.Thresholds, watch time.Duration) diagnosis.Config {
-	c := tui.DiagnosisConfig(th)
+func diagnoseConfig(th config.Thresholds, watch time.Duration) diagnosis.Config {
+	c := config.DiagnosisConfig(th)
 	c.MaxHold = watch / 2
 	c.Clear = min(c.Clear, watch/2)
 	return c

@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/recording"
-	"github.com/llmtop/llmtop/tui"
 )
 
 // `llmtop diagnose --from FILE`: judge a recording offline, with the exit
@@ -53,7 +53,7 @@ func diagnoseFrom(cmd *cobra.Command, path string, urls []string) error {
 // It reads the records as a stream: its memory does not grow with the
 // recording's length. A recording with no records is errNoRecords.
 func judgeRecording(h recording.Header, src recording.Source) (diagnoseResult, error) {
-	cfg := tui.DiagnosisConfig(tui.DefaultThresholds)
+	cfg := config.DiagnosisConfig(config.DefaultThresholds)
 	if h.Diagnosis != nil {
 		cfg = *h.Diagnosis
 	}

@@ -16,10 +16,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/exporter"
 	"github.com/llmtop/llmtop/model"
-	"github.com/llmtop/llmtop/tui"
 )
 
 // `llmtop export --listen ADDR [URL...]`: the core, driven as the monitor
@@ -66,7 +66,7 @@ func runExport(ctx context.Context, cmd *cobra.Command, args []string) error {
 		return err
 	}
 	window := pick(monitorFlags.window, fileCfg.Window, flagSet("window"))
-	if err := tui.CheckWindow(window); err != nil {
+	if err := config.CheckWindow(window); err != nil {
 		return usageErr("--window %s: %v", durText(window), err)
 	}
 	urls := args
@@ -103,7 +103,7 @@ func runExport(ctx context.Context, cmd *cobra.Command, args []string) error {
 	fmt.Fprintf(cmd.ErrOrStderr(), "llmtop export: serving http://%s/metrics for %s; Ctrl-C stops\n", ln.Addr(), what)
 	return serveExport(ctx, ln, col, exportSetup{
 		URLs: urls, Interval: interval,
-		Core:    core.Options{Window: window, Diagnosis: tui.DiagnosisConfig(fileCfg.Thresholds), Store: storeConfig()},
+		Core:    core.Options{Window: window, Diagnosis: config.DiagnosisConfig(fileCfg.Thresholds), Store: storeConfig()},
 		Sources: sourcePlugins, LogsOn: len(logInputs()) > 0,
 	})
 }

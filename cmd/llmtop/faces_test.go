@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sim"
@@ -63,8 +64,8 @@ func findingKeys(fs []diagnosis.Finding) []string {
 // the same findings.
 func TestEveryFaceGetsTheSameFindings(t *testing.T) {
 	scrapes, url := recordSim(t, "healthy:20s,queue-buildup:40s", 60)
-	th := tui.DefaultThresholds
-	cfg := tui.DiagnosisConfig(th)
+	th := config.DefaultThresholds
+	cfg := config.DiagnosisConfig(th)
 	last := scrapes[len(scrapes)-1].Time
 
 	// The TUI: data messages in, its `s` snapshot out.

@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/tui"
@@ -65,7 +66,7 @@ func init() {
 	fs.DurationVar(&monitorFlags.window, "window", time.Minute, "window for rates and percentiles: 1m, 5m or 15m ([/] change it live)")
 	fs.BoolVar(&monitorFlags.noColor, "no-color", false, "draw without colour (NO_COLOR is honoured too)")
 	fs.StringVar(&monitorFlags.config, "config", "", "config file (default $XDG_CONFIG_HOME/llmtop/config.toml)")
-	def := tui.DefaultThresholds
+	def := config.DefaultThresholds
 	fs.DurationVar(&monitorFlags.sloTTFT, "slo-ttft", def.TTFTp99, "TTFT p99 objective the screen and the diagnosis judge by; overrides the config file's [thresholds] ttft_p99_ms")
 	fs.DurationVar(&monitorFlags.sloTPOT, "slo-tpot", def.ITLp99, "inter-token latency (TPOT/ITL) p99 objective; overrides [thresholds] itl_p99_ms")
 }
@@ -125,7 +126,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	if err := checkIntervalFlag(); err != nil {
 		return err
 	}
-	if err := tui.CheckWindow(monitorFlags.window); err != nil {
+	if err := config.CheckWindow(monitorFlags.window); err != nil {
 		return usageErr("--window %s: %v", durText(monitorFlags.window), err)
 	}
 	if !term.IsTerminal(os.Stdout.Fd()) {
@@ -198,14 +199,14 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		statuses[p.Name] = ""
 	}
 	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
-	rec, err := openRecording(recordHeader("monitor", urls, interval, window, tui.DiagnosisConfig(cfg.Thresholds), opts.Simulated), true, &cfg.Record)
+	rec, err := openRecording(recordHeader("monitor", urls, interval, window, config.DiagnosisConfig(cfg.Thresholds), opts.Simulated), true, &cfg.Record)
 	if err != nil {
 		return err
 	}
 	defer rec.close(os.Stderr)
 	rec.status(statuses)
 	// The one core every face reads: the screen, and its `s` snapshot.
-	mon := core.New(core.Options{Endpoints: ids, Window: window, Diagnosis: tui.DiagnosisConfig(cfg.Thresholds), Store: storeConfig()})
+	mon := core.New(core.Options{Endpoints: ids, Window: window, Diagnosis: config.DiagnosisConfig(cfg.Thresholds), Store: storeConfig()})
 	monitorBenches.begin(opts.Simulated)
 	if !opts.Simulated { // the demo runs its engine in this process
 		monitorProcs.narrow()
@@ -317,7 +318,7 @@ func pick(flag, fromConfig time.Duration, given bool) time.Duration {
 // config file's interval is checked as it is read): a refresh faster than
 // 250 ms is not quietly made slower.
 func checkIntervalFlag() error {
-	if err := tui.CheckInterval(monitorFlags.interval); err != nil {
+	if err := config.CheckInterval(monitorFlags.interval); err != nil {
 		return usageErr("--interval %s: %v", durText(monitorFlags.interval), err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
@@ -87,7 +88,7 @@ type recorder struct {
 // state directory; nil when neither. ticks writes the clock once a second
 // (the monitor's rules run on it); a face that runs its rules on its own
 // clock records recording.Tick itself.
-func openRecording(h recording.Header, ticks bool, auto *tui.RecordConfig) (*recorder, error) {
+func openRecording(h recording.Header, ticks bool, auto *config.RecordConfig) (*recorder, error) {
 	if recordFlags.path == "" {
 		if auto != nil && auto.Enabled && !h.Simulated {
 			return openStateRecording(h, *auto, ticks)
@@ -226,7 +227,7 @@ func monitorCore(h recording.Header) *core.Monitor {
 	if h.Diagnosis != nil {
 		o.Diagnosis = *h.Diagnosis
 	} else {
-		o.Diagnosis = tui.DiagnosisConfig(tui.DefaultThresholds)
+		o.Diagnosis = config.DiagnosisConfig(config.DefaultThresholds)
 	}
 	return core.New(o)
 }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/recording"
-	"github.com/llmtop/llmtop/tui"
 )
 
 // `record = true` in the config: every monitor session is recorded into
@@ -61,7 +61,7 @@ func newStateFile(dir string, h recording.Header, now time.Time) (*recording.Wri
 	}
 }
 
-func openStateRecording(h recording.Header, rc tui.RecordConfig, ticks bool) (*recorder, error) {
+func openStateRecording(h recording.Header, rc config.RecordConfig, ticks bool) (*recorder, error) {
 	dir, err := recordingsDir()
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func openStateRecording(h recording.Header, rc tui.RecordConfig, ticks bool) (*r
 // pruneRecordings removes llmtop's own recordings older than KeepAge, then
 // the oldest while they hold more than KeepBytes; never keep (the file
 // being written) nor a file it did not name. It returns what it removed.
-func pruneRecordings(dir string, rc tui.RecordConfig, now time.Time, keep string) []string {
+func pruneRecordings(dir string, rc config.RecordConfig, now time.Time, keep string) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/recording"
-	"github.com/llmtop/llmtop/tui"
 )
 
 // record = true: the monitor records into the state directory (0700,
@@ -30,7 +30,7 @@ func TestStateRecordingsRotateAndArePruned(t *testing.T) {
 		os.WriteFile(p, []byte("x"), 0o600)
 		os.Chtimes(p, time.Now().Add(-30*24*time.Hour), time.Now().Add(-30*24*time.Hour))
 	}
-	rc := tui.DefaultRecordConfig
+	rc := config.DefaultRecordConfig
 	rc.Enabled, rc.FileBytes, rc.KeepAge = true, 400, 7*24*time.Hour
 	h := recordHeader("monitor", []string{"http://127.0.0.1:8000"}, time.Second, time.Minute, diagnosis.DefaultConfig(), false)
 	rec, err := openRecording(h, true, &rc)
@@ -83,7 +83,7 @@ func TestStateRecordingsRotateAndArePruned(t *testing.T) {
 // The demo is not recorded by record = true (only with --record).
 func TestStateRecordingSkipsTheDemo(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	rc := tui.DefaultRecordConfig
+	rc := config.DefaultRecordConfig
 	rc.Enabled = true
 	h := recordHeader("monitor", nil, time.Second, time.Minute, diagnosis.DefaultConfig(), true)
 	if rec, err := openRecording(h, true, &rc); rec != nil || err != nil {

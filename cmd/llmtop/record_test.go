@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/checkpoint"
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
@@ -237,8 +238,8 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 // the moments each second, the `s` snapshot at second snapAt+1.
 func recordMonitorSession(t *testing.T, scenario string, startup time.Duration, secs, snapAt int) ([]byte, []string, []byte, string) {
 	ss := newSimSessionStartup(t, scenario, startup)
-	th := tui.DefaultThresholds
-	cfg := tui.DiagnosisConfig(th)
+	th := config.DefaultThresholds
+	cfg := config.DiagnosisConfig(th)
 	var file bytes.Buffer
 	w, err := recording.NewWriter(&file, recording.Header{Face: "monitor", Started: ss.clk.Now(), Endpoints: []string{ss.url},
 		Interval: recording.Duration(time.Second), Window: recording.Duration(time.Minute), Diagnosis: &cfg, Simulated: true})
@@ -272,7 +273,7 @@ func recordMonitorSession(t *testing.T, scenario string, startup time.Duration, 
 // closed findings and exit status.
 func TestDiagnoseFromRecordingGivesTheLiveVerdict(t *testing.T) {
 	ss := newSimSession(t, "healthy:10s,queue-buildup:50s")
-	cfg := diagnoseConfig(tui.DefaultThresholds, 60*time.Second)
+	cfg := diagnoseConfig(config.DefaultThresholds, 60*time.Second)
 	path := filepath.Join(t.TempDir(), "diag.llmrec")
 	live := newWatch([]string{ss.url}, cfg)
 	live.start = ss.clk.Now()

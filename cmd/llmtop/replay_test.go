@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/recording"
 	"github.com/llmtop/llmtop/tui"
 )
@@ -74,7 +75,7 @@ func TestReplayTheMonitor(t *testing.T) {
 	// short segments: every seek starts from a checkpoint of the core
 	// taken mid-recording, not from the start
 	rp, p := replayerOn(t, ctx, file, replayOptions{Speed: 1000, Every: 37}, first)
-	th := tui.DefaultThresholds
+	th := config.DefaultThresholds
 	sc := &screen{m: tui.New(tui.Options{Core: p.mon, Endpoints: h.Endpoints, Window: time.Duration(h.Window),
 		Now: first, NoColor: true, Thresholds: &th, Replay: rp.control})}
 	sc.send(tea.WindowSizeMsg{Width: 160, Height: 50})

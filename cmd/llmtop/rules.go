@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/exporter"
 	"github.com/llmtop/llmtop/model"
-	"github.com/llmtop/llmtop/tui"
 )
 
 // `llmtop rules [--engine E]`: Prometheus alerting rules equivalent to the
@@ -65,11 +65,11 @@ func runRules(cmd *cobra.Command, _ []string) error {
 		return usageErr("--for %v: want a positive duration, e.g. 10s", rulesFlags.forOverride)
 	}
 	window := pick(monitorFlags.window, fileCfg.Window, flagSet("window"))
-	if err := tui.CheckWindow(window); err != nil {
+	if err := config.CheckWindow(window); err != nil {
 		return usageErr("--window %s: %v", durText(window), err)
 	}
 	opts := exporter.RulesOptions{
-		Thresholds: diagnosis.AlertThresholdsOf(tui.DiagnosisConfig(fileCfg.Thresholds)),
+		Thresholds: diagnosis.AlertThresholdsOf(config.DiagnosisConfig(fileCfg.Thresholds)),
 		Window:     window, For: rulesFlags.forOverride,
 	}
 	out, err := renderRules(exporter.Rules(opts, engines...))

@@ -13,12 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/sources/probe"
-	"github.com/llmtop/llmtop/tui"
 )
 
 // `llmtop snapshot`: read each endpoint twice, an interval apart, and print
@@ -137,7 +137,7 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 	}
 	// The GPUs go into the core with the scrapes: the GPU rules run here
 	// as in the monitor.
-	snap := buildSnapshot(time.Now(), results, tui.DiagnosisConfig(fileCfg.Thresholds), readings, logMsgs...)
+	snap := buildSnapshot(time.Now(), results, config.DiagnosisConfig(fileCfg.Thresholds), readings, logMsgs...)
 	if asJSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")

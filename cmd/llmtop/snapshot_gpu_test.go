@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sim"
@@ -55,8 +56,8 @@ func TestSnapshotJudgesTheGPUsAsTheMonitorDoes(t *testing.T) {
 		t.Fatalf("simulated GPUs: %v", err)
 	}
 	defer gs.Close()
-	th := tui.DefaultThresholds
-	dcfg := tui.DiagnosisConfig(th)
+	th := config.DefaultThresholds
+	dcfg := config.DiagnosisConfig(th)
 	m := tui.New(tui.Options{Endpoints: []string{srv.URL}, Now: start, NoColor: true, Thresholds: &th})
 	var scrapes []model.Scrape
 	var gpus []model.GPUSnapshot

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/engines"
@@ -203,10 +204,10 @@ func snapshotPrometheus(ctx context.Context, out io.Writer, errOut io.Writer, ar
 	if err != nil {
 		return err
 	}
-	if err := tui.CheckWindow(monitorFlags.window); err != nil {
+	if err := config.CheckWindow(monitorFlags.window); err != nil {
 		return usageErr("--window %s: %v", durText(monitorFlags.window), err)
 	}
-	doc, derr := prometheusDocument(ctx, monitorFlags.window, tui.DiagnosisConfig(fileCfg.Thresholds))
+	doc, derr := prometheusDocument(ctx, monitorFlags.window, config.DiagnosisConfig(fileCfg.Thresholds))
 	if doc.Prometheus.URL == "" {
 		return derr
 	}

@@ -1,0 +1,27 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A headless face (diagnose, export, snapshot, rules) reads the same file
+// without the screen: its thresholds reach the rules, and [keys] and
+// [panes] are kept as written, unchecked (the screen checks them).
+func TestParseWithoutTheScreen(t *testing.T) {
+	c, err := Parse("c.toml", []byte("window = \"5m\"\n[thresholds]\nttft_p99_ms = 500\nkv_crit_pct = 90\n[keys]\nquit = \"Q\"\n[panes]\nhide = [\"anything\"]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Window != 5*time.Minute || c.Thresholds.TTFTp99 != 500*time.Millisecond || len(c.Rebinds) != 1 || c.Panes.Hide[0] != "anything" {
+		t.Errorf("%+v", c)
+	}
+	d := DiagnosisConfig(c.Thresholds)
+	if d.SLOTTFT != 500*time.Millisecond || d.KVHigh != 0.9 {
+		t.Errorf("the rules got SLO %s, KV high %g", d.SLOTTFT, d.KVHigh)
+	}
+	if _, err := Parse("c.toml", []byte("window = \"7m\"\n"), nil); err == nil || !strings.Contains(err.Error(), "c.toml:1") {
+		t.Errorf("a window not among %v: %v", Windows, err)
+	}
+}

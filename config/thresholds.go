@@ -1,0 +1,60 @@
+package config
+
+import (
+	"time"
+
+	"github.com/llmtop/llmtop/diagnosis"
+)
+
+// Thresholds are the SLOs and limits the screen judges numbers against. The
+// defaults match the diagnosis runbooks; the config file can change them.
+type Thresholds struct {
+	TTFTp99    time.Duration // TTFT p99 SLO
+	ITLp99     time.Duration // ITL/TPOT p99 SLO
+	KVWarn     float64       // KV-cache usage 0–1 that starts to matter
+	KVCrit     float64       // KV-cache usage 0–1 where preemption is near
+	WaitingMax float64       // requests waiting above this are a warning
+	GPUTemp    float64       // °C warning; +10 °C is critical
+	GPUMem     float64       // memory share 0–1 warning (not engine-held)
+	GPUIdle    float64       // util % below which a GPU is idle while requests wait
+
+	// The diagnosis' alert rules (vLLM's: KV > 95 % for 5 m, waiting > 50
+	// for 3 m, preemptions > 1/s); zero keeps diagnosis.DefaultConfig's.
+	KVFor       time.Duration // KV at KVCrit this long opens kv_full
+	WaitingHigh float64       // requests waiting that make a backlog
+	WaitingFor  time.Duration // … sustained this long
+	PreemptPS   float64       // preemptions/s that are KV pressure
+}
+
+// DefaultThresholds: TTFT p99 200 ms, ITL p99 50 ms, KV 95 %, waiting > 0.
+var DefaultThresholds = Thresholds{
+	TTFTp99: 200 * time.Millisecond, ITLp99: 50 * time.Millisecond,
+	KVWarn: 0.85, KVCrit: 0.95, WaitingMax: 0, GPUTemp: 83, GPUMem: 0.98, GPUIdle: 30,
+}
+
+// DiagnosisConfig carries the thresholds (config file, flags) into
+// the rules; the rest are the diagnosis defaults. `llmtop diagnose` uses it
+// too, so both judge by the same [thresholds].
+func DiagnosisConfig(t Thresholds) diagnosis.Config {
+	c := diagnosis.DefaultConfig()
+	// A zero threshold is unset: the diagnosis default stays.
+	dur := func(dst *time.Duration, v time.Duration) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	num := func(dst *float64, v float64) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	dur(&c.SLOTTFT, t.TTFTp99)
+	dur(&c.SLOITL, t.ITLp99)
+	num(&c.KVHigh, t.KVCrit)
+	dur(&c.KVFor, t.KVFor)
+	num(&c.WaitingHigh, t.WaitingHigh)
+	dur(&c.WaitingFor, t.WaitingFor)
+	num(&c.PreemptPS, t.PreemptPS)
+	num(&c.GPUIdleUtil, t.GPUIdle)
+	return c
+}
