@@ -194,6 +194,9 @@ func TestJudgeAgainstNoise(t *testing.T) {
 		{Measure{Served: true}, m(230, 32), true},
 		{Measure{}, m(230, 32), true}, // it serves now
 		{m(230, 32), Measure{}, false},
+		// TTFT halved by finishing a third as much: not better.
+		{Measure{Served: true, Completed: 11, TTFTp99ms: model.Some(14658), OutputTPS: model.Some(83)},
+			Measure{Served: true, Completed: 4, TTFTp99ms: model.Some(7058), OutputTPS: model.Some(30)}, false},
 	} {
 		if got, why := Judge(GoalTTFT, c.before, c.after, n); got != c.keep {
 			t.Errorf("Judge(%+v → %+v) = %v (%s), want %v", c.before, c.after, got, why, c.keep)

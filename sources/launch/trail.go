@@ -127,6 +127,10 @@ func Judge(g Goal, before, after Measure, n Noise) (bool, string) {
 		ratio = va.V / vb.V
 	}
 	word := fmt.Sprintf("%s %s → %s (%+.0f %%)", g, num(vb.V), num(va.V), (va.V/vb.V-1)*100)
+	// A latency bought by finishing less is not better.
+	if tb, ta := before.OutputTPS, after.OutputTPS; ratio > need && lower && tb.OK && ta.OK && ta.V > 0 && tb.V/ta.V > need {
+		return false, word + fmt.Sprintf(", but output tok/s fell %s → %s, past the noise: not better; ", num(tb.V), num(ta.V)) + beyond
+	}
 	if ratio > need {
 		return true, word + ": better; " + beyond
 	}
