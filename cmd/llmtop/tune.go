@@ -322,7 +322,7 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		m.ServerRPS, m.ServerTTFTp99ms = sum.RequestsPS, sum.TTFTp99ms
 	}
 	w.mu.Unlock()
-	var open []string
+	open := []string{}
 	for _, f := range r.rep.Findings {
 		if f.Severity >= model.SevWarn && !slices.Contains(open, f.ID) {
 			open = append(open, f.ID)
