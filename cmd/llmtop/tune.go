@@ -248,7 +248,11 @@ func (t *tuner) next(rep diagnosis.Report, tried map[string]bool) (diagnosis.Fin
 			changes = append(changes, a.Change)
 		}
 		p := t.s.PlanFor(f.ID, changes)
-		na = append(na, p.NotApplied...)
+		for _, x := range p.NotApplied {
+			if !slices.Contains(na, x) {
+				na = append(na, x)
+			}
+		}
 		if p.OK() && !tried[launch.Quote(p.New)] {
 			return f, p, na
 		}
