@@ -34,9 +34,13 @@ func TestRecoveredCrashDoesNotComeBackCriticalAfterAPlannedStop(t *testing.T) {
 		m.Apply(l)
 	}
 	e2 := newEngine("0.11.0", at(20), 0.02)
-	run(m, e2, 23, 117, 5, 100) // serving from 11:26:23 to 11:28:19
+	run(m, e2, 23, 30, 5, 100) // serving from 11:26:23
 	if f := byIDIn(m, "cuda_illegal_access"); f == nil || f.Severity != model.SevWarn {
 		t.Fatalf("serving again: want the crash as WARN, got %s", findingIDs(m.Report().Findings))
+	}
+	run(m, e2, 53, 87, 5, 100) // … to 11:28:19: a minute and more since, it is history
+	if f := byIDIn(m, "cuda_illegal_access"); f == nil || f.Severity != model.SevInfo {
+		t.Fatalf("serving two minutes since: want the crash as INFO, got %s", findingIDs(m.Report().Findings))
 	}
 	for _, l := range shutdown(at(140)) {
 		m.Apply(l)
@@ -137,9 +141,17 @@ func TestRestartFindingEndsWithTheRunItBegan(t *testing.T) {
 	for _, l := range banner(at(20), "{'model': 'm'}") {
 		m.Apply(l)
 	}
-	run(m, newEngine("0.11.0", at(20), 0.02), 23, 60, 5, 100)
-	if f := byIDIn(m, "restarts"); f == nil || f.Title != "engine crashed and restarted" {
+	e2 := newEngine("0.11.0", at(20), 0.02)
+	run(m, e2, 23, 20, 5, 100)
+	if f := byIDIn(m, "restarts"); f == nil || f.Title != "engine crashed and restarted" || f.Severity != model.SevWarn {
 		t.Fatalf("after the crash's restart: %s", findingIDs(m.Report().Findings))
+	}
+	// Issue 31, item 3: the demo's next segments (the same run, serving
+	// well) led with that WARN throughout. Serving a minute since, it is
+	// history.
+	run(m, e2, 43, 40, 5, 100)
+	if f := byIDIn(m, "restarts"); f == nil || f.Title != "engine recovered from a crash" || f.Severity != model.SevInfo {
+		t.Fatalf("serving a minute after the crash's restart: %s", findingIDs(m.Report().Findings))
 	}
 	for _, l := range shutdown(at(90)) {
 		m.Apply(l)

@@ -424,6 +424,9 @@ func ruleEvents(e *env) []Finding {
 		if !back.IsZero() && back.After(x.Time) {
 			sev = model.SevWarn
 			ev = append(ev, Evidence{Text: "serving again since " + back.Format("15:04:05"), Source: "scrape " + ep.URL})
+			if e.in.Time.Sub(back) >= recoveredAfter && !ep.isDown() && ep.State.Samples > 0 {
+				sev = model.SevInfo // serving for a while since: history, not news
+			}
 		}
 		title := r.title
 		if r == &criticalEvent {

@@ -136,10 +136,15 @@ func TestEventsNewestWinsWhateverTheOrder(t *testing.T) {
 func TestFailureBeforeARestartIsNoLongerCritical(t *testing.T) {
 	x := logEvent("cuda_illegal_access", nil)
 	x.Time = t0.Add(-3 * time.Minute)
-	serving := ep(func(e *Endpoint) { e.State.Restarts = []time.Time{t0.Add(-2 * time.Minute)} })
+	serving := ep(func(e *Endpoint) { e.State.Restarts = []time.Time{t0.Add(-30 * time.Second)} })
 	f := byID(Evaluate(withEvents(serving, x), DefaultConfig()), "cuda_illegal_access")
-	if f == nil || f.Severity != model.SevWarn || !hasEvidence(f, "serving again since 04:58:00") {
+	if f == nil || f.Severity != model.SevWarn || !hasEvidence(f, "serving again since 04:59:30") {
 		t.Fatalf("%+v", f)
+	}
+	// Serving for two minutes since: history (INFO), not news.
+	serving = ep(func(e *Endpoint) { e.State.Restarts = []time.Time{t0.Add(-2 * time.Minute)} })
+	if f := byID(Evaluate(withEvents(serving, x), DefaultConfig()), "cuda_illegal_access"); f == nil || f.Severity != model.SevInfo {
+		t.Fatalf("two minutes after the recovery: %+v", f)
 	}
 	down := ep(func(e *Endpoint) {
 		e.State.Restarts = []time.Time{t0.Add(-2 * time.Minute)}

@@ -278,6 +278,12 @@ func restartsFromRuns(e *env, ep Endpoint) []Finding {
 	case model.RunCrash:
 		f.Severity, f.Title = model.SevWarn, "engine crashed and restarted"
 		ev = append(ev, Evidence{Text: "run " + fmt.Sprint(prev.N) + " crashed: " + nonEmpty(prev.EndLine, prev.EndReason), Source: "run ledger"})
+		if back, ok := recovered(e, ep); ok {
+			// Serving again for a while: history, not what to look at now
+			// (the demo's next segments led with this WARN throughout).
+			f.Severity, f.Title = model.SevInfo, "engine recovered from a crash"
+			ev = append(ev, Evidence{Text: "serving again for " + dur(e.in.Time.Sub(back).Round(time.Second)), Source: "scrape " + ep.URL})
+		}
 		f.Cause = "the engine process died and was restarted by its supervisor"
 		f.Actions = []Action{{Change: "fix what the crash line says (memory and startup findings name the flag)",
 			Why: "a crash repeats until its cause is gone", TradeOff: "none"}}
@@ -293,6 +299,21 @@ func restartsFromRuns(e *env, ep Endpoint) []Finding {
 	}
 	f.Evidence = ev
 	return []Finding{f}
+}
+
+// recoveredAfter is how long an engine must serve again after a crash for
+// the crash to be history (INFO) rather than news (WARN).
+const recoveredAfter = time.Minute
+
+// recovered is when ep came back after the crash that ended its previous
+// run, ok once it has served since for recoveredAfter.
+func recovered(e *env, ep Endpoint) (time.Time, bool) {
+	n := len(ep.Runs)
+	if n == 0 || ep.isDown() || ep.State.Samples == 0 || ep.Runs[n-1].Summary.Samples == 0 {
+		return time.Time{}, false
+	}
+	back := ep.Runs[n-1].Started
+	return back, e.in.Time.Sub(back) >= recoveredAfter
 }
 
 // minCompared is how long each run must have served before their
