@@ -13,6 +13,7 @@ func init() {
 		rule{id: "gpu_throttle", checks: "GPU clocks not throttled (thermal, power, HW slowdown)", needs: needGPU, hold: holdDefault, eval: ruleThrottle},
 		rule{id: "gpu_foreign_vram", checks: "no other process holds VRAM", needs: needGPU, hold: holdDefault, eval: ruleForeign},
 		rule{id: "gpu_lost", checks: "every GPU answers", needs: needGPU, hold: holdNone, eval: ruleLost},
+		rule{id: "gpu_row_remap", checks: "no GPU memory row remap pending or failed", needs: needGPU, hold: holdNone, eval: ruleRowRemap},
 	)
 }
 
@@ -151,6 +152,32 @@ func ruleLost(e *env) []Finding {
 			Cause:    "the driver lost the device (Xid 79: overheating, power, or a hardware fault); the engine on it is dead",
 			Actions: []Action{{Change: "check dmesg for Xid errors; reset the GPU (nvidia-smi -r) or reboot; drain the node",
 				Why: "a lost GPU does not come back by itself", TradeOff: "downtime"}}})
+	}
+	return out
+}
+
+// ruleRowRemap: HBM rows remapped after memory errors take effect at the
+// next GPU reset (until then the bad row is still in use); a failed remap
+// leaves the GPU unreliable.
+func ruleRowRemap(e *env) []Finding {
+	var out []Finding
+	for _, d := range e.in.GPU.GPUs {
+		if !d.RemapPending && !d.RemapFailed {
+			continue
+		}
+		ev := []Evidence{{Text: fmt.Sprintf("GPU %d (%s): %s rows remapped, remap pending %v, remap failed %v", d.Index, d.Name, optNum(d.RemappedRows), d.RemapPending, d.RemapFailed),
+			Source: gpuSource(e.in.GPU) + " remapped rows"}}
+		if d.RemapFailed {
+			out = append(out, Finding{ID: "gpu_row_remap", Category: GPU, Severity: model.SevCrit,
+				Title: fmt.Sprintf("GPU %d: memory row remapping failed", d.Index), Evidence: ev,
+				Cause:   "the GPU's memory has more bad rows than it can remap: computations on it may be wrong",
+				Actions: []Action{{Change: "drain this GPU's engine and have the GPU replaced (RMA); nvidia-smi -q -d ROW_REMAPPER shows the counts", Why: "NVIDIA's guidance after a remap failure", TradeOff: "capacity until replaced"}}})
+			continue
+		}
+		out = append(out, Finding{ID: "gpu_row_remap", Category: GPU, Severity: model.SevWarn,
+			Title: fmt.Sprintf("GPU %d: a memory row remap waits for a GPU reset", d.Index), Evidence: ev,
+			Cause:   "memory errors made the GPU remap an HBM row; the remap takes effect only after the GPU is reset",
+			Actions: []Action{{Change: "at a quiet time: stop the engine on this GPU, nvidia-smi -r -i " + fmt.Sprint(d.Index) + " (or reboot), start it again", Why: "applies the remap so the bad row is no longer used", TradeOff: "a planned restart of that engine"}}})
 	}
 	return out
 }

@@ -76,3 +76,26 @@ func TestNoGPUSaysSo(t *testing.T) {
 		t.Fatalf("%v", rep.Missing)
 	}
 }
+
+// Issue 27 item 3: a pending row remap wants a reset; a failed one, the GPU replaced.
+func TestRowRemapRule(t *testing.T) {
+	with := func(pending, failed bool) Input {
+		in := input(ep(nil))
+		in.GPU = gpuSnap(40*gb, 80*gb)
+		in.GPU.GPUs[0].RemappedRows, in.GPU.GPUs[0].RemapPending, in.GPU.GPUs[0].RemapFailed = model.Some(3), pending, failed
+		return in
+	}
+	runCases(t, []ruleCase{
+		{name: "pending", in: with(true, false), want: "gpu_row_remap", check: func(t *testing.T, f *Finding) {
+			if f.Severity != model.SevWarn || !hasAction(f, "nvidia-smi -r -i 0") || !hasEvidence(f, "3 rows remapped") {
+				t.Errorf("%+v", f)
+			}
+		}},
+		{name: "failed", in: with(false, true), want: "gpu_row_remap", check: func(t *testing.T, f *Finding) {
+			if f.Severity != model.SevCrit || !hasAction(f, "RMA") {
+				t.Errorf("%+v", f)
+			}
+		}},
+		{name: "remapped and applied", in: with(false, false), none: "gpu_row_remap"},
+	})
+}

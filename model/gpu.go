@@ -47,6 +47,13 @@ type GPU struct {
 	// left out because they are not a problem.
 	Throttle    []string `json:"throttle"`
 	ECCVolatile Opt      `json:"ecc_volatile_errors"`
+	// RemappedRows counts the HBM rows remapped after memory errors
+	// (correctable and uncorrectable); RemapPending says a remap waits for
+	// a GPU reset, RemapFailed that remapping failed (Ampere and newer;
+	// absent elsewhere).
+	RemappedRows Opt  `json:"remapped_rows"`
+	RemapPending bool `json:"remap_pending,omitempty"`
+	RemapFailed  bool `json:"remap_failed,omitempty"`
 
 	Processes []GPUProcess `json:"processes"`
 
@@ -82,6 +89,7 @@ const (
 	GPUFieldPCIeTx       = "pcie_tx_bytes_per_s"
 	GPUFieldThrottle     = "throttle"
 	GPUFieldECC          = "ecc_volatile_errors"
+	GPUFieldRemapped     = "remapped_rows"
 	GPUFieldProcesses    = "processes"
 )
 

@@ -141,6 +141,12 @@ func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 		}
 	}
 	if c.live() {
+		if corr, unc, pending, failed, ret := h.GetRemappedRows(); c.ok("remapped rows", ret, model.GPUFieldRemapped) {
+			g.RemappedRows = model.Some(float64(corr + unc))
+			g.RemapPending, g.RemapFailed = pending, failed
+		}
+	}
+	if c.live() {
 		if ps, ret := h.GetComputeRunningProcesses(); c.ok("processes", ret, model.GPUFieldProcesses) {
 			g.Processes = make([]model.GPUProcess, 0, len(ps))
 			for _, p := range ps {

@@ -68,6 +68,13 @@ func fillA100(d *dgxa100.Device, i int) {
 	d.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) {
 		return []nvml.ProcessInfo{{Pid: uint32(1000 + i), UsedGpuMemory: uint64(i+1) * gib}}, nvml.SUCCESS
 	}
+	// GPU 5 remapped two rows and waits for a reset to apply a third.
+	d.GetRemappedRowsFunc = func() (int, int, bool, bool, nvml.Return) {
+		if i == 5 {
+			return 1, 1, true, false, nvml.SUCCESS
+		}
+		return 0, 0, false, false, nvml.SUCCESS
+	}
 }
 
 // newDGX returns an 8-GPU mock with every call the reader makes set.
@@ -127,5 +134,6 @@ func unsupportedDevice() *mock.Device {
 		GetCurrentClocksEventReasonsFunc: func() (uint64, nvml.Return) { return 0, ns },
 		GetTotalEccErrorsFunc:            func(nvml.MemoryErrorType, nvml.EccCounterType) (uint64, nvml.Return) { return 0, ns },
 		GetComputeRunningProcessesFunc:   func() ([]nvml.ProcessInfo, nvml.Return) { return nil, ns },
+		GetRemappedRowsFunc:              func() (int, int, bool, bool, nvml.Return) { return 0, 0, false, false, ns },
 	}
 }

@@ -92,6 +92,10 @@ func TestEightA100s(t *testing.T) {
 	if g.Lost || g.Err != "" || snap.Note != "" {
 		t.Errorf("lost %v err %q note %q", g.Lost, g.Err, snap.Note)
 	}
+	// Issue 27 item 3: remapped rows, and a remap waiting for a reset.
+	if g5 := snap.GPUs[5]; g5.RemappedRows != model.Some(2) || !g5.RemapPending || g5.RemapFailed || g.RemappedRows != model.Some(0) || g.RemapPending {
+		t.Errorf("GPU 5 remapped %+v pending %v; GPU 3 %+v %v", g5.RemappedRows, g5.RemapPending, g.RemappedRows, g.RemapPending)
+	}
 }
 
 func TestMemoryFallsBackToV1(t *testing.T) {
@@ -128,7 +132,7 @@ func TestNotSupportedLeavesFieldsAbsent(t *testing.T) {
 	for name, o := range map[string]model.Opt{"util": g.Util, "memutil": g.MemUtil, "used": g.MemUsed,
 		"total": g.MemTotal, "power": g.Power, "limit": g.PowerLimit, "temp": g.Temp, "slowdown": g.TempSlowdown,
 		"sm": g.SMClock, "smmax": g.SMClockMax, "mem": g.MemClock, "memmax": g.MemClockMax, "fan": g.Fan,
-		"rx": g.PCIeRx, "tx": g.PCIeTx, "ecc": g.ECCVolatile} {
+		"rx": g.PCIeRx, "tx": g.PCIeTx, "ecc": g.ECCVolatile, "remapped": g.RemappedRows} {
 		if o.OK {
 			t.Errorf("%s = %v, want absent", name, o.V)
 		}
@@ -141,7 +145,7 @@ func TestNotSupportedLeavesFieldsAbsent(t *testing.T) {
 		model.GPUFieldPower, model.GPUFieldPowerLimit, model.GPUFieldTemp, model.GPUFieldSMClock,
 		model.GPUFieldMemClock, model.GPUFieldSMClockMax, model.GPUFieldMemClockMax, model.GPUFieldTempSlowdown,
 		model.GPUFieldFan, model.GPUFieldPCIeRx, model.GPUFieldPCIeTx, model.GPUFieldThrottle,
-		model.GPUFieldECC, model.GPUFieldProcesses}
+		model.GPUFieldECC, model.GPUFieldRemapped, model.GPUFieldProcesses}
 	if strings.Join(g.Unsupported, ",") != strings.Join(want, ",") {
 		t.Errorf("unsupported %v\nwant        %v", g.Unsupported, want)
 	}

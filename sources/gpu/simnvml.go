@@ -70,6 +70,11 @@ type simDevice struct {
 func (d *simDevice) GetUUID() (string, nvml.Return) { return d.uuid, nvml.SUCCESS }
 func (d *simDevice) GetName() (string, nvml.Return) { return simName, nvml.SUCCESS }
 
+// GetRemappedRows: a simulated GPU's memory never fails.
+func (d *simDevice) GetRemappedRows() (int, int, bool, bool, nvml.Return) {
+	return 0, 0, false, false, nvml.SUCCESS
+}
+
 func (d *simDevice) GetUtilizationRates() (nvml.Utilization, nvml.Return) {
 	d.cur = d.sim.read()
 	return nvml.Utilization{Gpu: d.cur.UtilPct, Memory: d.cur.MemUtilPct}, nvml.SUCCESS
