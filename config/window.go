@@ -19,7 +19,7 @@ var Windows = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute}
 func CheckInterval(d time.Duration) error {
 	lo, hi := Intervals[0], Intervals[len(Intervals)-1]
 	if d < lo || d > hi {
-		return fmt.Errorf("want %s to %s (%s and %s are the limits +/- reach)", fmtDur(lo), fmtDur(hi), fmtDur(lo), fmtDur(hi))
+		return fmt.Errorf("want %s to %s (%s and %s are the limits +/- reach)", DurText(lo), DurText(hi), DurText(lo), DurText(hi))
 	}
 	return nil
 }
@@ -32,13 +32,14 @@ func CheckWindow(d time.Duration) error {
 	}
 	names := make([]string, len(Windows))
 	for i, w := range Windows {
-		names[i] = fmtDur(w)
+		names[i] = DurText(w)
 	}
 	return fmt.Errorf("want %s or %s (the windows [ and ] step through)", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
-// fmtDur writes a duration short ("250ms", "5s", "15m").
-func fmtDur(d time.Duration) string {
+// DurText formats a span for labels and messages: "1s", "250ms", "1m",
+// "5m30s", "2h10m" (the screen's too).
+func DurText(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return "0s"

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -53,29 +54,9 @@ func trimZero(s string) string {
 	return s
 }
 
-// fmtDur formats a span for labels: "1s", "250ms", "1m", "5m30s", "2h10m".
-func fmtDur(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "0s"
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
-	case d < time.Hour:
-		d = d.Round(time.Second)
-		m, s := int(d.Minutes()), int(d.Seconds())%60
-		if s == 0 {
-			return fmt.Sprintf("%dm", m)
-		}
-		return fmt.Sprintf("%dm%02ds", m, s)
-	case d < 48*time.Hour:
-		d = d.Round(time.Minute)
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-	}
-}
+// fmtDur formats a span for labels: "1s", "250ms", "1m", "5m30s", "2h10m"
+// (config.DurText).
+func fmtDur(d time.Duration) string { return config.DurText(d) }
 
 // fmtNum formats a count or rate with k/M suffixes: "12", "3.4", "12.3k".
 func fmtNum(v model.Opt) string {
