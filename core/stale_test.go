@@ -23,10 +23,7 @@ func TestRecoveredCrashDoesNotComeBackCriticalAfterAPlannedStop(t *testing.T) {
 	run(m, e, 0, 12, 5, 100) // 11:26:00 … 11:26:11 as 0 … 11
 	const cudaLine = "RuntimeError: CUDA error: an illegal memory access was encountered"
 	m.Apply(logEvent(at(12), "cuda_illegal_access", model.PhaseCrash, model.SevCrit, cudaLine, map[string]string{"what": "memory access"}))
-	for s := 13.0; s < 20; s++ {
-		m.Apply(down(at(s)))
-		m.Tick(at(s))
-	}
+	downFor(m, 13.0, 20)
 	if f := byIDIn(m, "cuda_illegal_access"); f == nil || f.Severity != model.SevCrit {
 		t.Fatalf("while down after the crash: want the crash CRIT, got %s", findingIDs(m.Report().Findings))
 	}
@@ -42,13 +39,7 @@ func TestRecoveredCrashDoesNotComeBackCriticalAfterAPlannedStop(t *testing.T) {
 	if f := byIDIn(m, "cuda_illegal_access"); f == nil || f.Severity != model.SevInfo {
 		t.Fatalf("serving two minutes since: want the crash as INFO, got %s", findingIDs(m.Report().Findings))
 	}
-	for _, l := range shutdown(at(140)) {
-		m.Apply(l)
-	}
-	for s := 141.0; s < 160; s++ {
-		m.Apply(down(at(s)))
-		m.Tick(at(s))
-	}
+	stopFor(m, 140, 160)
 	if ep := m.Endpoint(url); ep.Life != model.LifeStopped {
 		t.Fatalf("life %s, want stopped", ep.Life)
 	}
@@ -97,18 +88,12 @@ func TestEndedRunsFindingsLeaveWithItWhileStoppedAndStarting(t *testing.T) {
 			}
 		}
 	}
-	for s := 61.0; s < 80; s++ {
-		m.Apply(down(at(s)))
-		m.Tick(at(s))
-	}
+	downFor(m, 61.0, 80)
 	check("stopped")
 	for _, l := range banner(at(80), "{'model': 'm', 'max_num_seqs': 32, 'gpu_memory_utilization': 0.29}") {
 		m.Apply(l)
 	}
-	for s := 81.0; s < 100; s++ {
-		m.Apply(down(at(s)))
-		m.Tick(at(s))
-	}
+	downFor(m, 81.0, 100)
 	if ep := m.Endpoint(url); ep.Life != model.LifeStarting {
 		t.Fatalf("life %s, want starting", ep.Life)
 	}
@@ -153,13 +138,7 @@ func TestRestartFindingEndsWithTheRunItBegan(t *testing.T) {
 	if f := byIDIn(m, "restarts"); f == nil || f.Title != "engine recovered from a crash" || f.Severity != model.SevInfo {
 		t.Fatalf("serving a minute after the crash's restart: %s", findingIDs(m.Report().Findings))
 	}
-	for _, l := range shutdown(at(90)) {
-		m.Apply(l)
-	}
-	for s := 91.0; s < 100; s++ {
-		m.Apply(down(at(s)))
-		m.Tick(at(s))
-	}
+	stopFor(m, 90, 100)
 	if f := byIDIn(m, "restarts"); f != nil {
 		t.Fatalf("the stopped run's restart finding is still open: %s %q", findingIDs(m.Report().Findings), f.Title)
 	}
@@ -183,4 +162,20 @@ func TestRunSummaryCarriesTheOfferedLoad(t *testing.T) {
 	if !sum.OfferedPS.OK || sum.OfferedPS.V < 6.8 || sum.OfferedPS.V > 7.2 {
 		t.Fatalf("offered %v, want about 7/s (2 finished + 5 more waiting each second)", sum.OfferedPS)
 	}
+}
+
+// downFor feeds refused scrapes from second a to b, ticking each second.
+func downFor(m *Monitor, a, b float64) {
+	for s := a; s < b; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+}
+
+// stopFor is a clean shutdown at second a, then nothing answers until b.
+func stopFor(m *Monitor, a, b float64) {
+	for _, l := range shutdown(at(a)) {
+		m.Apply(l)
+	}
+	downFor(m, a+1, b)
 }
