@@ -48,6 +48,8 @@ type Monitor struct {
 	evalVer uint64
 	evals   uint64
 	ran     bool
+	// runMoved: a run began or ended since the rules last ran.
+	runMoved bool
 
 	now time.Time
 	ver Versions
@@ -303,7 +305,10 @@ func (m *Monitor) Tick(now time.Time) bool {
 	if m.LogsOn() {
 		v += 1 << 62
 	}
-	if m.ran && (v == m.evalVer || m.now.Sub(m.evalAt) < time.Second) {
+	// A run that began or ended runs the rules at once: the ended run's
+	// findings must not stay on top of a stopped engine for the rest of
+	// the second.
+	if m.ran && !m.runMoved && (v == m.evalVer || m.now.Sub(m.evalAt) < time.Second) {
 		return false
 	}
 	m.evalVer = v
@@ -316,7 +321,7 @@ func (m *Monitor) Evaluate(now time.Time) diagnosis.Report {
 	m.advance(now)
 	m.expireGone(m.now)
 	m.updateRuns(m.now)
-	m.evalAt, m.ran = m.now, true
+	m.evalAt, m.ran, m.runMoved = m.now, true, false
 	m.evals++
 	m.rep = m.dg.Update(m.input(m.now))
 	m.transitions(m.rep, m.now)

@@ -43,6 +43,7 @@ func (m *Monitor) newRun(e *Endpoint, t time.Time, by string, external bool) {
 	if external {
 		m.store.StartRun(e.URL, t)
 	}
+	m.runMoved = true
 	m.ver.Store++
 }
 
@@ -78,6 +79,7 @@ func (m *Monitor) endRun(e *Endpoint, t time.Time, how model.RunEnd, reason, lin
 	// backlog read before a planned stop must not sit on top of a stopped
 	// or starting engine.
 	m.closeRunFindings(e, *r, *r.Ended)
+	m.runMoved = true
 	m.ver.Store++
 }
 

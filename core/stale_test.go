@@ -179,3 +179,25 @@ func stopFor(m *Monitor, a, b float64) {
 	}
 	downFor(m, a+1, b)
 }
+
+// The rules run at once when a run ends, not at the next whole second: the
+// demo's e2e cycle caught "STOPPED … WARN ITL spikes" (the ended run's) for
+// the frame after the shutdown line.
+func TestRunEndRunsTheRulesAtOnce(t *testing.T) {
+	m := newMonitor()
+	e := newEngine("0.11.0", at(-30), 0.02)
+	for s := 0.0; s < 60; s++ {
+		e.waiting = 600
+		m.Apply(e.scrape(at(s), 10, 100))
+		m.Tick(at(s))
+	}
+	if byIDIn(m, "queue_backlog") == nil {
+		t.Fatalf("no backlog: %s", findingIDs(m.Report().Findings))
+	}
+	for _, l := range shutdown(at(59.3)) { // read 300 ms after the last tick
+		m.Apply(l)
+	}
+	if !m.Tick(at(59.3)) || byIDIn(m, "queue_backlog") != nil {
+		t.Fatalf("the stopped run's backlog still reported within the second: %s", findingIDs(m.Report().Findings))
+	}
+}
