@@ -208,6 +208,17 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 		t.logf("  %s: %s", map[bool]string{true: "kept", false: "not kept"}[ok], why)
 		if ok {
 			kept, keptArgs = obs, t.s.Args()
+			if tr.Noise.A == 0 && obs.m.Served && obs.m.Completed > 0 {
+				// The first configuration gave no second measurement (it
+				// did not serve, or nothing finished): the noise is
+				// measured on the first kept one that does.
+				again := t.bench(ctx, nil)
+				if n := launch.MeasureNoise(goal, obs.m, again); n.A > 0 {
+					n.How += fmt.Sprintf(" (measured at step %d: the configurations before gave no two measurements)", st.N)
+					tr.Noise = n
+					t.logf("noise: %s %s vs %s (×%.2f): a change must move it by more than ×%.2f (%.0f %%)", goal, tuneGoalText(goal, obs.m), tuneGoalText(goal, again), n.Factor, n.Need, n.Threshold*100)
+				}
+			}
 			continue
 		}
 		// Back to the kept command line, whose findings choose the next step.
@@ -353,6 +364,9 @@ func (t *tuner) bench(ctx context.Context, w *watch) launch.Measure {
 	m := launch.Measure{Served: true, Completed: res.Completed, Failed: res.Failed, TTFTp99ms: res.P99TTFT, TPOTp99ms: res.P99TPOT}
 	if res.OutputThroughput > 0 {
 		m.OutputTPS = model.Some(res.OutputThroughput)
+	}
+	if w == nil {
+		return m
 	}
 	w.mu.Lock()
 	load := t.load
