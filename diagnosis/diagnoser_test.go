@@ -305,3 +305,51 @@ func TestRuleLackingInputIsNotChecked(t *testing.T) {
 		t.Fatalf("missing %v", rep.Missing)
 	}
 }
+
+// Issue 31, item 2, the demo's metrics-broken segment: "metrics endpoint
+// error: malformed" stayed on top up to 60 s after /metrics answered
+// again. The scrape that parses closes it.
+func TestMetricsErrorClosesWhenTheScrapeParses(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	var rep Report
+	for i := 0; i < 16; i++ {
+		now := t0.Add(time.Duration(i) * time.Second)
+		e := ep(nil)
+		if i < 15 {
+			e.Scrape.Err, e.Scrape.ErrKind = "metrics body is not Prometheus text (line 1: unexpected '<')", model.ErrMalformed
+		}
+		e.State.Time = now
+		rep = d.Update(Input{Time: now, Endpoints: []Endpoint{e}})
+		if i == 14 && byID(rep, "metrics_unavailable") == nil {
+			t.Fatalf("malformed metrics did not open: %v", ids(rep.Findings))
+		}
+	}
+	if f := byID(rep, "metrics_unavailable"); f != nil {
+		t.Fatalf("still open once /metrics parses: %+v", f)
+	}
+}
+
+// Issue 31, item 2: "engine starting" stayed on top after the engine
+// served. The first scrape that finds it serving closes it.
+func TestEngineStartingClosesWhenItServes(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	var rep Report
+	for i := 0; i < 12; i++ {
+		now := t0.Add(time.Duration(i) * time.Second)
+		e := ep(nil)
+		if i < 11 {
+			e = ep(down(model.ErrRefused, "connection refused"))
+			e.Life, e.LifeSince, e.LifeDetail = model.LifeStarting, t0, "process started"
+		} else {
+			e.Life = model.LifeServing
+		}
+		e.State.Time = now
+		rep = d.Update(Input{Time: now, Endpoints: []Endpoint{e}})
+		if i == 10 && byID(rep, "cold_start") == nil {
+			t.Fatalf("no 'engine starting' while starting: %v", ids(rep.Findings))
+		}
+	}
+	if f := byID(rep, "cold_start"); f != nil {
+		t.Fatalf("'engine starting' still open once the engine serves: %+v", f)
+	}
+}
