@@ -93,6 +93,7 @@ func listLines(d *Data, rep diagnosis.Report, hist []diagnosis.Finding, cfg diag
 		if i == sel {
 			cur = "▶ "
 		}
+		f.Title = whose(d, f)
 		head := cur + s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + s.Title.Render(f.Title)
 		switch {
 		case f.Acked || !f.SilencedUntil.IsZero():

@@ -86,6 +86,7 @@ func (findingsPane) View(d *Data, w, h int) string {
 // findingLine is one finding on one line; a new one is highlighted.
 func findingLine(d *Data, f diagnosis.Finding, w int) string {
 	s := d.Styles
+	f.Title = whose(d, f)
 	if f.Acked || !f.SilencedUntil.IsZero() {
 		word := " (ack)"
 		if !f.Acked {

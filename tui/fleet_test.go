@@ -223,3 +223,38 @@ func TestFleetNamesKeepThePort(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31 item 21: a replica's screen in --prometheus mode. The top line
+// and the Diagnosis pane named another replica's finding as if it were
+// this one's; the header never named the replica; the GPU pane described
+// this machine; the sources line said "logs ok" and the throughput "no
+// finish reasons exposed" for numbers the source does not read; a window's
+// extrapolated count read "84.8 requests".
+func TestReplicaScreenThroughPrometheus(t *testing.T) {
+	m := fleetModel(4)
+	m.d.Sources["logs"] = ""
+	m.Update(press("esc")) // from the fleet to the first replica's screen
+	m.Update(tickMsg(t0.Add(62 * time.Second)))
+	out := screen(t, m, 120, 40)
+	ls := strings.Split(out, "\n")
+	if !strings.Contains(ls[1], "prod/vllm-000 http://10.0.0.0:8000") {
+		t.Errorf("the header does not name the replica: %q", ls[1])
+	}
+	if !strings.Contains(ls[2], "prod/vllm-003: TTFT over SLO") {
+		t.Errorf("the top line does not name whose finding it is: %q", ls[2])
+	}
+	for _, want := range []string{"WARN prod/vllm-003: TTFT over SLO", "no GPU data for prod/vllm-000 (read via prometheus)",
+		"finish -- (not read through prometheus)", "logs n/a for prod/vllm-000"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("screen lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"no finish reasons exposed", "logs ok", "no GPU source"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("screen says %q:\n%s", bad, out)
+		}
+	}
+	if got := requestCount(84.8); got != "≈85" {
+		t.Errorf("84.8 requests read %q", got)
+	}
+}

@@ -148,6 +148,11 @@ func endpointLine(d *Data, e *EndpointInfo) string {
 	}
 	var b strings.Builder
 	url := d.SelectedURL()
+	if e != nil && e.Origin != nil && e.Name() != url {
+		// a replica read through Prometheus: its name first, as the fleet
+		// and the findings call it
+		b.WriteString(s.Accent.Render(model.Clean(e.Name())) + " ")
+	}
 	b.WriteString(s.Accent.Render(url))
 	if c := d.Choices(); len(c) > 1 {
 		b.WriteString(s.Faint.Render(fmt.Sprintf("  [%d/%d %s/%s]", d.selected()+1, len(c), d.Keys.PrevEndpoint.Keys()[0], d.Keys.NextEndpoint.Help().Key)))

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 func init() {
@@ -91,9 +93,13 @@ func (endpointsPane) View(d *Data, w, h int) string {
 		}
 		sort.Strings(names)
 		parts := []string{}
+		sel := d.Endpoint()
 		for _, n := range names {
 			if err := d.Sources[n]; err != "" {
 				parts = append(parts, n+" "+s.Warn.Render("✗ "+err))
+			} else if sel != nil && sel.Origin != nil && originLacks(sel.Origin, n) {
+				// running, but not for this replica: "ok" would claim it
+				parts = append(parts, n+" "+s.Faint.Render("n/a for "+model.Clean(sel.Name())))
 			} else {
 				parts = append(parts, n+" "+s.OK.Render("ok"))
 			}
@@ -104,4 +110,16 @@ func (endpointsPane) View(d *Data, w, h int) string {
 		out = append(out, s.Faint.Render(fmt.Sprintf("%d stats samples parsed from the engine log", d.FromLog())))
 	}
 	return lines(out, h)
+}
+
+// originLacks reports whether the source reading an endpoint cannot give
+// what the source named n gives (Origin.Missing begins with its name:
+// "logs (Prometheus holds metrics only…)").
+func originLacks(o *model.Origin, n string) bool {
+	for _, m := range o.Missing {
+		if strings.HasPrefix(m, n+" ") || m == n {
+			return true
+		}
+	}
+	return false
 }

@@ -39,6 +39,17 @@ func (*gpuPane) Height(d *Data, w int) int {
 
 func (p *gpuPane) View(d *Data, w, h int) string {
 	s := d.Styles
+	if e := d.Endpoint(); e != nil && e.Origin != nil {
+		// A replica read through Prometheus runs on another node: this
+		// machine's GPUs (or its lack of them) are not the replica's.
+		msg := fmt.Sprintf("no GPU data for %s (read via %s) · this machine's GPUs are not its own, and that source gives none for it",
+			model.Clean(e.Name()), nonEmptyStr(e.Origin.Source, "another source"))
+		var out []string
+		for _, l := range wrapLine(msg, w) {
+			out = append(out, s.Faint.Render(l))
+		}
+		return lines(out, h)
+	}
 	g := d.GPU()
 	if g == nil {
 		return s.Faint.Render(gpuAbsent(d))

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -181,11 +182,21 @@ func windowNote(dist model.Dist, d *Data) string {
 		}
 		return s
 	}
-	s := fmt.Sprintf("≈ bucket estimates over %s%s · %s requests", fmtDur(dist.Window), windowEnd(d), fmtNum(model.Some(dist.Count)))
+	s := fmt.Sprintf("≈ bucket estimates over %s%s · %s requests", fmtDur(dist.Window), windowEnd(d), requestCount(dist.Count))
 	if dist.Approx != "" {
 		s += " · approx: " + dist.Approx
 	}
 	return s
+}
+
+// requestCount is a window's count of requests: whole, or "≈85" where it
+// is an estimate (Prometheus' increase() extrapolates to the window's edges
+// and read 84.8 requests).
+func requestCount(n float64) string {
+	if n == math.Trunc(n) {
+		return fmtNum(model.Some(n))
+	}
+	return "≈" + fmtNum(model.Some(math.Round(n)))
 }
 
 // splitLines shows where TTFT (queue vs prefill) and E2E (+ decode) time

@@ -52,7 +52,12 @@ func (throughputPane) View(d *Data, w, h int) string {
 		over = " · the engine's own averages (log)"
 	}
 	out = append(out, errs+s.Faint.Render(over)+spec+s.Faint.Render(engineOwn(st)))
-	out = append(out, finishMix(s, st, d.Core.Config()))
+	finish := finishMix(s, st, d.Core.Config())
+	if e := d.Endpoint(); st.FinishShare == nil && e != nil && e.Origin != nil {
+		// the engine may well expose them: this source does not read them
+		finish = "finish " + s.Faint.Render(missing+" (not read through "+nonEmptyStr(e.Origin.Source, "this source")+")")
+	}
+	out = append(out, finish)
 	if extra := h - len(out) - 1; extra >= 4 {
 		out = append(out, s.Faint.Render("generated tok/s"))
 		out = append(out, chart(d.Series(model.SeriesGenTPS), w, min(extra, 16),

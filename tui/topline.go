@@ -56,7 +56,9 @@ func topLine(d *Data, w int) []string {
 		// it has held of what it needs; the open finding is one of the +N.
 		p := ps[0]
 		f = p.Finding
-		f.Title = fmt.Sprintf("forming: %s (%s of %s)", f.Title, shortDur(p.Held.Round(time.Second)), shortDur(p.Hold))
+		f.Title = fmt.Sprintf("forming: %s (%s of %s)", whose(d, f), shortDur(p.Held.Round(time.Second)), shortDur(p.Hold))
+	} else if ok {
+		f.Title = whose(d, f)
 	}
 	if !ok {
 		if n := len(d.Core.Report().Findings); n > 0 {
@@ -87,6 +89,25 @@ func topLine(d *Data, w int) []string {
 		fit(tag+st.Render(clip(title, room))+s.Faint.Render(more), w),
 		fit(pad+st.Render(clip(action, max(1, w-len(pad)))), w),
 	}
+}
+
+// whose names the endpoint a finding is about when it is not the one on
+// screen (a fleet's other replica): "prod/vllm-003: TTFT over SLO", so
+// that another replica's finding never reads as this one's. Findings
+// about no endpoint (the fleet's, a GPU's) and this endpoint's are as they
+// are.
+func whose(d *Data, f diagnosis.Finding) string {
+	if f.Endpoint == "" || len(d.Endpoints()) < 2 {
+		return f.Title
+	}
+	if e := d.Endpoint(); e != nil && e.URL == f.Endpoint {
+		return f.Title
+	}
+	name := f.Endpoint
+	if e := d.Info(f.Endpoint); e != nil {
+		name = e.Name()
+	}
+	return model.Clean(name) + ": " + f.Title
 }
 
 // openCount is how many findings are open and not acknowledged.
