@@ -334,6 +334,9 @@ func (w *watch) result(rep diagnosis.Report) diagnoseResult {
 		Findings: rep.Findings, Checked: rep.Checked, Missing: rep.Missing,
 	}
 	res.Checked, res.Missing = unreadLogs(res.Checked, res.Missing)
+	if w.promStatus != "" {
+		res.Missing = append(res.Missing, "endpoints from --prometheus: "+model.RedactText(w.promStatus))
+	}
 	if res.Findings == nil {
 		res.Findings = []diagnosis.Finding{}
 	}

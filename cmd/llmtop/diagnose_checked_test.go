@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -92,5 +95,25 @@ func TestDiagnoseLogPathsAreCheckedAsTheMonitorChecksThem(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(res.Missing, "\n"), "does not exist") {
 		t.Errorf("missing %v", res.Missing)
+	}
+}
+
+// diagnose --prometheus against a server that never answers names
+// Prometheus in its report, even when the watch ends before the first
+// refresh gives up (it said only "every endpoint answers").
+func TestDiagnoseNamesAHangingPrometheus(t *testing.T) {
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // then a client that hangs up ends the request
+		select {
+		case <-r.Context().Done():
+		case <-time.After(20 * time.Second):
+		}
+	}))
+	defer hung.Close()
+	promFlags.url = hung.URL
+	defer func() { promFlags.url = "" }()
+	res, code := diagnoseOnce(t, 1500*time.Millisecond)
+	if code != 3 || !strings.Contains(strings.Join(res.Missing, "\n"), "Prometheus did not answer") {
+		t.Errorf("exit %d missing %v", code, res.Missing)
 	}
 }

@@ -236,10 +236,17 @@ func runPrometheus(ctx context.Context, interval time.Duration, window time.Dura
 	if err != nil {
 		return err
 	}
+	read := false
 	src.Run(ctx, func(r prometheus.Refresh) {
 		if ctx.Err() != nil {
+			if !read {
+				// The watch ended before Prometheus answered once: say so,
+				// never "every endpoint answers" of no endpoint at all.
+				status(src.URL() + ": Prometheus did not answer before the watch ended (a hung or overloaded server?)")
+			}
 			return // the refresh the watch's end cut short
 		}
+		read = true
 		for _, m := range r.Msgs {
 			apply(m)
 		}
