@@ -1,6 +1,7 @@
 # llmtop — two commands do all the set-up on a fresh machine:
 #   make run    start llmtop on its embedded default (the simulated engine)
 #   make test   vet, format check and the race-enabled test suite
+#   make dist   the release builds in dist/ (scripts/dist.sh, docs/release.md)
 #
 # Go modules come through the module proxy on first build; Debian packages
 # the tests need (tmux, gcc for -race/cgo, prometheus for promtool) are installed with apt-get when
@@ -14,7 +15,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run test lint vet fmt-check engine-flags bench fuzz monitor-cost e2e e2e-mouse test-faults test-memory engines test-engines test-fleet deps clean
+.PHONY: all build run test lint vet fmt-check engine-flags bench fuzz monitor-cost e2e e2e-mouse test-faults test-memory engines test-engines test-fleet deps dist dist-deps test-dist clean
 
 all: build
 
@@ -109,5 +110,28 @@ test-engines: build
 test-fleet: build
 	./scripts/test-fleet.sh
 
+# Release builds (docs/release.md): linux/amd64 and linux/arm64 with NVML that
+# start on glibc 2.17 or newer, darwin/amd64 and darwin/arm64 without NVML;
+# each a single file and an archive (man page, completions), SHA256SUMS and
+# install.sh in dist/. Reproducible: the same commit gives the same bytes.
+dist: deps dist-deps
+	./scripts/dist.sh dist
+
+# The arm64 cross compiler and its C library, and qemu-user to run the
+# arm64 build, from Debian.
+dist-deps:
+	@command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && [ -f /usr/aarch64-linux-gnu/lib/libc.so.6 ] || { echo "installing the arm64 cross compiler (make dist builds linux/arm64 with cgo)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu; }
+	@command -v qemu-aarch64 >/dev/null 2>&1 || { echo "installing qemu-user (make test-dist runs the arm64 build)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends qemu-user; }
+	@command -v python3 >/dev/null 2>&1 || { echo "installing python3 (make test-dist serves the release with http.server)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3; }
+
+# make dist, then test it (scripts/dist-test.sh): checksums, the glibc floor,
+# both Linux builds run (arm64 under qemu) with and without
+# libnvidia-ml.so.1, also on Debian 11's glibc 2.31; the install script
+# against a local file server; and a second and third build from clean
+# clones compared byte for byte.
+test-dist: dist
+	./scripts/dist-test.sh dist
+	./scripts/dist-test.sh repro
+
 clean:
-	rm -rf bin
+	rm -rf bin dist build

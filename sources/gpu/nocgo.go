@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -14,10 +15,17 @@ import (
 // Without cgo go-nvml does not compile, so this build cannot read NVML. The
 // binary still builds and starts; the GPU pane says why it is empty.
 
-const noCgo = "NVML unavailable: this llmtop was built without cgo (CGO_ENABLED=0); rebuild with cgo, or read a DCGM exporter with --dcgm URL"
+// noNVML says why this build has no GPU rows: NVML exists only on Linux
+// (and Windows), and the Linux build needs cgo (a C compiler at build time).
+func noNVML(goos string) string {
+	if goos != "linux" {
+		return "NVML unavailable: there is no NVIDIA driver on " + goos + "; read a Linux box's GPUs from its DCGM exporter with --dcgm URL"
+	}
+	return "NVML unavailable: this llmtop was built without cgo (CGO_ENABLED=0, or no C compiler when it was built); rebuild with gcc installed, use a release build, or read a DCGM exporter with --dcgm URL"
+}
 
 // NewNVML returns a source whose snapshots explain that NVML is unavailable.
-func NewNVML(cfg Config) *Source { return newSource(cfg, errRefresher(noCgo)) }
+func NewNVML(cfg Config) *Source { return newSource(cfg, errRefresher(noNVML(runtime.GOOS))) }
 
 type errRefresher string
 
