@@ -10,7 +10,7 @@
 GO       ?= go
 BIN      := bin/llmtop
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -X main.version=$(VERSION)
+LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(shell git rev-parse HEAD 2>/dev/null)
 # go-nvml's C headers use deprecated declarations; silence the noise.
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
@@ -128,10 +128,12 @@ dist-deps:
 # both Linux builds run (arm64 under qemu) with and without
 # libnvidia-ml.so.1, also on Debian 11's glibc 2.31; the install script
 # against a local file server; and a second and third build from clean
-# clones compared byte for byte.
+# clones compared byte for byte; go install …@latest from an empty module
+# cache, with and without a C compiler.
 test-dist: dist
 	./scripts/dist-test.sh dist
 	./scripts/dist-test.sh repro
+	./scripts/dist-test.sh goinstall
 
 clean:
 	rm -rf bin dist build

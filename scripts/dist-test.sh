@@ -19,6 +19,12 @@
 #   dist-test.sh repro
 #     - builds the release twice, from two clones of HEAD in different folders
 #       with empty build caches, and compares the bytes.
+#   dist-test.sh goinstall
+#     - `go install github.com/llmtop/llmtop/cmd/llmtop@latest` with an empty
+#       module cache, HEAD served as v0.0.1 by a module proxy in a folder
+#       (the other modules come from the usual proxy): once with gcc (the
+#       build reads NVML) and once with no C compiler on PATH (it builds
+#       without cgo and says why there are no GPU rows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -59,8 +65,62 @@ repro() {
 	fi
 }
 
-if [ "${1:-}" = repro ]; then
-	repro
+goinstall() {
+	local mod=github.com/llmtop/llmtop v=v0.0.1 proxy=$tmp/proxy
+	mkdir -p "$proxy/$mod/@v"
+	echo "$v" >"$proxy/$mod/@v/list"
+	printf '{"Version":"%s","Time":"%s"}\n' "$v" "$(git log -1 --format=%cI)" >"$proxy/$mod/@v/$v.info"
+	git show HEAD:go.mod >"$proxy/$mod/@v/$v.mod"
+	git archive --format=zip --prefix="$mod@$v/" -o "$proxy/$mod/@v/$v.zip" HEAD
+	# Only what a user's machine has: go on PATH, gcc or not.
+	mkdir -p "$tmp/gopath" "$tmp/nocc"
+	ln -s "$(command -v go)" "$tmp/nocc/go"
+	local upstream
+	upstream=$(go env GOPROXY)
+	for variant in gcc nocc; do
+		local path=$tmp/nocc:/usr/bin:/bin home=$tmp/gi-$variant
+		mkdir -p "$home"
+		if [ "$variant" = nocc ]; then
+			path=$tmp/nocc
+			[ "$(env -i PATH=$path HOME=$home go env CGO_ENABLED)" = 0 ] || { bad "go install without a C compiler: go still enables cgo"; continue; }
+		fi
+		echo "=== go install $mod/cmd/llmtop@latest ($variant, empty module cache)"
+		if ! env -i PATH="$path" HOME="$home" GOPATH="$home/go" GOMODCACHE="$home/mod" GOCACHE="$home/cache" \
+			GOPROXY="file://$proxy,$upstream" GOSUMDB=off GOFLAGS= GOTOOLCHAIN=local \
+			go install "$mod/cmd/llmtop@latest" >"$home/log" 2>&1; then
+			grep -v 'deprecated\|note:\|^ *|\|^ *[0-9]* |\|^In file' "$home/log" | tail -20
+			bad "go install @latest ($variant) failed"
+			continue
+		fi
+		local b=$home/go/bin/llmtop out want
+		out=$("$b" version --json)
+		if [ "$variant" = gcc ]; then want='.version == "v0.0.1" and .nvml == true'; else want='.version == "v0.0.1" and .nvml == false and (.nvml_note | test("without cgo"))'; fi
+		if jq -e "$want" >/dev/null <<<"$out"; then
+			ok "go install @latest ($variant): $(jq -c '{version, nvml, nvml_note}' <<<"$out")"
+		else
+			bad "go install @latest ($variant): $out"
+		fi
+		if [ "$variant" = nocc ]; then
+			"$b" sim --port 0 >/dev/null 2>"$home/sim.err" &
+			pids+=($!)
+			local u=
+			for _ in $(seq 100); do
+				u=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$home/sim.err" || true)
+				[ -n "$u" ] && break
+				sleep 0.1
+			done
+			out=$("$b" snapshot --json "$u" 2>&1 || true)
+			if jq -e '.gpu.error | test("built without cgo")' >/dev/null 2>&1 <<<"$out"; then
+				ok "go install @latest (nocc): snapshot says why there are no GPU rows: $(jq -r .gpu.error <<<"$out")"
+			else
+				bad "go install @latest (nocc): snapshot: $(jq -c .gpu <<<"$out" 2>/dev/null || head -c 1000 <<<"$out")"
+			fi
+		fi
+	done
+}
+
+if [ "${1:-}" = repro ] || [ "${1:-}" = goinstall ]; then
+	"$1"
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 	exit
