@@ -114,12 +114,14 @@ test-fleet: build
 # start on glibc 2.17 or newer, darwin/amd64 and darwin/arm64 without NVML;
 # each a single file and an archive (man page, completions), SHA256SUMS and
 # install.sh in dist/. Reproducible: the same commit gives the same bytes.
-dist: deps dist-deps
+dist: dist-deps
 	./scripts/dist.sh dist
 
-# The arm64 cross compiler and its C library, and qemu-user to run the
-# arm64 build, from Debian.
+# gcc, the arm64 cross compiler and its C library, and qemu-user to run the
+# arm64 build, from Debian (jq and python3 for make test-dist).
 dist-deps:
+	@command -v gcc >/dev/null 2>&1 || { echo "installing gcc (make dist builds linux/amd64 with cgo)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq gcc libc6-dev; }
+	@command -v jq >/dev/null 2>&1 || { echo "installing jq (make test-dist reads llmtop's JSON with it)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq jq; }
 	@command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && [ -f /usr/aarch64-linux-gnu/lib/libc.so.6 ] || { echo "installing the arm64 cross compiler (make dist builds linux/arm64 with cgo)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu; }
 	@command -v qemu-aarch64 >/dev/null 2>&1 || { echo "installing qemu-user (make test-dist runs the arm64 build)"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends qemu-user; }
 	@command -v python3 >/dev/null 2>&1 || { echo "installing python3 (make test-dist serves the release with http.server)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3; }

@@ -14,11 +14,13 @@
 #       folder), where a binary linked the ordinary way refuses to start;
 #     - the darwin builds are Mach-O files without cgo;
 #     - the install script, against a local file server: installs into
-#       ~/.local/bin (as a user) or --dir, says where, and refuses an archive
-#       whose checksum does not match, installing nothing.
+#       ~/.local/bin (as a user), /usr/local/bin (as root, on a private tmpfs)
+#       or --dir, says where, and refuses an archive whose checksum does not
+#       match, installing nothing.
 #   dist-test.sh repro
-#     - builds the release twice, from two clones of HEAD in different folders
-#       with empty build caches, and compares the bytes.
+#     - builds the release again, from a clone of HEAD in another folder with
+#       an empty build cache, and compares the bytes with make dist's (or
+#       builds two clones when dist/ is not of HEAD as committed).
 #   dist-test.sh goinstall
 #     - `go install github.com/llmtop/llmtop/cmd/llmtop@latest` with an empty
 #       module cache, HEAD served as v0.0.1 by a module proxy in a folder
@@ -317,6 +319,18 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	fi
 else
 	echo "not checked: install.sh's ~/.local/bin default, because this test needs root and setpriv to run it as another user"
+fi
+
+# As root: /usr/local/bin, on a private tmpfs so that this machine's is untouched.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	if out=$(unshare -m sh -c 'mount -t tmpfs tmpfs /usr/local && sh "$1" --base-url "$2" && test -x /usr/local/bin/llmtop && test -f /usr/local/share/man/man1/llmtop.1' \
+		sh "$dist/install.sh" "$good" 2>&1) && grep -q "installed /usr/local/bin/llmtop" <<<"$out"; then
+		ok "install.sh as root: $(grep -E 'installed|man page' <<<"$out" | tr '\n' '|')"
+	else
+		bad "install.sh as root: $out"
+	fi
+else
+	echo "not checked: install.sh's /usr/local/bin default, because this test needs root and unshare to give it a private /usr/local"
 fi
 
 # With --dir, as root.
