@@ -63,7 +63,8 @@ bench: deps build
 
 # Every Go fuzz target for FUZZTIME each (default 30s; CI runs 3s each):
 # the Prometheus parser, the adapters' mappings, /slots, Ollama JSON, the SSE
-# reader, the log catalogue and stats, the sanitiser, the config parser.
+# reader, the log catalogue and stats and its per-request latencies, the
+# Prometheus API answers and their values, the sanitiser, the config parser.
 FUZZTIME ?= 30s
 fuzz: deps
 	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz.sh

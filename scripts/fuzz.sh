@@ -17,6 +17,9 @@ targets=(
 	sources/engine:FuzzOllama
 	sources/bench:FuzzSSEReader
 	sources/logs:FuzzLogLine
+	sources/logs:FuzzLogLatency
+	sources/prometheus:FuzzPromAnswer
+	sources/prometheus:FuzzPromValues
 	recording:FuzzReader
 	tui:FuzzParseConfig
 )

@@ -79,7 +79,13 @@ func (v *promValue) UnmarshalJSON(b []byte) error {
 	if i < 0 {
 		return &valueError{fmt.Sprintf("sample value %.40q: want [time, \"value\"]", b)}
 	}
-	s := strings.Trim(strings.TrimSpace(string(b[i+1:])), `]" `)
+	// the value is the JSON string after the last comma: `"12"]`
+	q := bytes.TrimSpace(b[i+1:])
+	q = bytes.TrimSpace(bytes.TrimSuffix(q, []byte("]")))
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return &valueError{fmt.Sprintf("sample value %.40q: want [time, \"value\"]", b)}
+	}
+	s := string(q[1 : len(q)-1])
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil && !isRangeErr(err) {
 		return &valueError{fmt.Sprintf("sample value %.40q: %v", s, err)}
@@ -91,7 +97,6 @@ func (v *promValue) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// answer is what one query's answer held.
 // valueError is a sample value that is not a float64.
 type valueError struct{ msg string }
 
