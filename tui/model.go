@@ -67,6 +67,9 @@ type Options struct {
 	// Fleet opens the fleet view first (--prometheus: the endpoints come
 	// later); it opens by itself when two or more Endpoints are given.
 	Fleet bool
+	// Overlays replace the registered overlays of the same ID for this
+	// screen (a face binds its overlays to its own run-time state).
+	Overlays []OverlaySpec
 	// SetWindow tells the sources that evaluate windows themselves
 	// (Prometheus) about a new window; it runs in a tea.Cmd.
 	SetWindow func(time.Duration)
@@ -194,6 +197,11 @@ func New(o Options) *Model {
 		d.panes = append(d.panes, p.p)
 	}
 	for _, s := range overlaySpecs {
+		for _, o := range o.Overlays {
+			if o.ID == s.ID && o.New != nil {
+				s.New = o.New
+			}
+		}
 		// the user's config may have moved it
 		m.overlays = append(m.overlays, overlayEntry{id: s.ID, key: keys.Current(s.Key), o: s.New()})
 	}

@@ -127,7 +127,7 @@ func TestBenchSavedRoundTrip(t *testing.T) {
 	r := &report.Result{Info: report.Info{ModelID: "m", StartTime: time.Now()}}
 	r.Completed = 3
 	sw := &report.Sweep{Mode: "concurrency", Knee: -1, Steps: []report.Step{{Load: 1, Result: *r}}}
-	var br benchRunner
+	br := benchRunner{newMonitorRuntime()}
 	p1, err := br.Save(tui.BenchOutcome{Spec: tui.BenchSpec{Preset: "quick"}, Result: r})
 	if err != nil || !strings.HasSuffix(p1, "-quick.json") {
 		t.Fatalf("%q %v", p1, err)

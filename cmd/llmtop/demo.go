@@ -93,8 +93,8 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 		go func() { _, _ = io.Copy(cmd.OutOrStdout(), pipe) }()
 		return <-served
 	}
-	benchHold = s.HoldTimeline // a benchmark from the monitor measures one scenario
 	err = runMonitor(ctx, monitorOptions{
+		Hold:      s.HoldTimeline, // a benchmark from the monitor measures one scenario
 		URLs:      []string{url},
 		Simulated: true,
 		SimLog:    pipe,

@@ -45,6 +45,9 @@ type monitorOptions struct {
 	// runs (llmtop run's launcher reports restarts through it).
 	Lost    *atomic.Bool
 	Started func(send func(any))
+	// Hold pauses the demo's scenario timeline while a benchmark from the
+	// screen runs (the simulator's HoldTimeline).
+	Hold func(hold bool)
 }
 
 // monitorFlags are the monitor's own flags, persistent so that `llmtop demo`
@@ -138,7 +141,9 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		urls = append(urls, normalizeURL(u))
 		ids = append(ids, model.RedactURL(normalizeURL(u)))
 	}
-	benchTarget = func(id string) string {
+	rt := newMonitorRuntime()
+	rt.hold = opts.Hold
+	rt.target = func(id string) string {
 		for i := range ids {
 			if ids[i] == id {
 				return urls[i]
@@ -207,15 +212,15 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	rec.status(statuses)
 	// The one core every face reads: the screen, and its `s` snapshot.
 	mon := core.New(core.Options{Endpoints: ids, Window: window, Diagnosis: config.DiagnosisConfig(cfg.Thresholds), Store: storeConfig()})
-	monitorBenches.begin(opts.Simulated)
+	rt.benches.begin(opts.Simulated)
 	if !opts.Simulated { // the demo runs its engine in this process
-		monitorProcs.narrow()
-		defer monitorProcs.restore()
+		rt.procs.narrow()
+		defer rt.procs.restore()
 	}
 	m := tui.New(tui.Options{
 		Core:      mon,
 		Endpoints: ids, Interval: interval, Window: window, Simulated: opts.Simulated,
-		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot,
+		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot, Overlays: rt.overlays(),
 		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,
 		Init: opts.Extra, OnInput: rec.input, Fleet: prometheusOn(), SetWindow: setWindow,
 		Panes: cfg.Panes, NoMouse: cfg.NoMouse, NoGPU: gpuFlags.noGPU,
@@ -280,7 +285,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	deadline := time.Now().Add(quitWait)
 	// A benchmark in progress is stopped and what it measured saved, as a
 	// finished one the overlay had no time to save.
-	saved, serr := monitorBenches.finish(deadline)
+	saved, serr := rt.benches.finish(deadline)
 	for _, p := range saved {
 		fmt.Fprintf(os.Stderr, "llmtop: the benchmark's result is saved in %s\n", p)
 	}

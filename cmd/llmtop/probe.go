@@ -76,7 +76,7 @@ be probed (no answer, no engine recognised, no model).`,
 	root.AddCommand(cmd)
 
 	tui.RegisterOverlay(tui.OverlaySpec{ID: "probe", Key: tui.DefaultKeyMap().Probe,
-		New: func() tui.Overlay { return tui.NewProbeOverlay(probeRunner) }})
+		New: func() tui.Overlay { return tui.NewProbeOverlay(newMonitorRuntime().probe) }})
 }
 
 // probeConfig is one probe of url from the engine flags.
@@ -92,10 +92,10 @@ func probeConfig(url, modelID string) (behaviour.Config, error) {
 	return behaviour.Config{URL: normalizeURL(url), Model: modelID, APIKey: key, Engine: eng}, nil
 }
 
-// probeRunner is the monitor's `o`: the screen's endpoint ID mapped back
-// to the URL to probe (benchTarget knows the credentials it hides).
-func probeRunner(ctx context.Context, id string, progress func(string)) (model.Behaviour, error) {
-	cfg, err := probeConfig(benchTarget(id), "")
+// probe is the monitor's `o`: the screen's endpoint ID mapped back to the
+// URL to probe (the session's target knows the credentials it hides).
+func (rt *monitorRuntime) probe(ctx context.Context, id string, progress func(string)) (model.Behaviour, error) {
+	cfg, err := probeConfig(rt.target(id), "")
 	if err != nil {
 		return model.Behaviour{}, err
 	}

@@ -25,7 +25,6 @@ import (
 // every 5 s was a tenth of its cost; at 200 it runs half as often for about
 // 5 MB more resident memory (31 MB in make monitor-cost; the target is
 // 40). A GOGC the user set is left alone.
-var monitorProcs procs
 
 type procs struct {
 	mu      sync.Mutex

@@ -63,7 +63,7 @@ llmtop prints its pid, command line and log, and writes them beside the log
 	addRecordFlag(fs)
 	root.AddCommand(cmd)
 	tui.RegisterOverlay(tui.OverlaySpec{ID: "apply", Key: tui.DefaultKeyMap().Apply,
-		New: func() tui.Overlay { return tui.NewApplyOverlay(launched, benchRunner{}) }})
+		New: func() tui.Overlay { return tui.NewApplyOverlay(launched, benchRunner{newMonitorRuntime()}) }})
 }
 
 // launched is the engine `llmtop run` started; inactive in every other

@@ -23,23 +23,50 @@ import (
 
 func init() {
 	tui.RegisterOverlay(tui.OverlaySpec{ID: "bench", Key: tui.DefaultKeyMap().Bench,
-		New: func() tui.Overlay { return tui.NewBenchOverlay(benchRunner{}) }})
+		New: func() tui.Overlay { return tui.NewBenchOverlay(benchRunner{newMonitorRuntime()}) }})
 }
 
-type benchRunner struct{}
+// benchRunner runs the screen's benchmarks in a monitor session.
+type benchRunner struct{ rt *monitorRuntime }
 
-// benchTarget maps the screen's endpoint ID (its URL with credentials
-// redacted) back to the URL to load; the monitor sets it.
-var benchTarget = func(id string) string { return id }
+// monitorRuntime is one monitor session's run-time state, built by
+// runMonitor and handed to the overlays it binds (tui.Options.Overlays):
+// nothing of it lives in package variables.
+type monitorRuntime struct {
+	// target maps the screen's endpoint ID (its URL with credentials
+	// redacted) back to the URL to load or probe.
+	target func(id string) string
+	// benches are the session's benchmark runs. The overlay saves a run's
+	// result once it has it, but the overlay ends with the screen: when
+	// the monitor quits (q, a signal, its terminal gone) while a run is in
+	// progress, or before the overlay's save ran, finish stops the run and
+	// saves what it measured here.
+	benches benchRuns
+	// hold pauses the demo's scenario timeline while a benchmark runs
+	// (nil: nothing to hold).
+	hold func(hold bool)
+	// procs narrows the processors for the monitor and widens them for a
+	// benchmark.
+	procs procs
+}
 
-// monitorBenches are the monitor's benchmark runs. The overlay saves a
-// run's result once it has it, but the overlay ends with the screen: when
-// the monitor quits (q, a signal, its terminal gone) while a run is in
-// progress, or before the overlay's save ran, finish stops the run and
-// saves what it measured here.
-var monitorBenches benchRuns
+func newMonitorRuntime() *monitorRuntime {
+	rt := &monitorRuntime{target: func(id string) string { return id }}
+	rt.benches.procs = &rt.procs
+	return rt
+}
+
+// overlays are the screen's overlays bound to this session.
+func (rt *monitorRuntime) overlays() []tui.OverlaySpec {
+	return []tui.OverlaySpec{
+		{ID: "bench", New: func() tui.Overlay { return tui.NewBenchOverlay(benchRunner{rt}) }},
+		{ID: "probe", New: func() tui.Overlay { return tui.NewProbeOverlay(rt.probe) }},
+		{ID: "apply", New: func() tui.Overlay { return tui.NewApplyOverlay(launched, benchRunner{rt}) }},
+	}
+}
 
 type benchRuns struct {
+	procs     *procs // the session's processors (benchStart, benchEnd)
 	mu        sync.Mutex
 	quitting  bool
 	simulated bool                        // results are marked SIMULATED (the demo)
@@ -81,8 +108,8 @@ func (b *benchRuns) run(ctx context.Context, spec tui.BenchSpec, f func(context.
 	b.running.Add(1)
 	b.mu.Unlock()
 	defer b.running.Done()
-	monitorProcs.benchStart() // the load gets every processor
-	defer monitorProcs.benchEnd()
+	b.procs.benchStart() // the load gets every processor
+	defer b.procs.benchEnd()
 
 	out := f(ctx)
 	out.Spec = spec
@@ -164,27 +191,26 @@ func outcomeKey(o tui.BenchOutcome) any {
 	return nil
 }
 
-// benchHold, when set (by the demo, to the simulator's HoldTimeline), is
-// called with true while a benchmark runs and false when it ends, so the
-// demo's scenario does not change (and restart the engine) under it.
-var benchHold func(hold bool)
-
 // Run runs the preset: quick and custom are one closed-loop run, sweep steps
 // the streams to the knee.
-func (benchRunner) Run(ctx context.Context, spec tui.BenchSpec, progress func(tui.BenchProgress)) tui.BenchOutcome {
-	return monitorBenches.run(ctx, spec, func(ctx context.Context) tui.BenchOutcome { return runBenchSpec(ctx, spec, progress) })
+func (b benchRunner) Run(ctx context.Context, spec tui.BenchSpec, progress func(tui.BenchProgress)) tui.BenchOutcome {
+	return b.rt.benches.run(ctx, spec, func(ctx context.Context) tui.BenchOutcome { return b.rt.runBenchSpec(ctx, spec, progress) })
 }
 
-func runBenchSpec(ctx context.Context, spec tui.BenchSpec, progress func(tui.BenchProgress)) tui.BenchOutcome {
-	if benchHold != nil {
-		benchHold(true)
-		defer benchHold(false)
+// runBenchSpec runs one benchmark of the session. The demo's hold (the
+// simulator's HoldTimeline) is called with true while it runs and false
+// when it ends, so the demo's scenario does not change (and restart the
+// engine) under it.
+func (rt *monitorRuntime) runBenchSpec(ctx context.Context, spec tui.BenchSpec, progress func(tui.BenchProgress)) tui.BenchOutcome {
+	if rt.hold != nil {
+		rt.hold(true)
+		defer rt.hold(false)
 	}
-	key, err := apiKeyFor(benchTarget(spec.URL))
+	key, err := apiKeyFor(rt.target(spec.URL))
 	if err != nil {
 		return tui.BenchOutcome{Err: err}
 	}
-	cfg := bench.Config{URL: benchTarget(spec.URL), APIKey: key, Concurrency: spec.Streams, Duration: spec.Duration,
+	cfg := bench.Config{URL: rt.target(spec.URL), APIKey: key, Concurrency: spec.Streams, Duration: spec.Duration,
 		InputLen: spec.InputLen, OutputLen: spec.OutputLen, Warmup: 2}
 	relay := func(step string, p bench.Progress) {
 		progress(tui.BenchProgress{Step: step, Warmup: p.Warmup, Fraction: p.Fraction(), Elapsed: p.Elapsed,
@@ -213,7 +239,7 @@ func runBenchSpec(ctx context.Context, spec tui.BenchSpec, progress func(tui.Ben
 
 // Save writes the outcome under $XDG_STATE_HOME/llmtop/bench/ with a
 // timestamped name, once.
-func (benchRunner) Save(o tui.BenchOutcome) (string, error) { return monitorBenches.Save(o) }
+func (b benchRunner) Save(o tui.BenchOutcome) (string, error) { return b.rt.benches.Save(o) }
 
 func writeBenchOutcome(o tui.BenchOutcome) (string, error) {
 	dir, err := benchDir()
