@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -39,6 +40,12 @@ func dur(d time.Duration) string {
 
 // pct formats a 0–1 ratio as a percentage.
 func pct(r float64) string {
+	switch {
+	case math.IsNaN(r) || math.IsInf(r, 0):
+		return "?"
+	case r > 1.005:
+		return ">100 %" // a share or a usage past whole: the source's error, bounded
+	}
 	if r > 0 && r < 0.1 {
 		return fmt.Sprintf("%.1f %%", r*100)
 	}
@@ -47,6 +54,12 @@ func pct(r float64) string {
 
 // num formats a count or rate with at most one decimal.
 func num(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "?"
+	case math.Abs(v) >= 1e12:
+		return strings.Replace(fmt.Sprintf("%.1e", v), "e+", "e", 1) // bounded: a 1e308 printed 309 digits
+	}
 	if v == math.Trunc(v) && math.Abs(v) < 1e9 {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}

@@ -66,6 +66,12 @@ func fmtNum(v model.Opt) string {
 	x := v.V
 	a := math.Abs(x)
 	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return missing
+	case a >= 1e12:
+		// no count or rate of an engine is this large: bounded (a 1e308
+		// printed 309 digits), never widening a column
+		return strings.Replace(fmt.Sprintf("%.1e", x), "e+", "e", 1)
 	case a >= 1e9:
 		return trimZero(fmt.Sprintf("%.1f", x/1e9)) + "G"
 	case a >= 1e6:
@@ -81,12 +87,16 @@ func fmtNum(v model.Opt) string {
 	}
 }
 
-// fmtPct formats a 0–1 ratio as a percentage.
+// fmtPct formats a 0–1 ratio as a percentage; one past 100% (an engine's
+// bad ratio: KV 2.5) reads ">100%", never "250%".
 func fmtPct(v model.Opt) string {
-	if !v.OK {
+	if !v.OK || math.IsNaN(v.V) || math.IsInf(v.V, 0) || v.V < 0 {
 		return missing
 	}
 	p := v.V * 100
+	if p > 100.5 {
+		return ">100%"
+	}
 	if p > 0 && p < 10 {
 		return trimZero(fmt.Sprintf("%.1f", p)) + "%"
 	}

@@ -208,14 +208,14 @@ func (k *KeyMap) Rebind(name string, keys []string) error {
 			return fmt.Errorf("%q: %v", name, err)
 		}
 	}
+	desc := b.Help().Desc
+	b.SetHelp(strings.Join(keys, "/"), desc)
 	if name == "quit" && !slices.Contains(keys, "ctrl+c") {
-		// ctrl+c always quits: a config can add quit keys, never lock
-		// the person in
+		// ctrl+c always quits (unlisted): a config can choose the quit
+		// keys, never lock the person in
 		keys = append(keys, "ctrl+c")
 	}
-	desc := b.Help().Desc
 	b.SetKeys(keys...)
-	b.SetHelp(strings.Join(keys, "/"), desc)
 	return nil
 }
 
