@@ -47,24 +47,19 @@ func dayRecording(b *testing.B) string {
 	os.MkdirAll(dir, 0o700)
 	var hour bytes.Buffer
 	recordSimHourTo(b, &hour, 0)
-	r, err := recording.NewReader(bytes.NewReader(hour.Bytes()), "hour")
-	if err != nil {
+	hourPath := filepath.Join(b.TempDir(), "hour.llmrec")
+	if err := os.WriteFile(hourPath, hour.Bytes(), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	var recs []recording.Record
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			break
-		}
-		recs = append(recs, rec)
+	h, recs, _, err := recording.ReadFile(hourPath)
+	if err != nil {
+		b.Fatal(err)
 	}
 	tmp := path + ".part"
 	f, err := os.Create(tmp)
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := r.Header()
 	w, err := recording.NewWriter(f, h)
 	if err != nil {
 		b.Fatal(err)
