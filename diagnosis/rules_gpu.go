@@ -13,6 +13,7 @@ func init() {
 		rule{id: "gpu_throttle", checks: "GPU clocks not throttled (thermal, power, HW slowdown)", needs: needGPU, hold: holdDefault, eval: ruleThrottle},
 		rule{id: "gpu_foreign_vram", checks: "no other process holds VRAM", needs: needGPU, hold: holdDefault, eval: ruleForeign},
 		rule{id: "gpu_lost", checks: "every GPU answers", needs: needGPU, hold: holdNone, eval: ruleLost},
+		rule{id: "gpu_xid", checks: "no GPU reported an Xid error", needs: needGPU, hold: holdNone, eval: ruleXid},
 		rule{id: "gpu_row_remap", checks: "no GPU memory row remap pending or failed", needs: needGPU, hold: holdNone, eval: ruleRowRemap},
 	)
 }
@@ -178,6 +179,27 @@ func ruleRowRemap(e *env) []Finding {
 			Title: fmt.Sprintf("GPU %d: a memory row remap waits for a GPU reset", d.Index), Evidence: ev,
 			Cause:   "memory errors made the GPU remap an HBM row; the remap takes effect only after the GPU is reset",
 			Actions: []Action{{Change: "at a quiet time: stop the engine on this GPU, nvidia-smi -r -i " + fmt.Sprint(d.Index) + " (or reboot), start it again", Why: "applies the remap so the bad row is no longer used", TradeOff: "a planned restart of that engine"}}})
+	}
+	return out
+}
+
+// ruleXid: the driver's Xid errors (NVML's event set, DCGM's last Xid), the
+// newest per GPU within the event window.
+func ruleXid(e *env) []Finding {
+	var out []Finding
+	seen := map[string]bool{}
+	for i := len(e.in.Events) - 1; i >= 0; i-- {
+		x := e.in.Events[i]
+		gpu := x.Fields["gpu"]
+		if x.Kind != model.KindGPUXid || seen[gpu] || e.in.Time.Sub(x.Time) > e.cfg.EventWindow || x.Time.After(e.in.Time) {
+			continue
+		}
+		seen[gpu] = true
+		out = append(out, Finding{ID: "gpu_xid", Category: GPU, Severity: max(x.Severity, model.SevWarn), Title: x.Title,
+			Evidence: []Evidence{{Text: x.Time.Format("15:04:05") + " Xid " + x.Fields["xid"] + " on GPU " + gpu, Source: gpuSource(e.in.GPU) + " Xid event"}},
+			Cause:    "the driver reported an error on the GPU: application faults (13, 31, 43) follow a kernel bug or bad input; memory (48, 63, 64, 94, 95), NVLink (74), bus (79) and firmware (119, 120) errors are the hardware's",
+			Actions: []Action{{Change: "dmesg -T | grep -i xid for the full line; look the code up in NVIDIA's Xid catalogue", Why: "the code says whether to restart the engine, reset the GPU or replace it", TradeOff: "none"},
+				{Change: "for a hardware Xid (48, 64, 74, 79, 95, 119/120): drain the GPU's engine and reset the GPU (nvidia-smi -r) or the node", Why: "the GPU's state is not trustworthy after it", TradeOff: "a planned restart"}}})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package diagnosis
 
 import (
 	"testing"
+	"time"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -98,4 +99,20 @@ func TestRowRemapRule(t *testing.T) {
 		}},
 		{name: "remapped and applied", in: with(false, false), none: "gpu_row_remap"},
 	})
+}
+
+// An Xid event (NVML's, or DCGM's) is a finding with its meaning.
+func TestXidRule(t *testing.T) {
+	in := input(ep(nil))
+	in.GPU = gpuSnap(40*gb, 80*gb)
+	in.Events = []model.Event{{Time: t0.Add(-time.Minute), Source: "gpu", Kind: model.KindGPUXid, Severity: model.SevCrit,
+		Title: "GPU 0 (H100) reported Xid 79: GPU has fallen off the bus", Fields: map[string]string{"gpu": "0", "xid": "79"}}}
+	f := byID(Evaluate(in, DefaultConfig()), "gpu_xid")
+	if f == nil || f.Severity != model.SevCrit || !hasEvidence(f, "Xid 79 on GPU 0") {
+		t.Fatalf("%+v", f)
+	}
+	in.Events[0].Time = t0.Add(-time.Hour)
+	if f := byID(Evaluate(in, DefaultConfig()), "gpu_xid"); f != nil {
+		t.Fatalf("an hour-old Xid: %+v", f)
+	}
 }

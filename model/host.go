@@ -103,6 +103,10 @@ func (t ThreadUsage) Describe(pid int) string {
 	return fmt.Sprintf("thread %q (TID %d) of PID %d", t.Name, t.TID, pid)
 }
 
+// KindGPUXid is the event a GPU source raises for an Xid error the driver
+// reported (Fields: gpu, uuid, xid); diagnosis turns it into a finding.
+const KindGPUXid = "gpu_xid"
+
 // KindOOMKilled is the event the host source raises when the kernel's OOM
 // killer names one of an endpoint's engine processes (Fields["phase"] is
 // PhaseCrash: the run ends there).

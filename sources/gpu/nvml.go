@@ -44,6 +44,9 @@ type nvmlReader struct {
 	hasEvents    bool // nvmlDeviceGetCurrentClocksEventReasons (driver ≥ 535)
 	devs         []*nvmlDev
 	skipped      []string // devices NVML lists but will not open
+	// xid is the event set the devices' critical Xid errors arrive on
+	// (nil where NVML cannot register them: no permission, old driver).
+	xid nvml.EventSet
 }
 
 // nvmlDev is one visible device and what never changes about it.
@@ -139,7 +142,56 @@ func (r *nvmlReader) init(now time.Time) bool {
 			r.devs = append(r.devs, d)
 		}
 	}
+	r.watchXid()
 	return true
+}
+
+// watchXid registers every device for critical Xid events on one set.
+func (r *nvmlReader) watchXid() {
+	es, ret := r.lib.EventSetCreate()
+	if ret != nvml.SUCCESS {
+		return
+	}
+	n := 0
+	for _, d := range r.devs {
+		if d.h != nil && d.h.RegisterEvents(nvml.EventTypeXidCriticalError, es) == nvml.SUCCESS {
+			n++
+		}
+	}
+	if n == 0 {
+		es.Free()
+		return
+	}
+	r.xid = es
+}
+
+// xidEvents drains the Xid events NVML has queued (without waiting).
+func (r *nvmlReader) xidEvents(now time.Time) []model.Event {
+	if r.xid == nil {
+		return nil
+	}
+	var out []model.Event
+	for range 64 {
+		data, ret := r.xid.Wait(0)
+		if ret != nvml.SUCCESS {
+			break // ERROR_TIMEOUT: nothing more queued
+		}
+		idx, uuid, name := -1, "", ""
+		if data.Device != nil {
+			uuid, _ = data.Device.GetUUID()
+		}
+		for _, d := range r.devs {
+			if d.uuid != "" && d.uuid == uuid {
+				idx, name = d.index, d.name
+			}
+		}
+		code := int(data.EventData)
+		what, sev := xidMeaning(code)
+		out = append(out, gpuEvent(now, KindGPUXid, sev, "availability",
+			fmt.Sprintf("GPU %d (%s) reported Xid %d: %s", idx, name, code, what),
+			map[string]string{"gpu": fmt.Sprint(idx), "uuid": uuid, "xid": fmt.Sprint(code)}))
+	}
+	return out
 }
 
 func (r *nvmlReader) refresh(now time.Time) (model.GPUSnapshot, []model.Event) {
@@ -184,10 +236,14 @@ func (r *nvmlReader) refresh(now time.Time) (model.GPUSnapshot, []model.Event) {
 		}
 	}
 	snap.Note = joinNotes(append([]string{r.filter.Note(), foreignNote(len(foreign))}, r.skipped...)...)
-	return snap, events
+	return snap, append(events, r.xidEvents(now)...)
 }
 
 func (r *nvmlReader) close() {
+	if r.xid != nil {
+		r.xid.Free()
+		r.xid = nil
+	}
 	if r.inited {
 		r.lib.Shutdown()
 		r.inited = false

@@ -77,14 +77,36 @@ func fillA100(d *dgxa100.Device, i int) {
 	}
 }
 
-// newDGX returns an 8-GPU mock with every call the reader makes set.
+// newDGX returns an 8-GPU mock with every call the reader makes set; no
+// Xid is queued (queueXid adds some).
 func newDGX() *dgxa100.Server {
 	s := dgxa100.New()
 	for i, d := range s.Devices {
 		fillA100(d.(*dgxa100.Device), i)
+		d.(*dgxa100.Device).RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS }
+	}
+	var queued []nvml.EventData
+	s.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) {
+		return &mock.EventSet{
+			WaitFunc: func(uint32) (nvml.EventData, nvml.Return) {
+				if len(queued) == 0 {
+					return nvml.EventData{}, nvml.ERROR_TIMEOUT
+				}
+				e := queued[0]
+				queued = queued[1:]
+				return e, nvml.SUCCESS
+			},
+			FreeFunc: func() nvml.Return { return nvml.SUCCESS },
+		}, nvml.SUCCESS
+	}
+	dgxXid[s] = func(dev int, code uint64) {
+		queued = append(queued, nvml.EventData{Device: s.Devices[dev], EventType: nvml.EventTypeXidCriticalError, EventData: code})
 	}
 	return s
 }
+
+// dgxXid queues an Xid on a DGX mock's device.
+var dgxXid = map[*dgxa100.Server]func(dev int, code uint64){}
 
 // dgxProcs is a /proc where GPU i's PID 1000+i runs a vLLM worker, except
 // GPU 7's, which runs a training script.
@@ -109,6 +131,7 @@ func oneDevice(d *mock.Device) *mock.Interface {
 		ExtensionsFunc: func() nvml.ExtendedInterface {
 			return &mock.ExtendedInterface{LookupSymbolFunc: func(string) error { return nil }}
 		},
+		EventSetCreateFunc: func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED },
 	}
 }
 

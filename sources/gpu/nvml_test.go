@@ -409,3 +409,23 @@ func TestNoGPUSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// Issue 27 item 3: a critical Xid NVML queues becomes an event naming the
+// GPU and what the Xid means; nothing queued, no event.
+func TestXidEventsFromNVML(t *testing.T) {
+	s := newDGX()
+	r := newNVMLReader(s, Filter{}, newProcTable(dgxProcs()))
+	if _, evs := r.refresh(t0); len(evs) != 0 {
+		t.Fatalf("events %+v", evs)
+	}
+	dgxXid[s](2, 79)
+	_, evs := r.refresh(t0.Add(time.Second))
+	if len(evs) != 1 || evs[0].Kind != KindGPUXid || evs[0].Severity != model.SevCrit || evs[0].Fields["xid"] != "79" || evs[0].Fields["gpu"] != "2" ||
+		!strings.Contains(evs[0].Title, "fallen off the bus") {
+		t.Fatalf("events %+v", evs)
+	}
+	if _, evs := r.refresh(t0.Add(2 * time.Second)); len(evs) != 0 {
+		t.Fatalf("the same Xid twice: %+v", evs)
+	}
+	r.close()
+}

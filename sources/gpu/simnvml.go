@@ -50,6 +50,9 @@ func (l *simLib) SystemGetCudaDriverVersion() (int, nvml.Return) {
 func (l *simLib) Extensions() nvml.ExtendedInterface { return l }
 func (l *simLib) LookupSymbol(string) error          { return nil }
 
+// EventSetCreate: simulated GPUs raise no Xid events.
+func (l *simLib) EventSetCreate() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
+
 func (l *simLib) DeviceGetHandleByIndex(i int) (nvml.Device, nvml.Return) {
 	if i < 0 || i >= len(l.devs) {
 		return nil, nvml.ERROR_INVALID_ARGUMENT

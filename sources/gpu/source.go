@@ -147,7 +147,7 @@ func gpuEvent(now time.Time, kind string, sev model.Severity, cat, title string,
 const (
 	KindGPULost      = "gpu_lost"
 	KindGPURecovered = "gpu_recovered"
-	KindGPUXid       = "gpu_xid"
+	KindGPUXid       = model.KindGPUXid
 )
 
 // joinNotes joins the non-empty notes for the pane's one Note line.
