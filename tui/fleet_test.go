@@ -243,7 +243,7 @@ func TestReplicaScreenThroughPrometheus(t *testing.T) {
 	if !strings.Contains(ls[2], "prod/vllm-003: TTFT over SLO") {
 		t.Errorf("the top line does not name whose finding it is: %q", ls[2])
 	}
-	for _, want := range []string{"WARN prod/vllm-003: TTFT over SLO", "no GPU data for prod/vllm-000 (read via prometheus)",
+	for _, want := range []string{"WARN prod/vllm-003: TTFT over SLO", "! prod/vllm-003: WARN opened: TTFT over SLO", "no GPU data for prod/vllm-000 (read via prometheus)",
 		"finish -- (not read through prometheus)", "logs n/a for prod/vllm-000"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("screen lacks %q:\n%s", want, out)

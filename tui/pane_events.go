@@ -64,11 +64,17 @@ func eventLine(d *Data, e EventEntry) string {
 	if e.Count > 1 {
 		txt += fmt.Sprintf(" ×%d", e.Count)
 	}
-	where := ""
-	if len(d.Endpoints()) > 1 && e.Endpoint != "" {
-		where = " " + e.Endpoint
+	// Another endpoint's event leads with its name (a replica's, as the
+	// fleet calls it), where a narrow pane cannot cut it off.
+	who := ""
+	if sel := d.Endpoint(); len(d.Endpoints()) > 1 && e.Endpoint != "" && (sel == nil || sel.URL != e.Endpoint) {
+		who = e.Endpoint
+		if info := d.Info(e.Endpoint); info != nil {
+			who = info.Name()
+		}
+		who = model.Clean(who) + ": "
 	}
-	return s.Faint.Render(e.Time.Local().Format("15:04:05")) + " " + s.Level(lvl).Render(mark+" "+txt) + s.Faint.Render(where)
+	return s.Faint.Render(e.Time.Local().Format("15:04:05")) + " " + s.Level(lvl).Render(mark+" ") + s.Faint.Render(who) + s.Level(lvl).Render(txt)
 }
 
 func sevLevel(s model.Severity) Level {
