@@ -176,6 +176,13 @@ func (s *session) read(ctx context.Context) model.Scrape {
 			if se := answered503(err, id, s.cfg.URL); se != nil {
 				return finish(se)
 			}
+			if errors.Is(err, probe.ErrUnrecognised) {
+				// No engine's fingerprint: a router, gateway or proxy
+				// says what it is on its metrics route.
+				if se := s.layerAt(ctx, start); se != nil {
+					return finish(se)
+				}
+			}
 			return finish(classify(err, s.cfg.URL, s.cfg, ""))
 		}
 		s.id, s.known, s.idAt, s.sinceHealth = id, true, start, 0

@@ -96,6 +96,11 @@ func promCollectPrefix(prefix string, mapFn func(families, meta) []model.Sample)
 		if err != nil {
 			return nil, err
 		}
+		// What the endpoint is comes before whose prefix it carries: a
+		// router that reuses vllm: names is a router (issue 26).
+		if r := classifyRole(fams); r.Role != engines.RoleEngine {
+			return nil, layerError(c.s.cfg.URL+c.lastPath, r)
+		}
 		if !hasPrefix(fams, prefix) {
 			hint := c.a.emptyHint()
 			if h := otherEngineHint(fams, c.a.engine); h != "" {

@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llmtop/llmtop/engines"
+	"github.com/llmtop/llmtop/model"
+)
+
+// role is what an endpoint's metric families say it is, decided before any
+// engine prefix is trusted (issue 26): the production-stack router serves
+// vllm: gauges of its own, and a scrape that takes them for an engine's
+// calls the router an engine.
+type role struct {
+	Role engines.Role
+	// Layer is the serving layer it is (nil: a plain engine).
+	Layer *engines.Layer
+	// Beside are layers whose families sit beside an engine's on its
+	// endpoint (LMCache as vLLM's KV connector).
+	Beside []*engines.Layer
+	// Why is the evidence: the families (and labels) that matched.
+	Why string
+	// Counted are the families the layer's numbers come from, each
+	// deprecated family whose current twin is present left out (llm-d's
+	// picker emits both during the rename: counted once).
+	Counted families
+	// Twins are the deprecated families left out, old → current.
+	Twins map[string]string
+}
+
+// deprecatedUse is the HELP text llm-d's picker puts on an old family:
+// "[Deprecated: Use llm_d_epp_request_total]".
+var deprecatedUse = regexp.MustCompile(`\[Deprecated: Use ([a-zA-Z_:][a-zA-Z0-9_:]*)\]`)
+
+// classifyRole classifies an endpoint from its families: a serving layer
+// that stands in front of engines (router, proxy) wins over any engine
+// prefix; a layer that sits beside an engine is noted; otherwise it is an
+// engine.
+func classifyRole(f families) role {
+	for _, l := range engines.Layers() {
+		if l.Beside {
+			continue
+		}
+		if why := layerEvidence(l, f); why != "" {
+			counted, twins := countOnce(l, f)
+			return role{Role: l.Role, Layer: l, Why: why, Counted: counted, Twins: twins}
+		}
+	}
+	engine := engineFamilies(f)
+	r := role{Role: engines.RoleEngine, Counted: f}
+	for _, l := range engines.Layers() {
+		if !l.Beside {
+			continue
+		}
+		if why := layerEvidence(l, f); why != "" {
+			if !engine {
+				counted, twins := countOnce(l, f)
+				return role{Role: l.Role, Layer: l, Why: why, Counted: counted, Twins: twins}
+			}
+			r.Beside = append(r.Beside, l)
+		}
+	}
+	return r
+}
+
+// engineFamilies reports whether any family carries an engine's prefix.
+func engineFamilies(f families) bool {
+	for name := range f {
+		if engines.ByMetricName(name) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// layerEvidence names what gives a layer away in f ("" when nothing does).
+func layerEvidence(l *engines.Layer, f families) string {
+	var own []string
+	for name := range f {
+		if l.Owns(name) {
+			own = append(own, name)
+		}
+	}
+	if len(own) > 0 {
+		sort.Strings(own)
+		return "families " + short(own)
+	}
+	if s := l.Shadow; s != nil {
+		var shadowed []string
+		for _, n := range s.Names {
+			if fam, ok := f[n]; ok && len(fam.GetMetric()) > 0 && allLabelled(fam.GetMetric(), s.Label, s.Lacks) {
+				shadowed = append(shadowed, n)
+			}
+		}
+		if len(shadowed) > 0 {
+			return fmt.Sprintf("%s labelled %s, without %s", short(shadowed), s.Label, s.Lacks)
+		}
+	}
+	if l.WorkerLabel != "" {
+		var re []string
+		for name, fam := range f {
+			for _, m := range fam.GetMetric() {
+				if label(m, l.WorkerLabel) != "" {
+					re = append(re, name)
+					break
+				}
+			}
+		}
+		if len(re) > 0 {
+			sort.Strings(re)
+			return fmt.Sprintf("%s re-exposed per %s", short(re), l.WorkerLabel)
+		}
+	}
+	return ""
+}
+
+// allLabelled reports whether every series carries label and none carries
+// lacks.
+func allLabelled(ms []*dto.Metric, lbl, lacks string) bool {
+	for _, m := range ms {
+		if label(m, lbl) == "" || (lacks != "" && label(m, lacks) != "") {
+			return false
+		}
+	}
+	return true
+}
+
+// countOnce leaves out each deprecated family whose current twin is in f
+// (by the layer's table, or by the family's own HELP "[Deprecated: Use
+// X]"): a picker that emits both is counted once.
+func countOnce(l *engines.Layer, f families) (families, map[string]string) {
+	out := families{}
+	twins := map[string]string{}
+	for name, fam := range f {
+		twin := l.Twin(name)
+		if m := deprecatedUse.FindStringSubmatch(fam.GetHelp()); m != nil {
+			twin = m[1]
+		}
+		if twin != "" && twin != name {
+			if _, ok := f[twin]; ok {
+				twins[name] = twin
+				continue
+			}
+		}
+		out[name] = fam
+	}
+	return out, twins
+}
+
+// short lists at most three names.
+func short(ns []string) string {
+	if len(ns) > 3 {
+		return strings.Join(ns[:3], ", ") + fmt.Sprintf(" and %d more", len(ns)-3)
+	}
+	return strings.Join(ns, ", ")
+}
+
+// layerError is what a scrape of a serving layer reports: what it is and
+// why llmtop thinks so, that llmtop does not judge it yet, and where the
+// engines are. Nothing of it is read as an engine's numbers.
+func layerError(url string, r role) *scrapeError {
+	msg := fmt.Sprintf("%s is a %s, not an engine (%s): %s", url, r.Layer.What(), r.Why, engines.NotJudged)
+	hint := "point llmtop at the engines behind it (their own /metrics), or at the Prometheus that scrapes them (--prometheus)"
+	return &scrapeError{model.ErrNotFound, msg, hint}
+}
+
+// layerAt reads the metrics route of an endpoint no engine fingerprint
+// matched and names the serving layer its families give away (nil when
+// none does, or when the route cannot be read: then the endpoint stays
+// "not recognised").
+func (s *session) layerAt(ctx context.Context, now time.Time) *scrapeError {
+	path := s.cfg.MetricsPath
+	if path == "" {
+		path = "/metrics"
+	}
+	c := &collector{ctx: ctx, s: s, now: now, id: &model.Identity{}}
+	fams, err := c.prom(path)
+	if err != nil {
+		return nil
+	}
+	if r := classifyRole(fams); r.Role != engines.RoleEngine {
+		return layerError(s.cfg.URL+path, r)
+	}
+	return nil
+}
