@@ -175,14 +175,14 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 	if len(replay) != secs {
 		t.Fatalf("%d seconds replayed, want %d", len(replay), secs)
 	}
-	// The same through checkpoints (a seek's start): every 50 records the
+	// The same through checkpoints (a seek's start): every 250 records the
 	// core is written out and read back as a new one, which goes on; it
 	// reaches the same moments every second.
 	codec := checkpoint.New()
 	mon, n := monitorCore(h), 0
 	var viaCheckpoints []string
 	for i, rec := range recs {
-		if i%50 == 0 {
+		if i%250 == 0 {
 			b, err := codec.Encode(nil, mon)
 			if err != nil {
 				t.Fatal(err)
