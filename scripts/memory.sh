@@ -14,8 +14,7 @@
 #
 # Cases: a hostile Prometheus (scripts/hostile_server.py: 9 090 targets and
 # 100 000 series per query; 5 000 targets; answers of 200 MiB each, 6-7 at
-# once) read by `snapshot --prometheus`.
-# `snapshot --prometheus` and `export --prometheus`; crafted recordings (a
+# once) read by `snapshot --prometheus`; crafted recordings (a
 # tick flood, huge notes) read by diagnose --from, snapshot --from and
 # export-openmetrics. Add a case with
 #   mem_case NAME WANT_RC_REGEX WANT_TEXT -- llmtop ARGS...
