@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,9 +173,48 @@ func (p *prober) run(ctx context.Context) error {
 		}
 		p.step(s.name)
 		s.fn(ctx)
+		if ctx.Err() != nil && p.res.Partial == "" {
+			// the budget ran out inside this check (the last one
+			// included): what it did not finish is not a pass
+			p.res.Partial = fmt.Sprintf("stopped during the %s check: the probe's %s budget ran out (the endpoint answers slowly, or its streams never end)", s.name, p.cfg.Budget)
+			p.cutShort(s.name)
+			break
+		}
 	}
 	f.GenConfigHash = model.GenConfigDigest(p.res.Stop.Defaults, p.res.Stop.StopTokens)
 	return nil
+}
+
+// cutShort marks the check the budget ran out in and those after it as
+// not checked (the ones before it finished).
+func (p *prober) cutShort(step string) {
+	why := "not checked: " + p.res.Partial
+	r := &p.res
+	order := []string{"template", "determinism", "tokenization", "stop"}
+	from := slices.Index(order, step)
+	var fields []*string
+	for _, s := range order[max(from, 0):] {
+		switch s {
+		case "template":
+			if r.Template.Route == "" {
+				fields = append(fields, &r.Template.NotChecked)
+			}
+			if !r.Template.Compared {
+				fields = append(fields, &r.Template.CompareNotChecked)
+			}
+		case "determinism":
+			fields = append(fields, &r.Determinism.NotChecked)
+		case "tokenization":
+			fields = append(fields, &r.Tokens.NotChecked)
+		case "stop":
+			fields = append(fields, &r.Stop.NotChecked, &r.Repetition.NotChecked)
+		}
+	}
+	for _, f := range fields {
+		if *f == "" {
+			*f = why
+		}
+	}
 }
 
 // skipRest marks every check that never ran.

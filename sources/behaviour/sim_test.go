@@ -2,6 +2,7 @@ package behaviour
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -194,5 +195,46 @@ func TestProbeHungEndpointIsPartial(t *testing.T) {
 	}
 	if b.Template.NotChecked == "" || !strings.Contains(b.Template.NotChecked, "no answer within") {
 		t.Errorf("template: %q", b.Template.NotChecked)
+	}
+}
+
+// An endpoint whose streams never end (here the last check's, max_tokens
+// 256): the probe stops at its budget and says so (probe_partial), never
+// "ok" with the check silently cut (it took the whole 25 s and reported no
+// partial result).
+func TestProbeEndlessStreamsArePartial(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"m","object":"model","owned_by":"vllm"}]}`))
+		case "/version":
+			_, _ = w.Write([]byte(`{"version":"0.11.0"}`))
+		default:
+			body, _ := io.ReadAll(r.Body)
+			if !strings.Contains(string(body), `"max_tokens":256`) {
+				http.Error(w, "no", http.StatusNotFound) // the other checks end at once
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			for {
+				if _, err := w.Write([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n")); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+		}
+	}))
+	defer srv.Close()
+	b, err := Run(context.Background(), Config{URL: srv.URL, Engine: model.VLLM, Timeout: 5 * time.Second, Budget: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Partial == "" || !strings.Contains(b.Stop.NotChecked, "not checked") {
+		t.Errorf("no partial result after the budget ran out: partial %q stop %+v", b.Partial, b.Stop)
 	}
 }
