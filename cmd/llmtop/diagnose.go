@@ -122,16 +122,30 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 		return err
 	}
 	rep, err := w.run(ctx, diagnoseFlags.duration, interval)
-	if rerr := w.rec.close(cmd.ErrOrStderr()); err == nil && rerr != nil {
-		err = rerr
-	}
+	return w.finish(out, cmd.ErrOrStderr(), rep, err)
+}
+
+// finish ends the watch: the recording is closed, then the report printed.
+// A recording that failed (a full disk) loses no report: the report is
+// printed, the failure said on errOut, and the exit status is exitFailure,
+// since the recording asked for is not whole.
+func (w *watch) finish(out, errOut io.Writer, rep diagnosis.Report, err error) error {
+	rerr := w.rec.close(errOut)
 	if err != nil {
 		return err
 	}
 	if w.promStatus != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "llmtop: "+model.RedactText(w.promStatus))
+		fmt.Fprintln(errOut, "llmtop: "+model.RedactText(w.promStatus))
 	}
-	return reportDiagnosis(out, w.result(rep))
+	perr := reportDiagnosis(out, w.result(rep))
+	if rerr == nil {
+		return perr
+	}
+	var verdict *exitError
+	if perr != nil && !errors.As(perr, &verdict) {
+		return perr // the report itself could not be written
+	}
+	return &exitError{code: exitFailure, err: fmt.Errorf("the report above stands, but --record %s is not whole: %w", w.rec.file(), rerr)}
 }
 
 // reportDiagnosis prints the result (text or --json) and returns the exit
