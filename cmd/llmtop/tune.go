@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -315,6 +316,14 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		done <- result{rep, err}
 	}()
 	var extra, m launch.Measure
+	// The configuration is judged under its load: the rules' report three
+	// quarters into the measured benchmark, not the one at the end of the
+	// watch, when the load is over and a queue finding that still holds on
+	// its window reads an empty queue (its advice then names no value).
+	var (
+		loadMu sync.Mutex
+		atLoad *diagnosis.Report
+	)
 	if err := t.waitServing(ctx); err != nil {
 		t.logf("  not serving: %v", err)
 	} else {
@@ -325,12 +334,24 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		if noise {
 			extra = t.bench(ctx, w)
 		}
+		judge := time.AfterFunc(time.Duration(0.75*t.load.DurationS*float64(time.Second)), func() {
+			rep := w.evaluate(time.Now())
+			loadMu.Lock()
+			atLoad = &rep
+			loadMu.Unlock()
+		})
 		m = t.bench(ctx, w)
+		judge.Stop()
 	}
 	r := <-done
 	if r.err != nil {
 		return observed{}, extra, r.err
 	}
+	loadMu.Lock()
+	if atLoad != nil {
+		r.rep = *atLoad
+	}
+	loadMu.Unlock()
 	w.mu.Lock()
 	if runs := w.mon.RunsOf(url); len(runs) > 0 && m.Served {
 		sum := runs[len(runs)-1].Summary

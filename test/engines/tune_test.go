@@ -38,16 +38,6 @@ type tuneTrail struct {
 // -np on the command line it launched, restarts the engine, and measures
 // both runs at the same load.
 func TestTuneLlamaServerChangesNp(t *testing.T) {
-	// Known failure, issue 29 left open: since the host source (issue 27)
-	// and the llama.cpp queue advice (issue 31 item 25) landed, the
-	// engine's queue finding under tune reads "requests arrive faster than
-	// the engine finishes them" with "-np N … higher" (no value), and
-	// api_server_cpu fires on llama-server's own compute thread, so tune
-	// finds no change it can apply and stops after step 0. `llmtop diagnose`
-	// on the same engine and load does give "-np 2 -kvu (keep -c)".
-	if os.Getenv("LLMTOP_TUNE_LLAMA") == "" {
-		t.Skip("known failure (issue 29): tune finds no applicable -np change on llama-server; LLMTOP_TUNE_LLAMA=1 runs it")
-	}
 	bin := engineBin(t, "LLMTOP_LLAMA_SERVER")
 	modelPath := writeModel(t, llamaShape)
 	port, err := freePort()
