@@ -91,6 +91,11 @@ func ruleFrontCPU(e *env) []Finding {
 		if f == nil {
 			continue
 		}
+		if s := engines.Of(ep.Engine()); s != nil && s.Levers.FrontRunsModel {
+			// A busy CPU engine is not a saturated API server.
+			e.lack(ep, "the API server's CPU apart from the model's: "+s.Name+" runs the model in the process that holds the port")
+			continue
+		}
 		t := f.Busiest
 		want := t.Want
 		if !want.OK {

@@ -62,6 +62,14 @@ func TestFrontCPURule(t *testing.T) {
 			}
 		}},
 		{name: "saturated thread, busy GPU, nothing waits", in: saturated(90, 0), none: "api_server_cpu"},
+		// llama-server decodes in the process that holds the port: its
+		// busiest thread at a full core is the model on a CPU (seen on the
+		// real llama-server under 8 streams: "thread llama-server wants 98 %").
+		{name: "llama.cpp's busy thread is the model's", in: func() Input {
+			in := saturated(-1, 6)
+			in.Endpoints[0].Identity.Engine = model.LlamaCpp
+			return in
+		}(), none: "api_server_cpu"},
 		// One decode stream keeps a GPU "utilised": the batch against its
 		// cap says the engine has room the front-end does not fill.
 		{name: "saturated thread, busy GPU, small batch", in: func() Input {

@@ -124,6 +124,10 @@ type Levers struct {
 	// Front gives the engine's HTTP front-end (API server, tokenizer,
 	// detokenizer) more CPU: more processes or threads.
 	Front Change
+	// FrontRunsModel: the process that holds the port also runs the
+	// model (llama-server decodes in itself), so its busiest thread is the
+	// model's compute, not a saturated HTTP front end.
+	FrontRunsModel bool
 	// TensorParallel are the flags that set the tensor-parallel degree
 	// (read from the engine's command line, not advised).
 	TensorParallel []string

@@ -19,7 +19,8 @@ var LlamaCpp = Spec{
 		Gauges:   []model.Gauge{model.Running, model.Waiting, model.KVUsage},
 		Counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens)}},
 	Levers: Levers{
-		Front: Change{Change: "--threads-http N (default: the CPU count)", Why: "more threads serve HTTP", TradeOff: "more CPU"},
+		Front:          Change{Change: "--threads-http N (default: the CPU count)", Why: "more threads serve HTTP", TradeOff: "more CPU"},
+		FrontRunsModel: true,
 		// An explicit -np turns the default unified KV cache off and splits
 		// -c over the slots; -kvu keeps one shared pool (issue 14 item 16).
 		Cap:     "-np %s -kvu (keep -c)",
