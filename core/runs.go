@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -139,12 +140,11 @@ func (m *Monitor) crashEvents(e *Endpoint, r model.Run) []model.Event {
 // (the root cause, then the engine's death, then the supervisor).
 const crashSpan = 30 * time.Second
 
-// logsShutdown are the engines whose log says so when they shut down
-// cleanly (uvicorn's "Shutting down" for vLLM, SGLang and trtllm-serve;
-// llama-server's "cleaning up before exit..."; the catalogue's
-// PhaseStopping/PhaseStopped rows): only for them does a silent log mean
-// killed. Ollama logs nothing at INFO on SIGTERM, so its end stays unknown.
-var logsShutdown = map[model.Engine]bool{model.VLLM: true, model.SGLang: true, model.LlamaCpp: true, model.TRTLLM: true}
+// Only an engine whose log says so when it shuts down cleanly (uvicorn's
+// "Shutting down" for vLLM, SGLang and trtllm-serve; llama-server's
+// "cleaning up before exit...": engines.LogsShutdown) has a silent log
+// that means killed. Ollama logs nothing at INFO on SIGTERM, so its end
+// stays unknown.
 
 // killedAfter is how long an endpoint must be down, with its log attached
 // and silent about a shutdown, before its run counts as killed.
@@ -166,7 +166,7 @@ func (m *Monitor) updateRuns(now time.Time) {
 		// (attached) said nothing of a shutdown or a crash. A run still
 		// starting has not served yet.
 		if r.Ended == nil && e.sampled && e.downSince.After(r.Started) && e.Life != model.LifeStarting &&
-			now.Sub(e.downSince) >= killedAfter && m.logFor(e) && logsShutdown[r.Engine] {
+			now.Sub(e.downSince) >= killedAfter && m.logFor(e) && engines.LogsShutdown(r.Engine) {
 			m.endRun(e, e.downSince, model.RunCrash, "stopped answering with no shutdown line in its log: killed (SIGKILL, the OOM killer) or crashed", "")
 			r.EndGuessed = true
 			m.setLife(e, model.LifeCrashed, e.downSince, "stopped answering; the log has no shutdown line (killed?)")

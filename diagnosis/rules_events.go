@@ -452,19 +452,13 @@ func eventEvidence(x model.Event) []Evidence {
 }
 
 // engineFromEvents names the engine behind each endpoint's log from the
-// engine-specific messages in it (the logs catalogue prefixes its ids with
-// the engine), for endpoints that never answered to say who they are.
+// lines in it that only one engine prints (engines.LogEngine), for
+// endpoints that never answered to say who they are.
 func engineFromEvents(evs []model.Event) map[string]model.Engine {
-	prefixes := []struct {
-		p string
-		e model.Engine
-	}{{"vllm_", model.VLLM}, {"sglang_", model.SGLang}, {"tgi_", model.TGI}, {"llamacpp_", model.LlamaCpp}, {"trtllm_", model.TRTLLM}, {"ollama_", model.Ollama}}
 	out := map[string]model.Engine{}
 	for _, x := range evs {
-		for _, p := range prefixes {
-			if strings.HasPrefix(x.Kind, p.p) {
-				out[x.Endpoint] = p.e
-			}
+		if e := engines.LogEngine(x.Kind); e != model.Unknown {
+			out[x.Endpoint] = e
 		}
 	}
 	return out

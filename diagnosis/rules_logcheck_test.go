@@ -40,19 +40,19 @@ func TestLogMismatch(t *testing.T) {
 			return in
 		}(), none: "log_mismatch"},
 		{name: "a stale log line is not compared", in: withLog(2, 60, time.Minute), none: "log_mismatch"},
-		{name: "the log names another engine", in: withLog(24, 1600, 5*time.Second, logEvent("sglang_stats", nil)), want: "log_mismatch",
+		{name: "the log names another engine", in: withLog(24, 1600, 5*time.Second, logEvent("sglang_decode", nil)), want: "log_mismatch",
 			check: func(t *testing.T, f *Finding) {
 				if !hasEvidence(f, "the log is SGLang's, the endpoint is vLLM") {
 					t.Errorf("%+v", f.Evidence)
 				}
 			}},
 		{name: "the engine name is checked without any stats line", in: func() Input {
-			in := withLog(0, 0, 0, logEvent("sglang_stats", nil))
+			in := withLog(0, 0, 0, logEvent("sglang_decode", nil))
 			in.Endpoints[0].Log = model.State{}
 			return in
 		}(), want: "log_mismatch"},
 		{name: "a log without an endpoint is not judged against one of several endpoints", in: func() Input {
-			in := withLog(24, 1600, 5*time.Second, logEvent("sglang_stats", nil))
+			in := withLog(24, 1600, 5*time.Second, logEvent("sglang_decode", nil))
 			other := ep(nil)
 			other.URL, other.State.Key.Endpoint = "http://other:8000", "http://other:8000"
 			in.Endpoints = append(in.Endpoints, other)

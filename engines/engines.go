@@ -76,6 +76,9 @@ type Spec struct {
 	KVNote string
 	// Levers are the flags the advice names.
 	Levers Levers
+	// Logs are the lines of its log llmtop knows (logs.go), most specific
+	// first.
+	Logs []LogLine
 	// Like is the engine whose adapter reads this one's metrics (a serving
 	// layer that re-exports an engine's metrics); Unknown for an engine of
 	// its own. Reexport is the prefix the layer puts before Like's names,

@@ -29,6 +29,7 @@ var LlamaCpp = Spec{
 		Chunked: Change{Change: "-ub %s", Why: "smaller physical batches interleave prompt processing with generation", TradeOff: "slower prompt processing"},
 	},
 	Metrics: llamacppMetrics,
+	Logs:    llamacppLogs,
 }
 
 // llama.cpp metrics the adapter reads beyond the table.
@@ -52,4 +53,83 @@ var llamacppMetrics = []MetricSource{
 	src(string(model.BatchPerStep), "mean busy slots per decode since start", "llamacpp:n_busy_slots_per_decode"),
 	absent(string(model.TTFT), "not exposed (per request only, in timings.prompt_ms)"),
 	derived(string(model.TPOT), "aggregate mean", "llamacpp:tokens_predicted_seconds_total/llamacpp:tokens_predicted_total"),
+}
+
+// llamacppLogs are its log lines, most specific first (LOG-PATTERNS.md).
+var llamacppLogs = []LogLine{
+	{ID: "llamacpp_timing", Sev: info, Category: "stats", Needle: "time = ",
+		Regex:   `id +(?P<slot>\d+) \| task (?P<task>\d+) \| +(?P<what>prompt eval|eval|total) time = +(?P<ms>[\d.]+) ms / +(?P<tokens>\d+) tokens`,
+		Title:   "llama.cpp task {task}: {what} {tokens} tokens in {ms} ms",
+		Meaning: "llama-server's per-request timing, printed when a slot is released"},
+	{ID: "llamacpp_no_memory_slot", Sev: warn, Category: "memory", Needle: "failed to find a memory slot for batch",
+		Regex:   `failed to find a memory slot for batch of size (?P<batch>\d+)`,
+		Title:   "llama.cpp: KV cache full for a batch of {batch}",
+		Meaning: "the KV cache is full; the server retries with a smaller batch"},
+	{ID: "llamacpp_kv_retry", Sev: warn, Category: "memory", Needle: "failed to find free space in the KV cache",
+		Regex:   `failed to find free space in the KV cache, retrying with smaller batch size, off = (?P<off>\d+), n_batch = (?P<n_batch>\d+), ret = (?P<ret>-?\d+)`,
+		Title:   "llama.cpp: KV cache full, retrying with batch {n_batch}",
+		Meaning: "KV pressure: raise -c or lower -np"},
+	{ID: "llamacpp_bind", Sev: crit, Category: "availability", Needle: "couldn't bind HTTP server socket",
+		Regex:   `couldn't bind HTTP server socket, hostname: (?P<host>\S+), port: (?P<port>\d+)`,
+		Title:   "llama-server could not bind port {port}",
+		Meaning: "the HTTP port is busy: stop the other process or pass another --port"},
+	{ID: "llamacpp_decode_failed", Sev: crit, Category: "availability", Needle: "Context size has been exceeded.",
+		// Older builds print "i = " where current ones print "off = ".
+		Regex:   `Context size has been exceeded\. (?:off|i) = (?P<off>\d+), n_batch = (?P<n_batch>\d+), ret = (?P<ret>-?\d+)`,
+		Title:   "llama.cpp decode failed: context size exceeded",
+		Meaning: "every processing slot gets this error: raise -c or lower -np"},
+	{ID: "llamacpp_invalid_batch", Sev: crit, Category: "availability", Needle: "Invalid input batch.",
+		// Only the decode line, which carries off/n_batch/ret: the error then
+		// sent to each processing slot ("send_error: task id = 7, error:
+		// Invalid input batch.") is the same failure again.
+		Regex:   `Invalid input batch\. (?:off|i) = (?P<off>\d+), n_batch = (?P<n_batch>\d+), ret = (?P<ret>-?\d+)`,
+		Title:   "llama.cpp decode failed: invalid input batch",
+		Meaning: "every processing slot gets this error; see the lines before it"},
+	{ID: "llamacpp_compute_error", Sev: crit, Category: "availability", Needle: "Compute error.",
+		// As llamacpp_invalid_batch: the decode line, not each slot's send_error.
+		Regex:   `Compute error\. (?:off|i) = (?P<off>\d+), n_batch = (?P<n_batch>\d+), ret = (?P<ret>-?\d+)`,
+		Title:   "llama.cpp decode failed: compute error",
+		Meaning: "the backend failed to compute the batch (often a GPU fault); every processing slot gets this error"},
+	{ID: "llamacpp_prompt_too_long", Sev: warn, Category: "config", Needle: "exceeds the available context size",
+		Regex:   `request \((?P<n_prompt>\d+) tokens\) exceeds the available context size \((?P<n_ctx>\d+) tokens\)`,
+		Title:   "llama.cpp rejected a {n_prompt}-token prompt (slot context {n_ctx})",
+		Meaning: "the per-slot context is -c divided by -np (unless unified): raise -c or lower -np"},
+	{ID: "llamacpp_context_shift_disabled", Sev: warn, Category: "config", Needle: "context shift is disabled",
+		Regex:   `context shift is disabled`,
+		Title:   "llama.cpp: generation hit the context limit",
+		Meaning: "context shift is off: raise -c, or enable --context-shift"},
+	{ID: "llamacpp_context_shift", Sev: warn, Category: "config", Needle: "slot context shift",
+		Regex:   `slot context shift, n_keep = (?P<n_keep>\d+), n_left = (?P<n_left>\d+), n_discard = (?P<n_discard>\d+)`,
+		Title:   "llama.cpp discarded {n_discard} tokens (context shift)",
+		Meaning: "a request outgrew its slot context and lost tokens: raise -c or lower -np"},
+	{ID: "llamacpp_ctx_capped", Sev: warn, Category: "config", Needle: "exceeds the training context of the model",
+		Regex:   `the slot context \((?P<n_ctx_slot>\d+)\) exceeds the training context of the model \((?P<n_ctx_train>\d+)\) - capping`,
+		Title:   "llama.cpp capped the context at {n_ctx_train}",
+		Meaning: "-c is larger than the model was trained for"},
+	{ID: "llamacpp_slots", Sev: info, Category: "config", Needle: "initializing, n_slots",
+		// kv_unified is printed by builds with the unified cache (-kvu); the
+		// core reads it to size the KV pool (model.SlotKV): unified, every
+		// slot's n_ctx is the one shared pool.
+		Regex:   `initializing, n_slots = (?P<n_slots>\d+), n_ctx_slot = (?P<n_ctx_slot>\d+)(?:, kv_unified = '(?P<kv_unified>true|false)')?`,
+		Title:   "llama-server: {n_slots} slots of {n_ctx_slot} tokens",
+		Meaning: "concurrency limit (-np) and per-slot context; with kv_unified = 'true' the slots share one pool of that size"},
+	{ID: "llamacpp_port_notice", Sev: info, Category: "config", Needle: "server default port will be changed",
+		Regex:   `server default port will be changed to :(?P<port>\d+)`,
+		Title:   "llama-server default port will move to {port}",
+		Meaning: "pin --port if clients rely on 8080"},
+	{ID: "llamacpp_model_loaded", Sev: info, Category: "availability", Needle: "model loaded",
+		Regex: `\bsrv +\S+: model loaded\s*$`,
+		Title: "llama-server model loaded", Meaning: "the model is ready"},
+	{ID: "llamacpp_listening", Sev: info, Category: "availability", Phase: model.PhaseReady, Needle: "listening on ",
+		Regex: `\bsrv +\S+: (?:server is )?listening on (?P<address>\S+)`,
+		Title: "llama-server listening on {address}", Meaning: "the HTTP server is up"},
+	{ID: "llamacpp_loading", Sev: info, Category: "availability", Needle: `"message":"Loading model","type":"unavailable_error"`,
+		Regex: `"message":"Loading model","type":"unavailable_error"`,
+		Title: "llama-server is still loading the model", Meaning: "requests get 503 until it is loaded"},
+	{ID: "llamacpp_loading_model", Sev: info, Category: "lifecycle", Phase: model.PhaseStart, Needle: "loading model '",
+		Regex: `\bsrv +\S+: loading model '(?P<model>[^']*)'`,
+		Title: "llama-server loading {model}", Meaning: "a new llama-server process is loading its model: a new run begins"},
+	{ID: "llamacpp_exit", Sev: info, Category: "lifecycle", Phase: model.PhaseStopped, Needle: "cleaning up before exit...",
+		Regex: `\bsrv +\S+: (?:\S+: )?cleaning up before exit\.\.\.`,
+		Title: "llama-server exiting cleanly", Meaning: "SIGTERM or SIGINT: a planned end of this run"},
 }

@@ -13,6 +13,7 @@ var Ollama = Spec{
 		FP8KV:  Change{Change: "OLLAMA_KV_CACHE_TYPE=q8_0 (with OLLAMA_FLASH_ATTENTION=1)", Why: "halves the KV cache", TradeOff: "small accuracy cost"},
 	},
 	Metrics: ollamaMetrics,
+	Logs:    ollamaLogs,
 }
 
 var ollamaMetrics = []MetricSource{
@@ -21,4 +22,36 @@ var ollamaMetrics = []MetricSource{
 	absent(string(model.E2E), "total_duration per request"),
 	absent(string(model.Running), "not exposed (/api/ps lists loaded models only)"),
 	absent(string(model.KVUsage), "not exposed (size_vram/size is the offload ratio)"),
+}
+
+// ollamaLogs are its log lines, most specific first (LOG-PATTERNS.md).
+var ollamaLogs = []LogLine{
+	{ID: "ollama_request", Sev: info, Category: "stats", Needle: "[GIN] ",
+		Regex:   `\[GIN\] \d{4}/\d\d/\d\d - \d\d:\d\d:\d\d \|\s*(?P<status>\d{3})\s*\|\s*(?P<latency>\S+)\s*\|\s*(?P<client>\S*)\s*\|\s*(?P<method>[A-Z]+)\s+"(?P<path>[^"]*)"`,
+		Title:   "Ollama {method} {path}: {status} in {latency}",
+		Meaning: "Ollama's (gin) access log line, one per HTTP request"},
+	{ID: "ollama_system_memory", Sev: crit, Category: "memory", Needle: "model requires more system memory",
+		Regex:   `model requires more system memory(?: \((?P<needed>[^)]+)\) than is available \((?P<available>[^)]+)\)| than is currently available)`,
+		Title:   "Ollama: not enough system memory for the model",
+		Meaning: "host RAM is short (Ollama ≤ v0.2x): free RAM or pick a smaller model"},
+	{ID: "ollama_runner_oom", Sev: crit, Category: "memory", Needle: "llama-server reported out-of-memory during startup",
+		Regex:   `llama-server reported out-of-memory during startup: (?P<detail>.*)`,
+		Title:   "Ollama: model runner out of memory at start",
+		Meaning: "lower num_ctx / num_gpu or pick a smaller quantisation"},
+	{ID: "go_address_in_use", Sev: crit, Category: "availability", Needle: "bind: address already in use",
+		Regex:   `listen tcp (?P<host>\S*):(?P<port>\d+): bind: address already in use`,
+		Title:   "port {port} already in use",
+		Meaning: "another process (often another ollama serve) holds the port: stop it or set OLLAMA_HOST"},
+	{ID: "ollama_listening", Sev: info, Category: "availability", Phase: model.PhaseReady, Needle: "Listening on ",
+		Regex: `Listening on (?P<address>\S+) \(version (?P<version>[^)]+)\)`,
+		Title: "Ollama {version} listening on {address}", Meaning: "the server is up"},
+	{ID: "ollama_default_context", Sev: info, Category: "config", Needle: "vram-based default context",
+		Regex: `vram-based default context.*?total_vram=(?P<total_vram>\S+).*?default_num_ctx=(?P<default_num_ctx>\d+)`,
+		Title: "Ollama default context {default_num_ctx} tokens ({total_vram} VRAM)", Meaning: "num_ctx used when a request does not set one"},
+	{ID: "ollama_runner_started", Sev: info, Category: "availability", Needle: "llama-server started in|llama runner started in",
+		Regex: `(?:llama-server|llama runner) started in (?P<seconds>[\d.]+) seconds`,
+		Title: "Ollama model runner started in {seconds} s", Meaning: "a model was loaded"},
+	{ID: "ollama_server_config", Sev: info, Category: "lifecycle", Phase: model.PhaseStart, Needle: `msg="server config"`,
+		Regex: `msg="server config" env="(?P<args>map\[.*\])"`,
+		Title: "Ollama starting (server config)", Meaning: "Ollama's first line: a new process, and the OLLAMA_* settings this run was started with (the runs view compares them)"},
 }

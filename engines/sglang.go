@@ -32,6 +32,7 @@ var SGLang = Spec{
 		TensorParallel: []string{"--tp-size", "--tp"},
 	},
 	Metrics: sglangMetrics,
+	Logs:    sglangLogs,
 }
 
 // SGLang metrics the adapter reads beyond the table.
@@ -70,4 +71,48 @@ var sglangMetrics = []MetricSource{
 	src(string(model.Queue), "histogram", "sglang:queue_time_seconds"),
 	src(string(model.PromptLen), "histogram (--collect-tokens-histogram)", "sglang:prompt_tokens_histogram"),
 	src(string(model.OutputLen), "histogram (--collect-tokens-histogram)", "sglang:generation_tokens_histogram"),
+}
+
+// sglangLogs are its log lines, most specific first (LOG-PATTERNS.md).
+var sglangLogs = []LogLine{
+	{ID: "sglang_prefill", Sev: info, Category: "stats", Needle: "Prefill batch",
+		Regex:   `Prefill batch(?: \[\d+\])?, #new-seq: (?P<new_seq>\d+), #new-token: (?P<new_token>\d+), #cached-token: (?P<cached_token>\d+), `,
+		Title:   "SGLang prefill: {new_seq} new seqs, {new_token} new + {cached_token} cached tokens",
+		Meaning: "SGLang's line for each prefill batch"},
+	{ID: "sglang_decode", Sev: info, Category: "stats", Needle: "Decode batch",
+		Regex:   `Decode batch(?: \[\d+\])?, #running-req: (?P<running>\d+), .*gen throughput \(token/s\): (?P<gen_tps>[\d.]+), #queue-req: (?P<waiting>\d+)`,
+		Title:   "SGLang decode: {running} running, {waiting} queued, {gen_tps} tok/s",
+		Meaning: "SGLang's decode line (every --decode-log-interval steps)"},
+	{ID: "sglang_kv_retract", Sev: warn, Category: "memory", Needle: "KV cache pool is full. Retract requests.",
+		// #new_tokens_gained is recent; most SGLang releases go straight on to #new_token_ratio.
+		Regex:   `KV cache pool is full\. Retract requests\. #retracted_reqs: (?P<retracted>\d+)(?:, #new_tokens_gained: (?P<tokens_gained>\d+))?`,
+		Title:   "SGLang retracted {retracted} requests: KV cache pool full",
+		Meaning: "decode ran out of KV cache (SGLang's preemption): raise --mem-fraction-static or lower --max-running-requests"},
+	{ID: "sglang_batch_oom", Sev: crit, Category: "memory", Needle: " out of memory. Try to lower your batch size.",
+		Regex:   `(?P<phase>Prefill|Decode) out of memory\. Try to lower your batch size\.`,
+		Title:   "SGLang {phase} out of token memory",
+		Meaning: "the token pool could not hold the batch: lower --max-running-requests / --chunked-prefill-size"},
+	{ID: "sglang_req_slots_oom", Sev: crit, Category: "memory", Needle: "alloc_req_slots runs out of memory",
+		Regex:   `alloc_req_slots runs out of memory`,
+		Title:   "SGLang out of request slots",
+		Meaning: "set a smaller --max-running-requests"},
+	{ID: "sglang_mem_fraction", Sev: crit, Category: "memory", Needle: "Not enough memory. Please try to increase --mem-fraction-static",
+		Regex:   `Not enough memory\. Please try to increase --mem-fraction-static\.(?: Current value: mem_fraction_static=(?P<mem_fraction_static>[\d.]+))?`,
+		Title:   "SGLang: KV pool would be empty",
+		Meaning: "raise --mem-fraction-static"},
+	{ID: "sglang_port_in_use", Sev: warn, Category: "distributed", Needle: "Port is already in use.",
+		Regex:   `Port is already in use\.`,
+		Title:   "SGLang internal port busy",
+		Meaning: "an internal port (dist init / port base) collided: pass another --port or --dist-init-addr"},
+	{ID: "sglang_health_failed", Sev: crit, Category: "availability", Needle: "Health check failed. Server couldn't get a response from detokenizer",
+		Regex:   `Health check failed\. Server couldn't get a response from detokenizer for last (?P<seconds>\d+) seconds`,
+		Title:   "SGLang health check failed: no detokenizer response for {seconds} s",
+		Meaning: "the scheduler is hung; /health_generate returns 503"},
+	{ID: "sglang_ready", Sev: info, Category: "availability", Phase: model.PhaseReady, Needle: "The server is fired up and ready to roll!",
+		Regex: `The server is fired up and ready to roll!`,
+		Title: "SGLang is ready", Meaning: "the server accepts requests"},
+	{ID: "sglang_deprecated_endpoint", Sev: info, Category: "config", Needle: "' is deprecated",
+		Regex:   `'(?P<endpoint>/get_model_info|/get_server_info|/get_load)' is deprecated`,
+		Title:   "SGLang: {endpoint} is deprecated",
+		Meaning: "a client (maybe a monitor) uses an old endpoint: /model_info, /server_info, /v1/loads replace them"},
 }

@@ -33,6 +33,7 @@ var TGI = Spec{
 		Chunked:            Change{Change: "--max-batch-prefill-tokens %s", Why: "bounds the prefill batched with decodes", TradeOff: "slightly longer TTFT for long prompts"},
 	},
 	Metrics: tgiMetrics,
+	Logs:    tgiLogs,
 }
 
 // TGI metrics the adapter reads beyond the table.
@@ -61,4 +62,33 @@ var tgiMetrics = []MetricSource{
 	src(string(model.E2E), "histogram", "tgi_request_duration"),
 	src(string(model.Queue), "histogram", "tgi_request_queue_duration"),
 	derived(model.FinishReasons, "", "tgi_request_success, tgi_request_failure{err}"),
+}
+
+// tgiLogs are its log lines, most specific first (LOG-PATTERNS.md).
+var tgiLogs = []LogLine{
+	// TGI records these span fields (Rust Duration Debug: "4.065504959s",
+	// "440.038965ms", "94.981µs") just before its "Success" event, in text
+	// (`generate{… total_time="…" …}: …: Success`) and --json-output
+	// ("span":{"total_time":"…",…}) logs: router/src/server.rs.
+	{ID: "tgi_request", Sev: info, Category: "stats", Needle: "time_per_token",
+		Regex:   `(?:\btotal_time=|"total_time":)"(?P<total>[^"]+)"`,
+		Title:   "TGI request done in {total}",
+		Meaning: "TGI's per-request timings (total, validation, queue, inference, time per token), logged with its Success line"},
+	{ID: "tgi_max_total_tokens", Sev: crit, Category: "memory", Needle: "Not enough memory to handle `max_total_tokens=",
+		Regex:   "Not enough memory to handle `max_total_tokens=(?P<max_total_tokens>\\d+)`",
+		Title:   "TGI: not enough memory for max_total_tokens={max_total_tokens}",
+		Meaning: "lower --max-total-tokens / --max-batch-total-tokens"},
+	{ID: "tgi_prefill_tokens", Sev: crit, Category: "memory", Needle: "prefill tokens. You need to decrease",
+		Regex:   `Not enough memory to handle (?P<tokens>\d+) prefill tokens\. You need to decrease .?--max-batch-prefill-tokens`,
+		Title:   "TGI: OOM warming up {tokens} prefill tokens",
+		Meaning: "lower --max-batch-prefill-tokens"},
+	{ID: "tgi_warmup", Sev: info, Category: "availability", Phase: model.PhaseLoading, Needle: "Warming up model",
+		Regex: `Warming up model`,
+		Title: "TGI warming up", Meaning: "the shard is measuring how many tokens fit"},
+	{ID: "tgi_batch_tokens", Sev: info, Category: "config", Needle: "max batch total tokens",
+		Regex: `(?:Setting max batch total tokens to|Inferred max batch total tokens:) (?P<tokens>\d+)`,
+		Title: "TGI max batch total tokens: {tokens}", Meaning: "the KV budget in tokens across the batch"},
+	{ID: "tgi_connected", Sev: info, Category: "availability", Phase: model.PhaseReady, Needle: "Connected",
+		Regex: `text_generation_router[\w:]*: .*: Connected\s*$`,
+		Title: "TGI router connected", Meaning: "the router is ready"},
 }

@@ -32,6 +32,7 @@ var TRTLLM = Spec{
 		Chunked:            Change{Change: "--enable_chunked_prefill --max_num_tokens %s", Why: "context chunks share steps with generation", TradeOff: "slightly longer TTFT for long prompts"},
 	},
 	Metrics: trtllmMetrics,
+	Logs:    trtllmLogs,
 }
 
 // TensorRT-LLM metrics the adapter reads beyond the table.
@@ -64,4 +65,16 @@ var trtllmMetrics = []MetricSource{
 	src(string(model.Queue), "histogram", "trtllm_request_queue_time_seconds"),
 	src(string(model.Prefill), "histogram", "trtllm_request_prefill_time_seconds"),
 	src(string(model.Decode), "histogram", "trtllm_request_decode_time_seconds"),
+}
+
+// trtllmLogs are its log lines, most specific first (LOG-PATTERNS.md).
+var trtllmLogs = []LogLine{
+	{ID: "trtllm_bind", Sev: crit, Category: "availability", Needle: "Failed to bind socket to ",
+		Regex:   `Failed to bind socket to (?P<host>\S+):(?P<port>\d+): (?P<error>.*)`,
+		Title:   "trtllm-serve could not bind port {port}",
+		Meaning: "the HTTP port is busy: stop the other process or pass another --port"},
+	{ID: "trtllm_health_failed", Sev: crit, Category: "availability", Needle: "Health generate check failed with status code",
+		Regex:   `Health generate check failed with status code: (?P<code>\d+)`,
+		Title:   "TRT-LLM health check failed (status {code})",
+		Meaning: "the executor does not answer generate requests"},
 }

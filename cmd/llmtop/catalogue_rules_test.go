@@ -20,7 +20,7 @@ func TestEveryDiagnosedEventKindIsInTheCatalogue(t *testing.T) {
 	}
 	for _, k := range kinds {
 		if !ids[k] {
-			t.Errorf("diagnosis maps log event %q, which the catalogue (sources/logs/catalogue.go) does not have", k)
+			t.Errorf("diagnosis maps log event %q, which the log catalogue (engines/: the engine files and runtimes.go) does not have", k)
 		}
 	}
 }

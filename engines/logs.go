@@ -1,0 +1,95 @@
+package engines
+
+import "github.com/llmtop/llmtop/model"
+
+// LogLine is one known log message. An engine's own lines are in its file
+// (Spec.Logs); the lines of the runtimes engines share are in runtimes.go.
+// Adding a message means adding a row (and its examples in
+// sources/logs/catalogue_test.go).
+type LogLine struct {
+	ID string
+	// Engines are who print it: filled from the Spec for an engine's own
+	// lines; empty = any engine.
+	Engines []model.Engine
+	Sev     model.Severity
+	// Category is memory, availability, config, auth, distributed, stats
+	// or lifecycle.
+	Category string
+	// Needle is a literal every matching line contains (or several,
+	// separated by "|", one of which it contains): a cheap prefilter before
+	// the regular expression runs.
+	Needle string
+	// Unless: a line containing this literal is not a match (RE2 has no
+	// look-behind).
+	Unless string
+	// Regex finds the message anywhere in the line; its named groups are
+	// the extracted fields (sizes, ports, estimates…).
+	Regex string
+	// Title is the event's headline; {field} is replaced by that field.
+	Title string
+	// Meaning says what it means and what to do; it travels as the
+	// event's "hint" field.
+	Meaning string
+	// Phase, when set, is the lifecycle step the line announces (a start
+	// banner, weights loaded, ready, shutting down, a crash: model.Phase*);
+	// it travels as the event's "phase" field and moves the endpoint's
+	// lifecycle and runs.
+	Phase string
+}
+
+const (
+	info = model.SevInfo
+	warn = model.SevWarn
+	crit = model.SevCrit
+)
+
+// LogLines is the log catalogue: every engine's own lines (in registry
+// order, each engine's most specific first), then the runtimes' shared
+// lines, the generic ones last. A line raises at most one event, the first
+// row that matches, so the more specific reading wins.
+func LogLines() []LogLine {
+	var out []LogLine
+	for _, s := range all {
+		for _, l := range s.Logs {
+			if len(l.Engines) == 0 {
+				l.Engines = []model.Engine{s.ID}
+			}
+			out = append(out, l)
+		}
+	}
+	out = append(out, torchLogs...)
+	out = append(out, ggmlLogs...)
+	return append(out, anyLogs...)
+}
+
+// LogEngine is the one engine that prints a log line kind (Unknown for a
+// line several engines print, or an unknown kind): a log that holds it
+// says which engine wrote it.
+func LogEngine(kind string) model.Engine {
+	for _, s := range all {
+		for _, l := range s.Logs {
+			if l.ID == kind && len(l.Engines) <= 1 {
+				return s.ID
+			}
+		}
+	}
+	return model.Unknown
+}
+
+// LogsShutdown reports whether an engine's log says so when it shuts down
+// cleanly (a line of it, or of its runtime, announces model.PhaseStopping
+// or model.PhaseStopped): only then does a silent log mean the process was
+// killed.
+func LogsShutdown(e model.Engine) bool {
+	for _, l := range LogLines() {
+		if l.Phase != model.PhaseStopping && l.Phase != model.PhaseStopped {
+			continue
+		}
+		for _, x := range l.Engines {
+			if x == e {
+				return true
+			}
+		}
+	}
+	return false
+}
