@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sim"
 	"github.com/llmtop/llmtop/tui"
 )
@@ -102,9 +103,9 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 			name, elapsed, length := s.Scenario()
 			return tui.ScenarioMsg{Name: name, Elapsed: elapsed, Length: length}
 		},
-		SimGPU: func() SimGPULoad {
+		SimGPU: func() session.SimGPULoad {
 			l := s.Load()
-			return SimGPULoad{Util: l.Util, MemUsed: l.MemUsed, MemTotal: l.MemTotal, BatchShare: l.BatchShare}
+			return session.SimGPULoad{Util: l.Util, MemUsed: l.MemUsed, MemTotal: l.MemTotal, BatchShare: l.BatchShare}
 		},
 	})
 	cancel()

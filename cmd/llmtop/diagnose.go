@@ -19,6 +19,7 @@ import (
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/sources/host"
 	"github.com/llmtop/llmtop/sources/logs"
@@ -178,7 +179,7 @@ type watch struct {
 	// promStatus is the newest --prometheus refresh's error ("" none).
 	promStatus string
 	// simGPU, when set, stands in for NVML (tests on the simulator).
-	simGPU func() SimGPULoad
+	simGPU func() session.SimGPULoad
 }
 
 func newWatch(urls []string, cfg diagnosis.Config) *watch {
@@ -263,7 +264,7 @@ func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.R
 		defer wg.Done()
 		runHost(ctx, w.urls, host.Default(), procfs.FS(), w.apply)
 	}()
-	gpus, _ := newGPUSource(&monitorEnv{Interval: interval, SimGPU: w.simGPU})
+	gpus, _ := newGPUSource(&session.Env{Interval: interval, SimGPU: w.simGPU})
 	if gpus != nil {
 		defer gpus.Close()
 	}

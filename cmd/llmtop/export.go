@@ -20,6 +20,7 @@ import (
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/exporter"
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/session"
 )
 
 // `llmtop export --listen ADDR [URL...]`: the core, driven as the monitor
@@ -134,8 +135,8 @@ type exportSetup struct {
 	IdleTimeout time.Duration
 }
 
-// serveExport drives one core from the sources, publishes a View after
-// every refresh, and serves the collector on ln until ctx ends.
+// serveExport drives one core from the sources (a session), publishes a
+// View after every refresh, and serves the collector on ln until ctx ends.
 func serveExport(ctx context.Context, ln net.Listener, col *exporter.Collector, s exportSetup) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -144,34 +145,18 @@ func serveExport(ctx context.Context, ln net.Listener, col *exporter.Collector, 
 		ids = append(ids, model.RedactURL(u)) // the label: no URL credential
 	}
 	s.Core.Endpoints = ids
-	mon := core.New(s.Core)
-	if s.LogsOn {
-		mon.SetLogsOn()
-	}
-
-	// One goroutine owns the core: the sources hand it their messages.
-	msgs := make(chan any, 1024)
-	env := &monitorEnv{URLs: s.URLs, Interval: s.Interval, Send: func(msg any) {
-		select {
-		case msgs <- msg:
-		case <-ctx.Done():
-		}
-	}}
-	// The core's goroutine runs before the sources start: a Start that
-	// sends while it starts must not fill the queue with nobody reading.
-	driven := make(chan struct{})
-	go func() {
-		defer close(driven)
-		drive(ctx, mon, msgs, s.Interval, col.Publish)
-	}()
-	for _, sp := range s.Sources {
-		if sp.Start == nil {
-			continue
-		}
-		if err := sp.Start(ctx, env); err != nil {
-			fmt.Fprintf(safeOut(os.Stderr), "llmtop export: %s: %v\n", sp.Name, err)
-		}
-	}
+	sess := session.New(session.Options{
+		Core: s.Core, LogsOn: s.LogsOn,
+		Env:     session.Env{URLs: s.URLs, Interval: s.Interval},
+		Sources: sessionSources(s.Sources),
+		// the readers (the HTTP scrapes) get a copy, never the core
+		Publish: func(mon *core.Monitor) { col.Publish(exporter.Capture(mon)) },
+		StartErr: func(name string, err error) {
+			fmt.Fprintf(safeOut(os.Stderr), "llmtop export: %s: %v\n", name, err)
+		},
+	})
+	_ = sess.Start(ctx) // StartErr says what failed
+	defer sess.Close(quitWait)
 
 	// llmtop's own process (CPU, memory, file descriptors) and Go
 	// runtime series beside its view: the exporter's own health.
@@ -200,30 +185,8 @@ func serveExport(ctx context.Context, ln net.Listener, col *exporter.Collector, 
 	shut, stop := context.WithTimeout(context.Background(), 2*time.Second)
 	_ = srv.Shutdown(shut)
 	stop()
-	<-driven
-	waitClosed(env.Stopped, time.Now().Add(quitWait))
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
-}
-
-// drive applies the sources' messages to mon and, every interval, runs the
-// rules and publishes a copy of what the core holds.
-func drive(ctx context.Context, mon *core.Monitor, msgs <-chan any, interval time.Duration, publish func(*exporter.View)) {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case msg := <-msgs:
-			if in, ok := msg.(model.Input); ok {
-				mon.Apply(in)
-			}
-		case now := <-tick.C:
-			mon.Tick(now)
-			publish(exporter.Capture(mon))
-		}
-	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/llmtop/llmtop/exporter"
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/engine/enginetest"
 )
 
@@ -121,7 +122,7 @@ func TestExportServesAFleetBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fleet := sourcePlugin{Name: "fleet", Start: func(ctx context.Context, env *monitorEnv) error {
+	fleet := sourcePlugin{Name: "fleet", Start: func(ctx context.Context, env *session.Env) error {
 		now := time.Now()
 		var b model.Batch
 		for _, ep := range []string{"http://10.0.0.1:8000", "http://10.0.0.2:8000"} {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sim"
 )
 
@@ -34,9 +35,9 @@ func TestDiagnoseNamesTheBusyAPIServer(t *testing.T) {
 	cfg := diagnosis.DefaultConfig()
 	cfg.MaxHold = 20 * time.Second
 	w := newWatch([]string{srv.URL}, cfg)
-	w.simGPU = func() SimGPULoad {
+	w.simGPU = func() session.SimGPULoad {
 		l := s.Load()
-		return SimGPULoad{Util: l.Util, MemUsed: l.MemUsed, MemTotal: l.MemTotal, BatchShare: l.BatchShare}
+		return session.SimGPULoad{Util: l.Util, MemUsed: l.MemUsed, MemTotal: l.MemTotal, BatchShare: l.BatchShare}
 	}
 	start := time.Now()
 	done := make(chan struct{})

@@ -22,6 +22,7 @@ import (
 	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/tui"
 )
 
@@ -30,9 +31,9 @@ import (
 // simulator's log and load.
 type monitorOptions struct {
 	URLs      []string
-	Simulated bool              // badge SIMULATED everywhere
-	SimLog    io.Reader         // demo: the simulator's log
-	SimGPU    func() SimGPULoad // demo: drives the simulated GPUs
+	Simulated bool                      // badge SIMULATED everywhere
+	SimLog    io.Reader                 // demo: the simulator's log
+	SimGPU    func() session.SimGPULoad // demo: drives the simulated GPUs
 	// Scenario names the demo's running scenario, read once a second for
 	// the header's badge.
 	Scenario func() tui.ScenarioMsg
@@ -176,7 +177,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		cancel()
 	})
 	defer closeTerm()
-	env := &monitorEnv{URLs: urls, Interval: interval, Window: window, SimLog: opts.SimLog, SimGPU: opts.SimGPU}
+	env := &session.Env{URLs: urls, Interval: interval, Window: window, SimLog: opts.SimLog, SimGPU: opts.SimGPU}
 
 	// The sources start in a goroutine once the program runs (Send blocks
 	// until then); started guards env.OnInterval, which Start appends to.

@@ -12,6 +12,7 @@ import (
 	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sim"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/tui"
@@ -47,10 +48,10 @@ func TestSnapshotJudgesTheGPUsAsTheMonitorDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The demo's GPUs: the simulator's load, through the GPU source.
-	gs, err := newGPUSource(&monitorEnv{Interval: time.Second, SimGPU: func() SimGPULoad {
+	gs, err := newGPUSource(&session.Env{Interval: time.Second, SimGPU: func() session.SimGPULoad {
 		l := s.Load()
 		// an idle card while requests wait: what gpu_idle_waiting is for
-		return SimGPULoad{Util: l.Util / 10, MemUsed: l.MemUsed, MemTotal: l.MemTotal, BatchShare: l.BatchShare}
+		return session.SimGPULoad{Util: l.Util / 10, MemUsed: l.MemUsed, MemTotal: l.MemTotal, BatchShare: l.BatchShare}
 	}})
 	if err != nil || gs == nil {
 		t.Fatalf("simulated GPUs: %v", err)

@@ -2,52 +2,20 @@ package main
 
 import (
 	"context"
-	"io"
-	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/llmtop/llmtop/session"
 )
 
-// The monitor's sources (engine scrapes, NVML, log tails…) plug in here, so
-// the wiring of each lives beside its flags in a wire_<name>.go file and the
-// monitor itself does not need to know which sources exist.
+// The sources (engine scrapes, NVML, log tails…) plug in here, so the
+// wiring of each lives beside its flags in a wire_<name>.go file and no
+// face needs to know which sources exist: every face's session
+// (package session) starts them all.
 //
 // A source delivers typed model messages (model.Scrape, model.GPUSnapshot,
-// model.LogLine, model.Sample, model.Event) through env.Send; the TUI routes
-// them by type and by their Endpoint field.
-
-// monitorEnv is what a source gets to start with.
-type monitorEnv struct {
-	// URLs are the endpoints being watched (after discovery).
-	URLs []string
-	// Interval is the initial refresh interval; Window the initial window.
-	Interval, Window time.Duration
-	// Send delivers a message to the UI. Safe from any goroutine.
-	Send func(msg any)
-	// OnInterval collects callbacks the UI calls when the user changes the
-	// refresh interval (+/-); a source appends its setter here in Start.
-	OnInterval []func(time.Duration)
-	// OnWindow collects the setters of sources that evaluate the window
-	// themselves (Prometheus), called when the user changes it ([/]).
-	OnWindow []func(time.Duration)
-	// Stopped collects channels a source's Start returns that close once
-	// its work has stopped after ctx ended (a log command's process group
-	// gone); the monitor waits for them when it quits.
-	Stopped []<-chan struct{}
-
-	// Demo mode (llmtop demo): the simulator's log stream and a probe of its
-	// load for the simulated GPUs. Nil outside the demo.
-	SimLog io.Reader
-	SimGPU func() SimGPULoad
-}
-
-// SimGPULoad is the simulator's load as the simulated GPUs follow it.
-type SimGPULoad struct {
-	Util       float64 // 0–1 share of time the GPU is busy
-	MemUsed    float64 // bytes held by the engine
-	MemTotal   float64 // bytes on the device
-	BatchShare float64 // 0–1 how full the running batch is (drives power)
-}
+// model.LogLine, model.Sample, model.Event…) through env.Send, which tees
+// them into the recording and hands them to the core's one goroutine.
 
 // sourcePlugin is one kind of source.
 type sourcePlugin struct {
@@ -57,7 +25,7 @@ type sourcePlugin struct {
 	// Start starts the source's goroutines and returns quickly; they stop
 	// when ctx is cancelled. An error is shown in the source's pane, it
 	// does not stop the monitor.
-	Start func(ctx context.Context, env *monitorEnv) error
+	Start func(ctx context.Context, env *session.Env) error
 }
 
 var sourcePlugins []sourcePlugin
@@ -70,4 +38,13 @@ func registerSource(p sourcePlugin) {
 	if p.Flags != nil {
 		p.Flags(root.PersistentFlags())
 	}
+}
+
+// sessionSources are the plugins as a session starts them.
+func sessionSources(ps []sourcePlugin) []session.Source {
+	out := make([]session.Source, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, session.Source{Name: p.Name, Start: p.Start})
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/sources/probe"
 	"github.com/llmtop/llmtop/sources/procfs"
@@ -93,7 +94,7 @@ func engineConfig(url string, interval time.Duration) (engine.Config, error) {
 	}, nil
 }
 
-func startEngines(ctx context.Context, env *monitorEnv) error {
+func startEngines(ctx context.Context, env *session.Env) error {
 	for _, u := range env.URLs {
 		cfg, err := engineConfig(u, env.Interval)
 		if err != nil {

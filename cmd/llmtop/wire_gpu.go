@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/gpu"
 )
 
@@ -35,7 +36,7 @@ func init() {
 
 // newGPUSource picks the source the flags and mode ask for; nil with
 // --no-gpu.
-func newGPUSource(env *monitorEnv) (*gpu.Source, error) {
+func newGPUSource(env *session.Env) (*gpu.Source, error) {
 	if gpuFlags.noGPU {
 		return nil, nil
 	}
@@ -64,7 +65,7 @@ func newGPUSource(env *monitorEnv) (*gpu.Source, error) {
 // gpuOff is what the GPU pane says with --no-gpu.
 const gpuOff = "GPU reading off (--no-gpu)"
 
-func startGPU(ctx context.Context, env *monitorEnv) error {
+func startGPU(ctx context.Context, env *session.Env) error {
 	s, err := newGPUSource(env)
 	if err != nil {
 		return err
@@ -81,7 +82,7 @@ func startGPU(ctx context.Context, env *monitorEnv) error {
 // readGPUsOnce reads the GPUs once with the same flags, for one-shot
 // commands (`llmtop snapshot`); nil with --no-gpu.
 func readGPUsOnce() *model.GPUSnapshot {
-	s, err := newGPUSource(&monitorEnv{})
+	s, err := newGPUSource(&session.Env{})
 	if err != nil {
 		return &model.GPUSnapshot{Err: err.Error()}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/session"
 )
 
 // --no-gpu is said on the GPU pane at once, not after a wait as "the GPU
@@ -14,7 +15,7 @@ func TestNoGPUSaysSoAtOnce(t *testing.T) {
 	defer func(v bool) { gpuFlags.noGPU = v }(gpuFlags.noGPU)
 	gpuFlags.noGPU = true
 	got := make(chan any, 1)
-	env := &monitorEnv{Interval: time.Second, Send: func(m any) { got <- m }}
+	env := &session.Env{Interval: time.Second, Send: func(m any) { got <- m }}
 	if err := startGPU(context.Background(), env); err != nil {
 		t.Fatal(err)
 	}

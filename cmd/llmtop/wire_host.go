@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/host"
 	"github.com/llmtop/llmtop/sources/procfs"
 )
@@ -31,7 +32,7 @@ func init() {
 		Flags: func(fs *pflag.FlagSet) {
 			fs.BoolVar(&hostFlags.noHost, "no-host", false, "do not read the engine's processes, memory, cgroup and disks from /proc (local endpoints)")
 		},
-		Start: func(ctx context.Context, env *monitorEnv) error {
+		Start: func(ctx context.Context, env *session.Env) error {
 			go runHost(ctx, env.URLs, host.Default(), procfs.FS(), env.Send)
 			return nil
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/logs"
 )
 
@@ -84,7 +85,7 @@ func checkLogFlags() error {
 	return nil
 }
 
-func startLogs(ctx context.Context, env *monitorEnv) error {
+func startLogs(ctx context.Context, env *session.Env) error {
 	if err := checkLogFlags(); err != nil {
 		return err
 	}

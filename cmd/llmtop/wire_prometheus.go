@@ -17,6 +17,7 @@ import (
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/prometheus"
 	"github.com/llmtop/llmtop/tui"
 )
@@ -100,7 +101,7 @@ func newPrometheus(window, interval time.Duration) (*prometheus.Source, error) {
 
 // startPrometheus is the monitor's source: a refresh every interval, its
 // messages to the core, its error to the source status line.
-func startPrometheus(ctx context.Context, env *monitorEnv) error {
+func startPrometheus(ctx context.Context, env *session.Env) error {
 	if !prometheusOn() {
 		return nil
 	}
