@@ -131,6 +131,16 @@ type Levers struct {
 	// model (llama-server decodes in itself), so its busiest thread is the
 	// model's compute, not a saturated HTTP front end.
 	FrontRunsModel bool
+	// ActivationRoom makes room for activations outside the KV pool
+	// after a CUDA out-of-memory error (vLLM's is computed from the share
+	// it serves with: diagnosis/rules_events.go).
+	ActivationRoom Change
+	// NoGraphs turns CUDA graph capture off; GraphSizes captures fewer.
+	NoGraphs, GraphSizes string
+	// ShrinkKV allocates a smaller KV cache (context and parallel slots);
+	// GrowContext gives a request more of it; Offload keeps fewer layers
+	// on the GPU.
+	ShrinkKV, GrowContext, Offload Change
 	// TensorParallel are the flags that set the tensor-parallel degree
 	// (read from the engine's command line, not advised).
 	TensorParallel []string

@@ -23,10 +23,13 @@ var LlamaCpp = Spec{
 		FrontRunsModel: true,
 		// An explicit -np turns the default unified KV cache off and splits
 		// -c over the slots; -kvu keeps one shared pool (issue 14 item 16).
-		Cap:     "-np %s -kvu (keep -c)",
-		MaxLen:  "-c %s",
-		FP8KV:   Change{Change: "-ctk q8_0 -ctv q8_0 (with -fa on)", Why: "halves the KV cache", TradeOff: "small accuracy cost; V quantisation needs flash attention"},
-		Chunked: Change{Change: "-ub %s", Why: "smaller physical batches interleave prompt processing with generation", TradeOff: "slower prompt processing"},
+		Cap:         "-np %s -kvu (keep -c)",
+		MaxLen:      "-c %s",
+		FP8KV:       Change{Change: "-ctk q8_0 -ctv q8_0 (with -fa on)", Why: "halves the KV cache", TradeOff: "small accuracy cost; V quantisation needs flash attention"},
+		Chunked:     Change{Change: "-ub %s", Why: "smaller physical batches interleave prompt processing with generation", TradeOff: "slower prompt processing"},
+		ShrinkKV:    Change{Change: "-c lower (it is shared by all -np slots) or -np lower", Why: "the KV is allocated for -c tokens", TradeOff: "shorter context / less concurrency"},
+		GrowContext: Change{Change: "-c higher or -np lower (per-slot context is -c / -np unless --kv-unified)", Why: "each slot gets a share of -c", TradeOff: "more VRAM / less concurrency"},
+		Offload:     Change{Change: "-ngl lower (offload fewer layers)", Why: "frees VRAM for buffers", TradeOff: "slower"},
 	},
 	Metrics: llamacppMetrics,
 	Logs:    llamacppLogs,

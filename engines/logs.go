@@ -35,6 +35,10 @@ type LogLine struct {
 	// it travels as the event's "phase" field and moves the endpoint's
 	// lifecycle and runs.
 	Phase string
+	// Fix, when set, is the engine's own remedy for the line (the
+	// diagnosis's actions for its finding): its words and flags live
+	// here, with the line.
+	Fix []Change
 }
 
 const (
@@ -57,9 +61,10 @@ func LogLines() []LogLine {
 			out = append(out, l)
 		}
 	}
-	out = append(out, torchLogs...)
-	out = append(out, ggmlLogs...)
-	return append(out, anyLogs...)
+	for _, ls := range [][]LogLine{torchLogs, ggmlLogs, anyLogs} {
+		out = append(out, ls...)
+	}
+	return out
 }
 
 // LogEngine is the one engine that prints a log line kind (Unknown for a
@@ -92,4 +97,26 @@ func LogsShutdown(e model.Engine) bool {
 		}
 	}
 	return false
+}
+
+// LogLineByID is the catalogue's row of a log line kind.
+func LogLineByID(id string) (LogLine, bool) {
+	for _, s := range all {
+		for _, l := range s.Logs {
+			if l.ID == id {
+				if len(l.Engines) == 0 {
+					l.Engines = []model.Engine{s.ID}
+				}
+				return l, true
+			}
+		}
+	}
+	for _, ls := range [][]LogLine{torchLogs, ggmlLogs, anyLogs} {
+		for _, l := range ls {
+			if l.ID == id {
+				return l, true
+			}
+		}
+	}
+	return LogLine{}, false
 }

@@ -30,6 +30,9 @@ var SGLang = Spec{
 		DataParallel:   "--dp-size %s",
 		Front:          Change{Change: "--tokenizer-worker-num 2 (or more)", Why: "tokenisation runs in more processes", TradeOff: "more CPU and memory"},
 		TensorParallel: []string{"--tp-size", "--tp"},
+		ActivationRoom: Change{Change: "--mem-fraction-static lower by 0.05 and --chunked-prefill-size 4096", Why: "room for activations", TradeOff: "smaller KV pool"},
+		NoGraphs:       "--disable-cuda-graph",
+		GraphSizes:     "a smaller --cuda-graph-max-bs",
 	},
 	Metrics: sglangMetrics,
 	Logs:    sglangLogs,
@@ -83,16 +86,16 @@ var sglangLogs = []LogLine{
 		Regex:   `Decode batch(?: \[\d+\])?, #running-req: (?P<running>\d+), .*gen throughput \(token/s\): (?P<gen_tps>[\d.]+), #queue-req: (?P<waiting>\d+)`,
 		Title:   "SGLang decode: {running} running, {waiting} queued, {gen_tps} tok/s",
 		Meaning: "SGLang's decode line (every --decode-log-interval steps)"},
-	{ID: "sglang_kv_retract", Sev: warn, Category: "memory", Needle: "KV cache pool is full. Retract requests.",
+	{ID: "sglang_kv_retract", Fix: sglangRetractFix, Sev: warn, Category: "memory", Needle: "KV cache pool is full. Retract requests.",
 		// #new_tokens_gained is recent; most SGLang releases go straight on to #new_token_ratio.
 		Regex:   `KV cache pool is full\. Retract requests\. #retracted_reqs: (?P<retracted>\d+)(?:, #new_tokens_gained: (?P<tokens_gained>\d+))?`,
 		Title:   "SGLang retracted {retracted} requests: KV cache pool full",
 		Meaning: "decode ran out of KV cache (SGLang's preemption): raise --mem-fraction-static or lower --max-running-requests"},
-	{ID: "sglang_batch_oom", Sev: crit, Category: "memory", Needle: " out of memory. Try to lower your batch size.",
+	{ID: "sglang_batch_oom", Fix: sglangBatchOOMFix, Sev: crit, Category: "memory", Needle: " out of memory. Try to lower your batch size.",
 		Regex:   `(?P<phase>Prefill|Decode) out of memory\. Try to lower your batch size\.`,
 		Title:   "SGLang {phase} out of token memory",
 		Meaning: "the token pool could not hold the batch: lower --max-running-requests / --chunked-prefill-size"},
-	{ID: "sglang_req_slots_oom", Sev: crit, Category: "memory", Needle: "alloc_req_slots runs out of memory",
+	{ID: "sglang_req_slots_oom", Fix: sglangReqSlotsFix, Sev: crit, Category: "memory", Needle: "alloc_req_slots runs out of memory",
 		Regex:   `alloc_req_slots runs out of memory`,
 		Title:   "SGLang out of request slots",
 		Meaning: "set a smaller --max-running-requests"},
@@ -116,3 +119,14 @@ var sglangLogs = []LogLine{
 		Title:   "SGLang: {endpoint} is deprecated",
 		Meaning: "a client (maybe a monitor) uses an old endpoint: /model_info, /server_info, /v1/loads replace them"},
 }
+
+// The fixes of SGLang's own failure lines (LogLine.Fix).
+var (
+	sglangRetractFix = []Change{
+		{Change: "--mem-fraction-static higher by 0.05 (if VRAM is free)", Why: "a bigger token pool", TradeOff: "less activation room"},
+		{Change: "--max-running-requests lower", Why: "fewer concurrent decodes", TradeOff: "lower throughput"},
+		{Change: "--kv-cache-dtype fp8_e5m2", Why: "half the bytes per token", TradeOff: "small accuracy cost"},
+	}
+	sglangBatchOOMFix = []Change{{Change: "--max-running-requests lower and --chunked-prefill-size 4096", Why: "smaller batches need fewer tokens at once", TradeOff: "lower throughput"}}
+	sglangReqSlotsFix = []Change{{Change: "--max-running-requests lower", Why: "SGLang's own advice", TradeOff: "lower concurrency"}}
+)

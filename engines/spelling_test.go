@@ -33,7 +33,6 @@ var stillSpelled = map[string]int{
 	"cmd/llmtop/sim.go":               9,
 	"diagnosis/rules_availability.go": 1,
 	"diagnosis/rules_decode.go":       3,
-	"diagnosis/rules_events.go":       30,
 	"diagnosis/rules_gpu.go":          1,
 	"diagnosis/rules_ttft.go":         7,
 	"sim/config.go":                   4,

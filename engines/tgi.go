@@ -22,6 +22,7 @@ var TGI = Spec{
 	Levers: Levers{
 		Front:          Change{Change: "--validation-workers 4 (default 2)", Why: "the router tokenises and validates in more workers", TradeOff: "more CPU"},
 		TensorParallel: []string{"--num-shard"},
+		ActivationRoom: Change{Change: "--max-batch-prefill-tokens lower, --cuda-memory-fraction 0.9", Why: "smaller prefill peak", TradeOff: "slower long prompts"},
 		// TGI batches by tokens: --max-batch-size only binds on hardware
 		// without unpadded inference (launcher --help); on GPUs the running
 		// batch is bounded by --max-batch-total-tokens.
@@ -74,11 +75,11 @@ var tgiLogs = []LogLine{
 		Regex:   `(?:\btotal_time=|"total_time":)"(?P<total>[^"]+)"`,
 		Title:   "TGI request done in {total}",
 		Meaning: "TGI's per-request timings (total, validation, queue, inference, time per token), logged with its Success line"},
-	{ID: "tgi_max_total_tokens", Sev: crit, Category: "memory", Needle: "Not enough memory to handle `max_total_tokens=",
+	{ID: "tgi_max_total_tokens", Fix: tgiWarmupFix, Sev: crit, Category: "memory", Needle: "Not enough memory to handle `max_total_tokens=",
 		Regex:   "Not enough memory to handle `max_total_tokens=(?P<max_total_tokens>\\d+)`",
 		Title:   "TGI: not enough memory for max_total_tokens={max_total_tokens}",
 		Meaning: "lower --max-total-tokens / --max-batch-total-tokens"},
-	{ID: "tgi_prefill_tokens", Sev: crit, Category: "memory", Needle: "prefill tokens. You need to decrease",
+	{ID: "tgi_prefill_tokens", Fix: tgiWarmupFix, Sev: crit, Category: "memory", Needle: "prefill tokens. You need to decrease",
 		Regex:   `Not enough memory to handle (?P<tokens>\d+) prefill tokens\. You need to decrease .?--max-batch-prefill-tokens`,
 		Title:   "TGI: OOM warming up {tokens} prefill tokens",
 		Meaning: "lower --max-batch-prefill-tokens"},
@@ -91,4 +92,10 @@ var tgiLogs = []LogLine{
 	{ID: "tgi_connected", Sev: info, Category: "availability", Phase: model.PhaseReady, Needle: "Connected",
 		Regex: `text_generation_router[\w:]*: .*: Connected\s*$`,
 		Title: "TGI router connected", Meaning: "the router is ready"},
+}
+
+// tgiWarmupFix is the fix of TGI's warm-up failures (LogLine.Fix).
+var tgiWarmupFix = []Change{
+	{Change: "--max-batch-prefill-tokens lower (e.g. 4096) and/or --max-batch-total-tokens lower", Why: "TGI's own advice", TradeOff: "smaller batches"},
+	{Change: "--kv-cache-dtype fp8_e4m3fn", Why: "half the KV bytes", TradeOff: "small accuracy cost"},
 }

@@ -24,6 +24,7 @@ var TRTLLM = Spec{
 	Levers: Levers{
 		Front:              Change{Change: "--num_postprocess_workers 2 (or more)", Why: "detokenisation and OpenAI formatting in more processes", TradeOff: "more CPU and memory"},
 		TensorParallel:     []string{"--tp_size"},
+		ActivationRoom:     Change{Change: "--kv_cache_free_gpu_memory_fraction 0.8 and --max_num_tokens 4096", Why: "room for activations", TradeOff: "smaller KV pool"},
 		Cap:                "--max_batch_size %s",
 		MaxLen:             "--max_seq_len %s",
 		MemFraction:        "--kv_cache_free_gpu_memory_fraction",

@@ -37,6 +37,8 @@ var VLLM = Spec{
 		Front: Change{Change: "--api-server-count 2 (or more)", Why: "tokenisation, detokenisation and JSON run in more API-server processes",
 			TradeOff: "more CPU and memory; vLLM then logs no stats lines (scrape /metrics)"},
 		TensorParallel: []string{"--tensor-parallel-size", "-tp"},
+		NoGraphs:       "--enforce-eager",
+		GraphSizes:     "fewer capture sizes: --cuda-graph-sizes",
 	},
 	Metrics: vllmMetrics,
 	Logs:    vllmLogs,
@@ -102,11 +104,11 @@ var vllmLogs = []LogLine{
 		Regex:   `CUDA out of memory occurred when warming up sampler with (?P<num_reqs>\d+) dummy requests`,
 		Title:   "vLLM OOM warming up the sampler with {num_reqs} requests",
 		Meaning: "lower --max-num-seqs or --gpu-memory-utilization"},
-	{ID: "vllm_load_oom", Sev: crit, Category: "memory", Needle: "Failed to load model - not enough GPU memory",
+	{ID: "vllm_load_oom", Fix: vllmWeightsFix, Sev: crit, Category: "memory", Needle: "Failed to load model - not enough GPU memory",
 		Regex:   `Failed to load model - not enough GPU memory`,
 		Title:   "vLLM: not enough GPU memory to load the weights",
 		Meaning: "lower --gpu-memory-utilization to free memory for weights, raise --tensor-parallel-size, or quantize"},
-	{ID: "vllm_no_kv_memory", Sev: crit, Category: "memory", Needle: "No available memory for the cache blocks",
+	{ID: "vllm_no_kv_memory", Fix: vllmNoKVFix, Sev: crit, Category: "memory", Needle: "No available memory for the cache blocks",
 		Regex:   `No available memory for the cache blocks`,
 		Title:   "vLLM: no memory left for the KV cache",
 		Meaning: "weights and activations used the whole budget: raise --gpu-memory-utilization"},
@@ -123,7 +125,7 @@ var vllmLogs = []LogLine{
 		Regex:   `Free memory on device (?:(?P<device>\S+) )?\((?P<free_gib>[\d.]+)/(?P<total_gib>[\d.]+) GiB\) on startup is less than desired GPU memory utilization \((?P<util>[\d.]+), (?P<wanted_gib>[\d.]+) GiB\)`,
 		Title:   "vLLM: {device} has only {free_gib} of {total_gib} GiB free, wanted {wanted_gib} GiB",
 		Meaning: "another process holds GPU memory: stop it or lower --gpu-memory-utilization"},
-	{ID: "vllm_v0_preemption", Sev: warn, Category: "memory", Needle: "because there is not enough KV cache space",
+	{ID: "vllm_v0_preemption", Fix: vllmPreemptFix, Sev: warn, Category: "memory", Needle: "because there is not enough KV cache space",
 		Regex:   `Sequence group (?P<seq_group>\S+) is preempted by (?P<mode>\S+) mode because there is not enough KV cache space\..*total_num_cumulative_preemption=(?P<total>\d+)`,
 		Title:   "vLLM preempted requests: KV cache full ({total} so far)",
 		Meaning: "KV cache pressure: raise --gpu-memory-utilization or --tensor-parallel-size, or lower --max-num-seqs"},
@@ -178,16 +180,37 @@ var vllmLogs = []LogLine{
 		Regex:   `Worker proc (?P<worker>\S+) died unexpectedly, shutting down executor`,
 		Title:   "vLLM worker {worker} died",
 		Meaning: "a GPU worker process is gone (the kernel's OOM killer, a segfault, an NCCL failure): the engine shuts down; the lines before it and dmesg say why"},
-	{ID: "vllm_bf16_capability", Sev: crit, Category: "config", Needle: "is only supported on GPUs with compute capability",
+	{ID: "vllm_bf16_capability", Fix: vllmBF16Fix, Sev: crit, Category: "config", Needle: "is only supported on GPUs with compute capability",
 		Regex:   `Bfloat16 is only supported on GPUs with compute capability of at least (?P<need>[\d.]+)\. Your (?P<gpu>.+?) GPU has compute capability (?P<cc>\d+\.\d+)`,
 		Title:   "bfloat16 unsupported on {gpu} (compute capability {cc})",
 		Meaning: "this GPU predates bfloat16 (Ampere, 8.0): run the model in float16 (--dtype half)"},
-	{ID: "vllm_lora_not_found", Sev: warn, Category: "config", Needle: "No adapter found for",
+	{ID: "vllm_lora_not_found", Fix: vllmLoRAFix, Sev: warn, Category: "config", Needle: "No adapter found for",
 		Regex:   `Loading lora \[?"?(?P<lora>\S+?) failed: No adapter found for (?P<path>[^"\]\s]+)`,
 		Title:   "LoRA adapter {lora} not found at {path}",
 		Meaning: "the adapter's path holds no adapter_config.json and weights (or is not visible inside the engine's container): requests for it fail"},
-	{ID: "vllm_mm_limit", Sev: warn, Category: "config", Needle: "may be provided in one|(or defaulted to 1) in",
+	{ID: "vllm_mm_limit", Fix: vllmMMFix, Sev: warn, Category: "config", Needle: "may be provided in one|(or defaulted to 1) in",
 		Regex:   `At most (?P<limit>\d+) (?P<modality>\w+)\(s\) may be provided in one (?:request|prompt)|You set (?P<modality2>\w+)=(?P<limit2>\d+) \(or defaulted to 1\) in .--limit-mm-per-prompt., but passed (?P<passed>\d+)`,
 		Title:   "request over the per-prompt {modality}{modality2} limit ({limit}{limit2})",
 		Meaning: "a request carried more images (or other media) than --limit-mm-per-prompt allows: it was rejected with 400"},
 }
+
+// The fixes of vLLM's own failure lines (LogLine.Fix).
+var (
+	vllmNoKVFix = []Change{
+		{Change: "--gpu-memory-utilization 0.95", Why: "the budget is a share of VRAM; the default 0.92 may leave no KV", TradeOff: "less safety margin"},
+		{Change: "--max-num-batched-tokens 2048 and --max-num-seqs 64", Why: "a smaller profiling batch lowers the activation peak", TradeOff: "lower peak throughput"},
+		{Change: "--quantization fp8 or --tensor-parallel-size 2", Why: "less weight memory per GPU", TradeOff: "accuracy / a second GPU"},
+	}
+	vllmWeightsFix = []Change{
+		{Change: "--tensor-parallel-size 2", Why: "split weights over two GPUs", TradeOff: "a second GPU"},
+		{Change: "--quantization fp8 (or an AWQ/GPTQ checkpoint)", Why: "half the weight bytes", TradeOff: "small accuracy cost"},
+		{Change: "--cpu-offload-gb 8", Why: "keep part of the weights in host memory", TradeOff: "much slower decode"},
+	}
+	vllmPreemptFix = []Change{
+		{Change: "--gpu-memory-utilization higher (if VRAM is free) or --tensor-parallel-size 2", Why: "vLLM's own advice: more KV memory", TradeOff: "less activation room / a second GPU"},
+		{Change: "--max-num-seqs lower", Why: "fewer sequences share the pool", TradeOff: "lower throughput"},
+	}
+	vllmBF16Fix = []Change{{Change: "--dtype half", Why: "GPUs before compute capability 8.0 (Ampere) have no bfloat16", TradeOff: "float16 can overflow on a few models trained in bf16"}}
+	vllmLoRAFix = []Change{{Change: "point --lora-modules NAME=PATH at a folder with adapter_config.json and the adapter weights, mounted into the engine's container", Why: "vLLM loads the adapter from that path", TradeOff: "none"}}
+	vllmMMFix   = []Change{{Change: "--limit-mm-per-prompt '{\"image\": N}' (older releases: image=N)", Why: "the default is one image per prompt", TradeOff: "more memory reserved per request for media"}}
+)
