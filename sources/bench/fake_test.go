@@ -35,6 +35,7 @@ type fakeEngine struct {
 
 	mu       sync.Mutex
 	flushes  map[string][]time.Time
+	arrivals map[string]time.Time // when each request's handler began (recording servers)
 	inFlight int
 	peak     int
 	requests int
@@ -80,13 +81,30 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 		json.NewEncoder(w).Encode(m)
 		return
+	case "/debug/arrivals":
+		f.mu.Lock()
+		m := make(map[string]int64, len(f.arrivals))
+		for id, t := range f.arrivals {
+			m[id] = t.UnixNano()
+		}
+		f.arrivals = nil
+		f.mu.Unlock()
+		json.NewEncoder(w).Encode(m)
+		return
 	case "/api/tags":
 		io.WriteString(w, `{"models":[{"name":"llama3:8b","model":"llama3:8b"}]}`)
 		return
 	}
+	arrived := time.Now()
 	body, _ := io.ReadAll(r.Body)
 	id := r.Header.Get("X-Request-Id")
 	f.mu.Lock()
+	if !f.noRecord {
+		if f.arrivals == nil {
+			f.arrivals = map[string]time.Time{}
+		}
+		f.arrivals[id] = arrived
+	}
 	f.requests++
 	f.lastBody = body
 	f.inFlight++

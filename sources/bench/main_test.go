@@ -64,16 +64,29 @@ func startServer(b *testing.B, tokens int, first, gap time.Duration, record bool
 	return "http://" + strings.TrimSpace(addr)
 }
 
-// remoteFlushes fetches a child server's flush times (Unix ns) by request ID.
+// remoteFlushes fetches a child server's flush times (Unix ns) by request
+// ID, and forgets them.
 func remoteFlushes(b *testing.B, url string) map[string][]int64 {
-	resp, err := http.Get(url + "/debug/flushes")
+	var m map[string][]int64
+	remoteDebug(b, url+"/debug/flushes", &m)
+	return m
+}
+
+// remoteArrivals fetches when a child server began handling each request
+// (Unix ns) by request ID, and forgets them.
+func remoteArrivals(b *testing.B, url string) map[string]int64 {
+	var m map[string]int64
+	remoteDebug(b, url+"/debug/arrivals", &m)
+	return m
+}
+
+func remoteDebug(b *testing.B, url string, into any) {
+	resp, err := http.Get(url)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var m map[string][]int64
-	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+	if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
 		b.Fatal(err)
 	}
-	return m
 }
