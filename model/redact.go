@@ -83,5 +83,17 @@ func RedactCmdline(cmd string) string {
 		}
 		return sub[1] + sub[2] + sub[3] + Redacted
 	})
+	cmd = secretEnv.ReplaceAllStringFunc(cmd, func(m string) string {
+		sub := secretEnv.FindStringSubmatch(m)
+		if name := strings.ToLower(sub[2]); strings.Contains(name, "tokens") || strings.Contains(name, "tokenizer") {
+			return m
+		}
+		return sub[1] + sub[2] + "=" + Redacted
+	})
 	return RedactText(cmd)
 }
+
+// secretEnv matches an environment assignment before a command (as
+// `llmtop run -- HF_TOKEN=hf_… vllm serve` launches it) whose name says
+// it carries a secret.
+var secretEnv = regexp.MustCompile(`(^|\s)([A-Za-z_][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSW|PWD|AUTH|CRED)[A-Za-z0-9_]*)=(\S+)`)

@@ -113,6 +113,8 @@ func TestRedactCmdline(t *testing.T) {
 		{"python -m sglang.launch_server --hf-token=hf_abc --port 30000", "python -m sglang.launch_server --hf-token=REDACTED --port 30000"},
 		{"curl http://u:p@h/x?token=1 --password  hunter2", "curl http://REDACTED@h/x?token=REDACTED --password  REDACTED"},
 		{"evil \x1b]0;t\x07--api-key k", "evil --api-key REDACTED"},
+		// the environment llmtop run launches with
+		{"HF_TOKEN=hf_abc OLLAMA_NUM_PARALLEL=4 VLLM_MAX_TOKENS=8 ollama serve", "HF_TOKEN=REDACTED OLLAMA_NUM_PARALLEL=4 VLLM_MAX_TOKENS=8 ollama serve"},
 	}
 	for _, c := range cases {
 		if got := RedactCmdline(c.in); got != c.want {

@@ -253,7 +253,7 @@ func (l *runLauncher) Info() string {
 		return ""
 	}
 	p := s.Current()
-	return fmt.Sprintf("launched by llmtop: pid %d · %s · log %s", p.PID, model.RedactCmdline(launch.Quote(p.Args)), p.Log)
+	return fmt.Sprintf("launched by llmtop: pid %d · %s · log %s", p.PID, model.RedactCmdline(launch.QuoteCommand(p.Env, p.Args)), p.Log)
 }
 
 func (l *runLauncher) Plan(finding string, changes []string) tui.LaunchPlan {
@@ -275,7 +275,7 @@ func (l *runLauncher) PlanUndo() (tui.LaunchPlan, bool) {
 
 func toTUI(p launch.Plan, grace time.Duration) tui.LaunchPlan {
 	out := tui.LaunchPlan{Finding: p.Finding, Change: p.Change, Diff: p.Diff, Grace: grace, Undo: p.Undo, OK: p.OK(), Ref: p,
-		Old: model.RedactCmdline(launch.Quote(p.Old)), New: model.RedactCmdline(launch.Quote(p.New))}
+		Old: model.RedactCmdline(p.OldCommand()), New: model.RedactCmdline(p.NewCommand())}
 	for _, na := range p.NotApplied {
 		out.NotApplied = append(out.NotApplied, na.Change+": "+na.Why)
 	}
@@ -304,7 +304,7 @@ func (l *runLauncher) Restart(tp tui.LaunchPlan, progress func(string)) error {
 		return err
 	}
 	if send != nil {
-		send(model.Launch{Endpoint: s.URL, Time: stoppedAt, PID: np.PID, Cmdline: model.RedactCmdline(launch.Quote(np.Args)), Log: np.Log, Applied: p.Mark()})
+		send(model.Launch{Endpoint: s.URL, Time: stoppedAt, PID: np.PID, Cmdline: model.RedactCmdline(launch.QuoteCommand(np.Env, np.Args)), Log: np.Log, Applied: p.Mark()})
 	}
 	l.watch(np, p.Mark())
 	return nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/bench"
@@ -113,7 +114,7 @@ func runTune(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	t := &tuner{s: s, out: errOut, cfg: diagnoseConfig(fileCfg.Thresholds, tuneFlags.watch), load: model.BenchLoad{Preset: "custom", Streams: tuneFlags.streams, DurationS: tuneFlags.duration.Seconds(),
+	t := &tuner{s: s, out: errOut, cfg: tuneDiagnoseConfig(fileCfg.Thresholds, tuneFlags.watch, tuneFlags.duration), load: model.BenchLoad{Preset: "custom", Streams: tuneFlags.streams, DurationS: tuneFlags.duration.Seconds(),
 		InputLen: tuneFlags.inputLen, OutputLen: tuneFlags.outputLen}}
 	trail, terr := t.run(ctx, stepLog)
 	// However it ended, the engine it launched is stopped or left as asked.
@@ -139,6 +140,26 @@ func runTune(cmd *cobra.Command, args []string) error {
 	return terr
 }
 
+// tuneDiagnoseConfig is the diagnosis a configuration is judged by. Its
+// findings are read under the benchmark's load, at judgeAt into it (see
+// observe); a finding opens only after its condition held for its hold, so
+// every hold is capped at half the benchmark: a condition the load brings
+// within its first quarter can open by then. (Capped at half the watch
+// only, holds of 20-30 s could never open in a 10 s benchmark, and a
+// configuration read "no open finding" for having been watched too short.)
+func tuneDiagnoseConfig(th config.Thresholds, watch, duration time.Duration) diagnosis.Config {
+	c := diagnoseConfig(th, watch)
+	c.MaxHold = min(c.MaxHold, duration/2)
+	c.Clear = min(c.Clear, duration/2)
+	return c
+}
+
+// judgeAt is how far into the measured benchmark the configuration's
+// findings are read: under its load, not at the end of the watch, when
+// the load is over and a queue finding that still holds on its window
+// reads an empty queue (its advice then names no value).
+func judgeAt(duration time.Duration) time.Duration { return duration * 3 / 4 }
+
 // tuner is one tune: the launched engine and the trail so far.
 type tuner struct {
 	s    *launch.Session
@@ -157,7 +178,7 @@ type observed struct {
 func (t *tuner) logf(format string, a ...any) { fmt.Fprintf(t.out, "llmtop tune: "+format+"\n", a...) }
 
 func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail, error) {
-	tr := launch.Trail{Start: launch.Quote(t.s.Args()), Load: t.load}
+	tr := launch.Trail{Start: model.RedactCmdline(t.s.Command()), Load: t.load}
 	t.logf("step 0: %s (log %s)", tr.Start, t.s.Current().Log)
 	// The noise: two benchmarks at the same load on the unchanged engine,
 	// the second inside the first configuration's watch.
@@ -166,11 +187,11 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 		return tr, err
 	}
 	goal := t.goalFor(kept.rep)
-	tr.Noise = launch.MeasureNoise(goal, extra, kept.m)
-	t.logf("noise: %s %s vs %s (×%.2f): a change must move it by more than ×%.2f (%.0f %%)", goal, tuneGoalText(goal, extra), tuneGoalText(goal, kept.m), tr.Noise.Factor, tr.Noise.Need, tr.Noise.Threshold*100)
+	tr.Noise = launch.MeasureNoise(goal, kept.m, extra)
+	t.logf("noise: %s %s vs %s (×%.2f): a change must move it by more than ×%.2f (%.0f %%)", goal, tuneGoalText(goal, kept.m), tuneGoalText(goal, extra), tr.Noise.Factor, tr.Noise.Need, tr.Noise.Threshold*100)
 	tr.Steps = append(tr.Steps, launch.Step{N: 0, Command: tr.Start, Measure: kept.m, Open: kept.open, Kept: true})
 	tried := map[string]bool{}
-	keptArgs := t.s.Args()
+	keptArgs, keptEnv := t.s.Args(), t.s.Env()
 	for n := 1; n <= tuneFlags.steps; n++ {
 		if ctx.Err() != nil {
 			tr.Stopped = "interrupted"
@@ -187,7 +208,7 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 			}
 			break
 		}
-		tried[launch.Quote(plan.New)] = true
+		tried[plan.NewCommand()] = true
 		goal := t.goalForFinding(f)
 		t.logf("step %d: %s → %s", n, f.ID, launch.Describe(plan.Diff))
 		t.s.SetLog(stepLog(n))
@@ -200,7 +221,7 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 		}
 		before := kept.m
 		ok, why := launch.Judge(goal, before, obs.m, tr.Noise)
-		st := launch.Step{N: n, Finding: f.ID, Change: plan.Change, Diff: plan.Diff, Command: launch.Quote(plan.New), Measure: obs.m,
+		st := launch.Step{N: n, Finding: f.ID, Change: plan.Change, Diff: plan.Diff, Command: model.RedactCmdline(plan.NewCommand()), Measure: obs.m,
 			Goal: goal, Before: &before, Kept: ok, Why: why, Open: obs.open}
 		for _, na := range notApplied {
 			st.NotTried = append(st.NotTried, na.Change+": "+na.Why)
@@ -208,7 +229,7 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 		tr.Steps = append(tr.Steps, st)
 		t.logf("  %s: %s", map[bool]string{true: "kept", false: "not kept"}[ok], why)
 		if ok {
-			kept, keptArgs = obs, t.s.Args()
+			kept, keptArgs, keptEnv = obs, t.s.Args(), t.s.Env()
 			if tr.Noise.A == 0 && obs.m.Served && obs.m.Completed > 0 {
 				// The first configuration gave no second measurement (it
 				// did not serve, or nothing finished): the noise is
@@ -224,7 +245,7 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 		}
 		// Back to the kept command line, whose findings choose the next step.
 		t.s.SetLog(stepLog(n) + ".revert")
-		back := launch.Plan{Finding: "revert", Old: t.s.Args(), New: keptArgs, Diff: []string{"back to the kept command line"}, Undo: true}
+		back := launch.Plan{Finding: "revert", Old: t.s.Args(), OldEnv: t.s.Env(), New: keptArgs, NewEnv: keptEnv, Diff: []string{"back to the kept command line"}, Undo: true}
 		if _, _, err := t.s.Restart(back, func(line string) { t.logf("  %s", line) }); err != nil {
 			return tr, err
 		}
@@ -235,7 +256,7 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 	if tr.Stopped == "" {
 		tr.Stopped = fmt.Sprintf("after %d step(s) (--steps)", tuneFlags.steps)
 	}
-	tr.Final, tr.Open = launch.Quote(keptArgs), kept.open
+	tr.Final, tr.Open = model.RedactCmdline(launch.QuoteCommand(keptEnv, keptArgs)), kept.open
 	return tr, nil
 }
 
@@ -265,7 +286,7 @@ func (t *tuner) next(rep diagnosis.Report, tried map[string]bool) (diagnosis.Fin
 				na = append(na, x)
 			}
 		}
-		if p.OK() && !tried[launch.Quote(p.New)] {
+		if p.OK() && !tried[p.NewCommand()] {
 			return f, p, na
 		}
 	}
@@ -300,7 +321,7 @@ func (t *tuner) waitServing(ctx context.Context) error {
 
 // observe watches the current engine for --watch with its log attached,
 // benchmarking it once it serves (twice when noise is asked for: the
-// first result comes back as extra).
+// second result comes back as extra).
 func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measure, error) {
 	url := t.s.URL
 	logFlags.files = []string{t.s.Current().Log}
@@ -316,10 +337,6 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		done <- result{rep, err}
 	}()
 	var extra, m launch.Measure
-	// The configuration is judged under its load: the rules' report three
-	// quarters into the measured benchmark, not the one at the end of the
-	// watch, when the load is over and a queue finding that still holds on
-	// its window reads an empty queue (its advice then names no value).
 	var (
 		loadMu sync.Mutex
 		atLoad *diagnosis.Report
@@ -331,10 +348,13 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		case <-time.After(tuneFlags.settle):
 		case <-ctx.Done():
 		}
-		if noise {
-			extra = t.bench(ctx, w)
-		}
-		judge := time.AfterFunc(time.Duration(0.75*t.load.DurationS*float64(time.Second)), func() {
+		// Every configuration is measured, and its findings read, by the
+		// first benchmark after the same settle: at the same age of the
+		// engine. (Measured by the second one on the first configuration,
+		// the before was read after 10-20 s more of background load than
+		// any after: a queue that builds with the engine's age made a
+		// fresh engine look better for being fresh.)
+		judge := time.AfterFunc(judgeAt(time.Duration(t.load.DurationS*float64(time.Second))), func() {
 			rep := w.evaluate(time.Now())
 			loadMu.Lock()
 			atLoad = &rep
@@ -342,6 +362,9 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		})
 		m = t.bench(ctx, w)
 		judge.Stop()
+		if noise {
+			extra = t.bench(ctx, nil)
+		}
 	}
 	r := <-done
 	if r.err != nil {

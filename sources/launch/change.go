@@ -8,10 +8,13 @@ import (
 
 // A finding's action says its change in words a person can type: "--max-num-seqs
 // 32", "-np 4 -kvu (keep -c)", "--max-num-batched-tokens 2048 without
-// --no-enable-chunked-prefill". Change is such a text read as flags to set
-// and flags to drop; what cannot be read that way (an environment
-// variable, another replica, a value left to the user) is refused with the
-// reason, to be shown and not applied.
+// --no-enable-chunked-prefill", "OLLAMA_NUM_PARALLEL=4". Change is such a
+// text read as flags to set, flags to drop and environment variables to
+// set: the command line llmtop launches is [NAME=VALUE…] ENGINE ARGS…, so
+// an engine configured by its environment (Ollama) is restarted with the
+// changed environment. What cannot be read that way (another replica, a
+// value left to the user, words) is refused with the reason, to be shown
+// and not applied.
 
 // Flag is one flag to set: Value is "" for a switch.
 type Flag struct {
@@ -23,6 +26,7 @@ type Change struct {
 	Text   string // the action's words
 	Set    []Flag
 	Remove []string
+	Env    []Flag // environment variables to set (NAME=VALUE)
 }
 
 // NotApplicable says why an action is not a change of the command line.
@@ -38,6 +42,9 @@ var moreHardware = map[string]bool{
 	"--tensor-parallel-size": true, "-tp": true, "--tp-size": true, "--tp": true,
 	"--pipeline-parallel-size": true, "-pp": true, "--num-shard": true, "--tp_size": true,
 }
+
+// endpointEnv are the variables that say where the engine listens.
+var endpointEnv = map[string]bool{"OLLAMA_HOST": true, "LLAMA_ARG_PORT": true, "LLAMA_ARG_HOST": true}
 
 var (
 	envAssign = regexp.MustCompile(`^[A-Z][A-Z0-9_]*=`)
@@ -57,7 +64,14 @@ func ParseChange(text string) (Change, error) {
 		}
 		return " "
 	})
-	words := strings.Fields(body)
+	// A comma separates changes ("OLLAMA_CONTEXT_LENGTH=8192,
+	// OLLAMA_NUM_PARALLEL=1").
+	var words []string
+	for _, w := range strings.Fields(body) {
+		if w = strings.TrimSuffix(w, ","); w != "" {
+			words = append(words, w)
+		}
+	}
 	if len(words) == 0 {
 		return c, &NotApplicable{text, "no change given"}
 	}
@@ -65,7 +79,14 @@ func ParseChange(text string) (Change, error) {
 		w := words[i]
 		switch {
 		case envAssign.MatchString(w):
-			return c, &NotApplicable{text, "an environment variable (" + strings.SplitN(w, "=", 2)[0] + "): set it in the engine's environment and restart it yourself"}
+			name, val, _ := strings.Cut(w, "=")
+			if val == "N" || val == "" || strings.ContainsAny(val, "<>…") {
+				return c, &NotApplicable{text, "the action leaves the value of " + name + " to you"}
+			}
+			if endpointEnv[name] {
+				return c, &NotApplicable{text, name + " moves the engine's endpoint: llmtop would lose the engine it watches"}
+			}
+			c.Env = append(c.Env, Flag{Name: name, Value: val})
 		case w == "without" && i+1 < len(words) && isFlag(words[i+1]):
 			c.Remove = append(c.Remove, words[i+1])
 			i++
@@ -86,7 +107,7 @@ func ParseChange(text string) (Change, error) {
 			return c, &NotApplicable{text, "not a flag change (" + strings.Join(words[i:min(i+4, len(words))], " ") + "…): it needs a person"}
 		}
 	}
-	if len(c.Set) == 0 && len(c.Remove) == 0 {
+	if len(c.Set) == 0 && len(c.Remove) == 0 && len(c.Env) == 0 {
 		return c, &NotApplicable{text, "no flag to change"}
 	}
 	return c, nil
@@ -131,6 +152,76 @@ func sameFlag(a, b string) bool {
 // 32", "-kvu (added)", "--no-enable-chunked-prefill (removed)"). A change
 // that changes nothing is an error: the command line already has it.
 func Apply(args []string, c Change) ([]string, []string, error) {
+	out, diff := applyArgs(args, c)
+	if len(diff) == 0 {
+		return nil, nil, &NotApplicable{c.Text, "the command line already has it"}
+	}
+	return out, diff, nil
+}
+
+// ApplyEnv is Apply for the whole launch: the environment llmtop adds
+// (env, NAME=VALUE) and the command line. A variable not in env is read
+// from inherited (llmtop's own environment, which the engine inherits) for
+// its old value: "OLLAMA_NUM_PARALLEL 1 → 4", "OLLAMA_KEEP_ALIVE (default)
+// → -1".
+func ApplyEnv(env, args []string, c Change, inherited func(string) (string, bool)) (newEnv, newArgs, diff []string, err error) {
+	newEnv = slices.Clone(env)
+	for _, f := range c.Env {
+		old, had := envValue(newEnv, f.Name)
+		if !had && inherited != nil {
+			old, had = inherited(f.Name)
+		}
+		if had && old == f.Value {
+			continue
+		}
+		newEnv = setEnv(newEnv, f.Name, f.Value)
+		if had {
+			diff = append(diff, f.Name+" "+old+" → "+f.Value)
+		} else {
+			diff = append(diff, f.Name+" (default) → "+f.Value)
+		}
+	}
+	newArgs, d := applyArgs(args, c)
+	diff = append(diff, d...)
+	if len(diff) == 0 {
+		return nil, nil, nil, &NotApplicable{c.Text, "the command line already has it"}
+	}
+	return newEnv, newArgs, diff, nil
+}
+
+// envValue is NAME's value in env (the last assignment wins, as exec's).
+func envValue(env []string, name string) (string, bool) {
+	v, ok := "", false
+	for _, kv := range env {
+		if k, val, _ := strings.Cut(kv, "="); k == name {
+			v, ok = val, true
+		}
+	}
+	return v, ok
+}
+
+// setEnv sets NAME in env, in place of its assignment if it has one.
+func setEnv(env []string, name, value string) []string {
+	out := env[:0:0]
+	set := false
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k == name {
+			if !set {
+				out = append(out, name+"="+value)
+				set = true
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	if !set {
+		out = append(out, name+"="+value)
+	}
+	return out
+}
+
+// applyArgs applies c's flags to args.
+func applyArgs(args []string, c Change) ([]string, []string) {
 	out := slices.Clone(args)
 	var diff []string
 	for _, name := range c.Remove {
@@ -183,10 +274,7 @@ func Apply(args []string, c Change) ([]string, []string, error) {
 			diff = append(diff, f.Name+" (on) → "+f.Value)
 		}
 	}
-	if len(diff) == 0 {
-		return nil, nil, &NotApplicable{c.Text, "the command line already has it"}
-	}
-	return out, diff, nil
+	return out, diff
 }
 
 // Quote writes args as a shell would read them back (for the screen, the
@@ -201,6 +289,15 @@ func Quote(args []string) string {
 		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(q, " ")
+}
+
+// QuoteCommand writes a launch as a shell would read it back: the
+// environment llmtop adds, then the command line.
+func QuoteCommand(env, args []string) string {
+	if len(env) == 0 {
+		return Quote(args)
+	}
+	return Quote(env) + " " + Quote(args)
 }
 
 // Describe is the change's diff as one line.

@@ -75,7 +75,8 @@ func TestChangeApplied(t *testing.T) {
 
 func TestChangeNotApplicable(t *testing.T) {
 	for change, why := range map[string]string{
-		"OLLAMA_NUM_PARALLEL=4": "environment variable",
+		"OLLAMA_NUM_PARALLEL=N higher if KV usage and ITL leave room":           "value of OLLAMA_NUM_PARALLEL",
+		"OLLAMA_HOST=0.0.0.0:11500":                                             "endpoint",
 		"--data-parallel-size 2 (or another replica behind the router)":         "more hardware",
 		"add a replica behind the router":                                       "needs a person",
 		"--max-num-seqs N higher only once ITL/TPOT is seen under its SLO 50ms": "value",
@@ -91,6 +92,97 @@ func TestChangeNotApplicable(t *testing.T) {
 	if _, _, err := Apply([]string{"llmtop", "sim", "--max-num-seqs", "16"}, ch); err == nil {
 		t.Error("a change the command line already has: want an error")
 	}
+}
+
+// An engine configured by its environment (Ollama) is changed there: the
+// variable is set in place of its assignment, or added; its old value is
+// the one llmtop launched it with, else the one it inherits.
+func TestApplyEnv(t *testing.T) {
+	inherited := func(name string) (string, bool) {
+		if name == "OLLAMA_KEEP_ALIVE" {
+			return "5m", true
+		}
+		return "", false
+	}
+	serve := []string{"ollama", "serve"}
+	cases := []struct {
+		env    []string
+		change string
+		want   []string
+		diff   string
+	}{
+		{[]string{"OLLAMA_HOST=127.0.0.1:11500", "OLLAMA_NUM_PARALLEL=1"}, "OLLAMA_NUM_PARALLEL=2",
+			[]string{"OLLAMA_HOST=127.0.0.1:11500", "OLLAMA_NUM_PARALLEL=2"}, "OLLAMA_NUM_PARALLEL 1 → 2"},
+		{nil, "OLLAMA_NUM_PARALLEL=4", []string{"OLLAMA_NUM_PARALLEL=4"}, "OLLAMA_NUM_PARALLEL (default) → 4"},
+		{nil, "OLLAMA_KEEP_ALIVE=-1 (or a longer keep_alive per request)", []string{"OLLAMA_KEEP_ALIVE=-1"}, "OLLAMA_KEEP_ALIVE 5m → -1"},
+		{[]string{"OLLAMA_NUM_PARALLEL=4"}, "OLLAMA_CONTEXT_LENGTH=8192 (or num_ctx lower), OLLAMA_NUM_PARALLEL=1",
+			[]string{"OLLAMA_NUM_PARALLEL=1", "OLLAMA_CONTEXT_LENGTH=8192"}, "OLLAMA_CONTEXT_LENGTH (default) → 8192, OLLAMA_NUM_PARALLEL 4 → 1"},
+		{nil, "OLLAMA_KV_CACHE_TYPE=q8_0 (with OLLAMA_FLASH_ATTENTION=1)", []string{"OLLAMA_KV_CACHE_TYPE=q8_0", "OLLAMA_FLASH_ATTENTION=1"},
+			"OLLAMA_KV_CACHE_TYPE (default) → q8_0, OLLAMA_FLASH_ATTENTION (default) → 1"},
+	}
+	for _, c := range cases {
+		ch, err := ParseChange(c.change)
+		if err != nil {
+			t.Errorf("ParseChange(%q): %v", c.change, err)
+			continue
+		}
+		env, args, diff, err := ApplyEnv(c.env, serve, ch, inherited)
+		if err != nil || !slices.Equal(env, c.want) || !slices.Equal(args, serve) || Describe(diff) != c.diff {
+			t.Errorf("ApplyEnv(%q, %q) = %q %q, %q, %v; want %q, %q", c.env, c.change, env, args, Describe(diff), err, c.want, c.diff)
+		}
+	}
+	ch, _ := ParseChange("OLLAMA_NUM_PARALLEL=2")
+	if _, _, _, err := ApplyEnv([]string{"OLLAMA_NUM_PARALLEL=2"}, serve, ch, inherited); err == nil {
+		t.Error("an environment that already has it: want an error")
+	}
+}
+
+// A session restarts an engine configured by its environment with the
+// changed environment, and undo restores the one before.
+func TestSessionRestartsWithTheChangedEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "engine.log")
+	script := filepath.Join(dir, "engine")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"parallel=$OLLAMA_NUM_PARALLEL\"\nwhile :; do sleep 0.1; done\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSession([]string{script, "serve"}, []string{"OLLAMA_NUM_PARALLEL=1"}, log, "http://127.0.0.1:1", 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Current().Stop(time.Second)
+	waitFor := func(line string, n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if b, _ := os.ReadFile(log); strings.Count(string(b), line) >= n {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		b, _ := os.ReadFile(log)
+		t.Fatalf("the engine never printed %q (%d×): %q", line, n, b)
+	}
+	waitFor("parallel=1", 1)
+	p := s.PlanFor("concurrency_cap", []string{"add a replica behind the router", "OLLAMA_NUM_PARALLEL=2"})
+	if !p.OK() || Describe(p.Diff) != "OLLAMA_NUM_PARALLEL 1 → 2" || p.NewCommand() != "OLLAMA_NUM_PARALLEL=2 "+script+" serve" {
+		t.Fatalf("plan = %+v (%s)", p, p.NewCommand())
+	}
+	if _, _, err := s.Restart(p, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("parallel=2", 1)
+	if s.Command() != "OLLAMA_NUM_PARALLEL=2 "+script+" serve" {
+		t.Errorf("the session's command is %q", s.Command())
+	}
+	u, ok := s.PlanUndo()
+	if !ok || Describe(u.Diff) != "OLLAMA_NUM_PARALLEL 2 → 1" {
+		t.Fatalf("undo = %+v", u)
+	}
+	if _, _, err := s.Restart(u, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("parallel=1", 2)
 }
 
 // A session restarts its engine with the planned command line, undoes it,

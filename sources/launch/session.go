@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -26,10 +27,12 @@ type Session struct {
 
 	mu      sync.Mutex
 	cur     *Proc
-	env     []string
-	history [][]string // earlier command lines, oldest first
-	marks   []string   // the applied change behind each history step
+	history []launchLine // earlier launches, oldest first
+	marks   []string     // the applied change behind each history step
 }
+
+// launchLine is one launch: the environment llmtop adds and the command.
+type launchLine struct{ env, args []string }
 
 // NewSession starts args (env added) with its output appended to log. url
 // overrides the endpoint read from the command line; it must be on this
@@ -55,7 +58,7 @@ func NewSession(args, env []string, log, url string, grace time.Duration) (*Sess
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{URL: u, Engine: eng, Log: log, Grace: grace, cur: p, env: env}
+	s := &Session{URL: u, Engine: eng, Log: log, Grace: grace, cur: p}
 	_ = p.WriteNote()
 	return s, nil
 }
@@ -81,20 +84,38 @@ func (s *Session) Current() *Proc {
 // Args is the current command line.
 func (s *Session) Args() []string { return slices.Clone(s.Current().Args) }
 
+// Env is the environment llmtop adds to the current engine's (NAME=VALUE).
+func (s *Session) Env() []string { return slices.Clone(s.Current().Env) }
+
+// Command is the current launch as a shell would read it back.
+func (s *Session) Command() string {
+	p := s.Current()
+	return QuoteCommand(p.Env, p.Args)
+}
+
 // Plan is an action turned into a restart: the command line before and
 // after, and the diff; or, when none of the finding's actions is a change
 // of this command line, why each is not.
 type Plan struct {
-	Finding    string // the finding's id (or "undo")
-	Change     string // the action's change as the finding words it
-	Old, New   []string
-	Diff       []string
-	NotApplied []NotApplicable
-	Undo       bool
+	Finding  string // the finding's id (or "undo")
+	Change   string // the action's change as the finding words it
+	Old, New []string
+	// OldEnv and NewEnv are the environment llmtop adds, before and after.
+	OldEnv, NewEnv []string
+	Diff           []string
+	NotApplied     []NotApplicable
+	Undo           bool
 }
 
 // OK reports whether the plan restarts the engine.
 func (p Plan) OK() bool { return p.New != nil }
+
+// OldCommand and NewCommand are the launches before and after, as a shell
+// would read them back.
+func (p Plan) OldCommand() string { return QuoteCommand(p.OldEnv, p.Old) }
+
+// NewCommand is the launch after the plan.
+func (p Plan) NewCommand() string { return QuoteCommand(p.NewEnv, p.New) }
 
 // Mark is what the run the plan starts is marked with.
 func (p Plan) Mark() string {
@@ -108,13 +129,13 @@ func (p Plan) Mark() string {
 // change of the current command line; the ones before it are listed with
 // why they are not.
 func (s *Session) PlanFor(finding string, changes []string) Plan {
-	cur := s.Args()
-	p := Plan{Finding: finding, Old: cur}
+	cur, env := s.Args(), s.Env()
+	p := Plan{Finding: finding, Old: cur, OldEnv: env}
 	for _, text := range changes {
 		c, err := ParseChange(text)
-		var next, diff []string
+		var next, nextEnv, diff []string
 		if err == nil {
-			next, diff, err = Apply(cur, c)
+			nextEnv, next, diff, err = ApplyEnv(env, cur, c, os.LookupEnv)
 		}
 		var na *NotApplicable
 		if errors.As(err, &na) {
@@ -125,7 +146,7 @@ func (s *Session) PlanFor(finding string, changes []string) Plan {
 			p.NotApplied = append(p.NotApplied, NotApplicable{text, err.Error()})
 			continue
 		}
-		p.Change, p.New, p.Diff = text, next, diff
+		p.Change, p.New, p.NewEnv, p.Diff = text, next, nextEnv, diff
 		return p
 	}
 	return p
@@ -140,8 +161,35 @@ func (s *Session) PlanUndo() (Plan, bool) {
 		return Plan{}, false
 	}
 	prev := s.history[len(s.history)-1]
-	cur := s.cur.Args
-	return Plan{Finding: "undo", Change: s.marks[len(s.marks)-1], Old: cur, New: slices.Clone(prev), Diff: argDiff(cur, prev), Undo: true}, true
+	cur := s.cur
+	diff := append(envDiff(cur.Env, prev.env), argDiff(cur.Args, prev.args)...)
+	return Plan{Finding: "undo", Change: s.marks[len(s.marks)-1], Old: slices.Clone(cur.Args), New: slices.Clone(prev.args),
+		OldEnv: slices.Clone(cur.Env), NewEnv: slices.Clone(prev.env), Diff: diff, Undo: true}, true
+}
+
+// envDiff writes what changed from environment a to b, as ApplyEnv does
+// (a variable b drops is inherited again: "(removed)").
+func envDiff(a, b []string) []string {
+	var out []string
+	var names []string
+	for _, kv := range append(slices.Clone(a), b...) {
+		if k, _, _ := strings.Cut(kv, "="); !slices.Contains(names, k) {
+			names = append(names, k)
+		}
+	}
+	for _, k := range names {
+		va, ina := envValue(a, k)
+		vb, inb := envValue(b, k)
+		switch {
+		case ina && !inb:
+			out = append(out, k+" (removed)")
+		case !ina && inb:
+			out = append(out, k+" (default) → "+vb)
+		case va != vb:
+			out = append(out, k+" "+va+" → "+vb)
+		}
+	}
+	return out
 }
 
 // argDiff writes what changed from a to b flag by flag, as Apply does.
@@ -199,7 +247,7 @@ func orderedKeys(a, b []string) []string {
 }
 
 // Restart carries out p: the engine is stopped (SIGTERM, SIGKILL after
-// Grace) and p.New started with the same environment and log. progress
+// Grace) and p.New started with p.NewEnv and the same log. progress
 // hears each step in words.
 func (s *Session) Restart(p Plan, progress func(string)) (*Proc, Stopped, error) {
 	if !p.OK() {
@@ -208,7 +256,7 @@ func (s *Session) Restart(p Plan, progress func(string)) (*Proc, Stopped, error)
 	s.mu.Lock()
 	old := s.cur
 	s.mu.Unlock()
-	if !slices.Equal(old.Args, p.Old) {
+	if !slices.Equal(old.Args, p.Old) || !slices.Equal(old.Env, p.OldEnv) {
 		return nil, Stopped{}, errors.New("the engine's command line changed since this was planned: plan again")
 	}
 	progress(fmt.Sprintf("stopping pid %d: SIGTERM, waiting up to %s for it to drain, then SIGKILL", old.PID, s.Grace))
@@ -217,7 +265,7 @@ func (s *Session) Restart(p Plan, progress func(string)) (*Proc, Stopped, error)
 	s.mu.Lock()
 	logPath := s.Log
 	s.mu.Unlock()
-	np, err := Start(p.New, s.env, logPath)
+	np, err := Start(p.New, p.NewEnv, logPath)
 	if err != nil {
 		return nil, st, err
 	}
@@ -225,12 +273,12 @@ func (s *Session) Restart(p Plan, progress func(string)) (*Proc, Stopped, error)
 	if p.Undo {
 		s.history, s.marks = s.history[:len(s.history)-1], s.marks[:len(s.marks)-1]
 	} else {
-		s.history, s.marks = append(s.history, old.Args), append(s.marks, p.Mark())
+		s.history, s.marks = append(s.history, launchLine{old.Env, old.Args}), append(s.marks, p.Mark())
 	}
 	s.cur = np
 	s.mu.Unlock()
 	_ = np.WriteNote()
-	progress(fmt.Sprintf("started pid %d: %s", np.PID, Quote(np.Args)))
+	progress(fmt.Sprintf("started pid %d: %s", np.PID, QuoteCommand(np.Env, np.Args)))
 	return np, st, nil
 }
 

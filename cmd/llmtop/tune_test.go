@@ -1,0 +1,27 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/config"
+)
+
+// Tune reads a configuration's findings judgeAt into its benchmark: every
+// finding's hold must be able to elapse by then for a condition the load
+// brings at its start. With holds capped at half the watch only (20 s for
+// a 40 s watch) nothing held by default could open in a 10 s benchmark,
+// and a change read "no open finding" for having been watched too short.
+func TestTuneJudgesWhenHoldsCanHaveElapsed(t *testing.T) {
+	for _, watch := range []time.Duration{40 * time.Second, time.Minute, 5 * time.Minute} {
+		for _, d := range []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 2 * time.Minute} {
+			c := tuneDiagnoseConfig(config.DefaultThresholds, watch, d)
+			if c.MaxHold <= 0 || c.MaxHold >= judgeAt(d) {
+				t.Errorf("watch %s, benchmark %s: holds capped at %s, findings read %s into the benchmark: a condition from its start cannot open by then", watch, d, c.MaxHold, judgeAt(d))
+			}
+			if judgeAt(d) >= d {
+				t.Errorf("benchmark %s: read at %s, after its load ended", d, judgeAt(d))
+			}
+		}
+	}
+}
