@@ -3,13 +3,17 @@
 package engines
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmtop/llmtop/sources/launch"
 )
 
 // tuneTrail is the part of `llmtop tune`'s trail the test reads.
@@ -73,5 +77,100 @@ func TestTuneLlamaServerChangesNp(t *testing.T) {
 	}
 	if step.Why == "" || tr.Noise.How == "" {
 		t.Errorf("the decision and the noise must say why: %+v, %+v", step, tr.Noise)
+	}
+}
+
+// An action's environment variable applied to the real Ollama that llmtop
+// launched: OLLAMA_NUM_PARALLEL=2 is a change of the launch
+// (`llmtop run -- OLLAMA_NUM_PARALLEL=1 … ollama serve`); the restart runs
+// Ollama with it (its own "server config" line and /proc say so), and undo
+// restarts it with the environment before.
+func TestLaunchAppliesOllamaNumParallel(t *testing.T) {
+	bin := engineBin(t, "LLMTOP_OLLAMA")
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(workDir, "ollama-launch-home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(workDir, "ollama-launch.log")
+	env := []string{"OLLAMA_HOST=127.0.0.1:" + strconv.Itoa(port), "OLLAMA_MODELS=" + filepath.Join(home, "models"), "HOME=" + home,
+		"OLLAMA_NO_CLOUD=1", "OLLAMA_NUM_PARALLEL=1"}
+	s, err := launch.NewSession([]string{bin, "serve"}, env, log, "", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pgids []string // each start, ended by its id if this test binary is killed
+	defer func() {
+		s.Current().Stop(10 * time.Second)
+		for _, f := range pgids {
+			_ = os.Remove(f)
+		}
+	}()
+	serving := func(what string) {
+		t.Helper()
+		if d := runDir(); d != "" {
+			pid := s.Current().PID
+			f := filepath.Join(d, fmt.Sprintf("ollama-launch-%d.pgid", pid))
+			if os.WriteFile(f, []byte(strconv.Itoa(pid)), 0o644) == nil {
+				pgids = append(pgids, f)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		if err := s.WaitServing(ctx); err != nil {
+			b, _ := os.ReadFile(log)
+			t.Fatalf("%s: %v\n%s", what, err, b)
+		}
+	}
+	// configs are the NUM_PARALLEL values of Ollama's "server config" lines so far.
+	configs := func() []string {
+		b, _ := os.ReadFile(log)
+		var out []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if !strings.Contains(line, "server config") {
+				continue
+			}
+			_, v, ok := strings.Cut(line, "OLLAMA_NUM_PARALLEL:")
+			if !ok {
+				t.Fatalf("Ollama's server config line has no OLLAMA_NUM_PARALLEL: %s", line)
+			}
+			out = append(out, strings.Fields(v)[0])
+		}
+		return out
+	}
+	procEnv := func() string {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", s.Current().PID))
+		for _, kv := range strings.Split(string(b), "\x00") {
+			if strings.HasPrefix(kv, "OLLAMA_NUM_PARALLEL=") {
+				return kv
+			}
+		}
+		return ""
+	}
+	serving("the first start")
+	p := s.PlanFor("concurrency_cap", []string{"add a replica behind the router", "OLLAMA_NUM_PARALLEL=2"})
+	if !p.OK() || launch.Describe(p.Diff) != "OLLAMA_NUM_PARALLEL 1 → 2" || len(p.NotApplied) != 1 {
+		t.Fatalf("plan %+v", p)
+	}
+	if _, st, err := s.Restart(p, func(string) {}); err != nil || st.Killed {
+		t.Fatalf("restart: %v (%s)", err, st)
+	}
+	serving("after OLLAMA_NUM_PARALLEL=2")
+	if got := procEnv(); got != "OLLAMA_NUM_PARALLEL=2" {
+		t.Errorf("the restarted Ollama's environment has %q", got)
+	}
+	u, ok := s.PlanUndo()
+	if !ok || launch.Describe(u.Diff) != "OLLAMA_NUM_PARALLEL 2 → 1" {
+		t.Fatalf("undo %+v", u)
+	}
+	if _, _, err := s.Restart(u, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	serving("after the undo")
+	if got := configs(); strings.Join(got, " ") != "1 2 1" {
+		t.Errorf("Ollama's own server config said OLLAMA_NUM_PARALLEL %v over the three starts, want 1 2 1", got)
 	}
 }
