@@ -295,3 +295,24 @@ func TestJudgeAgainstNoise(t *testing.T) {
 		}
 	}
 }
+
+// The table writes the start and each change whole: "--max-model-len
+// (default) → 55552" clipped at 42 columns lost the value, and the start
+// showed its last five words ("0.3 --port 18922 --startup-time 2s").
+func TestTrailTableWritesEachChangeWhole(t *testing.T) {
+	start := "llmtop sim --scenario healthy --gpu-memory-utilization 0.3 --port 18922"
+	tr := Trail{Start: start, Final: start + " --max-model-len 55552", Stopped: "no open finding",
+		Steps: []Step{{N: 0, Command: start, Open: []string{"startup_max_len_kv"}, Kept: true},
+			{N: 1, Finding: "startup_max_len_kv", Diff: []string{"--max-model-len (default) → 55552"}, Kept: true, Before: &Measure{},
+				Measure: Measure{Served: true, Completed: 60, TTFTp99ms: model.Some(92), TPOTp99ms: model.Some(12)}}}}
+	tab := tr.Table()
+	if !strings.Contains(tab, "start: "+start+"\n") || !strings.Contains(tab, "startup_max_len_kv → --max-model-len (default) → 55552 ") {
+		t.Errorf("table:\n%s", tab)
+	}
+	lines := strings.Split(tab, "\n")
+	head, one := lines[2], lines[4]
+	col := func(s, sub string) int { return len([]rune(s[:strings.Index(s, sub)])) }
+	if col(head, "TTFT p99") != col(one, "not serving → 92 ms") {
+		t.Errorf("columns do not line up:\n%s\n%s", head, one)
+	}
+}

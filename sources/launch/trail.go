@@ -175,12 +175,23 @@ type Trail struct {
 func (t Trail) Table() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "load: %s · noise: %s ×%.2f between two benchmarks (a change must move it by ×%.2f, %.0f %%)\n", t.Load, t.Noise.Goal, t.Noise.Factor, t.Noise.Need, t.Noise.Threshold*100)
-	fmt.Fprintf(&b, "%-4s %-42s %-26s %-26s %-5s %s\n", "step", "finding → change", "TTFT p99 before → after", "TPOT p99 before → after", "kept", "open findings after")
-	for _, s := range t.Steps {
-		what := "start: " + lastWords(s.Command, 5)
+	fmt.Fprintf(&b, "start: %s\n", t.Start)
+	// The change is written whole (its new value is the point of the
+	// line), the column as wide as the widest, up to maxChange.
+	whats := make([]string, len(t.Steps))
+	width := len([]rune("finding → change"))
+	for i, s := range t.Steps {
+		whats[i] = "(start)"
 		if s.Finding != "" {
-			what = s.Finding + " → " + strings.Join(s.Diff, ", ")
+			whats[i] = clipTo(s.Finding+" → "+strings.Join(s.Diff, ", "), maxChange)
 		}
+		width = max(width, len([]rune(whats[i])))
+	}
+	row := func(step, what, ttft, tpot, kept, open string) {
+		fmt.Fprintf(&b, "%-4s %s %-26s %-26s %-5s %s\n", step, pad(what, width), ttft, tpot, kept, open)
+	}
+	row("step", "finding → change", "TTFT p99 before → after", "TPOT p99 before → after", "kept", "open findings after")
+	for i, s := range t.Steps {
 		bt, bp := "", ""
 		if s.Before != nil {
 			bt, bp = ms(s.Before.TTFTp99ms, s.Before.Served)+" → ", ms(s.Before.TPOTp99ms, s.Before.Served)+" → "
@@ -189,14 +200,21 @@ func (t Trail) Table() string {
 		if s.N > 0 {
 			kept = map[bool]string{true: "yes", false: "no"}[s.Kept]
 		}
-		open := strings.Join(s.Open, ", ")
-		if open == "" {
-			open = "none"
-		}
-		fmt.Fprintf(&b, "%-4d %-42s %-26s %-26s %-5s %s\n", s.N, clipTo(what, 42), bt+ms(s.Measure.TTFTp99ms, s.Measure.Served), bp+ms(s.Measure.TPOTp99ms, s.Measure.Served), kept, open)
+		row(fmt.Sprint(s.N), whats[i], bt+ms(s.Measure.TTFTp99ms, s.Measure.Served), bp+ms(s.Measure.TPOTp99ms, s.Measure.Served), kept, orNone(s.Open))
 	}
 	fmt.Fprintf(&b, "final: %s\nopen findings: %s\nstopped: %s\n", t.Final, orNone(t.Open), t.Stopped)
 	return b.String()
+}
+
+// maxChange is the widest the table writes a step's change.
+const maxChange = 72
+
+// pad writes s left-aligned in n columns (runes, not bytes: "→" is one).
+func pad(s string, n int) string {
+	if k := len([]rune(s)); k < n {
+		return s + strings.Repeat(" ", n-k)
+	}
+	return s
 }
 
 func ms(o model.Opt, served bool) string {
@@ -216,14 +234,6 @@ func orNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, ", ")
-}
-
-func lastWords(s string, n int) string {
-	w := strings.Fields(s)
-	if len(w) > n {
-		w = w[len(w)-n:]
-	}
-	return strings.Join(w, " ")
 }
 
 func clipTo(s string, n int) string {
