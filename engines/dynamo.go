@@ -2,9 +2,7 @@ package engines
 
 // DynamoFrontend is NVIDIA Dynamo's HTTP frontend and router
 // (SERVING-LAYERS.md §3c; lib/runtime/src/metrics/prometheus_names.rs at
-// 04070c75): dynamo_frontend_* on DYN_HTTP_PORT (8000). A Dynamo worker
-// serves its engine's own families (vllm:…) beside dynamo_component_*: that
-// endpoint is the engine, and is read as one.
+// 04070c75): dynamo_frontend_* on DYN_HTTP_PORT (8000).
 var DynamoFrontend = Layer{
 	ID:          "dynamo-frontend",
 	Name:        "NVIDIA Dynamo frontend",
@@ -15,6 +13,26 @@ var DynamoFrontend = Layer{
 	Source:      "github.com/ai-dynamo/dynamo lib/runtime/src/metrics/prometheus_names.rs @04070c75",
 	Reads:       NotJudged,
 }
+
+// DynamoWorker is a Dynamo worker's system port (DYN_SYSTEM_PORT, 9090 in
+// Kubernetes): its engine's own families (vllm:…, sglang:…) beside
+// dynamo_component_*. The endpoint is that engine, served through Dynamo;
+// dynamo_component_*'s worker_type label says prefill or decode.
+var DynamoWorker = Layer{
+	ID:          "dynamo-worker",
+	Name:        "NVIDIA Dynamo worker",
+	Role:        RoleEngine,
+	Prefixes:    []string{"dynamo_component_"},
+	Beside:      true,
+	Ports:       []int{9090},
+	MetricsPath: "/metrics",
+	Source:      "github.com/ai-dynamo/dynamo lib/runtime/src/metrics/prometheus_names.rs @04070c75",
+	Reads:       "the engine's own families, as the engine; worker_type as its prefill/decode role",
+}
+
+// DynamoWorkerType is the label on dynamo_component_* naming the worker's
+// role (prefill, decode; backend for an aggregated worker).
+const DynamoWorkerType = "worker_type"
 
 // Dynamo frontend families the tests read back from its capture.
 const (

@@ -31,6 +31,9 @@ var all = []*Spec{
 	&Triton,
 	&Ollama,
 	&RayServe,
+	&KServe,
+	&NIM,
+	&SGLangGateway,
 }
 
 // Spec is one serving system.
@@ -86,6 +89,36 @@ type Spec struct {
 	// read as one of Like's data-parallel engines.
 	Like     model.Engine
 	Reexport string
+	// Strips is the prefix of Like's names the layer drops ("" when it
+	// keeps them): NVIDIA NIM serves vLLM's names without vllm:, SGLang's
+	// gateway re-exposes sglang:token_usage as sglang_token_usage
+	// (Reexport "sglang_", Strips "sglang:").
+	Strips string
+	// RoleLabel, when set, is the label whose value says an engine's
+	// prefill/decode role (KServe's llm_isvc_role).
+	RoleLabel string
+}
+
+// Wrapped is how a wrapping layer serves one of Like's names: Strips cut,
+// Reexport put before.
+func (s *Spec) Wrapped(name string) string { return wrapName(s.Reexport, s.Strips, name) }
+
+// wrapName is name (or a formula of names) as a layer serves it that puts
+// p before each name and cuts strip off it.
+func wrapName(p, strip, name string) string {
+	if strip == "" {
+		return p + name
+	}
+	return strings.ReplaceAll(name, strip, p)
+}
+
+// Unwrapped is Like's name for one a wrapping layer serves, and whether
+// the name is one of the layer's re-exports.
+func (s *Spec) Unwrapped(name string) (string, bool) {
+	if !strings.HasPrefix(name, s.Reexport) {
+		return name, false
+	}
+	return s.Strips + strings.TrimPrefix(name, s.Reexport), true
 }
 
 // Fleet says which concepts the fleet source reads through PromQL; the

@@ -45,9 +45,6 @@ type Layer struct {
 	// Shadow, when set, is the engine names the layer reuses for numbers
 	// of its own, told apart by their labels.
 	Shadow *Shadow
-	// WorkerLabel, when set, is the label the layer adds to an engine's
-	// families it re-exposes per worker (SGLang's gateway: worker_addr).
-	WorkerLabel string
 	// Deprecated are families the layer emits under an old name beside
 	// the current one, by prefix: old prefix → current prefix (each old
 	// family's twin is the same name under the current prefix unless
@@ -89,6 +86,7 @@ const NotJudged = "not yet judged: llmtop has no rules for this layer yet"
 var layers = []*Layer{
 	&ProdStackRouter,
 	&DynamoFrontend,
+	&DynamoWorker,
 	&EndpointPicker,
 	&ModelGateway,
 	&LiteLLM,

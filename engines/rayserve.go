@@ -44,13 +44,19 @@ var RayServe = Spec{
 
 // prefixed is an engine's table under a re-exporter's prefix.
 func prefixed(p string, ms []MetricSource) []MetricSource {
+	return wrapped(p, "", ms)
+}
+
+// wrapped is an engine's table as a wrapping layer serves it: strip cut
+// from each name, p put before.
+func wrapped(p, strip string, ms []MetricSource) []MetricSource {
 	add := func(ns []string) []string {
 		if ns == nil {
 			return nil
 		}
 		out := make([]string, len(ns))
 		for i, n := range ns {
-			out[i] = p + n
+			out[i] = wrapName(p, strip, n)
 		}
 		return out
 	}

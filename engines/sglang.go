@@ -11,6 +11,7 @@ var SGLang = Spec{
 	MetricsPath: "/metrics",
 	Hint404:     "SGLang exposes metrics only when started with --enable-metrics",
 	ModelLabel:  "model_name",
+	DPLabel:     "dp_rank",
 	// Ranks of one DP-attention group report the same pool: the adapter
 	// averages the fractions, and so do the queries.
 	KVAgg: "avg",
@@ -75,6 +76,21 @@ var sglangMetrics = []MetricSource{
 	src(string(model.PromptLen), "histogram (--collect-tokens-histogram)", "sglang:prompt_tokens_histogram"),
 	src(string(model.OutputLen), "histogram (--collect-tokens-histogram)", "sglang:generation_tokens_histogram"),
 }
+
+// SGLang's disaggregation labels and flag (SERVING-LAYERS.md §3b;
+// metrics_collector.py, disaggregation/utils.py @d315eb72): engine_type is
+// unified, prefill or decode on every series.
+const (
+	SGLangEngineType    = "engine_type"
+	SGLangDisaggMode    = "--disaggregation-mode"
+	SGLangKVTransferLat = "sglang:kv_transfer_latency_ms"
+	SGLangTransferQueue = "sglang:num_decode_transfer_queue_reqs"
+	SGLangPreallocQueue = "sglang:num_decode_prealloc_queue_reqs"
+	SGLangBootstrapQ    = "sglang:num_prefill_bootstrap_queue_reqs"
+	SGLangTransferFail  = "sglang:num_transfer_failed_reqs_total"
+	SGLangLoRAUsed      = "sglang:lora_pool_slots_used"
+	SGLangLoRATotal     = "sglang:lora_pool_slots_total"
+)
 
 // sglangLogs are its log lines, most specific first (LOG-PATTERNS.md).
 var sglangLogs = []LogLine{

@@ -86,6 +86,22 @@ var vllmMetrics = []MetricSource{
 	src(string(model.StepTokens), "histogram", "vllm:iteration_tokens_total"),
 }
 
+// vLLM's disaggregation families (SERVING-LAYERS.md §3a”; NIXL's in
+// kv_connector/v1/nixl/stats.py @6adad087): counted where the transfer is
+// performed, the decode instance that pulls the KV.
+const (
+	VLLMNixlXferTime     = "vllm:nixl_xfer_time_seconds"
+	VLLMNixlFailed       = "vllm:nixl_num_failed_transfers_total"
+	VLLMNixlExpired      = "vllm:nixl_num_kv_expired_reqs_total"
+	VLLMPromptBySource   = "vllm:prompt_tokens_by_source_total"
+	VLLMExternalKV       = "external_kv_transfer"
+	VLLMLoRAInfo         = "vllm:lora_requests_info"
+	VLLMKVTransferConfig = "--kv-transfer-config"
+	VLLMKVRoleProducer   = "kv_producer"
+	VLLMKVRoleConsumer   = "kv_consumer"
+	VLLMKVRoleBoth       = "kv_both"
+)
+
 // vllmLogs are its log lines, most specific first (LOG-PATTERNS.md).
 var vllmLogs = []LogLine{
 	{ID: "vllm_stats", Sev: info, Category: "stats", Needle: "Avg prompt throughput:",

@@ -133,6 +133,13 @@ type Identity struct {
 	Health       Health      `json:"health"`
 	HealthDetail string      `json:"health_detail,omitempty"`
 	Simulated    bool        `json:"simulated,omitempty"`
+	// Role is its prefill/decode role when its metrics say (RoleFrom the
+	// series that said it); empty when they do not.
+	Role     PDRole `json:"role,omitempty"`
+	RoleFrom string `json:"role_from,omitempty"`
+	// Via names the layer the engine is served through, when one sits on
+	// its endpoint beside its metrics (a Dynamo worker's system port).
+	Via string `json:"via,omitempty"`
 }
 
 // ScrapeErrKind classifies a failed scrape so the UI and diagnosis can say

@@ -14,12 +14,21 @@ import (
 	"github.com/llmtop/llmtop/sources/engine/enginetest"
 )
 
-// The adapters of the engines with a Prometheus exposition.
-var promMappers = map[model.Engine]func(families, meta) []model.Sample{
-	model.VLLM: mapVLLM, model.SGLang: mapSGLang, model.TGI: mapTGI,
-	model.LlamaCpp: mapLlamaCpp, model.TRTLLM: mapTRTLLM, model.Triton: mapTriton,
-	engines.RayServeID: reexported(&engines.RayServe, &engines.VLLM, mapVLLM),
-}
+// The adapters of the engines with a Prometheus exposition; each wrapping
+// layer (Spec.Like: Ray Serve, KServe, NIM, SGLang's gateway) reads with its
+// engine's.
+var promMappers = func() map[model.Engine]func(families, meta) []model.Sample {
+	m := map[model.Engine]func(families, meta) []model.Sample{
+		model.VLLM: mapVLLM, model.SGLang: mapSGLang, model.TGI: mapTGI,
+		model.LlamaCpp: mapLlamaCpp, model.TRTLLM: mapTRTLLM, model.Triton: mapTriton,
+	}
+	for _, s := range engines.All() {
+		if s.Like != model.Unknown {
+			m[s.ID] = reexported(s, engines.Of(s.Like), m[s.Like])
+		}
+	}
+	return m
+}()
 
 // companions: a metric the adapter reads only beside another (vLLM's
 // prefix hits beside the queries counter of the same generation, accepted
@@ -65,7 +74,11 @@ func TestEngineMetricsTableIsWhatAdaptersRead(t *testing.T) {
 			}
 			for i, name := range row.Names {
 				body := exposition(row.Concept, name)
-				if c, ok := companions[eng][row.Concept]; ok {
+				comp := companions[eng]
+				if sp.Like != model.Unknown {
+					comp = companions[sp.Like]
+				}
+				if c, ok := comp[row.Concept]; ok {
 					body += exposition(c, engines.MetricNames(eng, c)[i])
 				}
 				ss := mapFn(mustParse(t, []byte(body)), testMeta(""))

@@ -92,14 +92,26 @@ func promCollect(s *engines.Spec, mapFn func(families, meta) []model.Sample) fun
 // promCollectPrefix is promCollect for the families under prefix.
 func promCollectPrefix(prefix string, mapFn func(families, meta) []model.Sample) func(*collector) ([]model.Sample, error) {
 	return func(c *collector) ([]model.Sample, error) {
+		mapFn, prefix := mapFn, prefix // a wrapper found below is this scrape's only
 		fams, err := c.prom(c.metricsPath())
 		if err != nil {
 			return nil, err
 		}
 		// What the endpoint is comes before whose prefix it carries: a
 		// router that reuses vllm: names is a router (issue 26).
-		if r := classifyRole(fams); r.Role != engines.RoleEngine {
+		r := classifyRole(fams)
+		if r.Role != engines.RoleEngine {
 			return nil, layerError(c.s.cfg.URL+c.lastPath, r)
+		}
+		if !hasPrefix(fams, prefix) {
+			if w := wrapperAt(fams, c.a.engine); w != nil {
+				// The engine's metrics as a wrapping layer serves them
+				// (a gateway's /engine_metrics, NIM's bare names):
+				// read through the layer, named as it.
+				c.id.Engine = w.ID
+				mapFn = reexported(w, engines.Of(w.Like), mappers[w.Like])
+				prefix = w.Prefix()
+			}
 		}
 		if !hasPrefix(fams, prefix) {
 			hint := c.a.emptyHint()
@@ -111,40 +123,70 @@ func promCollectPrefix(prefix string, mapFn func(families, meta) []model.Sample)
 		}
 		samples := mapFn(fams, c.meta())
 		addProcessStart(fams, samples)
+		c.id.Role, c.id.RoleFrom = pdRole(fams)
+		c.id.Via = ""
+		for _, l := range r.Beside {
+			if l.Role == engines.RoleEngine {
+				c.id.Via = l.Name
+			}
+		}
+		if notes := r.besideNotes(); len(notes) > 0 {
+			for i := range samples {
+				samples[i].Notes = append(samples[i].Notes, notes...)
+			}
+		}
 		return samples, nil
 	}
 }
 
+// wrapperAt is the wrapping layer whose re-export of engine e's metrics f
+// holds (nil when none).
+func wrapperAt(f families, e model.Engine) *engines.Spec {
+	for _, w := range engines.All() {
+		if w.Like == e && w.Like != model.Unknown && mappers[w.Like] != nil && hasPrefix(f, w.Prefix()) {
+			return w
+		}
+	}
+	return nil
+}
+
 // reexported reads a serving layer's re-export of an engine's metrics
-// (Ray Serve's ray_vllm:) with that engine's mapper: the layer's prefix is
-// cut, each of its replicas (s.DPLabel) becomes one of the engine's
-// data-parallel engines (like.DPLabel), and what the samples say they read
-// is named as the layer serves it.
+// (Ray Serve's ray_vllm:, KServe's kserve_vllm:, NIM's bare names, SGLang's
+// gateway's sglang_…) with that engine's mapper: each name is put back as
+// the engine spells it (s.Unwrapped), each of the layer's replicas
+// (s.DPLabel) becomes one of the engine's data-parallel engines
+// (like.DPLabel), and what the samples say they read is named as the layer
+// serves it.
 func reexported(s, like *engines.Spec, mapFn func(families, meta) []model.Sample) func(families, meta) []model.Sample {
+	relabels := s.DPLabel != "" && like.DPLabel != "" && s.DPLabel != like.DPLabel
 	return func(f families, m meta) []model.Sample {
 		in := families{}
 		for name, fam := range f {
-			if !strings.HasPrefix(name, s.Reexport) {
+			cut, ok := s.Unwrapped(name)
+			if !ok || engines.ByMetricName(cut) != like {
 				in[name] = fam
 				continue
 			}
-			cut := strings.TrimPrefix(name, s.Reexport)
-			if s.DPLabel != "" && like.DPLabel != "" {
+			if relabels {
 				fam = relabel(fam, s.DPLabel, like.DPLabel)
 			}
 			in[cut] = fam
+			if s.Reexport == "" {
+				in[name] = fam // a bare name (NIM's) may be read bare too
+			}
 		}
 		out := mapFn(in, m)
 		for i := range out {
 			for k, v := range out[i].From {
 				if engines.ByMetricName(v) == like {
-					v = s.Reexport + v
-					if s.DPLabel != "" && like.DPLabel != "" {
+					v = s.Wrapped(v)
+					if relabels {
 						v = strings.ReplaceAll(v, "{"+like.DPLabel+"=", "{"+s.DPLabel+"=")
 					}
 					out[i].From[k] = v
 				}
 			}
+			out[i].Notes = append(out[i].Notes, "read through "+s.Name+": "+like.Name+"'s metrics as it serves them")
 		}
 		return out
 	}

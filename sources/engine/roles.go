@@ -65,6 +65,7 @@ func classifyRole(f families) role {
 				return role{Role: l.Role, Layer: l, Why: why, Counted: counted, Twins: twins}
 			}
 			r.Beside = append(r.Beside, l)
+			r.Why = why
 		}
 	}
 	return r
@@ -84,7 +85,7 @@ func engineFamilies(f families) bool {
 func layerEvidence(l *engines.Layer, f families) string {
 	var own []string
 	for name := range f {
-		if l.Owns(name) {
+		if l.Owns(name) || l.Owns(unwrapName(name)) {
 			own = append(own, name)
 		}
 	}
@@ -103,22 +104,18 @@ func layerEvidence(l *engines.Layer, f families) string {
 			return fmt.Sprintf("%s labelled %s, without %s", short(shadowed), s.Label, s.Lacks)
 		}
 	}
-	if l.WorkerLabel != "" {
-		var re []string
-		for name, fam := range f {
-			for _, m := range fam.GetMetric() {
-				if label(m, l.WorkerLabel) != "" {
-					re = append(re, name)
-					break
-				}
-			}
-		}
-		if len(re) > 0 {
-			sort.Strings(re)
-			return fmt.Sprintf("%s re-exposed per %s", short(re), l.WorkerLabel)
+	return ""
+}
+
+// unwrapName cuts a wrapping layer's prefix (KServe's kserve_) off a name:
+// the picker's families scraped through KServe are still the picker's.
+func unwrapName(name string) string {
+	for _, p := range engines.WrapperPrefixes() {
+		if strings.HasPrefix(name, p) {
+			return strings.TrimPrefix(name, p)
 		}
 	}
-	return ""
+	return name
 }
 
 // allLabelled reports whether every series carries label and none carries
@@ -189,4 +186,64 @@ func (s *session) layerAt(ctx context.Context, now time.Time) *scrapeError {
 		return layerError(s.cfg.URL+path, r)
 	}
 	return nil
+}
+
+// besideNotes say which layers sit beside the engine on its endpoint (a
+// Dynamo worker's dynamo_component_*, LMCache as vLLM's KV connector).
+func (r role) besideNotes() []string {
+	var out []string
+	for _, l := range r.Beside {
+		out = append(out, "served beside "+l.Name+" ("+r.Why+")")
+	}
+	return out
+}
+
+// pdRoleLabels are the labels an engine's own series (or a wrapper's)
+// carry its prefill/decode role in, and what their values mean.
+var pdRoleLabels = map[string]map[string]model.PDRole{
+	engines.SGLangEngineType: {"prefill": model.RolePrefill, "decode": model.RoleDecode, "unified": model.RoleUnified},
+	engines.KServeRoleLabel:  {"prefill": model.RolePrefill, "decode": model.RoleDecode, "both": model.RoleUnified},
+	engines.DynamoWorkerType: {"prefill": model.RolePrefill, "decode": model.RoleDecode},
+}
+
+// pdRole reads an endpoint's prefill/decode role from its series: a role
+// label (SGLang's engine_type, KServe's llm_isvc_role, Dynamo's
+// worker_type), else the side-specific KV transfer counters vLLM counts
+// where the transfer happens (a decode instance pulls: NIXL transfers and
+// prompt tokens from external_kv_transfer above zero). Unknown ("") when
+// nothing says: a counter that is absent or zero is not a role.
+func pdRole(f families) (model.PDRole, string) {
+	names := make([]string, 0, len(f))
+	for n := range f {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		for _, m := range f[n].GetMetric() {
+			for _, l := range m.GetLabel() {
+				if vals, ok := pdRoleLabels[l.GetName()]; ok {
+					if r, ok := vals[l.GetValue()]; ok {
+						return r, fmt.Sprintf("%s{%s=%q}", n, l.GetName(), l.GetValue())
+					}
+				}
+			}
+		}
+	}
+	for _, n := range []string{engines.VLLMNixlXferTime + "_count", engines.VLLMNixlXferTime} {
+		if fam, ok := f[n]; ok {
+			for _, m := range fam.GetMetric() {
+				if h := m.GetHistogram(); h != nil && h.GetSampleCount() > 0 {
+					return model.RoleDecode, engines.VLLMNixlXferTime + " counts transfers (decode pulls the KV)"
+				}
+			}
+		}
+	}
+	if fam, ok := f[engines.VLLMPromptBySource]; ok {
+		for _, m := range fam.GetMetric() {
+			if label(m, "source") == engines.VLLMExternalKV && scalar(m) > 0 {
+				return model.RoleDecode, engines.VLLMPromptBySource + `{source="` + engines.VLLMExternalKV + `"} above zero`
+			}
+		}
+	}
+	return "", ""
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine/enginetest"
 )
@@ -462,9 +463,10 @@ func TestTRTLLMPrometheusOnMetricsPath(t *testing.T) {
 }
 
 // Issue 31 item 20: vLLM forced on a Ray Serve node's metrics port (its
-// names under ray_vllm:) is told to use Ray Serve, not blamed on
-// --disable-log-stats.
-func TestForcedVLLMOnRayServeHintsRay(t *testing.T) {
+// names under ray_vllm:) is not blamed on --disable-log-stats. Since issue
+// 26 it is read: vLLM's metrics through the layer that wraps them, named
+// as that layer.
+func TestForcedVLLMOnRayServeReadsThroughRay(t *testing.T) {
 	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/metrics" {
 			http.NotFound(w, r)
@@ -473,7 +475,10 @@ func TestForcedVLLMOnRayServeHintsRay(t *testing.T) {
 		io.WriteString(w, rayCapture)
 	}))
 	sc := ScrapeOnce(context.Background(), Config{URL: url, Engine: model.VLLM})
-	if sc.OK() || strings.Contains(sc.Hint, "disable-log-stats") || !strings.Contains(sc.Hint, "rayserve") {
-		t.Errorf("err %q hint %q", sc.Err, sc.Hint)
+	if !sc.OK() || sc.Identity.Engine != engines.RayServeID {
+		t.Fatalf("engine %q err %q hint %q", sc.Identity.Engine, sc.Err, sc.Hint)
+	}
+	if got := only(t, sc.Samples).Gauges[model.Running]; got != 12 {
+		t.Errorf("running %v, want 12", got)
 	}
 }

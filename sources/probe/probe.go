@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/llmtop/llmtop/engines"
@@ -258,13 +259,32 @@ var fingerprints = []fingerprint{
 	}},
 }
 
+// sniffMetrics reads /metrics, then the other routes wrapping layers serve
+// an engine's metrics on (NIM's /v1/metrics, SGLang's gateway's
+// /engine_metrics), and names the engine their families give away.
 func (p *prober) sniffMetrics() model.Engine {
-	body, _, err := Get(p.ctx, p.c, p.url("/metrics"), "text/plain;version=0.0.4", 64<<20)
-	p.note(err)
-	if err != nil {
-		return model.Unknown
+	for _, path := range sniffPaths() {
+		body, _, err := Get(p.ctx, p.c, p.url(path), "text/plain;version=0.0.4", 64<<20)
+		p.note(err)
+		if err != nil {
+			continue
+		}
+		if e := SniffMetrics(body); e != model.Unknown {
+			return e
+		}
 	}
-	return SniffMetrics(body)
+	return model.Unknown
+}
+
+// sniffPaths is /metrics and each wrapping layer's own metrics route.
+func sniffPaths() []string {
+	out := []string{"/metrics"}
+	for _, e := range engines.All() {
+		if e.Like != model.Unknown && e.MetricsPath != "" && !slices.Contains(out, e.MetricsPath) {
+			out = append(out, e.MetricsPath)
+		}
+	}
+	return out
 }
 
 // SniffMetrics names the engine whose metric prefix appears first in a

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/llmtop/llmtop/engines"
 )
 
 // fakeProm answers the Prometheus HTTP API (/api/v1/query) the way a real
@@ -47,7 +50,20 @@ type fakeEP struct {
 var conceptRe = regexp.MustCompile(`"llmtop_concept", "([^"]+)", "", ""\)(?:, "llmtop_from", "([^"]+)")?`)
 
 // engineMetricRe is an engine metric's name in a query.
-var engineMetricRe = regexp.MustCompile(`\b(?:ray_vllm:|vllm:|sglang:|llamacpp:|tgi_|trtllm_)[a-zA-Z0-9_:]+`)
+var engineMetricRe = regexp.MustCompile(`\b(?:` + strings.Join(fleetPrefixes(), "|") + `)[a-zA-Z0-9_:]+`)
+
+// fleetPrefixes are the prefixes of the engines the fleet source reads,
+// wrapping layers' (ray_vllm:, kserve_vllm:) first.
+func fleetPrefixes() []string {
+	var out []string
+	for _, s := range engines.All() {
+		if s.Fleet != nil && s.Prefix() != "" {
+			out = append(out, regexp.QuoteMeta(s.Prefix()))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
 
 // fakeTerm is one tagged term of a query: its concept, its llmtop_from tag
 // and the engine metrics it reads (histogram suffixes cut).
