@@ -162,3 +162,24 @@ func kvBatch(ep Endpoint) (kv, running model.Opt, which string) {
 	}
 	return ep.State.KVUsage, ep.State.Running, ""
 }
+
+// flagOf is a lever's flag alone ("--max-num-seqs" of "--max-num-seqs %s").
+func flagOf(lever string) string {
+	f, _, _ := strings.Cut(lever, " ")
+	return f
+}
+
+// vllmStepBudget is vLLM's step-budget flag, named in causes and evidence.
+var vllmStepBudget = flagOf(engines.VLLM.Levers.StepBudget)
+
+// memFractionFlags names every engine's KV-pool memory flag ("vLLM
+// --gpu-memory-utilization, SGLang --mem-fraction-static, …").
+func memFractionFlags() string {
+	var all []string
+	for _, s := range engines.All() {
+		if s.Levers.MemFraction != "" && s.Like == model.Unknown {
+			all = append(all, s.Name+" "+s.Levers.MemFraction)
+		}
+	}
+	return strings.Join(all, ", ")
+}

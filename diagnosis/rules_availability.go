@@ -139,7 +139,7 @@ func ruleMetricsErr(e *env) []Finding {
 				cause = "vLLM always serves /metrics on its API port: this is another port or route, or a proxy that does not forward /metrics"
 				if answers {
 					cause = "vLLM started with " + engines.VLLMDisableLogStats + " serves /metrics without its " + engines.VLLM.Prefix() + " metrics"
-					acts = []Action{{Change: "restart vLLM without --disable-log-stats", Why: "that flag turns off vLLM's stats, the Prometheus ones included",
+					acts = []Action{{Change: "restart vLLM without " + engines.VLLMDisableLogStats, Why: "that flag turns off vLLM's stats, the Prometheus ones included",
 						TradeOff: "the periodic stats log line comes back too (VLLM_LOG_STATS_INTERVAL sets its period)"}}
 				}
 			}

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -121,7 +123,7 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 		f.Cause = fmt.Sprintf("median gap %s but p99 %s: whole prompts are prefilled in the same steps as running decodes", secs(d.P50.V), secs(d.P99.V))
 		if eng == model.VLLM && vllmV1(ep) && (!chunkedKnown || isTrue(chunked)) {
 			// V1 chunks prefill by default: the stall is the step budget.
-			f.Cause = fmt.Sprintf("median gap %s but p99 %s: a step that carries a prompt chunk (up to --max-num-batched-tokens tokens; V1 chunks prefill by default) holds every running decode in it", secs(d.P50.V), secs(d.P99.V))
+			f.Cause = fmt.Sprintf("median gap %s but p99 %s: a step that carries a prompt chunk (up to %s tokens; V1 chunks prefill by default) holds every running decode in it", secs(d.P50.V), secs(d.P99.V), vllmStepBudget)
 		}
 		if chunkedKnown {
 			f.Evidence = append(f.Evidence, Evidence{Text: "chunked prefill: " + chunked, Source: "engine config"})
@@ -286,7 +288,7 @@ func batchReplicas(ep Endpoint) Action {
 // log said so, with the step budget n): a step that carries a chunk of up
 // to n prompt tokens holds every decode in it, so the fix is a smaller
 // budget, half of n but not below 512 nor below the concurrency cap (vLLM
-// refuses a budget under --max-num-seqs). ok is false when no smaller budget
+// refuses a budget under its concurrency cap). ok is false when no smaller budget
 // is left: then the spikes are not long-prefill stalls.
 func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) (Finding, bool) {
 	const floor = 512
@@ -294,7 +296,7 @@ func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) 
 	why := fmt.Sprintf("half the current %d tokens per step (not below %d): a step carrying a prompt chunk stalls the decodes in it about half as long", n, floor)
 	if c, ok := currentCap(ep); ok && c > m {
 		m = c
-		why = fmt.Sprintf("fewer tokens per step (%d now), down to the concurrency cap %d: vLLM refuses a budget below --max-num-seqs", n, c)
+		why = fmt.Sprintf("fewer tokens per step (%d now), down to the concurrency cap %d: vLLM refuses a budget below %s", n, c, flagOf(engines.VLLM.Levers.Cap))
 	}
 	if m >= n {
 		return f, false
@@ -305,7 +307,7 @@ func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) 
 		secs(d.P50.V), secs(d.P99.V), n)
 	f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("chunked prefill on, max_num_batched_tokens=%d (start-up line at %s)", n, at.Format("15:04:05")),
 		Source: "log (" + kindChunkedPrefill + ")"})
-	f.Actions = []Action{{Change: fmt.Sprintf("--max-num-batched-tokens %d", m), Why: why,
+	f.Actions = []Action{{Change: engines.Fill(engines.VLLM.Levers.StepBudget, strconv.Itoa(m)), Why: why,
 		TradeOff: "long prompts need more steps: their TTFT and the prefill throughput drop somewhat"}}
 	return f, true
 }

@@ -135,7 +135,7 @@ func ruleForeign(e *env) []Finding {
 			Cause:    "memory another process holds is memory the engine's KV pool cannot use; engines size their pool from total VRAM and may fail to start",
 			Actions: []Action{{Change: "stop or move those processes (a notebook, a stale engine, a second model)",
 				Why: "frees their VRAM for the KV cache", TradeOff: "none"},
-				{Change: "if they must stay: lower the engine's memory fraction by their share (vLLM --gpu-memory-utilization)", Why: "avoids a start-up failure", TradeOff: "smaller KV pool"}}})
+				{Change: "if they must stay: lower the engine's memory fraction by their share (" + memFractionFlags() + ")", Why: "avoids a start-up failure", TradeOff: "smaller KV pool"}}})
 	}
 	return out
 }

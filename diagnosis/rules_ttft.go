@@ -3,8 +3,10 @@ package diagnosis
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -275,30 +277,24 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 		cur, _, curKnown := e.chunkedBudget(ep)
 		switch {
 		case itlOver:
-			f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("ITL p99≈%s is over its SLO too: a bigger --max-num-batched-tokens would make it worse, so it is not advised here", secs(itlV)),
+			f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("ITL p99≈%s is over its SLO too: a bigger %s would make it worse, so it is not advised here", secs(itlV), vllmStepBudget),
 				Source: metricSource(ep, "itl")})
 		case curKnown && chunk > cur:
-			f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-num-batched-tokens %d", chunk),
+			f.Actions = append(f.Actions, Action{Change: engines.Fill(engines.VLLM.Levers.StepBudget, strconv.Itoa(chunk)),
 				Why:      fmt.Sprintf("raises the step budget from %d: with chunked prefill a prompt is prefilled in chunks of at most this many tokens, so bigger chunks mean fewer steps per prompt", cur),
 				TradeOff: "decodes in the same steps wait longer: ITL p99 rises"})
 		case curKnown:
 			f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("step budget %d tokens already holds a mean prompt: raising it would not help", cur),
 				Source: "log (" + kindChunkedPrefill + ")"})
 		default:
-			f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-num-batched-tokens %d (if it is lower now)", chunk),
-				Why:      "with chunked prefill (vLLM's default) a prompt is prefilled in chunks of at most this many tokens per step: raising it to the prompt size means fewer steps per prompt (vLLM's default is 8192 on ≥ 70 GiB GPUs other than A100, 2048 on others; without chunked prefill it is ≥ --max-model-len and does not help)",
+			f.Actions = append(f.Actions, Action{Change: engines.Fill(engines.VLLM.Levers.StepBudget, strconv.Itoa(chunk)) + " (if it is lower now)",
+				Why:      "with chunked prefill (vLLM's default) a prompt is prefilled in chunks of at most this many tokens per step: raising it to the prompt size means fewer steps per prompt (vLLM's default is 8192 on ≥ 70 GiB GPUs other than A100, 2048 on others; without chunked prefill it is ≥ " + flagOf(engines.VLLM.Levers.MaxLen) + " and does not help)",
 				TradeOff: "decodes in the same steps wait longer: ITL p99 rises"})
 		}
-	case model.SGLang:
-		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-prefill-tokens %d --chunked-prefill-size %d", max(chunk, 16384), chunk), Why: "more prompt tokens per prefill step", TradeOff: "decode stalls grow"})
-	case model.TGI:
-		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max-batch-prefill-tokens %d", chunk), Why: "more prompt tokens per prefill batch", TradeOff: "more VRAM for activations"})
-	case model.LlamaCpp:
-		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("-b %d -ub %d", max(chunk, 2048), min(chunk, 2048)), Why: "bigger batches process prompts faster", TradeOff: "more compute buffer VRAM"})
-	case model.TRTLLM:
-		f.Actions = append(f.Actions, Action{Change: fmt.Sprintf("--max_num_tokens %d", max(chunk, 8192)), Why: "more context tokens per iteration", TradeOff: "more activation memory"})
-	case model.Ollama:
-		f.Actions = append(f.Actions, Action{Change: "num_batch 1024 (request option or Modelfile PARAMETER)", Why: "default 512 prompt tokens per batch", TradeOff: "more VRAM"})
+	default:
+		if p := levers(eng).Prefill; p != nil {
+			f.Actions = append(f.Actions, changes(p(chunk))...)
+		}
 	}
 	if st.PrefixHit.OK && st.PrefixHit.V < 0.2 {
 		if v, ok := infoKey(ep, "enable_prefix_caching"); ok && !isTrue(v) {

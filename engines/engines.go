@@ -164,6 +164,12 @@ type Levers struct {
 	// model (llama-server decodes in itself), so its busiest thread is the
 	// model's compute, not a saturated HTTP front end.
 	FrontRunsModel bool
+	// StepBudget bounds the tokens one engine step carries (%s the
+	// tokens).
+	StepBudget string
+	// Prefill gives prompts more tokens per prefill step, for a mean
+	// prompt of about n tokens (nil: no such lever).
+	Prefill func(n int) Change
 	// ActivationRoom makes room for activations outside the KV pool
 	// after a CUDA out-of-memory error (vLLM's is computed from the share
 	// it serves with: diagnosis/rules_events.go).
@@ -174,6 +180,9 @@ type Levers struct {
 	// GrowContext gives a request more of it; Offload keeps fewer layers
 	// on the GPU.
 	ShrinkKV, GrowContext, Offload Change
+	// MoreGPUs are the other flags that ask for more GPUs (short forms of
+	// DataParallel, pipeline parallelism): llmtop run will not apply them.
+	MoreGPUs []string
 	// TensorParallel are the flags that set the tensor-parallel degree
 	// (read from the engine's command line, not advised).
 	TensorParallel []string

@@ -1,6 +1,10 @@
 package engines
 
-import "github.com/llmtop/llmtop/model"
+import (
+	"fmt"
+
+	"github.com/llmtop/llmtop/model"
+)
 
 // LlamaCpp is llama.cpp's llama-server (ENGINES.md §4).
 var LlamaCpp = Spec{
@@ -29,7 +33,10 @@ var LlamaCpp = Spec{
 		Chunked:     Change{Change: "-ub %s", Why: "smaller physical batches interleave prompt processing with generation", TradeOff: "slower prompt processing"},
 		ShrinkKV:    Change{Change: "-c lower (it is shared by all -np slots) or -np lower", Why: "the KV is allocated for -c tokens", TradeOff: "shorter context / less concurrency"},
 		GrowContext: Change{Change: "-c higher or -np lower (per-slot context is -c / -np unless --kv-unified)", Why: "each slot gets a share of -c", TradeOff: "more VRAM / less concurrency"},
-		Offload:     Change{Change: "-ngl lower (offload fewer layers)", Why: "frees VRAM for buffers", TradeOff: "slower"},
+		Prefill: func(n int) Change {
+			return Change{Change: fmt.Sprintf("-b %d -ub %d", max(n, 2048), min(n, 2048)), Why: "bigger batches process prompts faster", TradeOff: "more compute buffer VRAM"}
+		},
+		Offload: Change{Change: "-ngl lower (offload fewer layers)", Why: "frees VRAM for buffers", TradeOff: "slower"},
 	},
 	Metrics: llamacppMetrics,
 	Logs:    llamacppLogs,

@@ -8,10 +8,13 @@ var Ollama = Spec{
 	Name:  "Ollama",
 	Ports: []int{11434},
 	Levers: Levers{
-		Cap:         "OLLAMA_NUM_PARALLEL=%s",
-		MaxLen:      "OLLAMA_CONTEXT_LENGTH=%s",
-		FP8KV:       Change{Change: "OLLAMA_KV_CACHE_TYPE=q8_0 (with OLLAMA_FLASH_ATTENTION=1)", Why: "halves the KV cache", TradeOff: "small accuracy cost"},
-		ShrinkKV:    Change{Change: "OLLAMA_CONTEXT_LENGTH=8192 (or num_ctx lower), OLLAMA_NUM_PARALLEL=1", Why: "the KV grows with context × parallel", TradeOff: "shorter context, less concurrency"},
+		Cap:      "OLLAMA_NUM_PARALLEL=%s",
+		MaxLen:   "OLLAMA_CONTEXT_LENGTH=%s",
+		FP8KV:    Change{Change: "OLLAMA_KV_CACHE_TYPE=q8_0 (with OLLAMA_FLASH_ATTENTION=1)", Why: "halves the KV cache", TradeOff: "small accuracy cost"},
+		ShrinkKV: Change{Change: "OLLAMA_CONTEXT_LENGTH=8192 (or num_ctx lower), OLLAMA_NUM_PARALLEL=1", Why: "the KV grows with context × parallel", TradeOff: "shorter context, less concurrency"},
+		Prefill: func(int) Change {
+			return Change{Change: "num_batch 1024 (request option or Modelfile PARAMETER)", Why: "default 512 prompt tokens per batch", TradeOff: "more VRAM"}
+		},
 		GrowContext: Change{Change: "OLLAMA_CONTEXT_LENGTH higher (or num_ctx per request)", Why: "the allocated context is too small", TradeOff: "more VRAM"},
 	},
 	Metrics: ollamaMetrics,

@@ -1,6 +1,10 @@
 package engines
 
-import "github.com/llmtop/llmtop/model"
+import (
+	"fmt"
+
+	"github.com/llmtop/llmtop/model"
+)
 
 // SGLang is SGLang (ENGINES.md §2); metrics only with --enable-metrics.
 var SGLang = Spec{
@@ -31,9 +35,13 @@ var SGLang = Spec{
 		DataParallel:   "--dp-size %s",
 		Front:          Change{Change: "--tokenizer-worker-num 2 (or more)", Why: "tokenisation runs in more processes", TradeOff: "more CPU and memory"},
 		TensorParallel: []string{"--tp-size", "--tp"},
+		MoreGPUs:       []string{"--dp", "--pp-size"},
 		ActivationRoom: Change{Change: "--mem-fraction-static lower by 0.05 and --chunked-prefill-size 4096", Why: "room for activations", TradeOff: "smaller KV pool"},
 		NoGraphs:       "--disable-cuda-graph",
-		GraphSizes:     "a smaller --cuda-graph-max-bs",
+		Prefill: func(n int) Change {
+			return Change{Change: fmt.Sprintf("--max-prefill-tokens %d --chunked-prefill-size %d", max(n, 16384), n), Why: "more prompt tokens per prefill step", TradeOff: "decode stalls grow"}
+		},
+		GraphSizes: "a smaller --cuda-graph-max-bs",
 	},
 	Metrics: sglangMetrics,
 	Logs:    sglangLogs,

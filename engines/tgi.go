@@ -1,6 +1,10 @@
 package engines
 
-import "github.com/llmtop/llmtop/model"
+import (
+	"fmt"
+
+	"github.com/llmtop/llmtop/model"
+)
 
 // TGI is Hugging Face Text Generation Inference (ENGINES.md §3).
 var TGI = Spec{
@@ -22,6 +26,9 @@ var TGI = Spec{
 	Levers: Levers{
 		Front:          Change{Change: "--validation-workers 4 (default 2)", Why: "the router tokenises and validates in more workers", TradeOff: "more CPU"},
 		TensorParallel: []string{"--num-shard"},
+		Prefill: func(n int) Change {
+			return Change{Change: fmt.Sprintf("--max-batch-prefill-tokens %d", n), Why: "more prompt tokens per prefill batch", TradeOff: "more VRAM for activations"}
+		},
 		ActivationRoom: Change{Change: "--max-batch-prefill-tokens lower, --cuda-memory-fraction 0.9", Why: "smaller prefill peak", TradeOff: "slower long prompts"},
 		// TGI batches by tokens: --max-batch-size only binds on hardware
 		// without unpadded inference (launcher --help); on GPUs the running

@@ -1,6 +1,10 @@
 package engines
 
-import "github.com/llmtop/llmtop/model"
+import (
+	"fmt"
+
+	"github.com/llmtop/llmtop/model"
+)
 
 // TRTLLM is NVIDIA TensorRT-LLM's trtllm-serve (ENGINES.md §5).
 var TRTLLM = Spec{
@@ -22,8 +26,12 @@ var TRTLLM = Spec{
 		Ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
 		Hists:  []model.Latency{model.TTFT, model.TPOT, model.E2E, model.Queue}},
 	Levers: Levers{
-		Front:              Change{Change: "--num_postprocess_workers 2 (or more)", Why: "detokenisation and OpenAI formatting in more processes", TradeOff: "more CPU and memory"},
-		TensorParallel:     []string{"--tp_size"},
+		Front:          Change{Change: "--num_postprocess_workers 2 (or more)", Why: "detokenisation and OpenAI formatting in more processes", TradeOff: "more CPU and memory"},
+		TensorParallel: []string{"--tp_size"},
+		MoreGPUs:       []string{"--pp_size"},
+		Prefill: func(n int) Change {
+			return Change{Change: fmt.Sprintf("--max_num_tokens %d", max(n, 8192)), Why: "more context tokens per iteration", TradeOff: "more activation memory"}
+		},
 		ActivationRoom:     Change{Change: "--kv_cache_free_gpu_memory_fraction 0.8 and --max_num_tokens 4096", Why: "room for activations", TradeOff: "smaller KV pool"},
 		Cap:                "--max_batch_size %s",
 		MaxLen:             "--max_seq_len %s",

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -391,7 +392,7 @@ func (o *applyOverlay) View(d *Data, w, h int) string {
 		return lines([]string{
 			"Applying a finding's change restarts the engine, so llmtop does it only for an engine it launched itself:",
 			"",
-			"  llmtop run -- vllm serve MODEL --max-num-seqs 32",
+			"  llmtop run -- vllm serve MODEL " + engines.Fill(engines.VLLM.Levers.Cap, "32"),
 			"  llmtop run -- llama-server -m model.gguf -np 2",
 			"",
 			s.Faint.Render("llmtop never restarts an engine it did not start, nor one on another machine."),

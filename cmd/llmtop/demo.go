@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sim"
 	"github.com/llmtop/llmtop/tui"
@@ -37,7 +38,7 @@ load. Background traffic moves by itself and the scenario timeline loops:
 
   ` + sim.DemoTimeline + `
 
-Everything shown is SIMULATED. The engine flags (--max-num-seqs, --gpu-memory-utilization…)
+Everything shown is SIMULATED. The engine flags (` + vllmCap("") + `, ` + engines.VLLM.Levers.MemFraction + `…)
 and --scenario work as for 'llmtop sim'.`,
 		Args: cobra.NoArgs,
 		RunE: runDemo,

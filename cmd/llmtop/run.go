@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/launch"
 	"github.com/llmtop/llmtop/tui"
@@ -48,9 +49,9 @@ On q llmtop asks whether to stop the engine or leave it running (--on-quit
 decides without asking); a closed terminal leaves it running. Either way
 llmtop prints its pid, command line and log, and writes them beside the log
 (LOG.pid).`,
-		Example: `  llmtop run -- vllm serve meta-llama/Llama-3.1-8B-Instruct --max-num-seqs 32
+		Example: `  llmtop run -- vllm serve meta-llama/Llama-3.1-8B-Instruct ` + vllmCap("32") + `
   llmtop run -- llama-server -m model.gguf -np 2 --metrics
-  llmtop run --on-quit stop -- llmtop sim --scenario queue-buildup --max-num-seqs 16`,
+  llmtop run --on-quit stop -- llmtop sim --scenario queue-buildup ` + vllmCap("16"),
 		Args: cobra.MinimumNArgs(1),
 		RunE: runRun,
 	}
@@ -308,4 +309,14 @@ func (l *runLauncher) Restart(tp tui.LaunchPlan, progress func(string)) error {
 	}
 	l.watch(np, p.Mark())
 	return nil
+}
+
+// vllmCap is vLLM's concurrency cap with a value, for the usage examples
+// (the flag alone when v is empty): engines/vllm.go spells it.
+func vllmCap(v string) string {
+	if v == "" {
+		f, _, _ := strings.Cut(engines.VLLM.Levers.Cap, " ")
+		return f
+	}
+	return engines.Fill(engines.VLLM.Levers.Cap, v)
 }

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/llmtop/llmtop/engines"
 )
 
 // A finding's action says its change in words a person can type: "--max-num-seqs
@@ -36,12 +38,20 @@ type NotApplicable struct {
 
 func (e *NotApplicable) Error() string { return e.Change + ": " + e.Why }
 
-// moreHardware are flags that ask for GPUs the engine does not have now.
-var moreHardware = map[string]bool{
-	"--data-parallel-size": true, "-dp": true, "--dp-size": true, "--dp": true,
-	"--tensor-parallel-size": true, "-tp": true, "--tp-size": true, "--tp": true,
-	"--pipeline-parallel-size": true, "-pp": true, "--num-shard": true, "--tp_size": true,
-}
+// moreHardware are flags that ask for GPUs the engine does not have now:
+// every engine's data-, tensor- and pipeline-parallel flags (engines/).
+var moreHardware = func() map[string]bool {
+	out := map[string]bool{}
+	for _, s := range engines.All() {
+		l := s.Levers
+		for _, f := range append(append([]string{l.DataParallel}, l.TensorParallel...), l.MoreGPUs...) {
+			if f, _, _ = strings.Cut(f, " "); f != "" {
+				out[normFlag(f)] = true
+			}
+		}
+	}
+	return out
+}()
 
 // endpointEnv are the variables that say where the engine listens.
 var endpointEnv = map[string]bool{"OLLAMA_HOST": true, "LLAMA_ARG_PORT": true, "LLAMA_ARG_HOST": true}

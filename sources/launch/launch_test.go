@@ -81,6 +81,8 @@ func TestChangeNotApplicable(t *testing.T) {
 		"add a replica behind the router":                                       "needs a person",
 		"--max-num-seqs N higher only once ITL/TPOT is seen under its SLO 50ms": "value",
 		"kv_cache_config: {dtype: fp8} in the --config YAML":                    "needs a person",
+		// every engine's parallelism flags, read from engines/
+		"--tp_size 2": "more hardware", "--num-shard 2": "more hardware", "--dp-size 2": "more hardware", "-pp 2": "more hardware",
 	} {
 		_, err := ParseChange(change)
 		var na *NotApplicable
