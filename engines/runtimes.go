@@ -73,6 +73,11 @@ var torchLogs = []LogLine{
 		Regex:   `no kernel image is available for execution on the device`,
 		Title:   "CUDA error: no kernel image for this GPU",
 		Meaning: "the engine's CUDA kernels were not built for this GPU's compute capability (a new GPU on an old build, or an old GPU on a new one): install a build for this architecture"},
+	// xgrammar under vLLM, SGLang and TensorRT-LLM refuses what it cannot enforce.
+	{ID: "guided_decoding_error", Engines: torchEngines, Fix: guidedFix, Sev: warn, Category: "config", Needle: "not supported by xgrammar|Grammar error:|Failed to transform json schema into a grammar|Invalid grammar specification",
+		Regex:   `(?P<reason>The provided JSON schema contains features not supported by xgrammar|Grammar error: .*|Failed to transform json schema into a grammar: .*|Invalid grammar specification.*)`,
+		Title:   "guided decoding rejected a request's schema or grammar",
+		Meaning: "a request's response_format / guided_json / grammar uses what the structured-output backend cannot compile: the request fails with 400; simplify the schema (formats, patterns, min/max keywords) or choose another structured-output backend"},
 }
 
 // ggmlLogs are printed by the engines built on ggml.
@@ -99,6 +104,10 @@ var ggmlLogs = []LogLine{
 		Regex:   `[Ii]llegal instruction`,
 		Title:   "illegal instruction (SIGILL)",
 		Meaning: "the binary uses CPU instructions this CPU lacks (AVX…): use a build for this CPU"},
+	{ID: "llamacpp_model_buffer", Engines: ggmlEngines, Sev: info, Category: "memory", Needle: " buffer size = ",
+		Regex:   `load_tensors: +(?P<device>(?:CUDA|ROCm|Vulkan)\d+) (?:model )?buffer size = +(?P<mib>[\d.]+) MiB`,
+		Title:   "weights take {mib} MiB on {device}",
+		Meaning: "the model's weights on this GPU (a CPU buffer beside it means layers run on the CPU: raise -ngl)"},
 }
 
 // anyLogs may come from any engine (a CUDA error outside PyTorch, a
@@ -134,3 +143,8 @@ var anyLogs = []LogLine{
 		Regex: `Traceback \(most recent call last\):`,
 		Title: "Python traceback", Meaning: "an exception was raised; the lines after this say which"},
 }
+
+// guidedFix is what to do about a schema the structured-output backend
+// refuses.
+var guidedFix = []Change{{Change: "simplify the schema the line names (drop formats such as uri, patterns, min/max keywords the backend lacks), or serve with another structured-output backend",
+	Why: "the backend refuses what it cannot enforce rather than generate against a weaker grammar", TradeOff: "a looser schema is checked by the client instead"}}

@@ -142,6 +142,10 @@ var sglangLogs = []LogLine{
 		Regex:   `'(?P<endpoint>/get_model_info|/get_server_info|/get_load)' is deprecated`,
 		Title:   "SGLang: {endpoint} is deprecated",
 		Meaning: "a client (maybe a monitor) uses an old endpoint: /model_info, /server_info, /v1/loads replace them"},
+	{ID: "sglang_weights_loaded", Sev: info, Category: "memory", Needle: "Load weight end.",
+		Regex:   `Load weight end\.(?:.*?avail mem=(?P<avail_gb>[\d.]+) GB)?.*?mem usage=(?P<gib>[\d.]+) GB`,
+		Title:   "weights take {gib} GB on each GPU",
+		Meaning: "the memory the model's weights took on this rank's GPU, and what was left for the KV cache and activations (SGLang's GB are GiB)"},
 }
 
 // The fixes of SGLang's own failure lines (LogLine.Fix).

@@ -210,6 +210,14 @@ var vllmLogs = []LogLine{
 		Regex:   `At most (?P<limit>\d+) (?P<modality>\w+)\(s\) may be provided in one (?:request|prompt)|You set (?P<modality2>\w+)=(?P<limit2>\d+) \(or defaulted to 1\) in .--limit-mm-per-prompt., but passed (?P<passed>\d+)`,
 		Title:   "request over the per-prompt {modality}{modality2} limit ({limit}{limit2})",
 		Meaning: "a request carried more images (or other media) than --limit-mm-per-prompt allows: it was rejected with 400"},
+	{ID: "vllm_fp8_marlin", Sev: warn, Category: "config", Needle: "does not have native support for FP8 computation",
+		Regex:   `does not have native support for FP8 computation but FP8 quantization is being used`,
+		Title:   "fp8 on a GPU without fp8 compute: weight-only fp8 (Marlin)",
+		Meaning: "this GPU (before Ada/Hopper, compute capability 8.9) has no fp8 tensor cores: the fp8 weights are expanded to 16 bits for every matmul, saving memory but not compute; expect slower prefill than a 16-bit or INT8/AWQ model"},
+	{ID: "vllm_model_loading", Sev: info, Category: "memory", Needle: "Model loading took ",
+		Regex:   `Model loading took (?P<gib>[\d.]+) GiB(?: memory)? and (?P<seconds>[\d.]+) seconds`,
+		Title:   "weights take {gib} GiB on each GPU",
+		Meaning: "the memory the model's weights took on this rank's GPU (each tensor-parallel rank prints its own share)"},
 }
 
 // The fixes of vLLM's own failure lines (LogLine.Fix).

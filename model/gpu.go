@@ -55,6 +55,25 @@ type GPU struct {
 	RemapPending bool `json:"remap_pending,omitempty"`
 	RemapFailed  bool `json:"remap_failed,omitempty"`
 
+	// ComputeCap is the CUDA compute capability ("8.0" A100, "8.9" L4,
+	// "9.0" H100): which number formats the device computes in (bf16
+	// from 8.0, fp8 from 8.9).
+	ComputeCap string `json:"compute_capability,omitempty"`
+	// PCIeGen and PCIeWidth are the link's current generation and lanes;
+	// the …Max fields what this device and slot can do. The link trains
+	// down while idle, so only a busy device's shortfall means anything.
+	PCIeGen      Opt `json:"pcie_gen"`
+	PCIeGenMax   Opt `json:"pcie_gen_max"`
+	PCIeWidth    Opt `json:"pcie_width"`
+	PCIeWidthMax Opt `json:"pcie_width_max"`
+	// PCIeReplays counts link-level retransmissions since the driver
+	// loaded: a rising count is a bad riser, cable or slot.
+	PCIeReplays Opt `json:"pcie_replays"`
+	// NVLinks is how many of the device's NVLink links are active, and
+	// NVLinksMax how many it has (absent: no NVLink, a PCIe-only card).
+	NVLinks    Opt `json:"nvlinks_active"`
+	NVLinksMax Opt `json:"nvlinks"`
+
 	Processes []GPUProcess `json:"processes"`
 
 	// Owner is who the device belongs to where a cluster exporter says
@@ -91,6 +110,9 @@ const (
 	GPUFieldECC          = "ecc_volatile_errors"
 	GPUFieldRemapped     = "remapped_rows"
 	GPUFieldProcesses    = "processes"
+	GPUFieldPCIeGen      = "pcie_gen"
+	GPUFieldPCIeReplays  = "pcie_replays"
+	GPUFieldNVLinks      = "nvlinks_active"
 )
 
 // IsUnsupported reports whether the device said it does not support field

@@ -17,7 +17,7 @@ func TestGPUFieldNamesAreJSONNames(t *testing.T) {
 	for _, f := range []string{GPUFieldUtil, GPUFieldMemUtil, GPUFieldMemUsed, GPUFieldMemTotal,
 		GPUFieldPower, GPUFieldPowerLimit, GPUFieldTemp, GPUFieldTempSlowdown, GPUFieldSMClock,
 		GPUFieldSMClockMax, GPUFieldMemClock, GPUFieldMemClockMax, GPUFieldFan, GPUFieldPCIeRx,
-		GPUFieldPCIeTx, GPUFieldThrottle, GPUFieldECC, GPUFieldProcesses} {
+		GPUFieldPCIeTx, GPUFieldThrottle, GPUFieldECC, GPUFieldProcesses, GPUFieldPCIeGen, GPUFieldPCIeReplays, GPUFieldNVLinks} {
 		if !tags[f] {
 			t.Errorf("%q is not a JSON name of model.GPU", f)
 		}

@@ -3,6 +3,8 @@
 package gpu
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -107,7 +109,11 @@ func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 		r.readStatic(d, c)
 	}
 	g.SMClockMax, g.MemClockMax, g.TempSlowdown = d.smMax, d.memMax, d.slowdown
+	g.ComputeCap, g.PCIeGenMax, g.PCIeWidthMax = d.cc, d.genMax, d.widthMax
 	c.unsupported = append(c.unsupported, d.staticNA...)
+	if c.live() {
+		r.readLinks(d, c, &g)
+	}
 	if c.live() {
 		if v, ret := h.GetFanSpeed(); c.ok("fan", ret, model.GPUFieldFan) {
 			g.Fan = some32(v)
@@ -158,7 +164,7 @@ func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 	}
 
 	if len(c.unsupported) > 0 {
-		g.Unsupported = c.unsupported
+		g.Unsupported = uniq(c.unsupported)
 	}
 	switch {
 	case !c.live():
@@ -208,8 +214,97 @@ func (r *nvmlReader) readStatic(d *nvmlDev, c *guard) {
 			d.slowdown = some32(v)
 		}
 	}
+	if c.live() && r.has[symCC] {
+		if major, minor, ret := d.h.GetCudaComputeCapability(); c.ok("compute capability", ret) {
+			d.cc = fmt.Sprintf("%d.%d", major, minor)
+		}
+	}
+	if c.live() && r.has[symGenMax] {
+		if v, ret := d.h.GetMaxPcieLinkGeneration(); c.ok("max PCIe generation", ret, model.GPUFieldPCIeGen) && v > 0 {
+			d.genMax = model.Some(float64(v))
+		}
+	}
+	if c.live() && r.has[symWidthMax] {
+		if v, ret := d.h.GetMaxPcieLinkWidth(); c.ok("max PCIe width", ret, model.GPUFieldPCIeGen) && v > 0 {
+			d.widthMax = model.Some(float64(v))
+		}
+	}
+	// The links the device has: NVML answers NOT_SUPPORTED (or an invalid
+	// argument) past the last one, and for every link of a PCIe-only card.
+	d.nvlinks = nil
+	if c.live() && r.has[symNVLink] {
+		for l := range nvml.NVLINK_MAX_LINKS {
+			if _, ret := d.h.GetNvLinkState(l); ret == nvml.SUCCESS {
+				d.nvlinks = append(d.nvlinks, l)
+			} else if isLost(ret) {
+				c.ok("NVLink state", ret)
+				break
+			}
+		}
+	}
 	// kept on the device and added to every refresh (readDevice appends them)
 	d.staticNA = append([]string(nil), c.unsupported[before:]...)
 	c.unsupported = c.unsupported[:before]
 	d.static = c.live()
+}
+
+// The link and capability calls, each used only where the library has it.
+const (
+	symCC       = "nvmlDeviceGetCudaComputeCapability"
+	symGenMax   = "nvmlDeviceGetMaxPcieLinkGeneration"
+	symWidthMax = "nvmlDeviceGetMaxPcieLinkWidth"
+	symGen      = "nvmlDeviceGetCurrPcieLinkGeneration"
+	symWidth    = "nvmlDeviceGetCurrPcieLinkWidth"
+	symReplays  = "nvmlDeviceGetPcieReplayCounter"
+	symNVLink   = "nvmlDeviceGetNvLinkState"
+)
+
+var linkSymbols = []string{symCC, symGenMax, symWidthMax, symGen, symWidth, symReplays, symNVLink}
+
+// readLinks reads the PCIe link as it runs now, its replay count, and how
+// many of the device's NVLink links are up.
+func (r *nvmlReader) readLinks(d *nvmlDev, c *guard, g *model.GPU) {
+	h := d.h
+	if r.has[symGen] {
+		if v, ret := h.GetCurrPcieLinkGeneration(); c.ok("PCIe generation", ret, model.GPUFieldPCIeGen) && v > 0 {
+			g.PCIeGen = model.Some(float64(v))
+		}
+	}
+	if c.live() && r.has[symWidth] {
+		if v, ret := h.GetCurrPcieLinkWidth(); c.ok("PCIe width", ret, model.GPUFieldPCIeGen) && v > 0 {
+			g.PCIeWidth = model.Some(float64(v))
+		}
+	}
+	if c.live() && r.has[symReplays] {
+		if v, ret := h.GetPcieReplayCounter(); c.ok("PCIe replays", ret, model.GPUFieldPCIeReplays) {
+			g.PCIeReplays = model.Some(float64(v))
+		}
+	}
+	if !c.live() || len(d.nvlinks) == 0 {
+		return
+	}
+	up := 0
+	for _, l := range d.nvlinks {
+		st, ret := h.GetNvLinkState(l)
+		if isLost(ret) {
+			c.ok("NVLink state", ret)
+			return
+		}
+		if ret == nvml.SUCCESS && st == nvml.FEATURE_ENABLED {
+			up++
+		}
+	}
+	g.NVLinks, g.NVLinksMax = model.Some(float64(up)), model.Some(float64(len(d.nvlinks)))
+}
+
+// uniq drops repeated names, keeping the first of each (several calls
+// fill one field: the PCIe link's generation and width).
+func uniq(xs []string) []string {
+	out := xs[:0:0]
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -42,8 +42,11 @@ type nvmlReader struct {
 	driver, cuda string
 	hasMemV2     bool // nvmlDeviceGetMemoryInfo_v2 (driver ≥ 510) excludes reserved memory
 	hasEvents    bool // nvmlDeviceGetCurrentClocksEventReasons (driver ≥ 535)
-	devs         []*nvmlDev
-	skipped      []string // devices NVML lists but will not open
+	// has lists the link and capability calls the installed library
+	// exports (calling one it lacks would end the process).
+	has     map[string]bool
+	devs    []*nvmlDev
+	skipped []string // devices NVML lists but will not open
 	// xid is the event set the devices' critical Xid errors arrive on
 	// (nil where NVML cannot register them: no permission, old driver).
 	xid nvml.EventSet
@@ -59,6 +62,10 @@ type nvmlDev struct {
 	memMax     model.Opt
 	slowdown   model.Opt
 	staticNA   []string // static fields the device does not support
+	cc         string   // compute capability
+	genMax     model.Opt
+	widthMax   model.Opt
+	nvlinks    []int // the NVLink links the device has
 	lost       bool
 	handleErr  nvml.Return // why there is no handle (GPU lost at start)
 }
@@ -115,6 +122,10 @@ func (r *nvmlReader) init(now time.Time) bool {
 	ext := r.lib.Extensions()
 	r.hasMemV2 = ext.LookupSymbol("nvmlDeviceGetMemoryInfo_v2") == nil
 	r.hasEvents = ext.LookupSymbol("nvmlDeviceGetCurrentClocksEventReasons") == nil
+	r.has = map[string]bool{}
+	for _, sym := range linkSymbols {
+		r.has[sym] = ext.LookupSymbol(sym) == nil
+	}
 
 	r.devs, r.skipped = r.devs[:0], nil
 	for i := range n {

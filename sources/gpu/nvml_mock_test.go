@@ -68,6 +68,39 @@ func fillA100(d *dgxa100.Device, i int) {
 	d.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) {
 		return []nvml.ProcessInfo{{Pid: uint32(1000 + i), UsedGpuMemory: uint64(i+1) * gib}}, nvml.SUCCESS
 	}
+	// A100s: compute capability 8.0, PCIe Gen4 x16, 12 NVLinks. GPU 2's
+	// link trained down to Gen1 x8 and retransmits; GPU 6 lost a link.
+	d.GetCudaComputeCapabilityFunc = func() (int, int, nvml.Return) { return 8, 0, nvml.SUCCESS }
+	d.GetMaxPcieLinkGenerationFunc = func() (int, nvml.Return) { return 4, nvml.SUCCESS }
+	d.GetMaxPcieLinkWidthFunc = func() (int, nvml.Return) { return 16, nvml.SUCCESS }
+	d.GetCurrPcieLinkGenerationFunc = func() (int, nvml.Return) {
+		if i == 2 {
+			return 1, nvml.SUCCESS
+		}
+		return 4, nvml.SUCCESS
+	}
+	d.GetCurrPcieLinkWidthFunc = func() (int, nvml.Return) {
+		if i == 2 {
+			return 8, nvml.SUCCESS
+		}
+		return 16, nvml.SUCCESS
+	}
+	replays := 0
+	d.GetPcieReplayCounterFunc = func() (int, nvml.Return) {
+		if i == 2 {
+			replays += 40
+		}
+		return replays, nvml.SUCCESS
+	}
+	d.GetNvLinkStateFunc = func(l int) (nvml.EnableState, nvml.Return) {
+		switch {
+		case l >= 12:
+			return 0, nvml.ERROR_INVALID_ARGUMENT
+		case i == 6 && l == 3:
+			return nvml.FEATURE_DISABLED, nvml.SUCCESS
+		}
+		return nvml.FEATURE_ENABLED, nvml.SUCCESS
+	}
 	// GPU 5 remapped two rows and waits for a reset to apply a third.
 	d.GetRemappedRowsFunc = func() (int, int, bool, bool, nvml.Return) {
 		if i == 5 {
@@ -158,5 +191,12 @@ func unsupportedDevice() *mock.Device {
 		GetTotalEccErrorsFunc:            func(nvml.MemoryErrorType, nvml.EccCounterType) (uint64, nvml.Return) { return 0, ns },
 		GetComputeRunningProcessesFunc:   func() ([]nvml.ProcessInfo, nvml.Return) { return nil, ns },
 		GetRemappedRowsFunc:              func() (int, int, bool, bool, nvml.Return) { return 0, 0, false, false, ns },
+		GetCudaComputeCapabilityFunc:     func() (int, int, nvml.Return) { return 12, 1, nvml.SUCCESS },
+		GetMaxPcieLinkGenerationFunc:     func() (int, nvml.Return) { return 0, ns },
+		GetMaxPcieLinkWidthFunc:          func() (int, nvml.Return) { return 0, ns },
+		GetCurrPcieLinkGenerationFunc:    func() (int, nvml.Return) { return 0, ns },
+		GetCurrPcieLinkWidthFunc:         func() (int, nvml.Return) { return 0, ns },
+		GetPcieReplayCounterFunc:         func() (int, nvml.Return) { return 0, ns },
+		GetNvLinkStateFunc:               func(int) (nvml.EnableState, nvml.Return) { return 0, ns },
 	}
 }

@@ -5,6 +5,7 @@ package gpu
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -144,7 +145,7 @@ func TestNotSupportedLeavesFieldsAbsent(t *testing.T) {
 	want := []string{model.GPUFieldUtil, model.GPUFieldMemUtil, model.GPUFieldMemUsed, model.GPUFieldMemTotal,
 		model.GPUFieldPower, model.GPUFieldPowerLimit, model.GPUFieldTemp, model.GPUFieldSMClock,
 		model.GPUFieldMemClock, model.GPUFieldSMClockMax, model.GPUFieldMemClockMax, model.GPUFieldTempSlowdown,
-		model.GPUFieldFan, model.GPUFieldPCIeRx, model.GPUFieldPCIeTx, model.GPUFieldThrottle,
+		model.GPUFieldPCIeGen, model.GPUFieldPCIeReplays, model.GPUFieldFan, model.GPUFieldPCIeRx, model.GPUFieldPCIeTx, model.GPUFieldThrottle,
 		model.GPUFieldECC, model.GPUFieldRemapped, model.GPUFieldProcesses}
 	if strings.Join(g.Unsupported, ",") != strings.Join(want, ",") {
 		t.Errorf("unsupported %v\nwant        %v", g.Unsupported, want)
@@ -428,4 +429,49 @@ func TestXidEventsFromNVML(t *testing.T) {
 		t.Fatalf("the same Xid twice: %+v", evs)
 	}
 	r.close()
+}
+
+// Issue 27 item 3: compute capability, the PCIe link against what it can
+// do, its replays, and NVLink links up, from go-nvml's DGX A100 mock.
+func TestLinksAndComputeCapability(t *testing.T) {
+	r := newNVMLReader(newDGX(), Filter{}, newProcTable(dgxProcs()))
+	snap, _ := r.refresh(t0)
+	snap, _ = r.refresh(t0.Add(time.Second))
+	g0, g2, g6 := snap.GPUs[0], snap.GPUs[2], snap.GPUs[6]
+	if g0.ComputeCap != "8.0" || g0.PCIeGen != model.Some(4) || g0.PCIeGenMax != model.Some(4) ||
+		g0.PCIeWidth != model.Some(16) || g0.PCIeWidthMax != model.Some(16) || g0.PCIeReplays != model.Some(0) ||
+		g0.NVLinks != model.Some(12) || g0.NVLinksMax != model.Some(12) {
+		t.Errorf("GPU 0 %+v", g0)
+	}
+	if g2.PCIeGen != model.Some(1) || g2.PCIeWidth != model.Some(8) || g2.PCIeReplays != model.Some(80) {
+		t.Errorf("GPU 2 link gen %+v width %+v replays %+v", g2.PCIeGen, g2.PCIeWidth, g2.PCIeReplays)
+	}
+	if g6.NVLinks != model.Some(11) || g6.NVLinksMax != model.Some(12) {
+		t.Errorf("GPU 6 NVLinks %+v of %+v", g6.NVLinks, g6.NVLinksMax)
+	}
+}
+
+// A driver without the link calls is never asked for them (calling a
+// symbol the library lacks ends the process): the fields stay absent.
+func TestLinkCallsNeedTheirSymbols(t *testing.T) {
+	s := newDGX()
+	s.LookupSymbolFunc = func(sym string) error {
+		if slices.Contains(linkSymbols, sym) {
+			return errors.New("undefined symbol")
+		}
+		return nil
+	}
+	for _, d := range s.Devices {
+		dev := d.(*dgxa100.Device)
+		// calling any of these would panic
+		dev.GetCudaComputeCapabilityFunc, dev.GetMaxPcieLinkGenerationFunc, dev.GetMaxPcieLinkWidthFunc = nil, nil, nil
+		dev.GetCurrPcieLinkGenerationFunc, dev.GetCurrPcieLinkWidthFunc, dev.GetPcieReplayCounterFunc = nil, nil, nil
+		dev.GetNvLinkStateFunc = nil
+	}
+	r := newNVMLReader(s, Filter{}, newProcTable(dgxProcs()))
+	snap, _ := r.refresh(t0)
+	g := snap.GPUs[0]
+	if g.Err != "" || g.ComputeCap != "" || g.PCIeGen.OK || g.PCIeGenMax.OK || g.NVLinks.OK || g.PCIeReplays.OK || !g.Util.OK {
+		t.Errorf("%+v", g)
+	}
 }

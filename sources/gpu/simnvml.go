@@ -73,6 +73,18 @@ type simDevice struct {
 func (d *simDevice) GetUUID() (string, nvml.Return) { return d.uuid, nvml.SUCCESS }
 func (d *simDevice) GetName() (string, nvml.Return) { return simName, nvml.SUCCESS }
 
+// The simulated H100: compute capability 9.0 on a PCIe Gen5 x16 link
+// that never retransmits, without NVLink.
+func (d *simDevice) GetCudaComputeCapability() (int, int, nvml.Return) { return 9, 0, nvml.SUCCESS }
+func (d *simDevice) GetMaxPcieLinkGeneration() (int, nvml.Return)      { return 5, nvml.SUCCESS }
+func (d *simDevice) GetMaxPcieLinkWidth() (int, nvml.Return)           { return 16, nvml.SUCCESS }
+func (d *simDevice) GetCurrPcieLinkGeneration() (int, nvml.Return)     { return 5, nvml.SUCCESS }
+func (d *simDevice) GetCurrPcieLinkWidth() (int, nvml.Return)          { return 16, nvml.SUCCESS }
+func (d *simDevice) GetPcieReplayCounter() (int, nvml.Return)          { return 0, nvml.SUCCESS }
+func (d *simDevice) GetNvLinkState(int) (nvml.EnableState, nvml.Return) {
+	return 0, nvml.ERROR_NOT_SUPPORTED
+}
+
 // GetRemappedRows: a simulated GPU's memory never fails.
 func (d *simDevice) GetRemappedRows() (int, int, bool, bool, nvml.Return) {
 	return 0, 0, false, false, nvml.SUCCESS

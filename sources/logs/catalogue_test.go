@@ -31,6 +31,17 @@ var catalogueExamples = []struct {
 	{"vllm_lora_not_found", "ValueError: Loading lora 1748373774 failed: No adapter found for simon_lora_path", map[string]string{"lora": "1748373774", "path": "simon_lora_path"}},
 	{"vllm_mm_limit", "ERROR 03-13 11:21:33 serving_chat.py:197] ValueError: At most 1 image(s) may be provided in one request.", map[string]string{"limit": "1", "modality": "image"}},
 	{"vllm_mm_limit", "error: You set image=2 (or defaulted to 1) in `--limit-mm-per-prompt`, but passed 3 image items in the same prompt.", map[string]string{"limit2": "2", "modality2": "image", "passed": "3"}},
+	{"vllm_fp8_marlin", "[marlin_utils_fp8.py:80] Your GPU does not have native support for FP8 computation but FP8 quantization is being used. Weight-only FP8 compression will be used leveraging the Marlin kernel. This may degrade performance for compute-heavy workloads.", nil},
+	{"guided_decoding_error", "ValueError: Grammar error: Unknown format: uri", map[string]string{"reason": "Grammar error: Unknown format: uri"}},
+	{"vllm_model_loading", "(EngineCore_DP0 pid=497) INFO 10-03 07:29:02 [gpu_model_runner.py:2392] Model loading took 27.5185 GiB and 305.873276 seconds", map[string]string{"gib": "27.5185"}},
+	// vLLM since format_gib ("Model loading took %s GiB memory and %.6f seconds", vllm/v1/worker/gpu_model_runner.py).
+	{"vllm_model_loading", "(EngineCore_DP0 pid=3790) INFO 11-22 04:50:10 [gpu_model_runner.py:2653] Model loading took 15.26 GiB memory and 4.012345 seconds", map[string]string{"gib": "15.26", "seconds": "4.012345"}},
+	{"sglang_weights_loaded", "[2025-03-29 18:18:34 TP0] Load weight end. type=Gemma3ForConditionalGeneration, dtype=torch.bfloat16, avail mem=3.64 GB, mem usage=18.82 GB.", map[string]string{"gib": "18.82", "avail_gb": "3.64"}},
+	// SGLang since the elapsed= field (python/sglang/srt/model_executor/model_runner.py): the order is the same.
+	{"sglang_weights_loaded", "[2026-01-10 10:00:01 TP0] Load weight end. elapsed=12.31 s, type=Qwen3ForCausalLM, avail mem=61.20 GB, mem usage=15.45 GB.", map[string]string{"gib": "15.45"}},
+	{"llamacpp_model_buffer", "llm_load_tensors:      CUDA1 buffer size = 13989.53 MiB", map[string]string{"device": "CUDA1", "mib": "13989.53"}},
+	// llama.cpp since "model buffer" (src/llama-model.cpp: "%s: %12s model buffer size = %8.2f MiB").
+	{"llamacpp_model_buffer", "load_tensors:        CUDA0 model buffer size =  6378.40 MiB", map[string]string{"device": "CUDA0", "mib": "6378.40"}},
 	// ---- lifecycle (vLLM lines as vllm/entrypoints/openai/api_server.py,
 	// utils.py, default_loader.py and gpu_model_runner.py print them; uvicorn's
 	// own; llama.cpp tools/server/server.cpp and server-context.cpp at
@@ -257,6 +268,11 @@ var catalogueNearMisses = []struct{ id, line string }{
 	{"hf_model_not_found", "OSError:  is not a local folder and is not a valid model identifier"},
 	{"hf_offline", "We couldn't connect to 'https://huggingface.co' (retrying)"},
 	{"hf_trust_remote_code", "the repository contains custom code which must be executed manually"},
+	{"vllm_fp8_marlin", "this GPU does not have native support for FP8 computation (checked)"},
+	{"guided_decoding_error", "regex lookaround is not supported by xgrammar"},
+	{"vllm_model_loading", "Model loading took 3.2 seconds"},
+	{"sglang_weights_loaded", "Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16"},
+	{"llamacpp_model_buffer", "llama_context:  CUDA_Host  output buffer size =     0.58 MiB"},
 	{"cuda_no_kernel_image", "a kernel image is available for execution on the device"},
 	{"vllm_bf16_capability", "Float16 is only supported on GPUs with compute capability of at least 7.0"},
 	{"vllm_lora_not_found", "No adapter found for the request, using the base model"},
