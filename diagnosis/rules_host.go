@@ -234,28 +234,40 @@ func ruleOOMKill(e *env) []Finding {
 // tensorParallel reads the tensor-parallel degree from the API server's
 // command line, by every engine's flags (0: not given).
 func tensorParallel(h *model.HostReading) int {
-	f := h.FrontProc()
-	if f == nil {
-		return 0
-	}
-	args := strings.Fields(f.Cmdline)
 	for _, sp := range engines.All() {
 		for _, flag := range sp.Levers.TensorParallel {
-			for i, a := range args {
-				name, val, hasVal := strings.Cut(a, "=")
-				if name != flag {
-					continue
-				}
-				if !hasVal && i+1 < len(args) {
-					val = args[i+1]
-				}
-				if n, err := strconv.Atoi(val); err == nil && n > 0 {
+			if v, ok := cmdFlag(h, flag); ok {
+				if n, err := strconv.Atoi(v); err == nil && n > 0 {
 					return n
 				}
 			}
 		}
 	}
 	return 0
+}
+
+// cmdFlag is a flag's value on the API server's command line ("--flag v"
+// or "--flag=v").
+func cmdFlag(h *model.HostReading, flag string) (string, bool) {
+	f := h.FrontProc()
+	if f == nil {
+		return "", false
+	}
+	args := strings.Fields(f.Cmdline)
+	for i, a := range args {
+		name, val, hasVal := strings.Cut(a, "=")
+		if name != flag {
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				continue
+			}
+			val = args[i+1]
+		}
+		return val, true
+	}
+	return "", false
 }
 
 func ruleShm(e *env) []Finding {

@@ -186,6 +186,11 @@ type Levers struct {
 	// TensorParallel are the flags that set the tensor-parallel degree
 	// (read from the engine's command line, not advised).
 	TensorParallel []string
+	// Precision are the flags whose value names a number format the GPU
+	// must compute in (weights dtype, quantisation, KV-cache dtype), read
+	// from the engine's command line to judge them against the GPU's
+	// compute capability.
+	Precision []string
 }
 
 // Change is one flag change with what it does and costs.

@@ -42,6 +42,7 @@ var SGLang = Spec{
 			return Change{Change: fmt.Sprintf("--max-prefill-tokens %d --chunked-prefill-size %d", max(n, 16384), n), Why: "more prompt tokens per prefill step", TradeOff: "decode stalls grow"}
 		},
 		GraphSizes: "a smaller --cuda-graph-max-bs",
+		Precision:  []string{"--dtype", "--quantization", "--kv-cache-dtype"},
 	},
 	Metrics: sglangMetrics,
 	Logs:    sglangLogs,

@@ -30,6 +30,7 @@ var TGI = Spec{
 			return Change{Change: fmt.Sprintf("--max-batch-prefill-tokens %d", n), Why: "more prompt tokens per prefill batch", TradeOff: "more VRAM for activations"}
 		},
 		ActivationRoom: Change{Change: "--max-batch-prefill-tokens lower, --cuda-memory-fraction 0.9", Why: "smaller prefill peak", TradeOff: "slower long prompts"},
+		Precision:      []string{"--dtype", "--quantize"},
 		// TGI batches by tokens: --max-batch-size only binds on hardware
 		// without unpadded inference (launcher --help); on GPUs the running
 		// batch is bounded by --max-batch-total-tokens.

@@ -41,6 +41,7 @@ var VLLM = Spec{
 		NoGraphs:       "--enforce-eager",
 		StepBudget:     "--max-num-batched-tokens %s",
 		GraphSizes:     "fewer capture sizes: --cuda-graph-sizes",
+		Precision:      []string{"--dtype", "--quantization", "-q", "--kv-cache-dtype"},
 	},
 	Metrics: vllmMetrics,
 	Logs:    vllmLogs,

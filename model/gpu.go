@@ -69,6 +69,8 @@ type GPU struct {
 	// PCIeReplays counts link-level retransmissions since the driver
 	// loaded: a rising count is a bad riser, cable or slot.
 	PCIeReplays Opt `json:"pcie_replays"`
+	// PCIeReplaysPS is their rate since the previous refresh.
+	PCIeReplaysPS Opt `json:"pcie_replays_per_s"`
 	// NVLinks is how many of the device's NVLink links are active, and
 	// NVLinksMax how many it has (absent: no NVLink, a PCIe-only card).
 	NVLinks    Opt `json:"nvlinks_active"`

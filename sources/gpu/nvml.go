@@ -66,6 +66,8 @@ type nvmlDev struct {
 	genMax     model.Opt
 	widthMax   model.Opt
 	nvlinks    []int // the NVLink links the device has
+	replays    model.Opt
+	replaysAt  time.Time
 	lost       bool
 	handleErr  nvml.Return // why there is no handle (GPU lost at start)
 }
@@ -217,6 +219,12 @@ func (r *nvmlReader) refresh(now time.Time) (model.GPUSnapshot, []model.Event) {
 	foreign := map[int]bool{}
 	for _, d := range r.devs {
 		g, lostRet := r.readDevice(d)
+		if v := g.PCIeReplays; v.OK {
+			if d.replays.OK && now.After(d.replaysAt) && v.V >= d.replays.V {
+				g.PCIeReplaysPS = model.Some((v.V - d.replays.V) / now.Sub(d.replaysAt).Seconds())
+			}
+			d.replays, d.replaysAt = v, now
+		}
 		for _, p := range g.Processes {
 			if p.Foreign {
 				foreign[p.PID] = true

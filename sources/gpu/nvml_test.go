@@ -440,11 +440,11 @@ func TestLinksAndComputeCapability(t *testing.T) {
 	g0, g2, g6 := snap.GPUs[0], snap.GPUs[2], snap.GPUs[6]
 	if g0.ComputeCap != "8.0" || g0.PCIeGen != model.Some(4) || g0.PCIeGenMax != model.Some(4) ||
 		g0.PCIeWidth != model.Some(16) || g0.PCIeWidthMax != model.Some(16) || g0.PCIeReplays != model.Some(0) ||
-		g0.NVLinks != model.Some(12) || g0.NVLinksMax != model.Some(12) {
+		g0.PCIeReplaysPS != model.Some(0) || g0.NVLinks != model.Some(12) || g0.NVLinksMax != model.Some(12) {
 		t.Errorf("GPU 0 %+v", g0)
 	}
-	if g2.PCIeGen != model.Some(1) || g2.PCIeWidth != model.Some(8) || g2.PCIeReplays != model.Some(80) {
-		t.Errorf("GPU 2 link gen %+v width %+v replays %+v", g2.PCIeGen, g2.PCIeWidth, g2.PCIeReplays)
+	if g2.PCIeGen != model.Some(1) || g2.PCIeWidth != model.Some(8) || g2.PCIeReplays != model.Some(80) || g2.PCIeReplaysPS != model.Some(40) {
+		t.Errorf("GPU 2 link gen %+v width %+v replays %+v (%+v/s)", g2.PCIeGen, g2.PCIeWidth, g2.PCIeReplays, g2.PCIeReplaysPS)
 	}
 	if g6.NVLinks != model.Some(11) || g6.NVLinksMax != model.Some(12) {
 		t.Errorf("GPU 6 NVLinks %+v of %+v", g6.NVLinks, g6.NVLinksMax)
