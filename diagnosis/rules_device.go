@@ -322,7 +322,7 @@ func rulePCIeLink(e *env) []Finding {
 		Title:    "PCIe link of GPU " + strings.Join(dedupe(which), ", ") + " below its speed or retransmitting",
 		Evidence: ev,
 		Cause:    "a link trained down (a riser, a slot wired for fewer lanes, a BIOS setting) or retransmitting (a bad riser or cable) slows weight loading, CPU offload and tensor parallelism without NVLink",
-		Actions: []Action{{Change: "reseat the GPU or its riser, check the slot's lanes and the BIOS PCIe generation; nvidia-smi -q -d PCIE shows the link and its replays", Why: "a link below its maximum under load is hardware, not a setting of the engine", TradeOff: "a maintenance window"}}}}
+		Actions:  []Action{{Change: "reseat the GPU or its riser, check the slot's lanes and the BIOS PCIe generation; nvidia-smi -q -d PCIE shows the link and its replays", Why: "a link below its maximum under load is hardware, not a setting of the engine", TradeOff: "a maintenance window"}}}}
 }
 
 func ruleNVLinkDown(e *env) []Finding {
@@ -342,5 +342,5 @@ func ruleNVLinkDown(e *env) []Finding {
 		Title:    "NVLink down on GPU " + strings.Join(which, ", "),
 		Evidence: ev,
 		Cause:    "tensor parallelism all-reduces every layer over NVLink: with links down the traffic shares fewer links or falls back to PCIe, and every step slows",
-		Actions: []Action{{Change: "nvidia-smi nvlink -s to see which links are down; an NVSwitch fabric needs nvidia-fabricmanager running; otherwise reset the GPU or service the board", Why: "a link does not come back by itself", TradeOff: "the GPU leaves service while it is reset"}}}}
+		Actions:  []Action{{Change: "nvidia-smi nvlink -s to see which links are down; an NVSwitch fabric needs nvidia-fabricmanager running; otherwise reset the GPU or service the board", Why: "a link does not come back by itself", TradeOff: "the GPU leaves service while it is reset"}}}}
 }
