@@ -36,6 +36,17 @@ type Codec struct {
 // New returns an empty Codec.
 func New() *Codec { return &Codec{tnum: map[reflect.Type]int{}, rnum: map[any]int{}} }
 
+// Portable reports whether nothing c encoded needed its tables (a type
+// behind an interface, a function, a channel, a location other than
+// UTC's): such bytes decode with a New Codec in another process running
+// the same build, so they may be kept in a file (a recording's
+// checkpoints, issue 33).
+func (c *Codec) Portable() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.types) == 0 && len(c.refs) == 0
+}
+
 // Encode appends v's state (v a non-nil pointer) to dst.
 func (c *Codec) Encode(dst []byte, v any) ([]byte, error) {
 	rv := reflect.ValueOf(v)

@@ -47,6 +47,9 @@ type Header struct {
 	// Diagnosis is the rules' configuration the recording was judged with.
 	Diagnosis *diagnosis.Config `json:"diagnosis,omitempty"`
 	Simulated bool              `json:"simulated,omitempty"`
+	// Checkpoints says the file holds checkpoints of the core it replays
+	// into (added with issue 33; an older reader ignores them).
+	Checkpoints *Checkpoints `json:"checkpoints,omitempty"`
 }
 
 // Duration is a time.Duration written as Go's text ("1m0s") in the header.
@@ -111,6 +114,8 @@ const (
 	kindSilence  = "silence"
 	kindWindow   = "window"
 	kindBatch    = "batch"
+	// kindCheckpoint is a checkpoint line: not a record, Next skips it.
+	kindCheckpoint = "checkpoint"
 )
 
 // line is a record as written: t is Unix nanoseconds.

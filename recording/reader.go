@@ -263,35 +263,52 @@ func (r *Reader) next() (Record, error) {
 			}
 			return Record{}, io.EOF
 		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
-		}
-		var l line
-		if err := json.Unmarshal(b, &l); err != nil {
-			r.bad++
-			continue
-		}
-		rec, err := decode(l)
+		rec, ok, err := r.take(b)
 		if err != nil {
-			var uk errUnknownKind
-			if errors.As(err, &uk) {
-				r.unknownKind(string(uk))
-			} else {
-				r.bad++
-			}
-			continue
-		}
-		stamped := rec.Time
-		if err := r.stamp(&rec); err != nil {
 			r.done = true
 			return Record{}, err
 		}
-		r.raw, r.moved = b, !rec.Time.Equal(stamped)
-		r.n++
-		rec.Msg = r.bound(cleaned(rec.Msg))
-		return rec, nil
+		if ok {
+			return rec, nil
+		}
 	}
 	return Record{}, io.EOF
+}
+
+// take reads one line as the record it holds: false for a line that holds
+// none (blank, undecodable, of an unknown kind, a checkpoint), an error
+// for one past the limits. A recording's Writer reads what it writes
+// through take too, so its checkpoints see the records a replay will.
+func (r *Reader) take(b []byte) (Record, bool, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return Record{}, false, nil
+	}
+	var l line
+	if err := json.Unmarshal(b, &l); err != nil {
+		r.bad++
+		return Record{}, false, nil
+	}
+	if l.K == kindCheckpoint {
+		return Record{}, false, nil
+	}
+	rec, err := decode(l)
+	if err != nil {
+		var uk errUnknownKind
+		if errors.As(err, &uk) {
+			r.unknownKind(string(uk))
+		} else {
+			r.bad++
+		}
+		return Record{}, false, nil
+	}
+	stamped := rec.Time
+	if err := r.stamp(&rec); err != nil {
+		return Record{}, false, err
+	}
+	r.raw, r.moved = b, !rec.Time.Equal(stamped)
+	r.n++
+	rec.Msg = r.bound(cleaned(rec.Msg))
+	return rec, true, nil
 }
 
 func (r *Reader) limit(what string) *LimitError {

@@ -26,6 +26,12 @@ type Writer struct {
 	secrets [][]byte
 	err     error
 	n       int64 // records written
+	header  Header
+	// shadow, when set, checkpoints the core the file replays into
+	// (checkpoints.go).
+	shadow *shadowing
+	// written is the line written last, as the file holds it.
+	written []byte
 }
 
 // Create makes a new recording at path, readable by its owner only (a
@@ -86,6 +92,7 @@ func NewWriter(out io.Writer, h Header, secrets ...string) (*Writer, error) {
 	}
 	h.Version = Version
 	h.Started = h.Started.UTC()
+	w.header = h
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.writeValue(h); err != nil {
@@ -121,14 +128,32 @@ func (w *Writer) Write(t time.Time, msg any) (bool, error) {
 		return false, err
 	}
 	w.n++
+	if w.shadow != nil {
+		w.shadowLine(w.written)
+	}
 	return true, nil
 }
 
 // writeValue encodes v as one line, redacts it and hands it to gzip.
 func (w *Writer) writeValue(v any) error {
+	b, err := w.lineOf(v)
+	if err != nil {
+		return err
+	}
+	w.written = b
+	if _, err := w.zw.Write(b); err != nil {
+		w.err = fmt.Errorf("writing the recording: %w", err)
+		return w.err
+	}
+	return nil
+}
+
+// lineOf is v as the file holds it: one line of JSON, redacted. It is
+// valid until the next call.
+func (w *Writer) lineOf(v any) ([]byte, error) {
 	w.line.Reset()
 	if err := w.enc.Encode(v); err != nil {
-		return err
+		return nil, err
 	}
 	b := w.line.Bytes()
 	for _, s := range w.secrets {
@@ -136,11 +161,7 @@ func (w *Writer) writeValue(v any) error {
 			b = bytes.ReplaceAll(b, s, []byte("REDACTED"))
 		}
 	}
-	if _, err := w.zw.Write(b); err != nil {
-		w.err = fmt.Errorf("writing the recording: %w", err)
-		return w.err
-	}
-	return nil
+	return b, nil
 }
 
 // Flush pushes what was written to the file: a reader (or a crash) sees

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmtop/llmtop/config"
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/recording"
@@ -25,12 +26,12 @@ func diagnoseFrom(cmd *cobra.Command, path string, urls []string) error {
 	if len(urls) > 0 {
 		return fmt.Errorf("diagnose --from reads its endpoints from the recording: drop %s", strings.Join(urls, " "))
 	}
-	r, err := readStream(path)
+	r, from, err := resumeRecording(cmd.ErrOrStderr(), path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	res, err := judgeRecording(r.Header(), r)
+	res, err := judgeRecording(r.Header(), r, from)
 	printNotes(cmd.ErrOrStderr(), path, r.Notes())
 	if err == errNoRecords {
 		err = noRecords(path)
@@ -42,6 +43,39 @@ func diagnoseFrom(cmd *cobra.Command, path string, urls []string) error {
 	return reportDiagnosis(safeOut(cmd.OutOrStdout()), res)
 }
 
+// resumeRecording opens a recording to judge from its last checkpoint;
+// one it must read from its start (written by an older llmtop, or
+// another build) it reads whole, and says so on errOut when that is slow.
+func resumeRecording(errOut io.Writer, path string) (*recording.Reader, *resumed, error) {
+	r, from, why, err := recording.Resume(path, buildID())
+	if err != nil {
+		return nil, nil, err
+	}
+	if from != nil {
+		mon, err := coreFrom(from.State)
+		if err == nil {
+			return r, &resumed{mon: mon, records: from.Records, last: from.Last}, nil
+		}
+		r.Close()
+		why = "its last checkpoint could not be read (" + err.Error() + ")"
+		if r, err = readStream(path); err != nil {
+			return nil, nil, err
+		}
+	}
+	if why != "" && r.Header().Face != "diagnose" {
+		fmt.Fprintf(errOut, "llmtop: %s: %s: judged from its start (about a minute per recorded day)\n", path, why)
+	}
+	return r, nil, nil
+}
+
+// resumed is the core a checkpoint held, the records fed into it and the
+// newest one's time.
+type resumed struct {
+	mon     *core.Monitor
+	records int
+	last    time.Time
+}
+
 // judgeRecording replays a recording into a fresh core the way its face
 // drove the live one. A diagnose recording runs its watch again: the same
 // messages, the same evaluations at the same times, the same window since
@@ -51,8 +85,10 @@ func diagnoseFrom(cmd *cobra.Command, path string, urls []string) error {
 // closed during it are listed as closed.
 //
 // It reads the records as a stream: its memory does not grow with the
-// recording's length. A recording with no records is errNoRecords.
-func judgeRecording(h recording.Header, src recording.Source) (diagnoseResult, error) {
+// recording's length. A recording with no records is errNoRecords. from,
+// when not nil, is a monitor recording's checkpoint that src's records
+// follow (the core the records before it made).
+func judgeRecording(h recording.Header, src recording.Source, from *resumed) (diagnoseResult, error) {
 	cfg := config.DiagnosisConfig(config.DefaultThresholds)
 	if h.Diagnosis != nil {
 		cfg = *h.Diagnosis
@@ -80,6 +116,9 @@ func judgeRecording(h recording.Header, src recording.Source) (diagnoseResult, e
 	}
 	if h.Face != "diagnose" {
 		w.mon = monitorCore(h)
+		if from != nil {
+			w.mon, n, last = from.mon, from.records, from.last
+		}
 		if err := each(func(r recording.Record) { feedMonitor(w.mon, r) }); err != nil {
 			return diagnoseResult{}, err
 		}

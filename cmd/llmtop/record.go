@@ -99,7 +99,7 @@ func openRecording(h recording.Header, ticks bool, auto *config.RecordConfig) (*
 	if h.Started.IsZero() {
 		h.Started = time.Now()
 	}
-	w, err := recording.Create(recordFlags.path, h, recordSecrets(h.Endpoints)...)
+	w, err := createRecording(recordFlags.path, h, recordSecrets(h.Endpoints)...)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ func newStateFile(dir string, h recording.Header, now time.Time) (*recording.Wri
 		}
 		path := filepath.Join(dir, name)
 		h.Started = now
-		w, err := recording.Create(path, h, recordSecrets(h.Endpoints)...)
+		w, err := createRecording(path, h, recordSecrets(h.Endpoints)...)
 		if err == nil {
 			return w, path, nil
 		}

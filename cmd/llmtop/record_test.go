@@ -353,7 +353,7 @@ func TestDiagnoseFromTornRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	res, err := judgeRecording(r.Header(), r)
+	res, err := judgeRecording(r.Header(), r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -33,7 +34,13 @@ import (
 
 const dayHours = 24
 
-func dayRecording(b *testing.B) string {
+func dayRecording(b *testing.B) string { return dayFile(b, false) }
+
+// dayFile is the day without checkpoints (as an llmtop before issue 33
+// wrote it), or with them: a checkpoint every checkpointEvery, for this
+// build (the file is made again when the build changes, about two
+// minutes).
+func dayFile(b *testing.B, checkpoints bool) string {
 	b.Helper()
 	dir, err := os.UserCacheDir()
 	if err != nil {
@@ -41,10 +48,19 @@ func dayRecording(b *testing.B) string {
 	}
 	dir = filepath.Join(dir, "llmtop", "bench")
 	path := filepath.Join(dir, "day-v1.llmrec")
+	if checkpoints {
+		path = filepath.Join(dir, "day-v2-"+buildID()+".llmrec")
+	}
 	if _, err := os.Stat(path); err == nil {
 		return path
 	}
 	os.MkdirAll(dir, 0o700)
+	if checkpoints { // another build's day is of no more use
+		old, _ := filepath.Glob(filepath.Join(dir, "day-v2-*.llmrec"))
+		for _, f := range old {
+			os.Remove(f)
+		}
+	}
 	var hour bytes.Buffer
 	recordSimHourTo(b, &hour, 0)
 	hourPath := filepath.Join(b.TempDir(), "hour.llmrec")
@@ -60,10 +76,14 @@ func dayRecording(b *testing.B) string {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if checkpoints {
+		h = checkpointed(h)
+	}
 	w, err := recording.NewWriter(f, h)
 	if err != nil {
 		b.Fatal(err)
 	}
+	shadow(w, h)
 	for i := range dayHours {
 		d := time.Duration(i) * time.Hour
 		for _, rec := range recs {
@@ -248,20 +268,40 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkDiagnoseFromDay: `diagnose --from` on the day.
+// BenchmarkDiagnoseFromDay: `diagnose --from` on the day, as it runs
+// (resumeRecording, judgeRecording): with checkpoints, from the last one;
+// without (an older llmtop's recording), from the start.
+//
+//	go test ./cmd/llmtop -run '^$' -bench DiagnoseFromDay -benchtime 3x
 func BenchmarkDiagnoseFromDay(b *testing.B) {
-	path := dayRecording(b)
-	b.ResetTimer()
-	c := cpuTime()
-	defer func() { b.ReportMetric(float64((cpuTime()-c).Milliseconds())/float64(b.N), "cpu_ms/op") }()
-	for range b.N {
-		r, err := readStream(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := judgeRecording(r.Header(), r); err != nil {
-			b.Fatal(err)
-		}
-		r.Close()
+	for _, c := range []struct {
+		name        string
+		checkpoints bool
+	}{{"checkpoints", true}, {"none", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			path := dayFile(b, c.checkpoints)
+			var took, cpu []time.Duration
+			b.ResetTimer()
+			for range b.N {
+				s, t := time.Now(), cpuTime()
+				r, from, err := resumeRecording(io.Discard, path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if (from != nil) != c.checkpoints {
+					b.Fatalf("resumed from a checkpoint: %v", from != nil)
+				}
+				if _, err := judgeRecording(r.Header(), r, from); err != nil {
+					b.Fatal(err)
+				}
+				r.Close()
+				took, cpu = append(took, time.Since(s)), append(cpu, cpuTime()-t)
+			}
+			b.ReportMetric(median(took), "median_ms")
+			b.ReportMetric(median(cpu), "median_cpu_ms")
+			if st, err := os.Stat(path); err == nil {
+				b.ReportMetric(float64(st.Size())/1e6, "file_MB")
+			}
+		})
 	}
 }
