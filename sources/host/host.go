@@ -4,7 +4,8 @@
 // host CPU, memory and swap; the engine's memory cgroup (limit, usage,
 // OOM kills); /dev/shm as the engine sees it against its tensor-parallel
 // degree; free disk where the model cache and the log live; and the kernel
-// OOM killer's lines about the engine's processes (/dev/kmsg).
+// OOM killer's lines about the engine's processes (/dev/kmsg, else
+// journalctl -k).
 //
 // It judges nothing (that is diagnosis's); it says what it could not read:
 // every reading lists "what: not checked, because …". Every file is read
@@ -81,7 +82,7 @@ func New(cfg Config) *Reader {
 
 // Default reads this machine.
 func Default() Config {
-	return Config{Proc: os.DirFS("/proc"), Cgroup: os.DirFS("/sys/fs/cgroup"), Statfs: statfs, Kmsg: kmsgReader("/dev/kmsg"), ProcPath: "/proc"}
+	return Config{Proc: os.DirFS("/proc"), Cgroup: os.DirFS("/sys/fs/cgroup"), Statfs: statfs, Kmsg: kernelLog(kmsgReader("/dev/kmsg"), journalFollower(journalCmd)), ProcPath: "/proc"}
 }
 
 // clockTicks is USER_HZ, 100 on every Linux llmtop runs on.

@@ -2,8 +2,14 @@ package host
 
 import (
 	"errors"
+	"os/exec"
 	"syscall"
 )
+
+// setDeathSignal ends a helper process (journalctl -k -f) with llmtop.
+func setDeathSignal(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+}
 
 // statfs reports the free (available to unprivileged users) and total
 // bytes of the file system holding p.
