@@ -79,6 +79,8 @@ type Spec struct {
 	KVNote string
 	// Levers are the flags the advice names.
 	Levers Levers
+	// Probe names its own routes the behaviour probe reads.
+	Probe Probe
 	// Logs are the lines of its log llmtop knows (logs.go), most specific
 	// first.
 	Logs []LogLine
@@ -191,6 +193,33 @@ type Levers struct {
 	// from the engine's command line to judge them against the GPU's
 	// compute capability.
 	Precision []string
+}
+
+// Probe names an engine's own routes that the behaviour probe reads beyond
+// the OpenAI API, each by the server whose request and answer shapes it
+// shares (sources/behaviour/routes.go speaks each shape): an engine that
+// copies vLLM's /tokenize says VLLM there and needs no code. Unknown: the
+// engine has no such route.
+type Probe struct {
+	// Identity is where the model's file, digest or sha is read
+	// (llama.cpp GET /props, Ollama POST /api/show and GET /api/tags, TGI
+	// GET /info).
+	Identity model.Engine
+	// Template is the route that renders the chat template (vLLM POST
+	// /tokenize with messages, then /detokenize; TGI /chat_tokenize;
+	// llama.cpp /apply-template; Ollama /api/show's template source).
+	Template model.Engine
+	// Tokenize is POST /tokenize, text to token ids (vLLM {prompt}, TGI
+	// {inputs}, llama.cpp {content}).
+	Tokenize model.Engine
+	// Defaults is where the server's generation defaults are read
+	// (llama.cpp /props, Ollama /api/show); DefaultsNote says where they
+	// are instead, for an engine that does not serve them.
+	Defaults     model.Engine
+	DefaultsNote string
+	// RawPrompt: /v1/completions takes add_special_tokens=false, so the
+	// probe's rendered prompt is sent as it is (vLLM).
+	RawPrompt bool
 }
 
 // Change is one flag change with what it does and costs.

@@ -40,6 +40,7 @@ var LlamaCpp = Spec{
 	},
 	Metrics: llamacppMetrics,
 	Logs:    llamacppLogs,
+	Probe:   Probe{Identity: model.LlamaCpp, Template: model.LlamaCpp, Tokenize: model.LlamaCpp, Defaults: model.LlamaCpp},
 }
 
 // llama.cpp metrics the adapter reads beyond the table.

@@ -19,6 +19,8 @@ var Ollama = Spec{
 	},
 	Metrics: ollamaMetrics,
 	Logs:    ollamaLogs,
+	// No tokenize route (api/types.go).
+	Probe: Probe{Identity: model.Ollama, Template: model.Ollama, Defaults: model.Ollama},
 }
 
 var ollamaMetrics = []MetricSource{

@@ -46,6 +46,10 @@ var SGLang = Spec{
 	},
 	Metrics: sglangMetrics,
 	Logs:    sglangLogs,
+	// POST /tokenize {prompt} answers {tokens, count} in newer releases,
+	// as vLLM's (python/sglang/srt/entrypoints/http_server.py); no route
+	// renders its chat template.
+	Probe: Probe{Tokenize: model.VLLM},
 }
 
 // SGLang metrics the adapter reads beyond the table.

@@ -43,6 +43,8 @@ var TGI = Spec{
 	},
 	Metrics: tgiMetrics,
 	Logs:    tgiLogs,
+	Probe: Probe{Identity: model.TGI, Template: model.TGI, Tokenize: model.TGI,
+		DefaultsNote: "not served over HTTP: TGI applies the model's generation_config.json; /info does not show it"},
 }
 
 // TGI metrics the adapter reads beyond the table.

@@ -45,6 +45,8 @@ var VLLM = Spec{
 	},
 	Metrics: vllmMetrics,
 	Logs:    vllmLogs,
+	Probe: Probe{Template: model.VLLM, Tokenize: model.VLLM, RawPrompt: true,
+		DefaultsNote: "not served over HTTP: vLLM logs them at start-up (\"Default sampling parameters have been overridden by the model's Hugging Face generation config\"); read the log or the model's generation_config.json"},
 }
 
 // vLLM metrics and flags the adapter and the advice read beyond the table.

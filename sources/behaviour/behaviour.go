@@ -239,7 +239,7 @@ func (p *prober) skipRest() {
 // defaults.
 func (p *prober) identity(ctx context.Context) {
 	f := &p.res.Identity
-	switch p.eng {
+	switch p.routes().Identity {
 	case model.LlamaCpp:
 		if p.k.call(ctx, "identity", http.MethodGet, "/props", nil, &p.props) == nil {
 			f.Revision = p.props.ModelPath

@@ -12,7 +12,8 @@ import (
 	"github.com/llmtop/llmtop/model"
 )
 
-// The engines' own routes, as their servers define them:
+// The shapes of the engines' own routes, each spoken here once; which
+// engine has which is its file's Probe (engines/):
 //   - vLLM: POST /tokenize (TokenizeChatRequest with messages, or a prompt)
 //     answers {count, max_model_len, tokens}; POST /detokenize {tokens}
 //     answers {prompt} (vllm/entrypoints/openai/api_server.py,
@@ -24,10 +25,7 @@ import (
 //     /tokenize {content} answers {tokens}; GET /props has chat_template,
 //     default_generation_settings (tools/server/server.cpp).
 //   - Ollama: POST /api/show {model} answers {template, parameters,
-//     details, model_info}; it has no tokenize route (api/types.go).
-//   - SGLang: POST /tokenize {prompt} answers {tokens, count} in newer
-//     releases (python/sglang/srt/entrypoints/http_server.py); no route
-//     renders its chat template. TensorRT-LLM: none of these over HTTP.
+//     details, model_info} (api/types.go).
 
 var chatMessages = []map[string]string{{"role": "user", "content": "Write one short sentence about the sea."}}
 
@@ -36,7 +34,7 @@ var chatMessages = []map[string]string{{"role": "user", "content": "Write one sh
 // template's fingerprint).
 func (p *prober) template(ctx context.Context) (source string) {
 	t := &p.res.Template
-	switch p.eng {
+	switch p.routes().Template {
 	case model.VLLM:
 		t.Route = "/tokenize (messages) + /detokenize"
 		var tok struct {
@@ -104,8 +102,8 @@ func (p *prober) template(ctx context.Context) (source string) {
 // tokenize counts text's tokens through the engine's route (no special
 // tokens added); ok false where the engine has none.
 func (p *prober) tokenize(ctx context.Context, check, text string) ([]int, error) {
-	switch p.eng {
-	case model.VLLM, model.SGLang: // SGLang's /tokenize mirrors vLLM's (newer releases; older ones lack it)
+	switch p.routes().Tokenize {
+	case model.VLLM:
 		var r struct {
 			Tokens []int `json:"tokens"`
 		}
@@ -133,12 +131,22 @@ func (p *prober) tokenize(ctx context.Context, check, text string) ([]int, error
 
 // tokenizeRoute names the route tokenize uses, "" where there is none.
 func tokenizeRoute(eng model.Engine) string {
-	switch eng {
-	case model.VLLM, model.SGLang, model.TGI, model.LlamaCpp:
+	if routes(eng).Tokenize != model.Unknown {
 		return "/tokenize"
 	}
 	return ""
 }
+
+// routes are the engine's own routes the probe reads (engines/: its
+// file's Probe), none for an unknown engine.
+func routes(eng model.Engine) engines.Probe {
+	if s := engines.Of(eng); s != nil {
+		return s.Probe
+	}
+	return engines.Probe{}
+}
+
+func (p *prober) routes() engines.Probe { return routes(p.eng) }
 
 // llamaProps is the part of llama-server's GET /props the probe reads.
 type llamaProps struct {
@@ -176,7 +184,7 @@ func (s ollamaShow) contextLength() int {
 // applies on its own.
 func (p *prober) defaults() {
 	s := &p.res.Stop
-	switch p.eng {
+	switch p.routes().Defaults {
 	case model.LlamaCpp:
 		if p.props.Gen == nil {
 			s.DefaultsFrom = "not known: llama-server's /props did not answer"
@@ -226,12 +234,11 @@ func (p *prober) defaults() {
 			s.Defaults[f[0]] = v
 		}
 		s.DefaultsFrom = "/api/show parameters (the Modelfile's PARAMETER lines; Ollama's built-in defaults apply to the rest)"
-	case model.VLLM:
-		s.DefaultsFrom = "not served over HTTP: vLLM logs them at start-up (\"Default sampling parameters have been overridden by the model's Hugging Face generation config\"); read the log or the model's generation_config.json"
-	case model.TGI:
-		s.DefaultsFrom = "not served over HTTP: TGI applies the model's generation_config.json; /info does not show it"
 	default:
 		s.DefaultsFrom = "not served over HTTP by " + engineName(p.eng)
+		if n := p.routes().DefaultsNote; n != "" {
+			s.DefaultsFrom = n
+		}
 	}
 }
 

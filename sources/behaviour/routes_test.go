@@ -70,3 +70,44 @@ func TestProbeTGIRoutes(t *testing.T) {
 		t.Errorf("stop %+v determinism %+v", b.Stop, b.Determinism)
 	}
 }
+
+// Which routes an engine has is its file's Probe (engines/): SGLang's
+// /tokenize speaks vLLM's shape, with no code of its own here, and its
+// template stays "not checked" for want of a rendering route.
+func TestProbeRoutesComeFromTheEngineFile(t *testing.T) {
+	var tokenizeBody map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		write := func(v any) { _ = json.NewEncoder(w).Encode(v) }
+		switch r.URL.Path {
+		case "/tokenize":
+			_ = json.NewDecoder(r.Body).Decode(&tokenizeBody)
+			p, _ := tokenizeBody["prompt"].(string)
+			ids := []int{}
+			for i := range strings.Fields(p) {
+				ids = append(ids, i+1)
+			}
+			write(map[string]any{"tokens": ids, "count": len(ids)})
+		case "/v1/chat/completions":
+			write(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": "Paris."}, "finish_reason": "stop"}}, "usage": map[string]any{"completion_tokens": 3}})
+		case "/v1/completions":
+			write(map[string]any{"choices": []any{map[string]any{"text": "Paris.", "finish_reason": "stop"}}})
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	b, err := Run(context.Background(), Config{URL: srv.URL, Engine: model.SGLang, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Tokens.Route != "/tokenize" || len(b.Tokens.Samples) == 0 || b.Tokens.Samples[0].Tokens == 0 || tokenizeBody["add_special_tokens"] != false {
+		t.Errorf("tokens %+v (body %v)", b.Tokens, tokenizeBody)
+	}
+	if !strings.Contains(b.Template.NotChecked, "SGLang has no route that renders its chat template") {
+		t.Errorf("template %+v", b.Template)
+	}
+	if tokenizeRoute(model.TRTLLM) != "" || tokenizeRoute(model.Ollama) != "" || tokenizeRoute(model.LlamaCpp) != "/tokenize" {
+		t.Error("tokenize routes do not follow the engine files")
+	}
+}

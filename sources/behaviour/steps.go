@@ -55,7 +55,7 @@ func (p *prober) complete(ctx context.Context, prompt string, maxTok int) (gen, 
 		} `json:"choices"`
 	}
 	body := map[string]any{"model": p.modelID, "prompt": prompt, "max_tokens": maxTok, "temperature": 0, "seed": seed, "stream": false}
-	if p.eng == model.VLLM {
+	if p.routes().RawPrompt {
 		body["add_special_tokens"] = false
 	}
 	if err := p.k.call(ctx, "template", http.MethodPost, "/v1/completions", body, &r); err != nil {
