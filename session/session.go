@@ -18,6 +18,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmtop/llmtop/core"
@@ -71,6 +72,9 @@ type Options struct {
 	// Core builds the one core (its Endpoints are the IDs the sources tag
 	// their messages with).
 	Core core.Options
+	// Monitor, when set, is the core to drive instead of building one from
+	// Core (a watch's, or a replay's checkpoint).
+	Monitor *core.Monitor
 	// LogsOn: a log is attached, so the log rules judge from the start
 	// instead of saying "no log" until its first line.
 	LogsOn bool
@@ -117,14 +121,21 @@ type Session struct {
 	srcCtx, loopCtx       context.Context
 	stopSrc, stopLoop     context.CancelFunc
 	mu                    sync.Mutex // the setter lists, while sources start
+	begun                 atomic.Bool
 	started, driven, done chan struct{}
-	closeOnce, startOnce  sync.Once
+	closeOnce             sync.Once
 }
 
 // New builds the core and the session around it; nothing runs until Start.
 func New(o Options) *Session {
-	s := &Session{o: o, mon: core.New(o.Core), msgs: make(chan any, 1024), do: make(chan func()),
+	mon := o.Monitor
+	if mon == nil {
+		mon = core.New(o.Core)
+	}
+	s := &Session{o: o, mon: mon, msgs: make(chan any, 1024), do: make(chan func()),
 		started: make(chan struct{}), driven: make(chan struct{}), done: make(chan struct{})}
+	s.srcCtx, s.stopSrc = context.WithCancel(context.Background())
+	s.loopCtx, s.stopLoop = context.WithCancel(context.Background())
 	if o.LogsOn {
 		s.mon.SetLogsOn()
 	}
@@ -140,18 +151,15 @@ func New(o Options) *Session {
 func (s *Session) Core() *core.Monitor { return s.mon }
 
 // Start runs the driving loop (unless a host drives) and then starts every
-// source, in order. It returns once they have started; they stop with ctx
-// or Close. A source's failure goes to StartErr, or is returned (and no
-// later source starts) when there is none.
+// source, in order. It returns once they have started; they stop when ctx
+// ends or at Close. A source's failure goes to StartErr, or is returned
+// (and no later source starts) when there is none. Only the first Start
+// runs, and none after Close.
 func (s *Session) Start(ctx context.Context) error {
-	var err error
-	s.startOnce.Do(func() { err = s.start(ctx) })
-	return err
-}
-
-func (s *Session) start(ctx context.Context) error {
-	s.srcCtx, s.stopSrc = context.WithCancel(ctx)
-	s.loopCtx, s.stopLoop = context.WithCancel(context.Background())
+	if !s.begun.CompareAndSwap(false, true) {
+		return nil
+	}
+	context.AfterFunc(ctx, s.stopSrc)
 	if s.o.Host == nil {
 		// The loop runs before the sources start: a Start that sends
 		// while it starts must not fill the queue with nobody reading.
@@ -194,11 +202,11 @@ func (s *Session) Send(msg any) {
 	}
 }
 
-// Do runs f on the goroutine that drives the core and waits for it; false
-// when the session's loop is not running (before Start, after Close, or a
-// host drives: then the caller's goroutine is the one to use).
+// Do runs f on the goroutine that drives the core and waits for it (from
+// Start on); false when the session's loop does not run it (after Close,
+// or a host drives: then the caller's goroutine is the one to use).
 func (s *Session) Do(f func(mon *core.Monitor)) bool {
-	if s.o.Host != nil || s.loopCtx == nil {
+	if s.o.Host != nil {
 		return false
 	}
 	ran := make(chan struct{})
@@ -219,12 +227,12 @@ func (s *Session) SetInterval(d time.Duration) { s.broadcast(&s.env.OnInterval, 
 func (s *Session) SetWindow(d time.Duration) { s.broadcast(&s.env.OnWindow, d) }
 
 func (s *Session) broadcast(fs *[]func(time.Duration), d time.Duration) {
-	if s.srcCtx == nil {
-		return
-	}
 	select {
 	case <-s.started:
 	case <-s.srcCtx.Done():
+		return
+	}
+	if s.srcCtx.Err() != nil {
 		return
 	}
 	s.mu.Lock()
@@ -302,11 +310,11 @@ func (s *Session) Close(wait time.Duration) bool {
 	all := true
 	deadline := time.Now().Add(wait)
 	s.closeOnce.Do(func() {
-		if s.stopSrc == nil { // never started
-			close(s.done)
-			return
-		}
 		s.stopSrc()
+		if s.begun.CompareAndSwap(false, true) { // never started: none will
+			close(s.started)
+			close(s.driven)
+		}
 		select {
 		case <-s.started: // every Start has returned: Stopped is complete
 			all = waitClosed(s.env.Stopped, deadline)

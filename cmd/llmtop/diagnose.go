@@ -9,7 +9,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,10 +19,7 @@ import (
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/recording"
 	"github.com/llmtop/llmtop/session"
-	"github.com/llmtop/llmtop/sources/engine"
-	"github.com/llmtop/llmtop/sources/host"
-	"github.com/llmtop/llmtop/sources/logs"
-	"github.com/llmtop/llmtop/sources/procfs"
+	"github.com/llmtop/llmtop/tui"
 )
 
 // `llmtop diagnose`: watch the endpoints for a while, run the diagnosis
@@ -167,28 +163,37 @@ func reportDiagnosis(out io.Writer, res diagnoseResult) error {
 	return nil
 }
 
-// watch collects what the sources deliver into the monitor core, which
-// runs the rules (the same core the TUI drives).
+// watch is diagnose's face over a session: the sources deliver into the
+// monitor core (the same core the TUI drives), and the session's clock
+// runs the rules every interval. Its methods (onScrape, apply, evaluate)
+// run on whichever goroutine owns the core: the session's during run,
+// the caller's after it and for a recording (diagnose --from).
 type watch struct {
 	urls  []string
 	cfg   diagnosis.Config
-	mu    sync.Mutex
 	mon   *core.Monitor
 	start time.Time
 	rec   *recorder // --record; nil records nothing
 	// promStatus is the newest --prometheus refresh's error ("" none).
 	promStatus string
+	promSeen   bool // a --prometheus refresh was read
 	// simGPU, when set, stands in for NVML (tests on the simulator).
 	simGPU func() session.SimGPULoad
+	// sess drives the core while run watches (nil otherwise).
+	sess *session.Session
 }
 
+// newWatch watches urls; the core names them as every face does, with any
+// credential redacted (the sources tag their messages so).
 func newWatch(urls []string, cfg diagnosis.Config) *watch {
-	return &watch{urls: urls, cfg: cfg, mon: core.New(core.Options{Endpoints: urls, Diagnosis: cfg, Store: storeConfig()})}
+	ids := make([]string, len(urls))
+	for i, u := range urls {
+		ids[i] = model.RedactURL(u)
+	}
+	return &watch{urls: urls, cfg: cfg, mon: core.New(core.Options{Endpoints: ids, Diagnosis: cfg, Store: storeConfig()})}
 }
 
 func (w *watch) onScrape(sc model.Scrape) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	for i := range sc.Samples {
 		sc.Samples[i].Endpoint = sc.Endpoint
 	}
@@ -199,106 +204,69 @@ func (w *watch) onScrape(sc model.Scrape) {
 // apply takes a source's message into the core: log lines (events,
 // stats samples, lifecycle lines) and /proc's word on a silent port.
 func (w *watch) apply(msg any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.rec.record(msg)
 	if in, ok := msg.(model.Input); ok {
 		w.mon.Apply(in)
 	}
 }
 
-// run polls every endpoint (and the GPUs and logs when available) for d,
-// evaluating the rules every interval, and returns the final report.
-func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.Report, error) {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
+// open builds the session that will drive the core while the watch runs:
+// every registered source (the engines, the GPUs, the logs, the host,
+// --prometheus), the clock evaluating the rules every interval. A face
+// that hands the watch inputs from other goroutines (tune's benchmark)
+// opens it before it runs.
+func (w *watch) open(interval time.Duration) {
+	if w.sess != nil {
+		return
+	}
 	if w.start.IsZero() {
 		w.start = time.Now()
 	}
-	var wg sync.WaitGroup
-	for _, u := range w.urls {
-		cfg, err := engineConfig(u, interval)
-		if err != nil {
-			return diagnosis.Report{}, err
-		}
-		wg.Add(1)
-		look := newPortLook(u)
-		go func() {
-			defer wg.Done()
-			engine.NewPoller(cfg).Run(ctx, func(sc model.Scrape) {
-				w.onScrape(withEndpoint(sc, u))
-				if o, ok := look.after(sc); ok {
-					w.apply(o)
-				}
-			})
-		}()
-	}
-	var promErr error
-	wg.Add(1)
-	go func() { // --prometheus: the fleet it scrapes
-		defer wg.Done()
-		promErr = runPrometheus(ctx, interval, monitorFlags.window, w.apply, func(st string) {
-			w.mu.Lock()
-			w.promStatus = st
-			w.mu.Unlock()
-		})
-	}()
-	endpoint := ""
-	if len(w.urls) == 1 {
-		endpoint = w.urls[0]
-	}
-	var logsDone []<-chan struct{}
-	for _, in := range logInputs() {
-		if _, err := os.Stat(in.File); in.File == "" || err == nil {
-			// A log that exists (or a command's): its rules judge from the
-			// start. A file not there yet counts once a line comes: a
-			// missing path is never "engine log free of OOM".
-			w.mu.Lock()
-			w.mon.SetLogsOn()
-			w.mu.Unlock()
-		}
-		logsDone = append(logsDone, logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, w.apply))
-	}
-	wg.Add(1)
-	go func() { // the machine around the local endpoints' engines
-		defer wg.Done()
-		runHost(ctx, w.urls, host.Default(), procfs.FS(), w.apply)
-	}()
-	gpus, _ := newGPUSource(&session.Env{Interval: interval, SimGPU: w.simGPU})
-	if gpus != nil {
-		defer gpus.Close()
-	}
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		if gpus != nil {
-			snap, evs := gpus.Refresh()
-			w.apply(snap)
-			for _, ev := range evs {
-				w.apply(ev)
+	w.sess = session.New(session.Options{
+		Monitor: w.mon, LogsOn: logsAttached(),
+		Env:     session.Env{URLs: w.urls, Interval: interval, Window: monitorFlags.window, SimGPU: w.simGPU},
+		Sources: sessionSources(sourcePlugins),
+		Record:  w.rec.record,
+		Clock:   func(_ *core.Monitor, now time.Time) { w.evaluate(now) },
+		Other: func(msg any) {
+			if st, ok := msg.(tui.SourceStatusMsg); ok && st.Name == "prometheus" {
+				w.promStatus, w.promSeen = st.Err, true
 			}
-		}
-		w.evaluate(time.Now())
-		select {
-		case <-ctx.Done():
-			wg.Wait()
-			if promErr != nil {
-				return diagnosis.Report{}, promErr
-			}
-			rep := w.evaluate(time.Now())
-			// The log commands got SIGTERM as the watch ended; wait for
-			// them to be gone, or they outlive llmtop.
-			waitClosed(logsDone, time.Now().Add(quitWait))
-			return rep, nil
-		case <-tick.C:
-		}
+		},
+	})
+}
+
+// run watches for d and returns the final report.
+func (w *watch) run(ctx context.Context, d, interval time.Duration) (diagnosis.Report, error) {
+	w.open(interval)
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := w.sess.Start(ctx)
+	if err == nil {
+		<-ctx.Done()
 	}
+	// The sources stop; the log commands got SIGTERM as the watch ended:
+	// wait for them to be gone, or they outlive llmtop. The core is this
+	// goroutine's from here.
+	w.sess.Close(quitWait)
+	if err != nil {
+		return diagnosis.Report{}, err
+	}
+	if prometheusOn() && !w.promSeen {
+		// never "every endpoint answers" of no endpoint at all
+		w.promStatus = model.RedactURL(promFlags.url) + ": Prometheus did not answer before the watch ended (a hung or overloaded server?)"
+	}
+	return w.evaluate(time.Now()), nil
+}
+
+// do runs f with the core on the goroutine that drives it while the watch
+// runs (opened first); false once it has ended.
+func (w *watch) do(f func()) bool {
+	return w.sess.Do(func(*core.Monitor) { f() })
 }
 
 // evaluate runs the rules over everything seen since the watch began.
 func (w *watch) evaluate(now time.Time) diagnosis.Report {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.rec.recordAt(now, recording.Tick{})
 	w.mon.SetWindow(max(now.Sub(w.start), time.Second))
 	return w.mon.Evaluate(now)
@@ -341,8 +309,6 @@ type diagnoseEndpoint struct {
 }
 
 func (w *watch) result(rep diagnosis.Report) diagnoseResult {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	res := diagnoseResult{
 		Time: rep.Time.UTC(), WatchedS: rep.Time.Sub(w.start).Round(100 * time.Millisecond).Seconds(),
 		SLOTTFTms: float64(w.cfg.SLOTTFT) / 1e6, SLOITLms: float64(w.cfg.SLOITL) / 1e6,

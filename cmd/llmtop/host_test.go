@@ -39,6 +39,7 @@ func TestDiagnoseNamesTheBusyAPIServer(t *testing.T) {
 		l := s.Load()
 		return session.SimGPULoad{Util: l.Util, MemUsed: l.MemUsed, MemTotal: l.MemTotal, BatchShare: l.BatchShare}
 	}
+	w.open(time.Second) // before it runs: this goroutine reads its core
 	start := time.Now()
 	done := make(chan struct{})
 	go func() {
@@ -48,23 +49,21 @@ func TestDiagnoseNamesTheBusyAPIServer(t *testing.T) {
 	var found *diagnosis.Finding
 	for found == nil && time.Since(start) < 46*time.Second {
 		time.Sleep(500 * time.Millisecond)
-		w.mu.Lock()
-		for _, f := range w.mon.Report().Findings {
-			if f.ID == "api_server_cpu" {
-				f := f
-				found = &f
+		w.do(func() {
+			for _, f := range w.mon.Report().Findings {
+				if f.ID == "api_server_cpu" {
+					f := f
+					found = &f
+				}
 			}
-		}
-		w.mu.Unlock()
+		})
 	}
 	took := time.Since(start)
 	cancel()
 	<-done
 	if found == nil {
-		w.mu.Lock()
-		rep := w.mon.Report()
+		rep := w.mon.Report() // the watch has ended: the core is ours
 		h := w.mon.Endpoint(srv.URL).Host
-		w.mu.Unlock()
 		t.Logf("host %+v", h)
 		t.Fatalf("no api_server_cpu finding in 45 s; findings %v, pending %+v, missing %v", findingIDs(rep.Findings), rep.Pending, rep.Missing)
 	}

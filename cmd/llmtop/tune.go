@@ -327,6 +327,7 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 	logFlags.files = []string{t.s.Current().Log}
 	w := newWatch([]string{url}, t.cfg)
 	w.start = time.Now()
+	w.open(monitorFlags.interval) // before it runs: bench and judge hand it inputs
 	type result struct {
 		rep diagnosis.Report
 		err error
@@ -355,7 +356,10 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		// any after: a queue that builds with the engine's age made a
 		// fresh engine look better for being fresh.)
 		judge := time.AfterFunc(judgeAt(time.Duration(t.load.DurationS*float64(time.Second))), func() {
-			rep := w.evaluate(time.Now())
+			var rep diagnosis.Report
+			if !w.do(func() { rep = w.evaluate(time.Now()) }) {
+				return // the watch has ended: its last report stands
+			}
 			loadMu.Lock()
 			atLoad = &rep
 			loadMu.Unlock()
@@ -375,12 +379,10 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		r.rep = *atLoad
 	}
 	loadMu.Unlock()
-	w.mu.Lock()
-	if runs := w.mon.RunsOf(url); len(runs) > 0 && m.Served {
+	if runs := w.mon.RunsOf(url); len(runs) > 0 && m.Served { // the watch has ended: the core is ours
 		sum := runs[len(runs)-1].Summary
 		m.ServerRPS, m.ServerTTFTp99ms = sum.RequestsPS, sum.TTFTp99ms
 	}
-	w.mu.Unlock()
 	open := []string{}
 	for _, f := range r.rep.Findings {
 		if f.Severity >= model.SevWarn && !slices.Contains(open, f.ID) {
@@ -412,12 +414,12 @@ func (t *tuner) bench(ctx context.Context, w *watch) launch.Measure {
 	if w == nil {
 		return m
 	}
-	w.mu.Lock()
 	load := t.load
-	w.mon.SetBench(&diagnosis.Bench{URL: t.s.URL, Start: res.StartTime, End: res.EndTime, Completed: res.Completed, Failed: res.Failed,
+	// an input like any other: the core's goroutine files it, the
+	// recording keeps it
+	w.sess.Send(model.BenchDone{Bench: model.Bench{URL: t.s.URL, Start: res.StartTime, End: res.EndTime, Completed: res.Completed, Failed: res.Failed,
 		TTFTp50: res.MedianTTFT, TTFTp99: res.P99TTFT, ITLp50: res.MedianITL, ITLp99: res.P99ITL, TPOTp50: res.MedianTPOT},
-		model.RunBench{Time: res.StartTime, Completed: res.Completed, Failed: res.Failed, TTFTp99ms: res.P99TTFT, TPOTp99ms: res.P99TPOT, OutputTPS: m.OutputTPS, Load: &load})
-	w.mu.Unlock()
+		Run: model.RunBench{Time: res.StartTime, Completed: res.Completed, Failed: res.Failed, TTFTp99ms: res.P99TTFT, TPOTp99ms: res.P99TPOT, OutputTPS: m.OutputTPS, Load: &load}})
 	return m
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -64,6 +65,22 @@ func logInputs() []logs.Input {
 		in = append(in, logs.Input{Command: "kubectl logs -f --tail 200 " + strings.Join(words, " ")})
 	}
 	return in
+}
+
+// logsAttached reports whether a log is attached from the start: a command's,
+// or a --log file that exists. A file not there yet counts once a line
+// comes (the core sees it): a missing path is never "engine log free of
+// OOM".
+func logsAttached() bool {
+	for _, in := range logInputs() {
+		if in.File == "" {
+			return true
+		}
+		if _, err := os.Stat(in.File); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // checkLogFlags refuses what no log can be followed from (an empty value,

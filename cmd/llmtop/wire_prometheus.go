@@ -112,12 +112,20 @@ func startPrometheus(ctx context.Context, env *session.Env) error {
 	}
 	env.OnInterval = append(env.OnInterval, func(d time.Duration) { src.SetInterval(max(d, prometheusMinInterval)) })
 	env.OnWindow = append(env.OnWindow, src.SetWindow)
-	go src.Run(ctx, func(r prometheus.Refresh) {
-		// One message for the whole refresh: the rules run once on it
-		// (and a recording keeps it whole: recording's "batch").
-		env.Send(tui.BatchMsg(r.Msgs))
-		env.Send(tui.SourceStatusMsg{Name: "prometheus", Err: refreshStatus(src, r)})
-	})
+	done := make(chan struct{}) // a session's Close waits for the last refresh
+	env.Stopped = append(env.Stopped, done)
+	go func() {
+		defer close(done)
+		src.Run(ctx, func(r prometheus.Refresh) {
+			if ctx.Err() != nil {
+				return // the refresh the end cut short: not the fleet's state
+			}
+			// One message for the whole refresh: the rules run once on it
+			// (and a recording keeps it whole: recording's "batch").
+			env.Send(tui.BatchMsg(r.Msgs))
+			env.Send(tui.SourceStatusMsg{Name: "prometheus", Err: refreshStatus(src, r)})
+		})
+	}()
 	return nil
 }
 
@@ -225,33 +233,4 @@ func snapshotPrometheus(ctx context.Context, out io.Writer, errOut io.Writer, ar
 		}
 	}
 	return derr
-}
-
-// runPrometheus feeds refreshes every interval to apply until ctx ends
-// (diagnose's watch); nothing without --prometheus.
-func runPrometheus(ctx context.Context, interval time.Duration, window time.Duration, apply func(any), status func(string)) error {
-	if !prometheusOn() {
-		return nil
-	}
-	src, err := newPrometheus(window, max(interval, time.Second))
-	if err != nil {
-		return err
-	}
-	read := false
-	src.Run(ctx, func(r prometheus.Refresh) {
-		if ctx.Err() != nil {
-			if !read {
-				// The watch ended before Prometheus answered once: say so,
-				// never "every endpoint answers" of no endpoint at all.
-				status(src.URL() + ": Prometheus did not answer before the watch ended (a hung or overloaded server?)")
-			}
-			return // the refresh the watch's end cut short
-		}
-		read = true
-		for _, m := range r.Msgs {
-			apply(m)
-		}
-		status(refreshStatus(src, r))
-	})
-	return nil
 }
