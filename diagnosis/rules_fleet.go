@@ -18,11 +18,12 @@ func init() {
 	)
 }
 
-// replicaGroups groups endpoints by served model, keeping groups of two or more.
+// replicaGroups groups endpoints by pool (served model and prefill/decode
+// role), keeping groups of two or more.
 func replicaGroups(eps []Endpoint) map[string][]Endpoint {
 	g := map[string][]Endpoint{}
 	for _, ep := range eps {
-		if m := ep.Model(); m != "" {
+		if m := ep.Pool(); m != "" {
 			g[m] = append(g[m], ep)
 		}
 	}

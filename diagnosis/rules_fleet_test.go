@@ -200,3 +200,25 @@ func TestRunsComparedAtTheLoadOffered(t *testing.T) {
 		t.Errorf("without arrivals: %+v", c)
 	}
 }
+
+// Issue 26: a prefill instance and a decode instance of one model do
+// different work: a queue on the prefill side against an idle-looking
+// decode side is not routing skew between replicas. Two prefill
+// instances are still compared.
+func TestPrefillAndDecodeAreNotReplicas(t *testing.T) {
+	role := func(e Endpoint, r model.PDRole) Endpoint { e.Identity.Role = r; return e }
+	runCases(t, []ruleCase{
+		{name: "prefill vs decode", in: input(role(replica("http://p", 30, 10), model.RolePrefill), role(replica("http://d", 4, 0), model.RoleDecode)), none: "routing_skew"},
+		{name: "two prefill", in: input(role(replica("http://p1", 30, 10), model.RolePrefill), role(replica("http://p2", 4, 0), model.RolePrefill)), want: "routing_skew",
+			check: func(t *testing.T, f *Finding) {
+				if !strings.Contains(f.Title, "m (prefill)") {
+					t.Errorf("title %q does not name the pool", f.Title)
+				}
+			}},
+		{name: "role from the command line", in: input(role(replica("http://p", 30, 10), model.RolePrefill), func() Endpoint {
+			e := replica("http://d", 4, 0)
+			e.Runs = []model.Run{{Config: map[string]string{"cmdline": `vllm serve m --kv-transfer-config {"kv_connector":"NixlConnector","kv_role":"kv_consumer"}`}}}
+			return e
+		}()), none: "routing_skew"},
+	})
+}

@@ -102,19 +102,24 @@ type MetricsJSON struct {
 
 // EndpointJSON is one endpoint in a snapshot.
 type EndpointJSON struct {
-	URL        string            `json:"url"`
-	Engine     Engine            `json:"engine"`
-	Version    string            `json:"version"`
-	Models     []string          `json:"models"`
-	MaxContext Opt               `json:"max_context"`
-	Health     Health            `json:"health"`
-	Simulated  bool              `json:"simulated,omitempty"`
-	Model      string            `json:"model"` // the model the metrics belong to
-	Metrics    *MetricsJSON      `json:"metrics"`
-	Info       map[string]string `json:"info,omitempty"`
-	Notes      []string          `json:"notes,omitempty"`
-	Error      string            `json:"error,omitempty"`
-	Hint       string            `json:"hint,omitempty"`
+	URL        string   `json:"url"`
+	Engine     Engine   `json:"engine"`
+	Version    string   `json:"version"`
+	Models     []string `json:"models"`
+	MaxContext Opt      `json:"max_context"`
+	Health     Health   `json:"health"`
+	Simulated  bool     `json:"simulated,omitempty"`
+	// Role is its prefill/decode role where its metrics say (RoleFrom
+	// what said it); Via the layer it is served through.
+	Role     PDRole            `json:"role,omitempty"`
+	RoleFrom string            `json:"role_from,omitempty"`
+	Via      string            `json:"via,omitempty"`
+	Model    string            `json:"model"` // the model the metrics belong to
+	Metrics  *MetricsJSON      `json:"metrics"`
+	Info     map[string]string `json:"info,omitempty"`
+	Notes    []string          `json:"notes,omitempty"`
+	Error    string            `json:"error,omitempty"`
+	Hint     string            `json:"hint,omitempty"`
 	// State is the engine's lifecycle (starting, serving, stopping,
 	// stopped, crashed, unreachable, unknown) and StateDetail what says so.
 	State       Lifecycle `json:"state"`

@@ -198,14 +198,6 @@ func (r role) besideNotes() []string {
 	return out
 }
 
-// pdRoleLabels are the labels an engine's own series (or a wrapper's)
-// carry its prefill/decode role in, and what their values mean.
-var pdRoleLabels = map[string]map[string]model.PDRole{
-	engines.SGLangEngineType: {"prefill": model.RolePrefill, "decode": model.RoleDecode, "unified": model.RoleUnified},
-	engines.KServeRoleLabel:  {"prefill": model.RolePrefill, "decode": model.RoleDecode, "both": model.RoleUnified},
-	engines.DynamoWorkerType: {"prefill": model.RolePrefill, "decode": model.RoleDecode},
-}
-
 // pdRole reads an endpoint's prefill/decode role from its series: a role
 // label (SGLang's engine_type, KServe's llm_isvc_role, Dynamo's
 // worker_type), else the side-specific KV transfer counters vLLM counts
@@ -221,10 +213,8 @@ func pdRole(f families) (model.PDRole, string) {
 	for _, n := range names {
 		for _, m := range f[n].GetMetric() {
 			for _, l := range m.GetLabel() {
-				if vals, ok := pdRoleLabels[l.GetName()]; ok {
-					if r, ok := vals[l.GetValue()]; ok {
-						return r, fmt.Sprintf("%s{%s=%q}", n, l.GetName(), l.GetValue())
-					}
+				if r, ok := engines.PDRoleOf(l.GetName(), l.GetValue()); ok {
+					return r, fmt.Sprintf("%s{%s=%q}", n, l.GetName(), l.GetValue())
 				}
 			}
 		}

@@ -41,8 +41,14 @@ type rowLabels struct {
 	KPod      string `json:"kubernetes_pod_name"`
 	KNs       string `json:"kubernetes_namespace"`
 	Model     string `json:"model_name"`
-	Concept   string `json:"llmtop_concept"`
-	From      string `json:"llmtop_from"`
+	// The role labels (engines.PDLabels) and the label a router's series
+	// carry in place of model_name (engines.ProdStackRouter.Shadow).
+	EngineType string `json:"engine_type"`
+	ISvcRole   string `json:"llm_isvc_role"`
+	WorkerType string `json:"worker_type"`
+	Server     string `json:"server"`
+	Concept    string `json:"llmtop_concept"`
+	From       string `json:"llmtop_from"`
 }
 
 // get reads a label by its Prometheus name.
@@ -62,6 +68,14 @@ func (l rowLabels) get(name string) string {
 		return l.KNs
 	case "model_name":
 		return l.Model
+	case "engine_type":
+		return l.EngineType
+	case "llm_isvc_role":
+		return l.ISvcRole
+	case "worker_type":
+		return l.WorkerType
+	case "server":
+		return l.Server
 	case conceptLabel:
 		return l.Concept
 	case fromLabel:

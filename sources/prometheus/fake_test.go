@@ -191,8 +191,6 @@ func (f *fakeProm) answer(q string) []byte {
 				}
 				for k, x := range e.labels {
 					switch {
-					case m[1] == "labels" && k == "model_name":
-						continue
 					case m[1] != "labels" && k != "job" && k != "instance" && k != "model_name":
 						continue // by (job, instance, model_name)
 					case m[1] == "started" && k == "model_name":

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -35,6 +36,14 @@ type epData struct {
 	samples map[string]*model.Sample
 	models  []string
 	started float64
+	// role is the target's prefill/decode role as its role labels say
+	// (roleFrom the label); layer, when set, is the router whose own
+	// numbers these series are (the production-stack router's server
+	// label without model_name): classified as the single-endpoint path
+	// classifies it, and never read as an engine.
+	role     model.PDRole
+	roleFrom string
+	layer    *engines.Layer
 	// ranks are, per model and concept, where the name read stands in the
 	// table (0 newest): an endpoint that serves two names of a concept
 	// (a release that publishes the old one beside the new) is read
@@ -54,6 +63,21 @@ func (e *epData) prefer(modelName, concept string, rank int) (keep, displaces bo
 	}
 	e.ranks[k] = rank
 	return true, had && prev > rank
+}
+
+// classify reads the target's role from one row of the labels term.
+func (e *epData) classify(ls rowLabels) {
+	for _, l := range engines.PDLabels() {
+		v := ls.get(l)
+		if r, ok := engines.PDRoleOf(l, v); ok {
+			e.role, e.roleFrom = r, fmt.Sprintf("%s=%q in Prometheus", l, v)
+		}
+	}
+	for _, ly := range engines.Layers() {
+		if sh := ly.Shadow; sh != nil && ls.get(sh.Label) != "" && ls.get(sh.Lacks) == "" {
+			e.layer = ly
+		}
+	}
 }
 
 func newFleet(w time.Duration) *fleet {
@@ -128,6 +152,7 @@ func (fl *fleet) addState(f family, rs []sampleRow) {
 					e.labels[l] = model.Clean(v)
 				}
 			}
+			e.classify(r.labels)
 			continue
 		}
 		if c == "started" {
@@ -330,7 +355,15 @@ func (s *Source) origin(t *target, gone bool, why string) model.Origin {
 }
 
 func (s *Source) scrape(t *target, e *epData, upOf map[tkey]float64, k tkey, warn []string, now time.Time, w time.Duration) model.Scrape {
-	sc := model.Scrape{Endpoint: t.id, Time: now, Identity: model.Identity{Engine: e.engine}}
+	sc := model.Scrape{Endpoint: t.id, Time: now, Identity: model.Identity{Engine: e.engine, Role: e.role, RoleFrom: e.roleFrom}}
+	if ly := e.layer; ly != nil {
+		sc.Identity.Engine = model.Unknown
+		sc.Err = fmt.Sprintf("%s is a %s, not an engine (%s labelled %s, without %s): %s",
+			t.id, ly.What(), familyOf(e.engine).present[0], ly.Shadow.Label, ly.Shadow.Lacks, engines.NotJudged)
+		sc.ErrKind = model.ErrNotFound
+		sc.Hint = "its engines are the other targets of this Prometheus; its own numbers are not read as an engine's"
+		return sc
+	}
 	if v, ok := upOf[k]; ok && v == 0 {
 		// Down for Prometheus: unreachable, while its rates over the
 		// window still hold what it did before.

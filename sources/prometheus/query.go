@@ -3,6 +3,7 @@ package prometheus
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,22 @@ import (
 // Kubernetes pod and namespace under the names the usual relabelling
 // configs give them.
 var targetLabels = []string{"job", "instance", "pod", "namespace", "kubernetes_pod_name", "kubernetes_namespace"}
+
+// roleLabels are what the "labels" term groups by: the target's labels,
+// the model, each prefill/decode role label (engines.PDLabels), and the
+// label of each router that serves an engine's names as its own
+// (engines.Layer.Shadow: the production-stack router's server), so a
+// target is classified as the single-endpoint path classifies it.
+func roleLabels() []string {
+	out := append(append([]string{}, targetLabels...), "model_name")
+	out = append(out, engines.PDLabels()...)
+	for _, l := range engines.Layers() {
+		if l.Shadow != nil && !slices.Contains(out, l.Shadow.Label) {
+			out = append(out, l.Shadow.Label)
+		}
+	}
+	return out
+}
 
 // conceptLabel is the label each term of a combined query is tagged with,
 // so one query returns every concept of a family for the whole fleet.
@@ -155,7 +172,7 @@ func (b builder) stateQuery() string {
 		}
 	}
 	present := b.anyOf(b.f.present)
-	terms = append(terms, tag(fmt.Sprintf("group by (%s) (%s)", strings.Join(targetLabels, ", "), present), "labels"))
+	terms = append(terms, tag(fmt.Sprintf("group by (%s) (%s)", strings.Join(roleLabels(), ", "), present), "labels"))
 	// The process start time, when the target serves it, tells a window
 	// that spans a restart.
 	terms = append(terms, tag(fmt.Sprintf("max by (job, instance) (%s and on (job, instance) %s)",
