@@ -91,6 +91,7 @@ var layers = []*Layer{
 	&ModelGateway,
 	&LiteLLM,
 	&LMCache,
+	&VLLMRouter,
 }
 
 // Layers lists the serving layers llmtop recognises.

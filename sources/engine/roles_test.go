@@ -145,6 +145,36 @@ func TestDynamoFrontendIsARouter(t *testing.T) {
 	checkLayerScrape(t, ScrapeOnce(context.Background(), Config{URL: serveLayer(t, body, "").URL}), &engines.DynamoFrontend)
 }
 
+// The vLLM Rust router (issue 30: added as its file in engines/ and one
+// line in the layer registry, nothing else): its vllm_router_* families are
+// a router's, never a vLLM engine's. The body is written from the names in
+// src/metrics.rs @02b9331f (SERVING-LAYERS.md §3a') in the shape of Rust's
+// metrics-exporter-prometheus; no capture of a running router was at hand.
+func TestVLLMRustRouterIsARouter(t *testing.T) {
+	body := []byte(`# TYPE vllm_router_requests_total counter
+vllm_router_requests_total{route="/v1/chat/completions"} 42
+# TYPE vllm_router_active_workers gauge
+vllm_router_active_workers 2
+# TYPE vllm_router_worker_load gauge
+vllm_router_worker_load{worker="http://10.0.0.11:8000"} 3
+vllm_router_worker_load{worker="http://10.0.0.12:8000"} 0
+# TYPE vllm_router_cb_state gauge
+vllm_router_cb_state{worker="http://10.0.0.12:8000"} 1
+# TYPE vllm_router_request_duration_seconds histogram
+vllm_router_request_duration_seconds_bucket{route="/v1/chat/completions",le="0.5"} 40
+vllm_router_request_duration_seconds_bucket{route="/v1/chat/completions",le="+Inf"} 42
+vllm_router_request_duration_seconds_sum{route="/v1/chat/completions"} 9.1
+vllm_router_request_duration_seconds_count{route="/v1/chat/completions"} 42
+`)
+	r := classifyRole(mustParse(t, body))
+	if r.Role != engines.RoleRouter || r.Layer != &engines.VLLMRouter {
+		t.Fatalf("classified %q %v, want the vLLM Rust router", r.Role, r.Layer)
+	}
+	checkLayerScrape(t, ScrapeOnce(context.Background(), Config{URL: serveLayer(t, body, "").URL}), &engines.VLLMRouter)
+	// Told it is vLLM, it is still the router.
+	checkLayerScrape(t, ScrapeOnce(context.Background(), Config{URL: serveLayer(t, body, "vllm").URL, Engine: model.VLLM}), &engines.VLLMRouter)
+}
+
 // The GIE endpoint picker's answer (old names only, from a real curl in
 // yalmashad/Inference-gwapi): a router; the pool's ready endpoints (2) are
 // counted once, and nothing is left out as a twin when no current name is

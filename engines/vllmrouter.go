@@ -1,0 +1,18 @@
+package engines
+
+// VLLMRouter is vLLM's Rust router (vllm-project/router, SERVING-LAYERS.md
+// §3a'; src/metrics.rs at 02b9331f): vllm_router_* (and its tokenizer's
+// vllm_tokenizer_*) on its own Prometheus listener, :29000 by default. Its
+// names share no prefix with vLLM's vllm: families, so it is never read as
+// an engine; its per-worker load, health and circuit-breaker gauges are
+// what a router rule would read.
+var VLLMRouter = Layer{
+	ID:          "vllm-router",
+	Name:        "vLLM router (Rust)",
+	Role:        RoleRouter,
+	Prefixes:    []string{"vllm_router_", "vllm_tokenizer_"},
+	Ports:       []int{29000},
+	MetricsPath: "/metrics",
+	Source:      "github.com/vllm-project/router src/metrics.rs @02b9331f",
+	Reads:       NotJudged,
+}
