@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -25,6 +26,7 @@ import (
 var simFlags struct {
 	host, logFile string
 	port          int
+	dcgmPort      int
 	noBackground  bool
 	cfg           sim.Config
 }
@@ -56,6 +58,7 @@ See docs/sim.md for the model/GPU parameters.`,
 	fs.StringVar(&simFlags.host, "host", "127.0.0.1", "address to listen on (vLLM listens on 0.0.0.0)")
 	fs.IntVar(&simFlags.port, "port", 8000, "port to listen on")
 	fs.StringVar(&simFlags.logFile, "log-file", "", "write the vLLM-format log here instead of stdout")
+	fs.IntVar(&simFlags.dcgmPort, "dcgm-port", 0, "also serve the simulated GPU as a DCGM exporter on this port (/metrics), for llmtop --dcgm")
 	fs.BoolVar(&simFlags.noBackground, "no-background", false, "no built-in traffic: only your own requests")
 	addSimFlags(fs, &simFlags.cfg)
 	root.AddCommand(cmd)
@@ -154,6 +157,17 @@ func runSim(cmd *cobra.Command, _ []string) error {
 	l := s.Load()
 	fmt.Fprintf(cmd.ErrOrStderr(), "llmtop sim: SIMULATED vLLM on %s (%s), scenario %q; Ctrl-C stops\n",
 		"http://"+ln.Addr().String(), l.GPUName, orDefault(cfg.Scenario, sim.Healthy))
+	if simFlags.dcgmPort != 0 {
+		dl, err := net.Listen("tcp", net.JoinHostPort(simFlags.host, strconv.Itoa(simFlags.dcgmPort)))
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--dcgm-port: %w", err)
+		}
+		srv := &http.Server{Handler: s.DCGMHandler(), ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = srv.Serve(dl) }()
+		defer srv.Close()
+		fmt.Fprintf(cmd.ErrOrStderr(), "llmtop sim: its GPU (SIMULATED) as a DCGM exporter on http://%s/metrics\n", dl.Addr())
+	}
 	s.Start(ctx)
 	err = s.Serve(ctx, ln)
 	_ = pipe.Close()
