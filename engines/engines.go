@@ -81,6 +81,13 @@ type Spec struct {
 	Levers Levers
 	// Probe names its own routes the behaviour probe reads.
 	Probe Probe
+	// Process is how it runs on a machine: what local discovery and
+	// llmtop run recognise it by, and where it listens by default.
+	Process Process
+	// Health is its health route and what a failure there means.
+	Health Health
+	// OwnedBy are the owned_by values its /v1/models cards carry.
+	OwnedBy []string
 	// Logs are the lines of its log llmtop knows (logs.go), most specific
 	// first.
 	Logs []LogLine
@@ -220,6 +227,89 @@ type Probe struct {
 	// RawPrompt: /v1/completions takes add_special_tokens=false, so the
 	// probe's rendered prompt is sent as it is (vLLM).
 	RawPrompt bool
+}
+
+// Process is how an engine runs on a machine.
+type Process struct {
+	// Programs are the executables or process titles that are this
+	// engine (a name ending in "*" is a prefix: llama-server-cuda).
+	Programs []string
+	// Modules are the Python packages that are it (python -m vllm…).
+	Modules []string
+	// Serves are the command lines that start its server, for llmtop run:
+	// a program, with its subcommand when it has several ("ollama
+	// serve"), or "-m pkg" for an interpreter running one of the
+	// package's modules (python -m sglang.launch_server).
+	Serves []string
+	// Host is where it binds by default; PortFlags and HostFlags set the
+	// port and the address (the first of each is the one llmtop names);
+	// HostEnv, when set, is the environment variable that sets host:port
+	// (OLLAMA_HOST). The default port is Ports[0].
+	Host                 string
+	PortFlags, HostFlags []string
+	HostEnv              string
+}
+
+// Health is an engine's health route and what a failure there means: a
+// failure answered with Status (0: any status) whose body holds BodyHas
+// ("" any body) is Means, said as Why; any other failure is unhealthy.
+type Health struct {
+	Route   string
+	Status  int
+	BodyHas string
+	Means   model.Health
+	Why     string
+}
+
+// DefaultHealth is what an engine without a Health of its own (or an
+// unknown one) is asked: /health, a 503 that says it is loading is
+// loading.
+var DefaultHealth = Health{Route: "/health", Status: 503, BodyHas: "loading", Means: model.HealthLoading, Why: "loading (503)"}
+
+// HealthOf is an engine's Health, DefaultHealth when it has none.
+func HealthOf(e model.Engine) Health {
+	if s := Of(e); s != nil && s.Health.Route != "" {
+		return s.Health
+	}
+	return DefaultHealth
+}
+
+// ByProgram is the engine a program or process title is (Unknown none).
+func ByProgram(name string) model.Engine {
+	name = strings.ToLower(name)
+	for _, s := range all {
+		for _, p := range s.Process.Programs {
+			if name == p || strings.HasSuffix(p, "*") && strings.HasPrefix(name, strings.TrimSuffix(p, "*")) {
+				return s.ID
+			}
+		}
+	}
+	return model.Unknown
+}
+
+// ByModule is the engine a Python package is (Unknown none).
+func ByModule(pkg string) model.Engine {
+	for _, s := range all {
+		for _, m := range s.Process.Modules {
+			if pkg == m {
+				return s.ID
+			}
+		}
+	}
+	return model.Unknown
+}
+
+// ByOwner is the engine whose /v1/models cards say owned_by (Unknown none).
+func ByOwner(owner string) model.Engine {
+	owner = strings.ToLower(owner)
+	for _, s := range all {
+		for _, o := range s.OwnedBy {
+			if owner == o {
+				return s.ID
+			}
+		}
+	}
+	return model.Unknown
 }
 
 // Change is one flag change with what it does and costs.

@@ -40,6 +40,10 @@ var LlamaCpp = Spec{
 	},
 	Metrics: llamacppMetrics,
 	Logs:    llamacppLogs,
+	Process: Process{Programs: []string{"llama-server*"}, Serves: []string{"llama-server*"},
+		Host: "127.0.0.1", PortFlags: []string{"--port"}, HostFlags: []string{"--host"}},
+	Health:  Health{Route: "/health", Status: 503, Means: model.HealthLoading, Why: "loading model"},
+	OwnedBy: []string{"llamacpp"},
 	Probe:   Probe{Identity: model.LlamaCpp, Template: model.LlamaCpp, Tokenize: model.LlamaCpp, Defaults: model.LlamaCpp},
 }
 

@@ -19,6 +19,9 @@ var Ollama = Spec{
 	},
 	Metrics: ollamaMetrics,
 	Logs:    ollamaLogs,
+	Process: Process{Programs: []string{"ollama", "ollama_llama_server"}, Serves: []string{"ollama serve"},
+		Host: "127.0.0.1", HostEnv: "OLLAMA_HOST"},
+	Health: Health{Route: "/", Status: 503, BodyHas: "loading", Means: model.HealthLoading, Why: "loading (503)"},
 	// No tokenize route (api/types.go).
 	Probe: Probe{Identity: model.Ollama, Template: model.Ollama, Defaults: model.Ollama},
 }

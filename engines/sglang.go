@@ -46,6 +46,10 @@ var SGLang = Spec{
 	},
 	Metrics: sglangMetrics,
 	Logs:    sglangLogs,
+	Process: Process{Programs: []string{"sglang"}, Modules: []string{"sglang"}, Serves: []string{"-m sglang"},
+		Host: "127.0.0.1", PortFlags: []string{"--port"}, HostFlags: []string{"--host"}},
+	Health:  Health{Route: "/health", Status: 503, Means: model.HealthLoading, Why: "starting or shutting down (503)"},
+	OwnedBy: []string{"sglang"},
 	// POST /tokenize {prompt} answers {tokens, count} in newer releases,
 	// as vLLM's (python/sglang/srt/entrypoints/http_server.py); no route
 	// renders its chat template.

@@ -43,6 +43,9 @@ var TGI = Spec{
 	},
 	Metrics: tgiMetrics,
 	Logs:    tgiLogs,
+	Process: Process{Programs: []string{"text-generation-launcher", "text-generation-router", "text-generation-server"},
+		Modules: []string{"text_generation_server"}, Serves: []string{"text-generation-launcher"},
+		Host: "0.0.0.0", PortFlags: []string{"--port", "-p"}, HostFlags: []string{"--hostname"}},
 	Probe: Probe{Identity: model.TGI, Template: model.TGI, Tokenize: model.TGI,
 		DefaultsNote: "not served over HTTP: TGI applies the model's generation_config.json; /info does not show it"},
 }

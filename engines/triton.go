@@ -15,6 +15,9 @@ var Triton = Spec{
 	Rules:       true,
 	Levers:      TRTLLM.Levers,
 	Metrics:     tritonMetrics,
+	Process:     Process{Programs: []string{"tritonserver"}},
+	// Readiness fails while models load (or failed to).
+	Health: Health{Route: "/v2/health/ready", Means: model.HealthLoading, Why: "not ready: models loading or failed to load"},
 }
 
 // Triton metrics the adapter reads beyond the table.

@@ -42,6 +42,10 @@ var TRTLLM = Spec{
 	},
 	Metrics: trtllmMetrics,
 	Logs:    trtllmLogs,
+	Process: Process{Programs: []string{"trtllm-serve"}, Modules: []string{"tensorrt_llm"}, Serves: []string{"trtllm-serve"},
+		Host: "localhost", PortFlags: []string{"--port"}, HostFlags: []string{"--host"}},
+	Health:  Health{Route: "/health", Status: 503, BodyHas: "load", Means: model.HealthLoading, Why: "loading (503)"},
+	OwnedBy: []string{"tensorrt_llm", "trtllm"},
 }
 
 // TensorRT-LLM metrics the adapter reads beyond the table.

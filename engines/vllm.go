@@ -45,6 +45,11 @@ var VLLM = Spec{
 	},
 	Metrics: vllmMetrics,
 	Logs:    vllmLogs,
+	Process: Process{Programs: []string{"vllm"}, Modules: []string{"vllm"}, Serves: []string{"vllm", "-m vllm"},
+		Host: "0.0.0.0", PortFlags: []string{"--port"}, HostFlags: []string{"--host"}},
+	// 503 only when its engine core died (vllm/entrypoints/openai/api_server.py).
+	Health:  Health{Route: "/health", Status: 503, Means: model.HealthUnhealthy, Why: "engine dead (503): see the server log"},
+	OwnedBy: []string{"vllm"},
 	Probe: Probe{Template: model.VLLM, Tokenize: model.VLLM, RawPrompt: true,
 		DefaultsNote: "not served over HTTP: vLLM logs them at start-up (\"Default sampling parameters have been overridden by the model's Hugging Face generation config\"); read the log or the model's generation_config.json"},
 }

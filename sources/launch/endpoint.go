@@ -13,11 +13,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
-// engineDefaults is where each engine listens when its command line does
-// not say: the flag names and defaults of ../shared/reference/ENGINES.md.
+// engineDefaults is where an engine listens when its command line does
+// not say: its file's Process in engines/.
 type engineDefaults struct {
 	engine    model.Engine
 	port      int
@@ -27,18 +28,21 @@ type engineDefaults struct {
 	envHost   string // Ollama: OLLAMA_HOST
 }
 
-var (
-	vllmDefaults  = engineDefaults{engine: model.VLLM, port: 8000, host: "0.0.0.0", portFlags: []string{"--port"}, hostFlags: []string{"--host"}}
-	simDefaults   = engineDefaults{engine: model.VLLM, port: 8000, host: "127.0.0.1", portFlags: []string{"--port"}, hostFlags: []string{"--host"}}
-	sglangDefault = engineDefaults{engine: model.SGLang, port: 30000, host: "127.0.0.1", portFlags: []string{"--port"}, hostFlags: []string{"--host"}}
-	llamaDefaults = engineDefaults{engine: model.LlamaCpp, port: 8080, host: "127.0.0.1", portFlags: []string{"--port"}, hostFlags: []string{"--host"}}
-	tgiDefaults   = engineDefaults{engine: model.TGI, port: 3000, host: "0.0.0.0", portFlags: []string{"--port", "-p"}, hostFlags: []string{"--hostname"}}
-	trtDefaults   = engineDefaults{engine: model.TRTLLM, port: 8000, host: "localhost", portFlags: []string{"--port"}, hostFlags: []string{"--host"}}
-	ollamaDefault = engineDefaults{engine: model.Ollama, port: 11434, host: "127.0.0.1", envHost: "OLLAMA_HOST"}
-)
+// simDefaults is llmtop's own simulated vLLM (llmtop sim), which binds the
+// loopback.
+var simDefaults = engineDefaults{engine: model.VLLM, port: 8000, host: "127.0.0.1", portFlags: []string{"--port"}, hostFlags: []string{"--host"}}
+
+func defaultsOf(s *engines.Spec) engineDefaults {
+	d := engineDefaults{engine: s.ID, host: s.Process.Host, portFlags: s.Process.PortFlags, hostFlags: s.Process.HostFlags, envHost: s.Process.HostEnv}
+	if len(s.Ports) > 0 {
+		d.port = s.Ports[0]
+	}
+	return d
+}
 
 // defaultsFor recognises the engine a command line starts: by the program's
-// name, its subcommand or the Python module it runs.
+// name, its subcommand or the Python module it runs (engines/: each
+// one's Process.Serves).
 func defaultsFor(args []string) (engineDefaults, bool) {
 	if len(args) == 0 {
 		return engineDefaults{}, false
@@ -48,32 +52,57 @@ func defaultsFor(args []string) (engineDefaults, bool) {
 	if len(args) > 1 {
 		sub = args[1]
 	}
-	switch {
-	case prog == "llmtop" && sub == "sim":
+	if prog == "llmtop" && sub == "sim" {
 		return simDefaults, true
-	case prog == "vllm":
-		return vllmDefaults, true
-	case strings.HasPrefix(prog, "llama-server"):
-		return llamaDefaults, true
-	case prog == "ollama" && sub == "serve":
-		return ollamaDefault, true
-	case prog == "text-generation-launcher":
-		return tgiDefaults, true
-	case prog == "trtllm-serve":
-		return trtDefaults, true
-	case strings.HasPrefix(prog, "python"):
-		for i, a := range args {
-			if a == "-m" && i+1 < len(args) {
-				switch m := args[i+1]; {
-				case strings.HasPrefix(m, "vllm."):
-					return vllmDefaults, true
-				case strings.HasPrefix(m, "sglang."):
-					return sglangDefault, true
-				}
+	}
+	for _, s := range engines.All() {
+		for _, serve := range s.Process.Serves {
+			if serves(serve, prog, sub, args) {
+				return defaultsOf(s), true
 			}
 		}
 	}
 	return engineDefaults{}, false
+}
+
+// serves reports whether a command line matches one of an engine's
+// Process.Serves: "prog", "prog*" (a prefix), "prog sub", or "-m pkg"
+// (an interpreter running one of pkg's modules).
+func serves(serve, prog, sub string, args []string) bool {
+	if pkg, ok := strings.CutPrefix(serve, "-m "); ok {
+		if !strings.HasPrefix(prog, "python") {
+			return false
+		}
+		for i, a := range args {
+			if a == "-m" && i+1 < len(args) && strings.HasPrefix(args[i+1], pkg+".") {
+				return true
+			}
+		}
+		return false
+	}
+	name, want, hasSub := strings.Cut(serve, " ")
+	if hasSub && sub != want {
+		return false
+	}
+	if p, ok := strings.CutSuffix(name, "*"); ok {
+		return strings.HasPrefix(prog, p)
+	}
+	return prog == name
+}
+
+// knownServes lists the command lines llmtop run recognises, for its
+// error.
+func knownServes() string {
+	var out []string
+	for _, s := range engines.All() {
+		for _, serve := range s.Process.Serves {
+			if pkg, ok := strings.CutPrefix(serve, "-m "); ok {
+				serve = "python -m " + pkg
+			}
+			out = append(out, strings.TrimSuffix(serve, "*"))
+		}
+	}
+	return strings.Join(append(out, "llmtop sim"), ", ")
 }
 
 // Endpoint reads where the engine that args start will answer, as a URL on
@@ -86,7 +115,7 @@ func Endpoint(args, env []string) (string, model.Engine, error) {
 		if len(args) > 0 {
 			name = filepath.Base(args[0])
 		}
-		return "", "", fmt.Errorf("cannot tell from the command line where %q will listen (known: vllm serve, python -m vllm/sglang, llama-server, ollama serve, text-generation-launcher, trtllm-serve, llmtop sim): give it with --url", name)
+		return "", "", fmt.Errorf("cannot tell from the command line where %q will listen (known: %s): give it with --url", name, knownServes())
 	}
 	host, port := d.host, d.port
 	if d.envHost != "" {

@@ -6,20 +6,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
-
-// healthRoute is where each engine says whether it serves.
-var healthRoute = map[model.Engine]string{
-	model.VLLM:     "/health",
-	model.SGLang:   "/health",
-	model.TGI:      "/health",
-	model.LlamaCpp: "/health",
-	model.TRTLLM:   "/health",
-	model.Triton:   "/v2/health/ready",
-	model.Ollama:   "/",
-	model.Unknown:  "/health",
-}
 
 // Health asks the engine's health route and reads the answer with that
 // engine's semantics: llama.cpp and SGLang answer 503 while loading or
@@ -27,10 +16,8 @@ var healthRoute = map[model.Engine]string{
 // while models load. A route that does not exist (a metrics-only port)
 // is unknown, not unhealthy.
 func Health(ctx context.Context, client *http.Client, base string, eng model.Engine) (model.Health, string) {
-	route, ok := healthRoute[eng]
-	if !ok {
-		route = "/health"
-	}
+	h := engines.HealthOf(eng)
+	route := h.Route
 	url := strings.TrimRight(base, "/") + route
 	_, _, err := Get(ctx, client, url, "", maxProbeBody)
 	if err == nil {
@@ -53,29 +40,8 @@ func Health(ctx context.Context, client *http.Client, base string, eng model.Eng
 	case he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden:
 		return model.HealthUnknown, route + " needs credentials (--api-key)"
 	}
-	switch eng {
-	case model.LlamaCpp:
-		if he.Status == http.StatusServiceUnavailable {
-			return model.HealthLoading, "loading model"
-		}
-	case model.SGLang:
-		if he.Status == http.StatusServiceUnavailable {
-			return model.HealthLoading, "starting or shutting down (503)"
-		}
-	case model.Triton:
-		return model.HealthLoading, "not ready: models loading or failed to load"
-	case model.VLLM:
-		if he.Status == http.StatusServiceUnavailable {
-			return model.HealthUnhealthy, "engine dead (503): see the server log"
-		}
-	case model.TRTLLM:
-		if he.Status == http.StatusServiceUnavailable && strings.Contains(body, "load") {
-			return model.HealthLoading, "loading (503)"
-		}
-	default:
-		if he.Status == http.StatusServiceUnavailable && strings.Contains(body, "loading") {
-			return model.HealthLoading, "loading (503)"
-		}
+	if (h.Status == 0 || he.Status == h.Status) && strings.Contains(body, h.BodyHas) {
+		return h.Means, h.Why
 	}
 	return model.HealthUnhealthy, oneLine(he.Error(), 160)
 }

@@ -146,15 +146,8 @@ func (p *prober) detect() (model.Engine, error) {
 		authErr = nil
 	}
 	if ml != nil && len(ml.Data) > 0 {
-		switch strings.ToLower(ml.Data[0].OwnedBy) {
-		case "vllm":
-			return model.VLLM, nil
-		case "sglang":
-			return model.SGLang, nil
-		case "llamacpp":
-			return model.LlamaCpp, nil
-		case "tensorrt_llm", "trtllm":
-			return model.TRTLLM, nil
+		if e := engines.ByOwner(ml.Data[0].OwnedBy); e != model.Unknown {
+			return e, nil
 		}
 	}
 	for _, fp := range fingerprints {

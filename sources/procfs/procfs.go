@@ -82,41 +82,12 @@ func EngineOf(args []string) model.Engine {
 	return model.Unknown
 }
 
-// programEngine is the engine a program (or a process title's word) is.
-func programEngine(name string) model.Engine {
-	switch strings.ToLower(name) {
-	case "llama-server":
-		return model.LlamaCpp
-	case "ollama", "ollama_llama_server":
-		return model.Ollama
-	case "tritonserver":
-		return model.Triton
-	case "trtllm-serve":
-		return model.TRTLLM
-	case "text-generation-launcher", "text-generation-router", "text-generation-server":
-		return model.TGI
-	case "vllm":
-		return model.VLLM
-	case "sglang":
-		return model.SGLang
-	}
-	return model.Unknown
-}
+// programEngine is the engine a program (or a process title's word) is:
+// engines/, each one's Process.Programs.
+func programEngine(name string) model.Engine { return engines.ByProgram(name) }
 
-// moduleEngine is the engine a Python package is.
-func moduleEngine(pkg string) model.Engine {
-	switch pkg {
-	case "vllm":
-		return model.VLLM
-	case "sglang":
-		return model.SGLang
-	case "tensorrt_llm":
-		return model.TRTLLM
-	case "text_generation_server":
-		return model.TGI
-	}
-	return model.Unknown
-}
+// moduleEngine is the engine a Python package is (Process.Modules).
+func moduleEngine(pkg string) model.Engine { return engines.ByModule(pkg) }
 
 // interpreter reports whether a program runs another one named in its
 // arguments (python3.11, uv run, torchrun).
