@@ -24,6 +24,13 @@ type Thresholds struct {
 	WaitingHigh float64       // requests waiting that make a backlog
 	WaitingFor  time.Duration // … sustained this long
 	PreemptPS   float64       // preemptions/s that are KV pressure
+
+	// The routing rules' (issue 26); zero keeps the diagnosis default.
+	RouteHold     time.Duration // a pool's imbalance holds this long
+	RouteLag      time.Duration // router/engine gauges may disagree this long
+	RouteFullKV   float64       // KV 0–1 at which a pool member is full
+	RouteQueueMin float64       // waiting on the busiest member before queue skew
+	KVStallShare  float64       // share 0–1 of TTFT spent in KV transfer
 }
 
 // DefaultThresholds: TTFT p99 200 ms, ITL p99 50 ms, KV 95 %, waiting > 0.
@@ -56,5 +63,10 @@ func DiagnosisConfig(t Thresholds) diagnosis.Config {
 	dur(&c.WaitingFor, t.WaitingFor)
 	num(&c.PreemptPS, t.PreemptPS)
 	num(&c.GPUIdleUtil, t.GPUIdle)
+	dur(&c.RouteHold, t.RouteHold)
+	dur(&c.RouteLag, t.RouteLag)
+	num(&c.RouteFullKV, t.RouteFullKV)
+	num(&c.RouteQueueMin, t.RouteQueueMin)
+	num(&c.KVStallShare, t.KVStallShare)
 	return c
 }

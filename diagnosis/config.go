@@ -70,6 +70,34 @@ type Config struct {
 	// SkewRatio is the load ratio between replicas of one model that is a
 	// routing problem.
 	SkewRatio float64 `json:"skew_ratio"`
+	// Routing (issue 26): RouteHold is how long a pool's imbalance must
+	// hold before its finding opens, and RouteLag how long a router's and
+	// an engine's gauges may disagree by design (vLLM #49538: 3 to 18 s;
+	// an engine that started within it reads 0 running, and is left out
+	// of its pool's comparison). RouteHold is never shorter than RouteLag.
+	RouteHold time.Duration `json:"route_hold"`
+	RouteLag  time.Duration `json:"route_lag"`
+	// RouteFullKV is the KV usage at which a pool member is full.
+	RouteFullKV float64 `json:"route_full_kv"`
+	// RouteQueueMin is the waiting requests on a pool's busiest member
+	// before a spread of queues is a finding; RouteQueueCV the coefficient
+	// of variation of the members' queues that is skew.
+	RouteQueueMin float64 `json:"route_queue_min"`
+	RouteQueueCV  float64 `json:"route_queue_cv"`
+	// RouteOneShare is the share of a pool's finished requests one member
+	// takes while the others take (nearly) none; RouteMinRPS the pool's
+	// requests per second before it is judged.
+	RouteOneShare float64 `json:"route_one_share"`
+	RouteMinRPS   float64 `json:"route_min_rps"`
+	// RouteHotShare is the share of a pool's load on one member, RouteHotHit
+	// how far its prefix-cache hit rate must exceed its peers', for a
+	// cache-aware pile-up.
+	RouteHotShare float64 `json:"route_hot_share"`
+	RouteHotHit   float64 `json:"route_hot_hit"`
+	// KVStallShare is the share of a decode instance's TTFT spent in KV
+	// transfer, and KVStallMin the TTFT mean, that make a transfer stall.
+	KVStallShare float64       `json:"kv_stall_share"`
+	KVStallMin   time.Duration `json:"kv_stall_min"`
 	// EventWindow is how long a log event keeps its finding open.
 	EventWindow time.Duration `json:"event_window"`
 	// ColdStart is how long after a restart latency is blamed on warm-up.
@@ -105,6 +133,17 @@ func DefaultConfig() Config {
 		RegressionRatio:   1.3,
 		SimilarLoad:       0.3,
 		SkewRatio:         2,
+		RouteHold:         20 * time.Second,
+		RouteLag:          20 * time.Second,
+		RouteFullKV:       0.9,
+		RouteQueueMin:     10,
+		RouteQueueCV:      0.8,
+		RouteOneShare:     0.9,
+		RouteMinRPS:       0.5,
+		RouteHotShare:     0.6,
+		RouteHotHit:       0.2,
+		KVStallShare:      0.5,
+		KVStallMin:        time.Second,
 		EventWindow:       10 * time.Minute,
 		ColdStart:         2 * time.Minute,
 	}

@@ -61,6 +61,9 @@ func ruleSkew(e *env) []Finding {
 	sort.Strings(models)
 	var out []Finding
 	for _, m := range models {
+		if routedPool(e, groups[m]) {
+			continue // a routing rule names the pattern
+		}
 		if f, ok := loadSkew(e, m, groups[m]); ok {
 			out = append(out, f)
 		} else if f, ok := latencySkew(e, m, groups[m]); ok {

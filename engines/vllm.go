@@ -94,6 +94,7 @@ var vllmMetrics = []MetricSource{
 	src(string(model.PromptLen), "histogram", "vllm:request_prompt_tokens"),
 	src(string(model.OutputLen), "histogram", "vllm:request_generation_tokens"),
 	src(string(model.StepTokens), "histogram", "vllm:iteration_tokens_total"),
+	src(string(model.KVTransfer), "histogram of NIXL transfers, counted where performed (the decode instance pulls)", "vllm:nixl_xfer_time_seconds"),
 }
 
 // vLLM's disaggregation families (SERVING-LAYERS.md §3a”; NIXL's in

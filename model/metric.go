@@ -70,6 +70,12 @@ const (
 	Decode  Latency = "decode"
 )
 
+// KVTransfer is the time a KV cache hand-over took (prefill/decode
+// disaggregation: vLLM's NIXL transfers, counted on the instance that
+// performs them, the decode side). Not in Latencies: it is no request's
+// phase the latency pane shows, but the routing rules read it.
+const KVTransfer Latency = "kv_transfer"
+
 // Token-count distributions per request, kept beside the latencies
 // because the Store windows every histogram alike. They count tokens, not
 // seconds, and are not in Latencies.

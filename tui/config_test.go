@@ -217,3 +217,15 @@ func TestConfigKeyNamesAreChecked(t *testing.T) {
 		t.Errorf("quit = %v, want Q and ctrl+c", got)
 	}
 }
+
+// Issue 26: the routing rules' thresholds come from [thresholds] too.
+func TestConfigRoutingThresholdsReachTheDiagnosis(t *testing.T) {
+	c, err := ParseConfig("cfg.toml", []byte("[thresholds]\nroute_hold_s = 40\nroute_lag_s = 25\nroute_full_kv_pct = 85\nroute_queue_min = 20\nkv_stall_pct = 60\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DiagnosisConfig(c.Thresholds)
+	if d.RouteHold != 40*time.Second || d.RouteLag != 25*time.Second || d.RouteFullKV != 0.85 || d.RouteQueueMin != 20 || d.KVStallShare != 0.6 {
+		t.Errorf("%+v", d)
+	}
+}

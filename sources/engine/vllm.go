@@ -137,6 +137,7 @@ func mapVLLMModel(s *model.Sample, v view) {
 	setLatency(s, model.PromptLen, v, vllmNames(model.PromptLen)...)
 	setLatency(s, model.OutputLen, v, vllmNames(model.OutputLen)...)
 	setLatency(s, model.StepTokens, v, vllmNames(model.StepTokens)...)
+	setLatency(s, model.KVTransfer, v, vllmNames(model.KVTransfer)...)
 }
 
 // vllmCacheConfig reads vllm:cache_config_info: its labels (block size,

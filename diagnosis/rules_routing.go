@@ -1,0 +1,391 @@
+package diagnosis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/engines"
+	"github.com/llmtop/llmtop/model"
+)
+
+// The routing findings (issue 26): what no single replica shows, read
+// across a pool (one model, one prefill/decode role). Each compares only
+// members read within RouteLag and past their own cold start, and holds
+// for RouteHold (never less than RouteLag): a router's gauges and an
+// engine's disagree for seconds by design, and that lag is not skew.
+func init() {
+	register(
+		rule{id: "pool_starved", checks: "no pool has idle workers while others are full", needs: needReplicas, hold: holdRoute, eval: rulePoolStarved},
+		rule{id: "pool_queue_skew", checks: "queues even across each pool", needs: needReplicas, hold: holdRoute, eval: rulePoolQueueSkew},
+		rule{id: "prefix_pileup", checks: "no hot prefix piled onto one engine while its peers have room", needs: needReplicas, hold: holdRoute, eval: rulePrefixPileup},
+		rule{id: "one_worker", checks: "no pool sends (nearly) all its requests to one worker", needs: needReplicas, hold: holdRoute, eval: ruleOneWorker},
+		rule{id: "kv_transfer_stall", checks: "KV transfer a small part of each decode instance's TTFT", needs: needMetrics, hold: holdRoute, eval: ruleKVTransferStall},
+	)
+}
+
+func holdRoute(c Config) time.Duration { return max(c.RouteHold, c.RouteLag) }
+
+// settled reports whether a pool member's gauges can be compared with its
+// peers': read within RouteLag, and not within RouteLag of its start (an
+// engine reads 0 running for seconds after it starts while the router
+// already counts requests to it).
+func (e *env) settled(ep Endpoint) bool {
+	now, lag := e.in.Time, e.cfg.RouteLag
+	if ep.isDown() || !ep.State.Running.OK || (!ep.LastOK.IsZero() && now.Sub(ep.LastOK) > lag) {
+		return false
+	}
+	if s := ep.State.Started; !s.IsZero() && now.Sub(s) < lag {
+		return false
+	}
+	if u := ep.UpSince; !u.IsZero() && now.Sub(u) < lag {
+		return false
+	}
+	return true
+}
+
+// routePools are the pools with two or more settled members, by name.
+func (e *env) routePools() ([]string, map[string][]Endpoint) {
+	out := map[string][]Endpoint{}
+	for name, eps := range e.replicas() {
+		var in []Endpoint
+		for _, ep := range eps {
+			if e.settled(ep) {
+				in = append(in, ep)
+			}
+		}
+		if len(in) >= 2 {
+			sort.Slice(in, func(i, j int) bool { return in[i].URL < in[j].URL })
+			out[name] = in
+		}
+	}
+	names := make([]string, 0, len(out))
+	for n := range out {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, out
+}
+
+// poolWord is how a pool's members are named: "decode workers",
+// "prefill workers", "replicas".
+func poolWord(eps []Endpoint) string {
+	if r, _ := eps[0].PDRole(); r == model.RolePrefill || r == model.RoleDecode {
+		return string(r) + " workers"
+	}
+	return "replicas"
+}
+
+// memberLine is one member's gauges for the evidence.
+func memberLine(ep Endpoint) string {
+	s := fmt.Sprintf("%s: running %s, waiting %s", ep.URL, num(ep.State.Running.V), num(ep.State.Waiting.Or(0)))
+	if ep.State.KVUsage.OK {
+		s += fmt.Sprintf(", KV %s", pct(ep.State.KVUsage.V))
+	}
+	return s
+}
+
+// members lists at most six members' lines.
+func members(eps []Endpoint) []Evidence {
+	var out []Evidence
+	for i, ep := range eps {
+		if i == 6 {
+			out = append(out, Evidence{Text: fmt.Sprintf("and %d more", len(eps)-6), Source: "running/waiting/KV of each member"})
+			break
+		}
+		out = append(out, Evidence{Text: memberLine(ep), Source: "running/waiting/KV of each member"})
+	}
+	return out
+}
+
+// starved: some members idle (nothing running, nothing waiting) while
+// others are full (KV at RouteFullKV) or queue.
+func starved(e *env, eps []Endpoint) (idle, full []Endpoint) {
+	for _, ep := range eps {
+		st := ep.State
+		switch {
+		case st.Running.V == 0 && st.Waiting.Or(0) == 0:
+			idle = append(idle, ep)
+		case st.KVUsage.OK && st.KVUsage.V >= e.cfg.RouteFullKV, st.Waiting.Or(0) >= 1:
+			full = append(full, ep)
+		}
+	}
+	if len(full) == 0 {
+		idle = nil
+	}
+	return idle, full
+}
+
+func rulePoolStarved(e *env) []Finding {
+	names, pools := e.routePools()
+	var out []Finding
+	for _, name := range names {
+		eps := pools[name]
+		idle, full := starved(e, eps)
+		if len(idle) == 0 {
+			continue
+		}
+		// Requests wait on the full workers while the idle ones could
+		// serve them: capacity paid for and unused.
+		sev := model.SevWarn
+		for _, f := range full {
+			if f.State.Waiting.Or(0) >= 1 {
+				sev = model.SevCrit
+			}
+		}
+		word := poolWord(eps)
+		out = append(out, Finding{Endpoint: idle[0].URL, Category: Routing, Severity: sev,
+			Title:    fmt.Sprintf("%d of %d %s of %s idle while %d are full", len(idle), len(eps), word, name, len(full)),
+			Evidence: members(eps),
+			Cause: "the router sends these workers nothing: they are missing from its worker list (not registered, marked unhealthy, " +
+				"a tripped circuit breaker), or its cache-aware score keeps sending requests where their prefix is cached, full or not",
+			Actions: []Action{
+				{Change: "check " + engines.RouteHealth, Why: "a worker the router does not list or thinks unhealthy gets no traffic", TradeOff: "none"},
+				{Change: engines.RouteBalance, Why: "load then counts beside the cache overlap", TradeOff: "fewer prefix-cache hits"},
+			}})
+	}
+	return out
+}
+
+// cv is the coefficient of variation of xs (0 when their mean is 0).
+func cv(xs []float64) float64 {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	if mean == 0 {
+		return 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(ss/float64(len(xs))) / mean
+}
+
+// queueSkew: the members' queues spread (coefficient of variation at
+// RouteQueueCV, the busiest at RouteQueueMin, the least a quarter of it or
+// less). Members queued sorted busiest first.
+func queueSkew(e *env, eps []Endpoint) ([]Endpoint, float64, bool) {
+	qs := make([]float64, 0, len(eps))
+	for _, ep := range eps {
+		if !ep.State.Waiting.OK {
+			return nil, 0, false
+		}
+		qs = append(qs, ep.State.Waiting.V)
+	}
+	sorted := append([]Endpoint(nil), eps...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].State.Waiting.V > sorted[j].State.Waiting.V })
+	hi, lo := sorted[0].State.Waiting.V, sorted[len(sorted)-1].State.Waiting.V
+	c := cv(qs)
+	return sorted, c, hi >= e.cfg.RouteQueueMin && c >= e.cfg.RouteQueueCV && lo <= hi/4
+}
+
+func rulePoolQueueSkew(e *env) []Finding {
+	names, pools := e.routePools()
+	var out []Finding
+	for _, name := range names {
+		eps := pools[name]
+		if idle, _ := starved(e, eps); len(idle) > 0 || len(eps) < 3 {
+			continue // pool_starved says it; two members are routing_skew's
+		}
+		sorted, c, ok := queueSkew(e, eps)
+		if !ok {
+			continue
+		}
+		qs := make([]string, len(sorted))
+		for i, ep := range sorted {
+			qs[i] = num(ep.State.Waiting.V)
+		}
+		word := poolWord(eps)
+		actions := []Action{{Change: engines.RoutePrefillQueue, Why: "a router blind to queue depth keeps sending to the deepest queue",
+			TradeOff: "fewer prefix-cache hits where the cache decided"}, diffReplicas}
+		out = append(out, Finding{Endpoint: sorted[0].URL, Category: Routing, Severity: model.SevWarn,
+			Title:    fmt.Sprintf("queues skewed across the %s of %s: waiting %s", word, name, strings.Join(qs, " / ")),
+			Evidence: append([]Evidence{{Text: fmt.Sprintf("coefficient of variation of the queues %.2f (at %.2f it is skew)", c, e.cfg.RouteQueueCV), Source: "waiting of each member"}}, members(sorted)...),
+			Cause: "the router keeps sending to members whose queue is already deep: a prefix- or session-affine policy, " +
+				"or one that reads load the engines report seconds late",
+			Actions: actions})
+	}
+	return out
+}
+
+// loadOf is a member's running + waiting.
+func loadOf(ep Endpoint) float64 { return ep.State.Running.V + ep.State.Waiting.Or(0) }
+
+// pileup: one member holds RouteHotShare of the pool's load and queues,
+// another has room (KV under 60 % of full), and the busy one's prefix hit
+// rate is RouteHotHit above every other's.
+func pileup(e *env, eps []Endpoint) (Endpoint, float64, bool) {
+	var total float64
+	hot := eps[0]
+	for _, ep := range eps {
+		total += loadOf(ep)
+		if loadOf(ep) > loadOf(hot) {
+			hot = ep
+		}
+	}
+	if total == 0 || loadOf(hot)/total < e.cfg.RouteHotShare || hot.State.Waiting.Or(0) < 1 || !hot.State.PrefixHit.OK {
+		return Endpoint{}, 0, false
+	}
+	room := false
+	peerHit := -1.0
+	for _, ep := range eps {
+		if ep.URL == hot.URL {
+			continue
+		}
+		if ep.State.KVUsage.OK && ep.State.KVUsage.V < 0.6*e.cfg.RouteFullKV {
+			room = true
+		}
+		if ep.State.PrefixHit.OK && ep.State.PrefixHit.V > peerHit {
+			peerHit = ep.State.PrefixHit.V
+		}
+	}
+	if !room || peerHit < 0 || hot.State.PrefixHit.V-peerHit < e.cfg.RouteHotHit {
+		return Endpoint{}, 0, false
+	}
+	return hot, loadOf(hot) / total, true
+}
+
+func rulePrefixPileup(e *env) []Finding {
+	names, pools := e.routePools()
+	var out []Finding
+	for _, name := range names {
+		eps := pools[name]
+		hot, share, ok := pileup(e, eps)
+		if !ok {
+			continue
+		}
+		ev := []Evidence{{Text: fmt.Sprintf("%s holds %s of the pool's requests (running+waiting), prefix-cache hits %s; its peers' best %s",
+			hot.URL, pct(share), pct(hot.State.PrefixHit.V), pct(peerBestHit(hot, eps))), Source: "running/waiting and prefix-cache hit rate of each member", Window: hot.State.Window}}
+		out = append(out, Finding{Endpoint: hot.URL, Category: Routing, Severity: model.SevWarn,
+			Title:    fmt.Sprintf("a hot prefix piled onto one of %d %s of %s", len(eps), poolWord(eps), name),
+			Evidence: append(ev, members(eps)...),
+			Cause: "cache-aware routing sends every request with the hot prefix where it is cached, past the point where that engine queues " +
+				"while its peers have room",
+			Actions: []Action{{Change: engines.RouteBalance, Why: "past a load gap the router spreads the prefix; the peers then cache it too",
+				TradeOff: "a few more prefills of the prefix"}}})
+	}
+	return out
+}
+
+func peerBestHit(hot Endpoint, eps []Endpoint) float64 {
+	best := 0.0
+	for _, ep := range eps {
+		if ep.URL != hot.URL && ep.State.PrefixHit.OK && ep.State.PrefixHit.V > best {
+			best = ep.State.PrefixHit.V
+		}
+	}
+	return best
+}
+
+// oneWorker: one member finished RouteOneShare of the pool's requests over
+// the window (at least RouteMinRPS in all).
+func oneWorker(e *env, eps []Endpoint) (Endpoint, float64, float64, bool) {
+	var total float64
+	top := eps[0]
+	for _, ep := range eps {
+		if !ep.State.RequestsPS.OK {
+			return Endpoint{}, 0, 0, false
+		}
+		total += ep.State.RequestsPS.V
+		if ep.State.RequestsPS.V > top.State.RequestsPS.V {
+			top = ep
+		}
+	}
+	if total < e.cfg.RouteMinRPS || top.State.RequestsPS.V/total < e.cfg.RouteOneShare {
+		return Endpoint{}, 0, 0, false
+	}
+	return top, top.State.RequestsPS.V / total, total, true
+}
+
+func ruleOneWorker(e *env) []Finding {
+	names, pools := e.routePools()
+	var out []Finding
+	for _, name := range names {
+		eps := pools[name]
+		if _, _, ok := pileup(e, eps); ok {
+			continue // prefix_pileup says why
+		}
+		top, share, total, ok := oneWorker(e, eps)
+		if !ok {
+			continue
+		}
+		var ev []Evidence
+		for _, ep := range eps {
+			ev = append(ev, Evidence{Text: fmt.Sprintf("%s: %s req/s", ep.URL, num(ep.State.RequestsPS.V)), Source: "finished requests of each member", Window: ep.State.RateWindow})
+		}
+		out = append(out, Finding{Endpoint: top.URL, Category: Routing, Severity: model.SevWarn,
+			Title: fmt.Sprintf("%s of the requests to the %d %s of %s go to one (%s of %s req/s)", pct(share), len(eps), poolWord(eps), name,
+				num(top.State.RequestsPS.V), num(total)),
+			Evidence: ev,
+			Cause: "the router's load signal reads the same for every worker, so its tie-break picks the first every time " +
+				"(a gRPC path whose load counters stay at 0), or a session or hash key is the same for every request",
+			Actions: []Action{{Change: "read " + engines.RouteLoadSignal, Why: "a balanced pool needs a load signal that moves", TradeOff: "none"},
+				{Change: engines.RouteBalance, Why: "load then counts", TradeOff: "fewer prefix-cache hits"}}})
+	}
+	return out
+}
+
+func ruleKVTransferStall(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		xfer, ok := ep.State.Latency[model.KVTransfer]
+		role, _ := ep.PDRole()
+		if !ok || !xfer.Exposed {
+			if role == model.RoleDecode {
+				e.lack(ep, "KV transfer time (this decode instance serves no KV transfer histogram: vLLM's NIXL metrics, "+
+					"SGLang's kv_transfer_latency_ms): the share of its TTFT spent waiting for the KV not checked")
+			}
+			continue
+		}
+		ttft := ep.State.Latency[model.TTFT]
+		if !xfer.Mean.OK || !ttft.Mean.OK || ttft.Mean.V < e.cfg.KVStallMin.Seconds() {
+			continue
+		}
+		share := xfer.Mean.V / ttft.Mean.V
+		if share < e.cfg.KVStallShare {
+			continue
+		}
+		share = math.Min(share, 1)
+		out = append(out, Finding{Endpoint: ep.URL, Category: Routing, Severity: model.SevWarn,
+			Title: fmt.Sprintf("KV transfer is %s of TTFT on %s (%s of %s)", pct(share), ep.URL, secs(xfer.Mean.V), secs(ttft.Mean.V)),
+			Evidence: []Evidence{
+				{Text: fmt.Sprintf("KV transfer mean %s over %s transfers", secs(xfer.Mean.V), num(xfer.Count)), Source: ep.State.From[string(model.KVTransfer)], Window: xfer.Window},
+				{Text: fmt.Sprintf("TTFT mean %s", secs(ttft.Mean.V)), Source: ep.State.From[string(model.TTFT)], Window: ttft.Window},
+			},
+			Cause: "the decode instance waits for the prefill's KV cache: the hand-over is slow or stalls (a transport that fell back to TCP, " +
+				"a saturated link, transfers that fail and expire); its TTFT is mostly that wait, not prefill or queueing",
+			Actions: []Action{{Change: "check " + engines.KVTransferCheck, Why: "the wait is the transfer, not the engines' compute", TradeOff: "none"},
+				{Change: "judge TTFT at the router (its end-to-end TTFT), not per instance", Why: "the prefill and decode instances each see part of it", TradeOff: "none"}}})
+	}
+	return out
+}
+
+// routedPool reports whether a routing rule speaks for the pool, so the
+// general load skew does not say it twice.
+func routedPool(e *env, eps []Endpoint) bool {
+	var in []Endpoint
+	for _, ep := range eps {
+		if e.settled(ep) {
+			in = append(in, ep)
+		}
+	}
+	if len(in) < 2 {
+		return false
+	}
+	if idle, _ := starved(e, in); len(idle) > 0 {
+		return true
+	}
+	if _, _, ok := queueSkew(e, in); ok && len(in) >= 3 {
+		return true
+	}
+	if _, _, ok := pileup(e, in); ok {
+		return true
+	}
+	_, _, _, ok := oneWorker(e, in)
+	return ok
+}

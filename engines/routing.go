@@ -1,0 +1,24 @@
+package engines
+
+// The levers of a router in front of engines, as the routing findings name
+// them (SERVING-LAYERS.md §5): each router's own knob, by layer.
+
+// RouteHealth is where each router says which workers it routes to.
+const RouteHealth = "the router's worker list and health for the idle workers (Dynamo frontend: dynamo_frontend_worker_active_decode_blocks per worker_id; " +
+	"SGLang gateway: smg_worker_health and smg_worker_cb_state; production-stack router: vllm:healthy_pods_total; llm-d picker: llm_d_epp_ready_endpoints)"
+
+// RouteBalance weighs load over cache overlap in each router.
+const RouteBalance = "weigh load over cache overlap in the router (Dynamo: --kv-overlap-score-weight lower or --router-temperature above 0; " +
+	"SGLang gateway: --balance-abs-threshold / --balance-rel-threshold lower; production-stack: --routing-logic kvaware or roundrobin instead of prefixaware)"
+
+// RouteLoadSignal is where a router's load signal can be read per worker.
+const RouteLoadSignal = "the router's per-worker load signal (SGLang gateway: smg_worker_requests_active{worker}; vllm-router: vllm_router_worker_load{worker}; " +
+	"Dynamo: dynamo_frontend_worker_active_prefill_tokens): a signal that reads 0 for every worker sends every request to the first"
+
+// RoutePrefillQueue routes prefill by queue depth.
+const RoutePrefillQueue = "route prefill by queue depth (llm-d: a queue-size scorer on the prefill profile; Dynamo: the KV router's prefill load; " +
+	"SGLang gateway: --policy power_of_two or cache_aware with balance thresholds)"
+
+// KVTransferCheck is where a stalled KV hand-over is read.
+const KVTransferCheck = "the KV transfer path between prefill and decode (NIXL: UCX_TLS names an RDMA transport, not tcp only; failed transfers in " +
+	VLLMNixlFailed + "; SGLang: " + SGLangTransferFail + " and " + SGLangTransferQueue + ")"
