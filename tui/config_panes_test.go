@@ -28,7 +28,7 @@ func TestPanesFromConfig(t *testing.T) {
 	for _, p := range m.panes {
 		ids = append(ids, p.id)
 	}
-	if got := strings.Join(ids, ","); got != "diagnosis,log,latency,scheduler,gpu,endpoints" {
+	if got := strings.Join(ids, ","); got != "diagnosis,log,latency,scheduler,gpu,endpoints,host" {
 		t.Errorf("panes %s", got)
 	}
 	out := screen(t, m, 80, 24)

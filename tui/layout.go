@@ -63,11 +63,20 @@ func (m *Model) focusable() []int {
 		}
 		return out
 	}
-	out := make([]int, len(m.panes))
-	for i := range out {
-		out[i] = i
+	out := make([]int, 0, len(m.panes))
+	for i := range m.panes {
+		if m.shown(i) {
+			out = append(out, i)
+		}
 	}
 	return out
+}
+
+// shown reports whether pane i has a tab (and a place in the grid): the
+// Host pane only while the shown endpoint has a host reading, or when it
+// was zoomed (its key still opens it, to say why it is empty).
+func (m *Model) shown(i int) bool {
+	return m.panes[i].id != "host" || hostOf(m.d) != nil || m.zoom == "host" || m.focus == i
 }
 
 func (m *Model) moveFocus(dir int) {
@@ -208,11 +217,16 @@ func (m *Model) tabs(w, y int) string {
 	}
 	width := 0
 	for i := range m.panes {
-		width += ansi.StringWidth(label(i, false))
+		if m.shown(i) {
+			width += ansi.StringWidth(label(i, false))
+		}
 	}
 	var b strings.Builder
 	x := 0
 	for i := range m.panes {
+		if !m.shown(i) {
+			continue
+		}
 		l := label(i, width > w)
 		m.hit(i, x, y, ansi.StringWidth(l), 1)
 		x += ansi.StringWidth(l)

@@ -21,6 +21,9 @@ var fills = map[string]bool{"latency": true, "throughput": true, "scheduler": tr
 // the grid to choose among them.
 var gridOnlyInZoom = map[string]bool{"endpoints": true}
 
+// The Host pane joins the grid only while the shown endpoint has a host
+// reading (an engine on this machine): elsewhere it would say only that.
+
 // columns returns the grid's panes (indexes into m.panes) per column.
 func (m *Model) columns() [][]int {
 	var table [][]string
@@ -46,7 +49,9 @@ func (m *Model) columns() [][]int {
 		}
 	}
 	for i, p := range m.panes {
-		if placed[i] || gridOnlyInZoom[p.id] && (p.id != "endpoints" || len(m.d.Endpoints()) < 2) {
+		if placed[i] || gridOnlyInZoom[p.id] && (p.id != "endpoints" || len(m.d.Endpoints()) < 2) ||
+			p.id == "host" && hostOf(m.d) == nil {
+			// (the Host pane: see Model.shown)
 			continue
 		}
 		short := 0

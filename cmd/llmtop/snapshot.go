@@ -18,7 +18,9 @@ import (
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/engine"
+	"github.com/llmtop/llmtop/sources/host"
 	"github.com/llmtop/llmtop/sources/probe"
+	"github.com/llmtop/llmtop/sources/procfs"
 )
 
 // `llmtop snapshot`: read each endpoint twice, an interval apart, and print
@@ -77,6 +79,10 @@ type endpointResult struct {
 	// owner is the local process serving it (/proc), when it answered: its
 	// command line is the run's configuration (llama.cpp's KV layout).
 	owner *model.PortOwner
+	// host is what sources/host read around it (its processes, memory,
+	// cgroup, disks) and the kernel's OOM kills of its processes, at the
+	// second scrape.
+	host []model.Input
 }
 
 func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool, interval time.Duration) error {
@@ -109,6 +115,21 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 		return err
 	}
 	results := make([]endpointResult, len(urls))
+	// The host is read as the scrapes start and again after them: CPU and
+	// swap are rates over the interval between.
+	var hostLook *hostLooks
+	if !hostFlags.noHost {
+		ids := make([]string, 0, len(urls))
+		for _, u := range urls {
+			if cfg, err := engineConfig(u, interval); err == nil {
+				id, _ := engine.SplitURL(cfg.URL)
+				ids = append(ids, id)
+			}
+		}
+		if hostLook = newHostLooks(ids, host.Default(), procfs.FS()); hostLook != nil {
+			hostLook.read(time.Now())
+		}
+	}
 	var wg sync.WaitGroup
 	var gpus *model.GPUSnapshot
 	wg.Add(1)
@@ -128,6 +149,19 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 		}()
 	}
 	wg.Wait()
+	if hostLook != nil {
+		for _, m := range hostLook.read(time.Now()) {
+			in, ok := m.(model.Input)
+			if !ok {
+				continue
+			}
+			for i := range results {
+				if hostEndpoint(in) == results[i].url {
+					results[i].host = append(results[i].host, in)
+				}
+			}
+		}
+	}
 	var readings []model.GPUSnapshot
 	if gpus != nil {
 		if gpus.Time.IsZero() {
@@ -253,6 +287,11 @@ func buildSnapshot(now time.Time, results []endpointResult, cfg diagnosis.Config
 		mon.Apply(gpus[gi])
 		mon.Tick(gpus[gi].Time)
 	}
+	for _, r := range results {
+		for _, in := range r.host {
+			mon.Apply(in)
+		}
+	}
 	mon.Evaluate(now)
 	return mon.Snapshot()
 }
@@ -266,4 +305,15 @@ func joinNonEmpty(sep string, parts ...string) string {
 		}
 	}
 	return strings.Join(keep, sep)
+}
+
+// hostEndpoint is the endpoint a host source message is about.
+func hostEndpoint(in model.Input) string {
+	switch x := in.(type) {
+	case model.HostReading:
+		return x.Endpoint
+	case model.Event:
+		return x.Endpoint
+	}
+	return ""
 }

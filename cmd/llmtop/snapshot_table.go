@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/tui"
 )
 
 // printSnapshot writes the snapshot for people: per endpoint and model the
@@ -110,6 +111,17 @@ func printEntry(w io.Writer, e model.EndpointJSON) {
 		printMetrics(w, m)
 	}
 	printInfo(w, e.Info)
+	if e.Host != nil {
+		// The screen's Host pane, line for line (100 cells: a terminal's
+		// width is not known here).
+		for i, l := range tui.HostLines(e.Host, 100) {
+			head := "       "
+			if i == 0 {
+				head = "  host "
+			}
+			fmt.Fprintf(w, "%s%s\n", head, l)
+		}
+	}
 	for _, n := range e.Notes {
 		fmt.Fprintf(w, "  note   %s\n", n)
 	}

@@ -56,35 +56,15 @@ func runHost(ctx context.Context, urls []string, cfg host.Config, proc fs.FS, se
 	if hostFlags.noHost {
 		return
 	}
-	var ts []*hostTarget
-	for _, u := range urls {
-		if l := newPortLook(u); l != nil {
-			ts = append(ts, &hostTarget{look: l})
-		}
-	}
-	if len(ts) == 0 {
+	h := newHostLooks(urls, cfg, proc)
+	if h == nil {
 		return
 	}
-	var logFiles []string
-	if len(urls) == 1 { // a log attached to the one endpoint
-		logFiles = logFlags.files
-	}
-	r := host.New(cfg)
 	tick := time.NewTicker(hostEvery)
 	defer tick.Stop()
 	for {
-		now := time.Now()
-		targets := make([]host.Target, 0, len(ts))
-		for _, t := range ts {
-			t.resolve(proc, now)
-			targets = append(targets, host.Target{Endpoint: t.look.id, PID: t.pid, Logs: logFiles, Note: nestedNote(proc)})
-		}
-		hs, evs := r.Read(now, targets)
-		for _, h := range hs {
-			send(h)
-		}
-		for _, ev := range evs {
-			send(ev)
+		for _, m := range h.read(time.Now()) {
+			send(m)
 		}
 		select {
 		case <-ctx.Done():
@@ -92,6 +72,51 @@ func runHost(ctx context.Context, urls []string, cfg host.Config, proc fs.FS, se
 		case <-tick.C:
 		}
 	}
+}
+
+// hostLooks reads the host around every local endpoint: the port owners,
+// followed, and one host.Reader that keeps the counters between looks.
+type hostLooks struct {
+	ts   []*hostTarget
+	r    *host.Reader
+	proc fs.FS
+	logs []string
+}
+
+// newHostLooks is nil when no endpoint is on this machine.
+func newHostLooks(urls []string, cfg host.Config, proc fs.FS) *hostLooks {
+	h := &hostLooks{r: host.New(cfg), proc: proc}
+	for _, u := range urls {
+		if l := newPortLook(u); l != nil {
+			h.ts = append(h.ts, &hostTarget{look: l})
+		}
+	}
+	if len(h.ts) == 0 {
+		return nil
+	}
+	if len(urls) == 1 { // a log attached to the one endpoint
+		h.logs = logFlags.files
+	}
+	return h
+}
+
+// read looks once: a model.HostReading per endpoint, then the kernel's
+// OOM kills of their processes (model.Event).
+func (h *hostLooks) read(now time.Time) []any {
+	targets := make([]host.Target, 0, len(h.ts))
+	for _, t := range h.ts {
+		t.resolve(h.proc, now)
+		targets = append(targets, host.Target{Endpoint: t.look.id, PID: t.pid, Logs: h.logs, Note: nestedNote(h.proc)})
+	}
+	hs, evs := h.r.Read(now, targets)
+	out := make([]any, 0, len(hs)+len(evs))
+	for _, x := range hs {
+		out = append(out, x)
+	}
+	for _, ev := range evs {
+		out = append(out, ev)
+	}
+	return out
 }
 
 // resolve finds the port's owner when unknown, gone, or not checked for

@@ -1,0 +1,74 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// hostReading is a vLLM host as sources/host reads it: the API server's
+// busiest thread wants a whole core; a thread name carries an escape
+// sequence (a process may name its threads anything).
+func hostReading(at time.Time) model.HostReading {
+	return model.HostReading{Endpoint: testURL, Time: at, IntervalS: 3, CPUs: 16, CPUBusy: model.Some(0.34),
+		MemTotal: model.Some(64 << 30), MemAvailable: model.Some(12 << 30), SwapTotal: model.Some(0), SwapFree: model.Some(0),
+		Cgroup: "/system.slice/docker-abc.scope", CgroupMemLimit: model.Some(32 << 30), CgroupMemUsage: model.Some(10 << 30), CgroupOOMKills: model.Some(0),
+		ShmTotal: model.Some(64 << 20), ShmFree: model.Some(63 << 20),
+		Disks: []model.DiskFree{{Path: "/root/.cache/huggingface", What: "model cache", Free: model.Some(120 << 30), Total: model.Some(500 << 30)}},
+		Procs: []model.ProcUsage{
+			{PID: 4711, Name: "vllm", Front: true, CPU: model.Some(1.02), RSS: model.Some(2.1 * (1 << 30)), Threads: 84,
+				Busiest: model.ThreadUsage{TID: 4712, Name: "APIServer", CPU: model.Some(0.71), Want: model.Some(0.98)}},
+			{PID: 4790, PPID: 4711, Name: "VLLM::EngineCor", CPU: model.Some(0.51), RSS: model.Some(5 << 30), Threads: 40,
+				Busiest: model.ThreadUsage{TID: 4791, Name: "evil\x1b[2J", CPU: model.Some(0.51)}},
+		},
+		NotChecked: []string{"kernel OOM kills: not checked, because the kernel log is not readable: /dev/kmsg: permission denied"}}
+}
+
+// Issue 27: the host around the engine has a pane, in the grid and at
+// 80×24, while there is a reading; none without one.
+func TestHostPane(t *testing.T) {
+	m := scenario(healthy, 1, false)
+	for _, sz := range []struct{ w, h int }{{200, 60}, {80, 24}} {
+		out := screen(t, m, sz.w, sz.h)
+		if strings.Contains(out, "Host") {
+			t.Errorf("%d×%d: a Host pane without a reading:\n%s", sz.w, sz.h, out)
+		}
+	}
+	m.Update(hostReading(t0.Add(120 * time.Second)))
+	out := screen(t, m, 200, 60)
+	for _, want := range []string{"8 Host", "CPU 34% of 16 · mem avail 12.0Gi of 64.0Gi · no swap",
+		"cgroup /system.slice/docker-abc.scope", "mem 10.0Gi of 32.0Gi · OOM kills 0",
+		"/dev/shm 64.0Mi (free 63.0Mi)", "model cache disk 120Gi free of 500Gi",
+		"▶4711", "APIServer 98%", "(VLLM::EngineCor)", "kernel OOM kills: not checked"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("200×60 lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[2J") {
+		t.Error("a thread's name reached the terminal unsanitised")
+	}
+	// 80×24: a tab, and zoomed the pane fits the width.
+	out = screen(t, m, 80, 24)
+	if !strings.Contains(out, "8 Host") {
+		t.Errorf("80×24 has no Host tab:\n%s", out)
+	}
+	m.zoom = "host"
+	out = screen(t, m, 80, 24)
+	if !strings.Contains(out, "APIServer 98%") || !strings.Contains(out, "▶4711") {
+		t.Errorf("zoomed at 80×24:\n%s", out)
+	}
+}
+
+// The snapshot command prints the same lines: every one fits its width.
+func TestHostLinesFit(t *testing.T) {
+	r := hostReading(t0)
+	for _, w := range []int{40, 80, 200} {
+		for _, l := range HostLines(&r, w) {
+			if n := len([]rune(l)); n > w {
+				t.Errorf("width %d: %d cells: %q", w, n, l)
+			}
+		}
+	}
+}
