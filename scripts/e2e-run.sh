@@ -61,18 +61,22 @@ check "apply: the finding and its change are listed" "→  --max-num-seqs 32" 5
 keys Enter
 check "apply: the exact diff is shown" "--max-num-seqs 16 → 32" 5
 check "apply: the confirmation names the drain and SIGKILL" "waits up to 10s for it to drain, then sends SIGKILL" 5
+# E2E_SHOW=DIR keeps the screens the docs quote (docs/loop.md).
+[ -n "${E2E_SHOW:-}" ] && screen >"$E2E_SHOW/apply.txt"
 keys y
 check "apply: the engine is stopped gracefully" "stopped on SIGTERM" 30
 check "apply: the new command line runs" "started pid" 10
 check "apply: the same benchmark runs once the new run serves" "the new run serves: the same benchmark, 4 streams × 10s" 90
 check "apply: the verdict, before → after at the same load" "at 4 streams × 10s, 256 in / 128 out: better" 60
 screen | grep -F -- "--max-num-seqs 16 → 32: TTFT p99" | sed 's/^[ ┃]*/     verdict: /; s/[ ┃]*$//' || true
+[ -n "${E2E_SHOW:-}" ] && screen >"$E2E_SHOW/verdict.txt"
 
 keys Escape
 sleep 0.3
 keys r
 check "runs: the new run is marked with the applied change" "applied: ttft_queueing → --max-num-seqs 16 → 32" 5
 check "runs: the comparison is at the same offered load" "the two runs' benchmarks at the same offered load" 5
+[ -n "${E2E_SHOW:-}" ] && screen >"$E2E_SHOW/runs.txt"
 keys Escape
 sleep 0.3
 

@@ -47,8 +47,9 @@ func init() {
 		Use:   "tune [flags] -- ENGINE COMMAND…",
 		Short: "Headless loop: benchmark, diagnose, apply the top finding's change, benchmark again; keep what beats the noise",
 		Long: `Start the engine (as llmtop run does), then repeat at most --steps times:
-watch it for --watch under a benchmark (--streams × --duration), read the
-diagnosis, apply the top open finding's first change that is a change of the
+once it serves and settles (--settle), load it with a warm-up benchmark and
+then the measured one (--streams × --duration, the same at every step), read
+the diagnosis under that load, apply the top open finding's first change that is a change of the
 command line, restart, and benchmark again at the same load. A change is kept
 only if the goal metric (--goal; auto: TPOT p99 for a decode finding, else
 TTFT p99) improved by more than the run-to-run noise, measured at the start
@@ -66,7 +67,7 @@ after, and the findings open after it; a short table goes to stdout.`,
 	fs := cmd.Flags()
 	fs.SetInterspersed(false)
 	fs.IntVar(&tuneFlags.steps, "steps", 5, "most changes to try")
-	fs.DurationVar(&tuneFlags.watch, "watch", time.Minute, "how long each configuration is watched (its findings' holds are capped at half of it)")
+	fs.DurationVar(&tuneFlags.watch, "watch", time.Minute, "how long each configuration is watched when it does not serve; one that serves is watched through its benchmarks (--settle, a warm-up, the measured one). Findings' holds are capped at half of it and at half of --duration")
 	fs.IntVar(&tuneFlags.streams, "streams", 8, "benchmark: concurrent streams")
 	fs.DurationVar(&tuneFlags.duration, "duration", 20*time.Second, "benchmark: how long each run sends")
 	fs.IntVar(&tuneFlags.inputLen, "input-len", 256, "benchmark: prompt words")
@@ -141,10 +142,11 @@ func runTune(cmd *cobra.Command, args []string) error {
 }
 
 // tuneDiagnoseConfig is the diagnosis a configuration is judged by. Its
-// findings are read under the benchmark's load, at judgeAt into it (see
-// observe); a finding opens only after its condition held for its hold, so
-// every hold is capped at half the benchmark: a condition the load brings
-// within its first quarter can open by then. (Capped at half the watch
+// findings are read under the measured benchmark's load, at judgeAt into
+// it, after a warm-up benchmark (see observe); a finding opens only after
+// its condition held for its hold, so every hold is capped at half the
+// benchmark: a condition the load brings by the first quarter of the
+// measured benchmark can open by then. (Capped at half the watch
 // only, holds of 20-30 s could never open in a 10 s benchmark, and a
 // configuration read "no open finding" for having been watched too short.)
 func tuneDiagnoseConfig(th config.Thresholds, watch, duration time.Duration) diagnosis.Config {
@@ -319,9 +321,12 @@ func (t *tuner) waitServing(ctx context.Context) error {
 	return t.s.WaitServing(ctx)
 }
 
-// observe watches the current engine for --watch with its log attached,
-// benchmarking it once it serves (twice when noise is asked for: the
-// second result comes back as extra).
+// observe watches the current engine for --watch (or until its benchmarks
+// end, if later) with its log attached. Once it serves and settles, it runs
+// the load profile twice: a warm-up that brings the load (the rules see it
+// build: a queue, a full KV pool), then the measured benchmark, under which
+// the findings are read; with noise, once more for the noise (the second
+// result comes back as extra).
 func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measure, error) {
 	url := t.s.URL
 	logFlags.files = []string{t.s.Current().Log}
@@ -332,9 +337,14 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		rep diagnosis.Report
 		err error
 	}
+	dur := time.Duration(t.load.DurationS * float64(time.Second))
+	wctx, endWatch := context.WithCancel(ctx)
+	defer endWatch()
 	done := make(chan result, 1)
 	go func() {
-		rep, err := w.run(ctx, tuneFlags.watch, monitorFlags.interval)
+		// Ended by endWatch once the watch and the benchmarks are over; the
+		// bound only matters if the benchmarks hang.
+		rep, err := w.run(wctx, 2*tuneFlags.watch+tuneFlags.settle+4*dur+time.Minute, monitorFlags.interval)
 		done <- result{rep, err}
 	}()
 	var extra, m launch.Measure
@@ -349,13 +359,15 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		case <-time.After(tuneFlags.settle):
 		case <-ctx.Done():
 		}
-		// Every configuration is measured, and its findings read, by the
-		// first benchmark after the same settle: at the same age of the
-		// engine. (Measured by the second one on the first configuration,
-		// the before was read after 10-20 s more of background load than
-		// any after: a queue that builds with the engine's age made a
-		// fresh engine look better for being fresh.)
-		judge := time.AfterFunc(judgeAt(time.Duration(t.load.DurationS*float64(time.Second))), func() {
+		// Every configuration gets the same: the same settle, the same
+		// warm-up, then the measured benchmark, at the same age of the
+		// engine. (Measured by the first benchmark alone, the rules had
+		// 11 s of load to open a finding on llama-server and found none;
+		// measured by the second only on the first configuration, the
+		// before was read 10-20 s later into a building queue than any
+		// after, and a fresh engine looked better for being fresh.)
+		t.bench(ctx, nil)
+		judge := time.AfterFunc(judgeAt(dur), func() {
 			var rep diagnosis.Report
 			if !w.do(func() { rep = w.evaluate(time.Now()) }) {
 				return // the watch has ended: its last report stands
@@ -370,6 +382,16 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 			extra = t.bench(ctx, nil)
 		}
 	}
+	loadMu.Lock()
+	judged := atLoad != nil
+	loadMu.Unlock()
+	if rest := tuneFlags.watch - time.Since(w.start); rest > 0 && !judged {
+		select {
+		case <-time.After(rest):
+		case <-ctx.Done():
+		}
+	}
+	endWatch()
 	r := <-done
 	if r.err != nil {
 		return observed{}, extra, r.err
