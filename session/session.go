@@ -45,6 +45,10 @@ type Env struct {
 	// gone); Close waits for them.
 	Stopped []<-chan struct{}
 
+	// Logs are engine logs the face attaches besides --log (the engine
+	// `llmtop run` and `tune` started writes its own).
+	Logs []string
+
 	// Demo mode (llmtop demo): the simulator's log stream and a probe of its
 	// load for the simulated GPUs. Nil outside the demo.
 	SimLog io.Reader

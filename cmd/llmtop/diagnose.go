@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -177,6 +178,9 @@ type watch struct {
 	// promStatus is the newest --prometheus refresh's error ("" none).
 	promStatus string
 	promSeen   bool // a --prometheus refresh was read
+	// logs are engine logs the face attaches besides --log (tune's
+	// engine's).
+	logs []string
 	// simGPU, when set, stands in for NVML (tests on the simulator).
 	simGPU func() session.SimGPULoad
 	// sess drives the core while run watches (nil otherwise).
@@ -223,8 +227,8 @@ func (w *watch) open(interval time.Duration) {
 		w.start = time.Now()
 	}
 	w.sess = session.New(session.Options{
-		Monitor: w.mon, LogsOn: logsAttached(),
-		Env:     session.Env{URLs: w.urls, Interval: interval, Window: monitorFlags.window, SimGPU: w.simGPU},
+		Monitor: w.mon, LogsOn: logsAttached(w.logs),
+		Env:     session.Env{URLs: w.urls, Interval: interval, Window: monitorFlags.window, SimGPU: w.simGPU, Logs: w.logs},
 		Sources: sessionSources(sourcePlugins),
 		Record:  w.rec.record,
 		Clock:   func(_ *core.Monitor, now time.Time) { w.evaluate(now) },
@@ -314,7 +318,7 @@ func (w *watch) result(rep diagnosis.Report) diagnoseResult {
 		SLOTTFTms: float64(w.cfg.SLOTTFT) / 1e6, SLOITLms: float64(w.cfg.SLOITL) / 1e6,
 		Findings: rep.Findings, Checked: rep.Checked, Missing: rep.Missing,
 	}
-	res.Checked, res.Missing = unreadLogs(res.Checked, res.Missing)
+	res.Checked, res.Missing = unreadLogs(res.Checked, res.Missing, w.logs)
 	if w.promStatus != "" {
 		res.Missing = append(res.Missing, "endpoints from --prometheus: "+model.RedactText(w.promStatus))
 	}
@@ -378,9 +382,9 @@ func worst(fs []diagnosis.Finding) model.Severity {
 // unreadLogs moves the log rules from checked to missing when a --log
 // file never existed during the watch: nothing was read, so nothing is
 // "free of OOM" (the monitor waits for such a file; a 30 s verdict cannot).
-func unreadLogs(checked, missing []string) ([]string, []string) {
+func unreadLogs(checked, missing, extra []string) ([]string, []string) {
 	var gone []string
-	for _, f := range logFlags.files {
+	for _, f := range append(slices.Clip(logFlags.files), extra...) {
 		if _, err := os.Stat(f); err != nil {
 			gone = append(gone, model.Clean(f))
 		}

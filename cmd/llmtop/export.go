@@ -105,7 +105,7 @@ func runExport(ctx context.Context, cmd *cobra.Command, args []string) error {
 	return serveExport(ctx, ln, col, exportSetup{
 		URLs: urls, Interval: interval,
 		Core:    core.Options{Window: window, Diagnosis: config.DiagnosisConfig(fileCfg.Thresholds), Store: storeConfig()},
-		Sources: sourcePlugins, LogsOn: logsAttached(),
+		Sources: sourcePlugins, LogsOn: logsAttached(nil),
 	})
 }
 

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -49,6 +48,11 @@ type monitorOptions struct {
 	// Hold pauses the demo's scenario timeline while a benchmark from the
 	// screen runs (the simulator's HoldTimeline).
 	Hold func(hold bool)
+	// Logs are engine logs followed besides --log (llmtop run's engine's).
+	Logs []string
+	// Launcher is the engine llmtop run started (nil: none; the apply
+	// screen then says how to launch one).
+	Launcher *runLauncher
 }
 
 // monitorFlags are the monitor's own flags, persistent so that `llmtop demo`
@@ -144,6 +148,9 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	}
 	rt := newMonitorRuntime()
 	rt.hold = opts.Hold
+	if opts.Launcher != nil {
+		rt.launcher = opts.Launcher
+	}
 	rt.target = func(id string) string {
 		for i := range ids {
 			if ids[i] == id {
@@ -177,29 +184,6 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		cancel()
 	})
 	defer closeTerm()
-	env := &session.Env{URLs: urls, Interval: interval, Window: window, SimLog: opts.SimLog, SimGPU: opts.SimGPU}
-
-	// The sources start in a goroutine once the program runs (Send blocks
-	// until then); started guards env.OnInterval, which Start appends to.
-	started := make(chan struct{})
-	var mu sync.Mutex
-	// broadcast hands a change the screen asked for to every source that
-	// registered for it, once they run.
-	broadcast := func(fs *[]func(time.Duration)) func(time.Duration) {
-		return func(d time.Duration) {
-			select {
-			case <-started:
-			case <-ctx.Done():
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			for _, f := range *fs {
-				f(d)
-			}
-		}
-	}
-	setInterval, setWindow := broadcast(&env.OnInterval), broadcast(&env.OnWindow)
 	statuses := map[string]string{}
 	for _, p := range sourcePlugins {
 		statuses[p.Name] = ""
@@ -211,19 +195,33 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	}
 	defer rec.close(os.Stderr)
 	rec.status(statuses)
-	// The one core every face reads: the screen, and its `s` snapshot.
-	mon := core.New(core.Options{Endpoints: ids, Window: window, Diagnosis: config.DiagnosisConfig(cfg.Thresholds), Store: storeConfig()})
+	// The session: the one core every face reads (the screen, and its `s`
+	// snapshot), driven by the screen's loop (Host), which gets every
+	// source's message after the recording has it. The sources start once
+	// the program runs (its Send blocks until then).
+	var p *tea.Program
+	sess := session.New(session.Options{
+		Core:    core.Options{Endpoints: ids, Window: window, Diagnosis: config.DiagnosisConfig(cfg.Thresholds), Store: storeConfig()},
+		LogsOn:  logsAttached(opts.Logs),
+		Env:     session.Env{URLs: urls, Interval: interval, Window: window, SimLog: opts.SimLog, SimGPU: opts.SimGPU, Logs: opts.Logs},
+		Sources: sessionSources(sourcePlugins),
+		Record:  rec.record,
+		Host:    func(msg any) { p.Send(msg) },
+		StartErr: func(name string, err error) {
+			p.Send(tui.SourceStatusMsg{Name: name, Err: err.Error()})
+		},
+	})
 	rt.benches.begin(opts.Simulated)
 	if !opts.Simulated { // the demo runs its engine in this process
 		rt.procs.narrow()
 		defer rt.procs.restore()
 	}
 	m := tui.New(tui.Options{
-		Core:      mon,
+		Core:      sess.Core(),
 		Endpoints: ids, Interval: interval, Window: window, Simulated: opts.Simulated,
-		Sources: statuses, SetInterval: setInterval, Save: saveSnapshot, Overlays: rt.overlays(),
+		Sources: statuses, SetInterval: sess.SetInterval, Save: saveSnapshot, Overlays: rt.overlays(),
 		Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys, Thresholds: &cfg.Thresholds,
-		Init: opts.Extra, OnInput: rec.input, Fleet: prometheusOn(), SetWindow: setWindow,
+		Init: opts.Extra, OnInput: rec.input, Fleet: prometheusOn(), SetWindow: sess.SetWindow,
 		Panes: cfg.Panes, NoMouse: cfg.NoMouse, NoGPU: gpuFlags.noGPU,
 		Recording: rec.file(), Prometheus: model.RedactURL(promFlags.url),
 	})
@@ -233,10 +231,9 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	// event loop, and its shutdown would then wait for it forever.
 	popts := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}, termOpts...)
 	p, runProgram := screenProgram(m, popts, termIO, noColor, cfg.NoMouse)
-	env.Send = rec.tee(func(msg any) { p.Send(msg) })
 	go rec.watch(ctx, func(msg any) { p.Send(msg) })
 	if opts.Started != nil {
-		opts.Started(env.Send)
+		opts.Started(sess.Send)
 	}
 
 	if opts.Scenario != nil {
@@ -244,7 +241,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 			t := time.NewTicker(time.Second)
 			defer t.Stop()
 			for {
-				env.Send(opts.Scenario())
+				sess.Send(opts.Scenario())
 				select {
 				case <-ctx.Done():
 					return
@@ -253,20 +250,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 			}
 		}()
 	}
-	go func() {
-		defer close(started)
-		for _, sp := range sourcePlugins {
-			if sp.Start == nil {
-				continue
-			}
-			mu.Lock()
-			err := sp.Start(ctx, env)
-			mu.Unlock()
-			if err != nil {
-				p.Send(tui.SourceStatusMsg{Name: sp.Name, Err: err.Error()})
-			}
-		}
-	}()
+	go func() { _ = sess.Start(ctx) }() // StartErr shows what failed in its pane
 
 	if path := os.Getenv("LLMTOP_CPUPROFILE"); path != "" {
 		// for measuring the monitor's own cost: go tool pprof bin/llmtop FILE
@@ -293,11 +277,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	if serr != nil {
 		fmt.Fprintf(os.Stderr, "llmtop: the benchmark's result is not saved: %v\n", serr)
 	}
-	select {
-	case <-started: // every Start has returned: env.Stopped is complete
-		waitClosed(env.Stopped, deadline)
-	case <-time.After(quitWait):
-	}
+	sess.Close(time.Until(deadline))
 	// Ended by ctx is a normal end; a kill for another reason (a panic) is
 	// not.
 	if err != nil && !(errors.Is(err, tea.ErrProgramKilled) && endedByCtx) {

@@ -64,12 +64,8 @@ llmtop prints its pid, command line and log, and writes them beside the log
 	addRecordFlag(fs)
 	root.AddCommand(cmd)
 	tui.RegisterOverlay(tui.OverlaySpec{ID: "apply", Key: tui.DefaultKeyMap().Apply,
-		New: func() tui.Overlay { return tui.NewApplyOverlay(launched, benchRunner{newMonitorRuntime()}) }})
+		New: func() tui.Overlay { return tui.NewApplyOverlay(&runLauncher{}, benchRunner{newMonitorRuntime()}) }})
 }
-
-// launched is the engine `llmtop run` started; inactive in every other
-// face, where the apply screen says how to launch one.
-var launched = &runLauncher{}
 
 func runRun(cmd *cobra.Command, args []string) error {
 	switch runFlags.onQuit {
@@ -96,14 +92,16 @@ func runRun(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	// the engine llmtop run started, for this monitor's apply screen
+	launched := &runLauncher{}
 	launched.set(s)
 	defer launched.set(nil)
 	p := s.Current()
 	fmt.Fprintf(os.Stderr, "llmtop run: started pid %d, its log %s\n", p.PID, p.Log)
 	// The monitor follows the engine's log from its first line.
-	logFlags.files = append(logFlags.files, logPath)
 	var lost atomic.Bool
-	err = runMonitor(cmd.Context(), monitorOptions{URLs: []string{s.URL}, Lost: &lost, Started: launched.attach})
+	err = runMonitor(cmd.Context(), monitorOptions{URLs: []string{s.URL}, Lost: &lost, Started: launched.attach,
+		Logs: []string{logPath}, Launcher: launched})
 	launched.detach()
 	ended := lost.Load() || cmd.Context().Err() != nil
 	choice := runFlags.onQuit

@@ -126,7 +126,7 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 				ids = append(ids, id)
 			}
 		}
-		if hostLook = newHostLooks(ids, host.Default(), procfs.FS()); hostLook != nil {
+		if hostLook = newHostLooks(ids, nil, host.Default(), procfs.FS()); hostLook != nil {
 			hostLook.read(time.Now())
 		}
 	}

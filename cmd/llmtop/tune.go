@@ -329,8 +329,8 @@ func (t *tuner) waitServing(ctx context.Context) error {
 // result comes back as extra).
 func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measure, error) {
 	url := t.s.URL
-	logFlags.files = []string{t.s.Current().Log}
 	w := newWatch([]string{url}, t.cfg)
+	w.logs = []string{t.s.Current().Log} // the engine's own log, from its first line
 	w.start = time.Now()
 	w.open(monitorFlags.interval) // before it runs: bench and judge hand it inputs
 	type result struct {

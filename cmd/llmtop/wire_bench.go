@@ -48,10 +48,12 @@ type monitorRuntime struct {
 	// procs narrows the processors for the monitor and widens them for a
 	// benchmark.
 	procs procs
+	// launcher is the engine llmtop run started (inactive otherwise).
+	launcher *runLauncher
 }
 
 func newMonitorRuntime() *monitorRuntime {
-	rt := &monitorRuntime{target: func(id string) string { return id }}
+	rt := &monitorRuntime{target: func(id string) string { return id }, launcher: &runLauncher{}}
 	rt.benches.procs = &rt.procs
 	return rt
 }
@@ -61,7 +63,7 @@ func (rt *monitorRuntime) overlays() []tui.OverlaySpec {
 	return []tui.OverlaySpec{
 		{ID: "bench", New: func() tui.Overlay { return tui.NewBenchOverlay(benchRunner{rt}) }},
 		{ID: "probe", New: func() tui.Overlay { return tui.NewProbeOverlay(rt.probe) }},
-		{ID: "apply", New: func() tui.Overlay { return tui.NewApplyOverlay(launched, benchRunner{rt}) }},
+		{ID: "apply", New: func() tui.Overlay { return tui.NewApplyOverlay(rt.launcher, benchRunner{rt}) }},
 	}
 }
 

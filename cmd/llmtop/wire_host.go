@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io/fs"
+	"slices"
 	"strconv"
 	"time"
 
@@ -33,7 +34,7 @@ func init() {
 			fs.BoolVar(&hostFlags.noHost, "no-host", false, "do not read the engine's processes, memory, cgroup and disks from /proc (local endpoints)")
 		},
 		Start: func(ctx context.Context, env *session.Env) error {
-			go runHost(ctx, env.URLs, host.Default(), procfs.FS(), env.Send)
+			go runHost(ctx, env.URLs, env.Logs, host.Default(), procfs.FS(), env.Send)
 			return nil
 		},
 	})
@@ -52,11 +53,11 @@ const ownerEvery = 30 * time.Second
 
 // runHost reads the host for the local endpoints among urls until ctx
 // ends, sending model.HostReading and kernel OOM-kill events.
-func runHost(ctx context.Context, urls []string, cfg host.Config, proc fs.FS, send func(any)) {
+func runHost(ctx context.Context, urls, extraLogs []string, cfg host.Config, proc fs.FS, send func(any)) {
 	if hostFlags.noHost {
 		return
 	}
-	h := newHostLooks(urls, cfg, proc)
+	h := newHostLooks(urls, extraLogs, cfg, proc)
 	if h == nil {
 		return
 	}
@@ -83,8 +84,9 @@ type hostLooks struct {
 	logs []string
 }
 
-// newHostLooks is nil when no endpoint is on this machine.
-func newHostLooks(urls []string, cfg host.Config, proc fs.FS) *hostLooks {
+// newHostLooks is nil when no endpoint is on this machine. extraLogs are
+// the logs a face attaches besides --log (llmtop run's engine's).
+func newHostLooks(urls, extraLogs []string, cfg host.Config, proc fs.FS) *hostLooks {
 	h := &hostLooks{r: host.New(cfg), proc: proc}
 	for _, u := range urls {
 		if l := newPortLook(u); l != nil {
@@ -95,7 +97,7 @@ func newHostLooks(urls []string, cfg host.Config, proc fs.FS) *hostLooks {
 		return nil
 	}
 	if len(urls) == 1 { // a log attached to the one endpoint
-		h.logs = logFlags.files
+		h.logs = append(slices.Clip(logFlags.files), extraLogs...)
 	}
 	return h
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,10 +41,11 @@ func init() {
 	})
 }
 
-// logInputs turns the flags into the inputs to follow.
-func logInputs() []logs.Input {
+// logInputs turns the flags, and the files a face attaches (extra), into
+// the inputs to follow.
+func logInputs(extra []string) []logs.Input {
 	var in []logs.Input
-	for _, f := range logFlags.files {
+	for _, f := range append(slices.Clip(logFlags.files), extra...) {
 		in = append(in, logs.Input{File: f})
 	}
 	for _, c := range logFlags.commands {
@@ -71,8 +73,8 @@ func logInputs() []logs.Input {
 // or a --log file that exists. A file not there yet counts once a line
 // comes (the core sees it): a missing path is never "engine log free of
 // OOM".
-func logsAttached() bool {
-	for _, in := range logInputs() {
+func logsAttached(extra []string) bool {
+	for _, in := range logInputs(extra) {
 		if in.File == "" {
 			return true
 		}
@@ -106,7 +108,7 @@ func startLogs(ctx context.Context, env *session.Env) error {
 	if err := checkLogFlags(); err != nil {
 		return err
 	}
-	inputs := logInputs()
+	inputs := logInputs(env.Logs)
 	if env.SimLog != nil {
 		inputs = append(inputs, logs.Input{Reader: env.SimLog, Name: "simulator log"})
 	}

@@ -34,7 +34,7 @@ func TestLogInputs(t *testing.T) {
 	logFlags.journal = []string{"vllm.service"}
 	logFlags.kube = []string{"-n prod deploy/vllm"}
 	var got []string
-	for _, in := range logInputs() {
+	for _, in := range logInputs(nil) {
 		got = append(got, in.File+in.Command)
 	}
 	want := []string{
