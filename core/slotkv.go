@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -20,5 +21,5 @@ func slotKV(e *Endpoint, sm *model.Sample) {
 		logUnified, cmdline = r.Config["log.kv_unified"], r.Config["cmdline"]
 	}
 	sm.Gauges, sm.Notes = maps.Clone(sm.Gauges), slices.Clone(sm.Notes)
-	model.SlotKV(sm, model.LlamaKVLayout(logUnified, cmdline, int(sm.Gauges[model.MaxRunning])))
+	model.SlotKV(sm, engines.LlamaKVLayout(logUnified, cmdline, int(sm.Gauges[model.MaxRunning])))
 }

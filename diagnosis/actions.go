@@ -183,3 +183,39 @@ func memFractionFlags() string {
 	}
 	return strings.Join(all, ", ")
 }
+
+// quantize is the fewer-weight-bytes change, by engine (Levers.Quantize).
+var quantize = func() map[model.Engine]Action {
+	out := map[model.Engine]Action{}
+	for _, s := range engines.All() {
+		if c := s.Levers.Quantize; c.Change != "" {
+			out[s.ID] = Action{Change: c.Change, Why: c.Why, TradeOff: c.TradeOff}
+		}
+	}
+	return out
+}()
+
+// tpChange is the change to n GPUs per replica, by engine (the first
+// of each one's Levers.TensorParallel flags; the advice names the long
+// form).
+func tpChange(n int, why, cost string) map[model.Engine]Action {
+	out := map[model.Engine]Action{}
+	for _, s := range engines.All() {
+		if tp := s.Levers.TensorParallel; len(tp) > 0 && s.Like == model.Unknown {
+			out[s.ID] = Action{Change: tp[0] + " " + strconv.Itoa(n), Why: why, TradeOff: cost}
+		}
+	}
+	return out
+}
+
+// hostBufferFlags names every engine's host-memory buffer flags ("vLLM
+// --swap-space, --cpu-offload-gb, …").
+func hostBufferFlags() string {
+	var all []string
+	for _, s := range engines.All() {
+		if s.Levers.HostBuffers != "" && s.Like == model.Unknown {
+			all = append(all, s.Name+" "+s.Levers.HostBuffers)
+		}
+	}
+	return strings.Join(all, "; ")
+}

@@ -169,22 +169,8 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 	}
 	f.ID, f.Title = "itl_bandwidth", "ITL over SLO with a small batch: memory-bandwidth-bound"
 	f.Cause = "each token reads all weights from HBM; with few requests running the model is simply too large for this GPU's bandwidth"
-	quant := map[model.Engine]Action{
-		model.VLLM:     {Change: "serve an fp8/AWQ/GPTQ checkpoint (--quantization fp8 for on-the-fly fp8)", Why: "half the weight bytes read per token", TradeOff: "small accuracy cost"},
-		model.SGLang:   {Change: "--quantization fp8", Why: "half the weight bytes read per token", TradeOff: "small accuracy cost"},
-		model.TGI:      {Change: "--quantize fp8 (or awq/gptq checkpoints)", Why: "fewer weight bytes per token", TradeOff: "small accuracy cost"},
-		model.LlamaCpp: {Change: "a smaller quant (e.g. Q4_K_M instead of Q8_0), and -ngl 999 so no layer runs on the CPU", Why: "fewer bytes per token; CPU layers are far slower", TradeOff: "accuracy vs size"},
-		model.TRTLLM:   {Change: "an fp8 engine/checkpoint (quant_config in the --config YAML)", Why: "fewer weight bytes per token", TradeOff: "small accuracy cost"},
-		model.Ollama:   {Change: "a q4_K_M tag of the model; check /api/ps size_vram = size (no CPU offload)", Why: "fewer bytes per token; partial CPU offload is slow", TradeOff: "accuracy vs size"},
-	}
-	f.Actions = forEngine(eng, quant)
-	tp := map[model.Engine]Action{
-		model.VLLM:   {Change: "--tensor-parallel-size 2", Why: "splits the weight reads over two GPUs' bandwidth", TradeOff: "a second GPU"},
-		model.SGLang: {Change: "--tp-size 2", Why: "splits the weight reads", TradeOff: "a second GPU"},
-		model.TGI:    {Change: "--num-shard 2", Why: "splits the weight reads over two GPUs' bandwidth", TradeOff: "a second GPU"},
-		model.TRTLLM: {Change: "--tp_size 2", Why: "splits the weight reads over two GPUs' bandwidth", TradeOff: "a second GPU"},
-	}
-	f.Actions = append(f.Actions, forEngine(eng, tp)...)
+	f.Actions = forEngine(eng, quantize)
+	f.Actions = append(f.Actions, forEngine(eng, tpChange(2, "splits the weight reads over two GPUs' bandwidth", "a second GPU"))...)
 	if !st.SpecAccept.OK {
 		// Not speculating yet (no acceptance counters moved): at a small
 		// batch the GPU has compute to spare for verifying drafts.

@@ -187,7 +187,7 @@ func ruleHostMemory(e *env) []Finding {
 					{Text: "swap in " + optNum(h.SwapIn) + ", out " + num(h.SwapOut.V) + " pages/s", Source: "/proc/vmstat pswpin/pswpout", Window: seconds(h.IntervalS)}},
 				Cause: "the engine's host memory (tokenizer, CPU KV offload, pinned buffers, other processes) outgrows RAM; swapping stalls the API server and the next step is the OOM killer",
 				Actions: []Action{{Change: "find the biggest process (the process list below, or top -o RES) and stop what is not the engine", Why: "free RAM before the kernel picks a victim", TradeOff: "none"},
-					{Change: "vLLM: lower --swap-space / --cpu-offload-gb / --kv-offloading-size", Why: "CPU-side KV and weights live in host RAM", TradeOff: "less offload room"}}})
+					{Change: "lower the engine's host-memory buffers (" + hostBufferFlags() + ")", Why: "CPU-side KV and weights live in host RAM", TradeOff: "less offload room"}}})
 		}
 		if h.CgroupMemLimit.OK && h.CgroupMemUsage.OK && h.CgroupMemLimit.V > 0 && h.CgroupMemUsage.V/h.CgroupMemLimit.V >= cgroupNear {
 			out = append(out, Finding{Endpoint: ep.URL, Category: Memory, Severity: model.SevWarn,
@@ -216,7 +216,7 @@ func ruleOOMKill(e *env) []Finding {
 		out = append(out, Finding{Endpoint: x.Endpoint, Category: Availability, Severity: model.SevCrit,
 			Title: "engine " + x.Title, Evidence: ev,
 			Cause: "host (or cgroup) memory ran out and the kernel killed the biggest process: the engine's",
-			Actions: []Action{{Change: "give the engine more host memory (a higher container limit) or lower its CPU-side buffers (vLLM --swap-space, --cpu-offload-gb)", Why: "the kill comes back at the same load", TradeOff: "less for other processes"},
+			Actions: []Action{{Change: "give the engine more host memory (a higher container limit) or lower its CPU-side buffers (" + hostBufferFlags() + ")", Why: "the kill comes back at the same load", TradeOff: "less for other processes"},
 				{Change: "read `dmesg -T | grep -i -B5 'killed process'` for what else held memory", Why: "the kernel lists every process's RSS before the kill", TradeOff: "none"}}})
 	}
 	for _, ep := range e.hosted() {

@@ -305,13 +305,7 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 				Why: "hit rate " + pct(st.PrefixHit.V) + ": the cache only matches identical prefixes", TradeOff: "client change"})
 		}
 	}
-	tp := map[model.Engine]Action{
-		model.VLLM:   {Change: "--tensor-parallel-size 2", Why: "prefill is compute-bound: more GPUs per replica cut it almost linearly", TradeOff: "a second GPU; communication overhead"},
-		model.SGLang: {Change: "--tp-size 2", Why: "prefill is compute-bound", TradeOff: "a second GPU"},
-		model.TGI:    {Change: "--num-shard 2", Why: "prefill is compute-bound", TradeOff: "a second GPU"},
-		model.TRTLLM: {Change: "--tp_size 2", Why: "prefill is compute-bound", TradeOff: "a second GPU"},
-	}
-	f.Actions = append(f.Actions, forEngine(eng, tp)...)
+	f.Actions = append(f.Actions, forEngine(eng, tpChange(2, "prefill is compute-bound: more GPUs per replica cut it almost linearly", "a second GPU; communication overhead"))...)
 	if route != nil {
 		f.Actions = append(f.Actions, *route)
 	}

@@ -41,6 +41,9 @@ type Spec struct {
 	ID model.Engine
 	// Name is how the screen, the advice and the notes name it.
 	Name string
+	// FlagAliases are its flags spelled two ways or more (llama-server's
+	// short and long forms): a change is matched against any of them.
+	FlagAliases [][]string
 	// Aliases are other spellings --engine accepts for it.
 	Aliases []string
 	// Prefixes are the metric-name prefixes that identify it on a metrics
@@ -189,6 +192,11 @@ type Levers struct {
 	// GrowContext gives a request more of it; Offload keeps fewer layers
 	// on the GPU.
 	ShrinkKV, GrowContext, Offload Change
+	// Quantize serves the model's weights in fewer bytes.
+	Quantize Change
+	// HostBuffers are the flags that size its buffers in host memory
+	// (CPU KV offload, swap, weight offload).
+	HostBuffers string
 	// MoreGPUs are the other flags that ask for more GPUs (short forms of
 	// DataParallel, pipeline parallelism): llmtop run will not apply them.
 	MoreGPUs []string

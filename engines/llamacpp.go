@@ -2,16 +2,26 @@ package engines
 
 import (
 	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/llmtop/llmtop/model"
 )
 
 // LlamaCpp is llama.cpp's llama-server (ENGINES.md §4).
 var LlamaCpp = Spec{
-	ID:          model.LlamaCpp,
-	Name:        "llama.cpp",
-	Ports:       []int{8080},
-	Aliases:     []string{"llama.cpp", "llama-server", "llama_cpp"},
+	ID:      model.LlamaCpp,
+	Name:    "llama.cpp",
+	Ports:   []int{8080},
+	Aliases: []string{"llama.cpp", "llama-server", "llama_cpp"},
+	// llama-server's short and long forms (tools/server/README.md).
+	FlagAliases: [][]string{
+		{"-np", "--parallel"}, {"-c", "--ctx-size"}, {"-ub", "--ubatch-size"}, {"-b", "--batch-size"},
+		{"-ctk", "--cache-type-k"}, {"-ctv", "--cache-type-v"}, {"-fa", "--flash-attn"},
+		{"-kvu", "--kv-unified"}, {"-ngl", "--n-gpu-layers", "--gpu-layers"}, {"-m", "--model"},
+	},
 	Prefixes:    []string{"llamacpp:"},
 	MetricsPath: "/metrics",
 	Hint404: "start llama-server with --metrics (env LLAMA_ARG_ENDPOINT_METRICS=1); " +
@@ -23,6 +33,7 @@ var LlamaCpp = Spec{
 		Gauges:   []model.Gauge{model.Running, model.Waiting, model.KVUsage},
 		Counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens)}},
 	Levers: Levers{
+		Quantize:       Change{Change: "a smaller quant (e.g. Q4_K_M instead of Q8_0), and -ngl 999 so no layer runs on the CPU", Why: "fewer bytes per token; CPU layers are far slower", TradeOff: "accuracy vs size"},
 		Front:          Change{Change: "--threads-http N (default: the CPU count)", Why: "more threads serve HTTP", TradeOff: "more CPU"},
 		FrontRunsModel: true,
 		// An explicit -np turns the default unified KV cache off and splits
@@ -147,4 +158,71 @@ var llamacppLogs = []LogLine{
 	{ID: "llamacpp_exit", Sev: info, Category: "lifecycle", Phase: model.PhaseStopped, Needle: "cleaning up before exit...",
 		Regex: `\bsrv +\S+: (?:\S+: )?cleaning up before exit\.\.\.`,
 		Title: "llama-server exiting cleanly", Meaning: "SIGTERM or SIGINT: a planned end of this run"},
+}
+
+// isLlamaServer: the program (or the argument a wrapper runs) is llama-server.
+func isLlamaServer(arg string) bool {
+	return strings.HasPrefix(path.Base(strings.ReplaceAll(arg, "\\", "/")), "llama-server")
+}
+
+// LlamaKVLayout learns the KV layout of a llama-server run, best first:
+// its log's start-up line (kv_unified = 'true'|'false'), then its command
+// line (local endpoints), given the slot count /slots shows.
+//
+// From llama.cpp's source (tools/server/server.cpp): -kvu/--kv-unified and
+// -no-kvu/--no-kv-unified set it; -np/--parallel N (N ≥ 1) without them
+// leaves it off; n_parallel < 0 ("auto", the default on builds that have
+// it) becomes 4 slots with kv_unified = true. Builds before auto default to
+// one slot, where the layouts are the same. So with neither flag and 4
+// slots the cache is unified; with neither flag and another count the
+// slots were set elsewhere (LLAMA_ARG_N_PARALLEL): unknown. A command line
+// that is not llama-server's (docker-proxy holding the port) says nothing.
+func LlamaKVLayout(logUnified, cmdline string, slots int) model.KVLayout {
+	switch strings.Trim(logUnified, "' ") {
+	case "true":
+		return model.KVLayout{Known: true, Unified: true, From: "the log: kv_unified = 'true'"}
+	case "false":
+		return model.KVLayout{Known: true, From: "the log: kv_unified = 'false'"}
+	}
+	if cmdline == "" {
+		return model.KVLayout{From: "no log line with kv_unified, no command line"}
+	}
+	args := strings.Fields(cmdline)
+	if !slices.ContainsFunc(args, isLlamaServer) {
+		// docker-proxy, a wrapper: its flags say nothing of the engine's.
+		return model.KVLayout{From: "the command line on the port is not llama-server's"}
+	}
+	kv, np, npGiven := "", "", false
+	for i, a := range args {
+		name, val, eq := strings.Cut(a, "=")
+		switch name {
+		case "-kvu", "--kv-unified", "-no-kvu", "--no-kv-unified":
+			kv = name
+		case "-np", "--parallel":
+			npGiven = true
+			if eq {
+				np = val
+			} else if i+1 < len(args) {
+				np = args[i+1]
+			}
+		}
+	}
+	switch {
+	case kv == "-kvu" || kv == "--kv-unified":
+		return model.KVLayout{Known: true, Unified: true, From: "the command line: " + kv}
+	case kv != "":
+		return model.KVLayout{Known: true, From: "the command line: " + kv}
+	}
+	if npGiven {
+		if v, err := strconv.Atoi(np); err == nil && v < 0 {
+			return model.KVLayout{Known: true, Unified: true, From: "the command line: --parallel " + np + " (auto: unified)"}
+		} else if err == nil {
+			return model.KVLayout{Known: true, From: "the command line: -np " + np + " without -kvu"}
+		}
+		return model.KVLayout{From: "the command line's -np is not a number"}
+	}
+	if slots == 4 {
+		return model.KVLayout{Known: true, Unified: true, From: "the command line: no -np, so llama-server's auto default of 4 unified slots"}
+	}
+	return model.KVLayout{From: fmt.Sprintf("no -np on the command line, yet %d slots: set elsewhere (LLAMA_ARG_N_PARALLEL?)", slots)}
 }

@@ -8,6 +8,7 @@ var Ollama = Spec{
 	Name:  "Ollama",
 	Ports: []int{11434},
 	Levers: Levers{
+		Quantize: Change{Change: "a q4_K_M tag of the model; check /api/ps size_vram = size (no CPU offload)", Why: "fewer bytes per token; partial CPU offload is slow", TradeOff: "accuracy vs size"},
 		Cap:      "OLLAMA_NUM_PARALLEL=%s",
 		MaxLen:   "OLLAMA_CONTEXT_LENGTH=%s",
 		FP8KV:    Change{Change: "OLLAMA_KV_CACHE_TYPE=q8_0 (with OLLAMA_FLASH_ATTENTION=1)", Why: "halves the KV cache", TradeOff: "small accuracy cost"},

@@ -27,6 +27,7 @@ var SGLang = Spec{
 		Ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
 		Hists:  []model.Latency{model.TTFT, model.ITL, model.E2E, model.Queue}},
 	Levers: Levers{
+		Quantize:       Change{Change: "--quantization fp8", Why: "half the weight bytes read per token", TradeOff: "small accuracy cost"},
 		Cap:            "--max-running-requests %s",
 		MaxLen:         "--context-length %s",
 		MemFraction:    "--mem-fraction-static",

@@ -77,8 +77,35 @@ func registered(t *testing.T) (names, flags map[string]bool) {
 			}
 		}
 	}
-	// llmtop's own flags that an engine shares (trtllm-serve's --config).
-	for _, own := range []string{"--config"} {
+	// The other levers and the log lines' own fixes: the advice's
+	// vocabulary too.
+	for _, s := range All() {
+		l := s.Levers
+		texts := []string{l.StepBudget, l.NoGraphs, l.GraphSizes, l.ActivationRoom.Change, l.ShrinkKV.Change, l.GrowContext.Change, l.Offload.Change}
+		texts = append(texts, l.Quantize.Change, l.HostBuffers)
+		texts = append(append(texts, l.MoreGPUs...), l.TensorParallel...)
+		for _, a := range s.FlagAliases {
+			texts = append(texts, a...)
+		}
+		if l.Prefill != nil {
+			texts = append(texts, l.Prefill(4096).Change)
+		}
+		for _, x := range texts {
+			for _, fl := range flagTok.FindAllString(x, -1) {
+				flags[fl] = true
+			}
+		}
+	}
+	for _, line := range LogLines() {
+		for _, c := range line.Fix {
+			for _, fl := range flagTok.FindAllString(c.Change, -1) {
+				flags[fl] = true
+			}
+		}
+	}
+	// llmtop's own flags that an engine shares (trtllm-serve's --config,
+	// llama-server's --model).
+	for _, own := range []string{"--config", "--model"} {
 		delete(flags, own)
 	}
 	// What is built rather than spelled (a re-exporter's prefixed names).

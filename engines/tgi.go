@@ -24,6 +24,7 @@ var TGI = Spec{
 			model.GenTokens: TGIGeneratedTokens + "_sum", model.Requests: TGIRequestSuccess},
 		Hists: []model.Latency{model.TPOT, model.E2E, model.Queue}},
 	Levers: Levers{
+		Quantize:       Change{Change: "--quantize fp8 (or awq/gptq checkpoints)", Why: "fewer weight bytes per token", TradeOff: "small accuracy cost"},
 		Front:          Change{Change: "--validation-workers 4 (default 2)", Why: "the router tokenises and validates in more workers", TradeOff: "more CPU"},
 		TensorParallel: []string{"--num-shard"},
 		Prefill: func(n int) Change {

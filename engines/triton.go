@@ -13,9 +13,16 @@ var Triton = Spec{
 	Hint404:     "Triton serves metrics on its metrics port (default 8002, --allow-metrics/--metrics-port): point llmtop at http://HOST:8002",
 	KVAgg:       "max",
 	Rules:       true,
-	Levers:      TRTLLM.Levers,
-	Metrics:     tritonMetrics,
-	Process:     Process{Programs: []string{"tritonserver"}},
+	// TensorRT-LLM's levers, but for tensor parallelism: Triton serves an
+	// engine whose TP degree was fixed when it was built, and its own
+	// command line has no such flag.
+	Levers: func() Levers {
+		l := TRTLLM.Levers
+		l.TensorParallel, l.MoreGPUs = nil, nil
+		return l
+	}(),
+	Metrics: tritonMetrics,
+	Process: Process{Programs: []string{"tritonserver"}},
 	// Readiness fails while models load (or failed to).
 	Health: Health{Route: "/v2/health/ready", Means: model.HealthLoading, Why: "not ready: models loading or failed to load"},
 }

@@ -27,6 +27,8 @@ var VLLM = Spec{
 		},
 		Hists: []model.Latency{model.TTFT, model.TPOT, model.ITL, model.E2E, model.Queue}},
 	Levers: Levers{
+		Quantize:           Change{Change: "serve an fp8/AWQ/GPTQ checkpoint (--quantization fp8 for on-the-fly fp8)", Why: "half the weight bytes read per token", TradeOff: "small accuracy cost"},
+		HostBuffers:        "--swap-space, --cpu-offload-gb, --kv-offloading-size",
 		Cap:                "--max-num-seqs %s",
 		MaxLen:             "--max-model-len %s",
 		MemFraction:        "--gpu-memory-utilization",

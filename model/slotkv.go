@@ -2,10 +2,7 @@ package model
 
 import (
 	"fmt"
-	"path"
-	"slices"
 	"strconv"
-	"strings"
 )
 
 // llama-server's /slots says how much context each slot holds and each
@@ -70,71 +67,4 @@ func SlotKV(s *Sample, l KVLayout) {
 	}
 }
 
-// isLlamaServer: the program (or the argument a wrapper runs) is llama-server.
-func isLlamaServer(arg string) bool {
-	return strings.HasPrefix(path.Base(strings.ReplaceAll(arg, "\\", "/")), "llama-server")
-}
-
 func trimNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-// LlamaKVLayout learns the KV layout of a llama-server run, best first:
-// its log's start-up line (kv_unified = 'true'|'false'), then its command
-// line (local endpoints), given the slot count /slots shows.
-//
-// From llama.cpp's source (tools/server/server.cpp): -kvu/--kv-unified and
-// -no-kvu/--no-kv-unified set it; -np/--parallel N (N ≥ 1) without them
-// leaves it off; n_parallel < 0 ("auto", the default on builds that have
-// it) becomes 4 slots with kv_unified = true. Builds before auto default to
-// one slot, where the layouts are the same. So with neither flag and 4
-// slots the cache is unified; with neither flag and another count the
-// slots were set elsewhere (LLAMA_ARG_N_PARALLEL): unknown. A command line
-// that is not llama-server's (docker-proxy holding the port) says nothing.
-func LlamaKVLayout(logUnified, cmdline string, slots int) KVLayout {
-	switch strings.Trim(logUnified, "' ") {
-	case "true":
-		return KVLayout{Known: true, Unified: true, From: "the log: kv_unified = 'true'"}
-	case "false":
-		return KVLayout{Known: true, From: "the log: kv_unified = 'false'"}
-	}
-	if cmdline == "" {
-		return KVLayout{From: "no log line with kv_unified, no command line"}
-	}
-	args := strings.Fields(cmdline)
-	if !slices.ContainsFunc(args, isLlamaServer) {
-		// docker-proxy, a wrapper: its flags say nothing of the engine's.
-		return KVLayout{From: "the command line on the port is not llama-server's"}
-	}
-	kv, np, npGiven := "", "", false
-	for i, a := range args {
-		name, val, eq := strings.Cut(a, "=")
-		switch name {
-		case "-kvu", "--kv-unified", "-no-kvu", "--no-kv-unified":
-			kv = name
-		case "-np", "--parallel":
-			npGiven = true
-			if eq {
-				np = val
-			} else if i+1 < len(args) {
-				np = args[i+1]
-			}
-		}
-	}
-	switch {
-	case kv == "-kvu" || kv == "--kv-unified":
-		return KVLayout{Known: true, Unified: true, From: "the command line: " + kv}
-	case kv != "":
-		return KVLayout{Known: true, From: "the command line: " + kv}
-	}
-	if npGiven {
-		if v, err := strconv.Atoi(np); err == nil && v < 0 {
-			return KVLayout{Known: true, Unified: true, From: "the command line: --parallel " + np + " (auto: unified)"}
-		} else if err == nil {
-			return KVLayout{Known: true, From: "the command line: -np " + np + " without -kvu"}
-		}
-		return KVLayout{From: "the command line's -np is not a number"}
-	}
-	if slots == 4 {
-		return KVLayout{Known: true, Unified: true, From: "the command line: no -np, so llama-server's auto default of 4 unified slots"}
-	}
-	return KVLayout{From: fmt.Sprintf("no -np on the command line, yet %d slots: set elsewhere (LLAMA_ARG_N_PARALLEL?)", slots)}
-}

@@ -40,12 +40,8 @@ func TestProbeTGIRoutes(t *testing.T) {
 			var in struct{ Inputs string }
 			_ = json.NewDecoder(r.Body).Decode(&in)
 			write(toks(in.Inputs))
-		case "/v1/chat/completions":
-			write(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": "Paris."}, "finish_reason": "stop"}}, "usage": map[string]any{"completion_tokens": 3}})
-		case "/v1/completions":
-			write(map[string]any{"choices": []any{map[string]any{"text": "Paris.", "finish_reason": "stop"}}})
 		default:
-			w.WriteHeader(http.StatusNotFound)
+			answerOpenAI(w, r)
 		}
 	}))
 	defer srv.Close()
@@ -88,12 +84,8 @@ func TestProbeRoutesComeFromTheEngineFile(t *testing.T) {
 				ids = append(ids, i+1)
 			}
 			write(map[string]any{"tokens": ids, "count": len(ids)})
-		case "/v1/chat/completions":
-			write(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": "Paris."}, "finish_reason": "stop"}}, "usage": map[string]any{"completion_tokens": 3}})
-		case "/v1/completions":
-			write(map[string]any{"choices": []any{map[string]any{"text": "Paris.", "finish_reason": "stop"}}})
 		default:
-			w.WriteHeader(http.StatusNotFound)
+			answerOpenAI(w, r)
 		}
 	}))
 	defer srv.Close()
@@ -109,5 +101,19 @@ func TestProbeRoutesComeFromTheEngineFile(t *testing.T) {
 	}
 	if tokenizeRoute(model.TRTLLM) != "" || tokenizeRoute(model.Ollama) != "" || tokenizeRoute(model.LlamaCpp) != "/tokenize" {
 		t.Error("tokenize routes do not follow the engine files")
+	}
+}
+
+// answerOpenAI answers the OpenAI routes the probe's generation checks use
+// ("Paris.", finished by a stop) and 404 elsewhere.
+func answerOpenAI(w http.ResponseWriter, r *http.Request) {
+	write := func(v any) { _ = json.NewEncoder(w).Encode(v) }
+	switch r.URL.Path {
+	case "/v1/chat/completions":
+		write(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": "Paris."}, "finish_reason": "stop"}}, "usage": map[string]any{"completion_tokens": 3}})
+	case "/v1/completions":
+		write(map[string]any{"choices": []any{map[string]any{"text": "Paris.", "finish_reason": "stop"}}})
+	default:
+		w.WriteHeader(http.StatusNotFound)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -49,8 +50,8 @@ func TestSlotKVOnRealSlots(t *testing.T) {
 				t.Fatal("no busy slot in the capture: it cannot show the layout")
 			}
 			unified := strings.Contains(c.logLine, "'true'")
-			fromLog := model.LlamaKVLayout(field(c.logLine, "kv_unified = "), "", c.slots)
-			fromCmd := model.LlamaKVLayout("", "llama-server -m small.gguf --metrics --slots -c 2048 "+c.flags, c.slots)
+			fromLog := engines.LlamaKVLayout(field(c.logLine, "kv_unified = "), "", c.slots)
+			fromCmd := engines.LlamaKVLayout("", "llama-server -m small.gguf --metrics --slots -c 2048 "+c.flags, c.slots)
 			for _, l := range []model.KVLayout{fromLog, fromCmd} {
 				if !l.Known || l.Unified != unified {
 					t.Fatalf("layout %+v, the engine logged %q", l, c.logLine)
@@ -71,7 +72,7 @@ func TestSlotKVOnRealSlots(t *testing.T) {
 			// Nothing says: the floor and the top must bracket the engine's usage.
 			s := model.NewSample("u", "m", t0, model.FromScrape)
 			applySlots(&s, slots)
-			model.SlotKV(&s, model.LlamaKVLayout("", "", c.slots))
+			model.SlotKV(&s, engines.LlamaKVLayout("", "", c.slots))
 			lo := s.Gauges[model.KVUsage]
 			hi, okHi := s.Gauges[model.KVUsageMax]
 			if real := held / c.pool; !okHi || lo > real+1e-9 || hi < real-1e-9 {

@@ -127,13 +127,16 @@ func isFlag(w string) bool {
 	return strings.HasPrefix(w, "-") && len(w) > 1 && !number.MatchString(w)
 }
 
-// aliases are flags spelled two ways (llama-server's short and long forms);
-// a change is matched against either.
-var aliases = [][]string{
-	{"-np", "--parallel"}, {"-c", "--ctx-size"}, {"-ub", "--ubatch-size"}, {"-b", "--batch-size"},
-	{"-ctk", "--cache-type-k"}, {"-ctv", "--cache-type-v"}, {"-fa", "--flash-attn"},
-	{"-kvu", "--kv-unified"}, {"-ngl", "--n-gpu-layers", "--gpu-layers"}, {"-m", "--model"},
-}
+// aliases are flags spelled two ways (llama-server's short and long forms:
+// each engine's FlagAliases in engines/); a change is matched against
+// either.
+var aliases = func() [][]string {
+	var out [][]string
+	for _, s := range engines.All() {
+		out = append(out, s.FlagAliases...)
+	}
+	return out
+}()
 
 // normFlag writes a flag the one way it is compared: vLLM and SGLang take
 // --max_num_seqs as --max-num-seqs.
