@@ -249,5 +249,47 @@ func behaviourDiff(a, b *model.Behaviour) []string {
 			out = append(out, x.name+" "+x.before+" → "+x.after+" (behaviour probe)")
 		}
 	}
-	return out
+	return append(out, goldenDiff(a.Golden, b.Golden)...)
+}
+
+// goldenDiff says which of the golden prompts a run answered otherwise
+// than the run before it (greedy answers: the same build answers the
+// same), with where the first changed answer parts.
+func goldenDiff(a, b []model.Answer) []string {
+	if len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	ds := model.DiffAnswers(model.AnswerSet{Answers: a}, model.AnswerSet{Answers: b})
+	changed, compared := 0, 0
+	var first *model.AnswerDiff
+	for i := range ds {
+		if ds[i].NotChecked != "" {
+			continue
+		}
+		compared++
+		if !ds[i].Same {
+			changed++
+			if first == nil {
+				first = &ds[i]
+			}
+		}
+	}
+	if changed == 0 {
+		return nil
+	}
+	where := fmt.Sprintf("from byte %d", first.Char)
+	if first.Token.OK {
+		where = fmt.Sprintf("from token %d", int(first.Token.V))
+	}
+	return []string{fmt.Sprintf("golden answers: %d of %d changed (behaviour probe); first %q %s: %q → %q",
+		changed, compared, clipText(first.Prompt, 40), where, clipText(first.A, 30), clipText(first.B, 30))}
+}
+
+// clipText cuts s to n runes with an ellipsis.
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -29,6 +29,11 @@ type Behaviour struct {
 	Tokens      Tokenization `json:"tokenization"`
 	Stop        StopCheck    `json:"stop"`
 	Repetition  Repetition   `json:"repetition"`
+	// Golden are the greedy answers to the fixed golden prompts
+	// (sources/behaviour.GoldenPrompts): the runs view compares them with
+	// the run before, beside the identity, so a release that changed what
+	// the model answers shows even when every hash stayed the same.
+	Golden []Answer `json:"golden_answers,omitempty"`
 	// Partial says why the probe stopped before its last check (the
 	// endpoint hung, the deadline passed); empty when it ran through.
 	Partial string `json:"partial,omitempty"`
@@ -182,6 +187,14 @@ func CleanBehaviour(b Behaviour) Behaviour {
 		raw = nil
 	}
 	b.Raw = raw
+	if b.Golden != nil {
+		g := make([]Answer, len(b.Golden))
+		for i, a := range b.Golden {
+			a.Prompt, a.Text, a.Finish, a.NotChecked = Clean(a.Prompt), Clean(a.Text), Clean(a.Finish), Clean(a.NotChecked)
+			g[i] = a
+		}
+		b.Golden = g
+	}
 	return b
 }
 

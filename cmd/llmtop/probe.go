@@ -102,6 +102,14 @@ func (rt *monitorRuntime) probe(ctx context.Context, id string, progress func(st
 	cfg.Progress = progress
 	b, err := behaviour.Run(ctx, cfg)
 	b.Endpoint = id
+	if err == nil && b.Partial == "" {
+		// The golden prompts too: the runs view compares their answers
+		// with the run before (a release that changed what it answers).
+		progress("golden answers")
+		if set, aerr := behaviour.Answers(ctx, cfg, behaviour.GoldenPrompts); aerr == nil {
+			b.Golden = model.CleanBehaviour(model.Behaviour{Golden: set.Answers}).Golden
+		}
+	}
 	return b, err
 }
 

@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sim"
+	"github.com/llmtop/llmtop/sources/behaviour"
 )
 
 type compareJSON struct {
@@ -137,5 +140,48 @@ func TestProbeGoldenShowsAChangedAnswerAcrossARestart(t *testing.T) {
 	b, err := os.ReadFile(file)
 	if err != nil || strings.Count(string(b), `"endpoint"`) != 3 {
 		t.Errorf("the file keeps %d runs (%v)", strings.Count(string(b), `"endpoint"`), err)
+	}
+}
+
+// Issue 27 item 6: the screen's probe (o) keeps the golden prompts'
+// answers with the run it probed, and the runs view's comparison of a run
+// with the one before names the answers that changed: here across a
+// planned restart onto another chat template.
+func TestRunsViewShowsChangedGoldenAnswers(t *testing.T) {
+	newSim := func(scenario string) http.Handler {
+		s, err := sim.New(sim.Config{Scenario: scenario, Seed: 3, StartupTime: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		s.Start(ctx)
+		return s.Handler()
+	}
+	var current atomic.Pointer[http.Handler]
+	h := newSim(sim.Healthy)
+	current.Store(&h)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	waitHealthy(t, srv.URL)
+	rt := newMonitorRuntime()
+	steps := map[string]bool{}
+	b1, err := rt.probe(context.Background(), srv.URL, func(s string) { steps[s] = true })
+	if err != nil || len(b1.Golden) != len(behaviour.GoldenPrompts) || !steps["golden answers"] {
+		t.Fatalf("first probe: %v, %d golden answers, steps %v", err, len(b1.Golden), steps)
+	}
+	same, _ := rt.probe(context.Background(), srv.URL, func(string) {})
+	if c := diagnosis.CompareRuns(model.Run{N: 1, Behaviour: &b1}, model.Run{N: 2, Behaviour: &same}, diagnosis.DefaultConfig()); len(c.Config) != 0 {
+		t.Fatalf("the same engine compared as changed: %q", c.Config)
+	}
+	h2 := newSim(sim.WrongTemplate)
+	current.Store(&h2)
+	waitHealthy(t, srv.URL)
+	b2, _ := rt.probe(context.Background(), srv.URL, func(string) {})
+	c := diagnosis.CompareRuns(model.Run{N: 1, Behaviour: &b1}, model.Run{N: 2, Behaviour: &b2}, diagnosis.DefaultConfig())
+	got := strings.Join(c.Config, "\n")
+	t.Log(got)
+	if !strings.Contains(got, "golden answers: ") || !strings.Contains(got, " changed (behaviour probe); first ") || !strings.Contains(got, "chat template") {
+		t.Errorf("the runs comparison:\n%s", got)
 	}
 }
