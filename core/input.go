@@ -33,7 +33,7 @@ func (m *Monitor) ModelKeys() []model.Key {
 // and ledger, and the events of its current run (plus the crash lines that
 // ended the one before).
 func (m *Monitor) input(now time.Time) diagnosis.Input {
-	in := diagnosis.Input{Time: now, GPU: m.gpu, LogsOn: m.LogsOn(), Bench: m.bench}
+	in := diagnosis.Input{Time: now, GPU: m.gpu, LogsOn: m.LogsOn(), Bench: m.bench, OwnLength: m.ownLength}
 	if in.GPU != nil && len(in.GPU.GPUs) == 0 {
 		in.NoGPU = nonEmpty(in.GPU.Err, "NVML lists no GPU")
 		in.GPU = nil

@@ -41,13 +41,16 @@ type Monitor struct {
 	fromLog int
 	logsOn  bool
 
-	dg      *diagnosis.Diagnoser
-	rep     diagnosis.Report
-	bench   *diagnosis.Bench
-	evalAt  time.Time
-	evalVer uint64
-	evals   uint64
-	ran     bool
+	dg    *diagnosis.Diagnoser
+	rep   diagnosis.Report
+	bench *diagnosis.Bench
+	// ownLength is, by endpoint, how many requests llmtop's own benchmark
+	// sent with ignore_eos have finished in the window (SetOwnLength).
+	ownLength map[string]float64
+	evalAt    time.Time
+	evalVer   uint64
+	evals     uint64
+	ran       bool
 	// runMoved: a run began or ended since the rules last ran.
 	runMoved bool
 
@@ -129,6 +132,16 @@ func (m *Monitor) SetWindow(w time.Duration) {
 		m.opts.Window = w
 		m.ver.Store++
 	}
+}
+
+// SetOwnLength tells the rules how many of the requests finished at url
+// in the window llmtop's own benchmark sent with ignore_eos (they finish
+// with reason length by design; the finish_length rule leaves them out).
+func (m *Monitor) SetOwnLength(url string, n float64) {
+	if m.ownLength == nil {
+		m.ownLength = map[string]float64{}
+	}
+	m.ownLength[url] = n
 }
 
 // Config is the diagnosis configuration in use.

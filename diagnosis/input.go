@@ -24,6 +24,12 @@ type Input struct {
 	LogsOn bool
 	// Bench is the newest benchmark result, nil when none ran.
 	Bench *Bench
+	// OwnLength is, by endpoint URL, how many of the requests that
+	// finished in the window llmtop's own benchmark sent with ignore_eos:
+	// they run to max_tokens by design, so their finish reason "length"
+	// says nothing of the clients' caps or the chat template, and the
+	// finish_length rule leaves them out.
+	OwnLength map[string]float64
 }
 
 // Endpoint is one watched endpoint+model.

@@ -47,14 +47,26 @@ func ruleFinishLength(e *env) []Finding {
 			continue
 		}
 		s := ep.State.FinishShare["length"]
+		ev := []Evidence{{Text: fmt.Sprintf("%s of %s requests finished with reason length", pct(s), num(n)),
+			Source: metricSource(ep, "finish"), Window: ep.State.RateWindow}}
+		if own := min(e.in.OwnLength[ep.URL], ep.State.FinishCount["length"]); own > 0 {
+			// llmtop's own benchmark requests run to max_tokens by design.
+			n -= own
+			if n < e.cfg.MinFinished {
+				e.lack(ep, fmt.Sprintf("length share (%s requests finished in the window besides llmtop's own benchmark; %s needed to judge a share)", num(n), num(e.cfg.MinFinished)))
+				continue
+			}
+			s = (ep.State.FinishCount["length"] - own) / n
+			ev = []Evidence{{Text: fmt.Sprintf("%s of %s requests finished with reason length, leaving out the %s of llmtop's own benchmark (ignore_eos: they run to max_tokens by design)", pct(s), num(n), num(own)),
+				Source: metricSource(ep, "finish"), Window: ep.State.RateWindow}}
+		}
 		if s < e.cfg.FinishLengthShare {
 			continue
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Behaviour, Severity: model.SevWarn,
-			Title: "many responses cut off (finish reason length: " + pct(s) + ")",
-			Evidence: []Evidence{{Text: fmt.Sprintf("%s of %s requests finished with reason length", pct(s), num(n)),
-				Source: metricSource(ep, "finish"), Window: ep.State.RateWindow}},
-			Cause: "generation stops at max_tokens or the context limit instead of an end-of-sequence token: a max_tokens cap too low for the task, or a chat template / stop token the model never emits (it rambles until the cap)",
+			Title:    "many responses cut off (finish reason length: " + pct(s) + ")",
+			Evidence: ev,
+			Cause:    "generation stops at max_tokens or the context limit instead of an end-of-sequence token: a max_tokens cap too low for the task, or a chat template / stop token the model never emits (it rambles until the cap)",
 			Actions: []Action{
 				{Change: "read a few responses: if they ramble or repeat, fix the chat template or stop tokens (vLLM --chat-template; vLLM applies the model's generation_config.json by default: check its eos_token_id, and that the server was not started with --generation-config vllm)", Why: "a missing EOS makes every request run to the cap", TradeOff: "none"},
 				{Change: "if they are cut mid-answer, raise the clients' max_tokens", Why: "the cap is below the answer length", TradeOff: "longer requests, more KV per request"},

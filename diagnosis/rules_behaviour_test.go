@@ -31,8 +31,25 @@ func bench(mut func(b *Bench)) Input {
 	return in
 }
 
+// own marks n of the window's finished requests as llmtop's own ignore_eos
+// benchmark's.
+func own(in Input, n float64) Input {
+	in.OwnLength = map[string]float64{url: n}
+	return in
+}
+
 func TestBehaviourRules(t *testing.T) {
 	runCases(t, []ruleCase{
+		// llmtop's own benchmark (tune's load) asks ignore_eos: its requests
+		// finishing with reason length say nothing of the clients' caps.
+		{name: "length share of llmtop's own benchmark left out", in: own(input(ep(finishes(map[string]float64{"stop": 60, "length": 40}))), 30), none: "finish_length"},
+		{name: "length share high besides llmtop's own benchmark", in: own(input(ep(finishes(map[string]float64{"stop": 60, "length": 60}))), 30), want: "finish_length",
+			check: func(t *testing.T, f *Finding) {
+				if !hasEvidence(f, "33 % of 90 requests finished with reason length, leaving out the 30 of llmtop's own benchmark") {
+					t.Errorf("%+v", f.Evidence)
+				}
+			}},
+		{name: "too few besides llmtop's own benchmark", in: own(input(ep(finishes(map[string]float64{"stop": 5, "length": 40}))), 30), none: "finish_length"},
 		{name: "length share high", in: input(ep(finishes(map[string]float64{"stop": 60, "length": 40}))), want: "finish_length",
 			check: func(t *testing.T, f *Finding) {
 				if !hasEvidence(f, "40 % of 100 requests") {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -236,7 +237,7 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 				// The first configuration gave no second measurement (it
 				// did not serve, or nothing finished): the noise is
 				// measured on the first kept one that does.
-				again := t.bench(ctx, nil)
+				again, _ := t.bench(ctx, nil, nil)
 				if n := launch.MeasureNoise(goal, obs.m, again); n.A > 0 {
 					n.How += fmt.Sprintf(" (measured at step %d: the configurations before gave no two measurements)", st.N)
 					tr.Noise = n
@@ -366,20 +367,29 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		// measured by the second only on the first configuration, the
 		// before was read 10-20 s later into a building queue than any
 		// after, and a fresh engine looked better for being fresh.)
-		t.bench(ctx, nil)
+		warm, eos := t.bench(ctx, nil, nil)
+		// The benchmark's own requests, sent with ignore_eos, finish with
+		// reason length by design: the rules are told how many have
+		// finished (the warm-up's and the measured one's so far).
+		var measured atomic.Int64
 		judge := time.AfterFunc(judgeAt(dur), func() {
 			var rep diagnosis.Report
-			if !w.do(func() { rep = w.evaluate(time.Now()) }) {
+			if !w.do(func() {
+				if eos {
+					w.mon.SetOwnLength(url, float64(warm.Completed)+float64(measured.Load()))
+				}
+				rep = w.evaluate(time.Now())
+			}) {
 				return // the watch has ended: its last report stands
 			}
 			loadMu.Lock()
 			atLoad = &rep
 			loadMu.Unlock()
 		})
-		m = t.bench(ctx, w)
+		m, _ = t.bench(ctx, w, func(p bench.Progress) { measured.Store(int64(p.Completed)) })
 		judge.Stop()
 		if noise {
-			extra = t.bench(ctx, nil)
+			extra, _ = t.bench(ctx, nil, nil)
 		}
 	}
 	loadMu.Lock()
@@ -416,25 +426,27 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 }
 
 // bench runs the load profile once and hands the result to the watch's
-// core (the rules read it, the run keeps it).
-func (t *tuner) bench(ctx context.Context, w *watch) launch.Measure {
+// core (the rules read it, the run keeps it). ignoreEOS says its requests
+// asked ignore_eos (the server took it): they ran to max_tokens by design.
+// onProgress, if set, hears the run's progress.
+func (t *tuner) bench(ctx context.Context, w *watch, onProgress func(bench.Progress)) (m launch.Measure, ignoreEOS bool) {
 	key := engineFlags.apiKey
 	if key == "" {
 		key = os.Getenv("OPENAI_API_KEY")
 	}
 	cfg := bench.Config{URL: t.s.URL, APIKey: key, Concurrency: t.load.Streams, Duration: time.Duration(t.load.DurationS * float64(time.Second)),
 		InputLen: t.load.InputLen, OutputLen: t.load.OutputLen, Warmup: 2}
-	res, err := bench.Run(ctx, cfg, nil)
+	res, err := bench.Run(ctx, cfg, onProgress)
 	if err != nil {
 		t.logf("  benchmark: %v", safeErr(err))
-		return launch.Measure{Served: true}
+		return launch.Measure{Served: true}, false
 	}
-	m := launch.Measure{Served: true, Completed: res.Completed, Failed: res.Failed, TTFTp99ms: res.P99TTFT, TPOTp99ms: res.P99TPOT}
+	m = launch.Measure{Served: true, Completed: res.Completed, Failed: res.Failed, TTFTp99ms: res.P99TTFT, TPOTp99ms: res.P99TPOT}
 	if res.OutputThroughput > 0 {
 		m.OutputTPS = model.Some(res.OutputThroughput)
 	}
 	if w == nil {
-		return m
+		return m, res.IgnoreEOS
 	}
 	load := t.load
 	// an input like any other: the core's goroutine files it, the
@@ -442,7 +454,7 @@ func (t *tuner) bench(ctx context.Context, w *watch) launch.Measure {
 	w.sess.Send(model.BenchDone{Bench: model.Bench{URL: t.s.URL, Start: res.StartTime, End: res.EndTime, Completed: res.Completed, Failed: res.Failed,
 		TTFTp50: res.MedianTTFT, TTFTp99: res.P99TTFT, ITLp50: res.MedianITL, ITLp99: res.P99ITL, TPOTp50: res.MedianTPOT},
 		Run: model.RunBench{Time: res.StartTime, Completed: res.Completed, Failed: res.Failed, TTFTp99ms: res.P99TTFT, TPOTp99ms: res.P99TPOT, OutputTPS: m.OutputTPS, Load: &load}})
-	return m
+	return m, res.IgnoreEOS
 }
 
 func describeMeasure(m launch.Measure) string {
