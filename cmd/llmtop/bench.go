@@ -110,7 +110,7 @@ func benchConfig(url string) (bench.Config, error) {
 		url = "http://" + url
 	}
 	nameEndpoints(url)
-	key, err := apiKeyFor(url)
+	key, err := apiKeyFor(url, true) // the URL given to llmtop bench
 	if err != nil {
 		return bench.Config{}, err
 	}

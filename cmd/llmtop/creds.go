@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/llmtop/llmtop/model"
-	"github.com/llmtop/llmtop/sources/probe"
 )
 
 // Credentials, in one place: which API key goes to which endpoint, and the
@@ -25,12 +22,6 @@ import (
 //     ports), never one a Prometheus target's labels chose.
 
 var apiKeyFile string
-
-var creds struct {
-	mu      sync.Mutex
-	named   map[string]bool // origins (probe.Origin) of the endpoints named
-	secrets []string        // their URLs' credentials (urlSecrets)
-}
 
 // givenKey is --api-key or the content of --api-key-file (and registers
 // every key llmtop was given, $OPENAI_API_KEY included, with the scrub).
@@ -57,19 +48,11 @@ func givenKey() (string, error) {
 	return key, nil
 }
 
-// nameEndpoints records the endpoints the person named (and registers the
-// passwords in their URLs with the scrub).
+// nameEndpoints registers the credentials in the URLs of the endpoints the
+// person named with the scrub (model.AddSecret: every output hides them).
 func nameEndpoints(urls ...string) {
-	creds.mu.Lock()
-	defer creds.mu.Unlock()
-	if creds.named == nil {
-		creds.named = map[string]bool{}
-	}
 	for _, u := range urls {
 		u = normalizeURL(u)
-		if o := probe.Origin(u); o != "" {
-			creds.named[o] = true
-		}
 		if p, err := url.Parse(u); err == nil && p.User != nil {
 			if pw, ok := p.User.Password(); ok {
 				model.AddBasicAuth(p.User.Username(), pw)
@@ -77,24 +60,19 @@ func nameEndpoints(urls ...string) {
 		}
 		for _, s := range urlSecrets(u) {
 			model.AddSecret(s)
-			if !slices.Contains(creds.secrets, s) {
-				creds.secrets = append(creds.secrets, s)
-			}
 		}
 	}
 }
 
-// apiKeyFor is the key to send to rawURL ("" none).
-func apiKeyFor(rawURL string) (string, error) {
+// apiKeyFor is the key to send to rawURL ("" none): the key given, or
+// $OPENAI_API_KEY when the person named the endpoint (the face knows:
+// its arguments, config and this machine's ports are named, a Prometheus
+// target is not).
+func apiKeyFor(rawURL string, named bool) (string, error) {
 	key, err := givenKey()
-	if key != "" || err != nil {
+	if key != "" || err != nil || !named {
 		return key, err
 	}
-	creds.mu.Lock()
-	named := creds.named[probe.Origin(normalizeURL(rawURL))]
-	creds.mu.Unlock()
-	if named {
-		return os.Getenv("OPENAI_API_KEY"), nil
-	}
-	return "", nil
+	nameEndpoints(rawURL)
+	return os.Getenv("OPENAI_API_KEY"), nil
 }

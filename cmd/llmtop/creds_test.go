@@ -22,25 +22,30 @@ import (
 func TestTheEnvironmentKeyGoesToNamedEndpointsOnly(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-env-key-777")
 	engineFlags.apiKey, apiKeyFile = "", ""
-	nameEndpoints("gpu1:8000")
-	if k, _ := apiKeyFor("http://gpu1:8000"); k != "sk-env-key-777" {
+	if k, _ := apiKeyFor("http://gpu1:8000", true); k != "sk-env-key-777" {
 		t.Errorf("a named endpoint got %q", k)
 	}
 	for _, u := range []string{"http://10.0.0.9:8000", "http://gpu1:9000", "https://gpu1:8000"} {
-		if k, _ := apiKeyFor(u); k != "" {
+		if k, _ := apiKeyFor(u, false); k != "" {
 			t.Errorf("%s (not named) got %q", u, k)
 		}
+	}
+	// The monitor knows which of its endpoints the person named: the URLs
+	// it was given, not the targets --prometheus found.
+	rt := newMonitorRuntime()
+	if _, named := rt.target("http://10.0.0.9:8000"); named {
+		t.Error("a session with no named endpoint calls a target named")
 	}
 	file := filepath.Join(t.TempDir(), "key")
 	os.WriteFile(file, []byte("sk-from-file-123\n"), 0o600)
 	apiKeyFile = file
 	defer func() { apiKeyFile = "" }()
-	if k, err := apiKeyFor("http://10.0.0.9:8000"); k != "sk-from-file-123" || err != nil {
+	if k, err := apiKeyFor("http://10.0.0.9:8000", false); k != "sk-from-file-123" || err != nil {
 		t.Errorf("--api-key-file: %q %v", k, err)
 	}
 	engineFlags.apiKey = "sk-flag"
 	defer func() { engineFlags.apiKey = "" }()
-	if _, err := apiKeyFor("http://gpu1:8000"); err == nil || !strings.Contains(err.Error(), "give one") {
+	if _, err := apiKeyFor("http://gpu1:8000", true); err == nil || !strings.Contains(err.Error(), "give one") {
 		t.Errorf("--api-key and --api-key-file: %v", err)
 	}
 }

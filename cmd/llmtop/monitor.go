@@ -151,13 +151,13 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 	if opts.Launcher != nil {
 		rt.launcher = opts.Launcher
 	}
-	rt.target = func(id string) string {
+	rt.target = func(id string) (string, bool) {
 		for i := range ids {
 			if ids[i] == id {
-				return urls[i]
+				return urls[i], true
 			}
 		}
-		return id
+		return id, false // a Prometheus target: nobody named it
 	}
 	interval := pick(monitorFlags.interval, cfg.Interval, flagSet("interval"))
 	window := pick(monitorFlags.window, cfg.Window, flagSet("window"))

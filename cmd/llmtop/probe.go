@@ -79,13 +79,14 @@ be probed (no answer, no engine recognised, no model).`,
 		New: func() tui.Overlay { return tui.NewProbeOverlay(newMonitorRuntime().probe) }})
 }
 
-// probeConfig is one probe of url from the engine flags.
-func probeConfig(url, modelID string) (behaviour.Config, error) {
+// probeConfig is one probe of url from the engine flags; named: the person
+// named the endpoint (it may get $OPENAI_API_KEY).
+func probeConfig(url, modelID string, named bool) (behaviour.Config, error) {
 	eng, err := parseEngine(engineFlags.engine)
 	if err != nil {
 		return behaviour.Config{}, err
 	}
-	key, err := apiKeyFor(url)
+	key, err := apiKeyFor(url, named)
 	if err != nil {
 		return behaviour.Config{}, err
 	}
@@ -95,7 +96,8 @@ func probeConfig(url, modelID string) (behaviour.Config, error) {
 // probe is the monitor's `o`: the screen's endpoint ID mapped back to the
 // URL to probe (the session's target knows the credentials it hides).
 func (rt *monitorRuntime) probe(ctx context.Context, id string, progress func(string)) (model.Behaviour, error) {
-	cfg, err := probeConfig(rt.target(id), "")
+	url, named := rt.target(id)
+	cfg, err := probeConfig(url, "", named)
 	if err != nil {
 		return model.Behaviour{}, err
 	}
@@ -126,7 +128,7 @@ type probeResult struct {
 }
 
 func runProbe(ctx context.Context, cmd *cobra.Command, url string) error {
-	cfg, err := probeConfig(url, probeFlags.model)
+	cfg, err := probeConfig(url, probeFlags.model, true)
 	if err != nil {
 		return err
 	}

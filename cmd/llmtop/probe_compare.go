@@ -49,7 +49,7 @@ func compareAnswers(ctx context.Context, cfg behaviour.Config, b model.Behaviour
 	now.Identity = b.Identity // the full probe's fingerprints (template, tokenizer, defaults)
 	c := &answerCompare{Now: now}
 	if probeFlags.reference != "" {
-		rcfg, err := probeConfig(probeFlags.reference, "")
+		rcfg, err := probeConfig(probeFlags.reference, "", true)
 		if err != nil {
 			return err
 		}

@@ -46,9 +46,11 @@ func addRecordFlag(fs *pflag.FlagSet) {
 func recordSecrets(urls []string) []string {
 	nameEndpoints(urls...)
 	key, _ := givenKey()
-	creds.mu.Lock()
-	defer creds.mu.Unlock()
-	return append([]string{key, os.Getenv("OPENAI_API_KEY")}, creds.secrets...)
+	out := []string{key, os.Getenv("OPENAI_API_KEY")}
+	for _, u := range urls {
+		out = append(out, urlSecrets(normalizeURL(u))...)
+	}
+	return out
 }
 
 // urlSecrets are the credentials a URL carries.
@@ -88,7 +90,7 @@ type recorder struct {
 // state directory; nil when neither. ticks writes the clock once a second
 // (the monitor's rules run on it); a face that runs its rules on its own
 // clock records recording.Tick itself.
-func openRecording(h recording.Header, ticks bool, auto *config.RecordConfig) (*recorder, error) {
+func openRecording(h recordSpec, ticks bool, auto *config.RecordConfig) (*recorder, error) {
 	if recordFlags.path == "" {
 		if auto != nil && auto.Enabled && !h.Simulated {
 			return openStateRecording(h, *auto, ticks)
@@ -99,21 +101,28 @@ func openRecording(h recording.Header, ticks bool, auto *config.RecordConfig) (*
 	if h.Started.IsZero() {
 		h.Started = time.Now()
 	}
-	w, err := createRecording(recordFlags.path, h, recordSecrets(h.Endpoints)...)
+	w, err := createRecording(recordFlags.path, h.Header, h.secrets...)
 	if err != nil {
 		return nil, err
 	}
 	return &recorder{path: recordFlags.path, w: w, r: recording.NewRecorder(w, recording.RecorderOptions{Ticks: ticks})}, nil
 }
 
-func recordHeader(face string, urls []string, interval, window time.Duration, cfg diagnosis.Config, simulated bool) recording.Header {
-	nameEndpoints(urls...) // their secrets, for recordSecrets
+// recordSpec is a recording's header and the secrets none of its records
+// may hold (recordSecrets of the endpoints' real URLs: the header has
+// them redacted).
+type recordSpec struct {
+	recording.Header
+	secrets []string
+}
+
+func recordHeader(face string, urls []string, interval, window time.Duration, cfg diagnosis.Config, simulated bool) recordSpec {
 	ids := make([]string, len(urls))
 	for i, u := range urls {
 		ids[i] = model.RedactURL(u) // as the records name them
 	}
-	return recording.Header{Face: face, Started: time.Now(), Endpoints: ids, Interval: recording.Duration(interval),
-		Window: recording.Duration(window), Diagnosis: &cfg, Simulated: simulated}
+	return recordSpec{Header: recording.Header{Face: face, Started: time.Now(), Endpoints: ids, Interval: recording.Duration(interval),
+		Window: recording.Duration(window), Diagnosis: &cfg, Simulated: simulated}, secrets: recordSecrets(urls)}
 }
 
 // file is where the recording goes ("" when there is none).

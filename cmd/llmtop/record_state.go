@@ -42,7 +42,7 @@ func recordingsDir() (string, error) {
 }
 
 // newStateFile creates the next file, named by its start time (UTC).
-func newStateFile(dir string, h recording.Header, now time.Time) (*recording.Writer, string, error) {
+func newStateFile(dir string, h recordSpec, now time.Time) (*recording.Writer, string, error) {
 	base := recordingPrefix + now.UTC().Format("20060102T150405Z")
 	for i := 1; ; i++ {
 		name := base + recordingExt
@@ -51,7 +51,7 @@ func newStateFile(dir string, h recording.Header, now time.Time) (*recording.Wri
 		}
 		path := filepath.Join(dir, name)
 		h.Started = now
-		w, err := createRecording(path, h, recordSecrets(h.Endpoints)...)
+		w, err := createRecording(path, h.Header, h.secrets...)
 		if err == nil {
 			return w, path, nil
 		}
@@ -61,7 +61,7 @@ func newStateFile(dir string, h recording.Header, now time.Time) (*recording.Wri
 	}
 }
 
-func openStateRecording(h recording.Header, rc config.RecordConfig, ticks bool) (*recorder, error) {
+func openStateRecording(h recordSpec, rc config.RecordConfig, ticks bool) (*recorder, error) {
 	dir, err := recordingsDir()
 	if err != nil {
 		return nil, err

@@ -132,7 +132,7 @@ func TestReplayOfAProbeGivesItsFindings(t *testing.T) {
 	if !sc.OK() {
 		t.Fatalf("scrape: %s", sc.Err)
 	}
-	cfg, err := probeConfig(url, "")
+	cfg, err := probeConfig(url, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

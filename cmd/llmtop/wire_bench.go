@@ -35,7 +35,7 @@ type benchRunner struct{ rt *monitorRuntime }
 type monitorRuntime struct {
 	// target maps the screen's endpoint ID (its URL with credentials
 	// redacted) back to the URL to load or probe.
-	target func(id string) string
+	target func(id string) (url string, named bool)
 	// benches are the session's benchmark runs. The overlay saves a run's
 	// result once it has it, but the overlay ends with the screen: when
 	// the monitor quits (q, a signal, its terminal gone) while a run is in
@@ -53,7 +53,7 @@ type monitorRuntime struct {
 }
 
 func newMonitorRuntime() *monitorRuntime {
-	rt := &monitorRuntime{target: func(id string) string { return id }, launcher: &runLauncher{}}
+	rt := &monitorRuntime{target: func(id string) (string, bool) { return id, false }, launcher: &runLauncher{}}
 	rt.benches.procs = &rt.procs
 	return rt
 }
@@ -208,11 +208,12 @@ func (rt *monitorRuntime) runBenchSpec(ctx context.Context, spec tui.BenchSpec, 
 		rt.hold(true)
 		defer rt.hold(false)
 	}
-	key, err := apiKeyFor(rt.target(spec.URL))
+	url, named := rt.target(spec.URL)
+	key, err := apiKeyFor(url, named)
 	if err != nil {
 		return tui.BenchOutcome{Err: err}
 	}
-	cfg := bench.Config{URL: rt.target(spec.URL), APIKey: key, Concurrency: spec.Streams, Duration: spec.Duration,
+	cfg := bench.Config{URL: url, APIKey: key, Concurrency: spec.Streams, Duration: spec.Duration,
 		InputLen: spec.InputLen, OutputLen: spec.OutputLen, Warmup: 2}
 	relay := func(step string, p bench.Progress) {
 		progress(tui.BenchProgress{Step: step, Warmup: p.Warmup, Fraction: p.Fraction(), Elapsed: p.Elapsed,

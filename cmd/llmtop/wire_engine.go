@@ -84,7 +84,7 @@ func engineConfig(url string, interval time.Duration) (engine.Config, error) {
 		return engine.Config{}, err
 	}
 	nameEndpoints(url) // watched: named by the person (arguments, config, this machine's ports)
-	key, err := apiKeyFor(url)
+	key, err := apiKeyFor(url, true)
 	if err != nil {
 		return engine.Config{}, err
 	}
