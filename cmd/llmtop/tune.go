@@ -52,8 +52,9 @@ once it serves and settles (--settle), load it with a warm-up benchmark and
 then the measured one (--streams × --duration, the same at every step), read
 the diagnosis under that load, apply the top open finding's first change that is a change of the
 command line, restart, and benchmark again at the same load. A change is kept
-only if the goal metric (--goal; auto: TPOT p99 for a decode finding, else
-TTFT p99) improved by more than the run-to-run noise, measured at the start
+only if the goal metric (--goal; auto: ITL p99 for an ITL finding, TPOT p99
+for another decode finding, else TTFT p99) improved by more than that
+metric's run-to-run noise, measured at the start
 with two benchmarks on the unchanged engine (threshold: twice the noise, at
 least 5 %); otherwise the engine goes back to the command line before it.
 Tune stops when no open finding has a change it can apply.
@@ -73,7 +74,7 @@ after, and the findings open after it; a short table goes to stdout.`,
 	fs.DurationVar(&tuneFlags.duration, "duration", 20*time.Second, "benchmark: how long each run sends")
 	fs.IntVar(&tuneFlags.inputLen, "input-len", 256, "benchmark: prompt words")
 	fs.IntVar(&tuneFlags.outputLen, "output-len", 128, "benchmark: output tokens")
-	fs.StringVar(&tuneFlags.goal, "goal", "auto", "the metric a change must improve: auto, ttft_p99, tpot_p99 or output_tps")
+	fs.StringVar(&tuneFlags.goal, "goal", "auto", "the metric a change must improve: auto (ITL p99 for an ITL finding, TPOT p99 for another decode one, else TTFT p99), ttft_p99, tpot_p99, itl_p99 or output_tps")
 	fs.StringVar(&tuneFlags.trail, "trail", "", "write the trail as JSON here (default beside the logs)")
 	fs.StringVar(&tuneFlags.logDir, "log-dir", "", "the engine's logs, one a step (default $XDG_STATE_HOME/llmtop/tune/TIME)")
 	fs.DurationVar(&tuneFlags.grace, "stop-timeout", 30*time.Second, "how long a restart waits for the engine to drain after SIGTERM before SIGKILL")
@@ -91,9 +92,9 @@ func runTune(cmd *cobra.Command, args []string) error {
 		return errors.New("--steps, --streams, --duration and --watch must be positive")
 	}
 	switch tuneFlags.goal {
-	case "auto", string(launch.GoalTTFT), string(launch.GoalTPOT), string(launch.GoalThroughput):
+	case "auto", string(launch.GoalTTFT), string(launch.GoalTPOT), string(launch.GoalITL), string(launch.GoalThroughput):
 	default:
-		return fmt.Errorf("--goal %q: want auto, ttft_p99, tpot_p99 or output_tps", tuneFlags.goal)
+		return fmt.Errorf("--goal %q: want auto, ttft_p99, tpot_p99, itl_p99 or output_tps", tuneFlags.goal)
 	}
 	fileCfg, err := loadConfig(monitorFlags.config)
 	if err != nil {
@@ -190,8 +191,9 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 		return tr, err
 	}
 	goal := t.goalFor(kept.rep)
-	tr.Noise = launch.MeasureNoise(goal, kept.m, extra)
-	t.logf("noise: %s %s vs %s (×%.2f): a change must move it by more than ×%.2f (%.0f %%)", goal, tuneGoalText(goal, kept.m), tuneGoalText(goal, extra), tr.Noise.Factor, tr.Noise.Need, tr.Noise.Threshold*100)
+	tr.NoiseByGoal = launch.MeasureNoises(kept.m, extra)
+	tr.Noise = tr.NoiseFor(goal)
+	t.logf("noise: %s %s vs %s; %s", goal, tuneGoalText(goal, kept.m), tuneGoalText(goal, extra), tr.NoiseText())
 	tr.Steps = append(tr.Steps, launch.Step{N: 0, Command: tr.Start, Measure: kept.m, Open: kept.open, Kept: true})
 	tried := map[string]bool{}
 	keptArgs, keptEnv := t.s.Args(), t.s.Env()
@@ -223,7 +225,7 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 			return tr, err
 		}
 		before := kept.m
-		ok, why := launch.Judge(goal, before, obs.m, tr.Noise)
+		ok, why := launch.Judge(goal, before, obs.m, tr.NoiseFor(goal))
 		st := launch.Step{N: n, Finding: f.ID, Change: plan.Change, Diff: plan.Diff, Command: model.RedactCmdline(plan.NewCommand()), Measure: obs.m,
 			Goal: goal, Before: &before, Kept: ok, Why: why, Open: obs.open}
 		for _, na := range notApplied {
@@ -239,9 +241,14 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 				// measured on the first kept one that does.
 				again, _ := t.bench(ctx, nil, nil)
 				if n := launch.MeasureNoise(goal, obs.m, again); n.A > 0 {
-					n.How += fmt.Sprintf(" (measured at step %d: the configurations before gave no two measurements)", st.N)
+					tr.NoiseByGoal = launch.MeasureNoises(obs.m, again)
+					for g, x := range tr.NoiseByGoal {
+						x.How += fmt.Sprintf(" (measured at step %d: the configurations before gave no two measurements)", st.N)
+						tr.NoiseByGoal[g] = x
+					}
+					n = tr.NoiseFor(goal)
 					tr.Noise = n
-					t.logf("noise: %s %s vs %s (×%.2f): a change must move it by more than ×%.2f (%.0f %%)", goal, tuneGoalText(goal, obs.m), tuneGoalText(goal, again), n.Factor, n.Need, n.Threshold*100)
+					t.logf("noise: %s %s vs %s; %s", goal, tuneGoalText(goal, obs.m), tuneGoalText(goal, again), tr.NoiseText())
 				}
 			}
 			continue
@@ -309,7 +316,12 @@ func (t *tuner) goalForFinding(f diagnosis.Finding) launch.Goal {
 	if tuneFlags.goal != "auto" {
 		return launch.Goal(tuneFlags.goal)
 	}
-	if f.Category == diagnosis.Decode || strings.HasPrefix(f.ID, "itl_") || strings.HasPrefix(f.ID, "tpot_") {
+	// An ITL finding (spikes, the batch knee) is judged by the gaps
+	// between tokens; a request's mean (TPOT) averages a stall away.
+	if strings.HasPrefix(f.ID, "itl_") {
+		return launch.GoalITL
+	}
+	if f.Category == diagnosis.Decode || strings.HasPrefix(f.ID, "tpot_") {
 		return launch.GoalTPOT
 	}
 	return launch.GoalTTFT
@@ -441,7 +453,7 @@ func (t *tuner) bench(ctx context.Context, w *watch, onProgress func(bench.Progr
 		t.logf("  benchmark: %v", safeErr(err))
 		return launch.Measure{Served: true}, false
 	}
-	m = launch.Measure{Served: true, Completed: res.Completed, Failed: res.Failed, TTFTp99ms: res.P99TTFT, TPOTp99ms: res.P99TPOT}
+	m = launch.Measure{Served: true, Completed: res.Completed, Failed: res.Failed, TTFTp99ms: res.P99TTFT, TPOTp99ms: res.P99TPOT, ITLp99ms: res.P99ITL}
 	if res.OutputThroughput > 0 {
 		m.OutputTPS = model.Some(res.OutputThroughput)
 	}

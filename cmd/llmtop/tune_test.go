@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/config"
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/sources/launch"
 )
 
 // Tune reads a configuration's findings judgeAt into its benchmark: every
@@ -22,6 +24,17 @@ func TestTuneJudgesWhenHoldsCanHaveElapsed(t *testing.T) {
 			if judgeAt(d) >= d {
 				t.Errorf("benchmark %s: read at %s, after its load ended", d, judgeAt(d))
 			}
+		}
+	}
+}
+
+// An ITL finding is judged by ITL p99 (a stall is a gap between tokens; a
+// request's mean TPOT averages it away), another decode one by TPOT.
+func TestTuneGoalForFinding(t *testing.T) {
+	tn := &tuner{}
+	for id, want := range map[string]launch.Goal{"itl_prefill_stall": launch.GoalITL, "itl_decode_batch": launch.GoalITL, "tpot_high": launch.GoalTPOT, "ttft_queueing": launch.GoalTTFT} {
+		if got := tn.goalForFinding(diagnosis.Finding{ID: id}); got != want {
+			t.Errorf("%s: goal %s, want %s", id, got, want)
 		}
 	}
 }

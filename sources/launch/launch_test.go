@@ -318,3 +318,26 @@ func TestTrailTableWritesEachChangeWhole(t *testing.T) {
 		t.Errorf("columns do not line up:\n%s\n%s", head, one)
 	}
 }
+
+// Each goal is judged against its own noise: TTFT spread ×2.45 between the
+// two benchmarks while ITL moved 2 %, so an ITL p99 from 71 to 40 ms is
+// past ITL's noise though not past TTFT's.
+func TestJudgeAgainstItsGoalsNoise(t *testing.T) {
+	a := Measure{Served: true, Completed: 30, TTFTp99ms: model.Some(100), ITLp99ms: model.Some(50)}
+	b := Measure{Served: true, Completed: 30, TTFTp99ms: model.Some(245), ITLp99ms: model.Some(51)}
+	tr := Trail{NoiseByGoal: MeasureNoises(a, b)}
+	before := Measure{Served: true, Completed: 30, ITLp99ms: model.Some(71)}
+	after := Measure{Served: true, Completed: 30, ITLp99ms: model.Some(40)}
+	if ok, why := Judge(GoalITL, before, after, tr.NoiseFor(GoalITL)); !ok {
+		t.Errorf("ITL p99 71 → 40 ms against a 2 %% ITL noise: %s", why)
+	}
+	if ok, _ := Judge(GoalITL, before, after, tr.NoiseFor(GoalTTFT)); ok {
+		t.Error("against TTFT's ×2.45 noise the same change would not pass: the test proves nothing")
+	}
+	if n := tr.NoiseFor(GoalThroughput); n.A != 0 || n.Need != 1/(1-MinGain) {
+		t.Errorf("output tok/s measured on neither benchmark: want the floor, got %+v", n)
+	}
+	if txt := tr.NoiseText(); !strings.Contains(txt, "ttft_p99 ×2.45") || !strings.Contains(txt, "itl_p99 ×1.02") {
+		t.Errorf("noise text %q", txt)
+	}
+}

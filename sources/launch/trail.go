@@ -20,6 +20,7 @@ type Measure struct {
 	Failed    int       `json:"failed"`
 	TTFTp99ms model.Opt `json:"ttft_p99_ms"`
 	TPOTp99ms model.Opt `json:"tpot_p99_ms"`
+	ITLp99ms  model.Opt `json:"itl_p99_ms"`
 	OutputTPS model.Opt `json:"output_tokens_per_s"`
 	// The server's own view of the run over the watch (its /metrics):
 	// finished requests/s and TTFT p99, all traffic included.
@@ -33,14 +34,20 @@ type Goal string
 const (
 	GoalTTFT       Goal = "ttft_p99"
 	GoalTPOT       Goal = "tpot_p99"
+	GoalITL        Goal = "itl_p99"
 	GoalThroughput Goal = "output_tps"
 )
+
+// Goals are every goal, in the order the trail lists their noise.
+var Goals = []Goal{GoalTTFT, GoalTPOT, GoalITL, GoalThroughput}
 
 // Value is m's number for g, and whether lower is better.
 func (g Goal) Value(m Measure) (model.Opt, bool) {
 	switch g {
 	case GoalTPOT:
 		return m.TPOTp99ms, true
+	case GoalITL:
+		return m.ITLp99ms, true
 	case GoalThroughput:
 		return m.OutputTPS, false
 	}
@@ -162,19 +169,59 @@ type Step struct {
 
 // Trail is what tune did.
 type Trail struct {
-	Start   string          `json:"start_command"`
-	Load    model.BenchLoad `json:"load"`
-	Noise   Noise           `json:"noise"`
+	Start string          `json:"start_command"`
+	Load  model.BenchLoad `json:"load"`
+	// Noise is the first goal's noise; NoiseByGoal every goal's, from the
+	// same two benchmarks: a step is judged against its own goal's noise
+	// (TTFT spread ×2.45 between two benchmarks while TPOT moved 2 %).
+	Noise       Noise          `json:"noise"`
+	NoiseByGoal map[Goal]Noise `json:"noise_by_goal,omitempty"`
 	Steps   []Step          `json:"steps"`
 	Final   string          `json:"final_command"`
 	Open    []string        `json:"open_findings"`
 	Stopped string          `json:"stopped"`
 }
 
+// NoiseFor is g's noise; measured on no two benchmarks, the floor.
+func (t Trail) NoiseFor(g Goal) Noise {
+	if n, ok := t.NoiseByGoal[g]; ok {
+		return n
+	}
+	return MeasureNoise(g, Measure{}, Measure{})
+}
+
+// NoiseText is each goal's noise and the factor a change must beat:
+// "ttft_p99 ×1.30 (a change must move it ×1.69), tpot_p99 …".
+func (t Trail) NoiseText() string {
+	if len(t.NoiseByGoal) == 0 {
+		return fmt.Sprintf("%s ×%.2f (a change must move it ×%.2f)", t.Noise.Goal, t.Noise.Factor, t.Noise.Need)
+	}
+	var parts []string
+	for _, g := range Goals {
+		if n, ok := t.NoiseByGoal[g]; ok {
+			if n.A == 0 {
+				parts = append(parts, fmt.Sprintf("%s not measured twice (×%.2f floor)", g, n.Need))
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s ×%.2f (a change must move it ×%.2f)", g, n.Factor, n.Need))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// MeasureNoises is MeasureNoise for every goal.
+func MeasureNoises(a, b Measure) map[Goal]Noise {
+	out := map[Goal]Noise{}
+	for _, g := range Goals {
+		out[g] = MeasureNoise(g, a, b)
+	}
+	return out
+}
+
 // Table is the trail as a short table.
 func (t Trail) Table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "load: %s · noise: %s ×%.2f between two benchmarks (a change must move it by ×%.2f, %.0f %%)\n", t.Load, t.Noise.Goal, t.Noise.Factor, t.Noise.Need, t.Noise.Threshold*100)
+	fmt.Fprintf(&b, "load: %s · noise between two benchmarks: %s\n", t.Load, t.NoiseText())
 	fmt.Fprintf(&b, "start: %s\n", t.Start)
 	// The change is written whole (its new value is the point of the
 	// line), the column as wide as the widest, up to maxChange.
