@@ -176,10 +176,10 @@ type Trail struct {
 	// (TTFT spread ×2.45 between two benchmarks while TPOT moved 2 %).
 	Noise       Noise          `json:"noise"`
 	NoiseByGoal map[Goal]Noise `json:"noise_by_goal,omitempty"`
-	Steps   []Step          `json:"steps"`
-	Final   string          `json:"final_command"`
-	Open    []string        `json:"open_findings"`
-	Stopped string          `json:"stopped"`
+	Steps       []Step         `json:"steps"`
+	Final       string         `json:"final_command"`
+	Open        []string       `json:"open_findings"`
+	Stopped     string         `json:"stopped"`
 }
 
 // NoiseFor is g's noise; measured on no two benchmarks, the floor.
