@@ -128,7 +128,7 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 	}
 	prevErr := e.Err
 	prevID := e.Identity
-	if s.Identity.Engine != "" || len(s.Identity.Models) > 0 || s.Identity.Health != "" {
+	if s.Identity.Engine != "" || len(s.Identity.Models) > 0 || s.Identity.Health != "" || s.Identity.Layer != "" {
 		e.Identity = s.Identity
 	}
 	e.Last, e.Err, e.ErrKind, e.Hint, e.Took = s.Time, s.Err, s.ErrKind, s.Hint, s.Took
@@ -137,7 +137,7 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 		e.LastOK = s.Time
 	}
 	m.advance(s.Time)
-	if s.Err != prevErr && (s.Err != "" || prevErr != "") {
+	if s.Err != prevErr && (s.Err != "" || prevErr != "") && s.Identity.Layer == "" {
 		ev := model.Event{Time: s.Time, Endpoint: s.Endpoint, Source: string(model.FromScrape), Kind: "scrape_recovered",
 			Severity: model.SevInfo, Category: "availability", Title: "metrics readable again"}
 		if s.Err != "" {

@@ -113,6 +113,9 @@ var metricsEnable = map[model.Engine]Action{
 func ruleMetricsErr(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.in.Endpoints {
+		if ep.Identity.Layer != "" {
+			continue // a router or proxy, shown as what it is: not an engine whose metrics are missing
+		}
 		k := ep.Scrape.ErrKind
 		var acts []Action
 		sev := model.SevWarn

@@ -204,3 +204,21 @@ func TestHealthyRoutedFleetQuiet(t *testing.T) {
 		}
 	}
 }
+
+// A router classified as one (its Identity.Layer) is shown as what it is:
+// no "metrics endpoint returns 404" finding for an endpoint that is not an
+// engine.
+func TestRouterIsNoMissingMetrics(t *testing.T) {
+	r := ep(func(e *Endpoint) {
+		e.URL = "http://router:8001"
+		e.Identity = model.Identity{Layer: "vLLM production-stack router (router)"}
+		e.State = model.State{}
+		e.Scrape = model.Scrape{Endpoint: e.URL, Time: t0, Err: "http://router:8001/metrics is a vLLM production-stack router (router), not an engine", ErrKind: model.ErrNotFound}
+	})
+	rep := Evaluate(input(r), DefaultConfig())
+	for _, f := range rep.Findings {
+		if f.Endpoint == r.URL {
+			t.Errorf("finding on the router: %s %q", f.ID, f.Title)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func CleanScrape(sc Scrape) Scrape {
 func CleanIdentity(id Identity) Identity {
 	id.Version = Clean(id.Version)
 	id.HealthDetail = RedactText(id.HealthDetail)
-	id.RoleFrom, id.Via = Clean(id.RoleFrom), Clean(id.Via)
+	id.RoleFrom, id.Via, id.Layer = Clean(id.RoleFrom), Clean(id.Via), Clean(id.Layer)
 	if len(id.Models) > 0 {
 		ms := make([]ModelInfo, len(id.Models))
 		for i, m := range id.Models {

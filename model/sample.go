@@ -140,6 +140,9 @@ type Identity struct {
 	// Via names the layer the engine is served through, when one sits on
 	// its endpoint beside its metrics (a Dynamo worker's system port).
 	Via string `json:"via,omitempty"`
+	// Layer, when set, says the endpoint is a serving layer in front of
+	// engines ("vLLM production-stack router (router)"), not an engine.
+	Layer string `json:"layer,omitempty"`
 }
 
 // ScrapeErrKind classifies a failed scrape so the UI and diagnosis can say

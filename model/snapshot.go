@@ -110,7 +110,9 @@ type EndpointJSON struct {
 	Health     Health   `json:"health"`
 	Simulated  bool     `json:"simulated,omitempty"`
 	// Role is its prefill/decode role where its metrics say (RoleFrom
-	// what said it); Via the layer it is served through.
+	// what said it); Via the layer it is served through; Layer what it is
+	// when it is a router, proxy or KV cache layer and not an engine.
+	Layer    string            `json:"layer,omitempty"`
 	Role     PDRole            `json:"role,omitempty"`
 	RoleFrom string            `json:"role_from,omitempty"`
 	Via      string            `json:"via,omitempty"`

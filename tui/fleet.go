@@ -36,6 +36,7 @@ type fleetView struct {
 	sortCol   int
 	desc      bool
 	group     bool
+	groupSet  bool // the user chose group or not: a topology no longer decides
 	filter    string
 	editing   bool // typing the filter
 	sel, top  int
@@ -97,7 +98,7 @@ func (v *fleetView) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
 	case key.Matches(msg, d.Keys.Reverse):
 		v.desc, v.arranged = !v.desc, false
 	case key.Matches(msg, d.Keys.Group):
-		v.group, v.arranged = !v.group, false
+		v.group, v.groupSet, v.arranged = !v.group, true, false
 	case key.Matches(msg, d.Keys.Search):
 		v.editing = true
 	case key.Matches(msg, d.Keys.Confirm):
@@ -133,13 +134,16 @@ func (v *fleetView) refresh(d *Data) {
 	if !v.built || at != v.builtAt {
 		v.rows, v.builtAt, v.built, v.arranged = buildFleetRows(d), at, true, false
 		v.fleetLine = fleetSummary(v.rows)
+		if !v.groupSet && !v.group && topologyShown(v.rows) {
+			v.group = true // router → pools → workers
+		}
 	}
 	if v.arranged {
 		return
 	}
 	sortFleet(v.rows, v.sortCol, v.desc)
 	if v.group {
-		sortFleet(v.rows, colModel, false) // stable: the chosen order inside each model
+		sortPools(v.rows) // stable: the chosen order inside each pool
 	}
 	v.shown = v.shown[:0]
 	f := strings.ToLower(v.filter)
@@ -162,7 +166,7 @@ func fleetSummary(rows []fleetRow) string {
 		counts[s]++
 	}
 	parts := []string{fmt.Sprintf("%d endpoints", len(eps))}
-	for _, s := range []string{"serving", "starting", "stale", "unreachable", "crashed", "stopped", "gone", "unknown"} {
+	for _, s := range []string{"serving", "router", "starting", "stale", "unreachable", "crashed", "stopped", "gone", "unknown"} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}

@@ -22,9 +22,17 @@ type fleetRow struct {
 	finding                 string
 	findingLevel            Level
 	sev                     model.Severity
-	text                    string // lower-case text the filter searches
-	cells                   [fleetCols]string
-	formatted               bool
+	// role, layer and the pool they put the row in (fleet_topology.go);
+	// xfer, reqs and young feed a decode pool's KV hand-over verdict.
+	role          model.PDRole
+	layer         string
+	poolKey, pool string
+	xfer          model.Dist
+	reqs          model.Opt
+	young         bool
+	text          string // lower-case text the filter searches
+	cells         [fleetCols]string
+	formatted     bool
 }
 
 // The fleet table's columns, in display order.
@@ -119,13 +127,22 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) f
 	r := fleetRow{key: k, keyIndex: i, name: model.Clean(e.Name()), modelName: k.Model}
 	if e != nil {
 		r.engine = string(e.Identity.Engine)
+		r.role, r.layer = e.Identity.Role, model.Clean(e.Identity.Layer)
 		if r.modelName == "" && len(e.Identity.Models) > 0 {
 			r.modelName = e.Identity.Models[0].ID
 		}
 	}
 	r.state, r.stateLevel = fleetState(e)
+	if r.layer != "" {
+		r.state, r.stateLevel, r.engine = "router", LevelNone, ""
+		if i := strings.Index(r.layer, " ("); i > 0 {
+			r.modelName = r.layer[:i]
+		}
+	}
 	if i >= 0 && r.state != "gone" {
 		st := d.Store.State(k, d.Window)
+		r.xfer, r.reqs = st.Latency[model.KVTransfer], st.RequestsPS
+		r.young = !st.RunStart.IsZero() && st.Time.Sub(st.RunStart) < d.Window
 		r.running, r.waiting, r.kv, r.tps = st.Running, st.Waiting, st.KVUsage, st.GenTPS
 		r.ttft = st.Latency[model.TTFT].P99
 		r.tpot = st.Latency[model.TPOT].P99
@@ -144,6 +161,7 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) f
 	}
 	r.modelName = model.Clean(r.modelName)
 	r.finding = model.Clean(r.finding)
+	r.poolKey, r.pool = poolOf(&r)
 	r.text = strings.ToLower(r.name + " " + r.engine + " " + r.modelName + " " + r.state + " " + r.finding + " " + k.Endpoint)
 	return r
 }

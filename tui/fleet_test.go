@@ -114,10 +114,10 @@ func TestFleetKeys(t *testing.T) {
 	if v := view(); !strings.Contains(v, "14 endpoints") || strings.Contains(v, `filter "`) {
 		t.Errorf("esc should clear the filter:\n%s", v)
 	}
-	// group by model
+	// group by pool (a model and its prefill/decode role: none here)
 	m.Update(press("m"))
-	if v := view(); !strings.Contains(v, "▸ llama-3-8b — 7 replicas") || !strings.Contains(v, "▸ qwen2.5-7b — 7 replicas") {
-		t.Errorf("group by model:\n%s", v)
+	if v := view(); !strings.Contains(v, "▸ llama-3-8b · 7/7 serving · wait 0–60") || !strings.Contains(v, "▸ qwen2.5-7b · 7/7 serving") {
+		t.Errorf("group by pool:\n%s", v)
 	}
 	// enter opens the selected replica; esc comes back
 	m.Update(press("m"))

@@ -65,19 +65,19 @@ func (v *fleetView) View(d *Data, w, h int) string {
 	if v.sel >= v.top+body {
 		v.top = v.sel - body + 1
 	}
-	prevModel := ""
+	prevPool := ""
 	if v.top > 0 {
-		prevModel = v.rows[v.shown[v.top-1]].modelName
+		prevPool = v.rows[v.shown[v.top-1]].poolKey
 	}
 	for i := v.top; i < len(v.shown) && len(out) < h; i++ {
 		r := &v.rows[v.shown[i]]
-		if v.group && (i == v.top || r.modelName != prevModel) {
-			out = append(out, fit(s.Accent.Render(v.groupLine(r.modelName)), w))
+		if v.group && (i == v.top || r.poolKey != prevPool) {
+			out = append(out, fit(s.Accent.Render(v.poolLine(d, r.poolKey, r.pool)), w))
 			if len(out) >= h {
 				break
 			}
 		}
-		prevModel = r.modelName
+		prevPool = r.poolKey
 		out = append(out, v.row(s, r, cols, widths, w, i == v.sel))
 	}
 	return lines(out, h)
@@ -105,7 +105,7 @@ func (v *fleetView) status(d *Data) string {
 	}
 	parts = append(parts, "sort "+strings.ToLower(fleetColumns[v.sortCol].title)+" "+order)
 	if v.group {
-		parts = append(parts, "by model")
+		parts = append(parts, "by pool")
 	}
 	switch {
 	case v.editing:
@@ -122,23 +122,6 @@ func (v *fleetView) empty(d *Data) string {
 		return "no endpoint: " + model.Clean(err)
 	}
 	return "no endpoint yet: waiting for the first refresh"
-}
-
-// groupLine heads a model's rows: how many replicas, and how many serve.
-func (v *fleetView) groupLine(m string) string {
-	n, serving := 0, 0
-	for _, i := range v.shown {
-		if r := v.rows[i]; r.modelName == m {
-			n++
-			if r.state == "serving" {
-				serving++
-			}
-		}
-	}
-	if m == "" {
-		m = "(model unknown)"
-	}
-	return fmt.Sprintf("▸ %s — %d replicas, %d serving", m, n, serving)
 }
 
 func (v *fleetView) header(cols []int, widths [fleetCols]int, w int) string {

@@ -179,7 +179,7 @@ func (s *session) read(ctx context.Context) model.Scrape {
 			if errors.Is(err, probe.ErrUnrecognised) {
 				// No engine's fingerprint: a router, gateway or proxy
 				// says what it is on its metrics route.
-				if se := s.layerAt(ctx, start); se != nil {
+				if se := s.layerAt(ctx, start, &sc.Identity); se != nil {
 					return finish(se)
 				}
 			}

@@ -172,7 +172,7 @@ func layerError(url string, r role) *scrapeError {
 // matched and names the serving layer its families give away (nil when
 // none does, or when the route cannot be read: then the endpoint stays
 // "not recognised").
-func (s *session) layerAt(ctx context.Context, now time.Time) *scrapeError {
+func (s *session) layerAt(ctx context.Context, now time.Time, id *model.Identity) *scrapeError {
 	path := s.cfg.MetricsPath
 	if path == "" {
 		path = "/metrics"
@@ -183,6 +183,7 @@ func (s *session) layerAt(ctx context.Context, now time.Time) *scrapeError {
 		return nil
 	}
 	if r := classifyRole(fams); r.Role != engines.RoleEngine {
+		id.Layer = r.Layer.What()
 		return layerError(s.cfg.URL+path, r)
 	}
 	return nil

@@ -357,7 +357,7 @@ func (s *Source) origin(t *target, gone bool, why string) model.Origin {
 func (s *Source) scrape(t *target, e *epData, upOf map[tkey]float64, k tkey, warn []string, now time.Time, w time.Duration) model.Scrape {
 	sc := model.Scrape{Endpoint: t.id, Time: now, Identity: model.Identity{Engine: e.engine, Role: e.role, RoleFrom: e.roleFrom}}
 	if ly := e.layer; ly != nil {
-		sc.Identity.Engine = model.Unknown
+		sc.Identity.Engine, sc.Identity.Layer = model.Unknown, ly.What()
 		sc.Err = fmt.Sprintf("%s is a %s, not an engine (%s labelled %s, without %s): %s",
 			t.id, ly.What(), familyOf(e.engine).present[0], ly.Shadow.Label, ly.Shadow.Lacks, engines.NotJudged)
 		sc.ErrKind = model.ErrNotFound

@@ -1,0 +1,133 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// The fleet's topology (issue 26): with a router or a prefill/decode role
+// among the endpoints, the table groups its rows router → pools →
+// workers. A pool is one model and one role; its heading gives the spread
+// of its members (queue, KV, running, TTFT), the numbers a router's skew
+// shows in, and for a decode pool whether KV is handed over at all.
+
+// poolOf names a row's group and the key it sorts by: routers first, then
+// each model's prefill, decode and unified pools.
+func poolOf(r *fleetRow) (key, name string) {
+	if r.layer != "" {
+		return "0", "routers"
+	}
+	order := map[model.PDRole]string{model.RolePrefill: "0", model.RoleDecode: "1"}[r.role]
+	if order == "" {
+		order = "2"
+	}
+	name = r.modelName
+	if name == "" {
+		name = "(model unknown)"
+	}
+	if r.role != "" {
+		name += " · " + string(r.role)
+	}
+	return "1" + r.modelName + "\x00" + order, name
+}
+
+// topologyShown reports whether any row is a router or has a role: the
+// view then starts grouped by pool.
+func topologyShown(rows []fleetRow) bool {
+	for i := range rows {
+		if rows[i].layer != "" || rows[i].role != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// sortPools orders the rows by pool, keeping the chosen order inside each.
+func sortPools(rows []fleetRow) {
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].poolKey < rows[j].poolKey })
+}
+
+// span is "lo–hi" of the members' values, "--" when none is known.
+func span(vals []model.Opt, f func(model.Opt) string) string {
+	var lo, hi model.Opt
+	for _, v := range vals {
+		if !v.OK {
+			continue
+		}
+		if !lo.OK || v.V < lo.V {
+			lo = v
+		}
+		if !hi.OK || v.V > hi.V {
+			hi = v
+		}
+	}
+	if !lo.OK {
+		return "--"
+	}
+	if lo.V == hi.V {
+		return f(lo)
+	}
+	return f(lo) + "–" + f(hi)
+}
+
+// poolLine heads a pool: its members, how many serve, and the spread of
+// what a router's skew shows in.
+func (v *fleetView) poolLine(d *Data, key, name string) string {
+	var n, serving int
+	var run, wait, kv, ttft []model.Opt
+	var rows []*fleetRow
+	for _, i := range v.shown {
+		r := &v.rows[i]
+		if r.poolKey != key {
+			continue
+		}
+		n++
+		if r.state == "serving" {
+			serving++
+		}
+		rows = append(rows, r)
+		run, wait, kv, ttft = append(run, r.running), append(wait, r.waiting), append(kv, r.kv), append(ttft, r.ttft)
+	}
+	if key == "0" {
+		return fmt.Sprintf("▸ %s · %d · in front of the pools below (not judged yet)", name, n)
+	}
+	parts := []string{fmt.Sprintf("▸ %s · %d/%d serving", name, serving, n)}
+	if strings.HasSuffix(name, "· "+string(model.RoleDecode)) {
+		parts = append(parts, kvVerdict(d, rows))
+	}
+	parts = append(parts, "wait "+span(wait, fmtNum), "KV "+span(kv, fmtPct), "run "+span(run, fmtNum), "TTFT99 "+span(ttft, fmtSec))
+	return strings.Join(parts, " · ")
+}
+
+// kvVerdict says whether a decode pool receives KV from prefill over the
+// window: transfers counted, none counted while it finished requests (held
+// until its members have run a whole window, since a decode instance
+// counts nothing before its first request), or no transfer histogram at
+// all (absent is not zero: no verdict).
+func kvVerdict(d *Data, rows []*fleetRow) string {
+	var count, reqs float64
+	exposed, young := false, false
+	for _, r := range rows {
+		if !r.xfer.Exposed {
+			continue
+		}
+		exposed = true
+		count += r.xfer.Count
+		reqs += r.reqs.Or(0)
+		if r.young {
+			young = true
+		}
+	}
+	switch {
+	case !exposed:
+		return "KV hand-over: not exposed"
+	case count > 0:
+		return fmt.Sprintf("KV handed over: %s in %s", fmtNum(model.Some(count)), fmtDur(d.Window))
+	case young || reqs == 0:
+		return "KV hand-over: no verdict yet"
+	}
+	return "no KV handed over in " + fmtDur(d.Window) + ": not disaggregating?"
+}

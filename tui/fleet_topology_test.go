@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// routedMsgs is a routed fleet at t, as the fleet source reads it: a
+// production-stack router (classified, not read), two prefill workers and
+// five decode workers of one model, two of the decode workers starved by
+// the router while three are full (dynamo #7836's shape), the decode side
+// handing KV over.
+func routedMsgs(t time.Time, origins bool) []model.Input {
+	var out []model.Input
+	add := func(id, name string, role model.PDRole, running, waiting, kv float64, xfers float64) {
+		if origins {
+			out = append(out, model.Origin{Endpoint: id, Name: name, Source: model.SourcePrometheus})
+		}
+		d := &model.Derived{By: "prometheus", Window: time.Minute, Rates: map[model.Counter]float64{model.GenTokens: 40 * running, model.Requests: running / 10},
+			Latency: map[model.Latency]model.Dist{model.TTFT: {P50: model.Some(0.1), P90: model.Some(0.2), P99: model.Some(0.3), Count: 100, Estimate: true}}}
+		if role == model.RoleDecode {
+			d.Latency[model.KVTransfer] = model.Dist{Mean: model.Some(0.04), Count: xfers, Exposed: true}
+		}
+		sm := model.Sample{Endpoint: id, Model: "qwen3-32b", Time: t, Source: model.FromScrape,
+			Gauges: map[model.Gauge]float64{model.Running: running, model.Waiting: waiting, model.KVUsage: kv}, Derived: d}
+		out = append(out, model.Scrape{Endpoint: id, Time: t, Identity: model.Identity{Engine: model.VLLM, Role: role, RoleFrom: "llm_isvc_role",
+			Models: []model.ModelInfo{{ID: "qwen3-32b"}}}, Samples: []model.Sample{sm}})
+	}
+	if origins {
+		out = append(out, model.Origin{Endpoint: "http://10.0.9.1:8001", Name: "prod/router", Source: model.SourcePrometheus})
+	}
+	out = append(out, model.Scrape{Endpoint: "http://10.0.9.1:8001", Time: t, Identity: model.Identity{Layer: "vLLM production-stack router (router)"},
+		Err: "http://10.0.9.1:8001 is a vLLM production-stack router (router), not an engine", ErrKind: model.ErrNotFound})
+	add("http://10.0.1.1:8000", "prod/prefill-0", model.RolePrefill, 8, 3, 0.4, 0)
+	add("http://10.0.1.2:8000", "prod/prefill-1", model.RolePrefill, 7, 2, 0.38, 0)
+	for i, l := range [][3]float64{{48, 6, 1.0}, {47, 9, 0.99}, {50, 4, 1.0}, {0, 0, 0}, {0, 0, 0}} {
+		add(fmt.Sprintf("http://10.0.2.%d:8000", i+1), fmt.Sprintf("prod/decode-%d", i), model.RoleDecode, l[0], l[1], l[2], 120*l[0]/48)
+	}
+	return out
+}
+
+func routedModel() *Model {
+	m := New(Options{Now: t0, NoColor: true, Fleet: true, Sources: map[string]string{"prometheus": ""}})
+	for s := 0; s <= 60; s += 5 {
+		at := t0.Add(time.Duration(s) * time.Second)
+		for _, msg := range routedMsgs(at, s == 0) {
+			m.Update(msg)
+		}
+		m.Update(tickMsg(at.Add(time.Second)))
+	}
+	return m
+}
+
+// Issue 26: a routed fleet is shown router → pools → workers, each pool
+// headed by its spread and the decode pool by its KV hand-over verdict; the
+// starved decode pool's finding is on top of the view. At 80×24 too.
+func TestGoldenRoutedFleet(t *testing.T) {
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"80x24", 80, 24}, {"120x40", 120, 40}} {
+		t.Run(sz.name, func(t *testing.T) {
+			m := routedModel()
+			m.Update(tickMsg(t0.Add(63 * time.Second)))
+			v := screen(t, m, sz.w, sz.h)
+			for _, want := range []string{"▸ routers", "▸ qwen3-32b · prefill · 2/2 serving", "▸ qwen3-32b · decode · 5/5 serving · KV handed over",
+				"2 of 5 decode workers of qwen3-32b (decode) idle while 3 are full"} {
+				if !strings.Contains(v, want) {
+					t.Errorf("%s lacks %q", sz.name, want)
+				}
+			}
+			if strings.Index(v, "▸ routers") > strings.Index(v, "· prefill ·") || strings.Index(v, "· prefill ·") > strings.Index(v, "· decode ·") {
+				t.Errorf("not router → prefill → decode:\n%s", v)
+			}
+			golden(t, "fleet_routed_"+sz.name, v)
+		})
+	}
+}
+
+// A decode pool that exposes the transfer histogram but counted none over
+// a whole window while it finished requests is said not to disaggregate;
+// one without the histogram gets no verdict (absent is not zero).
+func TestKVVerdict(t *testing.T) {
+	d := &Data{Window: time.Minute}
+	served := fleetRow{xfer: model.Dist{Exposed: true, Count: 0}, reqs: model.Some(2)}
+	if got := kvVerdict(d, []*fleetRow{&served}); !strings.Contains(got, "not disaggregating") {
+		t.Errorf("exposed, zero, serving: %q", got)
+	}
+	young := served
+	young.young = true
+	if got := kvVerdict(d, []*fleetRow{&young}); got != "KV hand-over: no verdict yet" {
+		t.Errorf("young: %q", got)
+	}
+	if got := kvVerdict(d, []*fleetRow{{}}); got != "KV hand-over: not exposed" {
+		t.Errorf("absent: %q", got)
+	}
+}
