@@ -209,7 +209,7 @@ func (m *Monitor) summarize(e *Endpoint, now time.Time) {
 	}
 	sum := model.RunSummary{Samples: e.runSamples, RequestsPS: st.RequestsPS, GenTPS: st.GenTPS, PromptTPS: st.PromptTPS,
 		Preemptions: st.Preemptions, KVPeak: e.peaks.kv, WaitingPeak: e.peaks.waiting, RunningPeak: e.peaks.running,
-		WindowS: st.RateWindow.Seconds()}
+		WindowS: st.RateWindow.Seconds(), SpecAccept: st.SpecAccept}
 	if !st.RunStart.IsZero() {
 		sum.ServedS = st.Time.Sub(st.RunStart).Seconds()
 	}

@@ -16,6 +16,7 @@ func init() {
 	register(
 		rule{id: "itl_high", checks: "ITL/TPOT p99 within the SLO (prefill stalls, batch knee, bandwidth)", needs: needMetrics, hold: holdDefault, eval: ruleITL},
 		rule{id: "spec_accept_low", checks: "speculative-decoding acceptance", needs: needMetrics, hold: holdDefault, eval: ruleSpec},
+		rule{id: "spec_no_gain", checks: "speculative decoding made decoding faster than the run before it", needs: needMetrics, hold: holdDefault, eval: ruleSpecGain},
 	)
 }
 
@@ -421,11 +422,106 @@ func ruleSpec(e *env) []Finding {
 			model.LlamaCpp: {Change: "--spec-draft-n-max 4 (or drop -md)", Why: "shorter drafts waste less", TradeOff: "less speed-up"},
 			model.TRTLLM:   {Change: "speculative_config.max_draft_len lower in the --config YAML", Why: "shorter drafts waste less", TradeOff: "less speed-up"},
 		}
+		ev := []Evidence{{Text: "accepted/drafted tokens " + pct(a.V) + " < " + pct(e.cfg.SpecAcceptLow), Source: metricSource(ep, "spec"), Window: ep.State.RateWindow}}
+		if pe, keep, ok := specByPosition(ep); ok {
+			ev = append(ev, pe)
+			if eng := ep.Engine(); eng == model.VLLM && keep > 0 {
+				acts[eng] = Action{Change: fmt.Sprintf(`--speculative-config '{"num_speculative_tokens": %d, ...}'`, keep),
+					Why: fmt.Sprintf("the positions past %d are accepted in fewer than %s of drafts: verifying them costs more than they save", keep, pct(specPosKeep)), TradeOff: "less speed-up on the drafts that would have hit"}
+			}
+		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Decode, Severity: sev,
 			Title:    "speculative decoding acceptance low (" + pct(a.V) + ")",
-			Evidence: []Evidence{{Text: "accepted/drafted tokens " + pct(a.V) + " < " + pct(e.cfg.SpecAcceptLow), Source: metricSource(ep, "spec"), Window: ep.State.RateWindow}},
+			Evidence: ev,
 			Cause:    "the draft model (or n-gram) predicts this traffic poorly; verifying wrong drafts costs more than it saves, most at large batch",
 			Actions:  forEngine(ep.Engine(), acts)})
+	}
+	return out
+}
+
+// specPosKeep is the acceptance below which a draft position does not pay
+// for its verification.
+const specPosKeep = 0.4
+
+// specByPosition is the acceptance at each draft position as evidence, and
+// how many leading positions are accepted in at least specPosKeep of the
+// drafts (the draft length worth keeping).
+func specByPosition(ep Endpoint) (Evidence, int, bool) {
+	ps := ep.State.SpecAcceptPos
+	var parts []string
+	keep, counting := 0, true
+	for i, p := range ps {
+		if !p.OK {
+			parts = append(parts, fmt.Sprintf("%d: --", i+1))
+			counting = false
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%d: %s", i+1, pct(p.V)))
+		if counting && p.V >= specPosKeep {
+			keep = i + 1
+		} else {
+			counting = false
+		}
+	}
+	if len(parts) == 0 {
+		return Evidence{}, 0, false
+	}
+	return Evidence{Text: "accepted by draft position (share of drafts) " + strings.Join(parts, ", "), Source: metricSource(ep, model.SpecAcceptByPos), Window: ep.State.RateWindow}, keep, true
+}
+
+// specGainMin is how much faster per token a run that speculates must be
+// than the run before it that did not, for speculation to have paid off.
+const specGainMin = 0.05
+
+// ruleSpecGain compares the time per output token of a run that speculates
+// with the run before it that did not, at a similar load: speculation that
+// does not make decoding faster only costs GPU time.
+func ruleSpecGain(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		a := ep.State.SpecAccept
+		n := len(ep.Runs)
+		if !a.OK || n < 2 {
+			continue
+		}
+		prev := ep.Runs[n-2]
+		ps := prev.Summary
+		if ps.SpecAccept.OK || ps.Samples == 0 || !ps.TPOTp50ms.OK {
+			continue // the run before speculated too, or was not measured
+		}
+		d := ep.State.Latency[model.TPOT]
+		now := d.P50
+		if !now.OK {
+			now = d.Mean
+		}
+		if !now.OK {
+			e.lack(ep, "whether speculative decoding made decoding faster (no time per output token in this run)")
+			continue
+		}
+		nowMS, wasMS := now.V*1000, ps.TPOTp50ms.V
+		if nowMS < wasMS*(1-specGainMin) {
+			continue
+		}
+		// At another load the comparison says nothing: speculation pays
+		// at small batches and costs at large ones.
+		if r, was := ep.State.RequestsPS, ps.RequestsPS; r.OK && was.OK && was.V > 0 && (r.V > 1.5*was.V || r.V < was.V/1.5) {
+			e.lack(ep, fmt.Sprintf("whether speculative decoding made decoding faster (this run serves %s req/s, run %d served %s: not the same load)", num(r.V), prev.N, num(was.V)))
+			continue
+		}
+		ev := []Evidence{
+			{Text: fmt.Sprintf("TPOT p50 %.1f ms with speculation (acceptance %s) vs %.1f ms in run %d without it", nowMS, pct(a.V), wasMS, prev.N), Source: metricSource(ep, string(model.TPOT)), Window: ep.State.RateWindow},
+		}
+		if r, was := ep.State.RequestsPS, ps.RequestsPS; r.OK && was.OK {
+			ev = append(ev, Evidence{Text: fmt.Sprintf("load %s req/s now, %s req/s then", num(r.V), num(was.V)), Source: "run ledger"})
+		}
+		if pe, _, ok := specByPosition(ep); ok {
+			ev = append(ev, pe)
+		}
+		out = append(out, Finding{Endpoint: ep.URL, Category: Decode, Severity: model.SevWarn,
+			Title:    fmt.Sprintf("speculative decoding does not pay off: TPOT %.1f ms with it, %.1f ms without (run %d)", nowMS, wasMS, prev.N),
+			Evidence: ev,
+			Cause:    "each step verifies the drafted tokens: when too few are accepted, or the batch is large enough that the GPU is compute-bound, the verification costs what the accepted tokens save",
+			Actions:  []Action{{Change: "fewer draft tokens, or serve without speculative decoding (the run before was faster per token)", Why: "the run ledger measured both at a similar load", TradeOff: "less speed-up at low load, where speculation helps most"}}})
 	}
 	return out
 }

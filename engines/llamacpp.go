@@ -76,6 +76,8 @@ var llamacppMetrics = []MetricSource{
 	src(string(model.GenTPSGauge), "", "llamacpp:predicted_tokens_seconds"),
 	src(string(model.SpecDraftTokens), "", "llamacpp:spec_decode_num_draft_tokens_total"),
 	src(string(model.SpecAcceptTokens), "", "llamacpp:spec_decode_num_accepted_tokens_total"),
+	src(string(model.SpecDrafts), "drafts proposed: the denominator of the acceptance by position", "llamacpp:spec_decode_num_drafts_total"),
+	src(model.SpecAcceptByPos, "by position (0 the first drafted token); read with the drafts counter", "llamacpp:spec_decode_num_accepted_tokens_per_pos_total"),
 	src(string(model.BatchPerStep), "mean busy slots per decode since start", "llamacpp:n_busy_slots_per_decode"),
 	absent(string(model.TTFT), "not exposed (per request only, in timings.prompt_ms)"),
 	derived(string(model.TPOT), "aggregate mean", "llamacpp:tokens_predicted_seconds_total/llamacpp:tokens_predicted_total"),

@@ -85,6 +85,8 @@ var vllmMetrics = []MetricSource{
 	src(string(model.GenTokens), "", "vllm:generation_tokens_total"),
 	src(string(model.SpecDraftTokens), "", "vllm:spec_decode_num_draft_tokens_total"),
 	src(string(model.SpecAcceptTokens), "", "vllm:spec_decode_num_accepted_tokens_total"),
+	src(string(model.SpecDrafts), "drafts proposed: the denominator of the acceptance by position", "vllm:spec_decode_num_drafts_total"),
+	src(model.SpecAcceptByPos, "by position (0 the first drafted token); read with the drafts counter", "vllm:spec_decode_num_accepted_tokens_per_pos_total"),
 	src(model.FinishReasons, "by finished_reason", "vllm:request_success_total"),
 	src(string(model.TTFT), "histogram", "vllm:time_to_first_token_seconds"),
 	src(string(model.ITL), "histogram of every inter-token gap; time_per_output_token_seconds before v0.11 observed the same", "vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"),

@@ -1,5 +1,7 @@
 package model
 
+import "strconv"
+
 // Gauge names an instantaneous concept. Adapters set only what the engine
 // exposes; the Store treats a missing key as "not exposed".
 type Gauge string
@@ -43,7 +45,10 @@ const (
 	PrefixHits       Counter = "prefix_cache_hits"    // tokens found
 	SpecDraftTokens  Counter = "spec_draft_tokens"
 	SpecAcceptTokens Counter = "spec_accepted_tokens"
-	RequestErrors    Counter = "request_errors"
+	// SpecDrafts counts drafts proposed (each up to the draft length):
+	// the denominator of the acceptance at each draft position.
+	SpecDrafts    Counter = "spec_drafts"
+	RequestErrors Counter = "request_errors"
 	// HTTP responses of the API routes (/v1/…) from the engine's HTTP
 	// instrumentation (vLLM, TensorRT-LLM: http_requests_total by status,
 	// often grouped as 2xx/4xx/5xx): all, server errors, and rejections
@@ -102,3 +107,14 @@ const (
 // FinishReasons is the concept key (Sample.From) of the finished-request
 // counter split by reason (Sample.FinishReasons).
 const FinishReasons = "finish_reasons"
+
+// SpecAcceptByPos is the concept key (Sample.From) of the accepted draft
+// tokens by draft position, read into the counters SpecAcceptPos(0…).
+const SpecAcceptByPos = "spec_accepted_by_position"
+
+// MaxSpecPos bounds the draft positions read (drafts are a few tokens).
+const MaxSpecPos = 16
+
+// SpecAcceptPos is the counter of draft tokens accepted at position i
+// (0 the first drafted token).
+func SpecAcceptPos(i int) Counter { return Counter("spec_accepted_pos_" + strconv.Itoa(i)) }

@@ -103,6 +103,9 @@ type RunSummary struct {
 	Preemptions Opt `json:"preemptions"`
 	WaitingPeak Opt `json:"waiting_peak"`
 	RunningPeak Opt `json:"running_peak"`
+	// SpecAccept is the speculative-decoding acceptance (absent: the run
+	// did not speculate, or its engine does not say).
+	SpecAccept Opt `json:"spec_decode_acceptance"`
 	// WindowS is the span the percentiles cover.
 	WindowS float64 `json:"window_s"`
 }

@@ -27,6 +27,10 @@ type State struct {
 	Paused           Opt // requests paused for KV blocks now (TensorRT-LLM)
 	PrefixHit        Opt // 0–1, over the window
 	SpecAccept       Opt // 0–1, over the window
+	// SpecAcceptPos is, per draft position, the share of drafts whose
+	// token there was accepted (over the window; nil where the engine
+	// does not count by position).
+	SpecAcceptPos []Opt
 
 	PromptTPS, GenTPS Opt // tokens/s over the window
 	// EnginePromptTPS / EngineGenTPS are the engine's own throughput gauges
@@ -151,6 +155,13 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	}
 	st.PrefixHit = es.ratio(PrefixHits, PrefixQueries, window, gauge(PrefixHitGauge))
 	st.SpecAccept = es.ratio(SpecAcceptTokens, SpecDraftTokens, window, gauge(SpecAcceptGauge))
+	st.SpecAcceptPos = nil
+	for i := range MaxSpecPos {
+		if es.counters[SpecAcceptPos(i)] == nil {
+			break
+		}
+		st.SpecAcceptPos = append(st.SpecAcceptPos, es.ratio(SpecAcceptPos(i), SpecDrafts, window, None))
+	}
 
 	for l, tracks := range es.hists {
 		d := combine(tracks, window)

@@ -76,6 +76,7 @@ func mapLlamaCpp(f families, m meta) []model.Sample {
 	if setCounter(&s, model.SpecDraftTokens, v, names(model.LlamaCpp, model.SpecDraftTokens)...) != "" {
 		setCounter(&s, model.SpecAcceptTokens, v, names(model.LlamaCpp, model.SpecAcceptTokens)...)
 	}
+	setSpecByPos(&s, v, names(model.LlamaCpp, model.SpecDrafts), names(model.LlamaCpp, model.SpecAcceptByPos))
 	secs, okS := v.sum(engines.LlamaCppPredictedSeconds)
 	toks, okT := s.Counters[model.GenTokens]
 	if okS && okT {

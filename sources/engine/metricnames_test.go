@@ -34,18 +34,23 @@ var promMappers = func() map[model.Engine]func(families, meta) []model.Sample {
 // prefix hits beside the queries counter of the same generation, accepted
 // speculative tokens beside drafted ones).
 var companions = map[model.Engine]map[string]string{
-	model.VLLM:         {string(model.PrefixHits): string(model.PrefixQueries), string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
-	engines.RayServeID: {string(model.PrefixHits): string(model.PrefixQueries), string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
-	model.LlamaCpp:     {string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
-	model.TRTLLM:       {string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
+	model.VLLM: {string(model.PrefixHits): string(model.PrefixQueries), string(model.SpecAcceptTokens): string(model.SpecDraftTokens),
+		model.SpecAcceptByPos: string(model.SpecDrafts)},
+	engines.RayServeID: {string(model.PrefixHits): string(model.PrefixQueries), string(model.SpecAcceptTokens): string(model.SpecDraftTokens),
+		model.SpecAcceptByPos: string(model.SpecDrafts)},
+	model.LlamaCpp: {string(model.SpecAcceptTokens): string(model.SpecDraftTokens), model.SpecAcceptByPos: string(model.SpecDrafts)},
+	model.TRTLLM:   {string(model.SpecAcceptTokens): string(model.SpecDraftTokens)},
 }
 
 // exposition writes one metric as the engine would: a histogram for a
 // distribution, else a counter or gauge with one series.
 func exposition(concept, name string) string {
 	var lbl string
-	if concept == model.FinishReasons {
+	switch concept {
+	case model.FinishReasons:
 		lbl = `{finished_reason="stop"}`
+	case model.SpecAcceptByPos:
+		lbl = `{position="0"}`
 	}
 	switch concept {
 	case string(model.TTFT), string(model.TPOT), string(model.ITL), string(model.E2E), string(model.Queue), string(model.Prefill),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -313,6 +314,31 @@ func setCounter(s *model.Sample, c model.Counter, v view, names ...string) strin
 		return n
 	}
 	return ""
+}
+
+// setSpecByPos reads the drafts counter and the accepted tokens by draft
+// position (label "position", 0 the first drafted token) into
+// SpecAcceptPos(i); nothing without both.
+func setSpecByPos(s *model.Sample, v view, drafts, byPos []string) {
+	if setCounter(s, model.SpecDrafts, v, drafts...) == "" {
+		return
+	}
+	n := v.first(byPos...)
+	if n == "" {
+		return
+	}
+	read := false
+	for p, x := range v.byLabel(n, "position") {
+		i, err := strconv.Atoi(p)
+		if err != nil || i < 0 || i >= model.MaxSpecPos {
+			continue
+		}
+		s.Counters[model.SpecAcceptPos(i)] = x
+		read = true
+	}
+	if read {
+		readFrom(s, model.SpecAcceptByPos, n)
+	}
 }
 
 func setLatency(s *model.Sample, l model.Latency, v view, names ...string) string {

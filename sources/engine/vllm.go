@@ -106,6 +106,7 @@ func mapVLLMModel(s *model.Sample, v view) {
 	if setCounter(s, model.SpecDraftTokens, v, vllmNames(model.SpecDraftTokens)...) != "" {
 		setCounter(s, model.SpecAcceptTokens, v, vllmNames(model.SpecAcceptTokens)...)
 	}
+	setSpecByPos(s, v, vllmNames(model.SpecDrafts), vllmNames(model.SpecAcceptByPos))
 	finish := v.first(vllmNames(model.FinishReasons)...)
 	if reasons := v.byLabel(finish, "finished_reason"); finish != "" && len(reasons) > 0 {
 		readFrom(s, model.FinishReasons, finish)

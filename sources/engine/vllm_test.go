@@ -27,6 +27,8 @@ func TestVLLMFixture(t *testing.T) {
 			model.Requests:        1443 + 80 + 4, // stop + length + abort (+ error 0, repetition 0)
 			model.RequestErrors:   0,
 			model.SpecDraftTokens: 540000, model.SpecAcceptTokens: 301000,
+			// issue 27: acceptance by draft position, over the drafts
+			model.SpecDrafts: 180000, model.SpecAcceptPos(0): 142000, model.SpecAcceptPos(1): 96000, model.SpecAcceptPos(2): 63000,
 		},
 		absentG: []model.Gauge{model.PrefixHitGauge, model.SpecAcceptGauge, model.PromptTPSGauge},
 	}.check(t, s)
