@@ -269,11 +269,11 @@ func (w *watch) do(f func()) bool {
 	return w.sess.Do(func(*core.Monitor) { f() })
 }
 
-// evaluate runs the rules over everything seen since the watch began.
+// evaluate runs the rules over everything seen since the watch began (as
+// a replay of its recording does: session.Watch).
 func (w *watch) evaluate(now time.Time) diagnosis.Report {
 	w.rec.recordAt(now, recording.Tick{})
-	w.mon.SetWindow(max(now.Sub(w.start), time.Second))
-	return w.mon.Evaluate(now)
+	return session.Watch{Mon: w.mon, Start: w.start}.Evaluate(now)
 }
 
 // diagnoseResult is the JSON document (and what the text is printed from).

@@ -12,8 +12,8 @@ import (
 	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
-	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/session"
 )
 
 // `llmtop diagnose --from FILE`: judge a recording offline, with the exit
@@ -115,31 +115,24 @@ func judgeRecording(h recording.Header, src recording.Source, from *resumed) (di
 		}
 	}
 	if h.Face != "diagnose" {
-		w.mon = monitorCore(h)
+		w.mon = session.ReplayCore(h)
 		if from != nil {
 			w.mon, n, last = from.mon, from.records, from.last
 		}
-		if err := each(func(r recording.Record) { feedMonitor(w.mon, r) }); err != nil {
+		if err := each(func(r recording.Record) { session.Feed(w.mon, r) }); err != nil {
 			return diagnoseResult{}, err
 		}
 		return w.result(w.mon.Evaluate(last)), nil
 	}
 	var rep diagnosis.Report
 	evaluated := false
+	watch := session.Watch{Mon: w.mon, Start: w.start}
 	err := each(func(r recording.Record) {
-		switch m := r.Msg.(type) {
-		case recording.Tick:
-			rep, evaluated = w.evaluate(r.Time), true
-		case recording.Bench:
-			b := m.Bench
-			w.mon.SetBench(&b, m.Run)
-		case recording.Scenario, recording.Note:
-		case model.Scrape:
-			w.onScrape(m)
-			evaluated = false
+		got, ok := watch.Feed(r)
+		switch r.Msg.(type) {
+		case recording.Scenario, recording.Note: // for the screen only
 		default:
-			w.apply(m)
-			evaluated = false
+			rep, evaluated = got, ok
 		}
 	})
 	if err != nil {

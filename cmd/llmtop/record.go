@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmtop/llmtop/config"
-	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/recording"
@@ -212,33 +211,6 @@ func (r *recorder) close(out io.Writer) error {
 	}
 	fmt.Fprintf(out, "llmtop: recorded %d messages to %s; replay it with: llmtop replay %s\n", r.r.Records(), r.path, r.path)
 	return nil
-}
-
-// feedMonitor applies one record to a core as the monitor took it: a
-// message, then the rules' chance to run at its time (the TUI does that
-// after each message), or the clock alone.
-func feedMonitor(mon *core.Monitor, r recording.Record) {
-	switch m := r.Msg.(type) {
-	case recording.Tick:
-		mon.Tick(r.Time)
-	case recording.Scenario, recording.Note:
-		// for the screen only
-	case model.Input:
-		mon.Apply(m)
-		mon.Tick(r.Time)
-	}
-}
-
-// monitorCore is the core a monitor recording is replayed into: the
-// recorded window and rules (defaults when the header has none).
-func monitorCore(h recording.Header) *core.Monitor {
-	o := core.Options{Endpoints: h.Endpoints, Window: time.Duration(h.Window)}
-	if h.Diagnosis != nil {
-		o.Diagnosis = *h.Diagnosis
-	} else {
-		o.Diagnosis = config.DiagnosisConfig(config.DefaultThresholds)
-	}
-	return core.New(o)
 }
 
 // readStream opens a recording to read as a stream (its memory does not

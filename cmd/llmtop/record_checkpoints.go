@@ -15,6 +15,7 @@ import (
 	"github.com/llmtop/llmtop/checkpoint"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/session"
 )
 
 // A recording of the monitor (or the demo) holds checkpoints of the core
@@ -73,7 +74,7 @@ func createRecording(path string, h recording.Header, secrets ...string) (*recor
 // shadow sets w's checkpointing core when h names checkpoints.
 func shadow(w *recording.Writer, h recording.Header) {
 	if h.Checkpoints != nil {
-		w.SetShadow(func(h recording.Header) recording.Shadow { return &coreShadow{mon: monitorCore(h)} })
+		w.SetShadow(func(h recording.Header) recording.Shadow { return &coreShadow{mon: session.ReplayCore(h)} })
 	}
 }
 
@@ -85,7 +86,7 @@ type coreShadow struct {
 	fw  *flate.Writer
 }
 
-func (s *coreShadow) Feed(r recording.Record) { feedMonitor(s.mon, r) }
+func (s *coreShadow) Feed(r recording.Record) { session.Feed(s.mon, r) }
 
 func (s *coreShadow) State() ([]byte, error) {
 	c := checkpoint.New()

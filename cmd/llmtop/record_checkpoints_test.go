@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/session"
 )
 
 // recordSimWithCheckpoints records the simulator through scenario for
@@ -129,7 +130,7 @@ func TestDiagnoseFromWithoutUsableCheckpointsSaysSo(t *testing.T) {
 			h.Checkpoints.Build = "another"
 			return h
 		}, func(w *recording.Writer, h recording.Header) {
-			w.SetShadow(func(h recording.Header) recording.Shadow { return &coreShadow{mon: monitorCore(h)} })
+			w.SetShadow(func(h recording.Header) recording.Shadow { return &coreShadow{mon: session.ReplayCore(h)} })
 		}},
 		{"unreadable", "could not be read", checkpointed, func(w *recording.Writer, h recording.Header) {
 			w.SetShadow(func(h recording.Header) recording.Shadow { return junkShadow{} })

@@ -23,6 +23,7 @@ import (
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sim"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/sources/logs"
@@ -155,7 +156,7 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := r.Header()
-	mon := monitorCore(h)
+	mon := session.ReplayCore(h)
 	var replay []string
 	var recs []recording.Record
 	for {
@@ -164,7 +165,7 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 			break
 		}
 		recs = append(recs, rec)
-		feedMonitor(mon, rec)
+		session.Feed(mon, rec)
 		if _, ok := rec.Msg.(recording.Tick); ok {
 			replay = append(replay, moments(mon, url))
 		}
@@ -179,7 +180,7 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 	// core is written out and read back as a new one, which goes on; it
 	// reaches the same moments every second.
 	codec := checkpoint.New()
-	mon, n := monitorCore(h), 0
+	mon, n := session.ReplayCore(h), 0
 	var viaCheckpoints []string
 	for i, rec := range recs {
 		if i%250 == 0 {
@@ -192,7 +193,7 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 			}
 			n++
 		}
-		feedMonitor(mon, rec)
+		session.Feed(mon, rec)
 		if _, ok := rec.Msg.(recording.Tick); ok {
 			viaCheckpoints = append(viaCheckpoints, moments(mon, url))
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/tui"
 )
 
@@ -206,7 +207,7 @@ func (r *replayer) seekTo(t time.Time) (position, error) {
 		if !ok || rec.Time.After(t) {
 			break
 		}
-		feedMonitor(mon, rec)
+		session.Feed(mon, rec)
 		if sc, ok := rec.Msg.(recording.Scenario); ok {
 			p.scenario = &sc
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/llmtop/llmtop/checkpoint"
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/session"
 )
 
 // A replay's index: one pass over the recording, in the background, feeds
@@ -97,7 +98,7 @@ func (x *replayIndex) pass(stop <-chan struct{}) error {
 		x.notes = r.Notes()
 		x.mu.Unlock()
 	}()
-	mon := monitorCore(x.h)
+	mon := session.ReplayCore(x.h)
 	var (
 		off      int64
 		seg      segment
@@ -188,7 +189,7 @@ func (x *replayIndex) pass(stop <-chan struct{}) error {
 		zw.Write(line)
 		zw.Write([]byte{'\n'})
 		n++
-		feedMonitor(mon, rec)
+		session.Feed(mon, rec)
 		if sc, ok := rec.Msg.(recording.Scenario); ok {
 			scenario = &sc
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sim"
 	"github.com/llmtop/llmtop/sources/behaviour"
 	"github.com/llmtop/llmtop/sources/engine"
@@ -30,7 +31,7 @@ func liveAndReplayed(t *testing.T, urls []string, steps [][]model.Input, times [
 	if err != nil {
 		t.Fatal(err)
 	}
-	live = monitorCore(h)
+	live = session.ReplayCore(h)
 	for i, step := range steps {
 		for _, in := range step {
 			if ok, err := w.Write(times[i], in); err != nil || !ok {
@@ -49,7 +50,7 @@ func liveAndReplayed(t *testing.T, urls []string, steps [][]model.Input, times [
 	if err != nil {
 		t.Fatal(err)
 	}
-	replayed = monitorCore(r.Header())
+	replayed = session.ReplayCore(r.Header())
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -58,7 +59,7 @@ func liveAndReplayed(t *testing.T, urls []string, steps [][]model.Input, times [
 		if err != nil {
 			t.Fatal(err)
 		}
-		feedMonitor(replayed, rec)
+		session.Feed(replayed, rec)
 	}
 	return live, replayed
 }

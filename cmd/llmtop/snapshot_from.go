@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/session"
 )
 
 // `llmtop snapshot --from FILE [--at TIME]`: the snapshot the monitor's `s`
@@ -60,13 +61,13 @@ func replayUntil(h recording.Header, src recording.Source, at string) (*core.Mon
 			return nil, time.Time{}, err
 		}
 	}
-	mon := monitorCore(h)
+	mon := session.ReplayCore(h)
 	last := first.Time
 	for r := first; ; {
 		if !end && r.Time.After(t) {
 			break
 		}
-		feedMonitor(mon, r)
+		session.Feed(mon, r)
 		last = r.Time
 		if r, err = src.Next(); err == io.EOF {
 			if !end && t.After(last) {
