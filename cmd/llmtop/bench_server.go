@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"math"
-	"sync"
 	"time"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/bench"
 	"github.com/llmtop/llmtop/sources/bench/report"
 	"github.com/llmtop/llmtop/sources/engine"
@@ -14,50 +15,53 @@ import (
 
 // serverView scrapes the benchmarked endpoint's own metrics while `llmtop
 // bench` runs, so each result can carry the server's TTFT/ITL/queue over the
-// run's window next to the client's numbers.
+// run's window next to the client's numbers. The scrapes go into a core
+// driven by a session, as in every face (no store of its own).
 type serverView struct {
-	mu        sync.Mutex
-	store     *model.Store
-	newest    time.Time
-	simulated bool // the server said it is llmtop's simulator
-	cancel    context.CancelFunc
-	done      chan struct{}
+	sess      *session.Session
+	id        string // the core's name for the endpoint
+	simulated bool   // the server said it is llmtop's simulator (read at attach)
 	interval  time.Duration
 }
 
 const serverViewInterval = time.Second
 
 func watchServer(ctx context.Context, cfg bench.Config) *serverView {
-	ctx, cancel := context.WithCancel(ctx)
-	v := &serverView{store: model.NewStore(model.DefaultStoreConfig), cancel: cancel,
-		done: make(chan struct{}), interval: serverViewInterval}
-	ecfg := engine.Config{URL: cfg.BaseURL(), Interval: v.interval, Timeout: 2 * time.Second, APIKey: cfg.APIKey,
+	base := cfg.BaseURL()
+	v := &serverView{id: model.RedactURL(base), interval: serverViewInterval}
+	ecfg := engine.Config{URL: base, Interval: v.interval, Timeout: 2 * time.Second, APIKey: cfg.APIKey,
 		FollowRedirects: cfg.FollowRedirects}
-	go func() {
-		defer close(v.done)
-		engine.NewPoller(ecfg).Run(ctx, func(sc model.Scrape) {
-			v.mu.Lock()
-			defer v.mu.Unlock()
-			v.simulated = v.simulated || sc.Identity.Simulated
-			for _, s := range sc.Samples {
-				v.store.Add(s)
-				if s.Time.After(v.newest) {
-					v.newest = s.Time
-				}
-			}
-		})
-	}()
+	scrapes := session.Source{Name: "engine", Start: func(ctx context.Context, env *session.Env) error {
+		done := make(chan struct{})
+		env.Stopped = append(env.Stopped, done)
+		go func() {
+			defer close(done)
+			engine.NewPoller(ecfg).Run(ctx, func(sc model.Scrape) { env.Send(withEndpoint(sc, v.id)) })
+		}()
+		return nil
+	}}
+	v.sess = session.New(session.Options{
+		Core:    core.Options{Endpoints: []string{v.id}},
+		Env:     session.Env{URLs: []string{base}, Interval: v.interval},
+		Sources: []session.Source{scrapes},
+	})
+	_ = v.sess.Start(ctx) // the source cannot fail to start
 	return v
 }
 
-func (v *serverView) stop() {
-	v.cancel()
-	<-v.done
+func (v *serverView) stop() { v.sess.Close(quitWait) }
+
+// with runs f with the core: on the session's goroutine while it runs,
+// here once it has stopped.
+func (v *serverView) with(f func(mon *core.Monitor)) {
+	if !v.sess.Do(f) {
+		f(v.sess.Core())
+	}
 }
 
 // key picks the store's series for the benchmarked model.
-func (v *serverView) key(modelID string) (model.Key, bool) {
-	keys := v.store.Keys()
+func (v *serverView) key(st *model.Store, modelID string) (model.Key, bool) {
+	keys := st.Keys()
 	for _, k := range keys {
 		if k.Model == modelID {
 			return k, true
@@ -78,49 +82,56 @@ func (v *serverView) attach(r *report.Result) {
 	}
 	deadline := time.Now().Add(v.interval + 500*time.Millisecond)
 	for {
-		v.mu.Lock()
-		fresh := !v.newest.Before(r.EndTime)
-		v.mu.Unlock()
+		fresh := false
+		v.with(func(mon *core.Monitor) {
+			if ep := mon.Endpoint(v.id); ep != nil {
+				fresh = !ep.LastOK.Before(r.EndTime)
+			}
+		})
 		if fresh || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.simulated {
-		r.MarkSimulated()
-	}
-	k, ok := v.key(r.ModelID)
-	if !ok {
-		return
-	}
-	st := v.store.State(k, r.EndTime.Sub(r.StartTime)+v.interval)
-	if st.Samples < 2 {
-		return
-	}
-	r.Server = model.MetricsOf(st)
+	v.with(func(mon *core.Monitor) {
+		if ep := mon.Endpoint(v.id); ep != nil {
+			v.simulated = v.simulated || ep.Identity.Simulated
+		}
+		if v.simulated {
+			r.MarkSimulated()
+		}
+		k, ok := v.key(mon.Store(), r.ModelID)
+		if !ok {
+			return
+		}
+		st := mon.Store().State(k, r.EndTime.Sub(r.StartTime)+v.interval)
+		if st.Samples < 2 {
+			return
+		}
+		r.Server = model.MetricsOf(st)
+	})
 }
 
 // waiting is the server's mean queue depth over [start, end] (NaN when
 // unknown), from the scrapes taken in that window.
 func (v *serverView) waiting(start, end time.Time) float64 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	k, ok := v.key("")
-	if !ok {
-		return math.NaN()
-	}
-	var sum float64
-	n := 0
-	for _, p := range v.store.SeriesSince(k, string(model.Waiting), start) {
-		if p.OK && !p.T.After(end) {
-			sum += p.V
-			n++
+	mean := math.NaN()
+	v.with(func(mon *core.Monitor) {
+		k, ok := v.key(mon.Store(), "")
+		if !ok {
+			return
 		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
+		var sum float64
+		n := 0
+		for _, p := range mon.Store().SeriesSince(k, string(model.Waiting), start) {
+			if p.OK && !p.T.After(end) {
+				sum += p.V
+				n++
+			}
+		}
+		if n > 0 {
+			mean = sum / float64(n)
+		}
+	})
+	return mean
 }
