@@ -20,6 +20,7 @@ func init() {
 		rule{id: "dtype_capability", checks: "the GPU computes in the number formats the engine uses", hold: holdNone, eval: ruleDtypeCapability},
 		rule{id: "pcie_link", checks: "the GPUs' PCIe links run at full speed without retransmissions", needs: needGPU, hold: holdDefault, eval: rulePCIeLink},
 		rule{id: "nvlink_down", checks: "every NVLink link is up", needs: needGPU, hold: holdDefault, eval: ruleNVLinkDown},
+		rule{id: "tp_no_p2p", checks: "the engine's GPUs reach each other peer-to-peer, within one CPU socket", needs: needGPU, hold: holdNone, eval: ruleTPNoP2P},
 	)
 }
 
@@ -343,4 +344,59 @@ func ruleNVLinkDown(e *env) []Finding {
 		Evidence: ev,
 		Cause:    "tensor parallelism all-reduces every layer over NVLink: with links down the traffic shares fewer links or falls back to PCIe, and every step slows",
 		Actions:  []Action{{Change: "nvidia-smi nvlink -s to see which links are down; an NVSwitch fabric needs nvidia-fabricmanager running; otherwise reset the GPU or service the board", Why: "a link does not come back by itself", TradeOff: "the GPU leaves service while it is reset"}}}}
+}
+
+// ruleTPNoP2P judges the links between the GPUs one engine spans (those
+// holding its processes): without NVLink, tensor parallelism's all-reduce
+// runs every layer over PCIe, and without peer-to-peer through host
+// memory; across CPU sockets it crosses the socket interconnect too.
+func ruleTPNoP2P(e *env) []Finding {
+	g := e.in.GPU
+	var gs []model.GPU
+	for _, d := range g.GPUs {
+		if servesEngine(d) {
+			gs = append(gs, d)
+		}
+	}
+	if len(gs) < 2 {
+		return nil // one GPU, or which ones the engine spans is unknown
+	}
+	in := map[int]model.GPU{}
+	for _, d := range gs {
+		in[d.Index] = d
+	}
+	var ev []Evidence
+	sev := model.SevInfo
+	seen := map[[2]int]bool{}
+	for _, a := range gs {
+		for _, p := range a.Peers {
+			b, ok := in[p.Index]
+			k := [2]int{min(a.Index, b.Index), max(a.Index, b.Index)}
+			if !ok || seen[k] {
+				continue
+			}
+			seen[k] = true
+			nvlink := a.NVLinks.OK && a.NVLinks.V > 0 && b.NVLinks.OK && b.NVLinks.V > 0
+			switch {
+			case nvlink:
+			case p.P2P != "" && p.P2P != "ok":
+				ev = append(ev, Evidence{Text: fmt.Sprintf("GPU %d ↔ GPU %d: no NVLink, peer-to-peer %s (%s)", k[0], k[1], p.P2P, nonEmpty(p.Path, "path unknown")), Source: gpuSource(g)})
+				sev = max(sev, model.SevWarn)
+			case p.Path == "across CPU sockets":
+				ev = append(ev, Evidence{Text: fmt.Sprintf("GPU %d ↔ GPU %d: no NVLink, across CPU sockets", k[0], k[1]), Source: gpuSource(g)})
+				sev = max(sev, model.SevWarn)
+			}
+		}
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	return []Finding{{Category: GPU, Severity: sev,
+		Title:    "the engine's GPUs talk through host memory or across CPU sockets",
+		Evidence: ev,
+		Cause:    "tensor parallelism all-reduces every layer between its GPUs: without NVLink or peer-to-peer each transfer is copied through host memory (consumer cards have P2P disabled; some chipsets and IOMMU settings block it), and across sockets it also crosses the CPU interconnect",
+		Actions: []Action{
+			{Change: "place the engine on GPUs that share a PCIe switch or NVLink (CUDA_VISIBLE_DEVICES; nvidia-smi topo -m shows the matrix)", Why: "the all-reduce stays on the switch", TradeOff: "fewer ways to place engines"},
+			{Change: "pipeline parallelism instead of tensor parallelism across the slow link", Why: "it sends one activation per layer boundary, not an all-reduce per layer", TradeOff: "a higher latency per token at small batches"},
+		}}}
 }

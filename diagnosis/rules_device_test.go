@@ -159,3 +159,32 @@ func TestGuidedDecodingRejections(t *testing.T) {
 		}},
 	})
 }
+
+// Issue 27 item 3: the topology between the GPUs an engine spans, as NVML
+// reads it (sources/gpu TestLinksAndComputeCapability, go-nvml's DGX mock).
+func TestTPWithoutPeerToPeer(t *testing.T) {
+	gpu := func(i int, links float64, peers ...model.GPUPeer) model.GPU {
+		return model.GPU{Index: i, Name: "RTX 4090", Util: model.Some(80), MemTotal: model.Some(24 * gb), MemUsed: model.Some(22 * gb),
+			NVLinks: model.Some(links), Peers: peers, Processes: []model.GPUProcess{{PID: 10 + i, Engine: "vllm"}}}
+	}
+	in := func(gs ...model.GPU) Input {
+		x := input(ep(nil))
+		x.GPU = &model.GPUSnapshot{Time: t0, GPUs: gs}
+		return x
+	}
+	noP2P := in(gpu(0, 0, model.GPUPeer{Index: 1, Path: "host bridge", P2P: "not supported by the GPU"}),
+		gpu(1, 0, model.GPUPeer{Index: 0, Path: "host bridge", P2P: "not supported by the GPU"}))
+	nvlinked := in(gpu(0, 12, model.GPUPeer{Index: 1, Path: "across CPU sockets", P2P: "ok"}), gpu(1, 12, model.GPUPeer{Index: 0, Path: "across CPU sockets", P2P: "ok"}))
+	sockets := in(gpu(0, 0, model.GPUPeer{Index: 1, Path: "across CPU sockets", P2P: "ok"}), gpu(1, 0, model.GPUPeer{Index: 0, Path: "across CPU sockets", P2P: "ok"}))
+	otherGPU := in(gpu(0, 0, model.GPUPeer{Index: 1, P2P: "not supported"}), model.GPU{Index: 1, Peers: []model.GPUPeer{{Index: 0, P2P: "not supported"}}})
+	runCases(t, []ruleCase{
+		{name: "two 4090s without P2P", in: noP2P, want: "tp_no_p2p", check: func(t *testing.T, f *Finding) {
+			if f.Severity != model.SevWarn || len(f.Evidence) != 1 || !hasEvidence(f, "GPU 0 ↔ GPU 1: no NVLink, peer-to-peer not supported by the GPU (host bridge)") {
+				t.Errorf("%s %+v", f.Severity, f.Evidence)
+			}
+		}},
+		{name: "NVLink", in: nvlinked, none: "tp_no_p2p"},
+		{name: "across sockets", in: sockets, want: "tp_no_p2p"},
+		{name: "the engine spans one GPU", in: otherGPU, none: "tp_no_p2p"},
+	})
+}

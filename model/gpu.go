@@ -75,6 +75,11 @@ type GPU struct {
 	// NVLinksMax how many it has (absent: no NVLink, a PCIe-only card).
 	NVLinks    Opt `json:"nvlinks_active"`
 	NVLinksMax Opt `json:"nvlinks"`
+	// Peers is how this device reaches each other visible GPU: the PCIe
+	// path between them and whether they can access each other's memory
+	// directly (peer-to-peer), which tensor parallelism's all-reduce
+	// needs to avoid a copy through host memory.
+	Peers []GPUPeer `json:"peers,omitempty"`
 
 	Processes []GPUProcess `json:"processes"`
 
@@ -126,6 +131,17 @@ func (g *GPU) IsUnsupported(field string) bool {
 		}
 	}
 	return false
+}
+
+// GPUPeer is the link from one GPU to another (Index).
+type GPUPeer struct {
+	Index int `json:"index"`
+	// Path is the nearest common point of the two on the PCIe tree:
+	// "same board", "one PCIe switch", "several PCIe switches", "host
+	// bridge", "NUMA node" or "across CPU sockets" ("" unknown).
+	Path string `json:"path,omitempty"`
+	// P2P is "ok" or why peer-to-peer reads are not possible ("" unknown).
+	P2P string `json:"p2p,omitempty"`
 }
 
 // GPUProcess is a process holding memory on a GPU.

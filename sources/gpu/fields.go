@@ -109,7 +109,7 @@ func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 		r.readStatic(d, c)
 	}
 	g.SMClockMax, g.MemClockMax, g.TempSlowdown = d.smMax, d.memMax, d.slowdown
-	g.ComputeCap, g.PCIeGenMax, g.PCIeWidthMax = d.cc, d.genMax, d.widthMax
+	g.ComputeCap, g.PCIeGenMax, g.PCIeWidthMax, g.Peers = d.cc, d.genMax, d.widthMax, d.peers
 	c.unsupported = append(c.unsupported, d.staticNA...)
 	if c.live() {
 		r.readLinks(d, c, &g)
@@ -257,9 +257,11 @@ const (
 	symWidth    = "nvmlDeviceGetCurrPcieLinkWidth"
 	symReplays  = "nvmlDeviceGetPcieReplayCounter"
 	symNVLink   = "nvmlDeviceGetNvLinkState"
+	symTopo     = "nvmlDeviceGetTopologyCommonAncestor"
+	symP2P      = "nvmlDeviceGetP2PStatus"
 )
 
-var linkSymbols = []string{symCC, symGenMax, symWidthMax, symGen, symWidth, symReplays, symNVLink}
+var linkSymbols = []string{symCC, symGenMax, symWidthMax, symGen, symWidth, symReplays, symNVLink, symTopo, symP2P}
 
 // readLinks reads the PCIe link as it runs now, its replay count, and how
 // many of the device's NVLink links are up.

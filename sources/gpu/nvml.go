@@ -68,6 +68,7 @@ type nvmlDev struct {
 	nvlinks    []int // the NVLink links the device has
 	replays    model.Opt
 	replaysAt  time.Time
+	peers      []model.GPUPeer
 	lost       bool
 	handleErr  nvml.Return // why there is no handle (GPU lost at start)
 }
@@ -155,8 +156,75 @@ func (r *nvmlReader) init(now time.Time) bool {
 			r.devs = append(r.devs, d)
 		}
 	}
+	r.readPeers()
 	r.watchXid()
 	return true
+}
+
+// readPeers reads, once, how each pair of devices reaches each other: the
+// PCIe path and whether peer-to-peer works.
+func (r *nvmlReader) readPeers() {
+	if !r.has[symTopo] && !r.has[symP2P] {
+		return
+	}
+	for _, a := range r.devs {
+		a.peers = nil
+		for _, b := range r.devs {
+			if a == b || a.h == nil || b.h == nil {
+				continue
+			}
+			p := model.GPUPeer{Index: b.index}
+			if r.has[symTopo] {
+				if lvl, ret := a.h.GetTopologyCommonAncestor(b.h); ret == nvml.SUCCESS {
+					p.Path = topologyPath(lvl)
+				}
+			}
+			if r.has[symP2P] {
+				if st, ret := a.h.GetP2PStatus(b.h, nvml.P2P_CAPS_INDEX_READ); ret == nvml.SUCCESS {
+					p.P2P = p2pStatus(st)
+				}
+			}
+			a.peers = append(a.peers, p)
+		}
+	}
+}
+
+// topologyPath names NVML's topology level between two devices.
+func topologyPath(l nvml.GpuTopologyLevel) string {
+	switch l {
+	case nvml.TOPOLOGY_INTERNAL:
+		return "same board"
+	case nvml.TOPOLOGY_SINGLE:
+		return "one PCIe switch"
+	case nvml.TOPOLOGY_MULTIPLE:
+		return "several PCIe switches"
+	case nvml.TOPOLOGY_HOSTBRIDGE:
+		return "host bridge"
+	case nvml.TOPOLOGY_NODE:
+		return "NUMA node"
+	case nvml.TOPOLOGY_SYSTEM:
+		return "across CPU sockets"
+	}
+	return ""
+}
+
+// p2pStatus says whether peer-to-peer reads work, or why not.
+func p2pStatus(s nvml.GpuP2PStatus) string {
+	switch s {
+	case nvml.P2P_STATUS_OK:
+		return "ok"
+	case nvml.P2P_STATUS_CHIPSET_NOT_SUPPORTED:
+		return "not supported by the chipset"
+	case nvml.P2P_STATUS_GPU_NOT_SUPPORTED:
+		return "not supported by the GPU"
+	case nvml.P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED:
+		return "not supported across this PCIe topology"
+	case nvml.P2P_STATUS_DISABLED_BY_REGKEY:
+		return "disabled in the driver"
+	case nvml.P2P_STATUS_NOT_SUPPORTED:
+		return "not supported"
+	}
+	return ""
 }
 
 // watchXid registers every device for critical Xid events on one set.

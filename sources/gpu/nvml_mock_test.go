@@ -101,6 +101,21 @@ func fillA100(d *dgxa100.Device, i int) {
 		}
 		return nvml.FEATURE_ENABLED, nvml.SUCCESS
 	}
+	// The two halves of the DGX meet across the CPU sockets; GPU 7 has
+	// peer-to-peer turned off in the driver.
+	d.GetTopologyCommonAncestorFunc = func(o nvml.Device) (nvml.GpuTopologyLevel, nvml.Return) {
+		j := o.(*dgxa100.Device).Index
+		if (i < 4) != (j < 4) {
+			return nvml.TOPOLOGY_SYSTEM, nvml.SUCCESS
+		}
+		return nvml.TOPOLOGY_SINGLE, nvml.SUCCESS
+	}
+	d.GetP2PStatusFunc = func(o nvml.Device, _ nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
+		if j := o.(*dgxa100.Device).Index; i == 7 || j == 7 {
+			return nvml.P2P_STATUS_DISABLED_BY_REGKEY, nvml.SUCCESS
+		}
+		return nvml.P2P_STATUS_OK, nvml.SUCCESS
+	}
 	// GPU 5 remapped two rows and waits for a reset to apply a third.
 	d.GetRemappedRowsFunc = func() (int, int, bool, bool, nvml.Return) {
 		if i == 5 {

@@ -449,6 +449,12 @@ func TestLinksAndComputeCapability(t *testing.T) {
 	if g6.NVLinks != model.Some(11) || g6.NVLinksMax != model.Some(12) {
 		t.Errorf("GPU 6 NVLinks %+v of %+v", g6.NVLinks, g6.NVLinksMax)
 	}
+	// The topology and peer-to-peer, read once.
+	if len(g0.Peers) != 7 || g0.Peers[0] != (model.GPUPeer{Index: 1, Path: "one PCIe switch", P2P: "ok"}) ||
+		g0.Peers[3] != (model.GPUPeer{Index: 4, Path: "across CPU sockets", P2P: "ok"}) ||
+		g0.Peers[6] != (model.GPUPeer{Index: 7, Path: "across CPU sockets", P2P: "disabled in the driver"}) {
+		t.Errorf("GPU 0 peers %+v", g0.Peers)
+	}
 }
 
 // A driver without the link calls is never asked for them (calling a
@@ -466,12 +472,12 @@ func TestLinkCallsNeedTheirSymbols(t *testing.T) {
 		// calling any of these would panic
 		dev.GetCudaComputeCapabilityFunc, dev.GetMaxPcieLinkGenerationFunc, dev.GetMaxPcieLinkWidthFunc = nil, nil, nil
 		dev.GetCurrPcieLinkGenerationFunc, dev.GetCurrPcieLinkWidthFunc, dev.GetPcieReplayCounterFunc = nil, nil, nil
-		dev.GetNvLinkStateFunc = nil
+		dev.GetNvLinkStateFunc, dev.GetTopologyCommonAncestorFunc, dev.GetP2PStatusFunc = nil, nil, nil
 	}
 	r := newNVMLReader(s, Filter{}, newProcTable(dgxProcs()))
 	snap, _ := r.refresh(t0)
 	g := snap.GPUs[0]
-	if g.Err != "" || g.ComputeCap != "" || g.PCIeGen.OK || g.PCIeGenMax.OK || g.NVLinks.OK || g.PCIeReplays.OK || !g.Util.OK {
+	if g.Err != "" || g.ComputeCap != "" || g.PCIeGen.OK || g.PCIeGenMax.OK || g.NVLinks.OK || g.PCIeReplays.OK || g.Peers != nil || !g.Util.OK {
 		t.Errorf("%+v", g)
 	}
 }

@@ -81,6 +81,12 @@ func (d *simDevice) GetMaxPcieLinkWidth() (int, nvml.Return)           { return 
 func (d *simDevice) GetCurrPcieLinkGeneration() (int, nvml.Return)     { return 5, nvml.SUCCESS }
 func (d *simDevice) GetCurrPcieLinkWidth() (int, nvml.Return)          { return 16, nvml.SUCCESS }
 func (d *simDevice) GetPcieReplayCounter() (int, nvml.Return)          { return 0, nvml.SUCCESS }
+func (d *simDevice) GetTopologyCommonAncestor(nvml.Device) (nvml.GpuTopologyLevel, nvml.Return) {
+	return nvml.TOPOLOGY_SINGLE, nvml.SUCCESS
+}
+func (d *simDevice) GetP2PStatus(nvml.Device, nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
+	return nvml.P2P_STATUS_OK, nvml.SUCCESS
+}
 func (d *simDevice) GetNvLinkState(int) (nvml.EnableState, nvml.Return) {
 	return 0, nvml.ERROR_NOT_SUPPORTED
 }
