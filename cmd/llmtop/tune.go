@@ -379,10 +379,16 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 		// measured by the second only on the first configuration, the
 		// before was read 10-20 s later into a building queue than any
 		// after, and a fresh engine looked better for being fresh.)
-		warm, eos := t.bench(ctx, nil, nil)
 		// The benchmark's own requests, sent with ignore_eos, finish with
 		// reason length by design: the rules are told how many have
-		// finished (the warm-up's and the measured one's so far).
+		// finished, as they finish (the rules run every tick, and a
+		// finding opened on them during the warm-up would stay open past
+		// the judgment).
+		setOwn := func(n int) { w.do(func() { w.mon.SetOwnLength(url, float64(n)) }) }
+		warm, eos := t.bench(ctx, nil, func(p bench.Progress) { setOwn(p.Completed) })
+		if !eos { // the server refused ignore_eos: its answers stopped on their own
+			setOwn(0)
+		}
 		var measured atomic.Int64
 		judge := time.AfterFunc(judgeAt(dur), func() {
 			var rep diagnosis.Report
@@ -398,7 +404,12 @@ func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measu
 			atLoad = &rep
 			loadMu.Unlock()
 		})
-		m, _ = t.bench(ctx, w, func(p bench.Progress) { measured.Store(int64(p.Completed)) })
+		m, _ = t.bench(ctx, w, func(p bench.Progress) {
+			measured.Store(int64(p.Completed))
+			if eos {
+				setOwn(warm.Completed + p.Completed)
+			}
+		})
 		judge.Stop()
 		if noise {
 			extra, _ = t.bench(ctx, nil, nil)
