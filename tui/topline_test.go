@@ -42,7 +42,8 @@ func TestDiagnosisZoomWraps(t *testing.T) {
 	m.Update(press("a")) // the TTFT finding's actions are short: the GPU one's are not
 	m.Update(press("6"))
 	out := screen(t, m, 80, 24)
-	want := []string{"  --gpu-memory-utilization)", "a second model)"}
+	// the memory-fraction flags of every engine, wrapped to their end
+	want := []string{"  --gpu-memory-utilization, ", "--kv_cache_free_gpu_memory_fraction)", "a second model)"}
 	for _, w := range want {
 		if !strings.Contains(out, w) {
 			t.Errorf("zoomed diagnosis lacks %q (cut, not wrapped):\n%s", w, out)
