@@ -66,15 +66,7 @@ func memFraction(ep Endpoint) (flag string, cur float64, known bool) {
 
 // fp8KV is the KV-cache quantisation change, by engine (engines/: each
 // one's Levers.FP8KV).
-var fp8KV = func() map[model.Engine]Action {
-	out := map[model.Engine]Action{}
-	for _, s := range engines.All() {
-		if c := s.Levers.FP8KV; c.Change != "" {
-			out[s.ID] = Action{Change: c.Change, Why: c.Why, TradeOff: c.TradeOff}
-		}
-	}
-	return out
-}()
+var fp8KV = byEngine(func(l engines.Levers) engines.Change { return l.FP8KV })
 
 // maxLenChange is the context-length cap.
 func maxLenChange(eng model.Engine, n int) string {
@@ -185,15 +177,7 @@ func memFractionFlags() string {
 }
 
 // quantize is the fewer-weight-bytes change, by engine (Levers.Quantize).
-var quantize = func() map[model.Engine]Action {
-	out := map[model.Engine]Action{}
-	for _, s := range engines.All() {
-		if c := s.Levers.Quantize; c.Change != "" {
-			out[s.ID] = Action{Change: c.Change, Why: c.Why, TradeOff: c.TradeOff}
-		}
-	}
-	return out
-}()
+var quantize = byEngine(func(l engines.Levers) engines.Change { return l.Quantize })
 
 // tpChange is the change to n GPUs per replica, by engine (the first
 // of each one's Levers.TensorParallel flags; the advice names the long
@@ -218,4 +202,16 @@ func hostBufferFlags() string {
 		}
 	}
 	return strings.Join(all, "; ")
+}
+
+// byEngine is one change of every engine's Levers, by engine (the ones it
+// has).
+func byEngine(pick func(engines.Levers) engines.Change) map[model.Engine]Action {
+	out := map[model.Engine]Action{}
+	for _, s := range engines.All() {
+		if c := pick(s.Levers); c.Change != "" {
+			out[s.ID] = Action{Change: c.Change, Why: c.Why, TradeOff: c.TradeOff}
+		}
+	}
+	return out
 }

@@ -209,7 +209,7 @@ var eventRules = []eventRule{
 		title: "CUDA device-side assert",
 		cause: "a kernel's bounds check failed: a token id beyond the vocabulary (a tokenizer that does not match the model, a bad request) or an engine bug; the engine usually dies",
 		actions: func(x model.Event, ep Endpoint) []Action {
-			return []Action{{Change: "check that the tokenizer is the model's own (no --tokenizer from another model) and that requests send valid token ids", Why: "an id past the embedding table trips the assert", TradeOff: "none"},
+			return []Action{{Change: "check that the tokenizer is the model's own (no tokenizer option pointing at another model) and that requests send valid token ids", Why: "an id past the embedding table trips the assert", TradeOff: "none"},
 				{Change: "CUDA_LAUNCH_BLOCKING=1 and restart, to name the kernel", Why: "CUDA reports the error late, at some other call", TradeOff: "slower while testing"}}
 		}},
 	{kinds: []string{"vllm_worker_died"}, id: "worker_died", category: Availability,
@@ -329,20 +329,16 @@ func levers(e model.Engine) engines.Levers {
 
 // activationRoom is the CUDA OOM fix by engine, graphsOff the one for an
 // OOM during start-up (CUDA graph capture): engines/, each one's Levers.
-var activationRoom, graphsOff = func() (room, graphs map[model.Engine]Action) {
-	room, graphs = map[model.Engine]Action{}, map[model.Engine]Action{}
-	for _, s := range engines.All() {
-		l := s.Levers
-		if c := l.ActivationRoom; c.Change != "" {
-			room[s.ID] = Action{Change: c.Change, Why: c.Why, TradeOff: c.TradeOff}
+var (
+	activationRoom = byEngine(func(l engines.Levers) engines.Change { return l.ActivationRoom })
+	graphsOff      = byEngine(func(l engines.Levers) engines.Change {
+		if l.NoGraphs == "" {
+			return engines.Change{}
 		}
-		if l.NoGraphs != "" {
-			graphs[s.ID] = Action{Change: l.NoGraphs + " (or " + l.GraphSizes + ")",
-				Why: "the OOM came during start-up, where CUDA graph capture allocates after the KV pool", TradeOff: "slower decode without CUDA graphs"}
-		}
-	}
-	return room, graphs
-}()
+		return engines.Change{Change: l.NoGraphs + " (or " + l.GraphSizes + ")",
+			Why: "the OOM came during start-up, where CUDA graph capture allocates after the KV pool", TradeOff: "slower decode without CUDA graphs"}
+	})
+)
 
 // noGraphs names the flag that turns CUDA graphs off: the engine's, or
 // every engine's with its name.

@@ -68,7 +68,7 @@ func ruleFinishLength(e *env) []Finding {
 			Evidence: ev,
 			Cause:    "generation stops at max_tokens or the context limit instead of an end-of-sequence token: a max_tokens cap too low for the task, or a chat template / stop token the model never emits (it rambles until the cap)",
 			Actions: []Action{
-				{Change: "read a few responses: if they ramble or repeat, fix the chat template or stop tokens (vLLM --chat-template; vLLM applies the model's generation_config.json by default: check its eos_token_id, and that the server was not started with --generation-config vllm)", Why: "a missing EOS makes every request run to the cap", TradeOff: "none"},
+				{Change: "read a few responses: if they ramble or repeat, fix the chat template or stop tokens (the model's generation_config.json eos_token_id, which engines apply by default: check it, and that the server does not ignore it)", Why: "a missing EOS makes every request run to the cap", TradeOff: "none"},
 				{Change: "if they are cut mid-answer, raise the clients' max_tokens", Why: "the cap is below the answer length", TradeOff: "longer requests, more KV per request"},
 			}})
 	}
@@ -128,8 +128,8 @@ func ruleBadOutput(e *env) []Finding {
 			Source: "benchmark", Window: b.End.Sub(b.Start)}},
 		Cause: "empty or echoed text usually means a wrong chat template or the completions route used for a chat model; repetition means no stop token or too greedy sampling",
 		Actions: []Action{
-			{Change: "serve with the model's own chat template (vLLM --chat-template, llama.cpp --jinja) and use /v1/chat/completions", Why: "the template decides where the answer starts and stops", TradeOff: "none"},
-			{Change: "set repetition_penalty/presence_penalty, or check the model's generation_config.json (vLLM applies it by default unless started with --generation-config vllm)", Why: "repetition with temperature 0 and no penalty is common", TradeOff: "slightly different outputs"},
+			{Change: "serve with the model's own chat template and use /v1/chat/completions", Why: "the template decides where the answer starts and stops", TradeOff: "none"},
+			{Change: "set repetition_penalty/presence_penalty, or check the model's generation_config.json (engines may apply it by default)", Why: "repetition with temperature 0 and no penalty is common", TradeOff: "slightly different outputs"},
 		}}}
 }
 

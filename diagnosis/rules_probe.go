@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -170,63 +171,25 @@ func quote(s string) string {
 
 func nondeterminismActions(eng model.Engine) []Action {
 	one := Action{Change: "repeat the repro with nothing else running: if it is then stable, the drift comes from batching (numerics change with batch size), not from the sampler", Why: "tells a sampling bug from batch non-determinism", TradeOff: "none"}
-	switch eng {
-	case model.VLLM:
-		return []Action{{Change: "read the start-up log's \"Default sampling parameters have been overridden\" line and --generation-config (auto applies the model's generation_config.json where a request is silent; vllm ignores it): an explicit temperature 0 in the request must still win", Why: "a server-side default that overrides the request makes sampling random", TradeOff: "none"}, one}
-	case model.LlamaCpp:
-		return []Action{{Change: "check --samplers and --temp on the command line, and -np (each slot keeps its own cache: a cache hit can change the result)", Why: "llama-server's sampler chain is set at start-up", TradeOff: "none"}, one}
-	case model.Ollama:
-		return []Action{{Change: "set options.temperature 0 and options.seed, and check PARAMETER lines in the Modelfile (ollama show --modelfile)", Why: "Modelfile parameters apply when the request leaves them out", TradeOff: "none"}, one}
-	case model.TGI:
-		return []Action{{Change: "send do_sample false (TGI samples only when asked) and check a proxy is not adding sampling parameters", Why: "greedy decoding is the default only without sampling parameters", TradeOff: "none"}, one}
-	}
-	return []Action{one}
+	return append(changes(levers(eng).Sampling), one)
 }
 
 func templateActions(eng model.Engine) []Action {
-	a := map[model.Engine]Action{
-		model.VLLM:     {Change: "--chat-template PATH (the model's own template, from its tokenizer_config.json) or drop a --chat-template that overrides it", Why: "vLLM renders chat with the template given, else the tokenizer's", TradeOff: "none"},
-		model.SGLang:   {Change: "--chat-template NAME_OR_PATH matching the model", Why: "SGLang renders chat with it", TradeOff: "none"},
-		model.TGI:      {Change: "serve a tokenizer_config.json with the model's chat_template (--tokenizer-config-path)", Why: "TGI renders chat with the tokenizer config's template", TradeOff: "none"},
-		model.LlamaCpp: {Change: "--jinja (use the GGUF's own template) or --chat-template-file PATH", Why: "without them llama-server guesses a built-in template from the GGUF", TradeOff: "none"},
-		model.Ollama:   {Change: "fix TEMPLATE in the Modelfile (ollama show --modelfile MODEL), then ollama create", Why: "Ollama renders chat with the Modelfile's Go template", TradeOff: "none"},
-		model.TRTLLM:   {Change: "check the tokenizer directory's tokenizer_config.json chat_template", Why: "trtllm-serve renders chat with it", TradeOff: "none"},
-	}
-	return forEngine(eng, a)
+	return forEngine(eng, byEngine(func(l engines.Levers) engines.Change { return l.Template }))
 }
 
 func tokenizerActions(eng model.Engine) []Action {
-	a := map[model.Engine]Action{
-		model.VLLM:     {Change: "--tokenizer MODEL_REPO (the model's own) and --tokenizer-mode auto", Why: "a tokenizer from another model splits text badly", TradeOff: "none"},
-		model.SGLang:   {Change: "--tokenizer-path MODEL_REPO (the model's own)", Why: "a tokenizer from another model splits text badly", TradeOff: "none"},
-		model.TGI:      {Change: "--tokenizer-config-path from the model's own repository", Why: "a tokenizer from another model splits text badly", TradeOff: "none"},
-		model.LlamaCpp: {Change: "re-convert the GGUF with a current convert_hf_to_gguf.py (the tokenizer is inside the file)", Why: "old conversions carry wrong pre-tokenizers", TradeOff: "none"},
-		model.Ollama:   {Change: "pull the model again or rebuild it from a current GGUF", Why: "the tokenizer is inside the model file", TradeOff: "none"},
-	}
-	return forEngine(eng, a)
+	return forEngine(eng, byEngine(func(l engines.Levers) engines.Change { return l.Tokenizer }))
 }
 
 func stopActions(eng model.Engine) []Action {
-	a := map[model.Engine]Action{
-		model.VLLM:     {Change: "keep --generation-config auto (the model's generation_config.json, with its eos_token_id) and check the chat template ends turns with the model's EOS; or send stop/stop_token_ids", Why: "vLLM stops on the tokenizer's EOS plus the generation config's eos_token_id", TradeOff: "none"},
-		model.SGLang:   {Change: "check the chat template and the model's generation_config.json eos_token_id; or send stop", Why: "SGLang stops on the EOS ids it knows", TradeOff: "none"},
-		model.TGI:      {Change: "check the model's generation_config.json eos_token_id; or send stop", Why: "TGI stops on the EOS ids it knows", TradeOff: "none"},
-		model.LlamaCpp: {Change: "--jinja (the GGUF's template, whose turn end is the EOG token) and check tokenizer.ggml.eos_token_id in the GGUF; or send stop", Why: "llama-server stops on end-of-generation tokens", TradeOff: "none"},
-		model.Ollama:   {Change: "PARAMETER stop \"<the turn-end token>\" in the Modelfile (ollama show --modelfile MODEL)", Why: "Ollama stops on the Modelfile's stop parameters", TradeOff: "none"},
-		model.TRTLLM:   {Change: "check end_id / the tokenizer's EOS in the engine config; or send stop", Why: "TensorRT-LLM stops on its end_id", TradeOff: "none"},
-	}
-	acts := forEngine(eng, a)
+	acts := forEngine(eng, byEngine(func(l engines.Levers) engines.Change { return l.Stop }))
 	return append(acts, Action{Change: "if answers are only cut mid-sentence, raise the clients' max_tokens", Why: "the cap is below the answer's length", TradeOff: "longer requests, more KV per request"})
 }
 
 func samplingChange(eng model.Engine) string {
-	switch eng {
-	case model.LlamaCpp:
-		return "--repeat-penalty 1.1 (or repeat_penalty per request)"
-	case model.Ollama:
-		return "PARAMETER repeat_penalty 1.1 in the Modelfile (or options.repeat_penalty)"
-	case model.TGI:
-		return "repetition_penalty 1.1 per request"
+	if p := levers(eng).RepeatPenalty; p != "" {
+		return p
 	}
 	return "repetition_penalty 1.1 or presence_penalty 0.5 per request (or in the model's generation_config.json)"
 }

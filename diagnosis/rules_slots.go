@@ -3,7 +3,9 @@ package diagnosis
 import (
 	"fmt"
 	"math"
+	"strconv"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -107,15 +109,17 @@ func capFinding(e *env, ep Endpoint, limit int, waiting model.Opt) Finding {
 // the default with automatic -np, an explicit -np N turns it off and
 // splits -c into N per-slot caches (tools/server/server.cpp: "setting
 // n_parallel = 4 and kv_unified = true (add -kvu to disable this)", PR
-// #16736); -np N -c N×perSlot would multiply the KV memory. -kvu keeps one
-// pool of -c tokens shared by the slots.
+// #16736); -np N -c N×perSlot would multiply the KV memory: the cap that
+// keeps one pool is the engine's Levers.CapPool.
 func llamaSlots(ep Endpoint, n int, a Action) Action {
-	a.Change = fmt.Sprintf("-np %d -kvu (keep -c as it is)", n)
+	l := engines.LlamaCpp.Levers.CapPool
+	pool := "as it is"
 	if c := ep.State.KVCapacityTokens; c.OK && c.V > 0 {
-		a.Change = fmt.Sprintf("-np %d -kvu (keep -c %d)", n, int(c.V))
+		pool = strconv.Itoa(int(c.V))
 	}
-	a.Why += "; -kvu keeps one KV cache of -c tokens shared by every slot: an explicit -np without it turns the default unified cache off and splits -c into per-slot parts"
-	a.TradeOff = "no more KV memory, but the slots share it: a few long requests can fill the pool, and each slot generates slower as more share every step"
+	a.Change = fmt.Sprintf(l.Change, n, pool)
+	a.Why += "; " + l.Why
+	a.TradeOff = l.TradeOff
 	if !ep.State.MaxRunning.OK {
 		a.Why += " (the slot count is the busy slots: a request is deferred only when none is free)"
 	}

@@ -192,11 +192,23 @@ type Levers struct {
 	// GrowContext gives a request more of it; Offload keeps fewer layers
 	// on the GPU.
 	ShrinkKV, GrowContext, Offload Change
+	// CapPool is the concurrency cap that keeps the KV pool as it is
+	// (llama-server: -kvu keeps one pool of -c tokens for all slots); its
+	// format takes the cap (%d) and the pool (%s: its size, or "as it
+	// is").
+	CapPool Change
 	// Quantize serves the model's weights in fewer bytes.
 	Quantize Change
 	// HostBuffers are the flags that size its buffers in host memory
 	// (CPU KV offload, swap, weight offload).
 	HostBuffers string
+	// Sampling, Template, Tokenizer and Stop are its remedies for what the
+	// behaviour probe finds: answers that differ for one greedy request,
+	// a chat template or tokenizer that is not the model's own, answers
+	// that run past the turn's end. RepeatPenalty discourages repeated
+	// tokens ("" when the engine has none of its own: per request).
+	Sampling, Template, Tokenizer, Stop Change
+	RepeatPenalty                       string
 	// MoreGPUs are the other flags that ask for more GPUs (short forms of
 	// DataParallel, pipeline parallelism): llmtop run will not apply them.
 	MoreGPUs []string

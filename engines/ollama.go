@@ -8,11 +8,16 @@ var Ollama = Spec{
 	Name:  "Ollama",
 	Ports: []int{11434},
 	Levers: Levers{
-		Quantize: Change{Change: "a q4_K_M tag of the model; check /api/ps size_vram = size (no CPU offload)", Why: "fewer bytes per token; partial CPU offload is slow", TradeOff: "accuracy vs size"},
-		Cap:      "OLLAMA_NUM_PARALLEL=%s",
-		MaxLen:   "OLLAMA_CONTEXT_LENGTH=%s",
-		FP8KV:    Change{Change: "OLLAMA_KV_CACHE_TYPE=q8_0 (with OLLAMA_FLASH_ATTENTION=1)", Why: "halves the KV cache", TradeOff: "small accuracy cost"},
-		ShrinkKV: Change{Change: "OLLAMA_CONTEXT_LENGTH=8192 (or num_ctx lower), OLLAMA_NUM_PARALLEL=1", Why: "the KV grows with context × parallel", TradeOff: "shorter context, less concurrency"},
+		Template:      Change{Change: "fix TEMPLATE in the Modelfile (ollama show --modelfile MODEL), then ollama create", Why: "Ollama renders chat with the Modelfile's Go template", TradeOff: "none"},
+		Tokenizer:     Change{Change: "pull the model again or rebuild it from a current GGUF", Why: "the tokenizer is inside the model file", TradeOff: "none"},
+		Stop:          Change{Change: "PARAMETER stop \"<the turn-end token>\" in the Modelfile (ollama show --modelfile MODEL)", Why: "Ollama stops on the Modelfile's stop parameters", TradeOff: "none"},
+		Sampling:      Change{Change: "set options.temperature 0 and options.seed, and check PARAMETER lines in the Modelfile (ollama show --modelfile)", Why: "Modelfile parameters apply when the request leaves them out", TradeOff: "none"},
+		RepeatPenalty: "PARAMETER repeat_penalty 1.1 in the Modelfile (or options.repeat_penalty)",
+		Quantize:      Change{Change: "a q4_K_M tag of the model; check /api/ps size_vram = size (no CPU offload)", Why: "fewer bytes per token; partial CPU offload is slow", TradeOff: "accuracy vs size"},
+		Cap:           "OLLAMA_NUM_PARALLEL=%s",
+		MaxLen:        "OLLAMA_CONTEXT_LENGTH=%s",
+		FP8KV:         Change{Change: "OLLAMA_KV_CACHE_TYPE=q8_0 (with OLLAMA_FLASH_ATTENTION=1)", Why: "halves the KV cache", TradeOff: "small accuracy cost"},
+		ShrinkKV:      Change{Change: "OLLAMA_CONTEXT_LENGTH=8192 (or num_ctx lower), OLLAMA_NUM_PARALLEL=1", Why: "the KV grows with context × parallel", TradeOff: "shorter context, less concurrency"},
 		Prefill: func(int) Change {
 			return Change{Change: "num_batch 1024 (request option or Modelfile PARAMETER)", Why: "default 512 prompt tokens per batch", TradeOff: "more VRAM"}
 		},

@@ -38,8 +38,20 @@ func impersonates(rel string) bool {
 
 var (
 	nameTok = regexp.MustCompile(`[a-zA-Z_][a-zA-Z0-9_:]*`)
-	flagTok = regexp.MustCompile(`--[a-z][a-z0-9_-]*[a-z0-9]|\bOLLAMA_[A-Z_]+\b`)
+	// a long flag, an OLLAMA_ variable, or a short flag of two to four
+	// letters (llama-server's -np, -kvu: one letter, -c, is too common
+	// a word to tell)
+	flagTok = regexp.MustCompile(`--[a-z][a-z0-9_-]*[a-z0-9]|\bOLLAMA_[A-Z_]+\b|(?:^|[\s(])-[a-z]{2,4}\b`)
 )
+
+// flagsIn are the flags a text names.
+func flagsIn(s string, n int) []string {
+	out := flagTok.FindAllString(s, n)
+	for i, f := range out {
+		out[i] = strings.TrimLeft(f, " \t\n(")
+	}
+	return out
+}
 
 // registered are the metric names and flags the engine files spell.
 func registered(t *testing.T) (names, flags map[string]bool) {
@@ -72,7 +84,7 @@ func registered(t *testing.T) (names, flags map[string]bool) {
 		l := s.Levers
 		for _, x := range []string{l.Cap, l.MaxLen, l.MemFraction, l.FP8KV.Change, l.Chunked.Change, l.DataParallel, l.Front.Change,
 			VLLMDisableLogStats, VLLMNoChunkedPrefill, VLLMChunkedV0} {
-			for _, fl := range flagTok.FindAllString(x, -1) {
+			for _, fl := range flagsIn(x, -1) {
 				flags[fl] = true
 			}
 		}
@@ -82,7 +94,8 @@ func registered(t *testing.T) (names, flags map[string]bool) {
 	for _, s := range All() {
 		l := s.Levers
 		texts := []string{l.StepBudget, l.NoGraphs, l.GraphSizes, l.ActivationRoom.Change, l.ShrinkKV.Change, l.GrowContext.Change, l.Offload.Change}
-		texts = append(texts, l.Quantize.Change, l.HostBuffers)
+		texts = append(texts, l.Quantize.Change, l.HostBuffers, l.CapPool.Change,
+			l.Sampling.Change, l.Template.Change, l.Tokenizer.Change, l.Stop.Change, l.RepeatPenalty)
 		texts = append(append(texts, l.MoreGPUs...), l.TensorParallel...)
 		for _, a := range s.FlagAliases {
 			texts = append(texts, a...)
@@ -91,14 +104,14 @@ func registered(t *testing.T) (names, flags map[string]bool) {
 			texts = append(texts, l.Prefill(4096).Change)
 		}
 		for _, x := range texts {
-			for _, fl := range flagTok.FindAllString(x, -1) {
+			for _, fl := range flagsIn(x, -1) {
 				flags[fl] = true
 			}
 		}
 	}
 	for _, line := range LogLines() {
 		for _, c := range line.Fix {
-			for _, fl := range flagTok.FindAllString(c.Change, -1) {
+			for _, fl := range flagsIn(c.Change, -1) {
 				flags[fl] = true
 			}
 		}
@@ -178,7 +191,7 @@ func TestNoEngineMetricOrFlagIsSpelledOutsideItsFile(t *testing.T) {
 					got[rel] = append(got[rel], n)
 				}
 			}
-			for _, fl := range flagTok.FindAllString(s, -1) {
+			for _, fl := range flagsIn(s, -1) {
 				if flags[fl] {
 					got[rel] = append(got[rel], fl)
 				}

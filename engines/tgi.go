@@ -24,6 +24,11 @@ var TGI = Spec{
 			model.GenTokens: TGIGeneratedTokens + "_sum", model.Requests: TGIRequestSuccess},
 		Hists: []model.Latency{model.TPOT, model.E2E, model.Queue}},
 	Levers: Levers{
+		Template:       Change{Change: "serve a tokenizer_config.json with the model's chat_template (--tokenizer-config-path)", Why: "TGI renders chat with the tokenizer config's template", TradeOff: "none"},
+		Tokenizer:      Change{Change: "--tokenizer-config-path from the model's own repository", Why: "a tokenizer from another model splits text badly", TradeOff: "none"},
+		Stop:           Change{Change: "check the model's generation_config.json eos_token_id; or send stop", Why: "TGI stops on the EOS ids it knows", TradeOff: "none"},
+		Sampling:       Change{Change: "send do_sample false (TGI samples only when asked) and check a proxy is not adding sampling parameters", Why: "greedy decoding is the default only without sampling parameters", TradeOff: "none"},
+		RepeatPenalty:  "repetition_penalty 1.1 per request",
 		Quantize:       Change{Change: "--quantize fp8 (or awq/gptq checkpoints)", Why: "fewer weight bytes per token", TradeOff: "small accuracy cost"},
 		Front:          Change{Change: "--validation-workers 4 (default 2)", Why: "the router tokenises and validates in more workers", TradeOff: "more CPU"},
 		TensorParallel: []string{"--num-shard"},

@@ -13,12 +13,13 @@ var Triton = Spec{
 	Hint404:     "Triton serves metrics on its metrics port (default 8002, --allow-metrics/--metrics-port): point llmtop at http://HOST:8002",
 	KVAgg:       "max",
 	Rules:       true,
-	// TensorRT-LLM's levers, but for tensor parallelism: Triton serves an
+	// TensorRT-LLM's levers, but for tensor parallelism (Triton serves an
 	// engine whose TP degree was fixed when it was built, and its own
-	// command line has no such flag.
+	// command line has no such flag) and trtllm-serve's chat front end.
 	Levers: func() Levers {
 		l := TRTLLM.Levers
 		l.TensorParallel, l.MoreGPUs = nil, nil
+		l.Template, l.Stop = Change{}, Change{}
 		return l
 	}(),
 	Metrics: tritonMetrics,

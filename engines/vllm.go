@@ -27,6 +27,10 @@ var VLLM = Spec{
 		},
 		Hists: []model.Latency{model.TTFT, model.TPOT, model.ITL, model.E2E, model.Queue}},
 	Levers: Levers{
+		Template:           Change{Change: "--chat-template PATH (the model's own template, from its tokenizer_config.json) or drop a --chat-template that overrides it", Why: "vLLM renders chat with the template given, else the tokenizer's", TradeOff: "none"},
+		Tokenizer:          Change{Change: "--tokenizer MODEL_REPO (the model's own) and --tokenizer-mode auto", Why: "a tokenizer from another model splits text badly", TradeOff: "none"},
+		Stop:               Change{Change: "keep --generation-config auto (the model's generation_config.json, with its eos_token_id) and check the chat template ends turns with the model's EOS; or send stop/stop_token_ids", Why: "vLLM stops on the tokenizer's EOS plus the generation config's eos_token_id", TradeOff: "none"},
+		Sampling:           Change{Change: "read the start-up log's \"Default sampling parameters have been overridden\" line and --generation-config (auto applies the model's generation_config.json where a request is silent; vllm ignores it): an explicit temperature 0 in the request must still win", Why: "a server-side default that overrides the request makes sampling random", TradeOff: "none"},
 		Quantize:           Change{Change: "serve an fp8/AWQ/GPTQ checkpoint (--quantization fp8 for on-the-fly fp8)", Why: "half the weight bytes read per token", TradeOff: "small accuracy cost"},
 		HostBuffers:        "--swap-space, --cpu-offload-gb, --kv-offloading-size",
 		Cap:                "--max-num-seqs %s",

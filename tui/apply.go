@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -393,7 +394,7 @@ func (o *applyOverlay) View(d *Data, w, h int) string {
 			"Applying a finding's change restarts the engine, so llmtop does it only for an engine it launched itself:",
 			"",
 			"  llmtop run -- vllm serve MODEL " + engines.Fill(engines.VLLM.Levers.Cap, "32"),
-			"  llmtop run -- llama-server -m model.gguf -np 2",
+			"  llmtop run -- llama-server -m model.gguf " + strings.Fields(engines.LlamaCpp.Levers.Cap)[0] + " 2",
 			"",
 			s.Faint.Render("llmtop never restarts an engine it did not start, nor one on another machine."),
 		}, h)
