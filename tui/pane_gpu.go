@@ -219,6 +219,15 @@ func gpuDetail(s *Styles, g model.GPU) string {
 	if g.ECCVolatile.OK && g.ECCVolatile.V > 0 {
 		parts = append(parts, "ECC errors "+fmtNum(g.ECCVolatile))
 	}
+	// The links only when short of what they can do (pcie_link and
+	// nvlink_down judge them; an idle link trains down by design).
+	if g.PCIeGen.OK && g.PCIeGenMax.OK && g.PCIeWidth.OK && g.PCIeWidthMax.OK &&
+		(g.PCIeGen.V < g.PCIeGenMax.V || g.PCIeWidth.V < g.PCIeWidthMax.V) {
+		parts = append(parts, fmt.Sprintf("PCIe Gen%s x%s of Gen%s x%s", fmtNum(g.PCIeGen), fmtNum(g.PCIeWidth), fmtNum(g.PCIeGenMax), fmtNum(g.PCIeWidthMax)))
+	}
+	if g.NVLinks.OK && g.NVLinksMax.OK && g.NVLinks.V < g.NVLinksMax.V {
+		parts = append(parts, "NVLink "+fmtNum(g.NVLinks)+"/"+fmtNum(g.NVLinksMax)+" up")
+	}
 	out := s.Faint.Render("  " + strings.Join(parts, " · "))
 	if tl := gpuTail(g); tl != "" {
 		out += s.Faint.Render(" · ") + s.Warn.Render(tl)
