@@ -219,8 +219,14 @@ var categoryOrder = map[Category]int{
 // that says why the engine failed explains "endpoint down", a backlog
 // explains its TTFT, a prefill stall is fixed before prefill length, and
 // preemptions before a merely full cache.
+//
+// A pool's routing finding explains its members' symptoms (issue 26): the
+// backlog of the workers a router piles onto while their peers idle, the
+// TTFT of a decode instance waiting for its KV. They rank before the
+// queueing and prefill findings they explain.
 var idOrder = map[string]int{
 	"queue_backlog": -1, "itl_prefill_stall": -1, "kv_preemption": -1,
+	"pool_starved": -55, "pool_queue_skew": -55, "prefix_pileup": -55, "one_worker": -55, "kv_transfer_stall": -45,
 	"cuda_oom": 1, // the generic OOM after the specific start-up failure it comes with
 }
 

@@ -42,6 +42,9 @@ func enoughFinished(e *env, ep Endpoint, what string) (float64, bool) {
 func ruleFinishLength(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.withMetrics() {
+		if r, _ := ep.PDRole(); r == model.RolePrefill {
+			continue // a prefill instance generates one token by design (max_tokens 1); decode generates the rest
+		}
 		n, ok := enoughFinished(e, ep, "length share")
 		if !ok {
 			continue

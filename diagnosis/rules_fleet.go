@@ -96,6 +96,12 @@ func loadSkew(e *env, m string, eps []Endpoint) (Finding, bool) {
 	if hiL < 0 || hi.URL == lo.URL || hiL-loL < 4 || hiL < e.cfg.SkewRatio*math.Max(loL, 1) {
 		return Finding{}, false
 	}
+	// The gauges are this instant's; the window's generated tokens must
+	// agree, or it is the churn of a balanced pool (requests of different
+	// lengths finishing at different times), not the router.
+	if a, b := hi.State.GenTPS, lo.State.GenTPS; a.OK && b.OK && a.V < skewWindowRatio*b.V {
+		return Finding{}, false
+	}
 	ev := []Evidence{{Text: fmt.Sprintf("%s: running+waiting %s; %s: %s", hi.URL, num(hiL), lo.URL, num(loL)), Source: "running/waiting of each replica"}}
 	if a, b := hi.State.Latency[model.TTFT].P90, lo.State.Latency[model.TTFT].P90; a.OK && b.OK {
 		ev = append(ev, Evidence{Text: fmt.Sprintf("TTFT p90≈%s vs %s", secs(a.V), secs(b.V)), Source: "ttft per replica", Window: hi.State.Latency[model.TTFT].Window})
@@ -108,6 +114,10 @@ func loadSkew(e *env, m string, eps []Endpoint) (Finding, bool) {
 			Why: "round-robin ignores that requests differ in length", TradeOff: "prefix-aware routing trades some balance for cache hits"},
 			diffReplicas}}, true
 }
+
+// skewWindowRatio is how much more the loaded replica must have generated
+// over the window than the light one for an instant's load gap to be skew.
+const skewWindowRatio = 1.5
 
 // Latency skew must also be this large in absolute terms: a 2× gap between
 // 20 ms and 40 ms TTFT is noise to a user, not a slow replica.

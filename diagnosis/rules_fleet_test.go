@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -8,10 +9,13 @@ import (
 	"github.com/llmtop/llmtop/model"
 )
 
+// replica's window generated tokens in proportion to its batch, as a
+// replica that held it for the window would.
 func replica(u string, running, waiting float64) Endpoint {
 	return ep(func(e *Endpoint) {
 		e.URL, e.State.Key.Endpoint = u, u
 		e.State.Running, e.State.Waiting = model.Some(running), model.Some(waiting)
+		e.State.GenTPS = model.Some(25 * math.Max(running, 0.2))
 	})
 }
 
@@ -221,4 +225,13 @@ func TestPrefillAndDecodeAreNotReplicas(t *testing.T) {
 			return e
 		}()), none: "routing_skew"},
 	})
+}
+
+// A balanced pool's instant gauges churn: one replica reads twice another's
+// running for a refresh while over the window both generated the same. Not
+// skew (a healthy routed fleet raised routing_skew at 196 s before).
+func TestSkewNeedsTheWindowToAgree(t *testing.T) {
+	a, b := replica("http://a", 14, 0), replica("http://b", 6, 0)
+	b.State.GenTPS = a.State.GenTPS
+	runCases(t, []ruleCase{{name: "instant gap, even window", in: input(a, b), none: "routing_skew"}})
 }

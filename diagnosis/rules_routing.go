@@ -343,14 +343,10 @@ func ruleKVTransferStall(e *env) []Finding {
 			continue
 		}
 		ttft := ep.State.Latency[model.TTFT]
-		if !xfer.Mean.OK || !ttft.Mean.OK || ttft.Mean.V < e.cfg.KVStallMin.Seconds() {
+		share, stalled := kvStall(e, ep)
+		if !stalled {
 			continue
 		}
-		share := xfer.Mean.V / ttft.Mean.V
-		if share < e.cfg.KVStallShare {
-			continue
-		}
-		share = math.Min(share, 1)
 		out = append(out, Finding{Endpoint: ep.URL, Category: Routing, Severity: model.SevWarn,
 			Title: fmt.Sprintf("KV transfer is %s of TTFT on %s (%s of %s)", pct(share), ep.URL, secs(xfer.Mean.V), secs(ttft.Mean.V)),
 			Evidence: []Evidence{
@@ -363,6 +359,18 @@ func ruleKVTransferStall(e *env) []Finding {
 				{Change: "judge TTFT at the router (its end-to-end TTFT), not per instance", Why: "the prefill and decode instances each see part of it", TradeOff: "none"}}})
 	}
 	return out
+}
+
+// kvStall is the share of an endpoint's TTFT its KV transfers take, and
+// whether that is a stall (KVStallShare of a TTFT mean of KVStallMin or
+// more).
+func kvStall(e *env, ep Endpoint) (float64, bool) {
+	xfer, ttft := ep.State.Latency[model.KVTransfer], ep.State.Latency[model.TTFT]
+	if !xfer.Exposed || !xfer.Mean.OK || !ttft.Mean.OK || ttft.Mean.V < e.cfg.KVStallMin.Seconds() || ttft.Mean.V <= 0 {
+		return 0, false
+	}
+	share := math.Min(xfer.Mean.V/ttft.Mean.V, 1)
+	return share, share >= e.cfg.KVStallShare
 }
 
 // routedPool reports whether a routing rule speaks for the pool, so the

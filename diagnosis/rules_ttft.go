@@ -83,6 +83,10 @@ func ruleTTFT(e *env) []Finding {
 			out = append(out, preemptedTTFT(e, ep, ev, p.V))
 			continue
 		}
+		if _, ok := kvStall(e, ep); ok {
+			e.handed = true // kv_transfer_stall names the wait: the KV hand-over, not a phase here
+			continue
+		}
 		// Each phase is the cause only by its own number: a share of TTFT;
 		// where the engine does not time the queue, requests waiting now.
 		pDominant := pOK && pShare >= e.cfg.DominantShare

@@ -110,6 +110,7 @@ var vllmMetrics = []MetricSource{
 // performed, the decode instance that pulls the KV.
 const (
 	VLLMNixlXferTime     = "vllm:nixl_xfer_time_seconds"
+	VLLMRequestSuccess   = "vllm:request_success_total"
 	VLLMNixlFailed       = "vllm:nixl_num_failed_transfers_total"
 	VLLMNixlExpired      = "vllm:nixl_num_kv_expired_reqs_total"
 	VLLMPromptBySource   = "vllm:prompt_tokens_by_source_total"

@@ -46,10 +46,23 @@ type Config struct {
 	Seed  uint64
 	Clock Clock     // default the real clock; a *FakeClock for tests
 	Log   io.Writer // vLLM-format log lines; must not block (see LogPipe). nil = discard
+	// PD is the engine's part in prefill/decode disaggregation: "prefill"
+	// (each request generates its first token and hands its KV over: max
+	// tokens 1), "decode" (each request's KV arrives over the connector,
+	// KVTransfer on average, before it decodes), or "" (unified). Either
+	// role serves vLLM's NIXL families, counted where vLLM counts them.
+	PD         string
+	KVTransfer time.Duration
 	// StartupTime is how long a (re)start takes before the API server
 	// listens; default 12s (the cold-start scenario makes it longer).
 	StartupTime time.Duration
 }
+
+// The P/D roles (Config.PD).
+const (
+	PDPrefill = "prefill"
+	PDDecode  = "decode"
+)
 
 // engineConfig is a Config resolved against the tables and vLLM's defaults.
 type engineConfig struct {
@@ -71,6 +84,8 @@ type engineConfig struct {
 	port           int
 	startup        time.Duration
 	explicit       []string // non-default args, for the startup log
+	pd             string
+	kvXfer         time.Duration
 }
 
 func boolOr(p *bool, def bool) bool {
@@ -217,6 +232,10 @@ func (c Config) resolve() (engineConfig, error) {
 		e.logInterval = 10 * time.Second
 	}
 	e.port = c.Port
+	e.pd, e.kvXfer = c.PD, c.KVTransfer
+	if e.pd == PDDecode && e.kvXfer <= 0 {
+		e.kvXfer = 40 * time.Millisecond
+	}
 	if e.port == 0 {
 		e.port = 8000
 	}

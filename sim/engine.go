@@ -206,6 +206,8 @@ func (e *engine) schedule(now time.Time) *step {
 	for _, it := range st.items {
 		if it.n == 1 && it.r.generated > 0 {
 			decode++
+		} else if e.cfg.pd == PDDecode {
+			decode++ // its prompt's KV came over the connector: loaded, not computed
 		} else {
 			prefill += it.n
 		}
@@ -251,7 +253,11 @@ func (e *engine) emit(r *request, at time.Time) {
 		computed := r.prompt - r.cached
 		e.ivPrompt += computed
 		e.met.promptTokens.Add(float64(r.prompt))
-		e.met.promptBySource.WithLabelValues("local_compute").Add(float64(computed))
+		src := "local_compute"
+		if e.cfg.pd == PDDecode {
+			src = "external_kv_transfer"
+		}
+		e.met.promptBySource.WithLabelValues(src).Add(float64(computed))
 		e.met.promptBySource.WithLabelValues("local_cache_hit").Add(float64(r.cached))
 		e.met.promptCached.Add(float64(r.cached))
 	} else {

@@ -81,8 +81,24 @@ func (s *Sim) arrive() {
 	if s.eng.waitq.Len() < s.user.MaxBackgroundWaiting && s.user.Background {
 		r := s.backgroundRequest()
 		r.arrival = s.now
-		s.eng.enqueue(r)
-		s.kick()
+		if x := s.cfg.kvXfer; s.cfg.pd == PDDecode && x > 0 {
+			// The prefill's KV arrives first: the request waits for it
+			// (vLLM counts it where the transfer is performed, here).
+			d := time.Duration((0.8 + 0.4*s.rng.Float64()) * float64(x))
+			if m := s.eng.met.nixlXfer; m != nil {
+				m.Observe(d.Seconds())
+			}
+			eng := s.eng
+			s.at(d, func() {
+				if s.eng == eng && s.phase == phaseUp {
+					eng.enqueue(r)
+					s.kick()
+				}
+			})
+		} else {
+			s.eng.enqueue(r)
+			s.kick()
+		}
 	}
 	s.arrival = s.nextArrivalAfter(s.now)
 	if !s.user.Background {

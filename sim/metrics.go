@@ -48,6 +48,8 @@ type metrics struct {
 	paramsN, paramsMax                             prometheus.Histogram
 	ttft, itl, tpot                                prometheus.Histogram
 	e2e, queue, inference, prefillTime, decodeTime prometheus.Histogram
+	// nixlXfer is nil for a unified engine (no KV connector).
+	nixlXfer prometheus.Histogram
 }
 
 func newMetrics(cfg engineConfig, plan kvPlan, start time.Time) *metrics {
@@ -127,6 +129,14 @@ func newMetrics(cfg engineConfig, plan kvPlan, start time.Time) *metrics {
 	m.prefillTime = hist("vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", latencyBuckets)
 	m.decodeTime = hist("vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", latencyBuckets)
 	m.prefillKV = hist("vllm:request_prefill_kv_computed_tokens", "Histogram of new KV tokens computed during prefill (excluding cached tokens).", tok)
+	if cfg.pd != "" {
+		// The NIXL connector's families (kv_connector/v1/nixl/stats.py):
+		// transfers are counted where performed, the decode side.
+		m.nixlXfer = hist("vllm:nixl_xfer_time_seconds", "Histogram of transfer duration for NIXL KV Cache transfers.",
+			[]float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0})
+		counter("vllm:nixl_num_failed_transfers_total", "Number of failed NIXL KV Cache transfers.")
+		counter("vllm:nixl_num_kv_expired_reqs_total", "Number of requests that had their KV expire. NOTE: This metric is tracked on the P instance.")
+	}
 
 	info := prometheus.NewGauge(prometheus.GaugeOpts{Name: "vllm:cache_config_info",
 		Help: "Information of the LLMEngine CacheConfig",

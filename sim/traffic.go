@@ -99,6 +99,33 @@ func chainHashes(n int, content func(j int) uint64) []uint64 {
 	return out
 }
 
+// SetTrafficScale changes the background arrival rate's multiplier while
+// the sim runs (a router in front, sim.Fleet, shifts its share of the
+// traffic); 0 stops the arrivals until it rises again.
+func (s *Sim) SetTrafficScale(f float64) {
+	s.mu.Lock()
+	s.runUntil(s.clock.Now())
+	was := s.user.TrafficScale
+	s.user.TrafficScale = max(f, 0)
+	if was <= 0 && f > 0 && s.phase == phaseUp && s.user.Background {
+		s.arrival = s.nextArrivalAfter(s.now)
+	}
+	s.mu.Unlock()
+	s.poke()
+}
+
+// Gauges are the engine's running and waiting requests now (a router in
+// front counts them per engine).
+func (s *Sim) Gauges() (running, waiting int, up bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runUntil(s.clock.Now())
+	if s.phase != phaseUp || s.eng == nil {
+		return 0, 0, false
+	}
+	return len(s.eng.running), s.eng.waitq.Len(), true
+}
+
 // nextArrival draws the next Poisson arrival after now.
 func (s *Sim) nextArrivalAfter(now time.Time) time.Time {
 	rate := s.traffic.rate
@@ -148,8 +175,12 @@ func (s *Sim) backgroundRequest() *request {
 		}
 		return seq<<20 | uint64(j)
 	})
-	// Four in five stop on their own (EOS); the rest hit max_tokens.
-	if s.rng.IntN(5) == 0 {
+	// Four in five stop on their own (EOS); the rest hit max_tokens. A
+	// prefill instance generates the first token only (the proxy in front
+	// asks max_tokens 1 and sends the rest to decode).
+	if s.cfg.pd == PDPrefill {
+		r.maxTokens, r.target = 1, 1
+	} else if s.rng.IntN(5) == 0 {
 		r.maxTokens, r.target = out, out+1
 	} else {
 		r.maxTokens, r.target = min(2*out+16, c.maxModelLen-r.prompt), out

@@ -229,6 +229,23 @@ func pdRole(f families) (model.PDRole, string) {
 			}
 		}
 	}
+	// The NIXL connector configured (its transfer histogram served), no
+	// transfer performed here while requests finished: the prefill side,
+	// whose KV the decode side pulls.
+	if fam, ok := f[engines.VLLMNixlXferTime]; ok && len(fam.GetMetric()) > 0 {
+		var xfers, done float64
+		for _, m := range fam.GetMetric() {
+			xfers += float64(m.GetHistogram().GetSampleCount())
+		}
+		if succ, ok := f[engines.VLLMRequestSuccess]; ok {
+			for _, m := range succ.GetMetric() {
+				done += scalar(m)
+			}
+		}
+		if xfers == 0 && done > 0 {
+			return model.RolePrefill, fmt.Sprintf("%s served with no transfer while %.0f requests finished (the decode side pulls the KV)", engines.VLLMNixlXferTime, done)
+		}
+	}
 	if fam, ok := f[engines.VLLMPromptBySource]; ok {
 		for _, m := range fam.GetMetric() {
 			if label(m, "source") == engines.VLLMExternalKV && scalar(m) > 0 {

@@ -200,3 +200,22 @@ func TestVLLMRoleFromSideSpecificCounters(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// The NIXL connector served but no transfer performed while requests
+// finish: the prefill side. Before any request finishes it says nothing.
+func TestVLLMPrefillFromAConnectorThatNeverTransfers(t *testing.T) {
+	body := func(done int) string {
+		return "# TYPE vllm:nixl_xfer_time_seconds histogram\n" +
+			"vllm:nixl_xfer_time_seconds_bucket{engine=\"0\",model_name=\"m\",le=\"+Inf\"} 0\n" +
+			"vllm:nixl_xfer_time_seconds_sum{engine=\"0\",model_name=\"m\"} 0\n" +
+			"vllm:nixl_xfer_time_seconds_count{engine=\"0\",model_name=\"m\"} 0\n" +
+			"# TYPE vllm:request_success_total counter\n" +
+			"vllm:request_success_total{engine=\"0\",finished_reason=\"length\",model_name=\"m\"} " + itoa(done) + "\n"
+	}
+	if r, from := pdRole(mustParse(t, []byte(body(40)))); r != model.RolePrefill || from == "" {
+		t.Errorf("40 finished, no transfer: role %q from %q", r, from)
+	}
+	if r, _ := pdRole(mustParse(t, []byte(body(0)))); r != "" {
+		t.Errorf("nothing finished yet: role %q, want unknown", r)
+	}
+}

@@ -1,0 +1,219 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A routed fleet (issue 26): a router in front of a prefill pool and a
+// decode pool of simulated vLLM engines, the decode side pulling each
+// request's KV from prefill. The router's policy is each engine's share of
+// the arrivals (its TrafficScale), set every second; its own /metrics are
+// the vLLM production-stack router's (vllm:num_requests_running and
+// vllm:num_requests_waiting per server, never model_name), so llmtop
+// classifies it as the router it is.
+
+// The routed scenarios.
+const (
+	RoutedHealthy   = "routed-healthy"
+	RoutedStarved   = "routed-starved"
+	RoutedOneWorker = "routed-one-worker"
+	RoutedKVStall   = "routed-kv-stall"
+)
+
+// routed is one routed scenario: what the router does and what the
+// connector does.
+type routed struct {
+	summary string
+	// share is decode worker i's traffic scale of n (1: an even share).
+	share func(i, n int) float64
+	// xfer is the decode side's mean KV hand-over.
+	xfer time.Duration
+}
+
+var routedScenarios = map[string]routed{
+	RoutedHealthy: {summary: "round robin over 2 prefill and 5 decode workers at ~35% load, KV handed over in ~40 ms",
+		share: func(int, int) float64 { return 1 }, xfer: 40 * time.Millisecond},
+	RoutedStarved: {summary: "a KV-aware router piles the decode traffic onto 3 of 5 workers (full, queueing) while 2 get none (dynamo #7836)",
+		share: func(i, _ int) float64 {
+			if i >= 3 {
+				return 0
+			}
+			return 5
+		}, xfer: 40 * time.Millisecond},
+	RoutedOneWorker: {summary: "the router's load signal reads 0 for every worker: nearly every decode request goes to the first (sglang #15473)",
+		share: func(i, _ int) float64 {
+			if i == 0 {
+				return 1.6
+			}
+			return 0.03
+		}, xfer: 40 * time.Millisecond},
+	RoutedKVStall: {summary: "the KV hand-over stalls: each decode request waits ~2.5 s for its KV, most of its TTFT (LMCache #1106)",
+		share: func(int, int) float64 { return 1 }, xfer: 2500 * time.Millisecond},
+}
+
+// RoutedScenarios lists the routed scenarios with what each shows.
+func RoutedScenarios() map[string]string {
+	out := map[string]string{}
+	for k, v := range routedScenarios {
+		out[k] = v.summary
+	}
+	return out
+}
+
+// FleetConfig configures a routed fleet.
+type FleetConfig struct {
+	Scenario string
+	Seed     uint64
+	Clock    Clock // default the real clock; a *FakeClock for tests
+	Model    string
+	// Prefill and Decode are the pools' sizes; default 2 and 5.
+	Prefill, Decode int
+	StartupTime     time.Duration
+	Log             io.Writer // every engine's log, interleaved; nil = discard
+}
+
+// Fleet is a routed fleet: the engines and the router's policy.
+type Fleet struct {
+	cfg      FleetConfig
+	sc       routed
+	Prefills []*Sim
+	Decodes  []*Sim
+	mu       sync.Mutex
+	urls     map[*Sim]string
+}
+
+// NewFleet builds the fleet's engines (not started).
+func NewFleet(cfg FleetConfig) (*Fleet, error) {
+	sc, ok := routedScenarios[cfg.Scenario]
+	if !ok {
+		names := make([]string, 0, len(routedScenarios))
+		for k := range routedScenarios {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("unknown routed scenario %q (known: %s)", cfg.Scenario, strings.Join(names, ", "))
+	}
+	if cfg.Prefill <= 0 {
+		cfg.Prefill = 2
+	}
+	if cfg.Decode <= 0 {
+		cfg.Decode = 5
+	}
+	f := &Fleet{cfg: cfg, sc: sc, urls: map[*Sim]string{}}
+	mk := func(pd string, i int) (*Sim, error) {
+		return New(Config{Model: cfg.Model, ServedModelName: "", Scenario: Healthy, Background: true, Seed: cfg.Seed*100 + uint64(i) + 1,
+			Clock: cfg.Clock, Log: cfg.Log, StartupTime: cfg.StartupTime, PD: pd, KVTransfer: sc.xfer, TrafficScale: 1})
+	}
+	for i := range cfg.Prefill {
+		s, err := mk(PDPrefill, i)
+		if err != nil {
+			return nil, err
+		}
+		f.Prefills = append(f.Prefills, s)
+	}
+	for i := range cfg.Decode {
+		s, err := mk(PDDecode, 50+i)
+		if err != nil {
+			return nil, err
+		}
+		f.Decodes = append(f.Decodes, s)
+	}
+	f.route()
+	return f, nil
+}
+
+// Engines are the prefill engines, then the decode engines.
+func (f *Fleet) Engines() []*Sim { return append(append([]*Sim{}, f.Prefills...), f.Decodes...) }
+
+// route applies the router's policy: each decode worker's share of the
+// arrivals. The prefill pool is round robin.
+func (f *Fleet) route() {
+	for i, s := range f.Decodes {
+		s.SetTrafficScale(f.sc.share(i, len(f.Decodes)))
+	}
+}
+
+// Start runs every engine on the real clock.
+func (f *Fleet) Start(ctx context.Context) {
+	for _, s := range f.Engines() {
+		s.Start(ctx)
+	}
+}
+
+// Advance moves a fleet on a FakeClock by d, a second at a time.
+func (f *Fleet) Advance(d time.Duration) error {
+	fc, ok := f.cfg.Clock.(*FakeClock)
+	if !ok {
+		return fmt.Errorf("sim: Advance needs a FakeClock")
+	}
+	for d > 0 {
+		step := min(d, time.Second)
+		fc.add(step)
+		for _, s := range f.Engines() {
+			if err := s.Advance(0); err != nil {
+				return err
+			}
+		}
+		d -= step
+	}
+	return nil
+}
+
+// SetURL names where an engine serves (the router's server label).
+func (f *Fleet) SetURL(s *Sim, url string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.urls[s] = url
+}
+
+// RouterHandler serves the router's /metrics in the production-stack
+// router's shape (src/vllm_router/services/metrics_service/__init__.py):
+// per engine (server label, never model_name) its running and waiting
+// requests and health, and the host gauges.
+func (f *Fleet) RouterHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		f.mu.Lock()
+		type row struct {
+			url              string
+			running, waiting int
+			up               bool
+		}
+		var rows []row
+		for _, s := range f.Engines() {
+			if u := f.urls[s]; u != "" {
+				run, wait, up := s.Gauges()
+				rows = append(rows, row{u, run, wait, up})
+			}
+		}
+		f.mu.Unlock()
+		var b strings.Builder
+		gauge := func(name, help string, v func(row) float64) {
+			fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
+			for _, x := range rows {
+				fmt.Fprintf(&b, "%s{server=%q} %v\n", name, x.url, v(x))
+			}
+		}
+		gauge("vllm:num_requests_running", "Number of running requests", func(x row) float64 { return float64(x.running) })
+		gauge("vllm:num_requests_waiting", "Number of waiting requests", func(x row) float64 { return float64(x.waiting) })
+		gauge("vllm:healthy_pods_total", "Number of healthy vLLM pods", func(x row) float64 {
+			if x.up {
+				return 1
+			}
+			return 0
+		})
+		fmt.Fprintf(&b, "# HELP router_cpu_usage_percent CPU usage percentage\n# TYPE router_cpu_usage_percent gauge\nrouter_cpu_usage_percent 3.5\n")
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		io.WriteString(w, b.String())
+	})
+}
