@@ -36,6 +36,27 @@ func TestPrefillStallWithChunkedPrefillFromLog(t *testing.T) {
 	runCases(t, []ruleCase{
 		{name: "chunked on at 8192: halve the budget", in: withEvents(ep(spiky), chunkedLine(url, "8192", hourAgo)),
 			want: "itl_prefill_stall", check: wantBudget("--max-num-batched-tokens 4096")},
+		// Prompts shorter than half the budget are prefilled whole either
+		// way: half of 8192 splits nothing when the p95 prompt is 1.8k.
+		{name: "prompts shorter than half the budget: under them", in: withEvents(ep(func(e *Endpoint) {
+			spiky(e)
+			d := dist(700, 1400, 2600, 800)
+			d.P95 = model.Some(1804)
+			e.State.Latency[model.PromptLen] = d
+		}), chunkedLine(url, "8192", hourAgo)),
+			want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {
+				wantBudget("--max-num-batched-tokens 768")(t, f)
+				if !hasEvidence(f, "prompt length p95≈1804 tokens: a step budget of 8192 or 4096 prefills such a prompt whole") {
+					t.Errorf("%+v", f.Evidence)
+				}
+			}},
+		{name: "prompts longer than half the budget: half", in: withEvents(ep(func(e *Endpoint) {
+			spiky(e)
+			d := dist(3000, 6000, 9000, 4000)
+			d.P95 = model.Some(8000)
+			e.State.Latency[model.PromptLen] = d
+		}), chunkedLine(url, "8192", hourAgo)),
+			want: "itl_prefill_stall", check: wantBudget("--max-num-batched-tokens 4096")},
 		{name: "a log without an endpoint belongs to the only one watched", in: withEvents(ep(spiky), chunkedLine("", "2048", hourAgo)),
 			want: "itl_prefill_stall", check: wantBudget("--max-num-batched-tokens 1024")},
 		{name: "the newest start-up line wins", in: withEvents(ep(spiky), chunkedLine(url, "16384", hourAgo), chunkedLine(url, "4096", t0.Add(-time.Minute))),
