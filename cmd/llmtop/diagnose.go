@@ -101,8 +101,8 @@ func runDiagnose(ctx context.Context, cmd *cobra.Command, urls []string) error {
 	if len(urls) == 0 {
 		urls = append(urls, fileCfg.Endpoints...)
 	}
-	if len(urls) == 0 && discoverLocal != nil && !prometheusOn() {
-		urls = discoverLocal(ctx)
+	if len(urls) == 0 && !prometheusOn() {
+		urls = foundURLs(discoverLocal(ctx))
 	}
 	if len(urls) == 0 && !prometheusOn() {
 		fmt.Fprint(out, nothingFound)

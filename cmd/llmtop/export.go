@@ -74,8 +74,8 @@ func runExport(ctx context.Context, cmd *cobra.Command, args []string) error {
 	if len(urls) == 0 {
 		urls = append(urls, fileCfg.Endpoints...)
 	}
-	if len(urls) == 0 && !otherSourceGiven(cmd) && discoverLocal != nil {
-		urls = discoverLocal(ctx)
+	if len(urls) == 0 && !otherSourceGiven(cmd) {
+		urls = foundURLs(discoverLocal(ctx))
 	}
 	if len(urls) == 0 && !otherSourceGiven(cmd) {
 		fmt.Fprint(cmd.OutOrStdout(), nothingFound)

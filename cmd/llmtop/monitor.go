@@ -79,9 +79,6 @@ func init() {
 	fs.DurationVar(&monitorFlags.sloTPOT, "slo-tpot", def.ITLp99, "inter-token latency (TPOT/ITL) p99 objective; overrides [thresholds] itl_p99_ms")
 }
 
-// discoverLocal finds engines on this machine; discover.go sets it once
-// the probe package is wired. It returns base URLs.
-var discoverLocal func(ctx context.Context) []string
 
 // runRoot is `llmtop [URL...]`: monitor the given endpoints, or the ones
 // found on this machine, or say how to go on when there are none.
@@ -103,8 +100,8 @@ func runRoot(cmd *cobra.Command, args []string) error {
 		}
 		urls = cfg.Endpoints
 	}
-	if len(urls) == 0 && discoverLocal != nil {
-		urls = discoverLocal(ctx)
+	if len(urls) == 0 {
+		urls = foundURLs(discoverLocal(ctx))
 	}
 	if len(urls) == 0 {
 		fmt.Fprint(cmd.OutOrStdout(), nothingFound)

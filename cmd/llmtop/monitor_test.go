@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmtop/llmtop/sources/probe"
 )
 
 func TestNormalizeURL(t *testing.T) {
@@ -80,7 +82,7 @@ func TestIntervalAndWindowFlagsOutOfRange(t *testing.T) {
 func TestNothingFoundOffersDemo(t *testing.T) {
 	saved := discoverLocal
 	defer func() { discoverLocal = saved }()
-	discoverLocal = func(context.Context) []string { return nil }
+	discoverLocal = func(context.Context) []probe.Found { return nil }
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	var out bytes.Buffer
 	root.SetOut(&out)

@@ -104,7 +104,7 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 		urls = fileCfg.Endpoints
 	}
 	if len(urls) == 0 {
-		found := probe.Discover(ctx, "127.0.0.1", probe.DefaultPorts, engineTimeout())
+		found := discoverLocal(ctx)
 		urls = foundURLs(found)
 		if len(urls) == 0 {
 			return &exitError{code: 3, err: errors.New(nothingAnswered(found))}

@@ -37,9 +37,13 @@ func init() {
 		Flags: engineFlagSet,
 		Start: startEngines,
 	})
-	discoverLocal = func(ctx context.Context) []string {
-		return foundURLs(probe.Discover(ctx, "127.0.0.1", probe.DefaultPorts, engineTimeout()))
-	}
+}
+
+// discoverLocal finds what answers on this machine's usual engine ports:
+// every face that is given no endpoint (the monitor, diagnose, export,
+// snapshot) looks the same way (a test replaces it).
+var discoverLocal = func(ctx context.Context) []probe.Found {
+	return probe.Discover(ctx, "127.0.0.1", probe.DefaultPorts, engineTimeout())
 }
 
 func engineFlagSet(fs *pflag.FlagSet) {
