@@ -79,7 +79,6 @@ func init() {
 	fs.DurationVar(&monitorFlags.sloTPOT, "slo-tpot", def.ITLp99, "inter-token latency (TPOT/ITL) p99 objective; overrides [thresholds] itl_p99_ms")
 }
 
-
 // runRoot is `llmtop [URL...]`: monitor the given endpoints, or the ones
 // found on this machine, or say how to go on when there are none.
 func runRoot(cmd *cobra.Command, args []string) error {
