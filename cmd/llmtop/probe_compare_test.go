@@ -101,7 +101,11 @@ func TestProbeReferenceNamesTheFirstDifferingToken(t *testing.T) {
 // engine again matches them, and after a planned restart onto a broken
 // chat template the changed answers are named with the template's
 // changed fingerprint.
-func TestProbeGoldenShowsAChangedAnswerAcrossARestart(t *testing.T) {
+// restartableSim serves a simulated engine of scenario on one port;
+// restart replaces it by a new process of another scenario on the same
+// port (a planned restart), once it answers.
+func restartableSim(t *testing.T, scenario string) (url string, restart func(scenario string)) {
+	t.Helper()
 	newSim := func(scenario string) http.Handler {
 		s, err := sim.New(sim.Config{Scenario: scenario, Seed: 3, StartupTime: time.Millisecond})
 		if err != nil {
@@ -113,26 +117,33 @@ func TestProbeGoldenShowsAChangedAnswerAcrossARestart(t *testing.T) {
 		return s.Handler()
 	}
 	var current atomic.Pointer[http.Handler]
-	h := newSim(sim.Healthy)
+	h := newSim(scenario)
 	current.Store(&h)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
 	waitHealthy(t, srv.URL)
+	return srv.URL, func(scenario string) {
+		h := newSim(scenario)
+		current.Store(&h)
+		waitHealthy(t, srv.URL)
+	}
+}
+
+func TestProbeGoldenShowsAChangedAnswerAcrossARestart(t *testing.T) {
+	url, restart := restartableSim(t, sim.Healthy)
 	file := filepath.Join(t.TempDir(), "golden.json")
 
-	r, _ := probeCompare(t, srv.URL, "", file)
+	r, _ := probeCompare(t, url, "", file)
 	if !r.Compare.Kept || r.Compare.Was != nil || findingOf(r, "probe_golden_changed") != "" {
 		t.Fatalf("first run: %+v", r.Compare)
 	}
-	r, _ = probeCompare(t, srv.URL, "", file)
+	r, _ = probeCompare(t, url, "", file)
 	if findingOf(r, "probe_golden_changed") != "" || len(r.Compare.Diffs) == 0 {
 		t.Fatalf("the same engine changed its answers: %+v", r)
 	}
 	// The planned restart: the same port, a new process with another template.
-	h2 := newSim(sim.WrongTemplate)
-	current.Store(&h2)
-	waitHealthy(t, srv.URL)
-	r, code := probeCompare(t, srv.URL, "", file)
+	restart(sim.WrongTemplate)
+	r, code := probeCompare(t, url, "", file)
 	ev := findingOf(r, "probe_golden_changed")
 	if ev == "" || code == 0 || !strings.Contains(ev, "first differs at token") || !strings.Contains(ev, "chat template") {
 		t.Fatalf("exit %d, evidence:\n%s", code, ev)
@@ -148,39 +159,21 @@ func TestProbeGoldenShowsAChangedAnswerAcrossARestart(t *testing.T) {
 // with the one before names the answers that changed: here across a
 // planned restart onto another chat template.
 func TestRunsViewShowsChangedGoldenAnswers(t *testing.T) {
-	newSim := func(scenario string) http.Handler {
-		s, err := sim.New(sim.Config{Scenario: scenario, Seed: 3, StartupTime: time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(cancel)
-		s.Start(ctx)
-		return s.Handler()
-	}
-	var current atomic.Pointer[http.Handler]
-	h := newSim(sim.Healthy)
-	current.Store(&h)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) }))
-	t.Cleanup(srv.Close)
-	waitHealthy(t, srv.URL)
+	url, restart := restartableSim(t, sim.Healthy)
 	rt := newMonitorRuntime()
 	steps := map[string]bool{}
-	b1, err := rt.probe(context.Background(), srv.URL, func(s string) { steps[s] = true })
+	b1, err := rt.probe(context.Background(), url, func(s string) { steps[s] = true })
 	if err != nil || len(b1.Golden) != len(behaviour.GoldenPrompts) || !steps["golden answers"] {
 		t.Fatalf("first probe: %v, %d golden answers, steps %v", err, len(b1.Golden), steps)
 	}
-	same, _ := rt.probe(context.Background(), srv.URL, func(string) {})
+	same, _ := rt.probe(context.Background(), url, func(string) {})
 	if c := diagnosis.CompareRuns(model.Run{N: 1, Behaviour: &b1}, model.Run{N: 2, Behaviour: &same}, diagnosis.DefaultConfig()); len(c.Config) != 0 {
 		t.Fatalf("the same engine compared as changed: %q", c.Config)
 	}
-	h2 := newSim(sim.WrongTemplate)
-	current.Store(&h2)
-	waitHealthy(t, srv.URL)
-	b2, _ := rt.probe(context.Background(), srv.URL, func(string) {})
+	restart(sim.WrongTemplate)
+	b2, _ := rt.probe(context.Background(), url, func(string) {})
 	c := diagnosis.CompareRuns(model.Run{N: 1, Behaviour: &b1}, model.Run{N: 2, Behaviour: &b2}, diagnosis.DefaultConfig())
 	got := strings.Join(c.Config, "\n")
-	t.Log(got)
 	if !strings.Contains(got, "golden answers: ") || !strings.Contains(got, " changed (behaviour probe); first ") || !strings.Contains(got, "chat template") {
 		t.Errorf("the runs comparison:\n%s", got)
 	}
