@@ -424,6 +424,19 @@ func ruleSpec(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.withMetrics() {
 		a := ep.State.SpecAccept
+		var logEv *Evidence
+		if !a.OK {
+			// llama-server without its speculative counters: its log's
+			// per-request tallies, summed over the event window.
+			if acc, drafted, n, perPos := specFromLog(e, ep); drafted > 0 {
+				a = model.Some(acc / drafted)
+				text := fmt.Sprintf("%s of %s draft tokens accepted over %d request(s)", num(acc), num(drafted), n)
+				if perPos != "" {
+					text += "; by position, the newest: " + perPos
+				}
+				logEv = &Evidence{Text: text, Source: "log: llama-server's draft acceptance lines", Window: e.cfg.EventWindow}
+			}
+		}
 		if !a.OK || a.V >= e.cfg.SpecAcceptLow {
 			continue
 		}
@@ -439,6 +452,9 @@ func ruleSpec(e *env) []Finding {
 			model.TRTLLM:   {Change: "speculative_config.max_draft_len lower in the --config YAML", Why: "shorter drafts waste less", TradeOff: "less speed-up"},
 		}
 		ev := []Evidence{{Text: "accepted/drafted tokens " + pct(a.V) + " < " + pct(e.cfg.SpecAcceptLow), Source: metricSource(ep, "spec"), Window: ep.State.RateWindow}}
+		if logEv != nil {
+			ev = []Evidence{*logEv}
+		}
 		if pe, keep, ok := specByPosition(ep); ok {
 			ev = append(ev, pe)
 			if eng := ep.Engine(); eng == model.VLLM && keep > 0 {
@@ -540,4 +556,29 @@ func ruleSpecGain(e *env) []Finding {
 			Actions:  []Action{{Change: "fewer draft tokens, or serve without speculative decoding (the run before was faster per token)", Why: "the run ledger measured both at a similar load", TradeOff: "less speed-up at low load, where speculation helps most"}}})
 	}
 	return out
+}
+
+// kindLlamaDraft is llama-server's per-request speculative tally.
+const kindLlamaDraft = "llamacpp_draft_acceptance"
+
+// specFromLog sums llama-server's per-request draft tallies for ep over
+// the event window: accepted and drafted tokens, the requests, and the
+// newest request's acceptance by position (as the log wrote it).
+func specFromLog(e *env, ep Endpoint) (accepted, drafted float64, n int, perPos string) {
+	var newest time.Time
+	for _, x := range e.in.Events {
+		if x.Kind != kindLlamaDraft || endpointOf(e, x.Endpoint).URL != ep.URL || x.Time.After(e.in.Time) || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
+			continue
+		}
+		a, err1 := strconv.ParseFloat(x.Fields["accepted"], 64)
+		d, err2 := strconv.ParseFloat(x.Fields["drafted"], 64)
+		if err1 != nil || err2 != nil || d <= 0 {
+			continue
+		}
+		accepted, drafted, n = accepted+a, drafted+d, n+1
+		if p := x.Fields["per_pos"]; p != "" && !x.Time.Before(newest) {
+			newest, perPos = x.Time, model.Clean(p)
+		}
+	}
+	return accepted, drafted, n, perPos
 }

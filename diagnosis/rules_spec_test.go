@@ -43,3 +43,26 @@ func TestSpeculativeDecodingPayoff(t *testing.T) {
 		})), none: "spec_no_gain"},
 	})
 }
+
+// llama-server without its speculative counters: the log's per-request
+// tallies (ggml-org/llama.cpp#24536's line, twice).
+func TestSpeculativeAcceptanceFromTheLlamaLog(t *testing.T) {
+	line := "0.06.896.015 I slot print_timing: id  1 | task 0 | draft acceptance = 0.64479 (  167 accepted /   259 generated), mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)"
+	x := model.Event{Time: t0.Add(-time.Minute), Endpoint: url, Source: "log", Kind: "llamacpp_draft_acceptance", Line: line,
+		Fields: map[string]string{"accepted": "167", "drafted": "259", "per_pos": "0.805, 0.632, 0.483"}}
+	poor := x
+	poor.Time, poor.Fields = t0.Add(-30*time.Second), map[string]string{"accepted": "20", "drafted": "300"}
+	llama := func(e *Endpoint) { e.Identity.Engine = model.LlamaCpp }
+	in := input(ep(llama))
+	in.LogsOn, in.Events = true, []model.Event{x, poor}
+	good := input(ep(llama))
+	good.LogsOn, good.Events = true, []model.Event{x}
+	runCases(t, []ruleCase{
+		{name: "two requests, 187 of 559", in: in, want: "spec_accept_low", check: func(t *testing.T, f *Finding) {
+			if f.Title != "speculative decoding acceptance low (33 %)" || !hasEvidence(f, "187 of 559 draft tokens accepted over 2 request(s); by position, the newest: 0.805, 0.632, 0.483") {
+				t.Errorf("%q %+v", f.Title, f.Evidence)
+			}
+		}},
+		{name: "one good request", in: good, none: "spec_accept_low"},
+	})
+}

@@ -42,6 +42,10 @@ var catalogueExamples = []struct {
 	{"llamacpp_model_buffer", "llm_load_tensors:      CUDA1 buffer size = 13989.53 MiB", map[string]string{"device": "CUDA1", "mib": "13989.53"}},
 	// llama.cpp since "model buffer" (src/llama-model.cpp: "%s: %12s model buffer size = %8.2f MiB").
 	{"llamacpp_model_buffer", "load_tensors:        CUDA0 model buffer size =  6378.40 MiB", map[string]string{"device": "CUDA0", "mib": "6378.40"}},
+	{"llamacpp_draft_acceptance", "0.06.896.015 I slot print_timing: id  1 | task 0 | draft acceptance = 0.64479 (  167 accepted /   259 generated), mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)",
+		map[string]string{"accepted": "167", "drafted": "259", "per_pos": "0.805, 0.632, 0.483"}},
+	// Before ggml-org/llama.cpp#24536 (tools/server/server-context.cpp: "draft acceptance rate = %0.5f (%5d accepted / %5d generated)").
+	{"llamacpp_draft_acceptance", "slot print_timing: id  0 | task 12 | draft acceptance rate = 0.57143 (   40 accepted /    70 generated)", map[string]string{"accepted": "40", "drafted": "70"}},
 	// ---- lifecycle (vLLM lines as vllm/entrypoints/openai/api_server.py,
 	// utils.py, default_loader.py and gpu_model_runner.py print them; uvicorn's
 	// own; llama.cpp tools/server/server.cpp and server-context.cpp at
@@ -273,6 +277,7 @@ var catalogueNearMisses = []struct{ id, line string }{
 	{"vllm_model_loading", "Model loading took 3.2 seconds"},
 	{"sglang_weights_loaded", "Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16"},
 	{"llamacpp_model_buffer", "llama_context:  CUDA_Host  output buffer size =     0.58 MiB"},
+	{"llamacpp_draft_acceptance", "draft acceptance rate not printed for this request"},
 	{"cuda_no_kernel_image", "a kernel image is available for execution on the device"},
 	{"vllm_bf16_capability", "Float16 is only supported on GPUs with compute capability of at least 7.0"},
 	{"vllm_lora_not_found", "No adapter found for the request, using the base model"},

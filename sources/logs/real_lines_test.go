@@ -11,7 +11,7 @@ import (
 // testdata/real-lines.txt (issue 27: each new row needs one).
 var realLineRows = []string{"cuda_device_assert", "vllm_worker_died", "hf_model_not_found", "hf_offline", "hf_trust_remote_code",
 	"cuda_no_kernel_image", "vllm_bf16_capability", "vllm_lora_not_found", "vllm_mm_limit",
-	"vllm_fp8_marlin", "guided_decoding_error", "vllm_model_loading", "sglang_weights_loaded", "llamacpp_model_buffer"}
+	"vllm_fp8_marlin", "guided_decoding_error", "vllm_model_loading", "sglang_weights_loaded", "llamacpp_model_buffer", "llamacpp_draft_acceptance"}
 
 // Every real line matches the row it is filed under (and no row before
 // it), and every row in realLineRows has one, with where it came from.
