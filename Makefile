@@ -15,7 +15,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(shell git rev-parse HEAD
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run test lint vet fmt-check engine-flags bench fuzz monitor-cost e2e e2e-mouse test-faults test-memory engines test-engines test-fleet deps dist dist-deps test-dist clean
+.PHONY: all build run run-routed test lint vet fmt-check engine-flags bench fuzz monitor-cost e2e e2e-mouse test-faults test-memory engines test-engines test-fleet deps dist dist-deps test-dist clean
 
 all: build
 
@@ -39,6 +39,11 @@ build: deps
 # nothing is left.
 run: build
 	./$(BIN) demo
+
+# The routed fleet: a router in front of prefill and decode pools, cycling
+# through its scenarios (docs/routed-fleets.md).
+run-routed: build
+	./$(BIN) demo --routed cycle
 
 vet:
 	$(GO) vet ./...

@@ -137,7 +137,7 @@ func rulePoolStarved(e *env) []Finding {
 		}
 		word := poolWord(eps)
 		out = append(out, Finding{Endpoint: idle[0].URL, Category: Routing, Severity: sev,
-			Title:    fmt.Sprintf("%d of %d %s of %s idle while %d are full", len(idle), len(eps), word, name, len(full)),
+			Title:    fmt.Sprintf("%d of %d %s of %s idle while the other %d are loaded", len(idle), len(eps), word, name, len(eps)-len(idle)),
 			Evidence: members(eps),
 			Cause: "the router sends these workers nothing: they are missing from its worker list (not registered, marked unhealthy, " +
 				"a tripped circuit breaker), or its cache-aware score keeps sending requests where their prefix is cached, full or not",

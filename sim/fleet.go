@@ -129,14 +129,48 @@ func NewFleet(cfg FleetConfig) (*Fleet, error) {
 	return f, nil
 }
 
+// SetScenario switches the router's policy and the connector to another
+// routed scenario while the fleet runs (the routed demo's timeline).
+func (f *Fleet) SetScenario(name string) error {
+	sc, ok := routedScenarios[name]
+	if !ok {
+		return fmt.Errorf("unknown routed scenario %q", name)
+	}
+	f.mu.Lock()
+	f.sc, f.cfg.Scenario = sc, name
+	f.mu.Unlock()
+	for _, s := range f.Decodes {
+		s.SetKVTransfer(sc.xfer)
+	}
+	f.route()
+	return nil
+}
+
+// Scenario is the routed scenario now.
+func (f *Fleet) Scenario() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cfg.Scenario
+}
+
+// RoutedDemoTimeline is what `llmtop demo --routed` cycles through.
+var RoutedDemoTimeline = []struct {
+	Name string
+	For  time.Duration
+}{{RoutedHealthy, 60 * time.Second}, {RoutedStarved, 75 * time.Second}, {RoutedHealthy, 40 * time.Second},
+	{RoutedOneWorker, 75 * time.Second}, {RoutedHealthy, 40 * time.Second}, {RoutedKVStall, 60 * time.Second}}
+
 // Engines are the prefill engines, then the decode engines.
 func (f *Fleet) Engines() []*Sim { return append(append([]*Sim{}, f.Prefills...), f.Decodes...) }
 
 // route applies the router's policy: each decode worker's share of the
 // arrivals. The prefill pool is round robin.
 func (f *Fleet) route() {
+	f.mu.Lock()
+	sc := f.sc
+	f.mu.Unlock()
 	for i, s := range f.Decodes {
-		s.SetTrafficScale(f.sc.share(i, len(f.Decodes)))
+		s.SetTrafficScale(sc.share(i, len(f.Decodes)))
 	}
 }
 

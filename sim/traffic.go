@@ -114,6 +114,16 @@ func (s *Sim) SetTrafficScale(f float64) {
 	s.poke()
 }
 
+// SetKVTransfer changes a decode engine's mean KV hand-over while it runs.
+func (s *Sim) SetKVTransfer(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.user.KVTransfer = d
+	if s.cfg.pd == PDDecode {
+		s.cfg.kvXfer = d
+	}
+}
+
 // Gauges are the engine's running and waiting requests now (a router in
 // front counts them per engine).
 func (s *Sim) Gauges() (running, waiting int, up bool) {

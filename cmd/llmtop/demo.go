@@ -25,6 +25,7 @@ import (
 
 var demoFlags struct {
 	headless bool
+	routed   string
 	cfg      sim.Config
 }
 
@@ -46,6 +47,8 @@ and --scenario work as for 'llmtop sim'.`,
 	demoFlags.cfg.Scenario, demoFlags.cfg.Loop = sim.DemoTimeline, true
 	fs := cmd.Flags()
 	fs.BoolVar(&demoFlags.headless, "headless", false, "no monitor: print the sim's URL and its log, serve until Ctrl-C")
+	fs.StringVar(&demoFlags.routed, "routed", "", "a routed fleet instead: a router in front of prefill and decode pools; `SCENARIO` one of "+
+		"routed-healthy, routed-starved, routed-one-worker, routed-kv-stall, or cycle (all in turn)")
 	addSimFlags(fs, &demoFlags.cfg)
 	addRecordFlag(fs)
 	root.AddCommand(cmd)
@@ -57,6 +60,11 @@ const demoStartup = 2 * time.Second
 func runDemo(cmd *cobra.Command, _ []string) error {
 	if demoFlags.headless && recordFlags.path != "" {
 		return fmt.Errorf("demo --headless has no monitor to record: drop --record (or record a monitor on its URL: llmtop --record FILE URL)")
+	}
+	if demoFlags.routed != "" {
+		ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return runRoutedDemo(ctx, demoFlags.routed, demoFlags.headless, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) })
 	}
 	cfg := demoFlags.cfg
 	if err := simToggles(cmd.Flags(), &cfg); err != nil {
