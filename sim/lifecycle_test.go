@@ -245,3 +245,22 @@ func TestColdStart(t *testing.T) {
 		t.Errorf("load while serving: %+v", l)
 	}
 }
+
+// A flag valid beside the scenario's own flags starts, as vLLM would with
+// the same settings: --max-num-batched-tokens 768 under kv-pressure's
+// --max-num-seqs 256 (vLLM refuses a budget under --max-num-seqs; checked
+// alone against the default 1024 the sim refused it). Still refused: the
+// same flag under the default cap, and a flag wrong whatever the scenario.
+func TestFlagsCheckedBesideTheScenario(t *testing.T) {
+	if _, err := New(Config{Scenario: KVPressure, MaxNumBatchedTokens: 768, Clock: NewFakeClock(t0)}); err != nil {
+		t.Errorf("kv-pressure (--max-num-seqs 256) with --max-num-batched-tokens 768: %v", err)
+	}
+	_, err := New(Config{Scenario: Healthy, MaxNumBatchedTokens: 768, Clock: NewFakeClock(t0)})
+	if err == nil || !strings.Contains(err.Error(), "max_num_batched_tokens (768) must be greater than or equal to max_num_seqs (1024)") {
+		t.Errorf("healthy (--max-num-seqs 1024 by default) with 768: %v", err)
+	}
+	_, err = New(Config{Scenario: KVPressure, MaxNumSeqs: -1, Clock: NewFakeClock(t0)})
+	if err == nil || strings.Contains(err.Error(), "scenario") {
+		t.Errorf("a negative --max-num-seqs is wrong whatever the scenario: %v", err)
+	}
+}

@@ -167,7 +167,10 @@ func (seg segment) has(fault string) bool {
 
 // config applies the segment's engine needs to the user's config.
 func (seg segment) config(user Config) (Config, error) {
-	base, err := user.resolve()
+	// base is only the model and the GPU the scenario sizes its flags for:
+	// the user's flags are checked once merged with the scenario's.
+	probe := Config{Model: user.Model, GPU: user.GPU, ServedModelName: user.ServedModelName}
+	base, err := probe.resolve()
 	if err != nil {
 		return user, err
 	}

@@ -93,12 +93,20 @@ func New(cfg Config) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := cfg.resolve(); err != nil {
-		return nil, err
-	}
+	// The flags are checked as vLLM would check them: with the scenario's
+	// own flags (a deployment's other settings) beside them. Checked alone
+	// against vLLM's defaults, --max-num-batched-tokens 768 was refused for
+	// being under a --max-num-seqs 1024 the kv-pressure scenario sets to
+	// 256.
 	for _, seg := range tl {
-		c, _ := seg.config(cfg)
-		if _, err := c.resolve(); err != nil {
+		c, err := seg.config(cfg)
+		if err == nil {
+			_, err = c.resolve()
+		}
+		if err != nil {
+			if _, alone := cfg.resolve(); alone != nil && alone.Error() == err.Error() {
+				return nil, err // wrong whatever the scenario
+			}
 			return nil, fmt.Errorf("scenario %v conflicts with the flags given: %w", seg.names, err)
 		}
 	}
