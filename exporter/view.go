@@ -74,7 +74,7 @@ func Capture(m *core.Monitor) *View {
 		}
 		v.Endpoints = append(v.Endpoints, Endpoint{
 			URL: u, Engine: e.Identity.Engine, Version: e.Identity.Version, Simulated: e.Identity.Simulated,
-			State: e.Life, Scrapes: e.Scrapes, Up: e.ErrKind == model.ErrNone && !e.LastOK.IsZero() && !e.LastOK.Before(e.Last),
+			State: e.Life, Scrapes: e.Scrapes, Up: e.Up(),
 			ErrKind: e.ErrKind, LastOK: e.LastOK,
 		})
 	}

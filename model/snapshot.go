@@ -108,7 +108,10 @@ type EndpointJSON struct {
 	Models     []string `json:"models"`
 	MaxContext Opt      `json:"max_context"`
 	Health     Health   `json:"health"`
-	Simulated  bool     `json:"simulated,omitempty"`
+	// Answered: anything answered there (metrics, an error that is not
+	// "down", a health route); the core's Endpoint.Answered.
+	Answered  bool `json:"answered"`
+	Simulated bool `json:"simulated,omitempty"`
 	// Role is its prefill/decode role where its metrics say (RoleFrom
 	// what said it); Via the layer it is served through; Layer what it is
 	// when it is a router, proxy or KV cache layer and not an engine.

@@ -268,10 +268,16 @@ func (d *Data) Clock() time.Time {
 // Stale reports whether an endpoint's newest scrape is older than three
 // refresh intervals.
 func (d *Data) Stale(e *EndpointInfo) bool {
-	if e == nil || e.Last.IsZero() || d.Paused {
-		return false
+	return e.Stale(d.Clock(), d.badgeStale())
+}
+
+// badgeStale is how long without a scrape the badge says STALE: three
+// refreshes, never while paused.
+func (d *Data) badgeStale() time.Duration {
+	if d.Paused {
+		return 0
 	}
-	return d.Clock().Sub(e.Last) > 3*d.Interval
+	return 3 * d.Interval
 }
 
 // Health is an endpoint's badge, worst first: CRASHED, DOWN, STOPPED
@@ -280,30 +286,13 @@ func (d *Data) Stale(e *EndpointInfo) bool {
 // intervals), RESTARTED (a new run within the window), UP; with its level.
 // SIMULATED is shown beside it (see Data.Simulated).
 func (d *Data) Health(e *EndpointInfo) (string, Level) {
-	if e == nil || e.Scrapes == 0 {
-		if e != nil && e.Life == model.LifeStarting {
-			return "STARTING", LevelWarn
-		}
-		return "WAITING", LevelNone
-	}
-	switch {
-	case e.Life == model.LifeStarting:
-		return "STARTING", LevelWarn
-	case e.Down() && e.Life == model.LifeCrashed:
-		return "CRASHED", LevelCrit
-	case e.Down() && (e.Life == model.LifeStopped || e.Life == model.LifeStopping):
-		return "STOPPED", LevelWarn
-	case e.Down():
-		return "DOWN", LevelCrit
-	case e.Err != "" || (e.Identity.Health != model.HealthUp && e.Identity.Health != model.HealthUnknown && e.Identity.Health != ""):
-		return "DEGRADED", LevelWarn
-	case d.Stale(e):
-		return "STALE", LevelWarn
-	}
-	// A restart is news only while nothing worse holds: it never masks
-	// DOWN, DEGRADED or STALE.
-	if r := e.Current(); r != nil && r.N > 1 && d.Clock().Sub(r.Started) < d.Window {
-		return "RESTARTED", LevelWarn
-	}
-	return "UP", LevelOK
+	st := e.Status(d.Clock(), d.badgeStale(), d.Window) // the core's word
+	return string(st), statusLevel[st]
+}
+
+// statusLevel is each status's colour.
+var statusLevel = map[core.Status]Level{
+	core.StatusWaiting: LevelNone, core.StatusStarting: LevelWarn, core.StatusCrashed: LevelCrit,
+	core.StatusStopped: LevelWarn, core.StatusDown: LevelCrit, core.StatusDegraded: LevelWarn,
+	core.StatusStale: LevelWarn, core.StatusRestarted: LevelWarn, core.StatusUp: LevelOK,
 }

@@ -333,23 +333,20 @@ func (w *watch) result(rep diagnosis.Report) diagnoseResult {
 	}
 	answered := false
 	for _, u := range w.mon.URLs() { // the given ones, and those --prometheus found
-
 		var id model.Identity
-		var lastOK time.Time
-		var errKind model.ScrapeErrKind
 		e := diagnoseEndpoint{URL: u, State: model.LifeUnknown, Runs: w.mon.RunsOf(u)}
-		if ep := w.mon.Endpoint(u); ep != nil {
-			id, lastOK, errKind = ep.Identity, ep.LastOK, ep.ErrKind
+		ep := w.mon.Endpoint(u)
+		if ep != nil {
+			id = ep.Identity
 			e.Error, e.Hint, e.State, e.StateDetail = ep.Err, ep.Hint, ep.Life, ep.LifeDetail
 		}
 		if e.Runs == nil {
 			e.Runs = []model.Run{}
 		}
 		e.Engine, e.Version, e.Health, e.Simulated = id.Engine, id.Version, id.Health, id.Simulated
-		// A failed scrape that is not "down" (401, 404, 5xx, a bad or
-		// stalled body, a redirect) is an answer too: not unreachable.
-		e.Answered = !lastOK.IsZero() || (errKind != model.ErrNone && !downKind(errKind)) ||
-			(id.Health != "" && id.Health != model.HealthDown && id.Health != model.HealthUnknown)
+		// the core's word: a failed scrape that is not "down" (401, 404,
+		// 5xx, a bad or stalled body, a redirect) is an answer too
+		e.Answered = ep.Answered()
 		if e.Health == "" {
 			e.Health = model.HealthUnknown
 		}

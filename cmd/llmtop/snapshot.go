@@ -181,7 +181,7 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 	} else {
 		printSnapshot(out, snap.SnapshotJSON)
 	}
-	if reason := noneAnswered(results); reason != "" {
+	if reason := noneAnswered(snap, results); reason != "" {
 		return &exitError{code: 3, err: errors.New(reason)}
 	}
 	return nil
@@ -214,13 +214,12 @@ func scrapeTwice(ctx context.Context, cfg engine.Config) endpointResult {
 	return res
 }
 
-// noneAnswered is the one-line reason when no endpoint answered at all.
-func noneAnswered(results []endpointResult) string {
-	for _, r := range results {
-		for _, sc := range r.scrapes {
-			if sc.OK() || sc.Identity.Engine != model.Unknown || !downKind(sc.ErrKind) {
-				return ""
-			}
+// noneAnswered is the one-line reason when no endpoint answered at all (the
+// core's word, as diagnose's exit status 3 reads it).
+func noneAnswered(doc core.Document, results []endpointResult) string {
+	for _, e := range doc.Endpoints {
+		if e.Answered {
+			return ""
 		}
 	}
 	if len(results) == 1 && len(results[0].scrapes) > 0 {
@@ -228,10 +227,6 @@ func noneAnswered(results []endpointResult) string {
 		return "nothing answered: " + sc.Err
 	}
 	return fmt.Sprintf("none of the %d endpoints answered", len(results))
-}
-
-func downKind(k model.ScrapeErrKind) bool {
-	return k == model.ErrRefused || k == model.ErrTimeout || k == model.ErrUnreachable
 }
 
 // buildSnapshot feeds every endpoint's scrapes, in time order, into the
