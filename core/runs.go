@@ -243,17 +243,7 @@ func (m *Monitor) offered(k model.Key, st model.State) model.Opt {
 	}
 	from := st.Time.Add(-st.RateWindow)
 	in := func(name string) (first, last model.Opt) {
-		m.buf = m.store.AppendRunSeries(m.buf[:0], k, name)
-		for _, p := range m.buf {
-			if !p.OK || p.T.Before(from) || p.T.After(st.Time) {
-				continue
-			}
-			if !first.OK {
-				first = model.Some(p.V)
-			}
-			last = model.Some(p.V)
-		}
-		return
+		return m.store.RunSeriesEnds(k, name, from, st.Time)
 	}
 	r0, r1 := in(string(model.Running))
 	w0, w1 := in(string(model.Waiting))

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -82,4 +83,39 @@ func (s *Store) AppendRunSeries(dst []Point, k Key, name string) []Point {
 		return dst
 	}
 	return s.AppendSeries(dst, k, name, es.runStart.Add(-time.Nanosecond))
+}
+
+// RunSeriesEnds returns the first and the last known point of a
+// sparkline within [from, to] in the current run: what scanning
+// AppendRunSeries for them gives, found by binary search instead of a copy
+// of the run (a run summary asks every refresh over the store's whole
+// window).
+func (s *Store) RunSeriesEnds(k Key, name string, from, to time.Time) (first, last Opt) {
+	es := s.pick(k)
+	if es == nil {
+		return None, None
+	}
+	r := es.spark[name]
+	if r == nil {
+		return None, None
+	}
+	if !es.runStart.IsZero() && es.runStart.After(from) {
+		from = es.runStart
+	}
+	n := r.Len()
+	lo := sort.Search(n, func(i int) bool { return !r.At(i).T.Before(from) })
+	hi := sort.Search(n, func(i int) bool { return r.At(i).T.After(to) })
+	for i := lo; i < hi; i++ {
+		if p := r.At(i); p.OK {
+			first = Some(p.V)
+			break
+		}
+	}
+	for i := hi - 1; i >= lo; i-- {
+		if p := r.At(i); p.OK {
+			last = Some(p.V)
+			break
+		}
+	}
+	return first, last
 }
