@@ -121,12 +121,20 @@ func (h *hostLooks) read(now time.Time) []any {
 	return out
 }
 
-// resolve finds the port's owner when unknown, gone, or not checked for
-// ownerEvery.
+// resolve finds the port's owner when unknown, gone, or no longer holding
+// the port: a known owner is checked by its PID every look and by its
+// sockets every ownerEvery; only one that lost the port is looked for
+// among every process (which costs a read of each one's command line).
 func (t *hostTarget) resolve(proc fs.FS, now time.Time) {
-	if t.pid > 0 && now.Sub(t.lookAt) < ownerEvery {
+	if t.pid > 0 {
 		if _, err := fs.Stat(proc, strconv.Itoa(t.pid)); err == nil {
-			return
+			if now.Sub(t.lookAt) < ownerEvery {
+				return
+			}
+			if procfs.Holds(proc, t.pid, t.look.port) {
+				t.lookAt = now
+				return
+			}
 		}
 	}
 	t.lookAt = now

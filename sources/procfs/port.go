@@ -73,6 +73,14 @@ func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
 const clockTicks = 100
 
 // listening returns the socket inodes listening on port (IPv4 and IPv6).
+// Holds reports whether pid holds a socket listening on port: a known
+// owner checked without reading every process (Owner's cost on a busy
+// machine).
+func Holds(fsys fs.FS, pid, port int) bool {
+	inodes := listening(fsys, port)
+	return len(inodes) > 0 && holds(fsys, pid, inodes)
+}
+
 func listening(fsys fs.FS, port int) map[string]bool {
 	out := map[string]bool{}
 	want := strings.ToUpper(strconv.FormatInt(int64(port), 16))

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+// countingFS counts the command lines read (what a look among every
+// process costs).
+type countingFS struct {
+	fstest.MapFS
+	cmdlines int
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	if strings.HasSuffix(name, "/cmdline") {
+		c.cmdlines++
+	}
+	return c.MapFS.Open(name)
+}
+
+func (c *countingFS) ReadFile(name string) ([]byte, error) {
+	if strings.HasSuffix(name, "/cmdline") {
+		c.cmdlines++
+	}
+	return c.MapFS.ReadFile(name)
+}
+
+// A known port owner is checked by its own sockets, not by reading every
+// process, and a port handed to another process is still found.
+func TestHostOwnerIsRecheckedByItsSockets(t *testing.T) {
+	proc := &countingFS{MapFS: fstest.MapFS{
+		"stat":         {Data: []byte("cpu  1 2 3\nbtime 1799999000\n")},
+		"net/tcp":      {Data: []byte("  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:1F40 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 222 1\n")},
+		"5000/cmdline": {Data: []byte("/opt/llama-server\x00--port\x008000\x00")},
+		"5000/stat":    {Data: []byte("5000 (llama-server) S 1 5000 5000 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99000 1 1")},
+		"5000/fd/3":    {Data: []byte("socket:[222]"), Mode: fs.ModeSymlink},
+		"6000/cmdline": {Data: []byte("bash\x00")},
+		"6000/stat":    {Data: []byte("6000 (bash) S 1 6000 6000 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99000 1 1")},
+	}}
+	tg := &hostTarget{look: newPortLook("http://127.0.0.1:8000")}
+	now := time.Unix(1_800_000_000, 0)
+	tg.resolve(proc, now)
+	if tg.pid != 5000 || proc.cmdlines == 0 {
+		t.Fatalf("owner %d after %d command lines read, want 5000 found among the processes", tg.pid, proc.cmdlines)
+	}
+	for i := 1; i <= 40; i++ { // 2 minutes of looks every 3 s
+		proc.cmdlines = 0
+		tg.resolve(proc, now.Add(time.Duration(i)*hostEvery))
+		if tg.pid != 5000 || proc.cmdlines != 0 {
+			t.Fatalf("look %d: owner %d, %d command lines read, want 5000 and none", i, tg.pid, proc.cmdlines)
+		}
+	}
+	// the port goes to 6000 while 5000 lives on
+	delete(proc.MapFS, "5000/fd/3")
+	proc.MapFS["6000/fd/7"] = &fstest.MapFile{Data: []byte("socket:[222]"), Mode: fs.ModeSymlink}
+	tg.resolve(proc, now.Add(41*hostEvery+ownerEvery))
+	if tg.pid != 6000 {
+		t.Fatalf("owner %d after the port moved, want 6000", tg.pid)
+	}
+}
