@@ -114,8 +114,14 @@ func runReplay(ctx context.Context, path string) error {
 	}
 	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
 	window := time.Duration(h.Window)
+	// The session around the position's core: the screen's loop drives it
+	// (Host), as in the monitor; the replayer is its one source, paced by
+	// the recording's clock (a seek hands the screen a new core).
+	var p *tea.Program
+	sess := session.New(session.Options{Monitor: start.mon, Host: func(msg any) { p.Send(msg) }})
+	defer sess.Close(quitWait)
 	m := tui.New(tui.Options{
-		Core: start.mon, Endpoints: h.Endpoints, Interval: time.Duration(h.Interval), Window: window,
+		Core: sess.Core(), Endpoints: h.Endpoints, Interval: time.Duration(h.Interval), Window: window,
 		Simulated: h.Simulated, Now: from, Theme: cfg.Theme, NoColor: noColor, Keys: &cfg.Keys,
 		Thresholds: &cfg.Thresholds, Save: saveSnapshot, Replay: rp.control, Panes: cfg.Panes, NoMouse: cfg.NoMouse,
 	})
@@ -123,7 +129,7 @@ func runReplay(ctx context.Context, path string) error {
 	// signal; Bubble Tea's own handler would race it.
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	p, runProgram := screenProgram(m, popts, screenIO{in: os.Stdin, out: os.Stdout, fd: os.Stdout}, noColor, cfg.NoMouse)
-	go rp.run(ctx, start, func(msg any) { p.Send(msg) })
+	go rp.run(ctx, start, sess.Send)
 	err = runProgram()
 	printNotes(os.Stderr, path, rp.x.notesNow())
 	if err != nil && !(errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) {

@@ -17,6 +17,8 @@ import (
 	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/recording"
+	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/engine"
 	"github.com/llmtop/llmtop/sources/host"
 	"github.com/llmtop/llmtop/sources/probe"
@@ -266,21 +268,22 @@ func buildSnapshot(now time.Time, results []endpointResult, cfg diagnosis.Config
 			owners[r.url] = &o
 		}
 	}
+	// In time order, as the monitor takes them: each input, then the rules'
+	// chance to run at its time (session.Feed, as a replay feeds them).
+	feed := func(t time.Time, in model.Input) { session.Feed(mon, recording.Record{Time: t, Msg: in}) }
 	gi := 0
 	for _, sc := range all {
 		for ; gi < len(gpus) && !gpus[gi].Time.After(sc.Time); gi++ {
-			mon.Apply(gpus[gi])
+			feed(gpus[gi].Time, gpus[gi])
 		}
-		mon.Apply(sc)
+		feed(sc.Time, sc)
 		if o := owners[sc.Endpoint]; o != nil {
-			mon.Apply(*o) // after its first scrape, as the monitor does
+			feed(sc.Time, *o) // after its first scrape, as the monitor does
 			delete(owners, sc.Endpoint)
 		}
-		mon.Tick(sc.Time) // the rules advance on the data, as in the monitor
 	}
 	for ; gi < len(gpus); gi++ {
-		mon.Apply(gpus[gi])
-		mon.Tick(gpus[gi].Time)
+		feed(gpus[gi].Time, gpus[gi])
 	}
 	for _, r := range results {
 		for _, in := range r.host {
