@@ -100,15 +100,8 @@ func ruleUnhealthy(e *env) []Finding {
 	return out
 }
 
-var metricsEnable = map[model.Engine]Action{
-	model.SGLang:   {Change: "--enable-metrics", Why: "SGLang serves /metrics only with this flag (default off)", TradeOff: "negligible overhead"},
-	model.LlamaCpp: {Change: "--metrics (env LLAMA_ARG_ENDPOINT_METRICS=1)", Why: "llama-server serves /metrics only with this flag", TradeOff: "none; each scrape resets its throughput gauges' window"},
-	model.TRTLLM:   {Change: "return_perf_metrics: true (and enable_iter_perf_stats: true) in the --config YAML", Why: "trtllm-serve registers /prometheus/metrics only then", TradeOff: "small per-request bookkeeping"},
-	model.VLLM: {Change: "point llmtop at vLLM's API port (where /v1/models answers), or pass --metrics-path (llmtop) if a proxy moved /metrics",
-		Why: "vLLM always serves /metrics on its API port: a 404 is another port or route, or a proxy", TradeOff: "none"},
-	model.TGI:    {Change: "scrape the --prometheus-port (default 9000) if the main port's /metrics is blocked", Why: "TGI serves metrics on both", TradeOff: "none"},
-	model.Ollama: {Change: "attach the log (--log/--docker): Ollama has no Prometheus endpoint", Why: "per-request stats only exist in responses and logs", TradeOff: "none"},
-}
+// metricsEnable is how each engine serves its metrics (Levers.EnableMetrics).
+var metricsEnable = byEngine(func(l engines.Levers) engines.Change { return l.EnableMetrics })
 
 func ruleMetricsErr(e *env) []Finding {
 	var out []Finding
@@ -143,7 +136,7 @@ func ruleMetricsErr(e *env) []Finding {
 				if answers {
 					cause = "vLLM started with " + engines.VLLMDisableLogStats + " serves /metrics without its " + engines.VLLM.Prefix() + " metrics"
 					acts = []Action{{Change: "restart vLLM without " + engines.VLLMDisableLogStats, Why: "that flag turns off vLLM's stats, the Prometheus ones included",
-						TradeOff: "the periodic stats log line comes back too (VLLM_LOG_STATS_INTERVAL sets its period)"}}
+						TradeOff: "the periodic stats log line comes back too (" + engines.VLLMStatsInterval + " sets its period)"}}
 				}
 			}
 		case model.ErrServer:

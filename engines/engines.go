@@ -192,6 +192,8 @@ type Levers struct {
 	// GrowContext gives a request more of it; Offload keeps fewer layers
 	// on the GPU.
 	ShrinkKV, GrowContext, Offload Change
+	// EnableMetrics is how to make it serve the metrics llmtop reads.
+	EnableMetrics Change
 	// CapPool is the concurrency cap that keeps the KV pool as it is
 	// (llama-server: -kvu keeps one pool of -c tokens for all slots); its
 	// format takes the cap (%d) and the pool (%s: its size, or "as it

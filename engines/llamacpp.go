@@ -33,6 +33,7 @@ var LlamaCpp = Spec{
 		Gauges:   []model.Gauge{model.Running, model.Waiting, model.KVUsage},
 		Counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens)}},
 	Levers: Levers{
+		EnableMetrics: Change{Change: "--metrics (env LLAMA_ARG_ENDPOINT_METRICS=1)", Why: "llama-server serves /metrics only with this flag", TradeOff: "none; each scrape resets its throughput gauges' window"},
 		CapPool: Change{Change: "-np %d -kvu (keep -c %s)",
 			Why:      "-kvu keeps one KV cache of -c tokens shared by every slot: an explicit -np without it turns the default unified cache off and splits -c into per-slot parts",
 			TradeOff: "no more KV memory, but the slots share it: a few long requests can fill the pool, and each slot generates slower as more share every step"},

@@ -8,6 +8,7 @@ var Ollama = Spec{
 	Name:  "Ollama",
 	Ports: []int{11434},
 	Levers: Levers{
+		EnableMetrics: Change{Change: "attach the log (--log/--docker): Ollama has no Prometheus endpoint", Why: "per-request stats only exist in responses and logs", TradeOff: "none"},
 		Template:      Change{Change: "fix TEMPLATE in the Modelfile (ollama show --modelfile MODEL), then ollama create", Why: "Ollama renders chat with the Modelfile's Go template", TradeOff: "none"},
 		Tokenizer:     Change{Change: "pull the model again or rebuild it from a current GGUF", Why: "the tokenizer is inside the model file", TradeOff: "none"},
 		Stop:          Change{Change: "PARAMETER stop \"<the turn-end token>\" in the Modelfile (ollama show --modelfile MODEL)", Why: "Ollama stops on the Modelfile's stop parameters", TradeOff: "none"},

@@ -27,6 +27,7 @@ var SGLang = Spec{
 		Ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
 		Hists:  []model.Latency{model.TTFT, model.ITL, model.E2E, model.Queue}},
 	Levers: Levers{
+		EnableMetrics:  Change{Change: "--enable-metrics", Why: "SGLang serves /metrics only with this flag (default off)", TradeOff: "negligible overhead"},
 		Template:       Change{Change: "--chat-template NAME_OR_PATH matching the model", Why: "SGLang renders chat with it", TradeOff: "none"},
 		Tokenizer:      Change{Change: "--tokenizer-path MODEL_REPO (the model's own)", Why: "a tokenizer from another model splits text badly", TradeOff: "none"},
 		Stop:           Change{Change: "check the chat template and the model's generation_config.json eos_token_id; or send stop", Why: "SGLang stops on the EOS ids it knows", TradeOff: "none"},

@@ -94,7 +94,7 @@ func registered(t *testing.T) (names, flags map[string]bool) {
 	for _, s := range All() {
 		l := s.Levers
 		texts := []string{l.StepBudget, l.NoGraphs, l.GraphSizes, l.ActivationRoom.Change, l.ShrinkKV.Change, l.GrowContext.Change, l.Offload.Change}
-		texts = append(texts, l.Quantize.Change, l.HostBuffers, l.CapPool.Change,
+		texts = append(texts, l.Quantize.Change, l.HostBuffers, l.CapPool.Change, l.EnableMetrics.Change,
 			l.Sampling.Change, l.Template.Change, l.Tokenizer.Change, l.Stop.Change, l.RepeatPenalty)
 		texts = append(append(texts, l.MoreGPUs...), l.TensorParallel...)
 		for _, a := range s.FlagAliases {
@@ -116,9 +116,10 @@ func registered(t *testing.T) (names, flags map[string]bool) {
 			}
 		}
 	}
-	// llmtop's own flags that an engine shares (trtllm-serve's --config,
-	// llama-server's --model).
-	for _, own := range []string{"--config", "--model"} {
+	// llmtop's own flags, which an engine shares (trtllm-serve's --config,
+	// llama-server's --model) or its advice names (attach the log with
+	// --log or --docker, move the route with --metrics-path).
+	for _, own := range []string{"--config", "--model", "--log", "--docker", "--metrics-path"} {
 		delete(flags, own)
 	}
 	// What is built rather than spelled (a re-exporter's prefixed names).

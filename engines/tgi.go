@@ -24,6 +24,7 @@ var TGI = Spec{
 			model.GenTokens: TGIGeneratedTokens + "_sum", model.Requests: TGIRequestSuccess},
 		Hists: []model.Latency{model.TPOT, model.E2E, model.Queue}},
 	Levers: Levers{
+		EnableMetrics:  Change{Change: "scrape the --prometheus-port (default 9000) if the main port's /metrics is blocked", Why: "TGI serves metrics on both", TradeOff: "none"},
 		Template:       Change{Change: "serve a tokenizer_config.json with the model's chat_template (--tokenizer-config-path)", Why: "TGI renders chat with the tokenizer config's template", TradeOff: "none"},
 		Tokenizer:      Change{Change: "--tokenizer-config-path from the model's own repository", Why: "a tokenizer from another model splits text badly", TradeOff: "none"},
 		Stop:           Change{Change: "check the model's generation_config.json eos_token_id; or send stop", Why: "TGI stops on the EOS ids it knows", TradeOff: "none"},

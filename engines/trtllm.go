@@ -26,6 +26,7 @@ var TRTLLM = Spec{
 		Ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
 		Hists:  []model.Latency{model.TTFT, model.TPOT, model.E2E, model.Queue}},
 	Levers: Levers{
+		EnableMetrics:  Change{Change: "return_perf_metrics: true (and enable_iter_perf_stats: true) in the --config YAML", Why: "trtllm-serve registers /prometheus/metrics only then", TradeOff: "small per-request bookkeeping"},
 		Template:       Change{Change: "check the tokenizer directory's tokenizer_config.json chat_template", Why: "trtllm-serve renders chat with it", TradeOff: "none"},
 		Stop:           Change{Change: "check end_id / the tokenizer's EOS in the engine config; or send stop", Why: "TensorRT-LLM stops on its end_id", TradeOff: "none"},
 		Quantize:       Change{Change: "an fp8 engine/checkpoint (quant_config in the --config YAML)", Why: "fewer weight bytes per token", TradeOff: "small accuracy cost"},

@@ -27,6 +27,7 @@ var VLLM = Spec{
 		},
 		Hists: []model.Latency{model.TTFT, model.TPOT, model.ITL, model.E2E, model.Queue}},
 	Levers: Levers{
+		EnableMetrics:      Change{Change: "point llmtop at vLLM's API port (where /v1/models answers), or pass --metrics-path (llmtop) if a proxy moved /metrics", Why: "vLLM always serves /metrics on its API port: a 404 is another port or route, or a proxy", TradeOff: "none"},
 		Template:           Change{Change: "--chat-template PATH (the model's own template, from its tokenizer_config.json) or drop a --chat-template that overrides it", Why: "vLLM renders chat with the template given, else the tokenizer's", TradeOff: "none"},
 		Tokenizer:          Change{Change: "--tokenizer MODEL_REPO (the model's own) and --tokenizer-mode auto", Why: "a tokenizer from another model splits text badly", TradeOff: "none"},
 		Stop:               Change{Change: "keep --generation-config auto (the model's generation_config.json, with its eos_token_id) and check the chat template ends turns with the model's EOS; or send stop/stop_token_ids", Why: "vLLM stops on the tokenizer's EOS plus the generation config's eos_token_id", TradeOff: "none"},
@@ -68,6 +69,8 @@ const (
 	// VLLMWaitingByReason is the waiting gauge split by reason (the
 	// table's second Waiting name).
 	VLLMWaitingByReason = "vllm:num_requests_waiting_by_reason"
+	// VLLMStatsInterval sets the period of its stats log line (seconds).
+	VLLMStatsInterval = "VLLM_LOG_STATS_INTERVAL"
 	// VLLMDisableLogStats turns the vllm: metrics off.
 	VLLMDisableLogStats = "--disable-log-stats"
 	// VLLMNoChunkedPrefill turns the V1 engine's chunked prefill off.

@@ -50,7 +50,7 @@ decides without asking); a closed terminal leaves it running. Either way
 llmtop prints its pid, command line and log, and writes them beside the log
 (LOG.pid).`,
 		Example: `  llmtop run -- vllm serve meta-llama/Llama-3.1-8B-Instruct ` + vllmCap("32") + `
-  llmtop run -- llama-server -m model.gguf ` + llamaCap("2") + ` --metrics
+  llmtop run -- ` + llamaServe("2") + `
   llmtop run --on-quit stop -- llmtop sim --scenario queue-buildup ` + vllmCap("16"),
 		Args: cobra.MinimumNArgs(1),
 		RunE: runRun,
@@ -309,11 +309,12 @@ func (l *runLauncher) Restart(tp tui.LaunchPlan, progress func(string)) error {
 	return nil
 }
 
-// llamaCap is llama-server's slot count flag with a value, for the usage
-// examples.
-func llamaCap(v string) string {
-	f, _, _ := strings.Cut(engines.LlamaCpp.Levers.Cap, " ")
-	return f + " " + v
+// llamaServe is a llama-server command line with n slots and its metrics
+// on, for the usage examples (engines/llamacpp.go spells the flags).
+func llamaServe(n string) string {
+	first := func(s string) string { f, _, _ := strings.Cut(s, " "); return f }
+	l := engines.LlamaCpp.Levers
+	return "llama-server -m model.gguf " + first(l.Cap) + " " + n + " " + first(l.EnableMetrics.Change)
 }
 
 // vllmCap is vLLM's concurrency cap with a value, for the usage examples

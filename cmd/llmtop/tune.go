@@ -62,7 +62,7 @@ Tune stops when no open finding has a change it can apply.
 The trail (--trail, JSON) records each step's command, diff, numbers before →
 after, and the findings open after it; a short table goes to stdout.`,
 		Example: `  llmtop tune -- llmtop sim --scenario queue-buildup ` + vllmCap("16") + ` --rate 10 --port 8011
-  llmtop tune --steps 3 --trail tune.json -- llama-server -m model.gguf ` + llamaCap("1") + ` --metrics --port 8090`,
+  llmtop tune --steps 3 --trail tune.json -- ` + llamaServe("1") + ` --port 8090`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: runTune,
 	}
