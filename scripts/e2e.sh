@@ -127,7 +127,7 @@ fi
 resize 120 40
 check "two columns at 120x40" "4 GPU"
 resize 80 24
-check "tabs at 80x24" "1 Latency 2 Throughput"
+check "tabs at 80x24" "1 Latency 2 Through"
 keys Tab
 check "tab moves to the next pane (from 4 GPU)" "5 Events ──"
 resize 50 12

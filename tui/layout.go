@@ -204,11 +204,13 @@ func (m *Model) tabs(w, y int) string {
 		}
 		return LevelNone, ""
 	}
-	label := func(i int, short bool) string {
-		t := m.panes[i].p.Title()
-		if short {
-			t = clip(t, 4)
-		}
+	// room[i] is how many cells pane i's title may take: all of it when
+	// the bar fits, else the longest titles lose a cell at a time (never
+	// the shown pane's, never below 4) until it does, so at 80 columns
+	// one title reads "Through…" instead of every one reading "Thr…".
+	room := make([]int, len(m.panes))
+	label := func(i int) string {
+		t := clip(m.panes[i].p.Title(), room[i])
 		_, bang := mark(i)
 		if i == m.focus {
 			return fmt.Sprintf("[%s %s%s]", m.zoomKey(i), t, bang)
@@ -218,8 +220,23 @@ func (m *Model) tabs(w, y int) string {
 	width := 0
 	for i := range m.panes {
 		if m.shown(i) {
-			width += ansi.StringWidth(label(i, false))
+			room[i] = ansi.StringWidth(m.panes[i].p.Title())
+			width += ansi.StringWidth(label(i))
 		}
+	}
+	for width > w {
+		longest := -1
+		for i := range m.panes {
+			if m.shown(i) && i != m.focus && room[i] > 4 && (longest < 0 || room[i] > room[longest]) {
+				longest = i
+			}
+		}
+		if longest < 0 {
+			break // every title as short as it goes: fit clips the bar
+		}
+		before := ansi.StringWidth(label(longest))
+		room[longest]--
+		width -= before - ansi.StringWidth(label(longest))
 	}
 	var b strings.Builder
 	x := 0
@@ -227,7 +244,7 @@ func (m *Model) tabs(w, y int) string {
 		if !m.shown(i) {
 			continue
 		}
-		l := label(i, width > w)
+		l := label(i)
 		m.hit(i, x, y, ansi.StringWidth(l), 1)
 		x += ansi.StringWidth(l)
 		lvl, bang := mark(i)
