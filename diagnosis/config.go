@@ -98,6 +98,9 @@ type Config struct {
 	// transfer, and KVStallMin the TTFT mean, that make a transfer stall.
 	KVStallShare float64       `json:"kv_stall_share"`
 	KVStallMin   time.Duration `json:"kv_stall_min"`
+	// LoRADeferred is the requests deferred (vLLM's waiting_by_reason
+	// deferred) with adapters waiting that make lora_starved.
+	LoRADeferred float64 `json:"lora_deferred"`
 	// EventWindow is how long a log event keeps its finding open.
 	EventWindow time.Duration `json:"event_window"`
 	// ColdStart is how long after a restart latency is blamed on warm-up.
@@ -144,6 +147,7 @@ func DefaultConfig() Config {
 		RouteHotHit:       0.2,
 		KVStallShare:      0.5,
 		KVStallMin:        time.Second,
+		LoRADeferred:      5,
 		EventWindow:       10 * time.Minute,
 		ColdStart:         2 * time.Minute,
 	}

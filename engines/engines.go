@@ -176,6 +176,8 @@ type Levers struct {
 	// model (llama-server decodes in itself), so its busiest thread is the
 	// model's compute, not a saturated HTTP front end.
 	FrontRunsModel bool
+	// MaxLoRAs is how many LoRA adapters one batch may hold (%s the count).
+	MaxLoRAs string
 	// StepBudget bounds the tokens one engine step carries (%s the
 	// tokens).
 	StepBudget string

@@ -49,6 +49,7 @@ var VLLM = Spec{
 		StepBudget:     "--max-num-batched-tokens %s",
 		GraphSizes:     "fewer capture sizes: --cuda-graph-sizes",
 		Precision:      []string{"--dtype", "--quantization", "-q", "--kv-cache-dtype"},
+		MaxLoRAs:       "--max-loras %s",
 	},
 	Metrics: vllmMetrics,
 	Logs:    vllmLogs,
@@ -119,6 +120,9 @@ const (
 	VLLMPromptBySource   = "vllm:prompt_tokens_by_source_total"
 	VLLMExternalKV       = "external_kv_transfer"
 	VLLMLoRAInfo         = "vllm:lora_requests_info"
+	VLLMLoRAMax          = "max_lora"
+	VLLMLoRAWaiting      = "waiting_lora_adapters"
+	VLLMLoRARunning      = "running_lora_adapters"
 	VLLMKVTransferConfig = "--kv-transfer-config"
 	VLLMKVRoleProducer   = "kv_producer"
 	VLLMKVRoleConsumer   = "kv_consumer"

@@ -31,6 +31,12 @@ func CleanScrape(sc Scrape) Scrape {
 				}
 				s.Engines = es
 			}
+			if s.LoRA != nil {
+				l := *s.LoRA
+				l.Running = CleanAll(append([]string(nil), l.Running...))
+				l.Waiting = CleanAll(append([]string(nil), l.Waiting...))
+				s.LoRA = &l
+			}
 			if len(s.Latencies) > 0 {
 				ls := make(map[Latency]Histogram, len(s.Latencies))
 				for k, h := range s.Latencies {

@@ -67,6 +67,8 @@ type Sample struct {
 	// Engines holds each engine's own gauges when several serve behind one
 	// endpoint (vLLM data parallel); nil for one engine.
 	Engines []EngineShare
+	// LoRA is the engine's adapters now; nil without LoRA.
+	LoRA *LoRA `json:",omitempty"`
 	// From names the metric each value was read from, by concept (the
 	// Gauge, Counter or Latency name: "itl" → "vllm:time_per_output_token_seconds"
 	// on an older vLLM), so the diagnosis cites what was read, not what

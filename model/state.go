@@ -78,6 +78,8 @@ type State struct {
 	Engines []EngineShare
 	// From names the metric each concept was read from (Sample.From).
 	From map[string]string
+	// LoRA is the newest sample's adapters (nil without LoRA).
+	LoRA *LoRA
 }
 
 // State returns k's state over the window ending at its newest sample.
@@ -203,6 +205,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.Notes = sm.Notes
 	st.Engines = sm.Engines
 	st.From = sm.From
+	st.LoRA = sm.LoRA
 	if sm.Derived != nil {
 		st.Notes = append([]string(nil), sm.Notes...)
 		sm.Derived.applyTo(&st)

@@ -53,6 +53,12 @@ type Config struct {
 	// role serves vLLM's NIXL families, counted where vLLM counts them.
 	PD         string
 	KVTransfer time.Duration
+	// LoRAAdapters is how many LoRA adapters the background requests ask
+	// for, evenly (0: none); MaxLoRAs is --max-loras, the adapters one
+	// batch may hold (vLLM's default 1). A waiting request whose adapter
+	// cannot join the batch is deferred.
+	LoRAAdapters int
+	MaxLoRAs     int
 	// StartupTime is how long a (re)start takes before the API server
 	// listens; default 12s (the cold-start scenario makes it longer).
 	StartupTime time.Duration
@@ -86,6 +92,8 @@ type engineConfig struct {
 	explicit       []string // non-default args, for the startup log
 	pd             string
 	kvXfer         time.Duration
+	loras          int
+	maxLoras       int
 }
 
 func boolOr(p *bool, def bool) bool {
@@ -120,6 +128,12 @@ func (c Config) merge(o Config) Config {
 	}
 	if c.StartupTime == 0 {
 		c.StartupTime = o.StartupTime
+	}
+	if c.LoRAAdapters == 0 {
+		c.LoRAAdapters = o.LoRAAdapters
+	}
+	if c.MaxLoRAs == 0 {
+		c.MaxLoRAs = o.MaxLoRAs
 	}
 	return c
 }
@@ -233,6 +247,10 @@ func (c Config) resolve() (engineConfig, error) {
 	}
 	e.port = c.Port
 	e.pd, e.kvXfer = c.PD, c.KVTransfer
+	e.loras, e.maxLoras = c.LoRAAdapters, c.MaxLoRAs
+	if e.loras > 0 && e.maxLoras <= 0 {
+		e.maxLoras = 1
+	}
 	if e.pd == PDDecode && e.kvXfer <= 0 {
 		e.kvXfer = 40 * time.Millisecond
 	}

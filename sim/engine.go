@@ -2,6 +2,8 @@ package sim
 
 import (
 	"container/list"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -16,7 +18,8 @@ type engine struct {
 	met     *metrics
 	waitq   *list.List // of *request; FIFO, preempted requests go back to the front
 	running []*request
-	flight  *step // the step executing now, nil when idle
+	flight  *step     // the step executing now, nil when idle
+	now     time.Time // the latest schedule or commit (the LoRA info gauge's value)
 
 	// since the last stats log line
 	ivStart                       time.Time
@@ -145,8 +148,14 @@ func (e *engine) schedule(now time.Time) *step {
 		st.items = append(st.items, schedItem{r, n})
 		budget -= n
 	}
-	for !preempted && e.waitq.Len() > 0 && len(e.running) < e.cfg.maxNumSeqs && budget > 0 {
-		r := e.waitq.Front().Value.(*request)
+	e.now = now
+	for el := e.waitq.Front(); !preempted && el != nil && len(e.running) < e.cfg.maxNumSeqs && budget > 0; {
+		r := el.Value.(*request)
+		if !e.loraFits(r) {
+			el = el.Next() // deferred: its adapter cannot join the batch now
+			continue
+		}
+		el = el.Next()
 		matched := 0
 		if e.cfg.prefixCaching {
 			for _, h := range r.hashes {
@@ -222,6 +231,7 @@ func (e *engine) schedule(now time.Time) *step {
 // commit applies a finished step at its end time: KV is computed, and every
 // request whose whole context is now computed emits a token.
 func (e *engine) commit(st *step) {
+	e.now = st.end
 	at := st.end
 	e.recent[e.recentN%len(e.recent)] = span{st.start, st.end}
 	e.recentN++
@@ -320,8 +330,58 @@ func (e *engine) failAll(err error, t time.Time) {
 func (e *engine) updateGauges() {
 	e.met.running.Set(float64(len(e.running)))
 	e.met.waiting.Set(float64(e.waitq.Len()))
-	e.met.waitingCapacity.Set(float64(e.waitq.Len()))
+	deferred := 0
+	var waitingLoRAs []string
+	if e.cfg.loras > 0 {
+		seen := map[string]bool{}
+		for el := e.waitq.Front(); el != nil; el = el.Next() {
+			r := el.Value.(*request)
+			if !e.loraFits(r) {
+				deferred++
+			}
+			if r.lora != "" && !seen[r.lora] {
+				seen[r.lora] = true
+				waitingLoRAs = append(waitingLoRAs, r.lora)
+			}
+		}
+	}
+	e.met.waitingCapacity.Set(float64(e.waitq.Len() - deferred))
+	e.met.waitingDeferred.Set(float64(deferred))
 	e.met.kvUsage.Set(e.kv.usage())
+	if e.met.loraInfo != nil && !e.now.IsZero() {
+		sort.Strings(waitingLoRAs)
+		e.met.loraInfo.WithLabelValues(itoa(uint64(e.cfg.maxLoras)), strings.Join(waitingLoRAs, ","), strings.Join(e.runningLoRAs(), ",")).
+			Set(float64(e.now.UnixNano()) / 1e9)
+	}
+}
+
+// runningLoRAs are the adapters the running batch holds, sorted.
+func (e *engine) runningLoRAs() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range e.running {
+		if r.lora != "" && !seen[r.lora] {
+			seen[r.lora] = true
+			out = append(out, r.lora)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// loraFits reports whether r's adapter can join the running batch: it is
+// already there, or the batch holds fewer than --max-loras adapters.
+func (e *engine) loraFits(r *request) bool {
+	if r.lora == "" {
+		return true
+	}
+	run := e.runningLoRAs()
+	for _, l := range run {
+		if l == r.lora {
+			return true
+		}
+	}
+	return len(run) < e.cfg.maxLoras
 }
 
 // busy is the share of [now-window, now] the engine spent in steps.

@@ -38,10 +38,14 @@ type metrics struct {
 	reg *prometheus.Registry
 
 	running, waiting, waitingCapacity, kvUsage prometheus.Gauge
-	prefixQueries, prefixHits                  prometheus.Counter
-	preemptions, promptTokens, promptCached    prometheus.Counter
-	genTokens                                  prometheus.Counter
-	promptBySource, success                    *prometheus.CounterVec
+	waitingDeferred                            prometheus.Gauge
+	// loraInfo is nil without LoRA: vLLM's info gauge whose labels name
+	// the batch's and the queue's adapters, its value the time it was set.
+	loraInfo                                *prometheus.GaugeVec
+	prefixQueries, prefixHits               prometheus.Counter
+	preemptions, promptTokens, promptCached prometheus.Counter
+	genTokens                               prometheus.Counter
+	promptBySource, success                 *prometheus.CounterVec
 
 	iterationTokens                                prometheus.Histogram
 	promptHist, genHist, prefillKV, maxGenHist     prometheus.Histogram
@@ -91,7 +95,14 @@ func newMetrics(cfg engineConfig, plan kvPlan, start time.Time) *metrics {
 		ConstLabels: labels}, []string{"reason"})
 	reg.MustRegister(byReason)
 	m.waitingCapacity = byReason.WithLabelValues("capacity")
-	byReason.WithLabelValues("deferred").Set(0) // the sim has no LoRA or KV transfer
+	m.waitingDeferred = byReason.WithLabelValues("deferred")
+	if cfg.loras > 0 {
+		// No model_name or engine label (loggers.py); old label sets stay
+		// behind, as Python's client leaves them: readers take the newest.
+		m.loraInfo = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vllm:lora_requests_info", Help: "Running stats on lora requests."},
+			[]string{"max_lora", "waiting_lora_adapters", "running_lora_adapters"})
+		reg.MustRegister(m.loraInfo)
+	}
 	sleep := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vllm:engine_sleep_state",
 		Help:        "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.",
 		ConstLabels: labels}, []string{"sleep_state"})

@@ -29,6 +29,7 @@ type request struct {
 	running   bool
 	done      bool
 	finish    string // stop, length, abort, error
+	lora      string // the LoRA adapter it asks for ("" none)
 
 	out *stream // nil for background traffic
 }

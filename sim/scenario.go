@@ -20,6 +20,7 @@ const (
 	OOMAtStart    = "oom-at-start"
 	MetricsBroken = "metrics-broken"
 	APIServerCPU  = "api-server-cpu"
+	LoRAStarved   = "lora-starved"
 )
 
 // frontCPU is the api-server-cpu scenario's fault.
@@ -95,6 +96,9 @@ var scenarios = map[string]scenario{
 		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }, faults: []string{WrongTemplate}},
 	IgnoresTemperature: {name: IgnoresTemperature, summary: "the sampler ignores temperature 0: two identical requests answer differently",
 		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.35) }, faults: []string{IgnoresTemperature}},
+	LoRAStarved: {name: LoRAStarved, summary: "requests spread over 8 LoRA adapters with --max-loras 2: most wait deferred for an adapter slot while KV is mostly free and the batch under its cap",
+		engine:  func(c Config, _ ModelSpec, _ GPUSpec) Config { return c.merge(Config{LoRAAdapters: 8, MaxLoRAs: 2}) },
+		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.6) }},
 	APIServerCPU: {name: APIServerCPU, summary: "the API server's thread (named " + FrontThreadName + ") burns a whole real core tokenising; each request waits 15 ms of it before the engine sees it: clients wait while the engine and the GPU idle",
 		traffic: func(c engineConfig, p kvPlan) traffic { return chat(c, p, 0.05) }, faults: []string{frontCPU}},
 	MetricsBroken: {name: MetricsBroken, summary: "/metrics answers 404, then 500, then garbage, 15 s each, while serving normally",

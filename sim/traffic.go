@@ -173,6 +173,9 @@ func (s *Sim) backgroundRequest() *request {
 		out = max(1, c.maxModelLen-prompt-1)
 	}
 	r.prompt = prompt
+	if c.loras > 0 {
+		r.lora = "adapter-" + itoa(uint64(s.rng.IntN(c.loras)))
+	}
 	shared, group := false, 0
 	if t.prefixes > 0 && s.rng.Float64() < t.shareFrac {
 		shared, group = true, s.rng.IntN(t.prefixes)

@@ -129,3 +129,26 @@ func TestRoutedHealthyQuietTenMinutes(t *testing.T) {
 		}
 	}
 }
+
+// The LoRA-starved sim (8 adapters, --max-loras 2) puts lora_starved on top
+// within 45 s, the fix naming --max-loras.
+func TestLoRAStarvedScenarioOnTop(t *testing.T) {
+	r := newRig(t, sim.Config{Scenario: sim.LoRAStarved, Background: true, StartupTime: 2 * time.Second}, diagnosis.DefaultConfig())
+	var rep diagnosis.Report
+	for s := 2; s <= 45; s += 2 {
+		rep = r.step(2 * time.Second)
+		if len(rep.Findings) > 0 && rep.Findings[0].ID == "lora_starved" {
+			t.Logf("on top at %d s: %s → %s", s, rep.Findings[0].Title, rep.Findings[0].Actions[0].Change)
+			if !strings.Contains(rep.Findings[0].Actions[0].Change, "--max-loras 4") {
+				t.Errorf("action %q", rep.Findings[0].Actions[0].Change)
+			}
+			return
+		}
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.ID+" "+f.Title)
+	}
+	st := r.state()
+	t.Fatalf("lora_starved not on top within 45 s (deferred %v, KV %v, LoRA %+v); findings:\n%s", st.Deferred, st.KVUsage, st.LoRA, strings.Join(got, "\n"))
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -23,6 +24,7 @@ func mapVLLM(f families, m meta) []model.Sample {
 		names = []string{""}
 	}
 	info, kvCap := vllmCacheConfig(view{fams: f})
+	lora := vllmLoRA(f)
 	parts := byModel(f, "model_name")
 	out := make([]model.Sample, 0, len(names))
 	for _, name := range names {
@@ -40,9 +42,47 @@ func mapVLLM(f families, m meta) []model.Sample {
 		if c := poolOf(kvCap, s.Engines); c > 0 {
 			s.Gauges[model.KVCapacityTokens] = c
 		}
+		if lora != nil {
+			s.LoRA = lora
+			readFrom(&s, "lora", engines.VLLMLoRAInfo)
+		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// vllmLoRA reads vllm:lora_requests_info: an info gauge whose value is the
+// time it was set and whose labels name the adapters (comma-joined). The
+// Python frontend leaves old label sets behind, so the newest series (the
+// largest value) is the current one; it has no model_name (loggers.py).
+func vllmLoRA(f families) *model.LoRA {
+	fam, ok := f[engines.VLLMLoRAInfo]
+	if !ok {
+		return nil
+	}
+	var newest *dto.Metric
+	for _, m := range fam.GetMetric() {
+		if v := scalar(m); finite(v) && (newest == nil || v > scalar(newest)) {
+			newest = m
+		}
+	}
+	if newest == nil {
+		return nil
+	}
+	split := func(s string) []string {
+		var out []string
+		for _, x := range strings.Split(s, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	l := &model.LoRA{Running: split(label(newest, engines.VLLMLoRARunning)), Waiting: split(label(newest, engines.VLLMLoRAWaiting))}
+	if n, err := strconv.Atoi(label(newest, engines.VLLMLoRAMax)); err == nil && n > 0 {
+		l.Max = n
+	}
+	return l
 }
 
 // vllmNames is where vLLM publishes a concept, newest name first

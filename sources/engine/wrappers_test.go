@@ -219,3 +219,20 @@ func TestVLLMPrefillFromAConnectorThatNeverTransfers(t *testing.T) {
 		t.Errorf("nothing finished yet: role %q, want unknown", r)
 	}
 }
+
+// vllm:lora_requests_info leaves old label sets behind (Python's client):
+// the newest series, the largest value, is the current one.
+func TestVLLMLoRAInfoNewestSeries(t *testing.T) {
+	body := "# TYPE vllm:lora_requests_info gauge\n" +
+		"vllm:lora_requests_info{max_lora=\"2\",running_lora_adapters=\"adapter-1\",waiting_lora_adapters=\"\"} 1.7641e9\n" +
+		"vllm:lora_requests_info{max_lora=\"2\",running_lora_adapters=\"adapter-3,adapter-5\",waiting_lora_adapters=\"adapter-0,adapter-6,adapter-7\"} 1.7642e9\n" +
+		"# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\",model_name=\"m\"} 12\n"
+	ss := mapVLLM(mustParse(t, []byte(body)), testMeta(""))
+	if len(ss) != 1 || ss[0].LoRA == nil {
+		t.Fatalf("%+v", ss)
+	}
+	l := ss[0].LoRA
+	if strings.Join(l.Running, ",") != "adapter-3,adapter-5" || len(l.Waiting) != 3 || l.Max != 2 {
+		t.Errorf("%+v, want the newest series", l)
+	}
+}
