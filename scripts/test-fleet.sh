@@ -92,6 +92,16 @@ PIDS+=($!)
 EXPORT=$(waitfor "$WORK/export.log")
 [ -n "$EXPORT" ] || { echo "test-fleet: llmtop export printed no address: $(head -3 "$WORK/export.log")"; exit 1; }
 
+# A vLLM production-stack router in the same Prometheus (issue 26): its
+# own /metrics handler's answer (testdata/routers), served as a file. It
+# reuses vLLM's names (vllm:num_requests_running{server=…}, never
+# model_name): llmtop --prometheus must name it a router, not a vLLM.
+mkdir -p "$WORK/router"
+cp "$ROOT/testdata/routers/prodstack-router-a6c01db0.txt" "$WORK/router/metrics"
+ROUTER_PORT=$(freeport)
+python3 -m http.server "$ROUTER_PORT" --bind 127.0.0.1 --directory "$WORK/router" >"$WORK/router.log" 2>&1 &
+PIDS+=($!)
+
 PROM_PORT=$(freeport)
 PROM=http://127.0.0.1:$PROM_PORT
 cat >"$WORK/prometheus.yml" <<EOF
@@ -102,7 +112,13 @@ rule_files: [$WORK/rules.yml]
 scrape_configs:
   - job_name: engines
     static_configs:
-      - targets: ['$(HOSTPORT "${SIM[healthy]}")', '$(HOSTPORT "${SIM[kv-pressure]}")', '$(HOSTPORT "${SIM[queue-buildup]}")']
+      - targets: ['$(HOSTPORT "${SIM[healthy]}")']
+      # KServe's PodMonitor labels each pod with its role (llm_isvc_role).
+      - targets: ['$(HOSTPORT "${SIM[kv-pressure]}")', '$(HOSTPORT "${SIM[queue-buildup]}")']
+        labels: {llm_isvc_role: decode}
+  - job_name: router
+    static_configs:
+      - targets: ['127.0.0.1:$ROUTER_PORT']
   - job_name: llmtop
     static_configs:
       - targets: ['$(HOSTPORT "$EXPORT")']
@@ -142,7 +158,7 @@ if [ "$healthy_alerts" = 0 ]; then ok "no engine rule and nothing critical fires
 
 # --- targets up -----------------------------------------------------------
 up=$(curl -sf "$PROM/api/v1/targets" | jq '[.data.activeTargets[] | select(.health=="up")] | length')
-if [ "$up" = 4 ]; then ok "prometheus scrapes 4 targets up (3 sims, the exporter)"; else fail "$up of 4 targets up"; curl -sf "$PROM/api/v1/targets" | jq -c '.data.activeTargets[] | {scrapeUrl, health, lastError}'; fi
+if [ "$up" = 5 ]; then ok "prometheus scrapes 5 targets up (3 sims, the router, the exporter)"; else fail "$up of 5 targets up"; curl -sf "$PROM/api/v1/targets" | jq -c '.data.activeTargets[] | {scrapeUrl, health, lastError}'; fi
 
 # --- the exporter's metrics ---------------------------------------------
 curl -sf "$EXPORT/metrics" >"$WORK/export.txt"
@@ -210,6 +226,29 @@ else
 	done
 	n=$(kvfound)
 	if [ "${n:-0}" -ge 1 ]; then ok "--prometheus opens a KV finding on the kv-pressure replica"; else fail "--prometheus: no kv_ finding on $KV_INSTANCE"; jq -c '.findings[] | {id, endpoint}' "$WORK/fleet.json" 2>/dev/null; head -5 "$WORK/fleet.err"; fi
+	# The routed fleet (issue 26): the router is a router, never a vLLM
+	# target; the labelled sims carry their role.
+	n=$(jq --arg hp "127.0.0.1:$ROUTER_PORT" '[.endpoints[] | select((.url|contains($hp)) and (.layer|tostring|contains("production-stack router")) and .engine!="vllm")] | length' "$WORK/fleet.json" 2>/dev/null)
+	if [ "${n:-0}" -ge 1 ]; then ok "--prometheus names the production-stack router a router, not a vLLM engine"; else fail "--prometheus: the router target is not classified"; jq -c '.endpoints[] | {url, engine, layer, error}' "$WORK/fleet.json"; fi
+	n=$(jq --arg hp "$KV_INSTANCE" '[.endpoints[] | select((.url|contains($hp)) and .role=="decode")] | length' "$WORK/fleet.json" 2>/dev/null)
+	if [ "${n:-0}" -ge 1 ]; then ok "--prometheus reads the kv-pressure replica's role (llm_isvc_role=decode)"; else fail "--prometheus: no decode role on $KV_INSTANCE"; jq -c '.endpoints[] | {url, role, role_from}' "$WORK/fleet.json"; fi
+	# The screen: router → pools → replicas (a tmux server of its own).
+	if command -v tmux >/dev/null; then
+		TSOCK=llmtop-fleet-$$
+		tmux -L "$TSOCK" new-session -d -s fleet -x 140 -y 40 "TERM=xterm-256color $FLEET_BIN --prometheus $PROM --no-gpu 2>$WORK/tui.err"
+		shot() { tmux -L "$TSOCK" capture-pane -p -t fleet 2>/dev/null; }
+		for _ in $(seq 60); do shot | grep -qF "▸ routers" && shot | grep -qF "· decode ·" && break; sleep 0.5; done
+		shot >"$WORK/tui.txt"
+		tmux -L "$TSOCK" kill-server 2>/dev/null
+		r=$(grep -nF "▸ routers" "$WORK/tui.txt" | head -1 | cut -d: -f1); d=$(grep -nF "· decode ·" "$WORK/tui.txt" | head -1 | cut -d: -f1)
+		if [ -n "$r" ] && [ -n "$d" ] && [ "$r" -lt "$d" ]; then
+			ok "llmtop --prometheus shows router → pools → replicas (routers at line $r, a decode pool at line $d)"
+		else
+			fail "llmtop --prometheus: no router → pools on screen:"; sed 's/^/     | /' "$WORK/tui.txt"; head -3 "$WORK/tui.err"
+		fi
+	else
+		echo "skip the screen check: tmux missing"
+	fi
 
 	# export --prometheus: the fleet Prometheus finds, served on /metrics
 	# (each replica's series, and the kv-pressure replica's finding).
