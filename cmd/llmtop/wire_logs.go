@@ -131,21 +131,6 @@ func startLogs(ctx context.Context, env *session.Env) error {
 // commands to be gone: they get SIGTERM at once and SIGKILL 2 s later.
 const quitWait = 3 * time.Second
 
-// waitClosed waits until every channel is closed or until deadline, and
-// reports whether they all closed.
-func waitClosed(chans []<-chan struct{}, deadline time.Time) bool {
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	for _, c := range chans {
-		select {
-		case <-c:
-		case <-timer.C:
-			return false
-		}
-	}
-	return true
-}
-
 // shellQuote quotes s for /bin/sh so a name cannot inject commands.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
