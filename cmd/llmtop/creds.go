@@ -76,3 +76,34 @@ func apiKeyFor(rawURL string, named bool) (string, error) {
 	nameEndpoints(rawURL)
 	return os.Getenv("OPENAI_API_KEY"), nil
 }
+
+// tokenFor is the bearer token --token-file gives rawURL (URL=FILE, the URL
+// as the endpoint is named), and whether one does. The token is registered
+// with the scrub; a file that cannot be read, or is empty, is an error.
+func tokenFor(rawURL string, specs []string) (string, bool, error) {
+	want := strings.TrimRight(normalizeURL(rawURL), "/")
+	for _, sp := range specs {
+		u, file, ok := strings.Cut(sp, "=")
+		if !ok || u == "" || file == "" {
+			return "", false, fmt.Errorf("--token-file %q: want URL=FILE", model.Clean(sp))
+		}
+		if strings.TrimRight(normalizeURL(u), "/") != want {
+			continue
+		}
+		b, err := readLimited(file, 64<<10)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return "", false, fmt.Errorf("--token-file %s: %v", model.Clean(file), err)
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return "", false, fmt.Errorf("--token-file %s is empty", model.Clean(file))
+		}
+		model.AddSecret(tok)
+		return tok, true, nil
+	}
+	return "", false, nil
+}

@@ -78,3 +78,32 @@ func TestAnEchoedKeyIsNeverPrinted(t *testing.T) {
 		}
 	}
 }
+
+// Issue 26: --token-file URL=FILE gives one endpoint its own bearer token
+// (the picker's), the others keep --api-key; a bad spec or an empty file
+// is an error, and the token is scrubbed from every output.
+func TestTokenFilePerEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	f := dir + "/tok"
+	if err := os.WriteFile(f, []byte("epp-secret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	specs := []string{"http://epp:9090=" + f}
+	if tok, ok, err := tokenFor("epp:9090/", specs); err != nil || !ok || tok != "epp-secret-token" {
+		t.Errorf("epp: %q %v %v", tok, ok, err)
+	}
+	if _, ok, err := tokenFor("http://vllm:8000", specs); err != nil || ok {
+		t.Errorf("another endpoint got the token: %v %v", ok, err)
+	}
+	if _, _, err := tokenFor("http://epp:9090", []string{"http://epp:9090"}); err == nil {
+		t.Error("a spec without =FILE accepted")
+	}
+	empty := dir + "/empty"
+	os.WriteFile(empty, nil, 0o600)
+	if _, _, err := tokenFor("http://epp:9090", []string{"http://epp:9090=" + empty}); err == nil {
+		t.Error("an empty token file accepted")
+	}
+	if out := model.SafeOutput("token epp-secret-token"); strings.Contains(out, "epp-secret-token") {
+		t.Errorf("token not scrubbed: %q", out)
+	}
+}

@@ -29,6 +29,11 @@ var engineFlags struct {
 	// followRedirects follows redirects to other hosts too (the API key
 	// never goes there).
 	followRedirects bool
+	// tokenFiles are per-endpoint bearer tokens (URL=FILE); insecure
+	// accepts any TLS certificate (issue 26: the picker's metrics port
+	// wants a token, KServe serves https with the cluster's own CA).
+	tokenFiles []string
+	insecure   bool
 }
 
 func init() {
@@ -55,6 +60,8 @@ func engineFlagSet(fs *pflag.FlagSet) {
 	fs.StringVar(&apiKeyFile, "api-key-file", "", "`FILE` holding the API key (never printed)")
 	fs.StringVar(&engineFlags.metricsPath, "metrics-path", "", "metrics route when not the engine's default, e.g. /metrics?model=ID")
 	fs.DurationVar(&engineFlags.timeout, "timeout", engine.DefaultTimeout, "per-request timeout for the endpoints")
+	fs.StringArrayVar(&engineFlags.tokenFiles, "token-file", nil, "`URL=FILE`: send the bearer token in FILE to that endpoint only, in place of --api-key (llm-d's picker wants one on its metrics port); repeat per endpoint; never printed")
+	fs.BoolVar(&engineFlags.insecure, "insecure-skip-verify", false, "accept any TLS certificate from the endpoints (a cluster's own CA, self-signed): still encrypted, the server not checked")
 	fs.BoolVar(&engineFlags.followRedirects, "follow-redirects", false, "follow redirects to other hosts too (by default only those on the endpoint's own host; the API key is never sent to another host)")
 }
 
@@ -92,9 +99,17 @@ func engineConfig(url string, interval time.Duration) (engine.Config, error) {
 	if err != nil {
 		return engine.Config{}, err
 	}
+	tok, ok, err := tokenFor(url, engineFlags.tokenFiles)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	if ok {
+		key = tok
+	}
 	return engine.Config{
 		URL: url, Engine: eng, Interval: interval, Timeout: engineTimeout(),
 		APIKey: key, MetricsPath: engineFlags.metricsPath, FollowRedirects: engineFlags.followRedirects,
+		InsecureSkipVerify: engineFlags.insecure,
 	}, nil
 }
 

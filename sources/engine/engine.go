@@ -35,6 +35,10 @@ type Config struct {
 	// only those on the endpoint's own host are (the API key goes to the
 	// endpoint's host and port only, either way).
 	FollowRedirects bool
+	// InsecureSkipVerify accepts any TLS certificate (an explicit opt-in:
+	// KServe serves its vLLM pods over https with the cluster's own
+	// certificate). The traffic stays encrypted; the peer is not checked.
+	InsecureSkipVerify bool
 }
 
 // Defaults.

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +35,9 @@ func newClient(cfg Config) *http.Client {
 		DisableCompression:    model.IsLoopback(cfg.URL),
 		ReadBufferSize:        32 << 10, // a scrape in a few reads, not a dozen
 	}
+	if cfg.InsecureSkipVerify {
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the person's explicit opt-in (--insecure-skip-verify)
+	}
 	return &http.Client{Transport: probe.Bearer(tr, cfg.URL, cfg.APIKey), Timeout: cfg.Timeout, CheckRedirect: probe.CheckRedirect(cfg.FollowRedirects)}
 }
 
@@ -57,7 +62,13 @@ func classify(err error, what string, cfg Config, hint404 string) *scrapeError {
 	var de *probe.DecodeError
 	var st *probe.StalledError
 	var re *probe.RedirectError
+	var ce *tls.CertificateVerificationError
+	var ua x509.UnknownAuthorityError
+	var hn x509.HostnameError
 	switch {
+	case errors.As(err, &ce) || errors.As(err, &ua) || errors.As(err, &hn):
+		return &scrapeError{model.ErrUnreachable, fmt.Sprintf("%s: TLS certificate not trusted: %v", what, err),
+			"the server's certificate is not one this machine trusts (a cluster's own CA, self-signed): add its CA to the system's, or pass --insecure-skip-verify to accept it unchecked"}
 	case errors.As(err, &re):
 		hint := "the server (or a proxy before it) redirects in a circle: give the final URL, or --metrics-path"
 		if re.Why == "another host" {
