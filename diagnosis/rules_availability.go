@@ -2,6 +2,7 @@ package diagnosis
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,9 +20,18 @@ func init() {
 	)
 }
 
-var defaultPorts = map[model.Engine]string{
-	model.VLLM: "8000", model.SGLang: "30000", model.TGI: "3000 (80 in the Docker image)",
-	model.LlamaCpp: "8080 (9931 in future builds)", model.TRTLLM: "8000", model.Ollama: "11434",
+// defaultPort is the port an engine listens on by default, with its note
+// (engines/: Spec.Ports, PortNote).
+func defaultPort(e model.Engine) (string, bool) {
+	s := engines.Of(e)
+	if s == nil || len(s.Ports) == 0 {
+		return "", false
+	}
+	p := strconv.Itoa(s.Ports[0])
+	if s.PortNote != "" {
+		p += " (" + s.PortNote + ")"
+	}
+	return p, true
 }
 
 func ruleDown(e *env) []Finding {
@@ -62,7 +72,7 @@ func ruleDown(e *env) []Finding {
 			acts = append(acts, Action{Change: "check /health directly and the engine's CPU use (a stuck API server shows 100 % on one core)",
 				Why: "distinguishes a hung engine from an overloaded one", TradeOff: "none"})
 		}
-		if p, ok := defaultPorts[ep.Engine()]; ok && ep.LastOK.IsZero() { // it answered on this address before: the port is right
+		if p, ok := defaultPort(ep.Engine()); ok && ep.LastOK.IsZero() { // it answered on this address before: the port is right
 			acts = append(acts, Action{Change: "check the address: " + engineName(ep.Engine()) + " listens on port " + p + " by default",
 				Why: "a moved port looks like a crash", TradeOff: "none"})
 		}
@@ -84,13 +94,8 @@ func ruleUnhealthy(e *env) []Finding {
 		}
 		ev := []Evidence{{Text: "health route: " + nonEmpty(ep.Identity.HealthDetail, "unhealthy"), Source: "health " + ep.URL}}
 		cause := "the server answers but its engine is dead or stuck"
-		switch ep.Engine() {
-		case model.VLLM:
-			cause = "vLLM's /health returns 503 after EngineDeadError: the engine core died (CUDA error, OOM, NCCL) while the API server lives on"
-		case model.SGLang:
-			cause = "SGLang's health check failed: the scheduler or detokenizer stopped responding"
-		case model.TRTLLM:
-			cause = "trtllm-serve reports the LLM unavailable"
+		if c := engines.HealthOf(ep.Engine()).Unhealthy; c != "" {
+			cause = c
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevCrit,
 			Title: "engine unhealthy (health 503)", Evidence: ev, Cause: cause,
@@ -279,14 +284,7 @@ func ruleColdStart(e *env) []Finding {
 	return out
 }
 
-var coldStartActs = map[model.Engine]Action{
-	model.VLLM:     {Change: "send warm-up requests before routing traffic (readiness on /health + one request)", Why: "torch.compile and CUDA graphs are built at start; prefix cache fills with traffic", TradeOff: "slower rollout"},
-	model.SGLang:   {Change: "route traffic only after /health_generate returns 200", Why: "it runs a real generation", TradeOff: "slower rollout"},
-	model.TGI:      {Change: "route traffic after /health returns 200 (warm-up finished)", Why: "TGI warms up before serving", TradeOff: "slower rollout"},
-	model.LlamaCpp: {Change: "wait for 'model loaded' / /health 200 before sending load", Why: "503 'Loading model' until then", TradeOff: "none"},
-	model.TRTLLM:   {Change: "route traffic after /health_generate returns 200", Why: "it runs a 1-token generation", TradeOff: "slower rollout"},
-	model.Ollama:   {Change: "OLLAMA_KEEP_ALIVE=-1 (or a longer keep_alive per request)", Why: "Ollama unloads idle models after 5 m and reloads on the next request", TradeOff: "the model keeps its VRAM while idle"},
-}
+var coldStartActs = byEngine(func(l engines.Levers) engines.Change { return l.Warmup })
 
 // portEvidence says who holds a local endpoint's port, from /proc.
 func portEvidence(p *model.PortOwner) string {

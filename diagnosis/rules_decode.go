@@ -240,28 +240,14 @@ func onCPU(e *env, ep Endpoint) string {
 func cpuDecode(eng model.Engine) []Action {
 	acts := []Action{{Change: "a smaller quantisation of the model (e.g. Q4_K_M instead of Q8_0 or F16)", Why: "fewer bytes read from memory per token: CPU decode speed follows the model's size",
 		TradeOff: "accuracy vs size"}}
-	if eng == model.LlamaCpp {
-		acts = append(acts, Action{Change: "-t <physical cores> (not the hyper-threads)", Why: "decode is memory-bound: threads past the physical cores contend for the same bandwidth",
-			TradeOff: "none"})
-	}
+	acts = append(acts, changes(levers(eng).Threads)...)
 	return append(acts, Action{Change: "serve it on a GPU (a CUDA/Metal/Vulkan build, all layers offloaded)", Why: "a GPU's memory bandwidth is 10–50× a CPU's",
 		TradeOff: "a GPU"})
 }
 
 // speculate is speculative decoding, for slow per-token latency at a small
 // batch: several tokens per weight read when the drafts are accepted.
-var speculate = map[model.Engine]Action{
-	model.VLLM: {Change: `--speculative-config '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}' (or an EAGLE/draft model for the served one)`,
-		Why: "at a small batch each step is bandwidth-bound: verifying a few drafted tokens costs about one step and yields several when accepted", TradeOff: "gains shrink as the batch grows; low acceptance costs compute (watch the acceptance rate)"},
-	model.SGLang: {Change: "--speculative-algorithm EAGLE --speculative-draft-model-path <EAGLE head for the model>",
-		Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "a draft model's memory; gains shrink at large batch"},
-	model.TGI: {Change: "--speculate 2 (n-gram, or a Medusa/MLP-speculator checkpoint)",
-		Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "gains shrink at large batch"},
-	model.LlamaCpp: {Change: "-md <small draft model of the same family>.gguf",
-		Why: "the draft proposes tokens the big model verifies in one pass", TradeOff: "the draft's memory; gains only when it agrees often"},
-	model.TRTLLM: {Change: "speculative_config (decoding_type: Eagle or NGram) in the --config YAML",
-		Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "gains shrink at large batch"},
-}
+var speculate = byEngine(func(l engines.Levers) engines.Change { return l.Speculate })
 
 // batchReplicas is the replica advice for a batch past the knee: the
 // traffic split over engines, each runs a smaller batch.
@@ -444,13 +430,7 @@ func ruleSpec(e *env) []Finding {
 		if v, ok := itlValue(ep); ok && v > e.cfg.SLOITL.Seconds() {
 			sev = model.SevWarn
 		}
-		acts := map[model.Engine]Action{
-			model.VLLM:     {Change: `--speculative-config '{"num_speculative_tokens": 2, ...}' (fewer draft tokens) or drop it`, Why: "rejected drafts cost a verify pass each", TradeOff: "less speed-up when the draft is right"},
-			model.SGLang:   {Change: "--speculative-num-draft-tokens / --speculative-num-steps lower (or no --speculative-algorithm)", Why: "rejected drafts cost verify compute", TradeOff: "less speed-up when drafts hit"},
-			model.TGI:      {Change: "--speculate 1 (or unset)", Why: "rejected speculation costs compute", TradeOff: "less speed-up"},
-			model.LlamaCpp: {Change: "--spec-draft-n-max 4 (or drop -md)", Why: "shorter drafts waste less", TradeOff: "less speed-up"},
-			model.TRTLLM:   {Change: "speculative_config.max_draft_len lower in the --config YAML", Why: "shorter drafts waste less", TradeOff: "less speed-up"},
-		}
+		acts := byEngine(func(l engines.Levers) engines.Change { return l.SpeculateLess })
 		ev := []Evidence{{Text: "accepted/drafted tokens " + pct(a.V) + " < " + pct(e.cfg.SpecAcceptLow), Source: metricSource(ep, "spec"), Window: ep.State.RateWindow}}
 		if logEv != nil {
 			ev = []Evidence{*logEv}
@@ -458,7 +438,7 @@ func ruleSpec(e *env) []Finding {
 		if pe, keep, ok := specByPosition(ep); ok {
 			ev = append(ev, pe)
 			if eng := ep.Engine(); eng == model.VLLM && keep > 0 {
-				acts[eng] = Action{Change: fmt.Sprintf(`--speculative-config '{"num_speculative_tokens": %d, ...}'`, keep),
+				acts[eng] = Action{Change: fmt.Sprintf(engines.VLLMDraftTokens, keep),
 					Why: fmt.Sprintf("the positions past %d are accepted in fewer than %s of drafts: verifying them costs more than they save", keep, pct(specPosKeep)), TradeOff: "less speed-up on the drafts that would have hit"}
 			}
 		}

@@ -54,6 +54,9 @@ type Spec struct {
 	// nil when unknown): a local process whose command line names no
 	// port is this endpoint's engine only on one of them.
 	Ports []int
+	// PortNote says where the default port differs ("80 in the Docker
+	// image").
+	PortNote string
 	// MetricsPath is its default metrics route ("" when it has none).
 	MetricsPath string
 	// Hint404 says what to do when the metrics route is missing;
@@ -194,6 +197,13 @@ type Levers struct {
 	// GrowContext gives a request more of it; Offload keeps fewer layers
 	// on the GPU.
 	ShrinkKV, GrowContext, Offload Change
+	// Speculate turns speculative decoding on; SpeculateLess drafts fewer
+	// tokens (or turns it off) when drafts are rejected.
+	Speculate, SpeculateLess Change
+	// Warmup is how to send it traffic only once it is warm after a start.
+	Warmup Change
+	// Threads sets the CPU threads that decode (a CPU-only engine).
+	Threads Change
 	// EnableMetrics is how to make it serve the metrics llmtop reads.
 	EnableMetrics Change
 	// CapPool is the concurrency cap that keeps the KV pool as it is
@@ -278,11 +288,14 @@ type Process struct {
 // failure answered with Status (0: any status) whose body holds BodyHas
 // ("" any body) is Means, said as Why; any other failure is unhealthy.
 type Health struct {
-	Route   string
-	Status  int
-	BodyHas string
-	Means   model.Health
-	Why     string
+	// Unhealthy says what an unhealthy answer means for this engine ("" the
+	// diagnosis's generic words).
+	Unhealthy string
+	Route     string
+	Status    int
+	BodyHas   string
+	Means     model.Health
+	Why       string
 }
 
 // DefaultHealth is what an engine without a Health of its own (or an

@@ -12,10 +12,11 @@ import (
 
 // LlamaCpp is llama.cpp's llama-server (ENGINES.md §4).
 var LlamaCpp = Spec{
-	ID:      model.LlamaCpp,
-	Name:    "llama.cpp",
-	Ports:   []int{8080},
-	Aliases: []string{"llama.cpp", "llama-server", "llama_cpp"},
+	ID:       model.LlamaCpp,
+	Name:     "llama.cpp",
+	Ports:    []int{8080},
+	PortNote: "9931 in future builds",
+	Aliases:  []string{"llama.cpp", "llama-server", "llama_cpp"},
 	// llama-server's short and long forms (tools/server/README.md).
 	FlagAliases: [][]string{
 		{"-np", "--parallel"}, {"-c", "--ctx-size"}, {"-ub", "--ubatch-size"}, {"-b", "--batch-size"},
@@ -33,6 +34,10 @@ var LlamaCpp = Spec{
 		Gauges:   []model.Gauge{model.Running, model.Waiting, model.KVUsage},
 		Counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens)}},
 	Levers: Levers{
+		Threads:       Change{Change: "-t <physical cores> (not the hyper-threads)", Why: "decode is memory-bound: threads past the physical cores contend for the same bandwidth", TradeOff: "none"},
+		Warmup:        Change{Change: "wait for 'model loaded' / /health 200 before sending load", Why: "503 'Loading model' until then", TradeOff: "none"},
+		SpeculateLess: Change{Change: "--spec-draft-n-max 4 (or drop -md)", Why: "shorter drafts waste less", TradeOff: "less speed-up"},
+		Speculate:     Change{Change: "-md <small draft model of the same family>.gguf", Why: "the draft proposes tokens the big model verifies in one pass", TradeOff: "the draft's memory; gains only when it agrees often"},
 		EnableMetrics: Change{Change: "--metrics (env LLAMA_ARG_ENDPOINT_METRICS=1)", Why: "llama-server serves /metrics only with this flag", TradeOff: "none; each scrape resets its throughput gauges' window"},
 		CapPool: Change{Change: "-np %d -kvu (keep -c %s)",
 			Why:      "-kvu keeps one KV cache of -c tokens shared by every slot: an explicit -np without it turns the default unified cache off and splits -c into per-slot parts",

@@ -8,6 +8,7 @@ var Ollama = Spec{
 	Name:  "Ollama",
 	Ports: []int{11434},
 	Levers: Levers{
+		Warmup:        Change{Change: "OLLAMA_KEEP_ALIVE=-1 (or a longer keep_alive per request)", Why: "Ollama unloads idle models after 5 m and reloads on the next request", TradeOff: "the model keeps its VRAM while idle"},
 		EnableMetrics: Change{Change: "attach the log (--log/--docker): Ollama has no Prometheus endpoint", Why: "per-request stats only exist in responses and logs", TradeOff: "none"},
 		Template:      Change{Change: "fix TEMPLATE in the Modelfile (ollama show --modelfile MODEL), then ollama create", Why: "Ollama renders chat with the Modelfile's Go template", TradeOff: "none"},
 		Tokenizer:     Change{Change: "pull the model again or rebuild it from a current GGUF", Why: "the tokenizer is inside the model file", TradeOff: "none"},

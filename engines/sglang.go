@@ -27,6 +27,9 @@ var SGLang = Spec{
 		Ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
 		Hists:  []model.Latency{model.TTFT, model.ITL, model.E2E, model.Queue}},
 	Levers: Levers{
+		Warmup:         Change{Change: "route traffic only after /health_generate returns 200", Why: "it runs a real generation", TradeOff: "slower rollout"},
+		SpeculateLess:  Change{Change: "--speculative-num-draft-tokens / --speculative-num-steps lower (or no --speculative-algorithm)", Why: "rejected drafts cost verify compute", TradeOff: "less speed-up when drafts hit"},
+		Speculate:      Change{Change: "--speculative-algorithm EAGLE --speculative-draft-model-path <EAGLE head for the model>", Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "a draft model's memory; gains shrink at large batch"},
 		EnableMetrics:  Change{Change: "--enable-metrics", Why: "SGLang serves /metrics only with this flag (default off)", TradeOff: "negligible overhead"},
 		Template:       Change{Change: "--chat-template NAME_OR_PATH matching the model", Why: "SGLang renders chat with it", TradeOff: "none"},
 		Tokenizer:      Change{Change: "--tokenizer-path MODEL_REPO (the model's own)", Why: "a tokenizer from another model splits text badly", TradeOff: "none"},
@@ -53,7 +56,8 @@ var SGLang = Spec{
 	Logs:    sglangLogs,
 	Process: Process{Programs: []string{"sglang"}, Modules: []string{"sglang"}, Serves: []string{"-m sglang"},
 		Host: "127.0.0.1", PortFlags: []string{"--port"}, HostFlags: []string{"--host"}},
-	Health:  Health{Route: "/health", Status: 503, Means: model.HealthLoading, Why: "starting or shutting down (503)"},
+	Health: Health{Route: "/health", Status: 503, Means: model.HealthLoading, Why: "starting or shutting down (503)",
+		Unhealthy: "SGLang's health check failed: the scheduler or detokenizer stopped responding"},
 	OwnedBy: []string{"sglang"},
 	// POST /tokenize {prompt} answers {tokens, count} in newer releases,
 	// as vLLM's (python/sglang/srt/entrypoints/http_server.py); no route

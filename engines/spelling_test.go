@@ -95,6 +95,7 @@ func registered(t *testing.T) (names, flags map[string]bool) {
 		l := s.Levers
 		texts := []string{l.StepBudget, l.NoGraphs, l.GraphSizes, l.ActivationRoom.Change, l.ShrinkKV.Change, l.GrowContext.Change, l.Offload.Change}
 		texts = append(texts, l.Quantize.Change, l.HostBuffers, l.CapPool.Change, l.EnableMetrics.Change,
+			l.Speculate.Change, l.SpeculateLess.Change, l.Warmup.Change, l.Threads.Change,
 			l.Sampling.Change, l.Template.Change, l.Tokenizer.Change, l.Stop.Change, l.RepeatPenalty)
 		texts = append(append(texts, l.MoreGPUs...), l.TensorParallel...)
 		for _, a := range s.FlagAliases {

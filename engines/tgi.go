@@ -11,6 +11,7 @@ var TGI = Spec{
 	ID:          model.TGI,
 	Name:        "TGI",
 	Ports:       []int{3000, 80},
+	PortNote:    "80 in the Docker image",
 	Aliases:     []string{"text-generation-inference"},
 	Prefixes:    []string{"tgi_"},
 	MetricsPath: "/metrics",
@@ -24,6 +25,9 @@ var TGI = Spec{
 			model.GenTokens: TGIGeneratedTokens + "_sum", model.Requests: TGIRequestSuccess},
 		Hists: []model.Latency{model.TPOT, model.E2E, model.Queue}},
 	Levers: Levers{
+		Warmup:         Change{Change: "route traffic after /health returns 200 (warm-up finished)", Why: "TGI warms up before serving", TradeOff: "slower rollout"},
+		SpeculateLess:  Change{Change: "--speculate 1 (or unset)", Why: "rejected speculation costs compute", TradeOff: "less speed-up"},
+		Speculate:      Change{Change: "--speculate 2 (n-gram, or a Medusa/MLP-speculator checkpoint)", Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "gains shrink at large batch"},
 		EnableMetrics:  Change{Change: "scrape the --prometheus-port (default 9000) if the main port's /metrics is blocked", Why: "TGI serves metrics on both", TradeOff: "none"},
 		Template:       Change{Change: "serve a tokenizer_config.json with the model's chat_template (--tokenizer-config-path)", Why: "TGI renders chat with the tokenizer config's template", TradeOff: "none"},
 		Tokenizer:      Change{Change: "--tokenizer-config-path from the model's own repository", Why: "a tokenizer from another model splits text badly", TradeOff: "none"},

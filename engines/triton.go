@@ -13,15 +13,14 @@ var Triton = Spec{
 	Hint404:     "Triton serves metrics on its metrics port (default 8002, --allow-metrics/--metrics-port): point llmtop at http://HOST:8002",
 	KVAgg:       "max",
 	Rules:       true,
-	// TensorRT-LLM's levers, but for tensor parallelism (Triton serves an
-	// engine whose TP degree was fixed when it was built, and its own
-	// command line has no such flag) and trtllm-serve's chat front end.
-	Levers: func() Levers {
-		l := TRTLLM.Levers
-		l.TensorParallel, l.MoreGPUs = nil, nil
-		l.Template, l.Stop = Change{}, Change{}
-		return l
-	}(),
+	// The levers of the TensorRT-LLM engine it serves (its batch, context,
+	// KV memory and quantisation are the engine's settings), none of
+	// trtllm-serve's own front end: Triton fixes the TP degree when the
+	// engine is built, has its own health and metrics routes, and renders
+	// no chat template of trtllm-serve's.
+	Levers: Levers{Cap: TRTLLM.Levers.Cap, MaxLen: TRTLLM.Levers.MaxLen, MemFraction: TRTLLM.Levers.MemFraction,
+		MemFractionDefault: TRTLLM.Levers.MemFractionDefault, FP8KV: TRTLLM.Levers.FP8KV, Chunked: TRTLLM.Levers.Chunked,
+		Quantize: TRTLLM.Levers.Quantize, ActivationRoom: TRTLLM.Levers.ActivationRoom, Prefill: TRTLLM.Levers.Prefill},
 	Metrics: tritonMetrics,
 	Process: Process{Programs: []string{"tritonserver"}},
 	// Readiness fails while models load (or failed to).

@@ -26,6 +26,9 @@ var TRTLLM = Spec{
 		Ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
 		Hists:  []model.Latency{model.TTFT, model.TPOT, model.E2E, model.Queue}},
 	Levers: Levers{
+		Warmup:         Change{Change: "route traffic after /health_generate returns 200", Why: "it runs a 1-token generation", TradeOff: "slower rollout"},
+		SpeculateLess:  Change{Change: "speculative_config.max_draft_len lower in the --config YAML", Why: "shorter drafts waste less", TradeOff: "less speed-up"},
+		Speculate:      Change{Change: "speculative_config (decoding_type: Eagle or NGram) in the --config YAML", Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "gains shrink at large batch"},
 		EnableMetrics:  Change{Change: "return_perf_metrics: true (and enable_iter_perf_stats: true) in the --config YAML", Why: "trtllm-serve registers /prometheus/metrics only then", TradeOff: "small per-request bookkeeping"},
 		Template:       Change{Change: "check the tokenizer directory's tokenizer_config.json chat_template", Why: "trtllm-serve renders chat with it", TradeOff: "none"},
 		Stop:           Change{Change: "check end_id / the tokenizer's EOS in the engine config; or send stop", Why: "TensorRT-LLM stops on its end_id", TradeOff: "none"},
@@ -48,7 +51,8 @@ var TRTLLM = Spec{
 	Logs:    trtllmLogs,
 	Process: Process{Programs: []string{"trtllm-serve"}, Modules: []string{"tensorrt_llm"}, Serves: []string{"trtllm-serve"},
 		Host: "localhost", PortFlags: []string{"--port"}, HostFlags: []string{"--host"}},
-	Health:  Health{Route: "/health", Status: 503, BodyHas: "load", Means: model.HealthLoading, Why: "loading (503)"},
+	Health: Health{Route: "/health", Status: 503, BodyHas: "load", Means: model.HealthLoading, Why: "loading (503)",
+		Unhealthy: "trtllm-serve reports the LLM unavailable"},
 	OwnedBy: []string{"tensorrt_llm", "trtllm"},
 }
 

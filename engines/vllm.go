@@ -27,6 +27,9 @@ var VLLM = Spec{
 		},
 		Hists: []model.Latency{model.TTFT, model.TPOT, model.ITL, model.E2E, model.Queue}},
 	Levers: Levers{
+		Warmup:             Change{Change: "send warm-up requests before routing traffic (readiness on /health + one request)", Why: "torch.compile and CUDA graphs are built at start; prefix cache fills with traffic", TradeOff: "slower rollout"},
+		SpeculateLess:      Change{Change: `--speculative-config '{"num_speculative_tokens": 2, ...}' (fewer draft tokens) or drop it`, Why: "rejected drafts cost a verify pass each", TradeOff: "less speed-up when the draft is right"},
+		Speculate:          Change{Change: `--speculative-config '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}' (or an EAGLE/draft model for the served one)`, Why: "at a small batch each step is bandwidth-bound: verifying a few drafted tokens costs about one step and yields several when accepted", TradeOff: "gains shrink as the batch grows; low acceptance costs compute (watch the acceptance rate)"},
 		EnableMetrics:      Change{Change: "point llmtop at vLLM's API port (where /v1/models answers), or pass --metrics-path (llmtop) if a proxy moved /metrics", Why: "vLLM always serves /metrics on its API port: a 404 is another port or route, or a proxy", TradeOff: "none"},
 		Template:           Change{Change: "--chat-template PATH (the model's own template, from its tokenizer_config.json) or drop a --chat-template that overrides it", Why: "vLLM renders chat with the template given, else the tokenizer's", TradeOff: "none"},
 		Tokenizer:          Change{Change: "--tokenizer MODEL_REPO (the model's own) and --tokenizer-mode auto", Why: "a tokenizer from another model splits text badly", TradeOff: "none"},
@@ -56,7 +59,8 @@ var VLLM = Spec{
 	Process: Process{Programs: []string{"vllm"}, Modules: []string{"vllm"}, Serves: []string{"vllm", "-m vllm"},
 		Host: "0.0.0.0", PortFlags: []string{"--port"}, HostFlags: []string{"--host"}},
 	// 503 only when its engine core died (vllm/entrypoints/openai/api_server.py).
-	Health:  Health{Route: "/health", Status: 503, Means: model.HealthUnhealthy, Why: "engine dead (503): see the server log"},
+	Health: Health{Route: "/health", Status: 503, Means: model.HealthUnhealthy, Why: "engine dead (503): see the server log",
+		Unhealthy: "vLLM's /health returns 503 after EngineDeadError: the engine core died (CUDA error, OOM, NCCL) while the API server lives on"},
 	OwnedBy: []string{"vllm"},
 	Probe: Probe{Template: model.VLLM, Tokenize: model.VLLM, RawPrompt: true,
 		DefaultsNote: "not served over HTTP: vLLM logs them at start-up (\"Default sampling parameters have been overridden by the model's Hugging Face generation config\"); read the log or the model's generation_config.json"},
@@ -70,6 +74,9 @@ const (
 	// VLLMWaitingByReason is the waiting gauge split by reason (the
 	// table's second Waiting name).
 	VLLMWaitingByReason = "vllm:num_requests_waiting_by_reason"
+	// VLLMDraftTokens sets how many tokens a speculative draft proposes
+	// (%d the count).
+	VLLMDraftTokens = `--speculative-config '{"num_speculative_tokens": %d, ...}'`
 	// VLLMStatsInterval sets the period of its stats log line (seconds).
 	VLLMStatsInterval = "VLLM_LOG_STATS_INTERVAL"
 	// VLLMDisableLogStats turns the vllm: metrics off.
