@@ -75,6 +75,11 @@ type GPU struct {
 	// NVLinksMax how many it has (absent: no NVLink, a PCIe-only card).
 	NVLinks    Opt `json:"nvlinks_active"`
 	NVLinksMax Opt `json:"nvlinks"`
+	// NVLinkRx and NVLinkTx are the data over all its NVLink links, bytes
+	// per second since the previous refresh (tensor parallelism's
+	// all-reduce traffic).
+	NVLinkRx Opt `json:"nvlink_rx_bytes_per_s"`
+	NVLinkTx Opt `json:"nvlink_tx_bytes_per_s"`
 	// Peers is how this device reaches each other visible GPU: the PCIe
 	// path between them and whether they can access each other's memory
 	// directly (peer-to-peer), which tensor parallelism's all-reduce

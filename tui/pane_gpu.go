@@ -228,6 +228,9 @@ func gpuDetail(s *Styles, g model.GPU) string {
 	if g.NVLinks.OK && g.NVLinksMax.OK && g.NVLinks.V < g.NVLinksMax.V {
 		parts = append(parts, "NVLink "+fmtNum(g.NVLinks)+"/"+fmtNum(g.NVLinksMax)+" up")
 	}
+	if g.NVLinkTx.OK && g.NVLinkRx.OK {
+		parts = append(parts, "NVLink tx/rx "+fmtBytes(g.NVLinkTx)+"/"+fmtBytes(g.NVLinkRx)+"/s")
+	}
 	out := s.Faint.Render("  " + strings.Join(parts, " · "))
 	if tl := gpuTail(g); tl != "" {
 		out += s.Faint.Render(" · ") + s.Warn.Render(tl)

@@ -82,13 +82,14 @@ func TestHostLinesFit(t *testing.T) {
 // The GPU pane's detail line names a link short of what it can do.
 func TestGPUDetailNamesShortLinks(t *testing.T) {
 	g := model.GPU{Index: 2, Name: "A100", Util: model.Some(90), PCIeGen: model.Some(1), PCIeGenMax: model.Some(4),
-		PCIeWidth: model.Some(8), PCIeWidthMax: model.Some(16), NVLinks: model.Some(11), NVLinksMax: model.Some(12)}
+		PCIeWidth: model.Some(8), PCIeWidthMax: model.Some(16), NVLinks: model.Some(11), NVLinksMax: model.Some(12),
+		NVLinkTx: model.Some(2 << 30), NVLinkRx: model.Some(1 << 30)}
 	m := newTestModel()
 	out := gpuDetail(m.d.Styles, g)
-	if !strings.Contains(out, "PCIe Gen1 x8 of Gen4 x16") || !strings.Contains(out, "NVLink 11/12 up") {
+	if !strings.Contains(out, "PCIe Gen1 x8 of Gen4 x16") || !strings.Contains(out, "NVLink 11/12 up") || !strings.Contains(out, "NVLink tx/rx 2.0Gi/1.0Gi/s") {
 		t.Errorf("%q", out)
 	}
-	g.PCIeGen, g.PCIeWidth, g.NVLinks = model.Some(4), model.Some(16), model.Some(12)
+	g.PCIeGen, g.PCIeWidth, g.NVLinks, g.NVLinkTx, g.NVLinkRx = model.Some(4), model.Some(16), model.Some(12), model.None, model.None
 	if out := gpuDetail(m.d.Styles, g); strings.Contains(out, "PCIe") || strings.Contains(out, "NVLink") {
 		t.Errorf("a full link is named: %q", out)
 	}

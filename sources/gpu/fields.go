@@ -3,7 +3,9 @@
 package gpu
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -259,9 +261,10 @@ const (
 	symNVLink   = "nvmlDeviceGetNvLinkState"
 	symTopo     = "nvmlDeviceGetTopologyCommonAncestor"
 	symP2P      = "nvmlDeviceGetP2PStatus"
+	symFields   = "nvmlDeviceGetFieldValues"
 )
 
-var linkSymbols = []string{symCC, symGenMax, symWidthMax, symGen, symWidth, symReplays, symNVLink, symTopo, symP2P}
+var linkSymbols = []string{symCC, symGenMax, symWidthMax, symGen, symWidth, symReplays, symNVLink, symTopo, symP2P, symFields}
 
 // readLinks reads the PCIe link as it runs now, its replay count, and how
 // many of the device's NVLink links are up.
@@ -297,6 +300,20 @@ func (r *nvmlReader) readLinks(d *nvmlDev, c *guard, g *model.GPU) {
 		}
 	}
 	g.NVLinks, g.NVLinksMax = model.Some(float64(up)), model.Some(float64(len(d.nvlinks)))
+	d.nvlinkOK = false
+	if r.has[symFields] && up > 0 {
+		// The data counters over all links (scope UINT_MAX), in KiB.
+		vs := []nvml.FieldValue{{FieldId: nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_TX, ScopeId: math.MaxUint32},
+			{FieldId: nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_RX, ScopeId: math.MaxUint32}}
+		if ret := h.GetFieldValues(vs); ret == nvml.SUCCESS &&
+			vs[0].NvmlReturn == uint32(nvml.SUCCESS) && vs[1].NvmlReturn == uint32(nvml.SUCCESS) &&
+			vs[0].ValueType == uint32(nvml.VALUE_TYPE_UNSIGNED_LONG_LONG) && vs[1].ValueType == uint32(nvml.VALUE_TYPE_UNSIGNED_LONG_LONG) {
+			d.nvlinkKiB = [2]uint64{binary.LittleEndian.Uint64(vs[0].Value[:]), binary.LittleEndian.Uint64(vs[1].Value[:])}
+			d.nvlinkOK = true
+		} else if isLost(ret) {
+			c.ok("NVLink throughput", ret)
+		}
+	}
 }
 
 // uniq drops repeated names, keeping the first of each (several calls

@@ -68,9 +68,14 @@ type nvmlDev struct {
 	nvlinks    []int // the NVLink links the device has
 	replays    model.Opt
 	replaysAt  time.Time
-	peers      []model.GPUPeer
-	lost       bool
-	handleErr  nvml.Return // why there is no handle (GPU lost at start)
+	// nvlinkKiB are the NVLink data counters (tx, rx; KiB since the driver
+	// loaded) of this refresh and the previous one.
+	nvlinkKiB, nvlinkPrev  [2]uint64
+	nvlinkOK, nvlinkPrevOK bool
+	nvlinkAt               time.Time
+	peers                  []model.GPUPeer
+	lost                   bool
+	handleErr              nvml.Return // why there is no handle (GPU lost at start)
 }
 
 // label names the device in event titles: "GPU 3 (NVIDIA H100 80GB HBM3)".
@@ -287,6 +292,14 @@ func (r *nvmlReader) refresh(now time.Time) (model.GPUSnapshot, []model.Event) {
 	foreign := map[int]bool{}
 	for _, d := range r.devs {
 		g, lostRet := r.readDevice(d)
+		if d.nvlinkOK {
+			if d.nvlinkPrevOK && now.After(d.nvlinkAt) && d.nvlinkKiB[0] >= d.nvlinkPrev[0] && d.nvlinkKiB[1] >= d.nvlinkPrev[1] {
+				dt := now.Sub(d.nvlinkAt).Seconds()
+				g.NVLinkTx = model.Some(float64(d.nvlinkKiB[0]-d.nvlinkPrev[0]) * 1024 / dt)
+				g.NVLinkRx = model.Some(float64(d.nvlinkKiB[1]-d.nvlinkPrev[1]) * 1024 / dt)
+			}
+			d.nvlinkPrev, d.nvlinkPrevOK, d.nvlinkAt = d.nvlinkKiB, true, now
+		}
 		if v := g.PCIeReplays; v.OK {
 			if d.replays.OK && now.After(d.replaysAt) && v.V >= d.replays.V {
 				g.PCIeReplaysPS = model.Some((v.V - d.replays.V) / now.Sub(d.replaysAt).Seconds())

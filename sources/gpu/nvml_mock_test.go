@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"encoding/binary"
 	"strconv"
 	"testing/fstest"
 
@@ -100,6 +101,21 @@ func fillA100(d *dgxa100.Device, i int) {
 			return nvml.FEATURE_DISABLED, nvml.SUCCESS
 		}
 		return nvml.FEATURE_ENABLED, nvml.SUCCESS
+	}
+	// NVLink data: 2 GiB sent and 1 GiB received a second (counters in
+	// KiB, one call a refresh).
+	var tx, rx uint64
+	d.GetFieldValuesFunc = func(vs []nvml.FieldValue) nvml.Return {
+		tx, rx = tx+2<<20, rx+1<<20
+		for k := range vs {
+			v := tx
+			if vs[k].FieldId == nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_RX {
+				v = rx
+			}
+			binary.LittleEndian.PutUint64(vs[k].Value[:], v)
+			vs[k].ValueType, vs[k].NvmlReturn = uint32(nvml.VALUE_TYPE_UNSIGNED_LONG_LONG), uint32(nvml.SUCCESS)
+		}
+		return nvml.SUCCESS
 	}
 	// The two halves of the DGX meet across the CPU sockets; GPU 7 has
 	// peer-to-peer turned off in the driver.

@@ -440,7 +440,8 @@ func TestLinksAndComputeCapability(t *testing.T) {
 	g0, g2, g6 := snap.GPUs[0], snap.GPUs[2], snap.GPUs[6]
 	if g0.ComputeCap != "8.0" || g0.PCIeGen != model.Some(4) || g0.PCIeGenMax != model.Some(4) ||
 		g0.PCIeWidth != model.Some(16) || g0.PCIeWidthMax != model.Some(16) || g0.PCIeReplays != model.Some(0) ||
-		g0.PCIeReplaysPS != model.Some(0) || g0.NVLinks != model.Some(12) || g0.NVLinksMax != model.Some(12) {
+		g0.PCIeReplaysPS != model.Some(0) || g0.NVLinks != model.Some(12) || g0.NVLinksMax != model.Some(12) ||
+		g0.NVLinkTx != model.Some(2<<30) || g0.NVLinkRx != model.Some(1<<30) {
 		t.Errorf("GPU 0 %+v", g0)
 	}
 	if g2.PCIeGen != model.Some(1) || g2.PCIeWidth != model.Some(8) || g2.PCIeReplays != model.Some(80) || g2.PCIeReplaysPS != model.Some(40) {
@@ -472,12 +473,12 @@ func TestLinkCallsNeedTheirSymbols(t *testing.T) {
 		// calling any of these would panic
 		dev.GetCudaComputeCapabilityFunc, dev.GetMaxPcieLinkGenerationFunc, dev.GetMaxPcieLinkWidthFunc = nil, nil, nil
 		dev.GetCurrPcieLinkGenerationFunc, dev.GetCurrPcieLinkWidthFunc, dev.GetPcieReplayCounterFunc = nil, nil, nil
-		dev.GetNvLinkStateFunc, dev.GetTopologyCommonAncestorFunc, dev.GetP2PStatusFunc = nil, nil, nil
+		dev.GetNvLinkStateFunc, dev.GetTopologyCommonAncestorFunc, dev.GetP2PStatusFunc, dev.GetFieldValuesFunc = nil, nil, nil, nil
 	}
 	r := newNVMLReader(s, Filter{}, newProcTable(dgxProcs()))
 	snap, _ := r.refresh(t0)
 	g := snap.GPUs[0]
-	if g.Err != "" || g.ComputeCap != "" || g.PCIeGen.OK || g.PCIeGenMax.OK || g.NVLinks.OK || g.PCIeReplays.OK || g.Peers != nil || !g.Util.OK {
+	if g.Err != "" || g.ComputeCap != "" || g.PCIeGen.OK || g.PCIeGenMax.OK || g.NVLinks.OK || g.NVLinkTx.OK || g.PCIeReplays.OK || g.Peers != nil || !g.Util.OK {
 		t.Errorf("%+v", g)
 	}
 }
