@@ -167,13 +167,20 @@ var vllmStepBudget = flagOf(engines.VLLM.Levers.StepBudget)
 // memFractionFlags names every engine's KV-pool memory flag ("vLLM
 // --gpu-memory-utilization, SGLang --mem-fraction-static, …").
 func memFractionFlags() string {
+	return everyEngine(func(l engines.Levers) string { return l.MemFraction }, ", ")
+}
+
+// everyEngine names one lever of every engine that has it, each after the
+// engine's name, joined by sep (a serving layer that re-exports another
+// engine is left out).
+func everyEngine(pick func(engines.Levers) string, sep string) string {
 	var all []string
 	for _, s := range engines.All() {
-		if s.Levers.MemFraction != "" && s.Like == model.Unknown {
-			all = append(all, s.Name+" "+s.Levers.MemFraction)
+		if v := pick(s.Levers); v != "" && s.Like == model.Unknown {
+			all = append(all, s.Name+" "+v)
 		}
 	}
-	return strings.Join(all, ", ")
+	return strings.Join(all, sep)
 }
 
 // quantize is the fewer-weight-bytes change, by engine (Levers.Quantize).
@@ -195,13 +202,7 @@ func tpChange(n int, why, cost string) map[model.Engine]Action {
 // hostBufferFlags names every engine's host-memory buffer flags ("vLLM
 // --swap-space, --cpu-offload-gb, …").
 func hostBufferFlags() string {
-	var all []string
-	for _, s := range engines.All() {
-		if s.Levers.HostBuffers != "" && s.Like == model.Unknown {
-			all = append(all, s.Name+" "+s.Levers.HostBuffers)
-		}
-	}
-	return strings.Join(all, "; ")
+	return everyEngine(func(l engines.Levers) string { return l.HostBuffers }, "; ")
 }
 
 // byEngine is one change of every engine's Levers, by engine (the ones it

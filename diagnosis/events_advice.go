@@ -346,11 +346,5 @@ func noGraphs(e model.Engine) string {
 	if f := levers(e).NoGraphs; f != "" {
 		return f
 	}
-	var all []string
-	for _, s := range engines.All() {
-		if s.Levers.NoGraphs != "" && s.Like == model.Unknown {
-			all = append(all, s.Levers.NoGraphs+" ("+s.Name+")")
-		}
-	}
-	return strings.Join(all, " / ")
+	return everyEngine(func(l engines.Levers) string { return l.NoGraphs }, " / ")
 }
