@@ -16,7 +16,7 @@ import (
 
 func init() {
 	register(
-		rule{id: "weights_vram", checks: "the weights leave GPU memory for the KV cache", needs: needLogs, hold: holdNone, eval: ruleWeightsVRAM},
+		rule{id: "weights_vram", checks: "the weights leave GPU memory for the KV cache", hold: holdNone, eval: ruleWeightsVRAM},
 		rule{id: "dtype_capability", checks: "the GPU computes in the number formats the engine uses", hold: holdNone, eval: ruleDtypeCapability},
 		rule{id: "pcie_link", checks: "the GPUs' PCIe links run at full speed without retransmissions", needs: needGPU, hold: holdDefault, eval: rulePCIeLink},
 		rule{id: "nvlink_down", checks: "every NVLink link is up", needs: needGPU, hold: holdDefault, eval: ruleNVLinkDown},
@@ -94,8 +94,18 @@ func ruleWeightsVRAM(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.in.Endpoints {
 		w, line, ok := weightsOnGPU(e, ep)
+		source := ""
+		if ok {
+			source = "log: " + model.Clean(line.Line)
+		} else if h := ep.Host; h != nil && h.Weights.OK {
+			// No load line: the checkpoint's size on disk, split over the
+			// tensor-parallel ranks its command line asks for.
+			tp := max(1, tensorParallel(h))
+			w, ok = h.Weights.V/float64(tp), true
+			source = fmt.Sprintf("model files: %s (%s on disk over tensor parallelism %d; an engine that quantises on load holds less)", h.WeightsFrom, gib(h.Weights.V), tp)
+		}
 		if !ok {
-			continue // no load line in this run's log: nothing to weigh
+			continue // neither a load line nor the model's files: nothing to weigh
 		}
 		d, ok := smallestGPU(e.in.GPU)
 		if !ok {
@@ -107,7 +117,7 @@ func ruleWeightsVRAM(e *env) []Finding {
 			continue
 		}
 		ev := []Evidence{
-			{Text: fmt.Sprintf("weights %s of GPU %d's %s (%s): %s", gib(w), d.Index, gib(d.MemTotal.V), nonEmpty(d.Name, "GPU"), pct(share)), Source: "log: " + model.Clean(line.Line)},
+			{Text: fmt.Sprintf("weights %s of GPU %d's %s (%s): %s", gib(w), d.Index, gib(d.MemTotal.V), nonEmpty(d.Name, "GPU"), pct(share)), Source: source},
 		}
 		flag, frac, _ := memFraction(ep)
 		if flag != "" && frac > 0 {

@@ -37,6 +37,18 @@ func TestWeightsAgainstGPUMemory(t *testing.T) {
 	tight.LogsOn, tight.GPU, tight.Events = true, gpuSnap(30*gb, 32*gb), []model.Event{vllm}
 	noGPU := input(ep(nil))
 	noGPU.LogsOn, noGPU.Events = true, []model.Event{vllm}
+	// No log: the checkpoint's index on disk (sources/host), 16.06e9 bytes
+	// of Llama 3.1 8B, on a 16 GiB card, and over TP 2.
+	files := func(tp string) func(*Endpoint) {
+		return func(e *Endpoint) {
+			e.Host = &model.HostReading{Endpoint: url, Weights: model.Some(16060522496), WeightsFrom: "/root/.cache/huggingface/hub/models--meta-llama--Llama-3.1-8B-Instruct/snapshots/0e9e39f/model.safetensors.index.json",
+				Procs: []model.ProcUsage{{PID: 7, Front: true, Cmdline: "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size " + tp}}}
+		}
+	}
+	onDisk := input(ep(files("1")))
+	onDisk.GPU = gpuSnap(15*gb, 16*gb)
+	split := input(ep(files("2")))
+	split.GPU = gpuSnap(15*gb, 16*gb)
 
 	runCases(t, []ruleCase{
 		{name: "Gemma 3 on a 4090", in: in, want: "weights_vram", check: func(t *testing.T, f *Finding) {
@@ -52,6 +64,12 @@ func TestWeightsAgainstGPUMemory(t *testing.T) {
 			}
 		}},
 		{name: "no GPU reading", in: noGPU, none: "weights_vram", lacks: "the weights against GPU memory (no GPU memory reading"},
+		{name: "the checkpoint on disk, no log", in: onDisk, want: "weights_vram", check: func(t *testing.T, f *Finding) {
+			if f.Severity != model.SevCrit || !hasEvidence(f, "weights 15.0 GiB of GPU 0's 16.0 GiB") || f.Evidence[0].Source != "model files: /root/.cache/huggingface/hub/models--meta-llama--Llama-3.1-8B-Instruct/snapshots/0e9e39f/model.safetensors.index.json (15.0 GiB on disk over tensor parallelism 1; an engine that quantises on load holds less)" {
+				t.Errorf("%s %+v", f.Severity, f.Evidence)
+			}
+		}},
+		{name: "the checkpoint over TP 2", in: split, none: "weights_vram"},
 	})
 }
 

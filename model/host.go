@@ -44,6 +44,12 @@ type HostReading struct {
 	ShmFree  Opt `json:"shm_free_bytes"`
 	// Disks are the file systems the model cache and the log live on.
 	Disks []DiskFree `json:"disks,omitempty"`
+	// Weights are the bytes of the model's weights on disk (a checkpoint's
+	// safetensors index total, a safetensors or GGUF file), WeightsFrom the
+	// file that said so, as the engine sees it; absent when its arguments
+	// name no model file llmtop can read.
+	Weights     Opt    `json:"model_weights_bytes"`
+	WeightsFrom string `json:"model_weights_from,omitempty"`
 	// NotChecked says what could not be read, and why.
 	NotChecked []string `json:"not_checked,omitempty"`
 	// Note is a caveat that covers the whole reading (a container's PID

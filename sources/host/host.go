@@ -60,8 +60,11 @@ type Reader struct {
 	// known are the engine PIDs seen, with their endpoint and name, so a
 	// kernel line about one after it died names it.
 	known map[int]knownProc
-	now   time.Time
-	last  time.Time // the previous Read
+	// weightsBy caches each engine process's model weights (its files do
+	// not change while it runs).
+	weightsBy map[int]weightsFound
+	now       time.Time
+	last      time.Time // the previous Read
 }
 
 type counter struct {
@@ -77,7 +80,7 @@ type knownProc struct {
 
 // New returns a Reader with nothing seen yet.
 func New(cfg Config) *Reader {
-	return &Reader{cfg: cfg, procs: map[int]counter{}, threads: map[int]counter{}, known: map[int]knownProc{}}
+	return &Reader{cfg: cfg, procs: map[int]counter{}, threads: map[int]counter{}, known: map[int]knownProc{}, weightsBy: map[int]weightsFound{}}
 }
 
 // Default reads this machine.
@@ -110,6 +113,7 @@ func (r *Reader) Read(now time.Time, targets []Target) ([]model.HostReading, []m
 	for pid := range r.procs {
 		if !live[pid] {
 			delete(r.procs, pid)
+			delete(r.weightsBy, pid)
 		}
 	}
 	for tid := range r.threads {
@@ -195,6 +199,9 @@ func (r *Reader) engine(h *model.HostReading, t Target, live, liveT map[int]bool
 	}
 	r.cgroup(h, t.PID)
 	r.disks(h, t, args, environ)
+	if w := r.modelWeights(t.PID, args, modelCache(args, environ)); w.ok {
+		h.Weights, h.WeightsFrom = model.Some(w.bytes), model.Clean(w.from)
+	}
 }
 
 // process reads one process and its busiest thread.
