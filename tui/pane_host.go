@@ -134,6 +134,9 @@ func hostLines(r *model.HostReading, w int) (out []string, labels int, group []i
 	for _, dk := range r.Disks {
 		files = append(files, model.Clean(dk.What)+" disk "+fmtBytes(dk.Free)+" free of "+fmtBytes(dk.Total))
 	}
+	if r.Weights.OK {
+		files = append(files, "model weights "+fmtBytes(r.Weights)+" on disk")
+	}
 	for g, parts := range [][]string{{cpu, "mem avail " + fmtBytes(r.MemAvailable) + " of " + fmtBytes(r.MemTotal), swap}, cg, files} {
 		for _, l := range pack(parts, " · ", w) {
 			out = append(out, l)

@@ -15,7 +15,7 @@ func hostReading(at time.Time) model.HostReading {
 	return model.HostReading{Endpoint: testURL, Time: at, IntervalS: 3, CPUs: 16, CPUBusy: model.Some(0.34),
 		MemTotal: model.Some(64 << 30), MemAvailable: model.Some(12 << 30), SwapTotal: model.Some(0), SwapFree: model.Some(0),
 		Cgroup: "/system.slice/docker-abc.scope", CgroupMemLimit: model.Some(32 << 30), CgroupMemUsage: model.Some(10 << 30), CgroupOOMKills: model.Some(0),
-		ShmTotal: model.Some(64 << 20), ShmFree: model.Some(63 << 20),
+		ShmTotal: model.Some(64 << 20), ShmFree: model.Some(63 << 20), Weights: model.Some(16060522496),
 		Disks: []model.DiskFree{{Path: "/root/.cache/huggingface", What: "model cache", Free: model.Some(120 << 30), Total: model.Some(500 << 30)}},
 		Procs: []model.ProcUsage{
 			{PID: 4711, Name: "vllm", Front: true, CPU: model.Some(1.02), RSS: model.Some(2.1 * (1 << 30)), Threads: 84,
@@ -40,7 +40,7 @@ func TestHostPane(t *testing.T) {
 	out := screen(t, m, 200, 60)
 	for _, want := range []string{"8 Host", "CPU 34% of 16 · mem avail 12.0Gi of 64.0Gi · no swap",
 		"cgroup /system.slice/docker-abc.scope", "mem 10.0Gi of 32.0Gi · OOM kills 0",
-		"/dev/shm 64.0Mi (free 63.0Mi)", "model cache disk 120Gi free of 500Gi",
+		"/dev/shm 64.0Mi (free 63.0Mi)", "model cache disk 120Gi free of 500Gi", "model weights 15.0Gi on disk",
 		"▶4711", "APIServer 98%", "(VLLM::EngineCor)", "kernel OOM kills: not checked"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("200×60 lacks %q:\n%s", want, out)
