@@ -7,7 +7,7 @@ var DynamoFrontend = Layer{
 	ID:          "dynamo-frontend",
 	Name:        "NVIDIA Dynamo frontend",
 	Role:        RoleRouter,
-	Prefixes:    []string{"dynamo_frontend_"},
+	Prefixes:    []string{"dynamo_frontend_", "dynamo_router_"}, // the KV router's overhead, in the frontend's process
 	Ports:       []int{8000},
 	MetricsPath: "/metrics",
 	Source:      "github.com/ai-dynamo/dynamo lib/runtime/src/metrics/prometheus_names.rs @04070c75",

@@ -236,3 +236,13 @@ func TestVLLMLoRAInfoNewestSeries(t *testing.T) {
 		t.Errorf("%+v, want the newest series", l)
 	}
 }
+
+// Dynamo's KV router, by the names its source gives (no real answer
+// found): a router, never an engine.
+func TestDynamoKVRouterIsARouter(t *testing.T) {
+	body := "# TYPE dynamo_router_overhead_total_ms histogram\ndynamo_router_overhead_total_ms_bucket{router_id=\"r\",le=\"+Inf\"} 4\n" +
+		"dynamo_router_overhead_total_ms_sum{router_id=\"r\"} 2\ndynamo_router_overhead_total_ms_count{router_id=\"r\"} 4\n"
+	if r := classifyRole(mustParse(t, []byte(body))); r.Role != engines.RoleRouter || r.Layer != &engines.DynamoFrontend {
+		t.Errorf("role %q layer %v", r.Role, r.Layer)
+	}
+}
