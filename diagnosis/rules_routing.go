@@ -22,6 +22,7 @@ func init() {
 		rule{id: "pool_queue_skew", checks: "queues even across each pool", needs: needReplicas, hold: holdRoute, eval: rulePoolQueueSkew},
 		rule{id: "prefix_pileup", checks: "no hot prefix piled onto one engine while its peers have room", needs: needReplicas, hold: holdRoute, eval: rulePrefixPileup},
 		rule{id: "one_worker", checks: "no pool sends (nearly) all its requests to one worker", needs: needReplicas, hold: holdRoute, eval: ruleOneWorker},
+		rule{id: "pd_imbalance", checks: "prefill and decode pools of each model both keep up", needs: needReplicas, hold: holdRoute, eval: rulePDImbalance},
 		rule{id: "kv_transfer_stall", checks: "KV transfer a small part of each decode instance's TTFT", needs: needMetrics, hold: holdRoute, eval: ruleKVTransferStall},
 	)
 }
@@ -357,6 +358,79 @@ func ruleKVTransferStall(e *env) []Finding {
 				"a saturated link, transfers that fail and expire); its TTFT is mostly that wait, not prefill or queueing",
 			Actions: []Action{{Change: "check " + engines.KVTransferCheck, Why: "the wait is the transfer, not the engines' compute", TradeOff: "none"},
 				{Change: "judge TTFT at the router (its end-to-end TTFT), not per instance", Why: "the prefill and decode instances each see part of it", TradeOff: "none"}}})
+	}
+	return out
+}
+
+// pdPools pairs each model's settled prefill and decode members.
+func (e *env) pdPools() (models []string, prefill, decode map[string][]Endpoint) {
+	prefill, decode = map[string][]Endpoint{}, map[string][]Endpoint{}
+	for _, ep := range e.withMetrics() {
+		if !e.settled(ep) {
+			continue
+		}
+		switch r, _ := ep.PDRole(); r {
+		case model.RolePrefill:
+			prefill[ep.Model()] = append(prefill[ep.Model()], ep)
+		case model.RoleDecode:
+			decode[ep.Model()] = append(decode[ep.Model()], ep)
+		}
+	}
+	for m := range prefill {
+		if len(decode[m]) > 0 {
+			models = append(models, m)
+		}
+	}
+	sort.Strings(models)
+	return models, prefill, decode
+}
+
+// rulePDImbalance: one side of a disaggregated model is the bottleneck.
+// Prefill-starved: every prefill worker busy with a queue (mean
+// RouteQueueMin) while every decode worker has room (KV under half of
+// full, nothing waiting). Decode-starved: every decode worker full or
+// queueing while no prefill worker queues. The ratio is each system's
+// lever: Dynamo's planner scales prefill on TTFT and decode on ITL; llm-d
+// alerts on prefill ÷ decode running above 3 for 10 minutes.
+func rulePDImbalance(e *env) []Finding {
+	models, prefill, decode := e.pdPools()
+	var out []Finding
+	for _, m := range models {
+		ps, ds := prefill[m], decode[m]
+		var pWait, pRun, dRun float64
+		pBusy, dRoom, dFull, pQueue := true, true, true, false
+		for _, ep := range ps {
+			pWait += ep.State.Waiting.Or(0)
+			pRun += ep.State.Running.V
+			pBusy = pBusy && ep.State.Running.V > 0
+			pQueue = pQueue || ep.State.Waiting.Or(0) >= 1
+		}
+		for _, ep := range ds {
+			dRun += ep.State.Running.V
+			kv := ep.State.KVUsage
+			dRoom = dRoom && kv.OK && kv.V < 0.5*e.cfg.RouteFullKV && ep.State.Waiting.Or(0) == 0
+			dFull = dFull && ((kv.OK && kv.V >= e.cfg.RouteFullKV) || ep.State.Waiting.Or(0) >= 1)
+		}
+		ratio := fmt.Sprintf("%dP:%dD", len(ps), len(ds))
+		ev := append(members(ps), members(ds)...)
+		switch {
+		case pBusy && pWait/float64(len(ps)) >= e.cfg.RouteQueueMin && dRoom:
+			out = append(out, Finding{Endpoint: ps[0].URL, Category: Routing, Severity: model.SevWarn,
+				Title:    fmt.Sprintf("prefill-starved: %s prefill queue %s per worker while decode has room (%s)", m, num(pWait/float64(len(ps))), ratio),
+				Evidence: ev,
+				Cause:    "the prefill pool cannot keep up with the prompts while the decode pool waits for work: too few prefill workers for this prompt length",
+				Actions: []Action{{Change: fmt.Sprintf("add a prefill worker (now %s), or move one from decode", ratio),
+					Why:      "prefill is the bottleneck: decode sits idle waiting for KV (Dynamo's planner scales prefill on TTFT; llm-d alerts when prefill ÷ decode running stays above 3)",
+					TradeOff: "a GPU moved from decode lowers the decode pool's headroom"}}})
+		case dFull && !pQueue:
+			out = append(out, Finding{Endpoint: ds[0].URL, Category: Routing, Severity: model.SevWarn,
+				Title:    fmt.Sprintf("decode-starved: every decode worker of %s full or queueing while prefill keeps up (%s)", m, ratio),
+				Evidence: ev,
+				Cause:    "the decode pool holds more sequences than its KV and batch allow while prefill hands work over freely: too few decode workers for these outputs",
+				Actions: []Action{{Change: fmt.Sprintf("add a decode worker (now %s), or move one from prefill", ratio),
+					Why:      "decode is the bottleneck: its queue and KV fill while prefill has room (Dynamo's planner scales decode on ITL)",
+					TradeOff: "a GPU moved from prefill raises TTFT under long prompts"}}})
+		}
 	}
 	return out
 }

@@ -222,3 +222,24 @@ func TestRouterIsNoMissingMetrics(t *testing.T) {
 		}
 	}
 }
+
+// Prefill-starved (32k-token prompts: the prefill pool queues 40 a worker
+// while decode idles at KV 12 %) and decode-starved (every decode worker
+// at KV 97 % with a queue while prefill keeps up).
+func TestPDImbalance(t *testing.T) {
+	_, rep := watch(t, time.Minute, func(int) []Endpoint {
+		return []Endpoint{member("http://p0", model.RolePrefill, 4, 42, 0.8), member("http://p1", model.RolePrefill, 4, 38, 0.8),
+			member("http://d0", model.RoleDecode, 6, 0, 0.12), member("http://d1", model.RoleDecode, 5, 0, 0.1)}
+	})
+	f := open(rep, "pd_imbalance")
+	if f == nil || !strings.HasPrefix(f.Title, "prefill-starved") || !strings.Contains(f.Title, "(2P:2D)") || !hasAction(f, "add a prefill worker") {
+		t.Fatalf("prefill-starved: %+v; findings %v", f, ids(rep.Findings))
+	}
+	_, rep = watch(t, time.Minute, func(int) []Endpoint {
+		return []Endpoint{member("http://p0", model.RolePrefill, 3, 0, 0.3),
+			member("http://d0", model.RoleDecode, 250, 12, 0.97), member("http://d1", model.RoleDecode, 248, 15, 0.98), member("http://d2", model.RoleDecode, 251, 9, 0.96)}
+	})
+	if f := open(rep, "pd_imbalance"); f == nil || !strings.HasPrefix(f.Title, "decode-starved") || !hasAction(f, "add a decode worker (now 1P:3D)") {
+		t.Fatalf("decode-starved: %+v; findings %v", f, ids(rep.Findings))
+	}
+}

@@ -13,7 +13,7 @@ import (
 // fleetFindingIDs are the rules whose findings are about the fleet rather
 // than one endpoint: shown above the table.
 var fleetFindingIDs = map[string]bool{"routing_skew": true, "replica_outlier": true, "fleet_share": true,
-	"pool_starved": true, "pool_queue_skew": true, "prefix_pileup": true, "one_worker": true}
+	"pool_starved": true, "pool_queue_skew": true, "prefix_pileup": true, "one_worker": true, "pd_imbalance": true}
 
 // View draws the summary line, the fleet-wide findings, the table's header
 // and the visible rows: at most h lines of at most w cells.
