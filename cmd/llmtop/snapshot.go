@@ -128,7 +128,12 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 				ids = append(ids, id)
 			}
 		}
-		if hostLook = newHostLooks(ids, nil, host.Default(), procfs.FS()); hostLook != nil {
+		cfg := host.Default()
+		// The kernel log is followed from the first look on: a snapshot's
+		// second is too soon for a kill, and would start journalctl for
+		// nothing where /dev/kmsg is not readable.
+		cfg.Kmsg = nil
+		if hostLook = newHostLooks(ids, nil, cfg, procfs.FS()); hostLook != nil {
 			hostLook.read(time.Now())
 		}
 	}
