@@ -48,10 +48,16 @@ func fleetMsgs(n int, t time.Time, origins bool) []model.Input {
 
 // fleetModel is the monitor after a minute of refreshes of n replicas.
 func fleetModel(n int) *Model {
+	return fleetAfterMinute(func(at time.Time, origins bool) []model.Input { return fleetMsgs(n, at, origins) })
+}
+
+// fleetAfterMinute is the monitor after a minute of a fleet source's
+// refreshes every 5 s, msgs giving each refresh's messages.
+func fleetAfterMinute(msgs func(at time.Time, origins bool) []model.Input) *Model {
 	m := New(Options{Now: t0, NoColor: true, Fleet: true, Sources: map[string]string{"prometheus": ""}})
 	for s := 0; s <= 60; s += 5 {
 		at := t0.Add(time.Duration(s) * time.Second)
-		for _, msg := range fleetMsgs(n, at, s == 0) {
+		for _, msg := range msgs(at, s == 0) {
 			m.Update(msg)
 		}
 		m.Update(tickMsg(at.Add(time.Second)))

@@ -43,17 +43,7 @@ func routedMsgs(t time.Time, origins bool) []model.Input {
 	return out
 }
 
-func routedModel() *Model {
-	m := New(Options{Now: t0, NoColor: true, Fleet: true, Sources: map[string]string{"prometheus": ""}})
-	for s := 0; s <= 60; s += 5 {
-		at := t0.Add(time.Duration(s) * time.Second)
-		for _, msg := range routedMsgs(at, s == 0) {
-			m.Update(msg)
-		}
-		m.Update(tickMsg(at.Add(time.Second)))
-	}
-	return m
-}
+func routedModel() *Model { return fleetAfterMinute(routedMsgs) }
 
 // Issue 26: a routed fleet is shown router → pools → workers, each pool
 // headed by its spread and the decode pool by its KV hand-over verdict; the
