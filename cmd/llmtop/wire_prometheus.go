@@ -17,6 +17,7 @@ import (
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/recording"
 	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/prometheus"
 	"github.com/llmtop/llmtop/tui"
@@ -185,10 +186,8 @@ func prometheusDocument(ctx context.Context, window time.Duration, cfg diagnosis
 	for i := historySteps; i >= 0; i-- {
 		t := end.Add(-window * time.Duration(i) / historySteps)
 		r = src.Refresh(ctx, t)
-		for _, m := range r.Msgs {
-			mon.Apply(m)
-		}
-		mon.Tick(t)
+		// one refresh, as the monitor takes it: the batch, then the clock
+		session.Feed(mon, recording.Record{Time: t, Msg: model.Batch(r.Msgs)})
 		if r.Err != "" && r.Targets == 0 {
 			break // Prometheus is down or refuses: the next steps would wait as long
 		}
