@@ -17,7 +17,7 @@ var screenKeys = map[string][]string{
 		"save", "ack", "up", "down", "prev_endpoint", "next_endpoint",
 		// the overlays it opens
 		"help", "explain", "logs", "diagnose", "runs", "probe", "fleet", "bench"},
-	"help":         {},
+	"help":         {"down", "up"},
 	"fleet":        {"down", "up", "page_down", "page_up", "confirm", "sort", "reverse", "search", "group"},
 	"logs":         {"follow", "search", "next_match", "prev_match", "wrap", "top", "bottom", "page_up", "page_down", "up", "down"},
 	"explain":      {"down", "up"},

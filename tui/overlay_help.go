@@ -7,24 +7,70 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 )
 
 func init() {
 	RegisterOverlay(OverlaySpec{ID: "help", Key: DefaultKeyMap().Help, New: func() Overlay { return &helpOverlay{} }})
 }
 
-// helpOverlay lists every global key, then each pane's and overlay's own.
-type helpOverlay struct{}
+// helpOverlay lists every global key, then each pane's and overlay's own;
+// taller than the screen (80×24), it scrolls.
+type helpOverlay struct{ top int }
 
 func (*helpOverlay) Title() string       { return "Help" }
-func (*helpOverlay) Keys() []key.Binding { return nil }
-func (*helpOverlay) HandleKey(tea.KeyPressMsg, *Data) (bool, tea.Cmd) {
-	return false, nil
+func (*helpOverlay) Keys() []key.Binding { return scrollKeys("scroll") }
+func (o *helpOverlay) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
+	switch {
+	case key.Matches(msg, d.Keys.Down):
+		o.top++
+	case key.Matches(msg, d.Keys.Up):
+		o.top = max(0, o.top-1)
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
-func (*helpOverlay) View(d *Data, w, h int) string {
+func (o *helpOverlay) View(d *Data, w, h int) string {
+	out := strings.Split(strings.TrimRight(helpText(d, w), "\n"), "\n")
+	if len(out) <= h {
+		o.top = 0
+		return lines(out, h)
+	}
+	// The last line says there is more, and which key shows it.
+	o.top = min(o.top, len(out)-h+1)
+	page := append([]string(nil), out[o.top:min(len(out), o.top+h-1)]...)
+	more := fmt.Sprintf("%d more lines: %s", len(out)-o.top-len(page), d.Keys.Down.Help().Key)
+	if o.top+len(page) >= len(out) {
+		more = "top: " + d.Keys.Up.Help().Key
+	}
+	return lines(append(page, d.Styles.Faint.Render(clip("── "+more+" ──", w))), h)
+}
+
+// fullHelp lays the global key groups out in as many rows of columns as
+// the width needs: bubbles' FullHelpView cuts the columns that do not fit
+// to "…", which hid half the keys at 80 and 120 columns.
+func fullHelp(hm help.Model, groups [][]key.Binding, w int) string {
+	var rows []string
+	var row [][]key.Binding
+	for _, g := range groups {
+		if len(row) > 0 && lipgloss.Width(hm.FullHelpView(append(row[:len(row):len(row)], g))) > w {
+			rows = append(rows, hm.FullHelpView(row))
+			row = nil
+		}
+		row = append(row, g)
+	}
+	if len(row) > 0 {
+		rows = append(rows, hm.FullHelpView(row))
+	}
+	return strings.Join(rows, "\n\n")
+}
+
+// helpText is the whole help, its lines at most w cells.
+func helpText(d *Data, w int) string {
 	hm := help.New()
-	hm.SetWidth(w)
+	hm.SetWidth(0) // fullHelp fits the columns to w
 	if d.Styles.NoColor {
 		hm.Styles = help.Styles{}
 	} else {
@@ -32,7 +78,7 @@ func (*helpOverlay) View(d *Data, w, h int) string {
 	}
 	var b strings.Builder
 	b.WriteString(d.Styles.Title.Render("Keys") + "\n\n")
-	b.WriteString(hm.FullHelpView(d.Keys.FullHelp()))
+	b.WriteString(fullHelp(hm, d.Keys.FullHelp(), w))
 	b.WriteString("\n\n")
 	if d.Replay != nil {
 		var ks []string
@@ -44,8 +90,10 @@ func (*helpOverlay) View(d *Data, w, h int) string {
 	}
 	zk := d.Keys.Zoom
 	fmt.Fprintf(&b, "%s  (%s zoom, %s back; %s moves the focus)\n", d.Styles.Title.Render("Panes"), zk.Help().Key, d.Keys.Back.Help().Key, d.Keys.Focus.Help().Key)
-	b.WriteString(d.Styles.Faint.Render(fmt.Sprintf("  %s/%s scroll the focused pane; in one that does not scroll they move to the next/previous pane (zoomed too)",
-		d.Keys.Down.Help().Key, d.Keys.Up.Help().Key)) + "\n")
+	for _, l := range wrapIndent("  ", "  ", fmt.Sprintf("%s/%s scroll the focused pane; in one that does not scroll they move to the next/previous pane (zoomed too)",
+		d.Keys.Down.Help().Key, d.Keys.Up.Help().Key), w) {
+		b.WriteString(d.Styles.Faint.Render(l) + "\n")
+	}
 	for i, p := range d.panes {
 		z := "·"
 		if i < len(zk.Keys()) {
@@ -69,7 +117,11 @@ func (*helpOverlay) View(d *Data, w, h int) string {
 		}
 		writeKeysLine(&b, d, line, ks, w)
 	}
-	b.WriteString(d.Styles.Faint.Render("\nMissing values show --. ≈ marks percentiles estimated from histogram buckets over the window shown.\nRed/yellow follow the thresholds (config: $XDG_CONFIG_HOME/llmtop/config.toml)."))
+	b.WriteString("\n")
+	for _, l := range append(wrapIndent("", "", "Missing values show --. ≈ marks percentiles estimated from histogram buckets over the window shown.", w),
+		wrapIndent("", "", "Red/yellow follow the thresholds (config: $XDG_CONFIG_HOME/llmtop/config.toml).", w)...) {
+		b.WriteString(d.Styles.Faint.Render(l) + "\n")
+	}
 	return b.String()
 }
 
