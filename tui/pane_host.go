@@ -144,7 +144,7 @@ func hostLines(r *model.HostReading, w int) (out []string, labels int, group []i
 		}
 	}
 	labels = len(out)
-	out = append(out, fmt.Sprintf("%-8s %5s %7s %4s  %s", "PID", "CPU", "RSS", "thr", "busiest thread"))
+	out = append(out, fmt.Sprintf("%-8s %5s %7s %4s  %s", "PID", "cores", "RSS", "thr", "busiest thread"))
 	for _, p := range r.Procs {
 		mark := " "
 		if p.Front {

@@ -94,3 +94,25 @@ func TestGPUDetailNamesShortLinks(t *testing.T) {
 		t.Errorf("a full link is named: %q", out)
 	}
 }
+
+// A process's CPU is in cores (1.02 = a core and a bit), the host's and a
+// thread's in percent: the column says so ("CPU 0.02" read as 0.02%).
+func TestHostProcessCPUSaysCores(t *testing.T) {
+	r := hostReading(t0)
+	ls := HostLines(&r, 120)
+	var labels, row string
+	for _, l := range ls {
+		if strings.HasPrefix(l, "PID") {
+			labels = l
+		}
+		if strings.HasPrefix(l, "▶4711") {
+			row = l
+		}
+	}
+	if !strings.Contains(labels, "cores") || strings.Contains(labels, "CPU") {
+		t.Errorf("labels %q: the process CPU column does not say cores", labels)
+	}
+	if !strings.Contains(row, " 1.02 ") {
+		t.Errorf("row %q lacks 1.02 cores", row)
+	}
+}
