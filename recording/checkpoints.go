@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
@@ -152,7 +153,76 @@ func (w *Writer) shadowLine(b []byte) {
 	if err != nil || len(cp) > maxLine-1024 {
 		return
 	}
+	// A checkpoint starts a gzip member of its own, marked in its header,
+	// so Resume finds the last one from the file's end without
+	// decompressing what comes before it (any gzip reader reads the
+	// members as one stream).
+	if err := w.zw.Close(); err != nil {
+		w.err = fmt.Errorf("writing the recording: %w", err)
+		return
+	}
+	w.zw.Reset(w.buf)
+	w.zw.Comment = memberMark
 	w.writeValue(line{T: unixNano(rec.Time), K: kindCheckpoint, M: cp})
+}
+
+// memberMark is the comment in the gzip header of a member that starts
+// with a checkpoint.
+const memberMark = "llmtop-checkpoint"
+
+// markedMembers returns the offsets of the gzip members whose header
+// carries memberMark, newest first.
+func markedMembers(f io.ReaderAt, size int64) []int64 {
+	// the header: ID1 ID2 CM FLG(FCOMMENT) MTIME(4) XFL OS, the comment
+	pat := []byte(memberMark + "\x00")
+	const block = 1 << 20
+	var out []int64
+	end := size
+	for end > 0 {
+		start := max(0, end-block)
+		buf := make([]byte, end-start)
+		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+			return out
+		}
+		for i := len(buf); ; {
+			j := bytes.LastIndex(buf[:i], pat)
+			if j < 0 {
+				break
+			}
+			if h := j - 10; h >= 0 && buf[h] == 0x1f && buf[h+1] == 0x8b && buf[h+2] == 8 && buf[h+3] == 0x10 {
+				out = append(out, start+int64(h))
+			}
+			i = j
+		}
+		if start == 0 {
+			break
+		}
+		end = start + int64(len(pat)) + 10 // a mark across two blocks
+	}
+	return out
+}
+
+// fromMember reads the member at off of the file f: its first line must
+// be build's checkpoint; the Reader reads the records after it.
+func fromMember(r *Reader, f *os.File, off, size int64, build string) (*Reader, *Resumed, bool) {
+	zr, err := gzip.NewReader(io.NewSectionReader(f, off, size-off))
+	if err != nil {
+		return nil, nil, false
+	}
+	in := bufio.NewReaderSize(zr, 256<<10)
+	tr := &Reader{name: r.name, header: r.header, in: in, unknown: map[string]int{}, notes: r.notes, closer: f}
+	b, err := tr.readLine()
+	if err != nil {
+		return nil, nil, false
+	}
+	var l line
+	var m checkpointLine
+	if json.Unmarshal(b, &l) != nil || l.K != kindCheckpoint || json.Unmarshal(l.M, &m) != nil || m.Build != build {
+		return nil, nil, false
+	}
+	tr.restore(m.Read)
+	tr.off = 0 // offsets count from the member (a limit's error names it)
+	return tr, &Resumed{State: m.State, Records: tr.n, Last: tr.last}, true
 }
 
 // maxTail bounds the records Resume keeps after the last checkpoint: past
@@ -188,6 +258,20 @@ func Resume(path, build string) (r *Reader, from *Resumed, why string, err error
 	case r.pending == nil:
 		return r, nil, "", nil
 	}
+	if f, err := os.Open(path); err == nil {
+		if st, err := f.Stat(); err == nil {
+			for _, off := range markedMembers(f, st.Size()) {
+				if tr, from, ok := fromMember(r, f, off, st.Size(), build); ok {
+					r.Close()
+					return tr, from, "", nil
+				}
+			}
+		}
+		f.Close()
+	}
+	// No marked member to start from (a damaged one, or a file written
+	// before checkpoints started members): read it through for the last
+	// checkpoint line.
 	var (
 		tail    = append(append([]byte(nil), r.pendingRaw...), '\n')
 		cp      []byte

@@ -2,9 +2,12 @@ package recording
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,5 +98,58 @@ func TestResumeReadsOnFromTheLastCheckpoint(t *testing.T) {
 	}
 	if len(wantNotes) != 1 { // the checkpoints are no records: skipped without a word
 		t.Fatalf("whole-file notes %q (want only the times moved back)", wantNotes)
+	}
+}
+
+// A file whose checkpoints start no gzip member of their own (the same
+// lines in one member: recompressed by a tool) is read through for its
+// last checkpoint line, to the same records.
+func TestResumeWithoutMarkedMembersReadsThrough(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	h := Header{Face: "monitor", Started: t0, Checkpoints: &Checkpoints{Build: "b1", Every: Duration(time.Minute)}}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.llmrec")
+	w, err := Create(path, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetShadow(func(Header) Shadow { return &countShadow{} })
+	for i := range 300 {
+		w.Write(t0.Add(time.Duration(i)*time.Second), Note{Text: "x" + strconv.Itoa(i)})
+	}
+	w.Close()
+	raw, _ := os.ReadFile(path)
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := io.ReadAll(zr)
+	var one bytes.Buffer
+	zw := gzip.NewWriter(&one)
+	zw.Write(plain)
+	zw.Close()
+	if bytes.Contains(one.Bytes(), []byte(memberMark)) || !bytes.Contains(raw, []byte(memberMark)) {
+		t.Fatal("the marks are not where the test wants them")
+	}
+	single := filepath.Join(dir, "one.llmrec")
+	os.WriteFile(single, one.Bytes(), 0o600)
+	var got [2][]string
+	for i, p := range []string{path, single} {
+		r, from, why, err := Resume(p, "b1")
+		if err != nil || from == nil || why != "" {
+			t.Fatalf("%s: %v %q %v", p, from, why, err)
+		}
+		got[i] = append(got[i], string(from.State))
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				break
+			}
+			got[i] = append(got[i], rec.Msg.(Note).Text)
+		}
+		r.Close()
+	}
+	if strings.Join(got[0], ",") != strings.Join(got[1], ",") || len(got[0]) < 2 {
+		t.Fatalf("marked members %q\nread through %q", got[0], got[1])
 	}
 }
