@@ -95,7 +95,12 @@ func (endpointsPane) View(d *Data, w, h int) string {
 		parts := []string{}
 		sel := d.Endpoint()
 		for _, n := range names {
-			if err := d.Sources[n]; err != "" {
+			err := d.Sources[n]
+			if g := d.GPU(); n == "gpu" && err == "" && g != nil && g.Err != "" {
+				// the source runs but reads nothing: no driver, --no-gpu
+				err, _, _ = strings.Cut(model.Clean(g.Err), ":")
+			}
+			if err != "" {
 				parts = append(parts, n+" "+s.Warn.Render("✗ "+err))
 			} else if sel != nil && sel.Origin != nil && originLacks(sel.Origin, n) {
 				// running, but not for this replica: "ok" would claim it

@@ -180,10 +180,7 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 		cancel()
 	})
 	defer closeTerm()
-	statuses := map[string]string{}
-	for _, p := range sourcePlugins {
-		statuses[p.Name] = ""
-	}
+	statuses := sourceStatuses(sourcePlugins, &session.Env{URLs: urls, SimLog: opts.SimLog, Logs: opts.Logs})
 	noColor := monitorFlags.noColor || cfg.NoColor || os.Getenv("NO_COLOR") != ""
 	rec, err := openRecording(recordHeader("monitor", urls, interval, window, config.DiagnosisConfig(cfg.Thresholds), opts.Simulated), true, &cfg.Record)
 	if err != nil {

@@ -26,6 +26,10 @@ type sourcePlugin struct {
 	// when ctx is cancelled. An error is shown in the source's pane, it
 	// does not stop the monitor.
 	Start func(ctx context.Context, env *session.Env) error
+	// On says whether the flags and env give the source anything to read
+	// (nil: always). A source that is off is not listed on the screen's
+	// sources line, where "ok" would claim a reading nobody took.
+	On func(env *session.Env) bool
 }
 
 var sourcePlugins []sourcePlugin
@@ -38,6 +42,18 @@ func registerSource(p sourcePlugin) {
 	if p.Flags != nil {
 		p.Flags(root.PersistentFlags())
 	}
+}
+
+// sourceStatuses is the screen's first source status line: "" (running,
+// no error yet) for each plugin that is on for env.
+func sourceStatuses(ps []sourcePlugin, env *session.Env) map[string]string {
+	out := map[string]string{}
+	for _, p := range ps {
+		if p.On == nil || p.On(env) {
+			out[p.Name] = ""
+		}
+	}
+	return out
 }
 
 // sessionSources are the plugins as a session starts them.

@@ -37,6 +37,10 @@ func init() {
 			go runHost(ctx, env.URLs, env.Logs, host.Default(), procfs.FS(), env.Send)
 			return nil
 		},
+		// runHost reads only the endpoints on this machine
+		On: func(env *session.Env) bool {
+			return !hostFlags.noHost && slices.ContainsFunc(env.URLs, func(u string) bool { return newPortLook(u) != nil })
+		},
 	})
 }
 

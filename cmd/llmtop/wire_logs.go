@@ -38,6 +38,7 @@ func init() {
 			fs.StringArrayVar(&logFlags.kube, "kube", nil, "follow a pod's log: kubectl logs -f --tail 200 TARGET (e.g. deploy/vllm, -n ns pod/x)")
 		},
 		Start: startLogs,
+		On:    func(env *session.Env) bool { return env.SimLog != nil || len(logInputs(env.Logs)) > 0 },
 	})
 }
 

@@ -38,7 +38,8 @@ var promFlags struct {
 }
 
 func init() {
-	registerSource(sourcePlugin{Name: "prometheus", Flags: promFlagSet, Start: startPrometheus})
+	registerSource(sourcePlugin{Name: "prometheus", Flags: promFlagSet, Start: startPrometheus,
+		On: func(*session.Env) bool { return prometheusOn() }})
 }
 
 // prometheusMinInterval is the shortest refresh of a fleet read through
