@@ -170,7 +170,7 @@ func (v *logView) View(d *Data, w, h int) string {
 		if err, ok := d.Sources["logs"]; ok && err != "" {
 			why = "log source not running: " + err
 		} else if !ok && len(d.Sources) > 0 {
-			why = "no log source in this build"
+			why = "no engine log followed: start llmtop with --log FILE, --docker NAME, --journal UNIT, --kube TARGET or --log-cmd CMD"
 		}
 		return s.Faint.Render(why) + strings.Repeat("\n", max(0, body)) + s.Faint.Render(status)
 	}

@@ -33,7 +33,8 @@ func (p *eventsPane) View(d *Data, w, h int) string {
 		if err, ok := d.Sources["logs"]; ok && err != "" {
 			why += " · log source not running: " + err
 		} else if !ok && len(d.Sources) > 0 {
-			why += " · no log source in this build (restarts and scrape failures still show)"
+			// the sources line lists the log only when one is followed
+			why += " · no engine log followed (--log FILE, --docker, --journal, --kube, --log-cmd); restarts and scrape failures still show"
 		}
 		return s.Faint.Render(why)
 	}
