@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -98,7 +99,11 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 	if strings.HasSuffix(name, "· "+string(model.RoleDecode)) {
 		parts = append(parts, kvVerdict(d, rows))
 	}
-	parts = append(parts, "wait "+span(wait, fmtNum), "KV "+span(kv, fmtPct), "run "+span(run, fmtNum), "TTFT99 "+span(ttft, fmtSec))
+	w := "wait " + span(wait, fmtNum)
+	if c, ok := spread(wait); ok {
+		w += fmt.Sprintf(" (CV %.1f)", c)
+	}
+	parts = append(parts, w, "KV "+span(kv, fmtPct), "run "+span(run, fmtNum), "TTFT99 "+span(ttft, fmtSec))
 	return strings.Join(parts, " · ")
 }
 
@@ -130,4 +135,31 @@ func kvVerdict(d *Data, rows []*fleetRow) string {
 		return "KV hand-over: no verdict yet"
 	}
 	return "no KV handed over in " + fmtDur(d.Window) + ": not disaggregating?"
+}
+
+// spread is the coefficient of variation of three or more known values
+// (false when fewer, or their mean is 0): how unevenly a pool's queues sit.
+func spread(vals []model.Opt) (float64, bool) {
+	var xs []float64
+	for _, v := range vals {
+		if v.OK {
+			xs = append(xs, v.V)
+		}
+	}
+	if len(xs) < 3 {
+		return 0, false
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	if mean == 0 {
+		return 0, false
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(ss/float64(len(xs))) / mean, true
 }

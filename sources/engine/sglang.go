@@ -135,6 +135,12 @@ func mapSGLangModel(s *model.Sample, v view) {
 	// Per-request token counts (--collect-tokens-histogram; tokenizer side).
 	setLatency(s, model.PromptLen, v, names(model.SGLang, model.PromptLen)...)
 	setLatency(s, model.OutputLen, v, names(model.SGLang, model.OutputLen)...)
+	// The KV hand-over on a disaggregated instance, in ms on SGLang's
+	// histogram (a gauge before sglang PR #19009: not read), in seconds here.
+	if h, ok := v.hist(engines.SGLangKVTransferLat); ok {
+		s.Latencies[model.KVTransfer] = scaleHist(h, 1e-3)
+		readFrom(s, string(model.KVTransfer), engines.SGLangKVTransferLat)
+	}
 	// Per-request stage timings; stage names seen: prefill_forward,
 	// decode_forward / decode_loop, request_process, tokenize.
 	const stages = engines.SGLangPerStageLatency
@@ -166,4 +172,17 @@ func sglangInfo(v view) map[string]string {
 		}
 	}
 	return info
+}
+
+// scaleHist is h with its values (bucket bounds and sum) multiplied by f:
+// a histogram in milliseconds read as seconds.
+func scaleHist(h model.Histogram, f float64) model.Histogram {
+	out := model.Histogram{Sum: h.Sum * f, Count: h.Count, Approx: h.Approx, Buckets: make([]model.Bucket, len(h.Buckets))}
+	for i, b := range h.Buckets {
+		out.Buckets[i] = model.Bucket{UpperBound: b.UpperBound * f, Count: b.Count}
+	}
+	for _, p := range h.Parts {
+		out.Parts = append(out.Parts, scaleHist(p, f))
+	}
+	return out
 }

@@ -246,3 +246,25 @@ func TestDynamoKVRouterIsARouter(t *testing.T) {
 		t.Errorf("role %q layer %v", r.Role, r.Layer)
 	}
 }
+
+// SGLang's decode side times each KV hand-over in milliseconds
+// (sglang:kv_transfer_latency_ms, a histogram since PR #19009): read in
+// seconds, so the stall rule compares it with TTFT.
+func TestSGLangKVTransferReadInSeconds(t *testing.T) {
+	body := "# TYPE sglang:num_running_reqs gauge\n" +
+		"sglang:num_running_reqs{engine_type=\"decode\",model_name=\"m\",tp_rank=\"0\",pp_rank=\"0\"} 7\n" +
+		"# TYPE sglang:kv_transfer_latency_ms histogram\n" +
+		"sglang:kv_transfer_latency_ms_bucket{engine_type=\"decode\",model_name=\"m\",tp_rank=\"0\",pp_rank=\"0\",le=\"100\"} 2\n" +
+		"sglang:kv_transfer_latency_ms_bucket{engine_type=\"decode\",model_name=\"m\",tp_rank=\"0\",pp_rank=\"0\",le=\"5000\"} 10\n" +
+		"sglang:kv_transfer_latency_ms_bucket{engine_type=\"decode\",model_name=\"m\",tp_rank=\"0\",pp_rank=\"0\",le=\"+Inf\"} 10\n" +
+		"sglang:kv_transfer_latency_ms_sum{engine_type=\"decode\",model_name=\"m\",tp_rank=\"0\",pp_rank=\"0\"} 25000\n" +
+		"sglang:kv_transfer_latency_ms_count{engine_type=\"decode\",model_name=\"m\",tp_rank=\"0\",pp_rank=\"0\"} 10\n"
+	s := only(t, mapSGLang(mustParse(t, []byte(body)), testMeta("")))
+	h, ok := s.Latencies[model.KVTransfer]
+	if !ok || h.Count != 10 || h.Sum != 25 || h.Buckets[0].UpperBound != 0.1 || s.From[string(model.KVTransfer)] != engines.SGLangKVTransferLat {
+		t.Errorf("%+v %v from %q", h, ok, s.From[string(model.KVTransfer)])
+	}
+	if r, _ := pdRole(mustParse(t, []byte(body))); r != model.RoleDecode {
+		t.Errorf("role %q", r)
+	}
+}
