@@ -136,12 +136,15 @@ func (o *runsOverlay) View(d *Data, w, h int) string {
 			if b.Load != nil {
 				load = " at " + b.Load.String()
 			}
-			detail = append(detail, fmt.Sprintf("benchmark %s%s: %d completed, %d failed, TTFT p99 %s, TPOT p99 %s, output %s tok/s",
-				b.Time.Local().Format("15:04:05"), load, b.Completed, b.Failed, msOpt(b.TTFTp99ms), msOpt(b.TPOTp99ms), fmtNum(b.OutputTPS)))
+			detail = append(detail, wrapIndent("", "  ", fmt.Sprintf("benchmark %s%s: %d completed, %d failed, TTFT p99 %s, TPOT p99 %s, output %s tok/s",
+				b.Time.Local().Format("15:04:05"), load, b.Completed, b.Failed, msOpt(b.TTFTp99ms), msOpt(b.TPOTp99ms), fmtNum(b.OutputTPS)), w)...)
 		}
 	}
 	if sm := r.Summary; sm.WindowS > 0 {
-		detail = append(detail, s.Faint.Render(fmt.Sprintf("latencies: percentiles over the run's last %s (bucket estimates where the engine gives buckets); rates averaged over it", fmtDur(time.Duration(sm.WindowS*float64(time.Second))))))
+		// wrapped, not cut: what the numbers above mean is the whole line
+		for _, l := range wrapIndent("", "", fmt.Sprintf("latencies: percentiles over the run's last %s (bucket estimates where the engine gives buckets); rates averaged over it", fmtDur(time.Duration(sm.WindowS*float64(time.Second)))), w) {
+			detail = append(detail, s.Faint.Render(l))
+		}
 	}
 	for _, l := range detail {
 		out = append(out, clip(l, w))

@@ -129,3 +129,20 @@ func TestRunsViewComparisonReachableAt80x24(t *testing.T) {
 		t.Errorf("after k k, run 4 and its comparison:\n%s", out)
 	}
 }
+
+// The runs view's notes wrap at 80 and 120 columns instead of losing
+// their end ("rates …"): what the table's numbers mean is the whole line.
+func TestRunsViewNotesWrap(t *testing.T) {
+	m := newTestModel()
+	for _, s := range scrapes(60, stressed) {
+		m.Update(s)
+		m.Update(tickMsg(s.Time))
+	}
+	m.Update(press("r"))
+	for _, w := range []int{80, 120} {
+		out := screen(t, m, w, 40)
+		if !strings.Contains(out, "latencies: percentiles over the run's last") || !strings.Contains(out, "rates averaged over") {
+			t.Errorf("%d columns: the latencies note is cut:\n%s", w, out)
+		}
+	}
+}
