@@ -349,7 +349,7 @@ func ruleKVTransferStall(e *env) []Finding {
 			continue
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Routing, Severity: model.SevWarn,
-			Title: fmt.Sprintf("KV transfer is %s of TTFT on %s (%s of %s)", pct(share), ep.URL, secs(xfer.Mean.V), secs(ttft.Mean.V)),
+			Title: fmt.Sprintf("KV transfer is %s of TTFT (%s of %s): the decode side waits for its KV", pct(share), secs(xfer.Mean.V), secs(ttft.Mean.V)),
 			Evidence: []Evidence{
 				{Text: fmt.Sprintf("KV transfer mean %s over %s transfers", secs(xfer.Mean.V), num(xfer.Count)), Source: ep.State.From[string(model.KVTransfer)], Window: xfer.Window},
 				{Text: fmt.Sprintf("TTFT mean %s", secs(ttft.Mean.V)), Source: ep.State.From[string(model.TTFT)], Window: ttft.Window},
