@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -184,6 +185,16 @@ func wrapLine(l string, w int) []string {
 	if w <= len(indent)+8 || ansi.StringWidth(l) <= w {
 		return []string{ansi.Truncate(l, w, "…")}
 	}
+	if minusSign.MatchString(l) && !strings.ContainsRune(l, nbHyphen) {
+		// ansi.Wrap breaks after every hyphen: a minus sign ("n_predict=-1")
+		// split its number over two lines. It wraps as a non-breaking
+		// hyphen and is a minus again after.
+		out := wrapLine(minusSign.ReplaceAllString(l, string(nbHyphen)+"$1"), w)
+		for i := range out {
+			out[i] = strings.ReplaceAll(out[i], string(nbHyphen), "-")
+		}
+		return out
+	}
 	first, _, _ := strings.Cut(ansi.Wrap(l, w, wrapBreaks), "\n")
 	rest, ok := strings.CutPrefix(l, strings.TrimRight(first, " "))
 	if !ok {
@@ -198,6 +209,12 @@ func wrapLine(l string, w int) []string {
 	}
 	return out
 }
+
+// nbHyphen (U+2011, one cell like "-") stands for a minus sign while a line
+// wraps; minusSign finds one: a hyphen before a digit.
+const nbHyphen = '\u2011'
+
+var minusSign = regexp.MustCompile(`-([0-9])`)
 
 // wrapBreaks are where wrapLine may break besides spaces (and hyphens,
 // which ansi.Wrap always takes).

@@ -200,3 +200,21 @@ func TestProbeRawViewWrapsOnce(t *testing.T) {
 		}
 	}
 }
+
+// A wrapped line keeps a negative number whole: ansi.Wrap broke after the
+// minus of "n_predict=-1", leaving "1" alone at the start of the next line.
+func TestWrapLineKeepsNegativeNumbers(t *testing.T) {
+	l := "                 stop tokens: <|im_end|> (EOS) · defaults: frequency_penalty=0 ignore_eos=false min_p=0.05 n_predict=-1 presence_penalty=0 seed=-42"
+	for w := 20; w < 130; w++ {
+		out := wrapLine(l, w)
+		for _, p := range out {
+			if strings.HasSuffix(strings.TrimRight(p, " "), "=-") || ansi.StringWidth(p) > w || strings.ContainsRune(p, '\u2011') {
+				t.Errorf("width %d: %q", w, out)
+				break
+			}
+		}
+		if j := strings.Join(out, "\n"); !strings.Contains(j, "n_predict=-1") || !strings.Contains(j, "seed=-42") {
+			t.Errorf("width %d: a negative number split: %q", w, out)
+		}
+	}
+}
