@@ -245,3 +245,23 @@ func TestBenchInTheDemoIsMarkedSimulated(t *testing.T) {
 		t.Fatalf("stage %v simulated %v:\n%s", o.stage, o.outcome.Result != nil && o.outcome.Result.Simulated, ansi.Strip(o.View(d, 160, 40)))
 	}
 }
+
+// At 80 and 120 columns a run against another target does not fit one
+// line: its latency numbers go on the next line whole instead of being cut
+// ("TTFT p50 199ms p99 23…").
+func TestBenchHistoryKeepsNumbersWhole(t *testing.T) {
+	m := scenario(healthy, 1, false)
+	d := m.d
+	o := NewBenchOverlay(&fakeRunner{}).(*benchOverlay)
+	o.Open(d)
+	o.Receive(benchHistoryMsg{BenchOutcome{Spec: BenchSpec{Preset: "quick"}, Result: &report.Result{
+		Info: report.Info{BaseURL: "http://127.0.0.1:37933", StartTime: t0.Add(-time.Hour), MaxConcurrency: 16},
+		Metrics: report.Metrics{Completed: 272, OutputThroughput: 1160, Duration: 30,
+			MedianTTFT: model.Some(199), P99TTFT: model.Some(235.4), MedianTPOT: model.Some(12.5)}}}}, d)
+	for _, w := range []int{80, 118} {
+		v := ansi.Strip(o.View(d, w, 40))
+		if strings.Contains(v, "…") || !strings.Contains(v, "p99 235ms") || !strings.Contains(v, "TPOT p50 12.5ms") {
+			t.Errorf("width %d: a run's numbers are cut:\n%s", w, v)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/bench/report"
 )
@@ -66,7 +68,7 @@ func (o *benchOverlay) View(d *Data, w, h int) string {
 	out := []string{s.Faint.Render("Target: ") + target}
 	switch o.stage {
 	case benchForm:
-		out = append(out, o.formView(d)...)
+		out = append(out, o.formView(d, w)...)
 	case benchConfirm:
 		out = append(out, "",
 			s.Warn.Render("This sends real load to "+o.url+", which is not this machine."),
@@ -84,7 +86,7 @@ func (o *benchOverlay) View(d *Data, w, h int) string {
 	return lines(out, h)
 }
 
-func (o *benchOverlay) formView(d *Data) []string {
+func (o *benchOverlay) formView(d *Data, w int) []string {
 	s := d.Styles
 	row := func(i int, label, value, about string) string {
 		cur := "  "
@@ -100,14 +102,17 @@ func (o *benchOverlay) formView(d *Data) []string {
 			out = append(out, row(f+1, name, fmt.Sprint(benchChoices[f][o.choice[f]]), ""))
 		}
 	}
-	out = append(out, "", s.Faint.Render("Prompts are random words (fixed seed); token counts come from the server's usage."),
-		s.Faint.Render("TPOT excludes the first token. Results are saved as JSON (vllm bench serve's names)."))
+	out = append(out, "")
+	for _, l := range append(wordWrap("Prompts are random words (fixed seed); token counts come from the server's usage.", w),
+		wordWrap("TPOT excludes the first token. Results are saved as JSON (vllm bench serve's names).", w)...) {
+		out = append(out, s.Faint.Render(l))
+	}
 	if o.url != "" && !model.IsLoopback(o.url) {
 		out = append(out, s.Warn.Render("Not this machine: you will be asked to confirm."))
 	}
 	if len(o.history) > 0 {
 		out = append(out, "")
-		out = append(out, o.historyView(d)...)
+		out = append(out, o.historyView(d, w)...)
 	}
 	return out
 }
@@ -161,7 +166,7 @@ func (o *benchOverlay) resultView(d *Data, w int) []string {
 		out = append(out, "", s.Faint.Render("saved: "+o.saved))
 	}
 	out = append(out, "")
-	out = append(out, o.historyView(d)...)
+	out = append(out, o.historyView(d, w)...)
 	return out
 }
 
@@ -249,7 +254,7 @@ func errorLines(r *report.Result) []string {
 // historyView lists the recent runs against this endpoint, newest first,
 // then the runs against other targets (other endpoints, earlier sessions)
 // with their URL, so no other server's numbers pass for this one's.
-func (o *benchOverlay) historyView(d *Data) []string {
+func (o *benchOverlay) historyView(d *Data, w int) []string {
 	if len(o.history) == 0 {
 		return nil
 	}
@@ -258,14 +263,14 @@ func (o *benchOverlay) historyView(d *Data) []string {
 	for i := len(o.history) - 1; i >= 0; i-- {
 		h := o.history[i]
 		if o.url != "" && sameBenchTarget(h.target, o.url) {
-			mine = append(mine, historyLine(h, ""))
+			mine = append(mine, historyLine(h, "", w)...)
 			continue
 		}
 		target := h.target
 		if target == "" {
 			target = "(target unknown)"
 		}
-		other = append(other, historyLine(h, target))
+		other = append(other, historyLine(h, target, w)...)
 	}
 	if o.url == "" {
 		return append([]string{s.Title.Render("Recent runs")}, other...)
@@ -283,18 +288,37 @@ func (o *benchOverlay) historyView(d *Data) []string {
 }
 
 // historyLine is one run: when, where (target, unless ""), what, and its
-// numbers (or its error).
-func historyLine(h benchRun, target string) string {
+// numbers (or its error), in lines of at most w cells: a group of numbers
+// that does not fit goes on the next line whole (cut at the width, "p99
+// 23…" lost the number).
+func historyLine(h benchRun, target string, w int) []string {
 	head := h.at.Local().Format("01-02 15:04") + "  "
 	if target != "" {
 		head += target + "  "
 	}
 	if h.err != "" {
-		return head + h.label + "  " + h.err
+		return wrapIndent(head, "             ", h.label+"  "+h.err, w)
 	}
-	return head + fmt.Sprintf("%-22s ok %-5d failed %-4d %7.0f tok/s  TTFT p50 %s p99 %s  TPOT p50 %s",
-		h.label, h.completed, h.failed, h.outTPS,
-		fmtSec(h.ttftP50.Scale(0.001)), fmtSec(h.ttftP99.Scale(0.001)), fmtSec(h.tpotP50.Scale(0.001)))
+	// each group with the separator before it; a group that does not fit
+	// starts the next line, under the label
+	parts := [][2]string{{"", head + fmt.Sprintf("%-22s", h.label)},
+		{" ", fmt.Sprintf("ok %-5d failed %-4d", h.completed, h.failed)},
+		{" ", fmt.Sprintf("%7.0f tok/s", h.outTPS)},
+		{"  ", fmt.Sprintf("TTFT p50 %s p99 %s", fmtSec(h.ttftP50.Scale(0.001)), fmtSec(h.ttftP99.Scale(0.001)))},
+		{"  ", "TPOT p50 " + fmtSec(h.tpotP50.Scale(0.001))}}
+	const indent = "             " // under the run's label, after its date
+	out := []string{parts[0][1]} // the label's padding aligns the columns
+	for _, p := range parts[1:] {
+		if last := &out[len(out)-1]; ansi.StringWidth(*last)+len(p[0])+ansi.StringWidth(p[1]) <= w {
+			*last += p[0] + p[1]
+		} else {
+			out = append(out, indent+strings.TrimLeft(p[1], " "))
+		}
+	}
+	for i := range out {
+		out[i] = strings.TrimRight(out[i], " ")
+	}
+	return out
 }
 
 // sameBenchTarget reports whether a run's base URL is the endpoint's: the
