@@ -226,7 +226,7 @@ var categoryOrder = map[Category]int{
 // queueing and prefill findings they explain.
 var idOrder = map[string]int{
 	"queue_backlog": -1, "itl_prefill_stall": -1, "kv_preemption": -1,
-	"pool_starved": -55, "pool_queue_skew": -55, "prefix_pileup": -55, "one_worker": -55, "pd_imbalance": -55, "kv_transfer_stall": -45,
+	"pool_starved": -55, "pool_queue_skew": -55, "prefix_pileup": -55, "one_worker": -55, "pd_imbalance": -55, "kv_transfer_stall": -45, "kv_transfer_failures": -45,
 	"cuda_oom": 1, // the generic OOM after the specific start-up failure it comes with
 }
 

@@ -23,6 +23,7 @@ func init() {
 		rule{id: "prefix_pileup", checks: "no hot prefix piled onto one engine while its peers have room", needs: needReplicas, hold: holdRoute, eval: rulePrefixPileup},
 		rule{id: "one_worker", checks: "no pool sends (nearly) all its requests to one worker", needs: needReplicas, hold: holdRoute, eval: ruleOneWorker},
 		rule{id: "pd_imbalance", checks: "prefill and decode pools of each model both keep up", needs: needReplicas, hold: holdRoute, eval: rulePDImbalance},
+		rule{id: "kv_transfer_failures", checks: "no KV hand-over fails", needs: needMetrics, hold: holdRoute, eval: ruleKVTransferFailures},
 		rule{id: "kv_transfer_stall", checks: "KV transfer a small part of each decode instance's TTFT", needs: needMetrics, hold: holdRoute, eval: ruleKVTransferStall},
 	)
 }
@@ -431,6 +432,27 @@ func rulePDImbalance(e *env) []Finding {
 					Why:      "decode is the bottleneck: its queue and KV fill while prefill has room (Dynamo's planner scales decode on ITL)",
 					TradeOff: "a GPU moved from prefill raises TTFT under long prompts"}}})
 		}
+	}
+	return out
+}
+
+// ruleKVTransferFailures: KV hand-overs fail (counted where performed, the
+// decode side): each failed request is recomputed or fails.
+func ruleKVTransferFailures(e *env) []Finding {
+	var out []Finding
+	for _, ep := range e.withMetrics() {
+		r := ep.State.KVFailPS
+		if !r.OK || r.V <= 0 {
+			continue
+		}
+		n := r.V * ep.State.RateWindow.Seconds()
+		out = append(out, Finding{Endpoint: ep.URL, Category: Routing, Severity: model.SevWarn,
+			Title: fmt.Sprintf("KV transfers failing: %s/s (about %s in the window)", num(r.V), num(math.Round(n))),
+			Evidence: []Evidence{{Text: fmt.Sprintf("%s failed KV transfers per second", num(r.V)),
+				Source: ep.State.From[string(model.KVTransferFailures)], Window: ep.State.RateWindow}},
+			Cause: "the decode side cannot pull the prefill's KV: the transport fails (a peer gone, a network or NIXL/Mooncake backend error); " +
+				"each failed request is retried, recomputed or errors",
+			Actions: []Action{{Change: "check " + engines.KVTransferCheck, Why: "the failures are the transfer path's, not the engines' compute", TradeOff: "none"}}})
 	}
 	return out
 }

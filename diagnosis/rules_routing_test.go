@@ -243,3 +243,19 @@ func TestPDImbalance(t *testing.T) {
 		t.Fatalf("decode-starved: %+v; findings %v", f, ids(rep.Findings))
 	}
 }
+
+// Failed KV hand-overs on a decode instance: a finding with the rate; none
+// counted (or the counter absent) is none.
+func TestKVTransferFailures(t *testing.T) {
+	d := member("http://d", model.RoleDecode, 10, 0, 0.4)
+	d.State.KVFailPS = model.Some(0.4)
+	d.State.From = map[string]string{string(model.KVTransferFailures): "vllm:nixl_num_failed_transfers_total"}
+	runCases(t, []ruleCase{
+		{name: "failing", in: input(d), want: "kv_transfer_failures", check: func(t *testing.T, f *Finding) {
+			if !strings.Contains(f.Title, "0.4/s (about 24 in the window)") {
+				t.Errorf("%q", f.Title)
+			}
+		}},
+		{name: "none failed", in: input(member("http://d", model.RoleDecode, 10, 0, 0.4)), none: "kv_transfer_failures"},
+	})
+}

@@ -101,6 +101,7 @@ var sglangMetrics = []MetricSource{
 	src(string(model.Queue), "histogram", "sglang:queue_time_seconds"),
 	src(string(model.PromptLen), "histogram (--collect-tokens-histogram)", "sglang:prompt_tokens_histogram"),
 	src(string(model.OutputLen), "histogram (--collect-tokens-histogram)", "sglang:generation_tokens_histogram"),
+	src(string(model.KVTransferFailures), "requests whose KV transfer failed", "sglang:num_transfer_failed_reqs_total"),
 	src(string(model.KVTransfer), "histogram in ms (read as seconds) on a disaggregated instance; a gauge before sglang PR #19009, not read", "sglang:kv_transfer_latency_ms"),
 }
 

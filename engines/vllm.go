@@ -114,6 +114,7 @@ var vllmMetrics = []MetricSource{
 	src(string(model.OutputLen), "histogram", "vllm:request_generation_tokens"),
 	src(string(model.StepTokens), "histogram", "vllm:iteration_tokens_total"),
 	src(string(model.KVTransfer), "histogram of NIXL transfers, counted where performed (the decode instance pulls)", "vllm:nixl_xfer_time_seconds"),
+	src(string(model.KVTransferFailures), "NIXL transfers that failed, counted where performed", "vllm:nixl_num_failed_transfers_total"),
 }
 
 // vLLM's disaggregation families (SERVING-LAYERS.md §3a”; NIXL's in

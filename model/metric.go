@@ -59,6 +59,10 @@ const (
 	// HTTP4xx are the client errors but the rejections (429) where codes
 	// are exact; all 4xx where the engine groups them.
 	HTTP4xx Counter = "http_4xx"
+	// KVTransferFailures are KV hand-overs that failed (prefill/decode
+	// disaggregation: vLLM's NIXL failed transfers, SGLang's failed
+	// transfer requests), counted where the transfer is performed.
+	KVTransferFailures Counter = "kv_transfer_failures"
 )
 
 // Latency names a per-request (or per-token) duration distribution. All

@@ -44,6 +44,8 @@ type State struct {
 	PreemptionsPS   Opt
 	Preemptions     Opt // count in the window
 	ErrorsPS        Opt
+	// KVFailPS are failed KV hand-overs per second (absent: not served).
+	KVFailPS Opt
 	// HTTPPS, HTTP5xxPS and HTTPRejectedPS are API responses per second over
 	// the window: all, 5xx, and 429/503 (where the engine serves exact
 	// codes).
@@ -150,6 +152,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.RequestsPS = rate(Requests)
 	st.PreemptionsPS = rate(Preemptions)
 	st.ErrorsPS = rate(RequestErrors)
+	st.KVFailPS = rate(KVTransferFailures)
 	st.HTTPPS, st.HTTP5xxPS, st.HTTPRejectedPS = rate(HTTPResponses), rate(HTTP5xx), rate(HTTPRejected)
 	st.HTTP4xxPS = rate(HTTP4xx)
 	if t := es.counters[Preemptions]; t != nil {

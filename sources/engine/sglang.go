@@ -137,6 +137,7 @@ func mapSGLangModel(s *model.Sample, v view) {
 	setLatency(s, model.OutputLen, v, names(model.SGLang, model.OutputLen)...)
 	// The KV hand-over on a disaggregated instance, in ms on SGLang's
 	// histogram (a gauge before sglang PR #19009: not read), in seconds here.
+	setCounter(s, model.KVTransferFailures, v, names(model.SGLang, model.KVTransferFailures)...)
 	if h, ok := v.hist(engines.SGLangKVTransferLat); ok {
 		s.Latencies[model.KVTransfer] = scaleHist(h, 1e-3)
 		readFrom(s, string(model.KVTransfer), engines.SGLangKVTransferLat)

@@ -179,6 +179,7 @@ func mapVLLMModel(s *model.Sample, v view) {
 	setLatency(s, model.OutputLen, v, vllmNames(model.OutputLen)...)
 	setLatency(s, model.StepTokens, v, vllmNames(model.StepTokens)...)
 	setLatency(s, model.KVTransfer, v, vllmNames(model.KVTransfer)...)
+	setCounter(s, model.KVTransferFailures, v, vllmNames(model.KVTransferFailures)...)
 }
 
 // vllmCacheConfig reads vllm:cache_config_info: its labels (block size,
