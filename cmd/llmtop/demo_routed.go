@@ -78,15 +78,19 @@ func runRoutedDemo(ctx context.Context, scenario string, headless bool, out func
 	return runMonitor(ctx, monitorOptions{
 		URLs:      urls,
 		Simulated: true,
-		Scenario: func() tui.ScenarioMsg {
-			name := f.Scenario()
-			var elapsed, length time.Duration
-			if cycle {
-				elapsed, length = segmentOf(time.Since(started))
-			}
-			return tui.ScenarioMsg{Name: name, Elapsed: elapsed, Length: length}
-		},
+		Scenario: func() tui.ScenarioMsg { return routedScenarioMsg(f.Scenario(), cycle, time.Since(started)) },
 	})
+}
+
+// routedScenarioMsg is the header's scenario: a cycle's segment and where
+// it is in it, or one scenario and how long it has run (it read 0:00 for
+// as long as the demo ran).
+func routedScenarioMsg(name string, cycle bool, since time.Duration) tui.ScenarioMsg {
+	if !cycle {
+		return tui.ScenarioMsg{Name: name, Elapsed: since}
+	}
+	elapsed, length := segmentOf(since)
+	return tui.ScenarioMsg{Name: name, Elapsed: elapsed, Length: length}
 }
 
 // segmentOf is where a cycling routed demo is in its segment.
