@@ -307,7 +307,7 @@ func historyLine(h benchRun, target string, w int) []string {
 		{"  ", fmt.Sprintf("TTFT p50 %s p99 %s", fmtSec(h.ttftP50.Scale(0.001)), fmtSec(h.ttftP99.Scale(0.001)))},
 		{"  ", "TPOT p50 " + fmtSec(h.tpotP50.Scale(0.001))}}
 	const indent = "             " // under the run's label, after its date
-	out := []string{parts[0][1]} // the label's padding aligns the columns
+	out := []string{parts[0][1]}   // the label's padding aligns the columns
 	for _, p := range parts[1:] {
 		if last := &out[len(out)-1]; ansi.StringWidth(*last)+len(p[0])+ansi.StringWidth(p[1]) <= w {
 			*last += p[0] + p[1]

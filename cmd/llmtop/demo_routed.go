@@ -78,7 +78,7 @@ func runRoutedDemo(ctx context.Context, scenario string, headless bool, out func
 	return runMonitor(ctx, monitorOptions{
 		URLs:      urls,
 		Simulated: true,
-		Scenario: func() tui.ScenarioMsg { return routedScenarioMsg(f.Scenario(), cycle, time.Since(started)) },
+		Scenario:  func() tui.ScenarioMsg { return routedScenarioMsg(f.Scenario(), cycle, time.Since(started)) },
 	})
 }
 
