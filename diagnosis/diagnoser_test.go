@@ -154,9 +154,17 @@ func TestAllClearSaysWhatWasChecked(t *testing.T) {
 	if len(rep.Checked) < 15 {
 		t.Fatalf("checked only %v", rep.Checked)
 	}
-	// Only benchmark, replicas, host readings and the behaviour probe are absent.
-	if len(rep.Missing) != 4 {
+	// Only benchmark, replicas, host readings and the behaviour probe are
+	// absent, and what the weights and number-format checks read: no load
+	// line, no model files, no compute capability, no dtype (an input
+	// missing is not checked, never "checked").
+	if len(rep.Missing) != 6 {
 		t.Fatalf("missing %v", rep.Missing)
+	}
+	for _, c := range rep.Checked {
+		if strings.Contains(c, "weights") || strings.Contains(c, "number formats") {
+			t.Errorf("checked %q without its input", c)
+		}
 	}
 }
 

@@ -283,6 +283,11 @@ func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) 
 	if c, ok := currentCap(ep); ok && c > m {
 		m = c
 		why = fmt.Sprintf("fewer tokens per step (%d now), down to the concurrency cap %d: vLLM refuses a budget below %s", n, c, flagOf(engines.VLLM.Levers.Cap))
+	} else if c := engines.VLLM.Levers.CapDefaultMax; !ok && c > m {
+		// The cap is not exposed and its default may be above this budget,
+		// which vLLM then refuses at start (the sim's lora-starved, at 1024
+		// by default, was told 512 and did not start): said, not guessed.
+		why += fmt.Sprintf("; vLLM refuses a budget below %s, which is not exposed here and is up to %d by default: lower it too if the engine does not start", flagOf(engines.VLLM.Levers.Cap), c)
 	}
 	if m >= n {
 		return f, false

@@ -105,7 +105,10 @@ func ruleWeightsVRAM(e *env) []Finding {
 			source = fmt.Sprintf("model files: %s (%s on disk over tensor parallelism %d; an engine that quantises on load holds less)", h.WeightsFrom, gib(h.Weights.V), tp)
 		}
 		if !ok {
-			continue // neither a load line nor the model's files: nothing to weigh
+			// Neither a load line nor the model's files: nothing to weigh,
+			// and so not checked.
+			e.lack(ep, "the weights against GPU memory (their size is not known: no load line in the log, and the model's files were not found on this machine)")
+			continue
 		}
 		d, ok := smallestGPU(e.in.GPU)
 		if !ok {
@@ -266,9 +269,11 @@ func ruleDtypeCapability(e *env) []Finding {
 			}
 		}
 		if sev == 0 {
-			// Only what could have been judged with one input more is
-			// said: neither known is the GPU's and the log's own absence.
+			// Whichever input is missing is named: with neither, nothing
+			// was checked.
 			switch {
+			case len(ps) == 0 && !haveCC:
+				e.lack(ep, "the number formats against the GPU (neither the engine's dtype nor the GPU's compute capability is known)")
 			case len(ps) == 0 && haveCC:
 				e.lack(ep, "the number formats against the GPU (the engine's dtype is not known: attach its log or run llmtop on its machine)")
 			case len(ps) > 0 && !haveCC:

@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,11 @@ func TestPrefillStallWithChunkedPrefillFromLog(t *testing.T) {
 				wantBudget("--max-num-batched-tokens 768")(t, f)
 				if !hasEvidence(f, "prompt length p95≈1804 tokens: a step budget of 8192 or 4096 prefills such a prompt whole") {
 					t.Errorf("%+v", f.Evidence)
+				}
+				// The cap is not exposed: 768 may be under it (vLLM's
+				// default is up to 1024), which vLLM refuses at start.
+				if w := f.Actions[0].Why; !strings.Contains(w, "refuses a budget below --max-num-seqs, which is not exposed here and is up to 1024") {
+					t.Errorf("why %q", w)
 				}
 			}},
 		{name: "prompts longer than half the budget: half", in: withEvents(ep(func(e *Endpoint) {

@@ -166,6 +166,10 @@ type Levers struct {
 	// unknown).
 	MemFraction        string
 	MemFractionDefault float64
+	// CapDefaultMax is the largest value Cap takes by default (vLLM: 1024
+	// on GPUs of 70 GiB or more other than A100, else 256): a floor for
+	// advice that must not go under the cap when the cap is not exposed.
+	CapDefaultMax int
 	// FP8KV quantises the KV cache.
 	FP8KV Change
 	// Chunked bounds the prefill work per step (%s the tokens).

@@ -41,6 +41,7 @@ var VLLM = Spec{
 		MaxLen:             "--max-model-len %s",
 		MemFraction:        "--gpu-memory-utilization",
 		MemFractionDefault: 0.92,
+		CapDefaultMax:      1024,
 		FP8KV:              Change{Change: "--kv-cache-dtype fp8", Why: "halves KV bytes per token: about twice the tokens in the same pool", TradeOff: "small accuracy cost; needs a GPU with fp8 (Ada/Hopper or newer) for speed"},
 		Chunked:            Change{Change: "--max-num-batched-tokens %s without " + VLLMNoChunkedPrefill},
 		DataParallel:       "--data-parallel-size %s",

@@ -169,8 +169,8 @@ func (c Config) resolve() (engineConfig, error) {
 			e.maxBatched = 16384
 		}
 	}
-	if c.MaxNumSeqs < 0 || c.MaxNumBatchedTokens < 0 || c.MaxModelLen < 0 || c.BlockSize < 0 || c.NumGPUBlocksOverride < 0 {
-		return e, fmt.Errorf("negative values are not allowed for --max-num-seqs, --max-num-batched-tokens, --max-model-len, --block-size or --num-gpu-blocks-override")
+	if c.MaxNumSeqs < 0 || c.MaxNumBatchedTokens < 0 || c.MaxModelLen < 0 || c.BlockSize < 0 || c.NumGPUBlocksOverride < 0 || c.MaxLoRAs < 0 {
+		return e, fmt.Errorf("negative values are not allowed for --max-num-seqs, --max-num-batched-tokens, --max-model-len, --block-size, --num-gpu-blocks-override or --max-loras")
 	}
 	if c.MaxNumSeqs > 0 {
 		e.maxNumSeqs = c.MaxNumSeqs

@@ -85,6 +85,7 @@ func addSimFlags(fs *pflag.FlagSet, c *sim.Config) {
 	fs.Bool("no-enable-chunked-prefill", false, "vLLM --no-enable-chunked-prefill")
 	fs.Bool("enable-prefix-caching", false, "vLLM --enable-prefix-caching (on by default)")
 	fs.Bool("no-enable-prefix-caching", false, "vLLM --no-enable-prefix-caching")
+	fs.IntVar(&c.MaxLoRAs, "max-loras", 0, "vLLM --max-loras: the LoRA adapters one batch may hold (default 1; lora-starved sets 2)")
 	fs.IntVar(&c.NumGPUBlocksOverride, "num-gpu-blocks-override", 0, "vLLM --num-gpu-blocks-override: force the KV pool size in blocks")
 	fs.BoolVar(&c.DisableLogStats, "disable-log-stats", false, "vLLM --disable-log-stats: no periodic stats line")
 	fs.DurationVar(&c.StartupTime, "startup-time", 0, "how long a (re)start takes (default 12s)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -56,4 +57,22 @@ func show(p *bool) any {
 		return "unset"
 	}
 	return *p
+}
+
+// The lora-starved scenario's fix is vLLM's --max-loras (the lora_starved
+// finding names it, and tune applies it): the sim must take the flag, or a
+// tuned restart exits 64 "unknown flag: --max-loras" before it serves.
+func TestSimTakesMaxLoRAs(t *testing.T) {
+	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+	var cfg sim.Config
+	addSimFlags(fs, &cfg)
+	if err := fs.Parse([]string{"--scenario", "lora-starved", "--max-loras", "8"}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MaxLoRAs != 8 {
+		t.Errorf("--max-loras 8 set MaxLoRAs %d", cfg.MaxLoRAs)
+	}
+	if _, err := sim.New(sim.Config{Scenario: sim.LoRAStarved, MaxLoRAs: -1}); err == nil || !strings.Contains(err.Error(), "--max-loras") {
+		t.Errorf("a negative --max-loras: %v", err)
+	}
 }

@@ -321,6 +321,12 @@ func (t *tuner) goalForFinding(f diagnosis.Finding) launch.Goal {
 	if strings.HasPrefix(f.ID, "itl_") {
 		return launch.GoalITL
 	}
+	// Requests waiting for a LoRA adapter's slot are the adapters'
+	// requests, which tune's benchmark does not send: the server's TTFT,
+	// over all its traffic, is what the change must move.
+	if f.ID == "lora_starved" {
+		return launch.GoalServerTTFT
+	}
 	if f.Category == diagnosis.Decode || strings.HasPrefix(f.ID, "tpot_") {
 		return launch.GoalTPOT
 	}

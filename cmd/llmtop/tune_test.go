@@ -32,7 +32,7 @@ func TestTuneJudgesWhenHoldsCanHaveElapsed(t *testing.T) {
 // request's mean TPOT averages it away), another decode one by TPOT.
 func TestTuneGoalForFinding(t *testing.T) {
 	tn := &tuner{}
-	for id, want := range map[string]launch.Goal{"itl_prefill_stall": launch.GoalITL, "itl_decode_batch": launch.GoalITL, "tpot_high": launch.GoalTPOT, "ttft_queueing": launch.GoalTTFT} {
+	for id, want := range map[string]launch.Goal{"itl_prefill_stall": launch.GoalITL, "itl_decode_batch": launch.GoalITL, "tpot_high": launch.GoalTPOT, "ttft_queueing": launch.GoalTTFT, "lora_starved": launch.GoalServerTTFT} {
 		if got := tn.goalForFinding(diagnosis.Finding{ID: id}); got != want {
 			t.Errorf("%s: goal %s, want %s", id, got, want)
 		}

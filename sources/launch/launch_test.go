@@ -341,3 +341,27 @@ func TestJudgeAgainstItsGoalsNoise(t *testing.T) {
 		t.Errorf("noise text %q", txt)
 	}
 }
+
+// A finding about requests the benchmark does not send (a LoRA adapter's)
+// is judged by the server's own TTFT p99 over the run, which two
+// benchmarks cannot measure the noise of: a third better is kept (the
+// sim's lora-starved at --max-loras 2 → 4: 67.4 → 38.1 s), less is not,
+// whatever the benchmark's own TTFT did.
+func TestJudgeServerTTFT(t *testing.T) {
+	n := Trail{}.NoiseFor(GoalServerTTFT)
+	if n.Need != ServerTTFTNeed || !strings.Contains(n.How, "whole run") {
+		t.Fatalf("noise %+v", n)
+	}
+	m := func(bench, server float64) Measure {
+		return Measure{Served: true, Completed: 50, TTFTp99ms: model.Some(bench), ServerTTFTp99ms: model.Some(server)}
+	}
+	if ok, why := Judge(GoalServerTTFT, m(177, 67360), m(129, 38070), n); !ok {
+		t.Errorf("67.4 → 38.1 s: %s", why)
+	}
+	if ok, why := Judge(GoalServerTTFT, m(177, 67360), m(20, 50000), n); ok {
+		t.Errorf("67.4 → 50 s kept: %s", why)
+	}
+	if ok, why := Judge(GoalServerTTFT, m(177, 67360), Measure{Served: true, Completed: 50, TTFTp99ms: model.Some(20)}, n); ok || !strings.Contains(why, "not measured") {
+		t.Errorf("no server TTFT after: %v %s", ok, why)
+	}
+}
