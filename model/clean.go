@@ -56,7 +56,7 @@ func CleanScrape(sc Scrape) Scrape {
 func CleanIdentity(id Identity) Identity {
 	id.Version = Clean(id.Version)
 	id.HealthDetail = RedactText(id.HealthDetail)
-	id.RoleFrom, id.Via, id.Layer = Clean(id.RoleFrom), Clean(id.Via), Clean(id.Layer)
+	id.RoleFrom, id.Via, id.Layer, id.LayerDetail = Clean(id.RoleFrom), Clean(id.Via), Clean(id.Layer), Clean(id.LayerDetail)
 	if len(id.Models) > 0 {
 		ms := make([]ModelInfo, len(id.Models))
 		for i, m := range id.Models {

@@ -145,6 +145,9 @@ type Identity struct {
 	// Layer, when set, says the endpoint is a serving layer in front of
 	// engines ("vLLM production-stack router (router)"), not an engine.
 	Layer string `json:"layer,omitempty"`
+	// LayerDetail is what the layer says of the engines behind it, where
+	// llmtop reads it ("2 servers, 1 healthy; 8 running by its count").
+	LayerDetail string `json:"layer_detail,omitempty"`
 }
 
 // ScrapeErrKind classifies a failed scrape so the UI and diagnosis can say

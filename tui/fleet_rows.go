@@ -30,6 +30,7 @@ type fleetRow struct {
 	xfer          model.Dist
 	reqs          model.Opt
 	young         bool
+	detail        string // a router's word on its engines (Identity.LayerDetail)
 	text          string // lower-case text the filter searches
 	cells         [fleetCols]string
 	formatted     bool
@@ -138,6 +139,8 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) f
 		if i := strings.Index(r.layer, " ("); i > 0 {
 			r.modelName = r.layer[:i]
 		}
+		r.detail = model.Clean(e.Identity.LayerDetail)
+		r.finding = r.detail // in the finding's column unless a finding is on it
 	}
 	if i >= 0 && r.state != "gone" {
 		st := d.Store.State(k, d.Window)

@@ -93,6 +93,11 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 		run, wait, kv, ttft = append(run, r.running), append(wait, r.waiting), append(kv, r.kv), append(ttft, r.ttft)
 	}
 	if key == "0" {
+		if n == 1 && rows[0].detail != "" {
+			// What the one router says of its engines, beside what the
+			// engines say in the pools below.
+			return fmt.Sprintf("▸ %s · %s (not judged yet)", name, rows[0].detail)
+		}
 		return fmt.Sprintf("▸ %s · %d · in front of the pools below (not judged yet)", name, n)
 	}
 	parts := []string{fmt.Sprintf("▸ %s · %d/%d serving", name, serving, n)}

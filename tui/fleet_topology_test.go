@@ -33,7 +33,7 @@ func routedMsgs(t time.Time, origins bool) []model.Input {
 	if origins {
 		out = append(out, model.Origin{Endpoint: "http://10.0.9.1:8001", Name: "prod/router", Source: model.SourcePrometheus})
 	}
-	out = append(out, model.Scrape{Endpoint: "http://10.0.9.1:8001", Time: t, Identity: model.Identity{Layer: "vLLM production-stack router (router)"},
+	out = append(out, model.Scrape{Endpoint: "http://10.0.9.1:8001", Time: t, Identity: model.Identity{Layer: "vLLM production-stack router (router)", LayerDetail: "7 servers, 7 healthy; 160 running by its count"},
 		Err: "http://10.0.9.1:8001 is a vLLM production-stack router (router), not an engine", ErrKind: model.ErrNotFound})
 	add("http://10.0.1.1:8000", "prod/prefill-0", model.RolePrefill, 8, 3, 0.4, 0)
 	add("http://10.0.1.2:8000", "prod/prefill-1", model.RolePrefill, 7, 2, 0.38, 0)
@@ -57,7 +57,7 @@ func TestGoldenRoutedFleet(t *testing.T) {
 			m := routedModel()
 			m.Update(tickMsg(t0.Add(63 * time.Second)))
 			v := screen(t, m, sz.w, sz.h)
-			for _, want := range []string{"▸ routers", "▸ qwen3-32b · prefill · 2/2 serving", "▸ qwen3-32b · decode · 5/5 serving · KV handed over",
+			for _, want := range []string{"▸ routers", "7 servers, 7 healthy", "▸ qwen3-32b · prefill · 2/2 serving", "▸ qwen3-32b · decode · 5/5 serving · KV handed over",
 				"2 of 5 decode workers of qwen3-32b (decode) idle"} {
 				if !strings.Contains(v, want) {
 					t.Errorf("%s lacks %q", sz.name, want)

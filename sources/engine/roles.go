@@ -183,7 +183,7 @@ func (s *session) layerAt(ctx context.Context, now time.Time, id *model.Identity
 		return nil
 	}
 	if r := classifyRole(fams); r.Role != engines.RoleEngine {
-		id.Layer = r.Layer.What()
+		id.Layer, id.LayerDetail = r.Layer.What(), layerDetail(r)
 		return layerError(s.cfg.URL+path, r)
 	}
 	return nil
@@ -254,4 +254,44 @@ func pdRole(f families) (model.PDRole, string) {
 		}
 	}
 	return "", ""
+}
+
+// layerDetail is what a router says of the engines behind it, where llmtop
+// reads it: the production-stack router's servers, how many it counts
+// healthy, and the requests it counts running on them ("" for the others).
+func layerDetail(r role) string {
+	if r.Layer != &engines.ProdStackRouter {
+		return ""
+	}
+	servers := map[string]bool{}
+	healthy, running := 0, 0.0
+	sawRunning := false
+	if fam, ok := r.Counted[engines.ProdStackHealthy]; ok {
+		for _, m := range fam.GetMetric() {
+			servers[label(m, engines.ProdStackServerLabel)] = true
+			if scalar(m) >= 1 {
+				healthy++
+			}
+		}
+	}
+	if fam, ok := r.Counted[engines.ProdStackRunning]; ok {
+		for _, m := range fam.GetMetric() {
+			servers[label(m, engines.ProdStackServerLabel)] = true
+			if v := scalar(m); finite(v) {
+				running += v
+				sawRunning = true
+			}
+		}
+	}
+	if len(servers) == 0 {
+		return ""
+	}
+	d := fmt.Sprintf("%d servers", len(servers))
+	if _, ok := r.Counted[engines.ProdStackHealthy]; ok {
+		d += fmt.Sprintf(", %d healthy", healthy)
+	}
+	if sawRunning {
+		d += fmt.Sprintf("; %.0f running by its count", running)
+	}
+	return d
 }

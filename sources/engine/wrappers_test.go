@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -266,5 +268,19 @@ func TestSGLangKVTransferReadInSeconds(t *testing.T) {
 	}
 	if r, _ := pdRole(mustParse(t, []byte(body))); r != model.RoleDecode {
 		t.Errorf("role %q", r)
+	}
+}
+
+// What the production-stack router says of its engines, from its own
+// handler's answer (testdata/routers): two servers, one healthy, 3 prefill
+// + 5 decode requests running on the first by its count.
+func TestProdStackRouterDetail(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("..", "..", "testdata", "routers", "prodstack-router-a6c01db0.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := classifyRole(mustParse(t, body))
+	if got := layerDetail(r); got != "2 servers, 1 healthy; 8 running by its count" {
+		t.Errorf("detail %q", got)
 	}
 }
