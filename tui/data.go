@@ -284,9 +284,15 @@ func (d *Data) badgeStale() time.Duration {
 // (a clean shutdown), STARTING (the log or health route shows a start),
 // DEGRADED (metrics unreadable, health not up), STALE (no scrape for three
 // intervals), RESTARTED (a new run within the window), UP; with its level.
-// SIMULATED is shown beside it (see Data.Simulated).
+// SIMULATED is shown beside it (see Data.Simulated). A router (a serving
+// layer in front of engines) that answers is ROUTER, as the fleet calls it:
+// its "not an engine" scrape error read DEGRADED in the header's "also:"
+// while the fleet said router.
 func (d *Data) Health(e *EndpointInfo) (string, Level) {
 	st := e.Status(d.Clock(), d.badgeStale(), d.Window) // the core's word
+	if st == core.StatusDegraded && e.Identity.Layer != "" {
+		return "ROUTER", LevelNone
+	}
 	return string(st), statusLevel[st]
 }
 

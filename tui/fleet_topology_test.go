@@ -89,3 +89,16 @@ func TestKVVerdict(t *testing.T) {
 		t.Errorf("absent: %q", got)
 	}
 }
+
+// The router of a routed fleet is ROUTER wherever an endpoint's badge is
+// shown, as the fleet calls it: its "not an engine" scrape error read
+// DEGRADED in the header's "also:" list.
+func TestRouterBadgeIsRouterNotDegraded(t *testing.T) {
+	m := routedModel()
+	m.Update(tickMsg(t0.Add(63 * time.Second)))
+	m.Update(press("esc")) // the fleet opens first
+	v := screen(t, m, 250, 40)
+	if !strings.Contains(v, "http://10.0.9.1:8001 ROUTER") || strings.Contains(v, "DEGRADED") {
+		t.Errorf("the router's badge, want ROUTER:\n%s", v)
+	}
+}
