@@ -149,6 +149,28 @@ func clip(s string, w int) string {
 	return string(r[:w-1]) + "…"
 }
 
+// clipWords is clip that, when it cuts, cuts after a whole word: "(2.5 s of
+// 2…" read as a number. It keeps a cut inside the word when the last
+// space is far back (a long URL).
+func clipWords(s string, w int) string {
+	c := clip(s, w)
+	if c == s || w < 12 {
+		return c
+	}
+	r := []rune(s)[:w-1]
+	if r[len(r)-1] != ' ' && []rune(s)[w-1] != ' ' { // the cut falls inside a word
+		i := len(r) - 1
+		for i > 0 && r[i] != ' ' {
+			i--
+		}
+		if i < w*2/3 {
+			return c
+		}
+		r = r[:i]
+	}
+	return strings.TrimRight(string(r), " ,;:(") + "…"
+}
+
 // optOf reads a gauge-like float that may be absent.
 func optOf(v float64, ok bool) model.Opt {
 	if !ok {

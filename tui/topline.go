@@ -80,14 +80,14 @@ func topLine(d *Data, w int) []string {
 	room := max(1, w-width(tag)-len(more))
 	if action == "" || ansi.StringWidth(title)+1+ansi.StringWidth(action) <= room {
 		one := strings.TrimSpace(title + " " + action)
-		return []string{fit(tag+st.Render(clip(one, room))+s.Faint.Render(more), w)}
+		return []string{fit(tag+st.Render(clipWords(one, room))+s.Faint.Render(more), w)}
 	}
 	// the action under the title, indented just enough to read as its
 	// continuation: at 80 columns every cell counts
 	pad := "  "
 	return []string{
-		fit(tag+st.Render(clip(title, room))+s.Faint.Render(more), w),
-		fit(pad+st.Render(clip(action, max(1, w-len(pad)))), w),
+		fit(tag+st.Render(clipWords(title, room))+s.Faint.Render(more), w),
+		fit(pad+st.Render(clipWords(action, max(1, w-len(pad)))), w),
 	}
 }
 

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Every layout leads with the top finding: title and first action, and the
@@ -47,6 +49,40 @@ func TestDiagnosisZoomWraps(t *testing.T) {
 	for _, w := range want {
 		if !strings.Contains(out, w) {
 			t.Errorf("zoomed diagnosis lacks %q (cut, not wrapped):\n%s", w, out)
+		}
+	}
+}
+
+// The top finding's line, cut to the width, ends after a whole word: at 80
+// columns "KV transfer is 100 % of TTFT (2.5 s of 2…" cut a number.
+func TestTopLineCutsAfterAWord(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w    int
+		want string
+	}{
+		{"KV transfer is 100 % of TTFT (2.5 s of 2.5 s) on decode", 40, "KV transfer is 100 % of TTFT (2.5 s of…"},
+		{"short", 40, "short"},
+		// no space near the cut: cut inside, as clip does
+		{"see http://127.0.0.1:8000/a/very/long/path/without/spaces", 33, "see http://127.0.0.1:8000/a/very…"},
+	} {
+		if got := clipWords(c.s, c.w); got != c.want {
+			t.Errorf("clipWords(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+		}
+	}
+	m := scenario(stressed, 8, true)
+	f, _ := topFinding(m.d)
+	for w := 50; w <= 90; w++ {
+		for _, l := range topLine(m.d, w) {
+			l = ansi.Strip(l)
+			before, _, cut := strings.Cut(l, "…")
+			if !cut {
+				continue
+			}
+			text := strings.TrimLeft(strings.TrimPrefix(strings.TrimSpace(before), f.Severity.Tag()), " →")
+			if text != "" && !strings.Contains(f.Title+" "+f.Actions[0].Change+" ", text+" ") && !strings.Contains(f.Title+" "+f.Actions[0].Change, text+",") {
+				t.Errorf("width %d: %q is cut inside a word", w, l)
+			}
 		}
 	}
 }
