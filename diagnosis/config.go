@@ -94,6 +94,13 @@ type Config struct {
 	// cache-aware pile-up.
 	RouteHotShare float64 `json:"route_hot_share"`
 	RouteHotHit   float64 `json:"route_hot_hit"`
+	// RouteDeadQPS is the rate a router sends a backend (its own
+	// sliding-window gauge) at which a dead or tripped backend is still
+	// receiving traffic; RouteRouterWindow is that window: a backend that
+	// just tripped keeps its last window's rate for that long, so the
+	// finding holds at least as long.
+	RouteDeadQPS      float64       `json:"route_dead_qps"`
+	RouteRouterWindow time.Duration `json:"route_router_window"`
 	// KVStallShare is the share of a decode instance's TTFT spent in KV
 	// transfer, and KVStallMin the TTFT mean, that make a transfer stall.
 	KVStallShare float64       `json:"kv_stall_share"`
@@ -145,6 +152,8 @@ func DefaultConfig() Config {
 		RouteMinRPS:       0.5,
 		RouteHotShare:     0.6,
 		RouteHotHit:       0.2,
+		RouteDeadQPS:      0.1,
+		RouteRouterWindow: 30 * time.Second,
 		KVStallShare:      0.5,
 		KVStallMin:        time.Second,
 		LoRADeferred:      5,

@@ -154,11 +154,11 @@ func TestAllClearSaysWhatWasChecked(t *testing.T) {
 	if len(rep.Checked) < 15 {
 		t.Fatalf("checked only %v", rep.Checked)
 	}
-	// Only benchmark, replicas, host readings and the behaviour probe are
-	// absent, and what the weights and number-format checks read: no load
+	// Only benchmark, replicas, host readings, a router's word on its
+	// backends and the behaviour probe are absent, and what the weights and number-format checks read: no load
 	// line, no model files, no compute capability, no dtype (an input
 	// missing is not checked, never "checked").
-	if len(rep.Missing) != 6 {
+	if len(rep.Missing) != 7 {
 		t.Fatalf("missing %v", rep.Missing)
 	}
 	for _, c := range rep.Checked {

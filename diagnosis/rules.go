@@ -19,6 +19,7 @@ const (
 	needBench                     // a benchmark result
 	needReplicas                  // two endpoints serving one model
 	needHost                      // a host reading of an endpoint's machine
+	needRouter                    // a router that reports its backends
 )
 
 var needNames = []struct {
@@ -31,6 +32,7 @@ var needNames = []struct {
 	{needBench, "benchmark results (none run yet: press b or run llmtop bench)"},
 	{needReplicas, "replicas (fewer than two endpoints serve the same model)"},
 	{needHost, "host readings (no endpoint on this machine, or its port's process not found)"},
+	{needRouter, "a router's word on its backends (no watched router reports per-backend health and traffic)"},
 }
 
 // rule is one check. eval returns every candidate finding it sees now; the
@@ -124,6 +126,8 @@ func (e *env) has(n need) bool {
 		return len(e.replicas()) > 0
 	case needHost:
 		return len(e.hosted()) > 0
+	case needRouter:
+		return len(e.routers()) > 0
 	}
 	return true
 }

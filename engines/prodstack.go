@@ -37,4 +37,5 @@ const ProdStackServerLabel = "server"
 const (
 	ProdStackRunning = "vllm:num_requests_running"
 	ProdStackHealthy = "vllm:healthy_pods_total"
+	ProdStackQPS     = "vllm:current_qps"
 )

@@ -22,3 +22,7 @@ const RoutePrefillQueue = "route prefill by queue depth (llm-d: a queue-size sco
 // KVTransferCheck is where a stalled KV hand-over is read.
 const KVTransferCheck = "the KV transfer path between prefill and decode (NIXL: UCX_TLS names an RDMA transport, not tcp only; failed transfers in " +
 	VLLMNixlFailed + "; SGLang: " + SGLangTransferFail + " and " + SGLangTransferQueue + ")"
+
+// RouteDeadBackend is where a router's backends are listed and checked.
+const RouteDeadBackend = "the router's backends (production-stack: --static-backends or its service discovery, and its health checks; " +
+	"a session or prefix affinity keeps sending to a backend until it is removed)"

@@ -57,6 +57,14 @@ func CleanIdentity(id Identity) Identity {
 	id.Version = Clean(id.Version)
 	id.HealthDetail = RedactText(id.HealthDetail)
 	id.RoleFrom, id.Via, id.Layer, id.LayerDetail = Clean(id.RoleFrom), Clean(id.Via), Clean(id.Layer), Clean(id.LayerDetail)
+	if len(id.Backends) > 0 {
+		bs := make([]Backend, len(id.Backends))
+		for i, b := range id.Backends {
+			b.Server = RedactText(b.Server)
+			bs[i] = b
+		}
+		id.Backends = bs
+	}
 	if len(id.Models) > 0 {
 		ms := make([]ModelInfo, len(id.Models))
 		for i, m := range id.Models {

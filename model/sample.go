@@ -148,6 +148,27 @@ type Identity struct {
 	// LayerDetail is what the layer says of the engines behind it, where
 	// llmtop reads it ("2 servers, 1 healthy; 8 running by its count").
 	LayerDetail string `json:"layer_detail,omitempty"`
+	// Backends is the layer's own word on each engine it routes to, where
+	// it exposes one (the production-stack router's per-server gauges);
+	// nil when it does not.
+	Backends []Backend `json:"backends,omitempty"`
+}
+
+// Backend is what a router reports of one engine behind it. Each figure
+// is known only when its OK flag is set: a gauge the router does not
+// serve is unknown, not zero.
+type Backend struct {
+	// Server is the engine's URL as the router names it.
+	Server string `json:"server"`
+	// Healthy is the router's health gauge for it (1 healthy, 0 not).
+	Healthy   float64 `json:"healthy"`
+	HealthyOK bool    `json:"healthy_ok,omitempty"`
+	// QPS is the router's sliding-window rate of requests sent to it.
+	QPS   float64 `json:"qps"`
+	QPSOK bool    `json:"qps_ok,omitempty"`
+	// Running is the router's count of its requests in flight there.
+	Running   float64 `json:"running"`
+	RunningOK bool    `json:"running_ok,omitempty"`
 }
 
 // ScrapeErrKind classifies a failed scrape so the UI and diagnosis can say

@@ -183,7 +183,7 @@ func (s *session) layerAt(ctx context.Context, now time.Time, id *model.Identity
 		return nil
 	}
 	if r := classifyRole(fams); r.Role != engines.RoleEngine {
-		id.Layer, id.LayerDetail = r.Layer.What(), layerDetail(r)
+		id.Layer, id.LayerDetail, id.Backends = r.Layer.What(), layerDetail(r), layerBackends(r)
 		return layerError(s.cfg.URL+path, r)
 	}
 	return nil
@@ -294,4 +294,44 @@ func layerDetail(r role) string {
 		d += fmt.Sprintf("; %.0f running by its count", running)
 	}
 	return d
+}
+
+// layerBackends is the production-stack router's word on each server
+// behind it: health, the rate it sends there and its count of requests in
+// flight, each known only where the router served its gauge (nil for the
+// other layers).
+func layerBackends(r role) []model.Backend {
+	if r.Layer != &engines.ProdStackRouter {
+		return nil
+	}
+	by := map[string]*model.Backend{}
+	var order []string
+	read := func(name string, set func(b *model.Backend, v float64)) {
+		fam, ok := r.Counted[name]
+		if !ok {
+			return
+		}
+		for _, m := range fam.GetMetric() {
+			s, v := label(m, engines.ProdStackServerLabel), scalar(m)
+			if s == "" || !finite(v) {
+				continue
+			}
+			b := by[s]
+			if b == nil {
+				b = &model.Backend{Server: s}
+				by[s] = b
+				order = append(order, s)
+			}
+			set(b, v)
+		}
+	}
+	read(engines.ProdStackHealthy, func(b *model.Backend, v float64) { b.Healthy, b.HealthyOK = v, true })
+	read(engines.ProdStackQPS, func(b *model.Backend, v float64) { b.QPS, b.QPSOK = v, true })
+	read(engines.ProdStackRunning, func(b *model.Backend, v float64) { b.Running, b.RunningOK = v, true })
+	sort.Strings(order)
+	out := make([]model.Backend, 0, len(order))
+	for _, s := range order {
+		out = append(out, *by[s])
+	}
+	return out
 }

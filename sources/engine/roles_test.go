@@ -105,7 +105,13 @@ func TestProdStackRouterIsARouterNotAVLLMEngine(t *testing.T) {
 	}{"v1/models says vllm": {ownedBy: "vllm"}, "metrics only": {}, "--engine vllm": {forced: model.VLLM}} {
 		t.Run(name, func(t *testing.T) {
 			srv := serveLayer(t, body, cfg.ownedBy)
-			checkLayerScrape(t, ScrapeOnce(context.Background(), Config{URL: srv.URL, Engine: cfg.forced}), &engines.ProdStackRouter)
+			sc := ScrapeOnce(context.Background(), Config{URL: srv.URL, Engine: cfg.forced})
+			checkLayerScrape(t, sc, &engines.ProdStackRouter)
+			// Its word on each backend travels with the scrape, for the
+			// routing rules: .12 unhealthy and idle, .11 busy.
+			if bs := sc.Identity.Backends; len(bs) != 2 || bs[1].Server != "http://10.0.0.12:8000" || bs[1].Healthy != 0 || !bs[1].HealthyOK || bs[0].Running != 8 || bs[0].QPS != 4.2 {
+				t.Errorf("backends %+v", bs)
+			}
 		})
 	}
 }

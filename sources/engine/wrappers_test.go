@@ -283,4 +283,17 @@ func TestProdStackRouterDetail(t *testing.T) {
 	if got := layerDetail(r); got != "2 servers, 1 healthy; 8 running by its count" {
 		t.Errorf("detail %q", got)
 	}
+	bs := layerBackends(r)
+	want := []model.Backend{
+		{Server: "http://10.0.0.11:8000", Healthy: 1, HealthyOK: true, QPS: 4.2, QPSOK: true, Running: 8, RunningOK: true},
+		{Server: "http://10.0.0.12:8000", Healthy: 0, HealthyOK: true, QPS: 0, QPSOK: true, Running: 0, RunningOK: true},
+	}
+	if len(bs) != len(want) {
+		t.Fatalf("backends %+v", bs)
+	}
+	for i := range want {
+		if bs[i] != want[i] {
+			t.Errorf("backend %d: %+v, want %+v", i, bs[i], want[i])
+		}
+	}
 }

@@ -1,0 +1,127 @@
+package diagnosis
+
+import (
+	"fmt"
+	neturl "net/url"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/engines"
+	"github.com/llmtop/llmtop/model"
+)
+
+// The router's own word on its backends (issue 26, Build 4): a router
+// that still sends requests to a backend it counts unhealthy, or to one
+// llmtop cannot reach. Read from the router's per-server gauges
+// (model.Identity.Backends) and only from a router read within RouteLag.
+func init() {
+	register(rule{id: "dead_backend_traffic", checks: "no router sends traffic to a dead or tripped backend",
+		needs: needRouter, hold: holdRouterWindow, eval: ruleDeadBackendTraffic})
+}
+
+// holdRouterWindow: the router's rate is a sliding window, and its health
+// and engines' gauges lag each other; the finding outlasts both.
+func holdRouterWindow(c Config) time.Duration { return max(holdRoute(c), c.RouteRouterWindow) }
+
+// routers are the endpoints whose layer reports its backends.
+func (e *env) routers() []Endpoint {
+	var out []Endpoint
+	for _, ep := range e.in.Endpoints {
+		if len(ep.Identity.Backends) > 0 {
+			out = append(out, ep)
+		}
+	}
+	return out
+}
+
+// hostPort is a URL's host and port, lowercased ("" when it has none):
+// the router names an engine by its own URL, llmtop by the one it was
+// given, and only host and port can match.
+func hostPort(raw string) string {
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := neturl.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	h := strings.ToLower(u.Host)
+	if u.Port() == "" {
+		switch u.Scheme {
+		case "https":
+			h += ":443"
+		default:
+			h += ":80"
+		}
+	}
+	return h
+}
+
+// watchedAt is the endpoint llmtop watches at a router's server URL.
+func (e *env) watchedAt(server string) (Endpoint, bool) {
+	hp := hostPort(server)
+	if hp == "" {
+		return Endpoint{}, false
+	}
+	for _, ep := range e.in.Endpoints {
+		if len(ep.Identity.Backends) == 0 && hostPort(ep.URL) == hp {
+			return ep, true
+		}
+	}
+	return Endpoint{}, false
+}
+
+// backendTraffic is the router's evidence that it still sends a backend
+// requests: its count in flight there, or its rate to it.
+func backendTraffic(c Config, b model.Backend) (string, bool) {
+	var parts []string
+	if b.RunningOK && b.Running > 0 {
+		parts = append(parts, fmt.Sprintf("%s requests in flight there by its count", num(b.Running)))
+	}
+	if b.QPSOK && b.QPS >= c.RouteDeadQPS {
+		parts = append(parts, fmt.Sprintf("%s req/s sent there (%s)", num(b.QPS), engines.ProdStackQPS))
+	}
+	return strings.Join(parts, ", "), len(parts) > 0
+}
+
+// ruleDeadBackendTraffic: a router still sends traffic to a backend it
+// marks unhealthy (tripped), or to one llmtop has not reached for longer
+// than RouteLag (dead) while the router still counts it healthy.
+func ruleDeadBackendTraffic(e *env) []Finding {
+	var out []Finding
+	now := e.in.Time
+	for _, r := range e.routers() {
+		if r.isDown() || r.Scrape.Time.IsZero() || now.Sub(r.Scrape.Time) > e.cfg.RouteLag {
+			continue // the router's word is stale (a router down keeps its last word)
+		}
+		for _, b := range r.Identity.Backends {
+			traffic, ok := backendTraffic(e.cfg, b)
+			if !ok {
+				continue
+			}
+			ev := []Evidence{{Text: "router " + r.URL + ": " + traffic, Source: engines.ProdStackRunning + ", " + engines.ProdStackQPS}}
+			var title, cause string
+			switch ep, watched := e.watchedAt(b.Server); {
+			case b.HealthyOK && b.Healthy < 1:
+				title = "router sends traffic to a backend it counts unhealthy: " + b.Server
+				ev = append(ev, Evidence{Text: fmt.Sprintf("%s{server=%q} = %s", engines.ProdStackHealthy, b.Server, num(b.Healthy)), Source: engines.ProdStackHealthy})
+				cause = "the router marks the backend unhealthy yet keeps requests on it: requests sent there wait, time out or fail " +
+					"while the healthy backends have room (a session or prefix affinity that outlives health, or a health check that does not take it out)"
+			case watched && ep.isDown() && !ep.LastOK.IsZero() && now.Sub(ep.LastOK) > e.cfg.RouteLag:
+				down := now.Sub(ep.LastOK).Round(time.Second)
+				title = fmt.Sprintf("router still sends traffic to %s, unreachable for %s", b.Server, down)
+				ev = append(ev, Evidence{Text: fmt.Sprintf("%s: last read %s ago (%s)", ep.URL, down, ep.Scrape.Err)})
+				if b.HealthyOK {
+					ev = append(ev, Evidence{Text: fmt.Sprintf("%s{server=%q} = %s: the router counts it healthy", engines.ProdStackHealthy, b.Server, num(b.Healthy)), Source: engines.ProdStackHealthy})
+				}
+				cause = "the backend is down but the router has not taken it out: its requests fail or hang until the router's health check notices"
+			default:
+				continue
+			}
+			out = append(out, Finding{Endpoint: r.URL, Category: Routing, Severity: model.SevCrit, Title: title, Evidence: ev, Cause: cause,
+				Actions: []Action{{Change: "take " + b.Server + " out of " + engines.RouteDeadBackend,
+					Why: "requests the router sends there are lost while the other backends could serve them", TradeOff: "less capacity until it is back"}}})
+		}
+	}
+	return out
+}

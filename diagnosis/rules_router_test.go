@@ -1,0 +1,151 @@
+package diagnosis
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// prodRouter is a production-stack router endpoint as the engine source
+// leaves it: a layer, not an engine (its scrape says so), with its word on
+// each backend.
+func prodRouter(bs ...model.Backend) Endpoint {
+	return ep(func(e *Endpoint) {
+		e.URL, e.Scrape.Endpoint = "http://router:30080", "http://router:30080"
+		e.Scrape.ErrKind, e.Scrape.Err = model.ErrNotFound, "http://router:30080/metrics is a vLLM production-stack router (router), not an engine"
+		e.Identity.Layer = "vLLM production-stack router (router)"
+		e.Identity.Backends = bs
+		e.State = model.State{}
+	})
+}
+
+func backend(server string, healthy, qps, running float64) model.Backend {
+	return model.Backend{Server: server, Healthy: healthy, HealthyOK: true, QPS: qps, QPSOK: true, Running: running, RunningOK: true}
+}
+
+// routerWatch feeds the Diagnoser every 2 s for d; the router is read each
+// tick, and an engine is read only while up(s, url) says so (its LastOK
+// stays at its last good read, as the poller leaves it).
+func routerWatch(t *testing.T, d time.Duration, at func(s int) []Endpoint, up func(s int, u string) bool) (map[string]int, Report) {
+	t.Helper()
+	dg := NewDiagnoser(DefaultConfig())
+	first := map[string]int{}
+	last := map[string]time.Time{}
+	var rep Report
+	for s := 0; s <= int(d/time.Second); s += 2 {
+		now := t0.Add(time.Duration(s) * time.Second)
+		eps := at(s)
+		for i := range eps {
+			eps[i].Scrape.Time = now
+			if len(eps[i].Identity.Backends) > 0 {
+				continue
+			}
+			if up(s, eps[i].URL) {
+				last[eps[i].URL] = now
+				eps[i].State.Time = now
+			} else {
+				eps[i].Scrape.ErrKind, eps[i].Scrape.Err = model.ErrRefused, "connection refused"
+			}
+			eps[i].LastOK = last[eps[i].URL]
+		}
+		rep = dg.Update(Input{Time: now, Endpoints: eps})
+		for _, f := range rep.Findings {
+			if _, ok := first[f.ID]; !ok {
+				first[f.ID] = s
+			}
+		}
+	}
+	return first, rep
+}
+
+// An engine behind the production-stack router dies at 20 s; the router
+// keeps counting it healthy and sending it 2 req/s (its health check has
+// not noticed). The finding waits out the router/engine lag and the
+// router's rate window: not before 60 s, open by 80 s, critical, naming
+// the server and the router's own gauges.
+func TestDeadBackendStillRouted(t *testing.T) {
+	first, rep := routerWatch(t, 90*time.Second, func(s int) []Endpoint {
+		return []Endpoint{
+			prodRouter(backend("http://10.0.0.11:8000", 1, 2.1, 4), backend("http://10.0.0.12:8000", 1, 2.0, 3)),
+			member("http://10.0.0.11:8000", "", 4, 0, 0.4), member("http://10.0.0.12:8000/", "", 3, 0, 0.4),
+		}
+	}, func(s int, u string) bool { return s < 20 || u == "http://10.0.0.11:8000" })
+	s, ok := first["dead_backend_traffic"]
+	if !ok || s < 60 || s > 80 {
+		t.Fatalf("dead_backend_traffic first at %d (%v), want 60..80 s", s, ok)
+	}
+	f := open(rep, "dead_backend_traffic")
+	if f == nil || f.Severity != model.SevCrit || !strings.Contains(f.Title, "http://10.0.0.12:8000") || strings.Contains(f.Title, "10.0.0.11") {
+		t.Fatalf("finding %+v", f)
+	}
+	if !hasEvidence(f, "counts it healthy") || !hasEvidence(f, "2 req/s") {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
+
+// The router trips a backend (healthy 0) at 10 s; its sliding-window rate
+// still reads 1.5 req/s for 20 s after, then 0. That is the window, not
+// traffic: no finding. A router that keeps 3 requests on the tripped
+// backend for the whole run is one.
+func TestTrippedBackendWindowIsNotTraffic(t *testing.T) {
+	up := func(int, string) bool { return true }
+	first, _ := routerWatch(t, 2*time.Minute, func(s int) []Endpoint {
+		b := backend("http://10.0.0.12:8000", 1, 1.5, 2)
+		if s >= 10 {
+			b.Healthy, b.Running = 0, 0
+		}
+		if s >= 30 {
+			b.QPS = 0
+		}
+		return []Endpoint{prodRouter(backend("http://10.0.0.11:8000", 1, 3, 5), b),
+			member("http://10.0.0.11:8000", "", 5, 0, 0.5), member("http://10.0.0.12:8000", "", 0, 0, 0)}
+	}, up)
+	if _, ok := first["dead_backend_traffic"]; ok {
+		t.Fatalf("a tripped backend's rate window read as traffic: %v", first)
+	}
+	first, rep := routerWatch(t, 2*time.Minute, func(s int) []Endpoint {
+		b := backend("http://10.0.0.12:8000", 1, 1.5, 3)
+		if s >= 10 {
+			b.Healthy = 0
+		}
+		return []Endpoint{prodRouter(backend("http://10.0.0.11:8000", 1, 3, 5), b),
+			member("http://10.0.0.11:8000", "", 5, 0, 0.5), member("http://10.0.0.12:8000", "", 3, 0, 0.2)}
+	}, up)
+	if s, ok := first["dead_backend_traffic"]; !ok || s < 40 {
+		t.Fatalf("tripped backend with requests on it: first at %d (%v), want from 40 s", s, ok)
+	}
+	if f := open(rep, "dead_backend_traffic"); f == nil || !strings.Contains(f.Title, "counts unhealthy") || !hasEvidence(f, "healthy_pods_total") {
+		t.Fatalf("finding %+v", f)
+	}
+}
+
+// With no router that reports its backends the rule is not checked, and
+// says why.
+func TestDeadBackendNeedsRouter(t *testing.T) {
+	rep := NewDiagnoser(DefaultConfig()).Update(input(member("http://a:8000", "", 1, 0, 0.1)))
+	for _, c := range rep.Checked {
+		if strings.Contains(c, "dead or tripped backend") {
+			t.Fatalf("checked without a router: %q", c)
+		}
+	}
+	if !strings.Contains(strings.Join(rep.Missing, " "), "router's word on its backends") {
+		t.Errorf("missing %v", rep.Missing)
+	}
+}
+
+// A router that stops answering keeps its last word on its backends in
+// the endpoint's identity: that word is not read as traffic now.
+func TestDeadBackendRouterDownIsNotItsWord(t *testing.T) {
+	first, _ := routerWatch(t, 2*time.Minute, func(s int) []Endpoint {
+		r := prodRouter(backend("http://10.0.0.11:8000", 1, 2, 4), backend("http://10.0.0.12:8000", 1, 2, 3))
+		if s >= 10 {
+			r.Scrape.ErrKind, r.Scrape.Err = model.ErrRefused, "connection refused"
+		}
+		return []Endpoint{r, member("http://10.0.0.11:8000", "", 4, 0, 0.4), member("http://10.0.0.12:8000", "", 3, 0, 0.4)}
+	}, func(s int, u string) bool { return s < 10 })
+	if _, ok := first["dead_backend_traffic"]; ok {
+		t.Fatalf("a down router's stale word read as traffic: %v", first)
+	}
+}
