@@ -32,7 +32,7 @@ var needNames = []struct {
 	{needBench, "benchmark results (none run yet: press b or run llmtop bench)"},
 	{needReplicas, "replicas (fewer than two endpoints serve the same model)"},
 	{needHost, "host readings (no endpoint on this machine, or its port's process not found)"},
-	{needRouter, "a router's word on its backends (no watched router reports per-backend health and traffic)"},
+	{needRouter, "a router's word on its backends (no watched router reports its backends' health and traffic or its own queue)"},
 }
 
 // rule is one check. eval returns every candidate finding it sees now; the

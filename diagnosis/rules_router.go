@@ -16,7 +16,9 @@ import (
 // (model.Identity.Backends) and only from a router read within RouteLag.
 func init() {
 	register(rule{id: "dead_backend_traffic", checks: "no router sends traffic to a dead or tripped backend",
-		needs: needRouter, hold: holdRouterWindow, eval: ruleDeadBackendTraffic})
+		needs: needRouter, hold: holdRouterWindow, eval: ruleDeadBackendTraffic},
+		rule{id: "router_bottleneck", checks: "no router holds requests in its own queue while the engines have room",
+			needs: needRouter, hold: holdRoute, eval: ruleRouterBottleneck})
 }
 
 // holdRouterWindow: the router's rate is a sliding window, and its health
@@ -27,7 +29,7 @@ func holdRouterWindow(c Config) time.Duration { return max(holdRoute(c), c.Route
 func (e *env) routers() []Endpoint {
 	var out []Endpoint
 	for _, ep := range e.in.Endpoints {
-		if len(ep.Identity.Backends) > 0 {
+		if len(ep.Identity.Backends) > 0 || len(ep.Identity.RouterQueue) > 0 {
 			out = append(out, ep)
 		}
 	}
@@ -64,7 +66,7 @@ func (e *env) watchedAt(server string) (Endpoint, bool) {
 		return Endpoint{}, false
 	}
 	for _, ep := range e.in.Endpoints {
-		if len(ep.Identity.Backends) == 0 && hostPort(ep.URL) == hp {
+		if ep.Identity.Layer == "" && hostPort(ep.URL) == hp {
 			return ep, true
 		}
 	}
@@ -91,8 +93,8 @@ func ruleDeadBackendTraffic(e *env) []Finding {
 	var out []Finding
 	now := e.in.Time
 	for _, r := range e.routers() {
-		if r.isDown() || r.Scrape.Time.IsZero() || now.Sub(r.Scrape.Time) > e.cfg.RouteLag {
-			continue // the router's word is stale (a router down keeps its last word)
+		if !e.routerFresh(r) {
+			continue
 		}
 		for _, b := range r.Identity.Backends {
 			traffic, ok := backendTraffic(e.cfg, b)
@@ -121,6 +123,85 @@ func ruleDeadBackendTraffic(e *env) []Finding {
 			out = append(out, Finding{Endpoint: r.URL, Category: Routing, Severity: model.SevCrit, Title: title, Evidence: ev, Cause: cause,
 				Actions: []Action{{Change: "take " + b.Server + " out of " + engines.RouteDeadBackend,
 					Why: "requests the router sends there are lost while the other backends could serve them", TradeOff: "less capacity until it is back"}}})
+		}
+	}
+	return out
+}
+
+// routerFresh reports whether a router's word is now's: read within
+// RouteLag and not down (a router down keeps its last word).
+func (e *env) routerFresh(r Endpoint) bool {
+	return !r.isDown() && !r.Scrape.Time.IsZero() && e.in.Time.Sub(r.Scrape.Time) <= e.cfg.RouteLag
+}
+
+// queueRole is the engines' role a router queue's worker type names (""
+// for every engine).
+func queueRole(workerType string) model.PDRole {
+	switch workerType {
+	case "prefill":
+		return model.RolePrefill
+	case "decode":
+		return model.RoleDecode
+	}
+	return ""
+}
+
+// ruleRouterBottleneck: the router holds RouteRouterQueueMin or more
+// requests in its own queue while every settled engine of that worker type
+// llmtop watches has an empty queue and KV below RouteFullKV: the router,
+// not the engines, is where requests wait. Dynamo's router holds requests
+// by design past its --router-queue-threshold, so pending with empty
+// engine queues is its threshold set below what the engines take.
+func ruleRouterBottleneck(e *env) []Finding {
+	var out []Finding
+	for _, r := range e.routers() {
+		if !e.routerFresh(r) {
+			continue
+		}
+		for _, q := range r.Identity.RouterQueue {
+			if q.Pending < e.cfg.RouteRouterQueueMin {
+				continue
+			}
+			want := queueRole(q.WorkerType)
+			var engs []Endpoint
+			for _, ep := range e.withMetrics() {
+				if ep.Identity.Layer == "" && (want == "" || ep.Identity.Role == "" || ep.Identity.Role == want) && e.settled(ep) {
+					engs = append(engs, ep)
+				}
+			}
+			kind := "engines"
+			if q.WorkerType != "" {
+				kind = q.WorkerType + " engines"
+			}
+			if len(engs) == 0 {
+				e.lack(r, fmt.Sprintf("the router holds %s requests, but no %s behind it are watched: whether they have room is not checked", num(q.Pending), kind))
+				continue
+			}
+			room := true
+			var ev []Evidence
+			ev = append(ev, Evidence{Text: fmt.Sprintf("router %s holds %s %s requests in its own queue", r.URL, num(q.Pending), q.WorkerType), Source: engines.DynamoRouterPending})
+			for _, ep := range engs {
+				w, kv := ep.State.Waiting, ep.State.KVUsage
+				if !w.OK || w.V > 0 || (kv.OK && kv.V >= e.cfg.RouteFullKV) {
+					room = false
+					break
+				}
+				line := fmt.Sprintf("%s: 0 waiting, %s running", ep.URL, num(ep.State.Running.V))
+				if kv.OK {
+					line += fmt.Sprintf(", KV %s", pct(kv.V))
+				}
+				ev = append(ev, Evidence{Text: line})
+			}
+			if !room {
+				continue
+			}
+			out = append(out, Finding{Endpoint: r.URL, Category: Routing, Severity: model.SevWarn,
+				Title:    fmt.Sprintf("router bottleneck: %s requests wait in the router while the %d %s it sends to have room", num(q.Pending), len(engs), kind),
+				Evidence: ev,
+				Cause: "the router holds requests back (its queue threshold reads the workers as busy) while their own queues are empty and their KV has room: " +
+					"time to first token is spent waiting in the router, not in the engines",
+				Actions: []Action{{Change: "raise " + engines.RouteQueueThreshold,
+					Why: "the engines take more than the router lets through", TradeOff: "a higher threshold moves the waiting into the engines' queues, where priority and fairness are the engines'"}}})
 		}
 	}
 	return out

@@ -149,3 +149,60 @@ func TestDeadBackendRouterDownIsNotItsWord(t *testing.T) {
 		t.Fatalf("a down router's stale word read as traffic: %v", first)
 	}
 }
+
+// dynamoFrontend is a Dynamo frontend with --router-queue-threshold: its
+// own queue of prefill requests not yet sent to any worker.
+func dynamoFrontend(pending float64) Endpoint {
+	return ep(func(e *Endpoint) {
+		e.URL, e.Scrape.Endpoint = "http://frontend:8000", "http://frontend:8000"
+		e.Scrape.ErrKind, e.Scrape.Err = model.ErrNotFound, "http://frontend:8000/metrics is a NVIDIA Dynamo frontend (router), not an engine"
+		e.Identity.Layer = "NVIDIA Dynamo frontend (router)"
+		e.Identity.RouterQueue = []model.RouterQueued{{WorkerType: "prefill", Pending: pending}}
+		e.State = model.State{}
+	})
+}
+
+// The frontend holds 12 prefill requests in its own queue (its threshold
+// reads the workers as busy) while both prefill workers have empty queues
+// and KV at 30 %: the router is the bottleneck, after the router/engine
+// lag (not before 20 s). A 10 s burst of the same is not; nor is a queue
+// in the router while the engines' own queues are full too.
+func TestRouterBottleneck(t *testing.T) {
+	up := func(int, string) bool { return true }
+	pool := func(waiting, kv float64) []Endpoint {
+		return []Endpoint{member("http://p0:8000", model.RolePrefill, 6, waiting, kv), member("http://p1:8000", model.RolePrefill, 5, waiting, kv),
+			member("http://d0:8000", model.RoleDecode, 40, 9, 0.95)}
+	}
+	first, rep := routerWatch(t, time.Minute, func(int) []Endpoint { return append(pool(0, 0.3), dynamoFrontend(12)) }, up)
+	s, ok := first["router_bottleneck"]
+	if !ok || s < 20 || s > 30 {
+		t.Fatalf("router_bottleneck first at %d (%v), want 20..30 s", s, ok)
+	}
+	f := open(rep, "router_bottleneck")
+	if f == nil || !strings.Contains(f.Title, "12 requests wait in the router") || !strings.Contains(f.Title, "2 prefill engines") ||
+		!hasEvidence(f, "http://p1:8000: 0 waiting") || hasEvidence(f, "d0") || !hasAction(f, "--router-queue-threshold") {
+		t.Fatalf("finding %+v", f)
+	}
+	first, _ = routerWatch(t, time.Minute, func(s int) []Endpoint {
+		if s < 10 {
+			return append(pool(0, 0.3), dynamoFrontend(12))
+		}
+		return append(pool(0, 0.3), dynamoFrontend(0))
+	}, up)
+	if _, ok := first["router_bottleneck"]; ok {
+		t.Errorf("a 10 s burst in the router's queue read as a bottleneck")
+	}
+	first, _ = routerWatch(t, time.Minute, func(int) []Endpoint { return append(pool(7, 0.97), dynamoFrontend(12)) }, up)
+	if _, ok := first["router_bottleneck"]; ok {
+		t.Errorf("a router queue with the engines full read as the router's bottleneck")
+	}
+}
+
+// A router queue with no engine of its worker type watched is not
+// checked, and says why.
+func TestRouterBottleneckNoEngines(t *testing.T) {
+	rep := NewDiagnoser(DefaultConfig()).Update(input(dynamoFrontend(12)))
+	if byID(rep, "router_bottleneck") != nil || !strings.Contains(strings.Join(rep.Missing, " "), "whether they have room is not checked") {
+		t.Fatalf("findings %v missing %v", ids(rep.Findings), rep.Missing)
+	}
+}

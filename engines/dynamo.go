@@ -38,4 +38,9 @@ const DynamoWorkerType = "worker_type"
 const (
 	DynamoInflight = "dynamo_frontend_inflight_requests"
 	DynamoQueued   = "dynamo_frontend_queued_requests"
+	// DynamoRouterPending is the requests the frontend's router holds
+	// before dispatching any ({worker_type}; registered only with
+	// --router-queue-threshold). Above zero while the workers' own queues
+	// are empty is the threshold's back-pressure, by design.
+	DynamoRouterPending = "dynamo_frontend_router_queue_pending_requests"
 )

@@ -26,3 +26,7 @@ const KVTransferCheck = "the KV transfer path between prefill and decode (NIXL: 
 // RouteDeadBackend is where a router's backends are listed and checked.
 const RouteDeadBackend = "the router's backends (production-stack: --static-backends or its service discovery, and its health checks; " +
 	"a session or prefix affinity keeps sending to a backend until it is removed)"
+
+// RouteQueueThreshold is the knob that makes a router hold requests back.
+const RouteQueueThreshold = "the router's queue threshold (Dynamo: --router-queue-threshold; its pending queue is " +
+	DynamoRouterPending + ")"

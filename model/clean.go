@@ -65,6 +65,14 @@ func CleanIdentity(id Identity) Identity {
 		}
 		id.Backends = bs
 	}
+	if len(id.RouterQueue) > 0 {
+		qs := make([]RouterQueued, len(id.RouterQueue))
+		for i, q := range id.RouterQueue {
+			q.WorkerType = Clean(q.WorkerType)
+			qs[i] = q
+		}
+		id.RouterQueue = qs
+	}
 	if len(id.Models) > 0 {
 		ms := make([]ModelInfo, len(id.Models))
 		for i, m := range id.Models {

@@ -152,6 +152,17 @@ type Identity struct {
 	// it exposes one (the production-stack router's per-server gauges);
 	// nil when it does not.
 	Backends []Backend `json:"backends,omitempty"`
+	// RouterQueue is the requests a router holds in its own queue before
+	// sending them to any engine, by the worker type it says (Dynamo's
+	// frontend with --router-queue-threshold); nil when it serves none.
+	RouterQueue []RouterQueued `json:"router_queue,omitempty"`
+}
+
+// RouterQueued is one of a router's own queues: the requests it holds
+// for a worker type ("prefill", "decode"; "" when it does not say).
+type RouterQueued struct {
+	WorkerType string  `json:"worker_type,omitempty"`
+	Pending    float64 `json:"pending"`
 }
 
 // Backend is what a router reports of one engine behind it. Each figure

@@ -183,7 +183,7 @@ func (s *session) layerAt(ctx context.Context, now time.Time, id *model.Identity
 		return nil
 	}
 	if r := classifyRole(fams); r.Role != engines.RoleEngine {
-		id.Layer, id.LayerDetail, id.Backends = r.Layer.What(), layerDetail(r), layerBackends(r)
+		id.Layer, id.LayerDetail, id.Backends, id.RouterQueue = r.Layer.What(), layerDetail(r), layerBackends(r), routerQueue(r)
 		return layerError(s.cfg.URL+path, r)
 	}
 	return nil
@@ -333,5 +333,26 @@ func layerBackends(r role) []model.Backend {
 	for _, s := range order {
 		out = append(out, *by[s])
 	}
+	return out
+}
+
+// routerQueue is a router's own queue by worker type: Dynamo's frontend
+// serves dynamo_frontend_router_queue_pending_requests{worker_type} only
+// with --router-queue-threshold (nil when it does not).
+func routerQueue(r role) []model.RouterQueued {
+	if r.Layer != &engines.DynamoFrontend {
+		return nil
+	}
+	fam, ok := r.Counted[engines.DynamoRouterPending]
+	if !ok {
+		return nil
+	}
+	var out []model.RouterQueued
+	for _, m := range fam.GetMetric() {
+		if v := scalar(m); finite(v) {
+			out = append(out, model.RouterQueued{WorkerType: label(m, engines.DynamoWorkerType), Pending: v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].WorkerType < out[j].WorkerType })
 	return out
 }

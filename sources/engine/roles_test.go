@@ -284,3 +284,25 @@ func TestEngineCapturesStayEngines(t *testing.T) {
 		}
 	}
 }
+
+// Dynamo's frontend serves its router's own queue only with
+// --router-queue-threshold (its docs' table, SERVING-LAYERS.md §5.1): the
+// real capture has none, so none is read; with the gauge added in the
+// docs' shape, it is read by worker type for the routing rules.
+func TestDynamoFrontendRouterQueue(t *testing.T) {
+	body := routerFile(t, "dynamo-frontend-aiperf.txt")
+	if q := routerQueue(classifyRole(mustParse(t, body))); q != nil {
+		t.Errorf("queue read from a capture without it: %+v", q)
+	}
+	body = append(append([]byte{}, body...), []byte(`# HELP dynamo_frontend_router_queue_pending_requests Requests pending in the router scheduler queue
+# TYPE dynamo_frontend_router_queue_pending_requests gauge
+dynamo_frontend_router_queue_pending_requests{worker_type="prefill"} 12
+dynamo_frontend_router_queue_pending_requests{worker_type="decode"} 0
+`)...)
+	sc := ScrapeOnce(context.Background(), Config{URL: serveLayer(t, body, "").URL})
+	checkLayerScrape(t, sc, &engines.DynamoFrontend)
+	q := sc.Identity.RouterQueue
+	if len(q) != 2 || q[0] != (model.RouterQueued{WorkerType: "decode"}) || q[1] != (model.RouterQueued{WorkerType: "prefill", Pending: 12}) {
+		t.Errorf("queue %+v", q)
+	}
+}
