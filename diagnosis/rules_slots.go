@@ -27,7 +27,13 @@ func ruleConcurrencyCap(e *env) []Finding {
 		if !waiting.OK || (st.Deferred.OK && st.Deferred.V > waiting.V) {
 			waiting = st.Deferred
 		}
-		if !st.Running.OK || !waiting.OK || waiting.V <= 0 {
+		if !st.Running.OK || !waiting.OK {
+			// passing here claimed "running below the cap while requests
+			// wait" of an engine that says neither (Ollama)
+			e.lack(ep, "the concurrency cap (running or waiting requests not exposed)")
+			continue
+		}
+		if waiting.V <= 0 {
 			continue
 		}
 		limit, ok := currentCap(ep)

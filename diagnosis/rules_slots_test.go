@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -149,5 +150,25 @@ func TestConcurrencyCapHolds(t *testing.T) {
 	}
 	if open(lastTrue+cfg.Clear, 0) {
 		t.Errorf("still open %v after the condition last held", cfg.Clear)
+	}
+}
+
+// An engine that exposes neither running nor waiting requests (Ollama) is
+// not "checked" for the concurrency cap: diagnose listed "running requests
+// below the concurrency cap while requests wait" among what it checked,
+// beside "waiting requests (not exposed)".
+func TestConcurrencyCapNotCheckedWithoutQueues(t *testing.T) {
+	in := input(ep(func(e *Endpoint) {
+		e.Identity = model.Identity{Engine: model.Ollama, Version: "0.17.4", Health: model.HealthUp, Models: []model.ModelInfo{{ID: "m"}}}
+		e.State.Running, e.State.Waiting = model.None, model.None
+	}))
+	rep := Evaluate(in, DefaultConfig())
+	for _, c := range rep.Checked {
+		if strings.Contains(c, "concurrency cap") {
+			t.Errorf("checked %q without running or waiting", c)
+		}
+	}
+	if !strings.Contains(strings.Join(rep.Missing, "\n"), "concurrency cap") {
+		t.Errorf("missing %q lacks the concurrency cap", rep.Missing)
 	}
 }
