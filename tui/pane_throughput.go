@@ -48,8 +48,13 @@ func (throughputPane) View(d *Data, w, h int) string {
 		spec = " · spec-decode accept " + fmtPct(st.SpecAccept)
 	}
 	over := fmt.Sprintf(" · rates over %s%s", fmtDur(st.RateWindow), windowEnd(d))
-	if st.RateWindow <= 0 && d.Fresh().FromLog {
+	switch {
+	case st.RateWindow <= 0 && d.Fresh().FromLog:
 		over = " · the engine's own averages (log)"
+	case st.RateWindow <= 0:
+		// no counter moved into a rate yet (Ollama exposes none): "rates
+		// over 0s" read as a window of nothing
+		over = " · no rates yet"
 	}
 	out = append(out, errs+s.Faint.Render(over)+spec+s.Faint.Render(engineOwn(st)))
 	finish := finishMix(s, st, d.Core.Config())
