@@ -159,7 +159,11 @@ func hostLines(r *model.HostReading, w int) (out []string, labels int, group []i
 			}
 			busiest = model.Clean(t.Name) + " " + fmtPct(want)
 		}
-		row := fmt.Sprintf("%s%-7d %5s %7s %4d  %s", mark, p.PID, fmtNum(p.CPU), fmtBytes(p.RSS), p.Threads, busiest)
+		cores := missing
+		if p.CPU.OK {
+			cores = fmt.Sprintf("%.2f", p.CPU.V) // one precision down the column: 0 beside 0.00 read as two kinds of nothing
+		}
+		row := fmt.Sprintf("%s%-7d %5s %7s %4d  %s", mark, p.PID, cores, fmtBytes(p.RSS), p.Threads, busiest)
 		if name := model.Clean(p.Name); name != "" {
 			row += "  (" + name + ")"
 		}

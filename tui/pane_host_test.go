@@ -115,4 +115,11 @@ func TestHostProcessCPUSaysCores(t *testing.T) {
 	if !strings.Contains(row, " 1.02 ") {
 		t.Errorf("row %q lacks 1.02 cores", row)
 	}
+	// an idle process reads 0.00 like its neighbours, not 0
+	r.Procs[1].CPU = model.Some(0)
+	for _, l := range HostLines(&r, 120) {
+		if strings.HasPrefix(l, " 4790") && !strings.Contains(l, " 0.00 ") {
+			t.Errorf("idle process row %q, want 0.00 cores", l)
+		}
+	}
 }
