@@ -65,6 +65,14 @@ func CleanIdentity(id Identity) Identity {
 		}
 		id.Backends = bs
 	}
+	if len(id.Tenants) > 0 {
+		ts := make([]Tenant, len(id.Tenants))
+		for i, t := range id.Tenants {
+			t.Kind, t.Name = Clean(t.Kind), RedactText(t.Name)
+			ts[i] = t
+		}
+		id.Tenants = ts
+	}
 	if len(id.RouterQueue) > 0 {
 		qs := make([]RouterQueued, len(id.RouterQueue))
 		for i, q := range id.RouterQueue {

@@ -156,6 +156,22 @@ type Identity struct {
 	// sending them to any engine, by the worker type it says (Dynamo's
 	// frontend with --router-queue-threshold); nil when it serves none.
 	RouterQueue []RouterQueued `json:"router_queue,omitempty"`
+	// Tenants are a proxy's own figures per tenant (LiteLLM's team, key or
+	// user labels), counted since the proxy started; nil where the layer
+	// labels no request by tenant ("no tenant source").
+	Tenants []Tenant `json:"tenants,omitempty"`
+}
+
+// Tenant is one tenant's counts at a proxy, since it started. Kind says
+// what names it ("team", "key", "user", "key hash"); TokensOK is false
+// when the proxy counts no tokens by tenant.
+type Tenant struct {
+	Kind     string  `json:"kind"`
+	Name     string  `json:"name"`
+	Requests float64 `json:"requests"`
+	Failed   float64 `json:"failed"`
+	Tokens   float64 `json:"tokens"`
+	TokensOK bool    `json:"tokens_ok,omitempty"`
 }
 
 // RouterQueued is one of a router's own queues: the requests it holds

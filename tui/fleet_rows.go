@@ -31,6 +31,7 @@ type fleetRow struct {
 	reqs          model.Opt
 	young         bool
 	detail        string // a router's word on its engines (Identity.LayerDetail)
+	tenants       bool   // the layer counts requests by tenant (Identity.Tenants)
 	text          string // lower-case text the filter searches
 	cells         [fleetCols]string
 	formatted     bool
@@ -140,6 +141,7 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) f
 			r.modelName = r.layer[:i]
 		}
 		r.detail = model.Clean(e.Identity.LayerDetail)
+		r.tenants = len(e.Identity.Tenants) > 0
 		r.finding = r.detail // in the finding's column unless a finding is on it
 	}
 	if i >= 0 && r.state != "gone" {

@@ -93,12 +93,20 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 		run, wait, kv, ttft = append(run, r.running), append(wait, r.waiting), append(kv, r.kv), append(ttft, r.ttft)
 	}
 	if key == "0" {
+		// Tenants only where a layer counts them (LiteLLM's team, key or
+		// user labels): never a guess from anything else.
+		tenants := " · no tenant source"
+		for _, r := range rows {
+			if r.tenants || strings.Contains(r.detail, "tenant source") {
+				tenants = ""
+			}
+		}
 		if n == 1 && rows[0].detail != "" {
 			// What the one router says of its engines, beside what the
 			// engines say in the pools below.
-			return fmt.Sprintf("▸ %s · %s (not judged yet)", name, rows[0].detail)
+			return fmt.Sprintf("▸ %s · %s (not judged yet)%s", name, rows[0].detail, tenants)
 		}
-		return fmt.Sprintf("▸ %s · %d · in front of the pools below (not judged yet)", name, n)
+		return fmt.Sprintf("▸ %s · %d · in front of the pools below (not judged yet)%s", name, n, tenants)
 	}
 	parts := []string{fmt.Sprintf("▸ %s · %d/%d serving", name, serving, n)}
 	if strings.HasSuffix(name, "· "+string(model.RoleDecode)) {

@@ -102,3 +102,32 @@ func TestRouterBadgeIsRouterNotDegraded(t *testing.T) {
 		t.Errorf("the router's badge, want ROUTER:\n%s", v)
 	}
 }
+
+// Tenants are said only where a layer counts them: the routed fleet's
+// production-stack router labels no request by tenant ("no tenant
+// source"); a LiteLLM proxy in front that does shows its tenants instead.
+func TestFleetTenantsOnlyFromASource(t *testing.T) {
+	m := routedModel()
+	m.Update(tickMsg(t0.Add(63 * time.Second)))
+	if v := screen(t, m, 160, 40); !strings.Contains(v, "no tenant source") {
+		t.Errorf("a router without tenant labels does not say so:\n%s", v)
+	}
+	withProxy := func(tm time.Time, origins bool) []model.Input {
+		out := routedMsgs(tm, origins)
+		for i, in := range out {
+			if sc, ok := in.(model.Scrape); ok && sc.Endpoint == "http://10.0.9.1:8001" {
+				sc.Identity = model.Identity{Layer: "LiteLLM proxy (proxy)", LayerDetail: "by team since start: search 42 req (2 failed), 12000 tok",
+					Tenants: []model.Tenant{{Kind: "team", Name: "search", Requests: 42, Failed: 2, Tokens: 12000, TokensOK: true}}}
+				sc.Err = "http://10.0.9.1:8001 is a LiteLLM proxy (proxy), not an engine"
+				out[i] = sc
+			}
+		}
+		return out
+	}
+	m = fleetAfterMinute(withProxy)
+	m.Update(tickMsg(t0.Add(63 * time.Second)))
+	v := screen(t, m, 160, 40)
+	if !strings.Contains(v, "by team since start: search 42 req (2 failed)") || strings.Contains(v, "no tenant source") {
+		t.Errorf("the proxy's tenants, and no 'no tenant source':\n%s", v)
+	}
+}

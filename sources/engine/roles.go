@@ -183,7 +183,7 @@ func (s *session) layerAt(ctx context.Context, now time.Time, id *model.Identity
 		return nil
 	}
 	if r := classifyRole(fams); r.Role != engines.RoleEngine {
-		id.Layer, id.LayerDetail, id.Backends, id.RouterQueue = r.Layer.What(), layerDetail(r), layerBackends(r), routerQueue(r)
+		id.Layer, id.LayerDetail, id.Backends, id.RouterQueue, id.Tenants = r.Layer.What(), layerDetail(r), layerBackends(r), routerQueue(r), tenants(r)
 		return layerError(s.cfg.URL+path, r)
 	}
 	return nil
@@ -260,6 +260,9 @@ func pdRole(f families) (model.PDRole, string) {
 // reads it: the production-stack router's servers, how many it counts
 // healthy, and the requests it counts running on them ("" for the others).
 func layerDetail(r role) string {
+	if r.Layer == &engines.LiteLLM {
+		return tenantDetail(tenants(r))
+	}
 	if r.Layer != &engines.ProdStackRouter {
 		return ""
 	}

@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llmtop/llmtop/engines"
+	"github.com/llmtop/llmtop/model"
+)
+
+// tenants are a LiteLLM proxy's requests, failures and tokens per tenant,
+// since it started, named by the first of its tenant labels that has a
+// value on any request series (nil for the other layers, and for a proxy
+// whose requests carry none: then there is no tenant source).
+func tenants(r role) []model.Tenant {
+	if r.Layer != &engines.LiteLLM {
+		return nil
+	}
+	if _, ok := r.Counted[engines.LiteLLMRequests]; !ok {
+		return nil
+	}
+	for _, tl := range engines.LiteLLMTenantLabels {
+		name := func(m *dto.Metric) string {
+			if tl.Alias != "" {
+				if a := label(m, tl.Alias); a != "" && a != engines.LiteLLMNone {
+					return a
+				}
+			}
+			if v := label(m, tl.Label); v != "" && v != engines.LiteLLMNone {
+				return v
+			}
+			return ""
+		}
+		by := map[string]*model.Tenant{}
+		add := func(fam string, set func(t *model.Tenant, v float64)) {
+			f, ok := r.Counted[fam]
+			if !ok {
+				return
+			}
+			for _, m := range f.GetMetric() {
+				n, v := name(m), scalar(m)
+				if n == "" || !finite(v) {
+					continue
+				}
+				if tl.Kind == "key hash" && len(n) > 12 {
+					n = n[:12] + "…" // a hash, shortened: enough to tell keys apart
+				}
+				t := by[n]
+				if t == nil {
+					t = &model.Tenant{Kind: tl.Kind, Name: n}
+					by[n] = t
+				}
+				set(t, v)
+			}
+		}
+		add(engines.LiteLLMRequests, func(t *model.Tenant, v float64) { t.Requests += v })
+		if len(by) == 0 {
+			continue
+		}
+		add(engines.LiteLLMFailed, func(t *model.Tenant, v float64) { t.Failed += v })
+		add(engines.LiteLLMTokens, func(t *model.Tenant, v float64) { t.Tokens += v; t.TokensOK = true })
+		out := make([]model.Tenant, 0, len(by))
+		for _, t := range by {
+			out = append(out, *t)
+		}
+		sort.Slice(out, func(i, j int) bool {
+			if out[i].Requests != out[j].Requests {
+				return out[i].Requests > out[j].Requests
+			}
+			return out[i].Name < out[j].Name
+		})
+		return out
+	}
+	return nil
+}
+
+// tenantDetail says a proxy's tenants in a line: the three busiest, and
+// how many more; "no tenant source" when its requests name none.
+func tenantDetail(ts []model.Tenant) string {
+	if len(ts) == 0 {
+		return "no tenant source (its requests carry no team, key or user label)"
+	}
+	var parts []string
+	for i, t := range ts {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("%d more", len(ts)-3))
+			break
+		}
+		p := fmt.Sprintf("%s %.0f req", t.Name, t.Requests)
+		if t.Failed > 0 {
+			p += fmt.Sprintf(" (%.0f failed)", t.Failed)
+		}
+		if t.TokensOK {
+			p += fmt.Sprintf(", %.0f tok", t.Tokens)
+		}
+		parts = append(parts, p)
+	}
+	return "by " + ts[0].Kind + " since start: " + strings.Join(parts, "; ")
+}

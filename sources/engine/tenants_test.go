@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/llmtop/llmtop/engines"
+	"github.com/llmtop/llmtop/model"
+)
+
+// The lines LiteLLM's own end-to-end test asserts a proxy serves after one
+// failed request with the master key (testdata/routers): a proxy, never an
+// engine; no team and no key alias ("None"), so its tenant is the user
+// LiteLLM names, default_user_id: 1 request, 1 failed; no tokens counted.
+func TestLiteLLMTenantsFromItsOwnTestLines(t *testing.T) {
+	body := routerFile(t, "litellm-otel-tests-lines.txt")
+	sc := ScrapeOnce(context.Background(), Config{URL: serveLayer(t, body, "").URL})
+	checkLayerScrape(t, sc, &engines.LiteLLM)
+	ts := sc.Identity.Tenants
+	want := model.Tenant{Kind: "user", Name: "default_user_id", Requests: 1, Failed: 1}
+	if len(ts) != 1 || ts[0] != want {
+		t.Fatalf("tenants %+v, want %+v", ts, want)
+	}
+	if d := sc.Identity.LayerDetail; d != "by user since start: default_user_id 1 req (1 failed)" {
+		t.Errorf("detail %q", d)
+	}
+}
+
+// Teams win over keys and users, named by their alias where they have one
+// (the label sets as LiteLLM writes them; two teams and the master key's
+// unteamed requests, which name no team and are left out of the team
+// view); a proxy whose requests carry no tenant label says "no tenant
+// source" and lists none.
+func TestLiteLLMTenantsByTeam(t *testing.T) {
+	body := []byte(`# TYPE litellm_proxy_total_requests_metric_total counter
+litellm_proxy_total_requests_metric_total{api_key_alias="None",hashed_api_key="aa",requested_model="m",status_code="200",team="t-1",team_alias="search",user="u1"} 40
+litellm_proxy_total_requests_metric_total{api_key_alias="None",hashed_api_key="aa",requested_model="m",status_code="500",team="t-1",team_alias="search",user="u1"} 2
+litellm_proxy_total_requests_metric_total{api_key_alias="None",hashed_api_key="bb",requested_model="m",status_code="200",team="t-2",team_alias="None",user="u2"} 7
+litellm_proxy_total_requests_metric_total{api_key_alias="None",hashed_api_key="cc",requested_model="m",status_code="200",team="None",team_alias="None",user="default_user_id"} 3
+# TYPE litellm_proxy_failed_requests_metric_total counter
+litellm_proxy_failed_requests_metric_total{api_key_alias="None",exception_status="500",hashed_api_key="aa",requested_model="m",team="t-1",team_alias="search",user="u1"} 2
+# TYPE litellm_total_tokens_metric_total counter
+litellm_total_tokens_metric_total{api_key_alias="None",hashed_api_key="aa",model="m",team="t-1",team_alias="search",user="u1"} 12000
+litellm_total_tokens_metric_total{api_key_alias="None",hashed_api_key="bb",model="m",team="t-2",team_alias="None",user="u2"} 900
+`)
+	r := classifyRole(mustParse(t, body))
+	ts := tenants(r)
+	want := []model.Tenant{
+		{Kind: "team", Name: "search", Requests: 42, Failed: 2, Tokens: 12000, TokensOK: true},
+		{Kind: "team", Name: "t-2", Requests: 7, Tokens: 900, TokensOK: true},
+	}
+	if len(ts) != len(want) || ts[0] != want[0] || ts[1] != want[1] {
+		t.Fatalf("tenants %+v, want %+v", ts, want)
+	}
+	if d := layerDetail(r); d != "by team since start: search 42 req (2 failed), 12000 tok; t-2 7 req, 900 tok" {
+		t.Errorf("detail %q", d)
+	}
+	bare := []byte(`# TYPE litellm_proxy_total_requests_metric_total counter
+litellm_proxy_total_requests_metric_total{requested_model="m",status_code="200"} 10
+`)
+	r = classifyRole(mustParse(t, bare))
+	if ts := tenants(r); ts != nil {
+		t.Errorf("tenants from no tenant label: %+v", ts)
+	}
+	if d := layerDetail(r); !strings.HasPrefix(d, "no tenant source") {
+		t.Errorf("detail %q", d)
+	}
+}
