@@ -26,15 +26,21 @@ func (*explainOverlay) Keys() []key.Binding {
 }
 
 func (o *explainOverlay) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
+	return scrollKey(msg, d, &o.top), nil
+}
+
+// scrollKey moves *top a line down or up on the scroll keys; false for
+// any other key.
+func scrollKey(msg tea.KeyPressMsg, d *Data, top *int) bool {
 	switch {
 	case key.Matches(msg, d.Keys.Down):
-		o.top++
+		*top++
 	case key.Matches(msg, d.Keys.Up):
-		o.top = max(0, o.top-1)
+		*top = max(0, *top-1)
 	default:
-		return false, nil
+		return false
 	}
-	return true, nil
+	return true
 }
 
 func (o *explainOverlay) View(d *Data, w, h int) string {

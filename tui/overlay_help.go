@@ -21,15 +21,7 @@ type helpOverlay struct{ top int }
 func (*helpOverlay) Title() string       { return "Help" }
 func (*helpOverlay) Keys() []key.Binding { return scrollKeys("scroll") }
 func (o *helpOverlay) HandleKey(msg tea.KeyPressMsg, d *Data) (bool, tea.Cmd) {
-	switch {
-	case key.Matches(msg, d.Keys.Down):
-		o.top++
-	case key.Matches(msg, d.Keys.Up):
-		o.top = max(0, o.top-1)
-	default:
-		return false, nil
-	}
-	return true, nil
+	return scrollKey(msg, d, &o.top), nil
 }
 
 func (o *helpOverlay) View(d *Data, w, h int) string {
