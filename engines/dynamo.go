@@ -10,6 +10,7 @@ var DynamoFrontend = Layer{
 	Prefixes:    []string{"dynamo_frontend_", "dynamo_router_"}, // the KV router's overhead, in the frontend's process
 	Ports:       []int{8000},
 	MetricsPath: "/metrics",
+	TTFT:        []string{"dynamo_frontend_time_to_first_token_seconds"},
 	Source:      "github.com/ai-dynamo/dynamo lib/runtime/src/metrics/prometheus_names.rs @04070c75",
 	Reads:       NotJudged,
 }

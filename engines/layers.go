@@ -60,6 +60,9 @@ type Layer struct {
 	// Ports and MetricsPath are where it serves its metrics by default.
 	Ports       []int
 	MetricsPath string
+	// TTFT are the histograms of the layer's own end-to-end time to first
+	// token (the user's, across prefill and decode), first found read.
+	TTFT []string
 	// Source is where the names were read (repository, file, commit).
 	Source string
 	// Reads says what llmtop reads of it today.

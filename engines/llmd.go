@@ -31,6 +31,7 @@ var EndpointPicker = Layer{
 	MetricsPath: "/metrics",
 	Source:      "github.com/llm-d/llm-d-router docs/metrics.md @ebab6879; kubernetes-sigs/gateway-api-inference-extension pkg/epp/metrics/metrics.go @1748e829",
 	Reads:       "pool: ready endpoints, average KV use and queue, per-endpoint queue",
+	TTFT:        []string{"llm_d_epp_request_ttft_seconds"},
 }
 
 // Endpoint picker pool gauges, current names (the deprecated twins are the

@@ -13,6 +13,7 @@ var ModelGateway = Layer{
 	Prefixes:    []string{"smg_", "sgl_router_"},
 	Ports:       []int{29000},
 	MetricsPath: "/metrics",
+	TTFT:        []string{"smg_router_ttft_seconds", "sgl_router_ttft_seconds"},
 	Source:      "github.com/sgl-project/sglang sgl-model-gateway/src/observability/metrics.rs, metrics_aggregator.rs @d315eb72",
 	Reads:       NotJudged,
 }

@@ -264,7 +264,7 @@ func layerDetail(r role) string {
 		return tenantDetail(tenants(r))
 	}
 	if r.Layer != &engines.ProdStackRouter {
-		return ""
+		return routerTTFT(r)
 	}
 	servers := map[string]bool{}
 	healthy, running := 0, 0.0
@@ -358,4 +358,37 @@ func routerQueue(r role) []model.RouterQueued {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].WorkerType < out[j].WorkerType })
 	return out
+}
+
+// routerTTFT is a router's own end-to-end time to first token, the mean
+// over every request it counted since it started (its histogram's sum over
+// its count, all series): what the user waits across prefill and decode,
+// beside each instance's own TTFT. "" when it serves none or counted none.
+func routerTTFT(r role) string {
+	for _, name := range r.Layer.TTFT {
+		fam, ok := r.Counted[name]
+		if !ok {
+			continue
+		}
+		var sum, n float64
+		for _, m := range fam.GetMetric() {
+			if h := m.GetHistogram(); h != nil && finite(h.GetSampleSum()) {
+				sum += h.GetSampleSum()
+				n += float64(h.GetSampleCount())
+			}
+		}
+		if n == 0 {
+			return ""
+		}
+		return fmt.Sprintf("end-to-end TTFT mean %s over %.0f requests since start", fmtSeconds(sum/n), n)
+	}
+	return ""
+}
+
+// fmtSeconds writes a latency in ms under a second, in s above.
+func fmtSeconds(s float64) string {
+	if s < 1 {
+		return fmt.Sprintf("%.0f ms", s*1000)
+	}
+	return fmt.Sprintf("%.2f s", s)
 }

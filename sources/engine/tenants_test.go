@@ -67,3 +67,44 @@ litellm_proxy_total_requests_metric_total{requested_model="m",status_code="200"}
 		t.Errorf("detail %q", d)
 	}
 }
+
+// A router's own end-to-end TTFT, beside each instance's in the fleet: the
+// mean of its histogram since start. Dynamo's frontend: the real capture
+// (testdata/routers) has no TTFT histogram, so nothing is said; with one
+// in the shape Dynamo writes (two models), 3200+1800 s over 10000+5000
+// requests is 333 ms. The picker's twins count once: the deprecated GIE
+// histogram beside llm_d_epp_'s is left out (else 2 s, not 1 s).
+func TestRouterEndToEndTTFT(t *testing.T) {
+	body := routerFile(t, "dynamo-frontend-aiperf.txt")
+	if d := layerDetail(classifyRole(mustParse(t, body))); d != "" {
+		t.Errorf("detail from a capture without TTFT: %q", d)
+	}
+	body = append(append([]byte{}, body...), []byte(`# TYPE dynamo_frontend_time_to_first_token_seconds histogram
+dynamo_frontend_time_to_first_token_seconds_bucket{model="a",le="+Inf"} 10000
+dynamo_frontend_time_to_first_token_seconds_sum{model="a"} 3200
+dynamo_frontend_time_to_first_token_seconds_count{model="a"} 10000
+dynamo_frontend_time_to_first_token_seconds_bucket{model="b",le="+Inf"} 5000
+dynamo_frontend_time_to_first_token_seconds_sum{model="b"} 1800
+dynamo_frontend_time_to_first_token_seconds_count{model="b"} 5000
+`)...)
+	sc := ScrapeOnce(context.Background(), Config{URL: serveLayer(t, body, "").URL})
+	if d := sc.Identity.LayerDetail; d != "end-to-end TTFT mean 333 ms over 15000 requests since start" {
+		t.Errorf("dynamo detail %q", d)
+	}
+	picker := []byte(`# TYPE llm_d_epp_request_ttft_seconds histogram
+llm_d_epp_request_ttft_seconds_bucket{model_name="m",target_model_name="m",le="+Inf"} 10
+llm_d_epp_request_ttft_seconds_sum{model_name="m",target_model_name="m"} 10
+llm_d_epp_request_ttft_seconds_count{model_name="m",target_model_name="m"} 10
+# TYPE inference_objective_request_ttft_seconds histogram
+inference_objective_request_ttft_seconds_bucket{model_name="m",target_model_name="m",le="+Inf"} 10
+inference_objective_request_ttft_seconds_sum{model_name="m",target_model_name="m"} 20
+inference_objective_request_ttft_seconds_count{model_name="m",target_model_name="m"} 10
+`)
+	r := classifyRole(mustParse(t, picker))
+	if r.Layer != &engines.EndpointPicker {
+		t.Fatalf("classified %v", r.Layer)
+	}
+	if d := layerDetail(r); d != "end-to-end TTFT mean 1.00 s over 10 requests since start" {
+		t.Errorf("picker detail %q", d)
+	}
+}
