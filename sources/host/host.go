@@ -348,9 +348,12 @@ func (r *Reader) disks(h *model.HostReading, t Target, args []string, environ []
 	}
 	for _, w := range ws {
 		free, total, err := r.statfsIn(root, w.p)
-		if err != nil {
-			// The cache directory may not exist yet: its parent's disk is where it will go.
-			free, total, err = r.statfsIn(root, path.Dir(w.p))
+		for up := w.p; err != nil && path.Dir(up) != up; {
+			// The cache directory may not exist yet (nor its parent: a
+			// fresh $HOME/.cache): the nearest that does is the disk it
+			// will go on.
+			up = path.Dir(up)
+			free, total, err = r.statfsIn(root, up)
 		}
 		if err != nil {
 			h.NotChecked = append(h.NotChecked, w.what+" disk ("+w.p+"): not checked, because "+errText(err))

@@ -241,3 +241,30 @@ func TestCgroupV1(t *testing.T) {
 		t.Fatalf("usage %d kills %d limited %v err %v", usage, kills, limited, err)
 	}
 }
+
+// A model cache that does not exist yet, nor its parent (a fresh
+// ~/.cache/huggingface/hub), is on the disk of the nearest directory that
+// does: it read "not checked, because no such file or directory".
+func TestModelCacheDiskOfNearestDirectory(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	cfg := Config{Cgroup: cgroupFS(), ProcPath: "/proc",
+		Statfs: statfsFake(map[string][2]uint64{
+			"/proc/100/root/dev/shm": {64 << 20, 64 << 20},
+			"/proc/100/root":         {7 << 30, 500 << 30},
+		}),
+	}
+	cfg.Proc = fakeProc{apiTicks: 1000, coreTicks: 500, busyRun: 1e9, idle: 1e8, cpuBusy: 1000, cpuTotal: 4000}.fs()
+	hs, _ := New(cfg).Read(t0, []Target{{Endpoint: "http://127.0.0.1:8000", PID: 100}})
+	if len(hs) != 1 {
+		t.Fatalf("readings %+v", hs)
+	}
+	found := false
+	for _, d := range hs[0].Disks {
+		if d.What == "model cache" && d.Free.OK && d.Free.V == 7<<30 {
+			found = true
+		}
+	}
+	if !found || strings.Contains(strings.Join(hs[0].NotChecked, "\n"), "model cache") {
+		t.Errorf("disks %+v, not checked %q", hs[0].Disks, hs[0].NotChecked)
+	}
+}
