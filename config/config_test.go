@@ -25,3 +25,23 @@ func TestParseWithoutTheScreen(t *testing.T) {
 		t.Errorf("a window not among %v: %v", Windows, err)
 	}
 }
+
+// The router rules' thresholds (issue 26) reach the rules from the file;
+// unset, the diagnosis defaults stay.
+func TestRouterThresholdsFromTheFile(t *testing.T) {
+	c, err := Parse("c.toml", []byte("[thresholds]\nroute_dead_qps = 0.5\nroute_router_window_s = 60\nroute_router_queue_min = 8\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DiagnosisConfig(c.Thresholds)
+	if d.RouteDeadQPS != 0.5 || d.RouteRouterWindow != time.Minute || d.RouteRouterQueueMin != 8 {
+		t.Errorf("dead qps %g, window %s, queue min %g", d.RouteDeadQPS, d.RouteRouterWindow, d.RouteRouterQueueMin)
+	}
+	c, err = Parse("c.toml", []byte("[thresholds]\nttft_p99_ms = 500\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := DiagnosisConfig(c.Thresholds); d.RouteRouterQueueMin != 4 || d.RouteRouterWindow != 30*time.Second {
+		t.Errorf("defaults lost: %+v", d)
+	}
+}

@@ -31,6 +31,10 @@ type Thresholds struct {
 	RouteFullKV   float64       // KV 0–1 at which a pool member is full
 	RouteQueueMin float64       // waiting on the busiest member before queue skew
 	KVStallShare  float64       // share 0–1 of TTFT spent in KV transfer
+	// A router's own word (dead_backend_traffic, router_bottleneck).
+	RouteDeadQPS        float64       // req/s a router sends a dead backend that is traffic
+	RouteRouterWindow   time.Duration // the router's rate window: a tripped backend's rate outlives its trip this long
+	RouteRouterQueueMin float64       // requests held in a router's own queue that make it the bottleneck
 }
 
 // DefaultThresholds: TTFT p99 200 ms, ITL p99 50 ms, KV 95 %, waiting > 0.
@@ -68,5 +72,8 @@ func DiagnosisConfig(t Thresholds) diagnosis.Config {
 	num(&c.RouteFullKV, t.RouteFullKV)
 	num(&c.RouteQueueMin, t.RouteQueueMin)
 	num(&c.KVStallShare, t.KVStallShare)
+	num(&c.RouteDeadQPS, t.RouteDeadQPS)
+	dur(&c.RouteRouterWindow, t.RouteRouterWindow)
+	num(&c.RouteRouterQueueMin, t.RouteRouterQueueMin)
 	return c
 }
