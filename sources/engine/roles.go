@@ -261,7 +261,7 @@ func pdRole(f families) (model.PDRole, string) {
 // healthy, and the requests it counts running on them ("" for the others).
 func layerDetail(r role) string {
 	if r.Layer == &engines.LiteLLM {
-		return tenantDetail(tenants(r))
+		return tenantDetail(tenantsOf(r))
 	}
 	if r.Layer != &engines.ProdStackRouter {
 		return routerTTFT(r)

@@ -16,11 +16,19 @@ import (
 // value on any request series (nil for the other layers, and for a proxy
 // whose requests carry none: then there is no tenant source).
 func tenants(r role) []model.Tenant {
+	ts, _ := tenantsOf(r)
+	return ts
+}
+
+// tenantsOf is tenants, and the requests that name none of the kind the
+// tenants are read by (the master key's, in a view by team).
+func tenantsOf(r role) ([]model.Tenant, float64) {
 	if r.Layer != &engines.LiteLLM {
-		return nil
+		return nil, 0
 	}
-	if _, ok := r.Counted[engines.LiteLLMRequests]; !ok {
-		return nil
+	reqs, ok := r.Counted[engines.LiteLLMRequests]
+	if !ok {
+		return nil, 0
 	}
 	for _, tl := range engines.LiteLLMTenantLabels {
 		name := func(m *dto.Metric) string {
@@ -56,6 +64,12 @@ func tenants(r role) []model.Tenant {
 				set(t, v)
 			}
 		}
+		unnamed := 0.0
+		for _, m := range reqs.GetMetric() {
+			if v := scalar(m); name(m) == "" && finite(v) {
+				unnamed += v
+			}
+		}
 		add(engines.LiteLLMRequests, func(t *model.Tenant, v float64) { t.Requests += v })
 		if len(by) == 0 {
 			continue
@@ -72,14 +86,14 @@ func tenants(r role) []model.Tenant {
 			}
 			return out[i].Name < out[j].Name
 		})
-		return out
+		return out, unnamed
 	}
-	return nil
+	return nil, 0
 }
 
 // tenantDetail says a proxy's tenants in a line: the three busiest, and
 // how many more; "no tenant source" when its requests name none.
-func tenantDetail(ts []model.Tenant) string {
+func tenantDetail(ts []model.Tenant, unnamed float64) string {
 	if len(ts) == 0 {
 		return "no tenant source (its requests carry no team, key or user label)"
 	}
@@ -97,6 +111,9 @@ func tenantDetail(ts []model.Tenant) string {
 			p += fmt.Sprintf(", %.0f tok", t.Tokens)
 		}
 		parts = append(parts, p)
+	}
+	if unnamed > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f req with no %s", unnamed, ts[0].Kind))
 	}
 	return "by " + ts[0].Kind + " since start: " + strings.Join(parts, "; ")
 }

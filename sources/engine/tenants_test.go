@@ -53,7 +53,7 @@ litellm_total_tokens_metric_total{api_key_alias="None",hashed_api_key="bb",model
 	if len(ts) != len(want) || ts[0] != want[0] || ts[1] != want[1] {
 		t.Fatalf("tenants %+v, want %+v", ts, want)
 	}
-	if d := layerDetail(r); d != "by team since start: search 42 req (2 failed), 12000 tok; t-2 7 req, 900 tok" {
+	if d := layerDetail(r); d != "by team since start: search 42 req (2 failed), 12000 tok; t-2 7 req, 900 tok; 3 req with no team" {
 		t.Errorf("detail %q", d)
 	}
 	bare := []byte(`# TYPE litellm_proxy_total_requests_metric_total counter
