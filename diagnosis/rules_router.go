@@ -101,12 +101,16 @@ func ruleDeadBackendTraffic(e *env) []Finding {
 			if !ok {
 				continue
 			}
-			ev := []Evidence{{Text: "router " + r.URL + ": " + traffic, Source: engines.ProdStackRunning + ", " + engines.ProdStackQPS}}
+			ev := []Evidence{{Text: "router " + r.URL + ": " + traffic, Source: b.From}}
 			var title, cause string
 			switch ep, watched := e.watchedAt(b.Server); {
+			case b.Breaker == "open":
+				title = "router sends traffic to a backend whose circuit breaker is open: " + b.Server
+				ev = append(ev, Evidence{Text: fmt.Sprintf("the router's circuit breaker for %s is open", b.Server), Source: b.From})
+				cause = "the router tripped the backend's breaker (its requests failed) yet still has requests on it: they fail or wait"
 			case b.HealthyOK && b.Healthy < 1:
 				title = "router sends traffic to a backend it counts unhealthy: " + b.Server
-				ev = append(ev, Evidence{Text: fmt.Sprintf("%s{server=%q} = %s", engines.ProdStackHealthy, b.Server, num(b.Healthy)), Source: engines.ProdStackHealthy})
+				ev = append(ev, Evidence{Text: fmt.Sprintf("the router's health gauge for %s reads %s", b.Server, num(b.Healthy)), Source: b.From})
 				cause = "the router marks the backend unhealthy yet keeps requests on it: requests sent there wait, time out or fail " +
 					"while the healthy backends have room (a session or prefix affinity that outlives health, or a health check that does not take it out)"
 			case watched && ep.isDown() && !ep.LastOK.IsZero() && now.Sub(ep.LastOK) > e.cfg.RouteLag:
@@ -114,7 +118,7 @@ func ruleDeadBackendTraffic(e *env) []Finding {
 				title = fmt.Sprintf("router still sends traffic to %s, unreachable for %s", b.Server, down)
 				ev = append(ev, Evidence{Text: fmt.Sprintf("%s: last read %s ago (%s)", ep.URL, down, ep.Scrape.Err)})
 				if b.HealthyOK {
-					ev = append(ev, Evidence{Text: fmt.Sprintf("%s{server=%q} = %s: the router counts it healthy", engines.ProdStackHealthy, b.Server, num(b.Healthy)), Source: engines.ProdStackHealthy})
+					ev = append(ev, Evidence{Text: fmt.Sprintf("the router's health gauge for %s reads %s: it counts it healthy", b.Server, num(b.Healthy)), Source: b.From})
 				}
 				cause = "the backend is down but the router has not taken it out: its requests fail or hang until the router's health check notices"
 			default:

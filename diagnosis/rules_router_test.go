@@ -22,7 +22,8 @@ func prodRouter(bs ...model.Backend) Endpoint {
 }
 
 func backend(server string, healthy, qps, running float64) model.Backend {
-	return model.Backend{Server: server, Healthy: healthy, HealthyOK: true, QPS: qps, QPSOK: true, Running: running, RunningOK: true}
+	return model.Backend{Server: server, Healthy: healthy, HealthyOK: true, QPS: qps, QPSOK: true, Running: running, RunningOK: true,
+		From: "vllm:healthy_pods_total, vllm:current_qps, vllm:num_requests_running"}
 }
 
 // routerWatch feeds the Diagnoser every 2 s for d; the router is read each
@@ -116,7 +117,7 @@ func TestTrippedBackendWindowIsNotTraffic(t *testing.T) {
 	if s, ok := first["dead_backend_traffic"]; !ok || s < 40 {
 		t.Fatalf("tripped backend with requests on it: first at %d (%v), want from 40 s", s, ok)
 	}
-	if f := open(rep, "dead_backend_traffic"); f == nil || !strings.Contains(f.Title, "counts unhealthy") || !hasEvidence(f, "healthy_pods_total") {
+	if f := open(rep, "dead_backend_traffic"); f == nil || !strings.Contains(f.Title, "counts unhealthy") || !hasEvidence(f, "health gauge for http://10.0.0.12:8000 reads 0") {
 		t.Fatalf("finding %+v", f)
 	}
 }
@@ -204,5 +205,26 @@ func TestRouterBottleneckNoEngines(t *testing.T) {
 	rep := NewDiagnoser(DefaultConfig()).Update(input(dynamoFrontend(12)))
 	if byID(rep, "router_bottleneck") != nil || !strings.Contains(strings.Join(rep.Missing, " "), "whether they have room is not checked") {
 		t.Fatalf("findings %v missing %v", ids(rep.Findings), rep.Missing)
+	}
+}
+
+// The Rust vllm-router opens a worker's circuit breaker yet keeps 2
+// requests on it (its health gauge still 1, no rate served): a tripped
+// backend still receiving traffic, after the router/engine lag.
+func TestDeadBackendBreakerOpen(t *testing.T) {
+	first, rep := routerWatch(t, 90*time.Second, func(s int) []Endpoint {
+		b := model.Backend{Server: "http://10.0.0.12:8000", Healthy: 1, HealthyOK: true, Running: 2, RunningOK: true, From: "vllm_router_cb_state"}
+		if s >= 10 {
+			b.Breaker = "open"
+		}
+		r := prodRouter(model.Backend{Server: "http://10.0.0.11:8000", Healthy: 1, HealthyOK: true, Running: 3, RunningOK: true, Breaker: "closed"}, b)
+		r.Identity.Layer = "vLLM router (Rust) (router)"
+		return []Endpoint{r, member("http://10.0.0.11:8000", "", 3, 0, 0.3), member("http://10.0.0.12:8000", "", 2, 0, 0.2)}
+	}, func(int, string) bool { return true })
+	if s, ok := first["dead_backend_traffic"]; !ok || s < 40 || s > 50 {
+		t.Fatalf("first at %d (%v), want 40..50 s", s, ok)
+	}
+	if f := open(rep, "dead_backend_traffic"); f == nil || !strings.Contains(f.Title, "circuit breaker is open: http://10.0.0.12:8000") {
+		t.Fatalf("finding %+v", f)
 	}
 }

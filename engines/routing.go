@@ -25,6 +25,7 @@ const KVTransferCheck = "the KV transfer path between prefill and decode (NIXL: 
 
 // RouteDeadBackend is where a router's backends are listed and checked.
 const RouteDeadBackend = "the router's backends (production-stack: --static-backends or its service discovery, and its health checks; " +
+	"vllm-router: its worker list and circuit-breaker settings; " +
 	"a session or prefix affinity keeps sending to a backend until it is removed)"
 
 // RouteQueueThreshold is the knob that makes a router hold requests back.

@@ -16,3 +16,13 @@ var VLLMRouter = Layer{
 	Source:      "github.com/vllm-project/router src/metrics.rs @02b9331f",
 	Reads:       NotJudged,
 }
+
+// The Rust router's per-worker gauges ({worker} = the worker's URL) the
+// dead_backend_traffic rule reads: health 1/0, requests in flight, and the
+// circuit breaker (0 closed, 1 open, 2 half-open, by its own HELP text).
+const (
+	VLLMRouterWorkerLabel = "worker"
+	VLLMRouterHealth      = "vllm_router_worker_health"
+	VLLMRouterRunning     = "vllm_router_running_requests"
+	VLLMRouterBreaker     = "vllm_router_cb_state"
+)

@@ -60,7 +60,7 @@ func CleanIdentity(id Identity) Identity {
 	if len(id.Backends) > 0 {
 		bs := make([]Backend, len(id.Backends))
 		for i, b := range id.Backends {
-			b.Server = RedactText(b.Server)
+			b.Server, b.Breaker, b.From = RedactText(b.Server), Clean(b.Breaker), Clean(b.From)
 			bs[i] = b
 		}
 		id.Backends = bs

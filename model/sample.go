@@ -196,6 +196,11 @@ type Backend struct {
 	// Running is the router's count of its requests in flight there.
 	Running   float64 `json:"running"`
 	RunningOK bool    `json:"running_ok,omitempty"`
+	// Breaker is its circuit breaker's state ("closed", "open",
+	// "half-open"; "" when the router serves none).
+	Breaker string `json:"breaker,omitempty"`
+	// From names the router's gauges these were read from.
+	From string `json:"from,omitempty"`
 }
 
 // ScrapeErrKind classifies a failed scrape so the UI and diagnosis can say

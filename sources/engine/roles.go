@@ -304,7 +304,15 @@ func layerDetail(r role) string {
 // flight, each known only where the router served its gauge (nil for the
 // other layers).
 func layerBackends(r role) []model.Backend {
-	if r.Layer != &engines.ProdStackRouter {
+	var lbl, from string
+	switch r.Layer {
+	case &engines.ProdStackRouter:
+		lbl = engines.ProdStackServerLabel
+		from = engines.ProdStackHealthy + ", " + engines.ProdStackQPS + ", " + engines.ProdStackRunning
+	case &engines.VLLMRouter:
+		lbl = engines.VLLMRouterWorkerLabel
+		from = engines.VLLMRouterHealth + ", " + engines.VLLMRouterRunning + ", " + engines.VLLMRouterBreaker
+	default:
 		return nil
 	}
 	by := map[string]*model.Backend{}
@@ -315,22 +323,37 @@ func layerBackends(r role) []model.Backend {
 			return
 		}
 		for _, m := range fam.GetMetric() {
-			s, v := label(m, engines.ProdStackServerLabel), scalar(m)
+			s, v := label(m, lbl), scalar(m)
 			if s == "" || !finite(v) {
 				continue
 			}
 			b := by[s]
 			if b == nil {
-				b = &model.Backend{Server: s}
+				b = &model.Backend{Server: s, From: from}
 				by[s] = b
 				order = append(order, s)
 			}
 			set(b, v)
 		}
 	}
-	read(engines.ProdStackHealthy, func(b *model.Backend, v float64) { b.Healthy, b.HealthyOK = v, true })
-	read(engines.ProdStackQPS, func(b *model.Backend, v float64) { b.QPS, b.QPSOK = v, true })
-	read(engines.ProdStackRunning, func(b *model.Backend, v float64) { b.Running, b.RunningOK = v, true })
+	if r.Layer == &engines.VLLMRouter {
+		read(engines.VLLMRouterHealth, func(b *model.Backend, v float64) { b.Healthy, b.HealthyOK = v, true })
+		read(engines.VLLMRouterRunning, func(b *model.Backend, v float64) { b.Running, b.RunningOK = v, true })
+		read(engines.VLLMRouterBreaker, func(b *model.Backend, v float64) {
+			switch v {
+			case 0:
+				b.Breaker = "closed"
+			case 1:
+				b.Breaker = "open"
+			case 2:
+				b.Breaker = "half-open"
+			}
+		})
+	} else {
+		read(engines.ProdStackHealthy, func(b *model.Backend, v float64) { b.Healthy, b.HealthyOK = v, true })
+		read(engines.ProdStackQPS, func(b *model.Backend, v float64) { b.QPS, b.QPSOK = v, true })
+		read(engines.ProdStackRunning, func(b *model.Backend, v float64) { b.Running, b.RunningOK = v, true })
+	}
 	sort.Strings(order)
 	out := make([]model.Backend, 0, len(order))
 	for _, s := range order {

@@ -179,6 +179,21 @@ vllm_router_request_duration_seconds_count{route="/v1/chat/completions"} 42
 	checkLayerScrape(t, ScrapeOnce(context.Background(), Config{URL: serveLayer(t, body, "").URL}), &engines.VLLMRouter)
 	// Told it is vLLM, it is still the router.
 	checkLayerScrape(t, ScrapeOnce(context.Background(), Config{URL: serveLayer(t, body, "vllm").URL, Engine: model.VLLM}), &engines.VLLMRouter)
+	// Its word on each worker, for dead_backend_traffic: .12's breaker is
+	// open with 2 requests still on it; health and in-flight read where it
+	// serves them, unknown where it does not.
+	body = append(body, []byte(`# TYPE vllm_router_worker_health gauge
+vllm_router_worker_health{worker="http://10.0.0.11:8000"} 1
+vllm_router_worker_health{worker="http://10.0.0.12:8000"} 1
+# TYPE vllm_router_running_requests gauge
+vllm_router_running_requests{worker="http://10.0.0.11:8000"} 3
+vllm_router_running_requests{worker="http://10.0.0.12:8000"} 2
+`)...)
+	bs := layerBackends(classifyRole(mustParse(t, body)))
+	if len(bs) != 2 || bs[1].Server != "http://10.0.0.12:8000" || bs[1].Breaker != "open" || bs[1].Running != 2 || !bs[1].RunningOK ||
+		bs[1].QPSOK || bs[0].Breaker != "" || bs[0].Healthy != 1 || !strings.Contains(bs[1].From, engines.VLLMRouterBreaker) {
+		t.Errorf("backends %+v", bs)
+	}
 }
 
 // The GIE endpoint picker's answer (old names only, from a real curl in

@@ -292,6 +292,7 @@ func TestProdStackRouterDetail(t *testing.T) {
 		t.Fatalf("backends %+v", bs)
 	}
 	for i := range want {
+		want[i].From = "vllm:healthy_pods_total, vllm:current_qps, vllm:num_requests_running"
 		if bs[i] != want[i] {
 			t.Errorf("backend %d: %+v, want %+v", i, bs[i], want[i])
 		}
