@@ -32,6 +32,7 @@ type fleetRow struct {
 	young         bool
 	detail        string // a router's word on its engines (Identity.LayerDetail)
 	tenants       bool   // the layer counts requests by tenant (Identity.Tenants)
+	judged        bool   // the routing rules read its word (Backends, RouterQueue)
 	text          string // lower-case text the filter searches
 	cells         [fleetCols]string
 	formatted     bool
@@ -142,6 +143,7 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) f
 		}
 		r.detail = model.Clean(e.Identity.LayerDetail)
 		r.tenants = len(e.Identity.Tenants) > 0
+		r.judged = len(e.Identity.Backends) > 0 || len(e.Identity.RouterQueue) > 0
 		r.finding = r.detail // in the finding's column unless a finding is on it
 	}
 	if i >= 0 && r.state != "gone" {

@@ -103,8 +103,13 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 		}
 		if n == 1 && rows[0].detail != "" {
 			// What the one router says of its engines, beside what the
-			// engines say in the pools below.
-			return fmt.Sprintf("▸ %s · %s (not judged yet)%s", name, rows[0].detail, tenants)
+			// engines say in the pools below; judged where the routing
+			// rules read its word (dead_backend_traffic, router_bottleneck).
+			judged := " (not judged yet)"
+			if rows[0].judged {
+				judged = ""
+			}
+			return fmt.Sprintf("▸ %s · %s%s%s", name, rows[0].detail, judged, tenants)
 		}
 		return fmt.Sprintf("▸ %s · %d · in front of the pools below (not judged yet)%s", name, n, tenants)
 	}
