@@ -103,8 +103,11 @@ func ruleEvents(e *env) []Finding {
 		if !back.IsZero() && back.After(x.Time) {
 			sev = model.SevWarn
 			ev = append(ev, Evidence{Text: "serving again since " + back.Format("15:04:05"), Source: "scrape " + ep.URL})
-			if e.in.Time.Sub(back) >= recoveredAfter && !ep.isDown() && ep.State.Samples > 0 {
-				sev = model.SevInfo // serving for a while since: history, not news
+			if e.in.Time.Sub(back) >= recoveredAfter {
+				// Serving for a while since: history, not news, also when
+				// the engine is down again a moment later (its run not yet
+				// ended; when it ends, so does this finding).
+				sev = model.SevInfo
 			}
 		}
 		title := r.title

@@ -282,7 +282,7 @@ func restartsFromRuns(e *env, ep Endpoint) []Finding {
 			// Serving again for a while: history, not what to look at now
 			// (the demo's next segments led with this WARN throughout).
 			f.Severity, f.Title = model.SevInfo, "engine recovered from a crash"
-			ev = append(ev, Evidence{Text: "serving again for " + dur(e.in.Time.Sub(back).Round(time.Second)), Source: "scrape " + ep.URL})
+			ev = append(ev, Evidence{Text: "served again since the restart, " + dur(e.in.Time.Sub(back).Round(time.Second)) + " ago", Source: "run ledger"})
 		}
 		f.Cause = "the engine process died and was restarted by its supervisor"
 		f.Actions = []Action{{Change: "fix what the crash line says (memory and startup findings name the flag)",
@@ -309,7 +309,11 @@ const recoveredAfter = time.Minute
 // run, ok once it has served since for recoveredAfter.
 func recovered(e *env, ep Endpoint) (time.Time, bool) {
 	n := len(ep.Runs)
-	if n == 0 || ep.isDown() || ep.State.Samples == 0 || ep.Runs[n-1].Summary.Samples == 0 {
+	// The run that began after the crash served, a minute and more ago:
+	// a later outage of its metrics or of the engine (the demo restarts it
+	// at a segment's end) is news of its own, not the crash again; and if
+	// that run ends, the restart finding ends with it.
+	if n == 0 || ep.Runs[n-1].Summary.Samples == 0 {
 		return time.Time{}, false
 	}
 	back := ep.Runs[n-1].Started
