@@ -155,14 +155,15 @@ func TestAllClearSaysWhatWasChecked(t *testing.T) {
 		t.Fatalf("checked only %v", rep.Checked)
 	}
 	// Only benchmark, replicas, host readings, a router's word on its
-	// backends and the behaviour probe are absent, and what the weights and number-format checks read: no load
-	// line, no model files, no compute capability, no dtype (an input
-	// missing is not checked, never "checked").
-	if len(rep.Missing) != 7 {
+	// backends and the behaviour probe are absent, and what the weights,
+	// number-format and speculative-decoding checks read: no load line, no
+	// model files, no compute capability, no dtype, no speculation (an
+	// input missing is not checked, never "checked").
+	if len(rep.Missing) != 9 {
 		t.Fatalf("missing %v", rep.Missing)
 	}
 	for _, c := range rep.Checked {
-		if strings.Contains(c, "weights") || strings.Contains(c, "number formats") {
+		if strings.Contains(c, "weights") || strings.Contains(c, "number formats") || strings.Contains(c, "speculative") {
 			t.Errorf("checked %q without its input", c)
 		}
 	}

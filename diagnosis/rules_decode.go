@@ -428,7 +428,11 @@ func ruleSpec(e *env) []Finding {
 				logEv = &Evidence{Text: text, Source: "log: llama-server's draft acceptance lines", Window: e.cfg.EventWindow}
 			}
 		}
-		if !a.OK || a.V >= e.cfg.SpecAcceptLow {
+		if !a.OK {
+			e.lack(ep, "speculative-decoding acceptance (no speculative decoding seen: not on, or its counters not exposed)")
+			continue
+		}
+		if a.V >= e.cfg.SpecAcceptLow {
 			continue
 		}
 		sev := model.SevInfo
@@ -498,13 +502,19 @@ func ruleSpecGain(e *env) []Finding {
 	for _, ep := range e.withMetrics() {
 		a := ep.State.SpecAccept
 		n := len(ep.Runs)
-		if !a.OK || n < 2 {
+		switch {
+		case !a.OK:
+			e.lack(ep, "whether speculative decoding made decoding faster (no speculative decoding seen in this run)")
+			continue
+		case n < 2:
+			e.lack(ep, "whether speculative decoding made decoding faster (no run before this one to compare with)")
 			continue
 		}
 		prev := ep.Runs[n-2]
 		ps := prev.Summary
 		if ps.SpecAccept.OK || ps.Samples == 0 || !ps.TPOTp50ms.OK {
-			continue // the run before speculated too, or was not measured
+			e.lack(ep, "whether speculative decoding made decoding faster (the run before speculated too, or was not measured)")
+			continue
 		}
 		d := ep.State.Latency[model.TPOT]
 		now := d.P50
