@@ -152,7 +152,10 @@ func TestSessionRestartsWithTheChangedEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Current().Stop(time.Second)
+	// The engine running at the end (the undo's), not the first one: Current is
+	// read when the test ends (evaluated at the defer, it left the last
+	// restart's engine running after every run of the test).
+	defer func() { s.Current().Stop(time.Second) }()
 	waitFor := func(line string, n int) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
