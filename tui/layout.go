@@ -196,13 +196,14 @@ func (m *Model) tabs(w, y int) string {
 	s := m.d.Styles
 	// A pane holding a warning carries "!" (in its level's colour), so
 	// the mark reads without colour too.
-	mark := func(i int) (Level, string) {
-		if a, ok := m.panes[i].p.(Alerter); ok {
+	// Read once per frame: the trimming below sizes labels many times.
+	levels, bangs := make([]Level, len(m.panes)), make([]string, len(m.panes))
+	for i := range m.panes {
+		if a, ok := m.panes[i].p.(Alerter); ok && m.shown(i) {
 			if lvl, word := a.Alert(m.d); word != "" {
-				return lvl, "!"
+				levels[i], bangs[i] = lvl, "!"
 			}
 		}
-		return LevelNone, ""
 	}
 	// room[i] is how many cells pane i's title may take: all of it when
 	// the bar fits, else the longest titles lose a cell at a time (never
@@ -211,11 +212,10 @@ func (m *Model) tabs(w, y int) string {
 	room := make([]int, len(m.panes))
 	label := func(i int) string {
 		t := clip(m.panes[i].p.Title(), room[i])
-		_, bang := mark(i)
 		if i == m.focus {
-			return fmt.Sprintf("[%s %s%s]", m.zoomKey(i), t, bang)
+			return fmt.Sprintf("[%s %s%s]", m.zoomKey(i), t, bangs[i])
 		}
-		return fmt.Sprintf(" %s %s%s", m.zoomKey(i), t, bang)
+		return fmt.Sprintf(" %s %s%s", m.zoomKey(i), t, bangs[i])
 	}
 	width := 0
 	for i := range m.panes {
@@ -247,7 +247,7 @@ func (m *Model) tabs(w, y int) string {
 		l := label(i)
 		m.hit(i, x, y, ansi.StringWidth(l), 1)
 		x += ansi.StringWidth(l)
-		lvl, bang := mark(i)
+		lvl, bang := levels[i], bangs[i]
 		switch {
 		case bang != "":
 			st := s.Level(lvl).Bold(true)
