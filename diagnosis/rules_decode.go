@@ -280,14 +280,28 @@ func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) 
 				Source: metricSource(ep, "prompt_len"), Window: pl.Window}
 		}
 	}
+	capFlag := engines.VLLM.Levers.Cap
+	var withCap string // the cap lowered with the budget, when it must be
 	if c, ok := currentCap(ep); ok && c > m {
 		m = c
-		why = fmt.Sprintf("fewer tokens per step (%d now), down to the concurrency cap %d: vLLM refuses a budget below %s", n, c, flagOf(engines.VLLM.Levers.Cap))
+		why = fmt.Sprintf("fewer tokens per step (%d now), down to the concurrency cap %d: vLLM refuses a budget below %s", n, c, flagOf(capFlag))
 	} else if c := engines.VLLM.Levers.CapDefaultMax; !ok && c > m {
 		// The cap is not exposed and its default may be above this budget,
 		// which vLLM then refuses at start (the sim's lora-starved, at 1024
-		// by default, was told 512 and did not start): said, not guessed.
-		why += fmt.Sprintf("; vLLM refuses a budget below %s, which is not exposed here and is up to %d by default: lower it too if the engine does not start", flagOf(engines.VLLM.Levers.Cap), c)
+		// by default, was told 512 and did not start). Where the batch
+		// history shows how far the running batch went, the cap goes down
+		// with the budget to no less than that peak: a cap nothing reached
+		// costs nothing. Without the history it is said, not guessed.
+		if peak, seen := peakRunning(ep); seen {
+			if p := roundUp(int(math.Ceil(peak)), 256); p > m {
+				m = p
+			}
+			withCap = engines.Fill(capFlag, strconv.Itoa(m))
+			why += fmt.Sprintf("; vLLM refuses a budget below %s, which is not exposed here and is up to %d by default, so it goes to %d with it: the running batch peaked at %s over the %d refreshes seen",
+				flagOf(capFlag), c, m, num(peak), len(ep.Batch))
+		} else {
+			why += fmt.Sprintf("; vLLM refuses a budget below %s, which is not exposed here and is up to %d by default: lower it too if the engine does not start", flagOf(capFlag), c)
+		}
 	}
 	if m >= n {
 		return f, false
@@ -301,9 +315,22 @@ func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) 
 	if promptEv != nil {
 		f.Evidence = append(f.Evidence, *promptEv)
 	}
-	f.Actions = []Action{{Change: engines.Fill(engines.VLLM.Levers.StepBudget, strconv.Itoa(m)), Why: why,
-		TradeOff: "long prompts need more steps: their TTFT and the prefill throughput drop somewhat"}}
+	change, trade := engines.Fill(engines.VLLM.Levers.StepBudget, strconv.Itoa(m)), "long prompts need more steps: their TTFT and the prefill throughput drop somewhat"
+	if withCap != "" {
+		change += " (with " + withCap + ")"
+		trade += "; no batch above " + strconv.Itoa(m) + " requests"
+	}
+	f.Actions = []Action{{Change: change, Why: why, TradeOff: trade}}
 	return f, true
+}
+
+// peakRunning is the largest running batch in ep's batch history; seen is
+// false without one.
+func peakRunning(ep Endpoint) (peak float64, seen bool) {
+	for _, p := range ep.Batch {
+		peak, seen = max(peak, p.Running), true
+	}
+	return peak, seen
 }
 
 // kneeMinPairs and kneeMinSizes are the batch history a knee is stated

@@ -56,6 +56,32 @@ func TestPrefillStallWithChunkedPrefillFromLog(t *testing.T) {
 					t.Errorf("why %q", w)
 				}
 			}},
+		// With the batch history, the cap goes down with the budget to no
+		// less than the peak batch seen (tune on the sim's lora-starved:
+		// 512 alone was refused at start by the default cap of 1024).
+		{name: "cap not exposed, batch peaked at 40: the cap goes down with the budget", in: withEvents(ep(func(e *Endpoint) {
+			spiky(e)
+			e.Batch = []BatchPoint{{Running: 12, ITL: 0.02}, {Running: 40, ITL: 0.03}, {Running: 31, ITL: 0.025}}
+		}), chunkedLine(url, "1024", hourAgo)),
+			want: "itl_prefill_stall", check: func(t *testing.T, f *Finding) {
+				wantBudget("--max-num-batched-tokens 512 (with --max-num-seqs 512)")(t, f)
+				if w := f.Actions[0].Why; !strings.Contains(w, "so it goes to 512 with it: the running batch peaked at 40 over the 3 refreshes seen") {
+					t.Errorf("why %q", w)
+				}
+				if tr := f.Actions[0].TradeOff; !strings.Contains(tr, "no batch above 512 requests") {
+					t.Errorf("trade-off %q", tr)
+				}
+			}},
+		{name: "cap not exposed, batch peaked at 700: the cap and budget stay above it", in: withEvents(ep(func(e *Endpoint) {
+			spiky(e)
+			e.Batch = []BatchPoint{{Running: 700, ITL: 0.03}}
+		}), chunkedLine(url, "1024", hourAgo)),
+			want: "itl_prefill_stall", check: wantBudget("--max-num-batched-tokens 768 (with --max-num-seqs 768)")},
+		{name: "cap not exposed, batch peaked past the budget: nothing to lower", in: withEvents(ep(func(e *Endpoint) {
+			spiky(e)
+			e.Batch = []BatchPoint{{Running: 1000, ITL: 0.03}}
+		}), chunkedLine(url, "1024", hourAgo)),
+			none: "itl_prefill_stall"},
 		{name: "prompts longer than half the budget: half", in: withEvents(ep(func(e *Endpoint) {
 			spiky(e)
 			d := dist(3000, 6000, 9000, 4000)

@@ -58,6 +58,9 @@ func TestChangeApplied(t *testing.T) {
 		{llama, "-np 4 -kvu (keep -c)", []string{"llama-server", "-m", "m.gguf", "--parallel", "4", "-c", "4096", "-kvu"}, "-np 2 → 4, -kvu (added)"},
 		{[]string{"llmtop", "sim", "--no-enable-chunked-prefill"}, "--max-num-batched-tokens 2048 without --no-enable-chunked-prefill",
 			[]string{"llmtop", "sim", "--max-num-batched-tokens", "2048"}, "--no-enable-chunked-prefill (removed), --max-num-batched-tokens (default) → 2048"},
+		// the prefill-stall budget under vLLM's unexposed default cap
+		// lowers the cap with it (diagnosis stepBudgetStall)
+		{sim, "--max-num-batched-tokens 512 (with --max-num-seqs 512)", []string{"llmtop", "sim", "--scenario", "queue-buildup", "--max-num-seqs", "512", "--max-num-batched-tokens", "512"}, "--max-num-batched-tokens (default) → 512, --max-num-seqs 16 → 512"},
 		{llama, "-ctk q8_0 -ctv q8_0 (with -fa on)", append(slices.Clone(llama), "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "on"), "-ctk (default) → q8_0, -ctv (default) → q8_0, -fa (default) → on"},
 	}
 	for _, c := range cases {
