@@ -210,3 +210,49 @@ func TestLlamaServerQueueAdvisesALargerContext(t *testing.T) {
 		}
 	}
 }
+
+// The first-minute review: `diagnose` on llama-server and Ollama listed
+// "preemptions/retractions per second", "no KV hand-over fails" and "KV
+// transfer a small part of each decode instance's TTFT" as checked, with
+// no preemption counter and no hand-over to judge. A rule with nothing of
+// its kind to judge is neither checked nor missing; on vLLM with the
+// counters it is checked.
+func TestNothingToJudgeIsNotChecked(t *testing.T) {
+	has := func(rep Report, prefix string) bool {
+		for _, c := range rep.Checked {
+			if strings.HasPrefix(c, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	idleChecks := []string{"preemptions/retractions per second", "no KV hand-over fails", "KV transfer a small part"}
+	llama := ep(func(e *Endpoint) {
+		e.Identity.Engine = model.LlamaCpp
+		e.State.PreemptionsPS, e.State.Preemptions = model.Opt{}, model.Opt{}
+	})
+	rep := Evaluate(input(llama), DefaultConfig())
+	for _, c := range idleChecks {
+		if has(rep, c) {
+			t.Errorf("llama.cpp: %q listed as checked: %q", c, rep.Checked)
+		}
+		if strings.Contains(strings.Join(rep.Missing, "\n"), c) {
+			t.Errorf("llama.cpp: %q listed as missing", c)
+		}
+	}
+	vllm := ep(func(e *Endpoint) {
+		e.State.KVFailPS = model.Some(0)
+		e.State.Latency[model.KVTransfer] = model.Dist{Exposed: true, Mean: model.Some(0.002), Count: 40}
+	})
+	rep = Evaluate(input(vllm), DefaultConfig())
+	for _, c := range idleChecks {
+		if !has(rep, c) {
+			t.Errorf("vLLM with the counters: %q not listed as checked: %q", c, rep.Checked)
+		}
+	}
+	// Two engines, one that preempts: the rule judged one, so it is checked.
+	rep = Evaluate(input(llama, ep(func(e *Endpoint) { e.URL = "http://127.0.0.1:9001" })), DefaultConfig())
+	if !has(rep, "preemptions/retractions per second") {
+		t.Errorf("vLLM beside llama.cpp: preemptions not checked: %q", rep.Checked)
+	}
+}

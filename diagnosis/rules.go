@@ -70,6 +70,11 @@ type env struct {
 	// to another rule (TTFT explained by slow decode steps): it raised
 	// nothing, yet it did not pass.
 	handed bool
+	// idle is set by a rule that found nothing of its kind to judge (no
+	// KV hand-over on an engine that is not a prefill/decode member, no
+	// preemption on an engine that never preempts): it is neither checked
+	// nor missing, since no input could have made it judge.
+	idle bool
 	// metrics caches withMetrics: every rule asks for it.
 	metrics     []Endpoint
 	metricsDone bool
@@ -173,9 +178,9 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 			continue
 		}
 		lacked := len(e.lacks)
-		e.handed = false
+		e.handed, e.idle = false, false
 		fs := r.eval(e)
-		if len(fs) == 0 && len(e.lacks) == lacked && !e.handed {
+		if len(fs) == 0 && len(e.lacks) == lacked && !e.handed && !e.idle {
 			// Ran and passed: its text asserts what holds. A rule that
 			// lacked its input somewhere is not "checked": its lack lines
 			// say what it could not judge.

@@ -50,9 +50,15 @@ func ruleKVFull(e *env) []Finding {
 
 func rulePreempt(e *env) []Finding {
 	var out []Finding
+	judged := 0
+	defer func() { e.idle = judged == 0 }()
 	for _, ep := range e.withMetrics() {
 		p := ep.State.PreemptionsPS
-		if paused := ep.State.Paused; !p.OK && paused.OK && paused.V >= 1 {
+		paused := ep.State.Paused
+		if p.OK || paused.OK {
+			judged++
+		}
+		if !p.OK && paused.OK && paused.V >= 1 {
 			// TensorRT-LLM pauses requests for want of KV blocks (MAX_UTILIZATION
 			// scheduler): its preemption, counted now rather than as a rate.
 			ev := []Evidence{{Text: fmt.Sprintf("%s requests paused for KV blocks in the newest iteration", num(paused.V)), Source: "inflightBatchingStats.numPausedRequests (iteration stats)"}}
@@ -69,7 +75,7 @@ func rulePreempt(e *env) []Finding {
 			if ep.Engine() == model.VLLM || ep.Engine() == model.SGLang {
 				e.lack(ep, "preemption counter (no data in the window)")
 			}
-			continue
+			continue // llama.cpp, Ollama, TGI: no preemption counter to read
 		}
 		if p.V <= e.cfg.PreemptPS {
 			continue

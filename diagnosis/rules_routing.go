@@ -334,6 +334,8 @@ func ruleOneWorker(e *env) []Finding {
 
 func ruleKVTransferStall(e *env) []Finding {
 	var out []Finding
+	judged := 0
+	defer func() { e.idle = judged == 0 }()
 	for _, ep := range e.withMetrics() {
 		xfer, ok := ep.State.Latency[model.KVTransfer]
 		role, _ := ep.PDRole()
@@ -342,8 +344,9 @@ func ruleKVTransferStall(e *env) []Finding {
 				e.lack(ep, "KV transfer time (this decode instance serves no KV transfer histogram: vLLM's NIXL metrics, "+
 					"SGLang's kv_transfer_latency_ms): the share of its TTFT spent waiting for the KV not checked")
 			}
-			continue
+			continue // no hand-over here to time
 		}
+		judged++
 		ttft := ep.State.Latency[model.TTFT]
 		share, stalled := kvStall(e, ep)
 		if !stalled {
@@ -440,9 +443,15 @@ func rulePDImbalance(e *env) []Finding {
 // decode side): each failed request is recomputed or fails.
 func ruleKVTransferFailures(e *env) []Finding {
 	var out []Finding
+	judged := 0
+	defer func() { e.idle = judged == 0 }()
 	for _, ep := range e.withMetrics() {
 		r := ep.State.KVFailPS
-		if !r.OK || r.V <= 0 {
+		if !r.OK {
+			continue // no hand-over counted here: not a prefill/decode member, or not exposed
+		}
+		judged++
+		if r.V <= 0 {
 			continue
 		}
 		n := r.V * ep.State.RateWindow.Seconds()
