@@ -126,8 +126,8 @@ func rulePoolStarved(e *env) []Finding {
 	for _, name := range names {
 		eps := pools[name]
 		idle, full := starved(e, eps)
-		if len(idle) == 0 {
-			continue
+		if len(idle) == 0 || allEjected(e, idle) {
+			continue // none idle, or router_ejected_worker says why
 		}
 		// Requests wait on the full workers while the idle ones could
 		// serve them: capacity paid for and unused.
@@ -149,6 +149,16 @@ func rulePoolStarved(e *env) []Finding {
 			}})
 	}
 	return out
+}
+
+// allEjected reports whether a router has taken every one of eps out.
+func allEjected(e *env, eps []Endpoint) bool {
+	for _, ep := range eps {
+		if !e.ejectedBy(ep.URL) {
+			return false
+		}
+	}
+	return true
 }
 
 // cv is the coefficient of variation of xs (0 when their mean is 0).

@@ -63,6 +63,9 @@ type Layer struct {
 	// TTFT are the histograms of the layer's own end-to-end time to first
 	// token (the user's, across prefill and decode), first found read.
 	TTFT []string
+	// Workers are its per-worker gauges, where it serves them (nil when
+	// it serves none llmtop reads).
+	Workers *WorkerGauges
 	// Source is where the names were read (repository, file, commit).
 	Source string
 	// Reads says what llmtop reads of it today.
@@ -148,3 +151,14 @@ func (l *Layer) Owns(name string) bool {
 // What is how the screen names an endpoint of this layer: "vLLM
 // production-stack router (router)".
 func (l *Layer) What() string { return l.Name + " (" + string(l.Role) + ")" }
+
+// LayerByWhat returns the layer What names (nil when none does): how an
+// endpoint's identity names its layer.
+func LayerByWhat(what string) *Layer {
+	for _, l := range layers {
+		if l.What() == what {
+			return l
+		}
+	}
+	return nil
+}

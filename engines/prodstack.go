@@ -24,6 +24,7 @@ var ProdStackRouter = Layer{
 		Lacks: "model_name",
 	},
 	MetricsPath: "/metrics",
+	Workers:     &ProdStackWorkers,
 	Source:      "github.com/vllm-project/production-stack src/vllm_router/services/metrics_service/__init__.py, routers/metrics_router.py @a6c01db0",
 	Reads:       "per engine (server label): running = in prefill + in decode, QPS, health; waiting is never set at a6c01db0",
 }

@@ -14,8 +14,10 @@ var ModelGateway = Layer{
 	Ports:       []int{29000},
 	MetricsPath: "/metrics",
 	TTFT:        []string{"smg_router_ttft_seconds", "sgl_router_ttft_seconds"},
-	Source:      "github.com/sgl-project/sglang sgl-model-gateway/src/observability/metrics.rs, metrics_aggregator.rs @d315eb72",
-	Reads:       NotJudged,
+	Workers:     &ModelGatewayWorkers,
+	Source: "github.com/sgl-project/sglang sgl-model-gateway/src/observability/metrics.rs, metrics_aggregator.rs @d315eb72; " +
+		"github.com/lightseekorg/smg model_gateway/src/observability/metrics.rs @73da68ca",
+	Reads: "per worker (worker label): health, circuit breaker and its consecutive failures, requests in flight",
 }
 
 // SGLangGatewayID is the gateway's /engine_metrics: every worker's SGLang

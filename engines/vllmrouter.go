@@ -13,8 +13,9 @@ var VLLMRouter = Layer{
 	Prefixes:    []string{"vllm_router_", "vllm_tokenizer_"},
 	Ports:       []int{29000},
 	MetricsPath: "/metrics",
+	Workers:     &VLLMRouterWorkers,
 	Source:      "github.com/vllm-project/router src/metrics.rs @02b9331f",
-	Reads:       NotJudged,
+	Reads:       "per worker (worker label): health, circuit breaker, requests in flight; its max/min load where it acted on them",
 }
 
 // The Rust router's per-worker gauges ({worker} = the worker's URL) the

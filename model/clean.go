@@ -65,6 +65,11 @@ func CleanIdentity(id Identity) Identity {
 		}
 		id.Backends = bs
 	}
+	if id.LoadRange != nil {
+		lr := *id.LoadRange
+		lr.From = Clean(lr.From)
+		id.LoadRange = &lr
+	}
 	if len(id.Tenants) > 0 {
 		ts := make([]Tenant, len(id.Tenants))
 		for i, t := range id.Tenants {

@@ -156,6 +156,10 @@ type Identity struct {
 	// sending them to any engine, by the worker type it says (Dynamo's
 	// frontend with --router-queue-threshold); nil when it serves none.
 	RouterQueue []RouterQueued `json:"router_queue,omitempty"`
+	// LoadRange is the router's own max and min load across its workers,
+	// where it serves them (the Rust vllm-router, sgl-router); nil when
+	// it does not.
+	LoadRange *LoadRange `json:"load_range,omitempty"`
 	// Tenants are a proxy's own figures per tenant (LiteLLM's team, key or
 	// user labels), counted since the proxy started; nil where the layer
 	// labels no request by tenant ("no tenant source").
@@ -172,6 +176,20 @@ type Tenant struct {
 	Failed   float64 `json:"failed"`
 	Tokens   float64 `json:"tokens"`
 	TokensOK bool    `json:"tokens_ok,omitempty"`
+}
+
+// LoadRange is a router's max and min worker load (requests in flight),
+// as it last acted on them: its cache-aware policy sets both only when it
+// finds the load imbalanced and sends a request to the least loaded worker
+// instead, and counts each such event (Events, a counter since it
+// started). Between events the gauges hold the last range: a range is
+// now's only over a window in which Events grew.
+type LoadRange struct {
+	Max      float64 `json:"max"`
+	Min      float64 `json:"min"`
+	Events   float64 `json:"events"`
+	EventsOK bool    `json:"events_ok,omitempty"`
+	From     string  `json:"from,omitempty"`
 }
 
 // RouterQueued is one of a router's own queues: the requests it holds
@@ -199,6 +217,9 @@ type Backend struct {
 	// Breaker is its circuit breaker's state ("closed", "open",
 	// "half-open"; "" when the router serves none).
 	Breaker string `json:"breaker,omitempty"`
+	// Failures are the breaker's consecutive failures for it.
+	Failures   float64 `json:"failures,omitempty"`
+	FailuresOK bool    `json:"failures_ok,omitempty"`
 	// From names the router's gauges these were read from.
 	From string `json:"from,omitempty"`
 }

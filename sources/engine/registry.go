@@ -102,7 +102,7 @@ func promCollectPrefix(prefix string, mapFn func(families, meta) []model.Sample)
 		// router that reuses vllm: names is a router (issue 26).
 		r := classifyRole(fams)
 		if r.Role != engines.RoleEngine {
-			c.id.Layer, c.id.LayerDetail, c.id.Backends = r.Layer.What(), layerDetail(r), layerBackends(r)
+			r.identify(c.id)
 			return nil, layerError(c.s.cfg.URL+c.lastPath, r)
 		}
 		if !hasPrefix(fams, prefix) {

@@ -163,7 +163,11 @@ func short(ns []string) string {
 // why llmtop thinks so, that llmtop does not judge it yet, and where the
 // engines are. Nothing of it is read as an engine's numbers.
 func layerError(url string, r role) *scrapeError {
-	msg := fmt.Sprintf("%s is a %s, not an engine (%s): %s", url, r.Layer.What(), r.Why, engines.NotJudged)
+	judged := engines.NotJudged
+	if r.Layer.Reads != "" && r.Layer.Reads != engines.NotJudged {
+		judged = "llmtop reads its word " + r.Layer.Reads
+	}
+	msg := fmt.Sprintf("%s is a %s, not an engine (%s): %s", url, r.Layer.What(), r.Why, judged)
 	hint := "point llmtop at the engines behind it (their own /metrics), or at the Prometheus that scrapes them (--prometheus)"
 	return &scrapeError{model.ErrNotFound, msg, hint}
 }
@@ -183,7 +187,7 @@ func (s *session) layerAt(ctx context.Context, now time.Time, id *model.Identity
 		return nil
 	}
 	if r := classifyRole(fams); r.Role != engines.RoleEngine {
-		id.Layer, id.LayerDetail, id.Backends, id.RouterQueue, id.Tenants = r.Layer.What(), layerDetail(r), layerBackends(r), routerQueue(r), tenants(r)
+		r.identify(id)
 		return layerError(s.cfg.URL+path, r)
 	}
 	return nil
@@ -254,112 +258,6 @@ func pdRole(f families) (model.PDRole, string) {
 		}
 	}
 	return "", ""
-}
-
-// layerDetail is what a router says of the engines behind it, where llmtop
-// reads it: the production-stack router's servers, how many it counts
-// healthy, and the requests it counts running on them ("" for the others).
-func layerDetail(r role) string {
-	if r.Layer == &engines.LiteLLM {
-		return tenantDetail(tenantsOf(r))
-	}
-	if r.Layer != &engines.ProdStackRouter {
-		return routerTTFT(r)
-	}
-	servers := map[string]bool{}
-	healthy, running := 0, 0.0
-	sawRunning := false
-	if fam, ok := r.Counted[engines.ProdStackHealthy]; ok {
-		for _, m := range fam.GetMetric() {
-			servers[label(m, engines.ProdStackServerLabel)] = true
-			if scalar(m) >= 1 {
-				healthy++
-			}
-		}
-	}
-	if fam, ok := r.Counted[engines.ProdStackRunning]; ok {
-		for _, m := range fam.GetMetric() {
-			servers[label(m, engines.ProdStackServerLabel)] = true
-			if v := scalar(m); finite(v) {
-				running += v
-				sawRunning = true
-			}
-		}
-	}
-	if len(servers) == 0 {
-		return ""
-	}
-	d := fmt.Sprintf("%d servers", len(servers))
-	if _, ok := r.Counted[engines.ProdStackHealthy]; ok {
-		d += fmt.Sprintf(", %d healthy", healthy)
-	}
-	if sawRunning {
-		d += fmt.Sprintf("; %.0f running by its count", running)
-	}
-	return d
-}
-
-// layerBackends is the production-stack router's word on each server
-// behind it: health, the rate it sends there and its count of requests in
-// flight, each known only where the router served its gauge (nil for the
-// other layers).
-func layerBackends(r role) []model.Backend {
-	var lbl, from string
-	switch r.Layer {
-	case &engines.ProdStackRouter:
-		lbl = engines.ProdStackServerLabel
-		from = engines.ProdStackHealthy + ", " + engines.ProdStackQPS + ", " + engines.ProdStackRunning
-	case &engines.VLLMRouter:
-		lbl = engines.VLLMRouterWorkerLabel
-		from = engines.VLLMRouterHealth + ", " + engines.VLLMRouterRunning + ", " + engines.VLLMRouterBreaker
-	default:
-		return nil
-	}
-	by := map[string]*model.Backend{}
-	var order []string
-	read := func(name string, set func(b *model.Backend, v float64)) {
-		fam, ok := r.Counted[name]
-		if !ok {
-			return
-		}
-		for _, m := range fam.GetMetric() {
-			s, v := label(m, lbl), scalar(m)
-			if s == "" || !finite(v) {
-				continue
-			}
-			b := by[s]
-			if b == nil {
-				b = &model.Backend{Server: s, From: from}
-				by[s] = b
-				order = append(order, s)
-			}
-			set(b, v)
-		}
-	}
-	if r.Layer == &engines.VLLMRouter {
-		read(engines.VLLMRouterHealth, func(b *model.Backend, v float64) { b.Healthy, b.HealthyOK = v, true })
-		read(engines.VLLMRouterRunning, func(b *model.Backend, v float64) { b.Running, b.RunningOK = v, true })
-		read(engines.VLLMRouterBreaker, func(b *model.Backend, v float64) {
-			switch v {
-			case 0:
-				b.Breaker = "closed"
-			case 1:
-				b.Breaker = "open"
-			case 2:
-				b.Breaker = "half-open"
-			}
-		})
-	} else {
-		read(engines.ProdStackHealthy, func(b *model.Backend, v float64) { b.Healthy, b.HealthyOK = v, true })
-		read(engines.ProdStackQPS, func(b *model.Backend, v float64) { b.QPS, b.QPSOK = v, true })
-		read(engines.ProdStackRunning, func(b *model.Backend, v float64) { b.Running, b.RunningOK = v, true })
-	}
-	sort.Strings(order)
-	out := make([]model.Backend, 0, len(order))
-	for _, s := range order {
-		out = append(out, *by[s])
-	}
-	return out
 }
 
 // routerQueue is a router's own queue by worker type: Dynamo's frontend

@@ -62,14 +62,18 @@ func serveLayer(t *testing.T, body []byte, ownedBy string) *httptest.Server {
 	return srv
 }
 
-// checkLayerScrape asserts a scrape names the layer, says it is not judged,
+// checkLayerScrape asserts a scrape names the layer, says what of it is judged,
 // and reads nothing of it as an engine's numbers.
 func checkLayerScrape(t *testing.T, sc model.Scrape, l *engines.Layer) {
 	t.Helper()
 	if sc.OK() || len(sc.Samples) != 0 {
 		t.Fatalf("a %s was read as an engine: %d samples, err %q", l.Name, len(sc.Samples), sc.Err)
 	}
-	for _, w := range []string{l.Name, "(" + string(l.Role) + ")", "not an engine", "not yet judged"} {
+	judged := "not yet judged"
+	if l.Reads != engines.NotJudged {
+		judged = "llmtop reads its word " + l.Reads
+	}
+	for _, w := range []string{l.Name, "(" + string(l.Role) + ")", "not an engine", judged} {
 		if !strings.Contains(sc.Err, w) {
 			t.Errorf("scrape error %q does not say %q", sc.Err, w)
 		}

@@ -1,0 +1,116 @@
+package engines
+
+// WorkerGauges are a router's per-worker gauges: its own word on each
+// engine it routes to. Each list names the family under its current name
+// first, then under the names older releases served (first found is read).
+type WorkerGauges struct {
+	// Labels name the worker on each series, first found read.
+	Labels []string
+	// Health is 1 healthy, 0 not.
+	Health []string
+	// Running is the router's count of its requests in flight there.
+	Running []string
+	// QPS is the router's sliding-window rate of requests sent there.
+	QPS []string
+	// Breaker is the worker's circuit breaker, 0 closed, 1 open, 2
+	// half-open (the routers' HELP text).
+	Breaker []string
+	// Failures are the breaker's consecutive failures for the worker.
+	Failures []string
+	// MaxLoad and MinLoad are the router's own load range across its
+	// workers, unlabelled; LoadEvents counts the times it acted on it.
+	// The range is set only when the router acts (its cache-aware
+	// policy found the load imbalanced and sent the request to the least
+	// loaded worker instead): between events the gauges keep the last
+	// range, so they are read only over a window in which LoadEvents
+	// grew.
+	MaxLoad, MinLoad, LoadEvents []string
+	// EjectLever is the router's own settings for when it takes a worker
+	// out (its circuit breaker and health check), as its CLI names them.
+	EjectLever string
+	// BalanceLever is its setting for when the load range is acted on.
+	BalanceLever string
+}
+
+// The worker label of each router.
+const (
+	// SMGWorkerLabel is the gateway's worker label (its URL).
+	SMGWorkerLabel = "worker"
+)
+
+// SGLang's model gateway (lightseekorg/smg model_gateway/src/observability/
+// metrics.rs @73da68ca, the gateway's home since it left the SGLang tree;
+// the same names in sgl-project/sglang sgl-model-gateway @d315eb72), and
+// the names before the smg_ rename (sgl-project/sglang sgl-router/src/
+// metrics.rs @06261b2a: sgl_router_*, the names vllm-router forked).
+const (
+	SMGHealth           = "smg_worker_health"
+	SMGRunning          = "smg_worker_requests_active"
+	SMGBreaker          = "smg_worker_cb_state"
+	SMGFailures         = "smg_worker_cb_consecutive_failures"
+	SGLRouterHealth     = "sgl_router_worker_health"
+	SGLRouterRunning    = "sgl_router_running_requests"
+	SGLRouterBreaker    = "sgl_router_cb_state"
+	SGLRouterMaxLoad    = "sgl_router_max_load"
+	SGLRouterMinLoad    = "sgl_router_min_load"
+	SGLRouterLoadEvents = "sgl_router_load_balancing_events_total"
+)
+
+// The Rust vllm-router's load range and its worker load (src/metrics.rs;
+// docs/metrics.md: "Max/min load across all workers", "Current in-flight
+// request count per worker").
+const (
+	VLLMRouterMaxLoad    = "vllm_router_max_load"
+	VLLMRouterMinLoad    = "vllm_router_min_load"
+	VLLMRouterLoadEvents = "vllm_router_load_balancing_events_total"
+	VLLMRouterWorkerLoad = "vllm_router_worker_load"
+)
+
+// routerEjectLever is the circuit-breaker and health-check flags the SGLang
+// gateway and vllm-router share (smg model_gateway/src/main.rs @73da68ca,
+// "Circuit Breaker" and "Health Checks"; vllm-project/router src/main.rs
+// @03e9af5c), with their defaults.
+const routerEjectLever = "--cb-failure-threshold (default 10 failures within --cb-window-duration-secs 120) and --cb-timeout-duration-secs " +
+	"(60 s open before it tries the worker again); --health-failure-threshold (3) and --health-check-timeout-secs (5) for its health check " +
+	"of --health-check-endpoint (/health)"
+
+// routerBalanceLever is the cache-aware policy's balance thresholds
+// (vllm-project/router src/main.rs @03e9af5c: --balance-abs-threshold 64,
+// --balance-rel-threshold 1.5; sgl-router the same).
+const routerBalanceLever = "--balance-abs-threshold (default 64) and --balance-rel-threshold (1.5) lower, or --policy power_of_two"
+
+// ProdStackWorkers are the production-stack router's per-server gauges.
+var ProdStackWorkers = WorkerGauges{
+	Labels:  []string{ProdStackServerLabel},
+	Health:  []string{ProdStackHealthy},
+	Running: []string{ProdStackRunning},
+	QPS:     []string{ProdStackQPS},
+}
+
+// VLLMRouterWorkers are the Rust vllm-router's per-worker gauges.
+var VLLMRouterWorkers = WorkerGauges{
+	Labels:       []string{VLLMRouterWorkerLabel},
+	Health:       []string{VLLMRouterHealth},
+	Running:      []string{VLLMRouterRunning, VLLMRouterWorkerLoad},
+	Breaker:      []string{VLLMRouterBreaker},
+	MaxLoad:      []string{VLLMRouterMaxLoad},
+	MinLoad:      []string{VLLMRouterMinLoad},
+	LoadEvents:   []string{VLLMRouterLoadEvents},
+	EjectLever:   "vllm-router " + routerEjectLever,
+	BalanceLever: "vllm-router " + routerBalanceLever,
+}
+
+// ModelGatewayWorkers are the SGLang gateway's per-worker gauges, current
+// names first, then sgl-router's.
+var ModelGatewayWorkers = WorkerGauges{
+	Labels:       []string{SMGWorkerLabel},
+	Health:       []string{SMGHealth, SGLRouterHealth},
+	Running:      []string{SMGRunning, SGLRouterRunning},
+	Breaker:      []string{SMGBreaker, SGLRouterBreaker},
+	Failures:     []string{SMGFailures},
+	MaxLoad:      []string{SGLRouterMaxLoad},
+	MinLoad:      []string{SGLRouterMinLoad},
+	LoadEvents:   []string{SGLRouterLoadEvents},
+	EjectLever:   "the SGLang gateway's " + routerEjectLever,
+	BalanceLever: "the SGLang gateway's " + routerBalanceLever,
+}

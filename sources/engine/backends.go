@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llmtop/llmtop/engines"
+	"github.com/llmtop/llmtop/model"
+)
+
+// identify puts what a serving layer says of itself and of the engines
+// behind it into the endpoint's identity.
+func (r role) identify(id *model.Identity) {
+	id.Layer, id.LayerDetail, id.Backends, id.RouterQueue, id.Tenants = r.Layer.What(), layerDetail(r), layerBackends(r), routerQueue(r), tenants(r)
+	id.LoadRange = loadRange(r)
+}
+
+// firstFamily is the first of names r serves (nil and "" when none).
+func firstFamily(r role, names []string) (*dto.MetricFamily, string) {
+	for _, n := range names {
+		if fam, ok := r.Counted[n]; ok && len(fam.GetMetric()) > 0 {
+			return fam, n
+		}
+	}
+	return nil, ""
+}
+
+// breakerState is a router's circuit-breaker gauge in words (0 closed, 1
+// open, 2 half-open, by the routers' HELP text; "" for anything else).
+func breakerState(v float64) string {
+	switch v {
+	case 0:
+		return "closed"
+	case 1:
+		return "open"
+	case 2:
+		return "half-open"
+	}
+	return ""
+}
+
+// layerBackends is a router's word on each engine behind it, from its
+// per-worker gauges (engines.Layer.Workers): health, the rate it sends
+// there, its count of requests in flight, its circuit breaker and that
+// breaker's consecutive failures, each known only where the router served
+// its gauge (nil for a layer without per-worker gauges). From names the
+// families read.
+func layerBackends(r role) []model.Backend {
+	wg := r.Layer.Workers
+	if wg == nil {
+		return nil
+	}
+	by := map[string]*model.Backend{}
+	var order, read []string
+	gauge := func(names []string, set func(b *model.Backend, v float64)) {
+		fam, name := firstFamily(r, names)
+		if fam == nil {
+			return
+		}
+		read = append(read, name)
+		for _, m := range fam.GetMetric() {
+			s, v := "", scalar(m)
+			for _, l := range wg.Labels {
+				if s = label(m, l); s != "" {
+					break
+				}
+			}
+			if s == "" || !finite(v) {
+				continue
+			}
+			b := by[s]
+			if b == nil {
+				b = &model.Backend{Server: s}
+				by[s] = b
+				order = append(order, s)
+			}
+			set(b, v)
+		}
+	}
+	gauge(wg.Health, func(b *model.Backend, v float64) { b.Healthy, b.HealthyOK = v, true })
+	gauge(wg.QPS, func(b *model.Backend, v float64) { b.QPS, b.QPSOK = v, true })
+	gauge(wg.Running, func(b *model.Backend, v float64) { b.Running, b.RunningOK = v, true })
+	gauge(wg.Breaker, func(b *model.Backend, v float64) { b.Breaker = breakerState(v) })
+	gauge(wg.Failures, func(b *model.Backend, v float64) { b.Failures, b.FailuresOK = v, true })
+	sort.Strings(order)
+	from := strings.Join(read, ", ")
+	out := make([]model.Backend, 0, len(order))
+	for _, s := range order {
+		b := *by[s]
+		b.From = from
+		out = append(out, b)
+	}
+	return out
+}
+
+// loadRange is a router's own max/min worker load and the count of times
+// it acted on the range (nil where it serves neither gauge). The range is
+// the one it last acted on: only the events counter's growth says it is
+// now's.
+func loadRange(r role) *model.LoadRange {
+	wg := r.Layer.Workers
+	if wg == nil {
+		return nil
+	}
+	hi, hiName := firstFamily(r, wg.MaxLoad)
+	lo, loName := firstFamily(r, wg.MinLoad)
+	if hi == nil || lo == nil {
+		return nil
+	}
+	lr := &model.LoadRange{Max: scalar(hi.GetMetric()[0]), Min: scalar(lo.GetMetric()[0]), From: hiName + ", " + loName}
+	if !finite(lr.Max) || !finite(lr.Min) {
+		return nil
+	}
+	if ev, evName := firstFamily(r, wg.LoadEvents); ev != nil {
+		var n float64
+		for _, m := range ev.GetMetric() {
+			if v := scalar(m); finite(v) {
+				n += v
+			}
+		}
+		lr.Events, lr.EventsOK = n, true
+		lr.From += ", " + evName
+	}
+	return lr
+}
+
+// layerDetail is what a router says of the engines behind it, where llmtop
+// reads it: its workers, how many it counts healthy, whose breaker is open
+// and the requests it counts in flight on them; a proxy's tenants; else
+// the layer's own end-to-end TTFT.
+func layerDetail(r role) string {
+	if r.Layer == &engines.LiteLLM {
+		return tenantDetail(tenantsOf(r))
+	}
+	d := workersDetail(r)
+	if t := routerTTFT(r); t != "" {
+		if d != "" {
+			d += "; "
+		}
+		d += t
+	}
+	return d
+}
+
+// workersDetail sums a router's word on its workers: "2 servers, 1
+// healthy; 8 running by its count", "3 workers, 2 healthy, breaker open on
+// 1 (http://w3:8000); 14 running by its count" ("" when it says nothing).
+func workersDetail(r role) string {
+	bs := layerBackends(r)
+	if len(bs) == 0 {
+		return ""
+	}
+	word := "workers"
+	if r.Layer == &engines.ProdStackRouter {
+		word = "servers"
+	}
+	d := fmt.Sprintf("%d %s", len(bs), word)
+	var healthy int
+	var running float64
+	var sawHealth, sawRunning bool
+	var open, half []string
+	for _, b := range bs {
+		if b.HealthyOK {
+			sawHealth = true
+			if b.Healthy >= 1 {
+				healthy++
+			}
+		}
+		if b.RunningOK {
+			sawRunning = true
+			running += b.Running
+		}
+		switch b.Breaker {
+		case "open":
+			open = append(open, b.Server)
+		case "half-open":
+			half = append(half, b.Server)
+		}
+	}
+	if sawHealth {
+		d += fmt.Sprintf(", %d healthy", healthy)
+	}
+	if len(open) > 0 {
+		d += fmt.Sprintf(", breaker open on %d (%s)", len(open), short(open))
+	}
+	if len(half) > 0 {
+		d += fmt.Sprintf(", half-open on %d (%s)", len(half), short(half))
+	}
+	if sawRunning {
+		d += fmt.Sprintf("; %.0f running by its count", running)
+	}
+	return d
+}
