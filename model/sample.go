@@ -189,7 +189,10 @@ type LoadRange struct {
 	Min      float64 `json:"min"`
 	Events   float64 `json:"events"`
 	EventsOK bool    `json:"events_ok,omitempty"`
-	From     string  `json:"from,omitempty"`
+	// ActedAt is when llmtop last saw Events grow (zero: not since it
+	// started watching): the range is now's while that is recent.
+	ActedAt time.Time `json:"acted_at,omitempty"`
+	From    string    `json:"from,omitempty"`
 }
 
 // RouterQueued is one of a router's own queues: the requests it holds

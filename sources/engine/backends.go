@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -12,10 +13,19 @@ import (
 )
 
 // identify puts what a serving layer says of itself and of the engines
-// behind it into the endpoint's identity.
-func (r role) identify(id *model.Identity) {
+// behind it into the endpoint's identity, read at now.
+func (s *session) identify(r role, id *model.Identity, now time.Time) {
 	id.Layer, id.LayerDetail, id.Backends, id.RouterQueue, id.Tenants = r.Layer.What(), layerDetail(r), layerBackends(r), routerQueue(r), tenants(r)
 	id.LoadRange = loadRange(r)
+	if lr := id.LoadRange; lr != nil && lr.EventsOK {
+		// The range is the one the router last acted on: now's only
+		// while its count of acts grows. A count that fell is a restart.
+		if s.loadEventsOK && lr.Events > s.loadEvents || s.loadEventsOK && lr.Events < s.loadEvents && lr.Events > 0 {
+			s.loadActed = now
+		}
+		s.loadEvents, s.loadEventsOK = lr.Events, true
+		lr.ActedAt = s.loadActed
+	}
 }
 
 // firstFamily is the first of names r serves (nil and "" when none).

@@ -1,10 +1,15 @@
 package engine
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/llmtop/llmtop/engines"
 )
@@ -76,5 +81,46 @@ sgl_router_running_requests{worker="http://b:30000"} 5
 	}
 	if d := layerDetail(r); d != "2 workers, 1 healthy, half-open on 1 (http://a:30000); 5 running by its count" {
 		t.Errorf("detail %q", d)
+	}
+}
+
+// vllm-router's load range (vllm_router_max_load / _min_load, unlabelled,
+// "Max/min load across all workers" in its docs/metrics.md) is the one it
+// last acted on: ActedAt is the scrape at which llmtop saw its
+// load-balancing events grow, unset before llmtop saw any grow, kept while
+// they stand still.
+func TestVLLMRouterLoadRangeActedAt(t *testing.T) {
+	events := []int{5, 5, 7, 7}
+	var n atomic.Int32 // the scrape the test is at (each may ask /metrics more than once)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, `# TYPE vllm_router_max_load gauge
+vllm_router_max_load 80
+# TYPE vllm_router_min_load gauge
+vllm_router_min_load 3
+# TYPE vllm_router_load_balancing_events_total counter
+vllm_router_load_balancing_events_total %d
+# TYPE vllm_router_worker_health gauge
+vllm_router_worker_health{worker="http://w1:8000"} 1
+vllm_router_worker_health{worker="http://w2:8000"} 1
+`, events[n.Load()])
+	}))
+	t.Cleanup(srv.Close)
+	s := newSession(Config{URL: srv.URL})
+	var acted []time.Time
+	for i := range events {
+		n.Store(int32(i))
+		sc := s.scrape(t.Context())
+		lr := sc.Identity.LoadRange
+		if lr == nil || lr.Max != 80 || lr.Min != 3 || !lr.EventsOK || !strings.Contains(lr.From, engines.VLLMRouterMaxLoad) {
+			t.Fatalf("load range %+v (err %q)", lr, sc.Err)
+		}
+		acted = append(acted, lr.ActedAt)
+	}
+	if !acted[0].IsZero() || !acted[1].IsZero() || acted[2].IsZero() || !acted[3].Equal(acted[2]) {
+		t.Errorf("acted at %v", acted)
 	}
 }

@@ -120,6 +120,11 @@ type session struct {
 	llamaGen genCounter // llama.cpp: generated tokens including in-flight slots
 	// sinceHealth counts scrapes since /health was last asked.
 	sinceHealth int
+	// loadEvents is a router's count of load-balancing events at the
+	// last scrape, loadActed when llmtop last saw it grow.
+	loadEvents   float64
+	loadEventsOK bool
+	loadActed    time.Time
 }
 
 // healthEvery is how often a scrape whose engine is up asks /health

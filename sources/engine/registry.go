@@ -102,7 +102,7 @@ func promCollectPrefix(prefix string, mapFn func(families, meta) []model.Sample)
 		// router that reuses vllm: names is a router (issue 26).
 		r := classifyRole(fams)
 		if r.Role != engines.RoleEngine {
-			r.identify(c.id)
+			c.s.identify(r, c.id, c.now)
 			return nil, layerError(c.s.cfg.URL+c.lastPath, r)
 		}
 		if !hasPrefix(fams, prefix) {

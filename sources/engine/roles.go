@@ -187,7 +187,7 @@ func (s *session) layerAt(ctx context.Context, now time.Time, id *model.Identity
 		return nil
 	}
 	if r := classifyRole(fams); r.Role != engines.RoleEngine {
-		r.identify(id)
+		s.identify(r, id, now)
 		return layerError(s.cfg.URL+path, r)
 	}
 	return nil
