@@ -81,6 +81,8 @@ type env struct {
 	// groups caches replicas(): several rules ask for it.
 	groups     map[string][]Endpoint
 	groupsDone bool
+	// byURL indexes in.Endpoints for endpointOf.
+	byURL map[string]int
 }
 
 // lack records that a rule could not judge an endpoint for want of an input.

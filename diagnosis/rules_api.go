@@ -143,7 +143,7 @@ func ruleClientErrors(e *env) []Finding {
 		reasons := map[string]int{}
 		var order []string
 		for _, x := range e.in.Events {
-			if !clientErrorKinds[x.Kind] || endpointOf(e, x.Endpoint).URL != ep.URL || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
+			if !clientErrorKinds[x.Kind] || e.eventURL(x.Endpoint) != ep.URL || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
 				continue
 			}
 			if reasons[x.Title] == 0 {

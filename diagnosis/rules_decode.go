@@ -589,7 +589,7 @@ const kindLlamaDraft = "llamacpp_draft_acceptance"
 func specFromLog(e *env, ep Endpoint) (accepted, drafted float64, n int, perPos string) {
 	var newest time.Time
 	for _, x := range e.in.Events {
-		if x.Kind != kindLlamaDraft || endpointOf(e, x.Endpoint).URL != ep.URL || x.Time.After(e.in.Time) || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
+		if x.Kind != kindLlamaDraft || e.eventURL(x.Endpoint) != ep.URL || x.Time.After(e.in.Time) || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
 			continue
 		}
 		a, err1 := strconv.ParseFloat(x.Fields["accepted"], 64)

@@ -50,7 +50,7 @@ const (
 // device prints its own), with the line that said so.
 func weightsOnGPU(e *env, ep Endpoint) (bytes float64, line model.Event, ok bool) {
 	for _, x := range e.in.Events {
-		if endpointOf(e, x.Endpoint).URL != ep.URL || x.Time.After(e.in.Time) {
+		if e.eventURL(x.Endpoint) != ep.URL || x.Time.After(e.in.Time) {
 			continue
 		}
 		var v float64
@@ -158,7 +158,7 @@ func newestEvent(e *env, ep Endpoint, kind string) (model.Event, bool) {
 	var best model.Event
 	found := false
 	for _, x := range e.in.Events {
-		if x.Kind == kind && endpointOf(e, x.Endpoint).URL == ep.URL && !x.Time.After(e.in.Time) && (!found || !x.Time.Before(best.Time)) {
+		if x.Kind == kind && e.eventURL(x.Endpoint) == ep.URL && !x.Time.After(e.in.Time) && (!found || !x.Time.Before(best.Time)) {
 			best, found = x, true
 		}
 	}

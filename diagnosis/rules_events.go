@@ -67,7 +67,7 @@ func ruleEvents(e *env) []Finding {
 		if r == nil || e.in.Time.Sub(x.Time) > e.cfg.EventWindow || x.Time.After(e.in.Time) {
 			continue
 		}
-		k := key{r.id, endpointOf(e, x.Endpoint).URL}
+		k := key{r.id, e.eventURL(x.Endpoint)}
 		old, seen := newest[k]
 		if !seen {
 			order = append(order, k)
@@ -149,15 +149,32 @@ func engineFromEvents(evs []model.Event) map[string]model.Engine {
 // endpointOf finds the endpoint an event belongs to; a log attached without
 // an endpoint belongs to the only endpoint watched.
 func endpointOf(e *env, url string) Endpoint {
-	for _, ep := range e.in.Endpoints {
-		if ep.URL == url {
-			return ep
+	if e.byURL == nil {
+		// built once per evaluation: the event rules ask per event, and a
+		// fleet has hundreds of endpoints and events
+		e.byURL = make(map[string]int, len(e.in.Endpoints))
+		for i, ep := range e.in.Endpoints {
+			if _, dup := e.byURL[ep.URL]; !dup {
+				e.byURL[ep.URL] = i
+			}
 		}
+	}
+	if i, ok := e.byURL[url]; ok {
+		return e.in.Endpoints[i]
 	}
 	if url == "" && len(e.in.Endpoints) == 1 {
 		return e.in.Endpoints[0]
 	}
 	return Endpoint{URL: url}
+}
+
+// eventURL is the endpoint an event belongs to (endpointOf's URL, without
+// the look-up): its own, or the only endpoint's when it names none.
+func (e *env) eventURL(url string) string {
+	if url == "" && len(e.in.Endpoints) == 1 {
+		return e.in.Endpoints[0].URL
+	}
+	return url
 }
 
 // servedAfter is when the first run that started after t served (zero

@@ -275,7 +275,7 @@ func llamaContext(e *env, ep Endpoint) []Action {
 	}
 	var maxPrompt, slotCtx int
 	for _, x := range e.in.Events {
-		if x.Kind != "llamacpp_prompt_too_long" || endpointOf(e, x.Endpoint).URL != ep.URL {
+		if x.Kind != "llamacpp_prompt_too_long" || e.eventURL(x.Endpoint) != ep.URL {
 			continue
 		}
 		maxPrompt = max(maxPrompt, fieldInt(x, "n_prompt"))
