@@ -31,9 +31,10 @@ func BenchmarkRefresh2000(b *testing.B) { benchRefresh(b, 2000) }
 func benchRefresh(b *testing.B, n int) {
 	fl := newBenchFleet(b, n)
 	mon := core.New(core.Options{Window: 5 * time.Minute, Store: StoreConfig(5 * time.Second)})
-	for _, m := range fl.warm {
-		mon.Apply(m)
-	}
+	fl.warmUp(func(msgs []model.Input) {
+		mon.Apply(model.Batch(msgs))
+		mon.Tick(fl.t)
+	})
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	b.ResetTimer()
@@ -68,8 +69,10 @@ func benchFleetCost(b *testing.B, n int) {
 	m := tui.New(tui.Options{Now: fl.t, Fleet: true, Window: 5 * time.Minute, Core: mon,
 		Sources: map[string]string{"prometheus": ""}})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
-	m.Update(tui.BatchMsg(fl.warm))
-	_ = m.View()
+	fl.warmUp(func(msgs []model.Input) {
+		m.Update(tui.BatchMsg(msgs))
+		_ = m.View()
+	})
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	b.ResetTimer()
@@ -138,6 +141,16 @@ func newBenchFleet(b *testing.B, n int) *benchFleet {
 		fl.caches = append(fl.caches, f.cache)
 	}
 	return fl
+}
+
+// warmUp hands apply the first refresh and a minute of refreshes after
+// it: the histories, the findings and their events are there before the
+// refreshes measured.
+func (fl *benchFleet) warmUp(apply func([]model.Input)) {
+	apply(fl.warm)
+	for i := range 12 {
+		apply(fl.refresh(i).Msgs)
+	}
 }
 
 // refresh is the i-th refresh, 5 s after the one before, reading the

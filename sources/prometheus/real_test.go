@@ -1,16 +1,20 @@
 package prometheus
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,7 +142,12 @@ func TestRealPrometheus(t *testing.T) {
 	scrapeAll()
 	time.Sleep(10 * time.Second)
 	end := scrapeAll()
-	src, err := New(Config{URL: "http://" + addr, Window: 10 * time.Second})
+	pcfg := Config{URL: "http://" + addr, Window: 10 * time.Second}
+	if dir := os.Getenv("LLMTOP_PROMETHEUS_CAPTURE"); dir != "" {
+		// keep the answers (testdata/answers: the decoder's tests read them)
+		pcfg.transport = &capture{dir: dir, rt: http.DefaultTransport}
+	}
+	src, err := New(pcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,4 +207,43 @@ func TestRealPrometheus(t *testing.T) {
 	if kv := kvs["http://"+targets[2]]; kv <= kvs["http://"+targets[0]] || kv <= kvs["http://"+targets[1]] {
 		t.Errorf("the kv-pressure replica's KV %v is not the pressed one: %v", kv, kvs)
 	}
+}
+
+// capture writes each answer of the source's queries to a file in dir,
+// named for the query's concept terms, and passes it on.
+type capture struct {
+	dir string
+	rt  http.RoundTripper
+	n   atomic.Int64
+}
+
+func (c *capture) RoundTrip(r *http.Request) (*http.Response, error) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	resp, err := c.rt.RoundTrip(r)
+	if err != nil {
+		return resp, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	form, _ := url.ParseQuery(string(body))
+	name := "up"
+	if q := form.Get("query"); !strings.HasPrefix(q, "up") {
+		name = "state"
+		if strings.Contains(q, "histogram_quantile") {
+			name = "latency"
+		}
+		if m := regexp.MustCompile(`\b([a-z_]+:)`).FindStringSubmatch(q); m != nil {
+			name = strings.TrimSuffix(m[1], ":") + "-" + name
+		}
+	}
+	f := filepath.Join(c.dir, fmt.Sprintf("%s-%d.json", name, c.n.Add(1)))
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		return nil, err
+	}
+	return resp, nil
 }

@@ -33,6 +33,9 @@ type Source struct {
 	interval atomic.Int64
 	targets  map[tkey]*target
 	order    []tkey
+	// decoders are the queries' decoders, one per query of a refresh,
+	// kept from refresh to refresh (their buffers and interned labels).
+	decoders []*decoder
 }
 
 type tkey struct{ job, instance string }
@@ -136,7 +139,7 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 		qs = append(qs, upQuery(s.cfg.Match, jobs))
 	}
 	lim := s.newLimits()
-	first := s.queryAll(ctx, qs, now, lim, len(bs))
+	first := s.queryAll(ctx, qs, 0, now, lim, len(bs))
 	if len(jobs) == 0 {
 		first = append(first, answer{})
 	}
@@ -149,7 +152,7 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 			lfam = append(lfam, i)
 		}
 	}
-	second := s.queryAll(ctx, lq, now, lim, -1)
+	second := s.queryAll(ctx, lq, len(qs), now, lim, -1)
 	r.Queries = len(qs) + len(lq)
 
 	fl := newFleet(w)
@@ -186,15 +189,19 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 
 // queryAll runs the queries at once and returns their answers in order;
 // the one at index up is up{} (whose rows only tell of targets already
-// admitted).
-func (s *Source) queryAll(ctx context.Context, qs []string, now time.Time, lim *refreshLimits, up int) []answer {
+// admitted). Query i reads with decoder slot+i; the answers' rows are
+// those decoders' until the next refresh.
+func (s *Source) queryAll(ctx context.Context, qs []string, slot int, now time.Time, lim *refreshLimits, up int) []answer {
+	for len(s.decoders) < slot+len(qs) {
+		s.decoders = append(s.decoders, newDecoder())
+	}
 	out := make([]answer, len(qs))
 	var wg sync.WaitGroup
 	for i, q := range qs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rows, warn, err := s.query(ctx, q, now, lim, i == up)
+			rows, warn, err := s.query(ctx, s.decoders[slot+i], q, now, lim, i == up)
 			out[i] = answer{vec: rows, warn: cleanWarnings(warn), err: err}
 		}()
 	}

@@ -1,0 +1,702 @@
+package prometheus
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// decoder reads the answers of one query slot of the refresh, refresh
+// after refresh: its buffer and its rows are reused, and the label values
+// it reads are interned, so a fleet whose targets and label sets did not
+// change allocates no string for them. The answer is read in one pass over
+// the body's bytes, into only the labels llmtop reads (rowLabels); the
+// rest of the JSON is checked and skipped. A decoder is used by one
+// goroutine at a time.
+type decoder struct {
+	buf     []byte
+	rows    []sampleRow
+	strs    map[string]string
+	scratch []byte
+	open    []byte
+}
+
+// maxInterned bounds a decoder's interned strings: past it the table
+// starts again (a fleet whose label values churn must not grow it).
+const maxInterned = 1 << 16
+
+// maxDepth bounds the nesting of the JSON skipped (encoding/json's bound).
+const maxDepth = 10000
+
+func newDecoder() *decoder { return &decoder{strs: map[string]string{}} }
+
+// decodeAnswer reads one answer with a decoder of its own (tests; the
+// source reuses one per query slot).
+func decodeAnswer(r io.Reader, lim *refreshLimits, up bool) (apiAnswer, error) {
+	return newDecoder().decode(r, lim, up)
+}
+
+// decode reads the API's JSON envelope
+// ({"status","data":{"resultType","result":[...]},"warnings","infos","errorType","error"}),
+// https://prometheus.io/docs/prometheus/latest/querying/api/#format-overview.
+// The rows it returns are the decoder's: they are good until its next
+// decode.
+func (d *decoder) decode(r io.Reader, lim *refreshLimits, up bool) (apiAnswer, error) {
+	b, err := d.read(r)
+	if err != nil {
+		var ce *cappedError
+		if errors.As(err, &ce) {
+			return apiAnswer{}, budgetError{ce.msg}
+		}
+		return apiAnswer{}, err
+	}
+	p := scanner{b: b, d: d, lim: lim, up: up}
+	a, err := p.answer()
+	if err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+// read reads the whole body into the decoder's buffer (the refresh's byte
+// bound caps it).
+func (d *decoder) read(r io.Reader) ([]byte, error) {
+	// a buffer grown by one huge answer is not kept for ever
+	if cap(d.buf) > 16<<20 {
+		d.buf = nil
+	}
+	b := d.buf[:0]
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			d.buf = b
+			return b, nil
+		}
+		if err != nil {
+			d.buf = b
+			return nil, err
+		}
+	}
+}
+
+// intern returns s as a string, the same string for the same bytes while
+// the table lasts.
+func (d *decoder) intern(s []byte) string {
+	if v, ok := d.strs[string(s)]; ok {
+		return v
+	}
+	if len(s) > maxLabelLen {
+		return string(s) // dropped as too long anyway: not kept
+	}
+	if len(d.strs) >= maxInterned {
+		clear(d.strs)
+	}
+	v := string(s)
+	d.strs[v] = v
+	return v
+}
+
+// scanner is one pass over an answer's bytes.
+type scanner struct {
+	b   []byte
+	i   int
+	d   *decoder
+	lim *refreshLimits
+	up  bool
+}
+
+// syntaxError is JSON that is not JSON, with the offset it breaks at.
+type syntaxError struct {
+	msg string
+	off int
+}
+
+func (e *syntaxError) Error() string { return fmt.Sprintf("%s at byte %d", e.msg, e.off) }
+
+func (p *scanner) fail(format string, args ...any) error {
+	return &syntaxError{fmt.Sprintf(format, args...), p.i}
+}
+
+func (p *scanner) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek is the next byte after white space (0 at the end).
+func (p *scanner) peek() byte {
+	p.ws()
+	if p.i >= len(p.b) {
+		return 0
+	}
+	return p.b[p.i]
+}
+
+func (p *scanner) expect(c byte) error {
+	if got := p.peek(); got != c {
+		if got == 0 {
+			return p.fail("unexpected end of the answer, want %q", c)
+		}
+		return p.fail("want %q, got %q", c, got)
+	}
+	p.i++
+	return nil
+}
+
+// more reads the separator after a member or element: true for a comma,
+// false for the closing bracket.
+func (p *scanner) more(end byte) (bool, error) {
+	switch c := p.peek(); c {
+	case ',':
+		p.i++
+		return true, nil
+	case end:
+		p.i++
+		return false, nil
+	case 0:
+		return false, p.fail("unexpected end of the answer, want ',' or %q", end)
+	default:
+		return false, p.fail("want ',' or %q, got %q", end, c)
+	}
+}
+
+// object calls member for each key of the object at the cursor, the
+// cursor then on the key's value; member must read that value.
+func (p *scanner) object(member func(key []byte) error) error {
+	if err := p.expect('{'); err != nil {
+		return err
+	}
+	if p.peek() == '}' {
+		p.i++
+		return nil
+	}
+	for {
+		if p.peek() != '"' {
+			return p.fail("want an object key")
+		}
+		k, err := p.str()
+		if err != nil {
+			return err
+		}
+		if err := p.expect(':'); err != nil {
+			return err
+		}
+		p.ws()
+		if err := member(k); err != nil {
+			return err
+		}
+		if more, err := p.more('}'); err != nil || !more {
+			return err
+		}
+	}
+}
+
+// array calls elem for each element of the array at the cursor.
+func (p *scanner) array(elem func() error) error {
+	if err := p.expect('['); err != nil {
+		return err
+	}
+	if p.peek() == ']' {
+		p.i++
+		return nil
+	}
+	for {
+		p.ws()
+		if err := elem(); err != nil {
+			return err
+		}
+		if more, err := p.more(']'); err != nil || !more {
+			return err
+		}
+	}
+}
+
+// str reads the string at the cursor and returns its text, unescaped
+// (invalid UTF-8 and lone surrogates as U+FFFD, as encoding/json reads
+// them). The bytes are the answer's own or the decoder's scratch: good
+// until the next str.
+func (p *scanner) str() ([]byte, error) {
+	if p.peek() != '"' {
+		return nil, p.fail("want a string")
+	}
+	p.i++
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			s := p.b[start:p.i]
+			p.i++
+			return s, nil
+		case c == '\\' || c >= utf8.RuneSelf:
+			return p.slowStr(start)
+		case c < 0x20:
+			return nil, p.fail("control character %#x in a string", c)
+		}
+		p.i++
+	}
+	return nil, p.fail("unterminated string")
+}
+
+// slowStr unescapes a string that holds an escape or a non-ASCII byte.
+func (p *scanner) slowStr(start int) ([]byte, error) {
+	out := append(p.d.scratch[:0], p.b[start:p.i]...)
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			p.d.scratch = out
+			return out, nil
+		case c < 0x20:
+			return nil, p.fail("control character %#x in a string", c)
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRune(p.b[p.i:])
+			p.i += n
+			out = utf8.AppendRune(out, r) // RuneError for an invalid byte
+		case c != '\\':
+			out = append(out, c)
+			p.i++
+		default:
+			if p.i+1 >= len(p.b) {
+				return nil, p.fail("unterminated string")
+			}
+			e := p.b[p.i+1]
+			p.i += 2
+			switch e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := p.hex4()
+				if !ok {
+					return nil, p.fail("bad \\u escape")
+				}
+				if utf16.IsSurrogate(r) {
+					// a pair is one rune; a lone half is U+FFFD and the
+					// escape after it stands on its own
+					save := p.i
+					dec := utf8.RuneError
+					if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
+						p.i += 2
+						if r2, ok := p.hex4(); ok {
+							dec = utf16.DecodeRune(r, r2)
+						}
+					}
+					if dec == utf8.RuneError {
+						p.i = save
+					}
+					r = dec
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				return nil, p.fail("bad escape \\%c", e)
+			}
+		}
+	}
+	return nil, p.fail("unterminated string")
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func (p *scanner) hex4() (rune, bool) {
+	if p.i+4 > len(p.b) {
+		return 0, false
+	}
+	r, ok := hexRune(p.b[p.i : p.i+4])
+	p.i += 4
+	return r, ok
+}
+
+func hexRune(h []byte) (rune, bool) {
+	var r rune
+	for _, c := range h {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	return r, true
+}
+
+// number reads a JSON number (RFC 8259's grammar).
+func (p *scanner) number() error {
+	i := p.i
+	if i < len(p.b) && p.b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(p.b) && p.b[i] >= '0' && p.b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(p.b) && p.b[i] == '0':
+		i++
+	case digits() == 0:
+		return p.fail("bad number")
+	}
+	if i < len(p.b) && p.b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return p.fail("bad number")
+		}
+	}
+	if i < len(p.b) && (p.b[i] == 'e' || p.b[i] == 'E') {
+		i++
+		if i < len(p.b) && (p.b[i] == '+' || p.b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return p.fail("bad number")
+		}
+	}
+	p.i = i
+	return nil
+}
+
+// literal reads true, false or null.
+func (p *scanner) literal(word string) error {
+	if len(p.b)-p.i < len(word) || string(p.b[p.i:p.i+len(word)]) != word {
+		return p.fail("bad literal")
+	}
+	p.i += len(word)
+	return nil
+}
+
+// skip reads any value and checks it is JSON, without building it (no
+// recursion: a deeply nested answer cannot exhaust the stack).
+func (p *scanner) skip() error {
+	open := p.d.open[:0] // the closing bracket of each container open
+	defer func() { p.d.open = open[:0] }()
+	for {
+		// a value at the cursor
+		switch c := p.peek(); c {
+		case '{', '[':
+			if len(open) >= maxDepth {
+				return p.fail("nested too deep")
+			}
+			p.i++
+			end := byte('}')
+			if c == '[' {
+				end = ']'
+			}
+			if p.peek() == end {
+				p.i++
+				break // empty: a value read
+			}
+			open = append(open, end)
+			if end == '}' {
+				if err := p.key(); err != nil {
+					return err
+				}
+			}
+			continue // its first value
+		case '"':
+			if _, err := p.str(); err != nil {
+				return err
+			}
+		case 't':
+			if err := p.literal("true"); err != nil {
+				return err
+			}
+		case 'f':
+			if err := p.literal("false"); err != nil {
+				return err
+			}
+		case 'n':
+			if err := p.literal("null"); err != nil {
+				return err
+			}
+		case 0:
+			return p.fail("unexpected end of the answer")
+		default:
+			if c != '-' && (c < '0' || c > '9') {
+				return p.fail("unexpected %q", c)
+			}
+			if err := p.number(); err != nil {
+				return err
+			}
+		}
+		// a value was read: its separator, or the containers it ends
+		for {
+			if len(open) == 0 {
+				return nil
+			}
+			end := open[len(open)-1]
+			c := p.peek()
+			if c == ',' {
+				p.i++
+				if end == '}' {
+					if err := p.key(); err != nil {
+						return err
+					}
+				}
+				break
+			}
+			if c != end {
+				return p.fail("want ',' or %q, got %q", end, c)
+			}
+			p.i++
+			open = open[:len(open)-1]
+		}
+	}
+}
+
+// key reads an object key and its colon.
+func (p *scanner) key() error {
+	if p.peek() != '"' {
+		return p.fail("want an object key")
+	}
+	if _, err := p.str(); err != nil {
+		return err
+	}
+	return p.expect(':')
+}
+
+// stringOrNull reads a string ("" for null).
+func (p *scanner) stringOrNull(what string) (string, error) {
+	switch p.peek() {
+	case 'n':
+		return "", p.literal("null")
+	case '"':
+		s, err := p.str()
+		return string(s), err
+	}
+	return "", p.fail("%s is not a string", what)
+}
+
+func (p *scanner) answer() (apiAnswer, error) {
+	var a apiAnswer
+	err := p.object(func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "status":
+			a.Status, err = p.stringOrNull("status")
+		case "errorType":
+			a.ErrorType, err = p.stringOrNull("errorType")
+		case "error":
+			a.Error, err = p.stringOrNull("error")
+		case "warnings", "infos":
+			if p.peek() == 'n' {
+				return p.literal("null")
+			}
+			err = p.array(func() error {
+				w, err := p.stringOrNull("a warning")
+				if err == nil && len(a.Warnings) < maxWarnings {
+					a.Warnings = append(a.Warnings, truncate(w, 512))
+				}
+				return err
+			})
+		case "data":
+			err = p.data(&a)
+		default:
+			err = p.skip()
+		}
+		return err
+	})
+	return a, err
+}
+
+func (p *scanner) data(a *apiAnswer) error {
+	switch c := p.peek(); c {
+	case 'n':
+		return p.literal("null") // an error answer
+	case '{':
+	default:
+		return p.fail("data is not an object")
+	}
+	return p.object(func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "resultType":
+			a.ResultType, err = p.stringOrNull("resultType")
+		case "result":
+			err = p.result(a)
+		default:
+			err = p.skip()
+		}
+		return err
+	})
+}
+
+func (p *scanner) result(a *apiAnswer) error {
+	switch p.peek() {
+	case '[':
+	case '{':
+		return p.fail("result is an object, want a list")
+	default:
+		// a scalar or string result ([time, "value"] is a list, this is
+		// neither): refused by its resultType
+		return p.skip()
+	}
+	var over, bad, long int
+	a.Rows = p.d.rows[:0]
+	err := p.array(func() error {
+		if p.peek() != '{' {
+			bad++ // not a series
+			return p.skip()
+		}
+		r, ok, err := p.row()
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			bad++ // the series was read whole; its value or a label was not what the API writes
+		case len(a.Rows) >= p.lim.maxSeries:
+			over++
+		case r.labels.tooLong():
+			long++
+		default:
+			if k := keyOf(r.labels); k != (tkey{}) && !p.lim.admit(k, p.up) {
+				return nil
+			}
+			a.Rows = append(a.Rows, r)
+		}
+		return nil
+	})
+	p.d.rows = a.Rows
+	p.lim.count(over, bad, long)
+	return err
+}
+
+// row reads one series; ok is false when it is JSON but not a series
+// (a label that is not a string, a value that is not [time, "float"]).
+func (p *scanner) row() (r sampleRow, ok bool, err error) {
+	ok = true
+	seen := false
+	err = p.object(func(k []byte) error {
+		switch string(k) {
+		case "metric":
+			if p.peek() == 'n' {
+				return p.literal("null")
+			}
+			if p.peek() != '{' {
+				ok = false
+				return p.skip()
+			}
+			return p.object(func(name []byte) error {
+				to := r.labels.field(name)
+				if to == nil {
+					return p.skip()
+				}
+				switch p.peek() {
+				case 'n':
+					return p.literal("null")
+				case '"':
+					v, err := p.str()
+					if err == nil {
+						*to = p.d.intern(v)
+					}
+					return err
+				}
+				ok = false
+				return p.skip()
+			})
+		case "value":
+			seen = true
+			v, good, err := p.value()
+			r.v, ok = v, ok && good
+			return err
+		default:
+			return p.skip() // "histogram" (a native histogram's sample) and what else comes
+		}
+	})
+	return r, ok && seen, err
+}
+
+// value reads an instant sample's [time, "value"]: good is false when it
+// is JSON of another shape or the text is no float64 ("1e400", "x").
+// "NaN", "+Inf" and "-Inf" are values.
+func (p *scanner) value() (v float64, good bool, err error) {
+	if p.peek() != '[' {
+		return 0, false, p.skip()
+	}
+	n := 0
+	err = p.array(func() error {
+		n++
+		switch {
+		case n == 2 && p.peek() == '"':
+			start := p.i + 1
+			if _, err := p.str(); err != nil {
+				return err
+			}
+			// the text as written: a number has no escapes
+			f, perr := strconv.ParseFloat(string(p.b[start:p.i-1]), 64)
+			if perr == nil {
+				v, good = f, true
+			}
+			return nil
+		case n == 1 && (p.peek() == '-' || p.peek() >= '0' && p.peek() <= '9'):
+			return p.number()
+		}
+		good = false
+		n = 3 // not [time, "value"]: whatever follows does not mend it
+		return p.skip()
+	})
+	return v, good && n == 2, err
+}
+
+// field is where the label of that name goes (nil: a label llmtop does not
+// read).
+func (l *rowLabels) field(name []byte) *string {
+	switch string(name) {
+	case "job":
+		return &l.Job
+	case "instance":
+		return &l.Instance
+	case "pod":
+		return &l.Pod
+	case "namespace":
+		return &l.Namespace
+	case "kubernetes_pod_name":
+		return &l.KPod
+	case "kubernetes_namespace":
+		return &l.KNs
+	case "model_name":
+		return &l.Model
+	case "engine_type":
+		return &l.EngineType
+	case "llm_isvc_role":
+		return &l.ISvcRole
+	case "worker_type":
+		return &l.WorkerType
+	case "server":
+		return &l.Server
+	case conceptLabel:
+		return &l.Concept
+	case fromLabel:
+		return &l.From
+	}
+	return nil
+}
