@@ -109,8 +109,8 @@ func (d *Diagnoser) dropStaleFacts(evs []model.Event, eps []Endpoint) []model.Ev
 // ok is false when no such line was seen. The events window does not apply:
 // the line is printed once per start.
 func (e *env) chunkedBudget(ep Endpoint) (n int, at time.Time, ok bool) {
-	for _, x := range e.in.Events {
-		if x.Kind != kindChunkedPrefill || x.Time.After(e.in.Time) || e.eventURL(x.Endpoint) != ep.URL {
+	for _, x := range e.eventsOf(ep.URL) {
+		if x.Kind != kindChunkedPrefill || x.Time.After(e.in.Time) {
 			continue
 		}
 		v, err := strconv.Atoi(x.Fields["max_num_batched_tokens"])

@@ -81,8 +81,16 @@ type env struct {
 	// groups caches replicas(): several rules ask for it.
 	groups     map[string][]Endpoint
 	groupsDone bool
-	// byURL indexes in.Endpoints for endpointOf.
-	byURL map[string]int
+	// byURL indexes in.Endpoints for endpointOf, byEvent in.Events for
+	// eventsOf.
+	byURL   map[string]int
+	byEvent map[string][]model.Event
+	// pools caches routePools; settledIn are each replica group's
+	// settled members in the group's order.
+	poolNames []string
+	pools     map[string][]Endpoint
+	poolsDone bool
+	settledIn map[string][]Endpoint
 }
 
 // lack records that a rule could not judge an endpoint for want of an input.

@@ -142,8 +142,8 @@ func ruleClientErrors(e *env) []Finding {
 			Source: metricSource(ep, "http_4xx"), Window: ep.State.RateWindow}}
 		reasons := map[string]int{}
 		var order []string
-		for _, x := range e.in.Events {
-			if !clientErrorKinds[x.Kind] || e.eventURL(x.Endpoint) != ep.URL || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
+		for _, x := range e.eventsOf(ep.URL) {
+			if !clientErrorKinds[x.Kind] || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
 				continue
 			}
 			if reasons[x.Title] == 0 {

@@ -588,8 +588,8 @@ const kindLlamaDraft = "llamacpp_draft_acceptance"
 // newest request's acceptance by position (as the log wrote it).
 func specFromLog(e *env, ep Endpoint) (accepted, drafted float64, n int, perPos string) {
 	var newest time.Time
-	for _, x := range e.in.Events {
-		if x.Kind != kindLlamaDraft || e.eventURL(x.Endpoint) != ep.URL || x.Time.After(e.in.Time) || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
+	for _, x := range e.eventsOf(ep.URL) {
+		if x.Kind != kindLlamaDraft || x.Time.After(e.in.Time) || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
 			continue
 		}
 		a, err1 := strconv.ParseFloat(x.Fields["accepted"], 64)

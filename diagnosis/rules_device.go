@@ -49,8 +49,8 @@ const (
 // the engine's own log (each tensor-parallel rank and each llama.cpp
 // device prints its own), with the line that said so.
 func weightsOnGPU(e *env, ep Endpoint) (bytes float64, line model.Event, ok bool) {
-	for _, x := range e.in.Events {
-		if e.eventURL(x.Endpoint) != ep.URL || x.Time.After(e.in.Time) {
+	for _, x := range e.eventsOf(ep.URL) {
+		if x.Time.After(e.in.Time) {
 			continue
 		}
 		var v float64
@@ -157,8 +157,8 @@ func ruleWeightsVRAM(e *env) []Finding {
 func newestEvent(e *env, ep Endpoint, kind string) (model.Event, bool) {
 	var best model.Event
 	found := false
-	for _, x := range e.in.Events {
-		if x.Kind == kind && e.eventURL(x.Endpoint) == ep.URL && !x.Time.After(e.in.Time) && (!found || !x.Time.Before(best.Time)) {
+	for _, x := range e.eventsOf(ep.URL) {
+		if x.Kind == kind && !x.Time.After(e.in.Time) && (!found || !x.Time.Before(best.Time)) {
 			best, found = x, true
 		}
 	}

@@ -168,6 +168,20 @@ func endpointOf(e *env, url string) Endpoint {
 	return Endpoint{URL: url}
 }
 
+// eventsOf are the events of the endpoint at url (eventURL), oldest
+// first; indexed once per evaluation, as the rules that read an
+// endpoint's log lines ask for every endpoint.
+func (e *env) eventsOf(url string) []model.Event {
+	if e.byEvent == nil {
+		e.byEvent = map[string][]model.Event{}
+		for _, x := range e.in.Events {
+			u := e.eventURL(x.Endpoint)
+			e.byEvent[u] = append(e.byEvent[u], x)
+		}
+	}
+	return e.byEvent[url]
+}
+
 // eventURL is the endpoint an event belongs to (endpointOf's URL, without
 // the look-up): its own, or the only endpoint's when it names none.
 func (e *env) eventURL(url string) string {

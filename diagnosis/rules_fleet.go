@@ -61,7 +61,7 @@ func ruleSkew(e *env) []Finding {
 	sort.Strings(models)
 	var out []Finding
 	for _, m := range models {
-		if routedPool(e, groups[m]) {
+		if routedPool(e, m) {
 			continue // a routing rule names the pattern
 		}
 		if f, ok := loadSkew(e, m, groups[m]); ok {

@@ -274,8 +274,8 @@ func llamaContext(e *env, ep Endpoint) []Action {
 		slots = n
 	}
 	var maxPrompt, slotCtx int
-	for _, x := range e.in.Events {
-		if x.Kind != "llamacpp_prompt_too_long" || e.eventURL(x.Endpoint) != ep.URL {
+	for _, x := range e.eventsOf(ep.URL) {
+		if x.Kind != "llamacpp_prompt_too_long" {
 			continue
 		}
 		maxPrompt = max(maxPrompt, fieldInt(x, "n_prompt"))

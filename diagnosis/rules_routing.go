@@ -48,9 +48,14 @@ func (e *env) settled(ep Endpoint) bool {
 	return true
 }
 
-// routePools are the pools with two or more settled members, by name.
+// routePools are the pools with two or more settled members, by name,
+// each sorted by URL; built once per evaluation (four rules read them).
 func (e *env) routePools() ([]string, map[string][]Endpoint) {
+	if e.poolsDone {
+		return e.poolNames, e.pools
+	}
 	out := map[string][]Endpoint{}
+	e.settledIn = map[string][]Endpoint{}
 	for name, eps := range e.replicas() {
 		var in []Endpoint
 		for _, ep := range eps {
@@ -58,9 +63,9 @@ func (e *env) routePools() ([]string, map[string][]Endpoint) {
 				in = append(in, ep)
 			}
 		}
+		e.settledIn[name] = in
 		if len(in) >= 2 {
-			sort.Slice(in, func(i, j int) bool { return in[i].URL < in[j].URL })
-			out[name] = in
+			out[name] = sortedBy(in, func(a, b *Endpoint) bool { return a.URL < b.URL })
 		}
 	}
 	names := make([]string, 0, len(out))
@@ -68,7 +73,24 @@ func (e *env) routePools() ([]string, map[string][]Endpoint) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	e.poolNames, e.pools, e.poolsDone = names, out, true
 	return names, out
+}
+
+// sortedBy is a copy of eps in less's order, stable. It sorts their
+// indices: an Endpoint is 2 KiB, and a sort swapping them moved
+// megabytes at 500 replicas.
+func sortedBy(eps []Endpoint, less func(a, b *Endpoint) bool) []Endpoint {
+	idx := make([]int, len(eps))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return less(&eps[idx[i]], &eps[idx[j]]) })
+	out := make([]Endpoint, len(eps))
+	for i, k := range idx {
+		out[i] = eps[k]
+	}
+	return out
 }
 
 // poolWord is how a pool's members are named: "decode workers",
@@ -104,14 +126,14 @@ func members(eps []Endpoint) []Evidence {
 
 // starved: some members idle (nothing running, nothing waiting) while
 // others are full (KV at RouteFullKV) or queue.
-func starved(e *env, eps []Endpoint) (idle, full []Endpoint) {
-	for _, ep := range eps {
-		st := ep.State
+func starved(e *env, eps []Endpoint) (idle, full []*Endpoint) {
+	for i := range eps {
+		st := &eps[i].State
 		switch {
 		case st.Running.V == 0 && st.Waiting.Or(0) == 0:
-			idle = append(idle, ep)
+			idle = append(idle, &eps[i])
 		case st.KVUsage.OK && st.KVUsage.V >= e.cfg.RouteFullKV, st.Waiting.Or(0) >= 1:
-			full = append(full, ep)
+			full = append(full, &eps[i])
 		}
 	}
 	if len(full) == 0 {
@@ -152,7 +174,7 @@ func rulePoolStarved(e *env) []Finding {
 }
 
 // allEjected reports whether a router has taken every one of eps out.
-func allEjected(e *env, eps []Endpoint) bool {
+func allEjected(e *env, eps []*Endpoint) bool {
 	for _, ep := range eps {
 		if !e.ejectedBy(ep.URL) {
 			return false
@@ -189,8 +211,7 @@ func queueSkew(e *env, eps []Endpoint) ([]Endpoint, float64, bool) {
 		}
 		qs = append(qs, ep.State.Waiting.V)
 	}
-	sorted := append([]Endpoint(nil), eps...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].State.Waiting.V > sorted[j].State.Waiting.V })
+	sorted := sortedBy(eps, func(a, b *Endpoint) bool { return a.State.Waiting.V > b.State.Waiting.V })
 	hi, lo := sorted[0].State.Waiting.V, sorted[len(sorted)-1].State.Waiting.V
 	c := cv(qs)
 	return sorted, c, hi >= e.cfg.RouteQueueMin && c >= e.cfg.RouteQueueCV && lo <= hi/4
@@ -488,15 +509,11 @@ func kvStall(e *env, ep Endpoint) (float64, bool) {
 	return share, share >= e.cfg.KVStallShare
 }
 
-// routedPool reports whether a routing rule speaks for the pool, so the
-// general load skew does not say it twice.
-func routedPool(e *env, eps []Endpoint) bool {
-	var in []Endpoint
-	for _, ep := range eps {
-		if e.settled(ep) {
-			in = append(in, ep)
-		}
-	}
+// routedPool reports whether a routing rule speaks for the pool (a
+// replicaGroups name), so the general load skew does not say it twice.
+func routedPool(e *env, pool string) bool {
+	e.routePools()
+	in := e.settledIn[pool] // its settled members, in the group's order
 	if len(in) < 2 {
 		return false
 	}
