@@ -371,3 +371,39 @@ func TestJudgeServerTTFT(t *testing.T) {
 		t.Errorf("no server TTFT after: %v %s", ok, why)
 	}
 }
+
+// A change is judged against the noise of the configuration it changes:
+// the kept step's own noise where it was measured, else the trail's. On
+// the sim's lora-starved the start (queue-bound) spread ITL p99 ×1.51, the
+// fixed engine a few per cent, and a step from it that cut ITL p99 from
+// 40 to 24 ms was judged "within the noise" of the engine that was gone.
+func TestKeptConfigurationsNoise(t *testing.T) {
+	m := func(itl float64) Measure {
+		return Measure{Served: true, Completed: 50, ITLp99ms: model.Some(itl), OutputTPS: model.Some(300)}
+	}
+	tr := Trail{NoiseByGoal: MeasureNoises(m(40), m(60.4))} // ×1.51: needs ×2.28
+	tr.Steps = []Step{{N: 0, Kept: true}}
+	before, after := m(40.1), m(24.4)
+	if ok, _ := Judge(GoalITL, before, after, tr.KeptNoiseFor(GoalITL)); ok {
+		t.Fatal("against the start's ×1.51 ITL noise 40.1 → 24.4 ms must not pass: the test proves nothing")
+	}
+	// Step 2 kept, its noise measured: ×1.04.
+	tr.Steps = append(tr.Steps, Step{N: 1, Kept: true}, Step{N: 2, Kept: true, NoiseByGoal: MeasureNoises(m(40.1), m(41.7))},
+		Step{N: 3, Kept: false, NoiseByGoal: MeasureNoises(m(10), m(90))})
+	if n := tr.KeptNoiseFor(GoalITL); math.Abs(n.Factor-41.7/40.1) > 1e-9 {
+		t.Errorf("want the kept step 2's noise (a step not kept does not count), got ×%.3f", n.Factor)
+	}
+	if ok, why := Judge(GoalITL, before, after, tr.KeptNoiseFor(GoalITL)); !ok {
+		t.Errorf("against the kept configuration's ×1.04 noise 40.1 → 24.4 ms is better: %s", why)
+	}
+	// A kept step whose noise was not measured: the trail's stands (not the
+	// step before it's).
+	tr.Steps = append(tr.Steps, Step{N: 4, Kept: true})
+	if n := tr.KeptNoiseFor(GoalITL); math.Abs(n.Factor-60.4/40) > 1e-9 {
+		t.Errorf("kept step without its noise: want the trail's ×1.51, got ×%.3f", n.Factor)
+	}
+	tr.Steps = tr.Steps[:4]
+	if tab := tr.Table(); !strings.Contains(tab, "noise on this configuration, for the steps after it: ") || !strings.Contains(tab, "itl_p99 ×1.04") {
+		t.Errorf("table lacks the kept step's noise:\n%s", tab)
+	}
+}

@@ -182,6 +182,12 @@ type Step struct {
 	Why      string   `json:"why,omitempty"`
 	Open     []string `json:"open_findings"`
 	NotTried []string `json:"not_applied,omitempty"` // actions that are not a change of the command line
+	// NoiseByGoal is the noise measured on this step's configuration once
+	// it was kept (two benchmarks on it, back to back): the changes after
+	// it are judged against it, not against the noise of a configuration
+	// that is gone (a queue-bound start spreads ITL p99 ×1.5 where the
+	// fixed engine spreads it a few per cent).
+	NoiseByGoal map[Goal]Noise `json:"noise_by_goal,omitempty"`
 }
 
 // Trail is what tune did.
@@ -207,15 +213,37 @@ func (t Trail) NoiseFor(g Goal) Noise {
 	return MeasureNoise(g, Measure{}, Measure{})
 }
 
+// KeptNoiseFor is g's noise on the configuration a next change is judged
+// against: the newest kept step's where it was measured there, else the
+// trail's.
+func (t Trail) KeptNoiseFor(g Goal) Noise {
+	for i := len(t.Steps) - 1; i >= 0; i-- {
+		s := t.Steps[i]
+		if !s.Kept {
+			continue
+		}
+		if n, ok := s.NoiseByGoal[g]; ok {
+			return n
+		}
+		break // kept, but its noise was not measured: the trail's stands
+	}
+	return t.NoiseFor(g)
+}
+
 // NoiseText is each goal's noise and the factor a change must beat:
 // "ttft_p99 ×1.30 (a change must move it ×1.69), tpot_p99 …".
 func (t Trail) NoiseText() string {
 	if len(t.NoiseByGoal) == 0 {
 		return fmt.Sprintf("%s ×%.2f (a change must move it ×%.2f)", t.Noise.Goal, t.Noise.Factor, t.Noise.Need)
 	}
+	return NoiseText(t.NoiseByGoal)
+}
+
+// NoiseText writes each goal's noise in ns.
+func NoiseText(ns map[Goal]Noise) string {
 	var parts []string
 	for _, g := range Goals {
-		if n, ok := t.NoiseByGoal[g]; ok {
+		if n, ok := ns[g]; ok {
 			if n.A == 0 {
 				parts = append(parts, fmt.Sprintf("%s not measured twice (×%.2f floor)", g, n.Need))
 				continue
@@ -265,6 +293,9 @@ func (t Trail) Table() string {
 			kept = map[bool]string{true: "yes", false: "no"}[s.Kept]
 		}
 		row(fmt.Sprint(s.N), whats[i], bt+ms(s.Measure.TTFTp99ms, s.Measure.Served), bp+ms(s.Measure.TPOTp99ms, s.Measure.Served), kept, orNone(s.Open))
+		if s.N > 0 && s.Kept && len(s.NoiseByGoal) > 0 {
+			fmt.Fprintf(&b, "     noise on this configuration, for the steps after it: %s\n", NoiseText(s.NoiseByGoal))
+		}
 	}
 	fmt.Fprintf(&b, "final: %s\nopen findings: %s\nstopped: %s\n", t.Final, orNone(t.Open), t.Stopped)
 	return b.String()
