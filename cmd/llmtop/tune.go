@@ -54,9 +54,10 @@ the diagnosis under that load, apply the top open finding's first change that is
 command line, restart, and benchmark again at the same load. A change is kept
 only if the goal metric (--goal; auto: ITL p99 for an ITL finding, TPOT p99
 for another decode finding, else TTFT p99) improved by more than that
-metric's run-to-run noise, measured at the start
-with two benchmarks on the unchanged engine (threshold: twice the noise, at
-least 5 %); otherwise the engine goes back to the command line before it.
+metric's run-to-run noise on the configuration it changes, measured there
+with two benchmarks back to back (at the start, and again on each kept
+configuration; threshold: twice the noise, at least 5 %); otherwise the
+engine goes back to the command line before it.
 Tune stops when no open finding has a change it can apply.
 
 The trail (--trail, JSON) records each step's command, diff, numbers before →
