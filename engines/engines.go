@@ -286,6 +286,46 @@ type Process struct {
 	Host                 string
 	PortFlags, HostFlags []string
 	HostEnv              string
+	// Store is where it keeps its models (zero: HFStore), for the free
+	// disk under them.
+	Store ModelStore
+}
+
+// ModelStore is where an engine keeps its models: the directory a flag
+// names, else the directory of a model file on its command line, else an
+// environment variable's, else Home under $HOME.
+type ModelStore struct {
+	// Flags name the directory on the command line.
+	Flags []string
+	// FileSuffix: an argument ending in it is the model file itself, on
+	// the disk of its directory (llama.cpp's .gguf).
+	FileSuffix string
+	// Env are the variables that name it, first set wins, each with the
+	// subdirectory under it (HF_HOME's hub).
+	Env []EnvDir
+	// Home is its default under $HOME.
+	Home string
+	// What is how the screen names it.
+	What string
+}
+
+// EnvDir is a variable naming a directory, and the subdirectory under it.
+type EnvDir struct{ Var, Sub string }
+
+// HFStore is the Hugging Face hub cache the Python engines download into
+// (huggingface_hub's constants: HF_HUB_CACHE, its old name
+// HUGGINGFACE_HUB_CACHE, HF_HOME/hub, $XDG_CACHE_HOME/huggingface/hub,
+// ~/.cache/huggingface/hub); vLLM and SGLang take --download-dir for it.
+var HFStore = ModelStore{Flags: []string{"--download-dir"},
+	Env:  []EnvDir{{"HF_HUB_CACHE", ""}, {"HUGGINGFACE_HUB_CACHE", ""}, {"HF_HOME", "hub"}, {"XDG_CACHE_HOME", "huggingface/hub"}},
+	Home: ".cache/huggingface/hub", What: "model cache"}
+
+// StoreOf is where engine e keeps its models (HFStore when unknown).
+func StoreOf(e model.Engine) ModelStore {
+	if s := Of(e); s != nil && s.Process.Store.What != "" {
+		return s.Process.Store
+	}
+	return HFStore
 }
 
 // Health is an engine's health route and what a failure there means: a

@@ -66,7 +66,11 @@ var LlamaCpp = Spec{
 	Metrics: llamacppMetrics,
 	Logs:    llamacppLogs,
 	Process: Process{Programs: []string{"llama-server*"}, Serves: []string{"llama-server*"},
-		Host: "127.0.0.1", PortFlags: []string{"--port"}, HostFlags: []string{"--host"}},
+		Host: "127.0.0.1", PortFlags: []string{"--port"}, HostFlags: []string{"--host"},
+		// -m names the GGUF file; -hf downloads into LLAMA_CACHE, else
+		// $XDG_CACHE_HOME/llama.cpp, else ~/.cache/llama.cpp (common's
+		// fs_get_cache_directory).
+		Store: ModelStore{FileSuffix: ".gguf", Env: []EnvDir{{"LLAMA_CACHE", ""}, {"XDG_CACHE_HOME", "llama.cpp"}}, Home: ".cache/llama.cpp", What: "model files"}},
 	Health:  Health{Route: "/health", Status: 503, Means: model.HealthLoading, Why: "loading model"},
 	OwnedBy: []string{"llamacpp"},
 	Probe:   Probe{Identity: model.LlamaCpp, Template: model.LlamaCpp, Tokenize: model.LlamaCpp, Defaults: model.LlamaCpp},

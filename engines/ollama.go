@@ -28,7 +28,10 @@ var Ollama = Spec{
 	Metrics: ollamaMetrics,
 	Logs:    ollamaLogs,
 	Process: Process{Programs: []string{"ollama", "ollama_llama_server"}, Serves: []string{"ollama serve"},
-		Host: "127.0.0.1", HostEnv: "OLLAMA_HOST"},
+		Host: "127.0.0.1", HostEnv: "OLLAMA_HOST",
+		// envconfig.Models: OLLAMA_MODELS, else ~/.ollama/models (the
+		// Linux service's HOME is /usr/share/ollama).
+		Store: ModelStore{Env: []EnvDir{{"OLLAMA_MODELS", ""}}, Home: ".ollama/models", What: "Ollama models"}},
 	Health: Health{Route: "/", Status: 503, BodyHas: "loading", Means: model.HealthLoading, Why: "loading (503)"},
 	// No tokenize route (api/types.go).
 	Probe: Probe{Identity: model.Ollama, Template: model.Ollama, Defaults: model.Ollama},

@@ -336,24 +336,37 @@ func (r *Reader) disks(h *model.HostReading, t Target, args []string, environ []
 	} else {
 		h.NotChecked = append(h.NotChecked, "/dev/shm: not checked, because "+errText(err))
 	}
-	type want struct{ p, what string }
+	type want struct {
+		p, what string
+		in      string // the directory p is relative to ("" p is absolute)
+	}
 	var ws []want
-	if c := modelCache(args, environ); c != "" {
-		ws = append(ws, want{c, "model cache"})
+	if c, what, rel := modelStore(args, environ); c != "" {
+		w := want{p: c, what: what}
+		if rel {
+			// llama-server -m models/x.gguf: under the engine's working
+			// directory, as it sees it.
+			w.in = path.Join(r.cfg.ProcPath, strconv.Itoa(t.PID), "cwd")
+		}
+		ws = append(ws, w)
 	} else {
-		h.NotChecked = append(h.NotChecked, "the model cache's disk: not checked, because the engine's environment is not readable (another user)")
+		h.NotChecked = append(h.NotChecked, "the model store's disk: not checked, because the engine's environment is not readable (another user)")
 	}
 	for _, l := range t.Logs {
-		ws = append(ws, want{l, "log"})
+		ws = append(ws, want{p: l, what: "log"})
 	}
 	for _, w := range ws {
-		free, total, err := r.statfsIn(root, w.p)
+		stat := func(p string) (uint64, uint64, error) { return r.statfsIn(root, p) }
+		if w.in != "" {
+			stat = func(p string) (uint64, uint64, error) { return r.cfg.Statfs(path.Join(w.in, p)) }
+		}
+		free, total, err := stat(w.p)
 		for up := w.p; err != nil && path.Dir(up) != up; {
 			// The cache directory may not exist yet (nor its parent: a
 			// fresh $HOME/.cache): the nearest that does is the disk it
 			// will go on.
 			up = path.Dir(up)
-			free, total, err = r.statfsIn(root, up)
+			free, total, err = stat(up)
 		}
 		if err != nil {
 			h.NotChecked = append(h.NotChecked, w.what+" disk ("+w.p+"): not checked, because "+errText(err))

@@ -268,3 +268,62 @@ func TestModelCacheDiskOfNearestDirectory(t *testing.T) {
 		t.Errorf("disks %+v, not checked %q", hs[0].Disks, hs[0].NotChecked)
 	}
 }
+
+// The model store is each engine's own (engines/ Process.Store): the HF
+// cache for vLLM, the GGUF file's directory for llama-server (relative to
+// its working directory), OLLAMA_MODELS or ~/.ollama/models for Ollama.
+// The Host pane showed ~/.cache/huggingface/hub for llama.cpp and Ollama.
+func TestModelStoreIsTheEngines(t *testing.T) {
+	env := func(kv ...string) []byte { return []byte(strings.Join(kv, "\x00") + "\x00") }
+	cases := []struct {
+		name    string
+		args    []string
+		environ []byte
+		dir     string
+		what    string
+		rel     bool
+	}{
+		{"vLLM --download-dir", []string{"vllm", "serve", "m", "--download-dir", "/models"}, env("HOME=/root"), "/models", "model cache", false},
+		{"vLLM --download_dir=", []string{"vllm", "serve", "m", "--download_dir=/m2"}, env("HOME=/root"), "/m2", "model cache", false},
+		{"vLLM HF_HOME", []string{"python3", "-m", "vllm.entrypoints.openai.api_server"}, env("HOME=/root", "HF_HOME=/data/hf/"), "/data/hf/hub", "model cache", false},
+		{"SGLang XDG cache", []string{"python3", "-m", "sglang.launch_server"}, env("HOME=/root", "XDG_CACHE_HOME=/c"), "/c/huggingface/hub", "model cache", false},
+		{"llama-server -m relative", []string{"llama-server", "-m", "models/q4.gguf", "--port", "8080"}, env("HOME=/root"), "models", "model files", true},
+		{"llama-server --model= absolute", []string{"/opt/llama-server", "--model=/srv/m/q4.gguf"}, env("HOME=/root"), "/srv/m", "model files", false},
+		{"llama-server -hf", []string{"llama-server", "-hf", "org/repo"}, env("HOME=/home/u"), "/home/u/.cache/llama.cpp", "model files", false},
+		{"llama-server LLAMA_CACHE", []string{"llama-server", "-hf", "org/repo"}, env("HOME=/home/u", "LLAMA_CACHE=/lc"), "/lc", "model files", false},
+		{"Ollama OLLAMA_MODELS", []string{"/usr/local/bin/ollama", "serve"}, env("HOME=/usr/share/ollama", "OLLAMA_MODELS=/mnt/ollama"), "/mnt/ollama", "Ollama models", false},
+		{"Ollama default", []string{"ollama", "serve"}, env("HOME=/usr/share/ollama"), "/usr/share/ollama/.ollama/models", "Ollama models", false},
+		{"no environment", []string{"ollama", "serve"}, nil, "", "Ollama models", false},
+	}
+	for _, c := range cases {
+		dir, what, rel := modelStore(c.args, c.environ)
+		if dir != c.dir || what != c.what || rel != c.rel {
+			t.Errorf("%s: got %q %q rel=%v, want %q %q rel=%v", c.name, dir, what, rel, c.dir, c.what, c.rel)
+		}
+	}
+
+	// Read: a relative GGUF path is stat'ed under the engine's cwd.
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	cfg := Config{Cgroup: cgroupFS(), ProcPath: "/proc",
+		Statfs: statfsFake(map[string][2]uint64{
+			"/proc/100/root/dev/shm": {64 << 20, 64 << 20},
+			"/proc/100/cwd/models":   {3 << 30, 100 << 30},
+		}),
+	}
+	proc := fakeProc{apiTicks: 1000, coreTicks: 500, busyRun: 1e9, idle: 1e8, cpuBusy: 1000, cpuTotal: 4000}.fs()
+	proc["100/cmdline"] = &fstest.MapFile{Data: []byte("llama-server\x00-m\x00models/q4.gguf\x00")}
+	cfg.Proc = proc
+	hs, _ := New(cfg).Read(t0, []Target{{Endpoint: "http://127.0.0.1:8080", PID: 100}})
+	if len(hs) != 1 {
+		t.Fatalf("readings %+v", hs)
+	}
+	found := false
+	for _, d := range hs[0].Disks {
+		if d.What == "model files" && d.Path == "models" && d.Free.OK && d.Free.V == 3<<30 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("disks %+v, not checked %q", hs[0].Disks, hs[0].NotChecked)
+	}
+}

@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"io/fs"
+	"path"
 	"strconv"
 	"strings"
+
+	"github.com/llmtop/llmtop/engines"
+	"github.com/llmtop/llmtop/sources/procfs"
 )
 
 // keyValues reads "Key: 123 kB" / "key 123" lines (meminfo, vmstat,
@@ -127,33 +131,66 @@ func readCgroup(root fs.FS, path string, v1 bool) (limit, usage, kills uint64, l
 	return limit, usage, kills, limited, nil
 }
 
-// modelCache is where the engine keeps downloaded weights: --download-dir
-// in its arguments, else HF_HUB_CACHE, HF_HOME/hub, $HOME/.cache/huggingface/hub
-// from its environment.
+// modelCache is the Hugging Face hub cache the engine would find an
+// org/name model in (its weights, for the weights check).
 func modelCache(args []string, environ []byte) string {
+	dir, _ := storeDir(engines.HFStore, args, envOf(environ))
+	return dir
+}
+
+// modelStore is where the engine keeps its models (engines/: the flag, the
+// model file's directory, the environment, the default under $HOME), how
+// the screen names it, and whether dir is relative to the engine's
+// working directory (llama-server -m models/x.gguf).
+func modelStore(args []string, environ []byte) (dir, what string, rel bool) {
+	st := engines.StoreOf(procfs.EngineOf(args))
+	dir, rel = storeDir(st, args, envOf(environ))
+	return dir, st.What, rel
+}
+
+func storeDir(st engines.ModelStore, args []string, env map[string]string) (dir string, rel bool) {
 	for i, a := range args {
-		if v, ok := strings.CutPrefix(a, "--download-dir="); ok {
-			return v
+		name, v, eq := strings.Cut(a, "=")
+		if strings.HasPrefix(name, "--") {
+			name = "--" + strings.ReplaceAll(name[2:], "_", "-") // vLLM takes --download_dir too
 		}
-		if (a == "--download-dir" || a == "--download_dir") && i+1 < len(args) {
-			return args[i+1]
+		for _, f := range st.Flags {
+			switch {
+			case name == f && eq:
+				return v, false
+			case name == f && i+1 < len(args):
+				return args[i+1], false
+			}
 		}
 	}
+	if st.FileSuffix != "" {
+		for _, a := range args[min(1, len(args)):] {
+			if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+				a = v // --model=/models/x.gguf
+			}
+			if strings.HasSuffix(a, st.FileSuffix) && !strings.HasPrefix(a, "-") {
+				return path.Dir(a), !path.IsAbs(a)
+			}
+		}
+	}
+	for _, e := range st.Env {
+		if v := env[e.Var]; v != "" {
+			return path.Join(strings.TrimRight(v, "/"), e.Sub), false
+		}
+	}
+	if h := env["HOME"]; h != "" && st.Home != "" {
+		return path.Join(strings.TrimRight(h, "/"), st.Home), false
+	}
+	return "", false
+}
+
+// envOf reads a /proc/PID/environ.
+func envOf(environ []byte) map[string]string {
 	env := map[string]string{}
 	for _, kv := range bytes.Split(environ, []byte{0}) {
 		if k, v, ok := strings.Cut(string(kv), "="); ok {
 			env[k] = v
 		}
 	}
-	switch {
-	case env["HF_HUB_CACHE"] != "":
-		return env["HF_HUB_CACHE"]
-	case env["HUGGINGFACE_HUB_CACHE"] != "":
-		return env["HUGGINGFACE_HUB_CACHE"]
-	case env["HF_HOME"] != "":
-		return strings.TrimRight(env["HF_HOME"], "/") + "/hub"
-	case env["HOME"] != "":
-		return strings.TrimRight(env["HOME"], "/") + "/.cache/huggingface/hub"
-	}
-	return ""
+	return env
 }
