@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -82,6 +85,7 @@ func runHost(ctx context.Context, urls, extraLogs []string, cfg host.Config, pro
 // hostLooks reads the host around every local endpoint: the port owners,
 // followed, and one host.Reader that keeps the counters between looks.
 type hostLooks struct {
+	self int // llmtop's own pid
 	ts   []*hostTarget
 	r    *host.Reader
 	proc fs.FS
@@ -91,7 +95,7 @@ type hostLooks struct {
 // newHostLooks is nil when no endpoint is on this machine. extraLogs are
 // the logs a face attaches besides --log (llmtop run's engine's).
 func newHostLooks(urls, extraLogs []string, cfg host.Config, proc fs.FS) *hostLooks {
-	h := &hostLooks{r: host.New(cfg), proc: proc}
+	h := &hostLooks{r: host.New(cfg), proc: proc, self: os.Getpid()}
 	for _, u := range urls {
 		if l := newPortLook(u); l != nil {
 			h.ts = append(h.ts, &hostTarget{look: l})
@@ -112,7 +116,7 @@ func (h *hostLooks) read(now time.Time) []any {
 	targets := make([]host.Target, 0, len(h.ts))
 	for _, t := range h.ts {
 		t.resolve(h.proc, now)
-		targets = append(targets, host.Target{Endpoint: t.look.id, PID: t.pid, Logs: h.logs, Note: nestedNote(h.proc)})
+		targets = append(targets, host.Target{Endpoint: t.look.id, PID: t.pid, Logs: h.logs, Note: joinNotes(nestedNote(h.proc), selfNote(t.pid, h.self))})
 	}
 	hs, evs := h.r.Read(now, targets)
 	out := make([]any, 0, len(hs)+len(evs))
@@ -143,6 +147,27 @@ func (t *hostTarget) resolve(proc fs.FS, now time.Time) {
 	}
 	t.lookAt = now
 	t.pid = procfs.Owner(proc, t.look.port, now).PID
+}
+
+// selfNote says when the port's owner is llmtop itself: the simulated
+// engine of the demo (or `llmtop sim` in-process) serves from llmtop's own
+// process, so the process figures are llmtop's, simulator included, not an
+// engine's.
+func selfNote(pid, self int) string {
+	if pid == 0 || pid != self {
+		return ""
+	}
+	return fmt.Sprintf("the engine on this port is simulated inside llmtop itself (pid %d): the process figures are llmtop's own, its simulator included", pid)
+}
+
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func nestedNote(proc fs.FS) string {
