@@ -103,12 +103,22 @@ func (e *env) withMetrics() []Endpoint {
 	if e.metricsDone {
 		return e.metrics
 	}
+	e.metricsDone = true
+	all := true
+	for i := range e.in.Endpoints {
+		all = all && e.in.Endpoints[i].State.Samples > 0
+	}
+	if all {
+		// the usual fleet: no copy of its 2 KiB endpoints (the rules
+		// only read what this returns)
+		e.metrics = e.in.Endpoints
+		return e.metrics
+	}
 	for _, ep := range e.in.Endpoints {
 		if ep.State.Samples > 0 {
 			e.metrics = append(e.metrics, ep)
 		}
 	}
-	e.metricsDone = true
 	return e.metrics
 }
 
@@ -249,7 +259,7 @@ var idOrder = map[string]int{
 	"cuda_oom": 1, // the generic OOM after the specific start-up failure it comes with
 }
 
-func order(f Finding) int {
+func order(f *Finding) int {
 	if isEventFinding(f.ID) && f.Severity == model.SevCrit {
 		return idOrder[f.ID]
 	}
@@ -262,8 +272,14 @@ func order(f Finding) int {
 // of categories (an engine that is down explains everything below it; the
 // log line saying why it is down comes before that), then newest first.
 func Rank(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
+	// sorted by index, then moved once: a fleet's hundreds of findings
+	// are too big to swap around
+	idx := make([]int, len(fs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := &fs[idx[i]], &fs[idx[j]]
 		if ca, cb := !a.ClearSince.IsZero(), !b.ClearSince.IsZero(); ca != cb {
 			return cb
 		}
@@ -281,6 +297,11 @@ func Rank(fs []Finding) {
 		}
 		return a.Endpoint < b.Endpoint
 	})
+	sorted := make([]Finding, len(fs))
+	for i, k := range idx {
+		sorted[i] = fs[k]
+	}
+	copy(fs, sorted)
 }
 
 func dedupe(ss []string) []string {

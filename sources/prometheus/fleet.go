@@ -194,8 +194,10 @@ func (fl *fleet) addLatency(f family, rs []sampleRow) {
 		if keyOf(r.labels) == (tkey{}) {
 			continue
 		}
-		parts := strings.Split(r.labels.Concept, ":")
-		if len(parts) != 3 || parts[0] != "lat" {
+		// "lat:ttft:p99": cut, not split (no allocation per row)
+		kind, rest, _ := strings.Cut(r.labels.Concept, ":")
+		lat, stat, ok := strings.Cut(rest, ":")
+		if kind != "lat" || !ok || strings.Contains(stat, ":") {
 			continue
 		}
 		en, ok := f.lookup(r.labels.Concept)
@@ -209,12 +211,12 @@ func (fl *fleet) addLatency(f family, rs []sampleRow) {
 			continue
 		}
 		// "lat:itl", cut from the concept rather than built: no allocation per row
-		keep, displaces := e.prefer(sm.Model, r.labels.Concept[:len("lat:")+len(parts[1])], rank)
+		keep, displaces := e.prefer(sm.Model, r.labels.Concept[:len("lat:")+len(lat)], rank)
 		if !keep {
 			continue // the endpoint serves a newer name of this histogram
 		}
 		en.cites(sm.From, rank)
-		l := model.Latency(parts[1])
+		l := model.Latency(lat)
 		d, ok := sm.Derived.Latency[l]
 		if !ok || displaces {
 			d = model.Dist{Exposed: true}
@@ -223,10 +225,10 @@ func (fl *fleet) addLatency(f family, rs []sampleRow) {
 		if finite(r.v) && r.v >= 0 {
 			v = model.Some(r.v)
 		}
-		if strings.HasPrefix(parts[2], "p") {
+		if strings.HasPrefix(stat, "p") {
 			d.Estimate = true // interpolated in the buckets by histogram_quantile
 		}
-		switch parts[2] {
+		switch stat {
 		case "p50":
 			d.P50 = v
 		case "p90":
