@@ -39,7 +39,13 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 		in.GPU = nil
 	}
 	seen := map[string]bool{}
-	for _, k := range m.ModelKeys() {
+	keys := m.ModelKeys()
+	// sized once: an endpoint is 2 KiB, and growing the slice copied a
+	// fleet's several times
+	if n := max(len(keys), len(m.order)); n > 0 {
+		in.Endpoints = make([]diagnosis.Endpoint, 0, n)
+	}
+	for _, k := range keys {
 		e := m.eps[k.Endpoint]
 		if e == nil || e.Life == model.LifeGone {
 			continue // a gone endpoint is judged by no rule

@@ -21,15 +21,22 @@ func init() {
 // replicaGroups groups endpoints by pool (served model and prefill/decode
 // role), keeping groups of two or more.
 func replicaGroups(eps []Endpoint) map[string][]Endpoint {
-	g := map[string][]Endpoint{}
-	for _, ep := range eps {
-		if m := ep.Pool(); m != "" {
-			g[m] = append(g[m], ep)
+	// counted first, so each group is one allocation of its size
+	pools := make([]string, len(eps))
+	n := map[string]int{}
+	for i := range eps {
+		if m := eps[i].Pool(); m != "" {
+			pools[i] = m
+			n[m]++
 		}
 	}
-	for m, v := range g {
-		if len(v) < 2 {
-			delete(g, m)
+	g := map[string][]Endpoint{}
+	for i := range eps {
+		if m := pools[i]; n[m] >= 2 {
+			if g[m] == nil {
+				g[m] = make([]Endpoint, 0, n[m])
+			}
+			g[m] = append(g[m], eps[i])
 		}
 	}
 	return g

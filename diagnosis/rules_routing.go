@@ -3,6 +3,7 @@ package diagnosis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ func (e *env) routePools() ([]string, map[string][]Endpoint) {
 	out := map[string][]Endpoint{}
 	e.settledIn = map[string][]Endpoint{}
 	for name, eps := range e.replicas() {
-		var in []Endpoint
+		in := make([]Endpoint, 0, len(eps))
 		for _, ep := range eps {
 			if e.settled(ep) {
 				in = append(in, ep)
@@ -205,16 +206,18 @@ func cv(xs []float64) float64 {
 // less). Members queued sorted busiest first.
 func queueSkew(e *env, eps []Endpoint) ([]Endpoint, float64, bool) {
 	qs := make([]float64, 0, len(eps))
-	for _, ep := range eps {
-		if !ep.State.Waiting.OK {
+	for i := range eps {
+		if !eps[i].State.Waiting.OK {
 			return nil, 0, false
 		}
-		qs = append(qs, ep.State.Waiting.V)
+		qs = append(qs, eps[i].State.Waiting.V)
 	}
-	sorted := sortedBy(eps, func(a, b *Endpoint) bool { return a.State.Waiting.V > b.State.Waiting.V })
-	hi, lo := sorted[0].State.Waiting.V, sorted[len(sorted)-1].State.Waiting.V
+	hi, lo := slices.Max(qs), slices.Min(qs)
 	c := cv(qs)
-	return sorted, c, hi >= e.cfg.RouteQueueMin && c >= e.cfg.RouteQueueCV && lo <= hi/4
+	if !(hi >= e.cfg.RouteQueueMin && c >= e.cfg.RouteQueueCV && lo <= hi/4) {
+		return nil, c, false // not skewed: no need to sort them
+	}
+	return sortedBy(eps, func(a, b *Endpoint) bool { return a.State.Waiting.V > b.State.Waiting.V }), c, true
 }
 
 func rulePoolQueueSkew(e *env) []Finding {
