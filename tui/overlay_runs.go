@@ -65,7 +65,7 @@ func (o *runsOverlay) View(d *Data, w, h int) string {
 	if sel < 0 || sel >= len(runs) {
 		sel = len(runs) - 1
 	}
-	out := []string{s.Faint.Render(clip(fmt.Sprintf("%s · %d run(s) · now %s · %s/%s pick a run to compare with the one before", e.URL, len(runs), lifeWord(e.Life), d.Keys.Down.Keys()[0], d.Keys.Up.Keys()[0]), w))}
+	out := []string{s.Faint.Render(clip(fmt.Sprintf("%s · %d %s · now %s · %s/%s pick a run to compare with the one before", e.URL, len(runs), map[bool]string{true: "run", false: "runs"}[len(runs) == 1], lifeWord(e.Life), d.Keys.Down.Keys()[0], d.Keys.Up.Keys()[0]), w))}
 	// Narrow screens keep the latency and load columns; the peaks go.
 	wide := w >= 112
 	hdr := fmt.Sprintf("%-3s %-8s %-7s %-8s %7s %9s %9s %9s %8s", "run", "started", "lasted", "ended", "req/s", "TTFT p99", "TPOT p99", "ITL p99", "tok/s")

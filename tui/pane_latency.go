@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -213,8 +214,8 @@ func splitLines(s *Styles, st model.State, w int) []string {
 			note = " (queue est.)"
 		}
 		bw := max(4, min(30, w-40-len(note)))
-		out = append(out, fmt.Sprintf("TTFT queue %s %s prefill %s",
-			fmtPct(model.Some(share)), splitBar(bw, share), fmtPct(model.Some(1-share)))+s.Faint.Render(note))
+		qs, ps := splitShares(share)
+		out = append(out, fmt.Sprintf("TTFT queue %s %s prefill %s", qs, splitBar(bw, share), ps)+s.Faint.Render(note))
 	} else if pd := st.Latency[model.Prefill]; !st.Latency[model.Queue].Exposed && pd.Source == model.FromLog && pf.OK {
 		// the log times prefill; the queue is estimated only from a
 		// window in which requests ran (Little's law needs a rate)
@@ -225,15 +226,37 @@ func splitLines(s *Styles, st model.State, w int) []string {
 	if q.OK && pf.OK && dc.OK {
 		tot := q.V + pf.V + dc.V
 		if tot > 0 {
-			bw := max(6, min(30, w-44))
-			nq, np := int(q.V/tot*float64(bw)+0.5), int(pf.V/tot*float64(bw)+0.5)
-			nq, np = min(nq, bw), min(np, bw-min(nq, bw))
-			out = append(out, fmt.Sprintf("E2E  queue %s prefill %s decode %s %s",
-				fmtSec(q), fmtSec(pf), fmtSec(dc),
-				strings.Repeat("▓", nq)+strings.Repeat("▒", np)+strings.Repeat("░", bw-nq-np)))
+			text := fmt.Sprintf("E2E  queue %s prefill %s decode %s", fmtSec(q), fmtSec(pf), fmtSec(dc))
+			// The bar takes what the words leave (it was clipped to "…"
+			// at 120 columns); under 4 cells it says nothing and is left out.
+			if bw := min(30, w-len([]rune(text))-1); bw >= 4 {
+				nq, np := int(q.V/tot*float64(bw)+0.5), int(pf.V/tot*float64(bw)+0.5)
+				nq, np = min(nq, bw), min(np, bw-min(nq, bw))
+				text += " " + strings.Repeat("▓", nq) + strings.Repeat("▒", np) + strings.Repeat("░", bw-nq-np)
+			}
+			out = append(out, text)
 		}
 	}
 	return out
+}
+
+// splitShares writes a share and its complement so that they add up to
+// 100 % as written (12.5 % and 87.5 % read "13%" and "88%"): the smaller
+// is rounded as fmtPct would (one decimal under 10 %), the larger is what
+// is left, written with the same precision.
+func splitShares(share float64) (a, b string) {
+	small := math.Min(share, 1-share) * 100
+	digits := 0
+	if small > 0 && small < 10 {
+		digits = 1
+	}
+	scale := math.Pow(10, float64(digits))
+	s := math.Round(small*scale) / scale
+	ss, ls := trimZero(strconv.FormatFloat(s, 'f', digits, 64))+"%", trimZero(strconv.FormatFloat(100-s, 'f', digits, 64))+"%"
+	if share <= 0.5 {
+		return ss, ls
+	}
+	return ls, ss
 }
 
 func splitBar(w int, share float64) string {
