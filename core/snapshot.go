@@ -76,7 +76,7 @@ func (m *Monitor) endpointJSON(url string) model.EndpointJSON {
 	id := e.Identity
 	ej.Engine, ej.Version, ej.Simulated, ej.Error, ej.Hint = e.engine(), e.version(), id.Simulated, e.Err, e.Hint
 	ej.Answered = e.Answered()
-	ej.Role, ej.RoleFrom, ej.Via, ej.Layer = id.Role, id.RoleFrom, id.Via, id.Layer
+	ej.Role, ej.RoleFrom, ej.Via, ej.Layer, ej.LayerDetail = id.Role, id.RoleFrom, id.Via, id.Layer, id.LayerDetail
 	if e.Scrapes == 0 {
 		ej.Error = "not scraped"
 	}

@@ -163,12 +163,19 @@ func (e *env) routerSkew(r Endpoint, bs []model.Backend, lr *model.LoadRange, le
 			ev = append(ev, Evidence{Text: fmt.Sprintf("router %s: %s in flight to %s", r.URL, num(b.Running), b.Server), Source: b.From})
 		}
 	} else {
-		title = fmt.Sprintf("load skewed across the workers of router %s: its own range %s to %s in flight, acted on within %s", r.URL, num(lr.Max), num(lr.Min),
-			e.cfg.RouteRouterWindow)
+		within := e.cfg.RouteRouterWindow
+		if lr.EventsWindow > 0 {
+			within = lr.EventsWindow
+		}
+		title = fmt.Sprintf("load skewed across the workers of router %s: its own range %s to %s in flight, acted on within %s", r.URL, num(lr.Max), num(lr.Min), within)
 	}
 	if lr != nil {
-		ev = append(ev, Evidence{Text: fmt.Sprintf("the router found its workers' load imbalanced and sent requests to the least loaded: its range max %s, min %s "+
-			"(%s such acts since it started, the last within %s)", num(lr.Max), num(lr.Min), num(lr.Events), e.cfg.RouteRouterWindow), Source: lr.From})
+		acts := fmt.Sprintf("%s such acts since it started, the last within %s", num(lr.Events), e.cfg.RouteRouterWindow)
+		if lr.EventsWindow > 0 {
+			acts = fmt.Sprintf("%s such acts in the last %s", num(lr.Events), lr.EventsWindow)
+		}
+		ev = append(ev, Evidence{Text: fmt.Sprintf("the router found its workers' load imbalanced and sent requests to the least loaded: its range max %s, min %s (%s)",
+			num(lr.Max), num(lr.Min), acts), Source: lr.From})
 	}
 	ev = append(ev, notRead())
 	return Finding{Endpoint: r.URL, Category: Routing, Severity: model.SevWarn, Title: title, Evidence: ev,

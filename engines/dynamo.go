@@ -11,8 +11,9 @@ var DynamoFrontend = Layer{
 	Ports:       []int{8000},
 	MetricsPath: "/metrics",
 	TTFT:        []string{"dynamo_frontend_time_to_first_token_seconds"},
+	RouterQueue: DynamoRouterPending,
 	Source:      "github.com/ai-dynamo/dynamo lib/runtime/src/metrics/prometheus_names.rs @04070c75",
-	Reads:       NotJudged,
+	Reads:       "its own router queue by worker_type (with --router-queue-threshold) and its end-to-end TTFT",
 }
 
 // DynamoWorker is a Dynamo worker's system port (DYN_SYSTEM_PORT, 9090 in

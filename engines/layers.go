@@ -66,6 +66,9 @@ type Layer struct {
 	// Workers are its per-worker gauges, where it serves them (nil when
 	// it serves none llmtop reads).
 	Workers *WorkerGauges
+	// RouterQueue is the gauge of the requests it holds in its own queue
+	// before sending any to a worker, by worker_type ("" when none).
+	RouterQueue string
 	// Source is where the names were read (repository, file, commit).
 	Source string
 	// Reads says what llmtop reads of it today.
@@ -161,4 +164,13 @@ func LayerByWhat(what string) *Layer {
 		}
 	}
 	return nil
+}
+
+// Judged is what llmtop says it reads of the layer: its Reads, or that it
+// judges none of it yet.
+func (l *Layer) Judged() string {
+	if l.Reads == "" || l.Reads == NotJudged {
+		return NotJudged
+	}
+	return "llmtop reads its word " + l.Reads
 }

@@ -1,5 +1,12 @@
 package engines
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/llmtop/llmtop/model"
+)
+
 // WorkerGauges are a router's per-worker gauges: its own word on each
 // engine it routes to. Each list names the family under its current name
 // first, then under the names older releases served (first found is read).
@@ -113,4 +120,109 @@ var ModelGatewayWorkers = WorkerGauges{
 	LoadEvents:   []string{SGLRouterLoadEvents},
 	EjectLever:   "the SGLang gateway's " + routerEjectLever,
 	BalanceLever: "the SGLang gateway's " + routerBalanceLever,
+}
+
+// WorkersDetail sums a router's word on its workers for its fleet line:
+// "2 servers, 1 healthy; 8 running by its count", "3 workers, 2 healthy,
+// breaker open on 1 (http://w3:8000); 14 running by its count" ("" when it
+// says nothing). word names them ("servers", "workers").
+func WorkersDetail(word string, bs []model.Backend) string {
+	if len(bs) == 0 {
+		return ""
+	}
+	d := fmt.Sprintf("%d %s", len(bs), word)
+	var healthy int
+	var running float64
+	var sawHealth, sawRunning bool
+	var open, half []string
+	for _, b := range bs {
+		if b.HealthyOK {
+			sawHealth = true
+			if b.Healthy >= 1 {
+				healthy++
+			}
+		}
+		if b.RunningOK {
+			sawRunning = true
+			running += b.Running
+		}
+		switch b.Breaker {
+		case "open":
+			open = append(open, b.Server)
+		case "half-open":
+			half = append(half, b.Server)
+		}
+	}
+	if sawHealth {
+		d += fmt.Sprintf(", %d healthy", healthy)
+	}
+	if len(open) > 0 {
+		d += fmt.Sprintf(", breaker open on %d (%s)", len(open), few(open))
+	}
+	if len(half) > 0 {
+		d += fmt.Sprintf(", half-open on %d (%s)", len(half), few(half))
+	}
+	if sawRunning {
+		d += fmt.Sprintf("; %.0f running by its count", running)
+	}
+	return d
+}
+
+// few lists at most three names.
+func few(ns []string) string {
+	if len(ns) > 3 {
+		return strings.Join(ns[:3], ", ") + fmt.Sprintf(" and %d more", len(ns)-3)
+	}
+	return strings.Join(ns, ", ")
+}
+
+// FleetNames are the families a fleet source asks Prometheus for about a
+// layer: its per-worker gauges, its load range and acts, its own queue and
+// its TTFT histogram. Present are those only the layer serves (its own
+// prefixes or marks: how its targets are found; a name it shares with an
+// engine, the production-stack router's vllm:num_requests_running, finds
+// engines too).
+func (l *Layer) FleetNames() (present []string) {
+	var all []string
+	if w := l.Workers; w != nil {
+		for _, ns := range [][]string{w.Health, w.QPS, w.Running, w.Breaker, w.Failures, w.MaxLoad, w.MinLoad, w.LoadEvents} {
+			all = append(all, ns...)
+		}
+	}
+	if l.RouterQueue != "" {
+		all = append(all, l.RouterQueue)
+	}
+	for _, t := range l.TTFT {
+		all = append(all, t+"_count")
+	}
+	for _, n := range all {
+		if l.Owns(n) {
+			present = append(present, n)
+		}
+	}
+	return present
+}
+
+// BreakerState is a router's circuit-breaker gauge in words (0 closed, 1
+// open, 2 half-open, by the routers' HELP text; "" for anything else).
+func BreakerState(v float64) string {
+	switch v {
+	case 0:
+		return "closed"
+	case 1:
+		return "open"
+	case 2:
+		return "half-open"
+	}
+	return ""
+}
+
+// TTFTDetail is a router's end-to-end TTFT for its fleet line: "end-to-end
+// TTFT mean 1.00 s over 10 requests since start" (over says over what).
+func TTFTDetail(mean, count float64, over string) string {
+	m := fmt.Sprintf("%.2f s", mean)
+	if mean < 1 {
+		m = fmt.Sprintf("%.0f ms", mean*1000)
+	}
+	return fmt.Sprintf("end-to-end TTFT mean %s over %.0f requests %s", m, count, over)
 }

@@ -189,6 +189,9 @@ type LoadRange struct {
 	Min      float64 `json:"min"`
 	Events   float64 `json:"events"`
 	EventsOK bool    `json:"events_ok,omitempty"`
+	// EventsWindow, when set, says Events counts the acts over that
+	// window (read through Prometheus), not since the router started.
+	EventsWindow time.Duration `json:"events_window,omitempty"`
 	// ActedAt is when llmtop last saw Events grow (zero: not since it
 	// started watching): the range is now's while that is recent.
 	ActedAt time.Time `json:"acted_at,omitempty"`

@@ -115,16 +115,20 @@ type EndpointJSON struct {
 	// Role is its prefill/decode role where its metrics say (RoleFrom
 	// what said it); Via the layer it is served through; Layer what it is
 	// when it is a router, proxy or KV cache layer and not an engine.
-	Layer    string            `json:"layer,omitempty"`
-	Role     PDRole            `json:"role,omitempty"`
-	RoleFrom string            `json:"role_from,omitempty"`
-	Via      string            `json:"via,omitempty"`
-	Model    string            `json:"model"` // the model the metrics belong to
-	Metrics  *MetricsJSON      `json:"metrics"`
-	Info     map[string]string `json:"info,omitempty"`
-	Notes    []string          `json:"notes,omitempty"`
-	Error    string            `json:"error,omitempty"`
-	Hint     string            `json:"hint,omitempty"`
+	Layer string `json:"layer,omitempty"`
+	// LayerDetail is what the layer says of the engines behind it
+	// (Identity.LayerDetail: "3 workers, 2 healthy, breaker open on 1
+	// (…); 14 running by its count").
+	LayerDetail string            `json:"layer_detail,omitempty"`
+	Role        PDRole            `json:"role,omitempty"`
+	RoleFrom    string            `json:"role_from,omitempty"`
+	Via         string            `json:"via,omitempty"`
+	Model       string            `json:"model"` // the model the metrics belong to
+	Metrics     *MetricsJSON      `json:"metrics"`
+	Info        map[string]string `json:"info,omitempty"`
+	Notes       []string          `json:"notes,omitempty"`
+	Error       string            `json:"error,omitempty"`
+	Hint        string            `json:"hint,omitempty"`
 	// State is the engine's lifecycle (starting, serving, stopping,
 	// stopped, crashed, unreachable, unknown) and StateDetail what says so.
 	State       Lifecycle `json:"state"`

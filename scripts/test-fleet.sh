@@ -230,6 +230,10 @@ else
 	# target; the labelled sims carry their role.
 	n=$(jq --arg hp "127.0.0.1:$ROUTER_PORT" '[.endpoints[] | select((.url|contains($hp)) and (.layer|tostring|contains("production-stack router")) and .engine!="vllm")] | length' "$WORK/fleet.json" 2>/dev/null)
 	if [ "${n:-0}" -ge 1 ]; then ok "--prometheus names the production-stack router a router, not a vLLM engine"; else fail "--prometheus: the router target is not classified"; jq -c '.endpoints[] | {url, engine, layer, error}' "$WORK/fleet.json"; fi
+	# Its own word on its servers, read through PromQL as the direct scrape
+	# reads it from its /metrics (health, rate and in-flight per server).
+	d=$(jq -r --arg hp "127.0.0.1:$ROUTER_PORT" '[.endpoints[] | select(.url|contains($hp)) | .layer_detail // empty][0] // empty' "$WORK/fleet.json" 2>/dev/null)
+	if [ "$d" = "2 servers, 1 healthy; 8 running by its count" ]; then ok "--prometheus reads the router's word on its servers: $d"; else fail "--prometheus: the router's detail is '$d', want '2 servers, 1 healthy; 8 running by its count'"; fi
 	n=$(jq --arg hp "$KV_INSTANCE" '[.endpoints[] | select((.url|contains($hp)) and .role=="decode")] | length' "$WORK/fleet.json" 2>/dev/null)
 	if [ "${n:-0}" -ge 1 ]; then ok "--prometheus reads the kv-pressure replica's role (llm_isvc_role=decode)"; else fail "--prometheus: no decode role on $KV_INSTANCE"; jq -c '.endpoints[] | {url, role, role_from}' "$WORK/fleet.json"; fi
 	# The screen: router → pools → replicas (a tmux server of its own).

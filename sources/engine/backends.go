@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -36,20 +35,6 @@ func firstFamily(r role, names []string) (*dto.MetricFamily, string) {
 		}
 	}
 	return nil, ""
-}
-
-// breakerState is a router's circuit-breaker gauge in words (0 closed, 1
-// open, 2 half-open, by the routers' HELP text; "" for anything else).
-func breakerState(v float64) string {
-	switch v {
-	case 0:
-		return "closed"
-	case 1:
-		return "open"
-	case 2:
-		return "half-open"
-	}
-	return ""
 }
 
 // layerBackends is a router's word on each engine behind it, from its
@@ -93,7 +78,7 @@ func layerBackends(r role) []model.Backend {
 	gauge(wg.Health, func(b *model.Backend, v float64) { b.Healthy, b.HealthyOK = v, true })
 	gauge(wg.QPS, func(b *model.Backend, v float64) { b.QPS, b.QPSOK = v, true })
 	gauge(wg.Running, func(b *model.Backend, v float64) { b.Running, b.RunningOK = v, true })
-	gauge(wg.Breaker, func(b *model.Backend, v float64) { b.Breaker = breakerState(v) })
+	gauge(wg.Breaker, func(b *model.Backend, v float64) { b.Breaker = engines.BreakerState(v) })
 	gauge(wg.Failures, func(b *model.Backend, v float64) { b.Failures, b.FailuresOK = v, true })
 	sort.Strings(order)
 	from := strings.Join(read, ", ")
@@ -155,52 +140,11 @@ func layerDetail(r role) string {
 	return d
 }
 
-// workersDetail sums a router's word on its workers: "2 servers, 1
-// healthy; 8 running by its count", "3 workers, 2 healthy, breaker open on
-// 1 (http://w3:8000); 14 running by its count" ("" when it says nothing).
+// workersDetail sums a router's word on its workers (engines.WorkersDetail).
 func workersDetail(r role) string {
-	bs := layerBackends(r)
-	if len(bs) == 0 {
-		return ""
-	}
 	word := "workers"
 	if r.Layer == &engines.ProdStackRouter {
 		word = "servers"
 	}
-	d := fmt.Sprintf("%d %s", len(bs), word)
-	var healthy int
-	var running float64
-	var sawHealth, sawRunning bool
-	var open, half []string
-	for _, b := range bs {
-		if b.HealthyOK {
-			sawHealth = true
-			if b.Healthy >= 1 {
-				healthy++
-			}
-		}
-		if b.RunningOK {
-			sawRunning = true
-			running += b.Running
-		}
-		switch b.Breaker {
-		case "open":
-			open = append(open, b.Server)
-		case "half-open":
-			half = append(half, b.Server)
-		}
-	}
-	if sawHealth {
-		d += fmt.Sprintf(", %d healthy", healthy)
-	}
-	if len(open) > 0 {
-		d += fmt.Sprintf(", breaker open on %d (%s)", len(open), short(open))
-	}
-	if len(half) > 0 {
-		d += fmt.Sprintf(", half-open on %d (%s)", len(half), short(half))
-	}
-	if sawRunning {
-		d += fmt.Sprintf("; %.0f running by its count", running)
-	}
-	return d
+	return engines.WorkersDetail(word, layerBackends(r))
 }

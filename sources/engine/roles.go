@@ -163,11 +163,7 @@ func short(ns []string) string {
 // why llmtop thinks so, that llmtop does not judge it yet, and where the
 // engines are. Nothing of it is read as an engine's numbers.
 func layerError(url string, r role) *scrapeError {
-	judged := engines.NotJudged
-	if r.Layer.Reads != "" && r.Layer.Reads != engines.NotJudged {
-		judged = "llmtop reads its word " + r.Layer.Reads
-	}
-	msg := fmt.Sprintf("%s is a %s, not an engine (%s): %s", url, r.Layer.What(), r.Why, judged)
+	msg := fmt.Sprintf("%s is a %s, not an engine (%s): %s", url, r.Layer.What(), r.Why, r.Layer.Judged())
 	hint := "point llmtop at the engines behind it (their own /metrics), or at the Prometheus that scrapes them (--prometheus)"
 	return &scrapeError{model.ErrNotFound, msg, hint}
 }
@@ -264,10 +260,10 @@ func pdRole(f families) (model.PDRole, string) {
 // serves dynamo_frontend_router_queue_pending_requests{worker_type} only
 // with --router-queue-threshold (nil when it does not).
 func routerQueue(r role) []model.RouterQueued {
-	if r.Layer != &engines.DynamoFrontend {
+	if r.Layer.RouterQueue == "" {
 		return nil
 	}
-	fam, ok := r.Counted[engines.DynamoRouterPending]
+	fam, ok := r.Counted[r.Layer.RouterQueue]
 	if !ok {
 		return nil
 	}
@@ -301,15 +297,7 @@ func routerTTFT(r role) string {
 		if n == 0 {
 			return ""
 		}
-		return fmt.Sprintf("end-to-end TTFT mean %s over %.0f requests since start", fmtSeconds(sum/n), n)
+		return engines.TTFTDetail(sum/n, n, "since start")
 	}
 	return ""
-}
-
-// fmtSeconds writes a latency in ms under a second, in s above.
-func fmtSeconds(s float64) string {
-	if s < 1 {
-		return fmt.Sprintf("%.0f ms", s*1000)
-	}
-	return fmt.Sprintf("%.2f s", s)
 }

@@ -69,11 +69,7 @@ func checkLayerScrape(t *testing.T, sc model.Scrape, l *engines.Layer) {
 	if sc.OK() || len(sc.Samples) != 0 {
 		t.Fatalf("a %s was read as an engine: %d samples, err %q", l.Name, len(sc.Samples), sc.Err)
 	}
-	judged := "not yet judged"
-	if l.Reads != engines.NotJudged {
-		judged = "llmtop reads its word " + l.Reads
-	}
-	for _, w := range []string{l.Name, "(" + string(l.Role) + ")", "not an engine", judged} {
+	for _, w := range []string{l.Name, "(" + string(l.Role) + ")", "not an engine", l.Judged()} {
 		if !strings.Contains(sc.Err, w) {
 			t.Errorf("scrape error %q does not say %q", sc.Err, w)
 		}

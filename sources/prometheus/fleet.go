@@ -44,6 +44,9 @@ type epData struct {
 	role     model.PDRole
 	roleFrom string
 	layer    *engines.Layer
+	// router is the layer's own word (routers.go): nil when the router
+	// query found none for it.
+	router *routerData
 	// ranks are, per model and concept, where the name read stands in the
 	// table (0 newest): an endpoint that serves two names of a concept
 	// (a release that publishes the old one beside the new) is read
@@ -360,10 +363,16 @@ func (s *Source) scrape(t *target, e *epData, upOf map[tkey]float64, k tkey, war
 	sc := model.Scrape{Endpoint: t.id, Time: now, Identity: model.Identity{Engine: e.engine, Role: e.role, RoleFrom: e.roleFrom}}
 	if ly := e.layer; ly != nil {
 		sc.Identity.Engine, sc.Identity.Layer = model.Unknown, ly.What()
-		sc.Err = fmt.Sprintf("%s is a %s, not an engine (%s labelled %s, without %s): %s",
-			t.id, ly.What(), familyOf(e.engine).present[0], ly.Shadow.Label, ly.Shadow.Lacks, engines.NotJudged)
+		why := "it serves " + strings.Join(ly.FleetNames(), ", ")
+		if f := familyOf(e.engine); ly.Shadow != nil && len(f.present) > 0 {
+			why = fmt.Sprintf("%s labelled %s, without %s", f.present[0], ly.Shadow.Label, ly.Shadow.Lacks)
+		}
+		sc.Err = fmt.Sprintf("%s is a %s, not an engine (%s): %s", t.id, ly.What(), why, ly.Judged())
 		sc.ErrKind = model.ErrNotFound
 		sc.Hint = "its engines are the other targets of this Prometheus; its own numbers are not read as an engine's"
+		if e.router != nil {
+			e.router.identify(ly, &sc.Identity, w, now)
+		}
 		return sc
 	}
 	if v, ok := upOf[k]; ok && v == 0 {

@@ -62,7 +62,7 @@ func TestAMixedVLLMFleetIsReadUnderEachReleasesNames(t *testing.T) {
 	f.eps[0].values["lat:itl:p99"] = 0.07
 	s := newFake(t, f, Config{})
 	r := s.Refresh(context.Background(), time.Now())
-	if r.Err != "" || r.Targets != 2 || r.Queries != len(families)+1 {
+	if r.Err != "" || r.Targets != 2 || r.Queries != len(families)+2 {
 		t.Fatalf("err %q targets %d queries %d", r.Err, r.Targets, r.Queries)
 	}
 	old, cur := sampleOf(t, r, "http://10.0.0.0:8000"), sampleOf(t, r, "http://10.0.0.1:8000")

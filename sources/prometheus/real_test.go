@@ -154,7 +154,7 @@ func TestRealPrometheus(t *testing.T) {
 	via := core.New(core.Options{Window: 10 * time.Second})
 	feed(src.Refresh(ctx, end.Add(-time.Second)), via) // the targets known, up{} is asked too
 	r := src.Refresh(ctx, end)
-	if r.Err != "" || r.Targets != 3 || r.Queries != len(families)+2 {
+	if r.Err != "" || r.Targets != 3 || r.Queries != len(families)+3 {
 		t.Fatalf("refresh: err %q, %d targets, %d queries", r.Err, r.Targets, r.Queries)
 	}
 	feed(r, via)

@@ -152,6 +152,8 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 			lfam = append(lfam, i)
 		}
 	}
+	// The routers' own word, in the same round (routers.go).
+	lq = append(lq, routerQuery(s.cfg.Match, promDuration(w)))
 	second := s.queryAll(ctx, lq, len(qs), now, lim, -1)
 	r.Queries = len(qs) + len(lq)
 
@@ -164,6 +166,14 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 			continue
 		}
 		fl.addState(families[i], a.vec)
+	}
+	routers := second[len(second)-1]
+	second = second[:len(second)-1]
+	r.Warnings = append(r.Warnings, routers.warn...)
+	if routers.err != nil {
+		errs = append(errs, "routers: "+s.explain(routers.err))
+	} else {
+		fl.addRouters(routers.vec)
 	}
 	for j, a := range second {
 		r.Warnings = append(r.Warnings, a.warn...)

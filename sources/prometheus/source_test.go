@@ -53,10 +53,11 @@ func TestRefreshFindsTheFleetAndItsNumbers(t *testing.T) {
 	if r.Err != "" || r.Targets != 3 {
 		t.Fatalf("err %q targets %d", r.Err, r.Targets)
 	}
-	// one state query per engine family and the latencies of the one
-	// family found (up{} once targets are known: see below)
-	if r.Queries != len(families)+1 {
-		t.Errorf("queries = %d, want %d", r.Queries, len(families)+1)
+	// one state query per engine family, the latencies of the one
+	// family found and the routers' own word (up{} once targets are
+	// known: see below)
+	if r.Queries != len(families)+2 {
+		t.Errorf("queries = %d, want %d", r.Queries, len(families)+2)
 	}
 	mon := core.New(core.Options{Window: 5 * time.Minute})
 	feed(r, mon)
@@ -102,7 +103,7 @@ func TestQueriesDoNotGrowWithTheFleet(t *testing.T) {
 	s.Refresh(context.Background(), time.Now())
 	f.queries.Store(0)
 	r := s.Refresh(context.Background(), time.Now())
-	if r.Targets != 200 || r.Queries != len(families)+2 || f.queries.Load() != int64(len(families)+2) {
+	if r.Targets != 200 || r.Queries != len(families)+3 || f.queries.Load() != int64(len(families)+3) {
 		t.Fatalf("targets %d, queries %d (server saw %d)", r.Targets, r.Queries, f.queries.Load())
 	}
 	if q := upQuery(`namespace="prod"`, s.knownJobs()); q != `up{namespace="prod",job=~"^(?:vllm)$"}` {

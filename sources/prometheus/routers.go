@@ -1,0 +1,320 @@
+package prometheus
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmtop/llmtop/engines"
+	"github.com/llmtop/llmtop/model"
+)
+
+// The routers' own word through Prometheus (issue 26): what the engine
+// source reads of a router on its /metrics — its per-worker health, rate,
+// requests in flight, circuit breaker and consecutive failures, its own
+// load range and how often it acted on it, its own queue, its end-to-end
+// TTFT — asked of Prometheus in one query for every layer
+// (engines.Layer.Workers, RouterQueue, TTFT), so the routing rules judge a
+// fleet read through Prometheus as they judge one read directly. Gauges
+// are read at the refresh, as a direct scrape reads them; counters and
+// histograms over the window (the direct scrape reads them since the
+// router started, or across its own scrapes).
+
+// rconcept is one thing asked of a layer: what ("health", "max_load",
+// "acts", "queue", "ttft_mean"…), the names it reads (newest first) and
+// how.
+type rconcept struct {
+	what  string
+	names []string
+	kind  rkind
+}
+
+type rkind int
+
+const (
+	rWorker rkind = iota // a gauge per worker (label: the layer's worker label)
+	rGauge               // one gauge per target
+	rActs                // a counter's increase over the window
+	rQueue               // a gauge per worker_type
+	rTTFT                // a histogram's mean and count over the window
+)
+
+// workerConcepts are the per-worker gauges in the order From lists them
+// (the engine source's order).
+var workerConcepts = []string{"health", "qps", "running", "breaker", "failures"}
+
+// routerConcepts lists what is asked of a layer (none for a layer that sits
+// beside an engine, or serves nothing llmtop reads).
+func routerConcepts(l *engines.Layer) []rconcept {
+	if l.Beside {
+		return nil
+	}
+	var out []rconcept
+	if w := l.Workers; w != nil {
+		for i, ns := range [][]string{w.Health, w.QPS, w.Running, w.Breaker, w.Failures} {
+			if len(ns) > 0 {
+				out = append(out, rconcept{workerConcepts[i], ns, rWorker})
+			}
+		}
+		if len(w.MaxLoad) > 0 && len(w.MinLoad) > 0 {
+			out = append(out, rconcept{"max_load", w.MaxLoad, rGauge}, rconcept{"min_load", w.MinLoad, rGauge})
+		}
+		if len(w.LoadEvents) > 0 {
+			out = append(out, rconcept{"acts", w.LoadEvents, rActs})
+		}
+	}
+	if l.RouterQueue != "" {
+		out = append(out, rconcept{"queue", []string{l.RouterQueue}, rQueue})
+	}
+	if len(l.TTFT) > 0 {
+		out = append(out, rconcept{"ttft_mean", l.TTFT, rTTFT}, rconcept{"ttft_count", l.TTFT, rTTFT})
+	}
+	return out
+}
+
+// routerConcept is the concept of a layer named what (false when none).
+func routerConcept(l *engines.Layer, what string) (rconcept, bool) {
+	for _, c := range routerConcepts(l) {
+		if c.what == what {
+			return c, true
+		}
+	}
+	return rconcept{}, false
+}
+
+// routerTag is the concept label of a layer's term: "router:vllm-router:health".
+func routerTag(l *engines.Layer, what string) string { return "router:" + l.ID + ":" + what }
+
+// selWith is a selector for name with the user's matchers and more.
+func selWith(match, name string, more ...string) string {
+	ms := more
+	if match != "" {
+		ms = append([]string{match}, more...)
+	}
+	if len(ms) == 0 {
+		return name
+	}
+	return name + "{" + strings.Join(ms, ",") + "}"
+}
+
+// routerQuery is one query for every layer's own word over the whole
+// fleet: each layer's presence (the names only it serves, grouped by the
+// target's labels), then each concept under every name it had.
+func routerQuery(match, window string) string {
+	var terms []string
+	by := "job, instance"
+	for _, l := range engines.Layers() {
+		cs := routerConcepts(l)
+		present := l.FleetNames()
+		if len(cs) == 0 || len(present) == 0 {
+			continue
+		}
+		sels := make([]string, len(present))
+		for i, n := range present {
+			sels[i] = selWith(match, n)
+		}
+		terms = append(terms, tag(fmt.Sprintf("group by (%s) (%s)", strings.Join(targetLabels, ", "), strings.Join(sels, " or ")), routerTag(l, "present")))
+		for _, c := range cs {
+			for rank, n := range c.names {
+				var expr string
+				switch c.kind {
+				case rWorker:
+					// Every series of a worker gauge names its worker: a
+					// series without the label (an engine's, under a name
+					// the router shares) is not the router's.
+					lbl := l.Workers.Labels[0]
+					expr = fmt.Sprintf("max by (%s, %s) (%s)", by, lbl, selWith(match, n, lbl+`!=""`))
+					if lbl != "server" {
+						expr = fmt.Sprintf(`label_replace(%s, "server", "$1", %q, "(.*)")`, expr, lbl)
+					}
+				case rGauge:
+					expr = fmt.Sprintf("max by (%s) (%s)", by, selWith(match, n))
+				case rActs:
+					expr = fmt.Sprintf("sum by (%s) (increase(%s[%s]))", by, selWith(match, n), window)
+				case rQueue:
+					expr = fmt.Sprintf("sum by (%s, %s) (%s)", by, engines.DynamoWorkerType, selWith(match, n))
+				case rTTFT:
+					if c.what == "ttft_mean" {
+						expr = fmt.Sprintf("sum by (%s) (rate(%s[%s])) / sum by (%s) (rate(%s[%s]))", by, selWith(match, n+"_sum"), window, by, selWith(match, n+"_count"), window)
+					} else {
+						expr = fmt.Sprintf("sum by (%s) (increase(%s[%s]))", by, selWith(match, n+"_count"), window)
+					}
+				}
+				terms = append(terms, tagFrom(expr, routerTag(l, c.what), n, rank))
+			}
+		}
+	}
+	return strings.Join(terms, " or ")
+}
+
+// routerData is a router target's own word, as its rows said.
+type routerData struct {
+	// rows by concept: the name (rank) read, and its rows.
+	rank map[string]int
+	rows map[string][]sampleRow
+}
+
+// addRouters files the router query's rows by target: a target whose
+// presence term answered is that layer (a target an engine family found
+// too — the production-stack router's shadowed vllm: names — keeps the
+// layer its labels classified); each concept keeps the rows of the newest
+// name the target serves.
+func (fl *fleet) addRouters(rs []sampleRow) {
+	for _, r := range rs {
+		ly, what, ok := routerOf(r.labels.Concept)
+		if !ok || what != "present" || keyOf(r.labels) == (tkey{}) {
+			continue
+		}
+		e := fl.ep(family{engine: model.Unknown}, r.labels)
+		for _, l := range targetLabels {
+			if v := r.labels.get(l); v != "" {
+				e.labels[l] = model.Clean(v)
+			}
+		}
+		if e.layer == nil {
+			e.layer = ly
+		}
+		if e.router == nil {
+			e.router = &routerData{rank: map[string]int{}, rows: map[string][]sampleRow{}}
+		}
+	}
+	for _, r := range rs {
+		ly, what, ok := routerOf(r.labels.Concept)
+		if !ok || what == "present" {
+			continue
+		}
+		e := fl.eps[keyOf(r.labels)]
+		if e == nil || e.layer != ly || e.router == nil {
+			continue
+		}
+		c, ok := routerConcept(ly, what)
+		if !ok {
+			continue
+		}
+		rank := entry{names: c.names}.rank(r.labels.From)
+		if rank < 0 {
+			continue
+		}
+		rd := e.router
+		if prev, had := rd.rank[what]; had && prev < rank {
+			continue // it serves a newer name of this
+		} else if had && prev > rank {
+			rd.rows[what] = nil
+		}
+		rd.rank[what] = rank
+		rd.rows[what] = append(rd.rows[what], r)
+	}
+}
+
+// routerOf cuts a router concept into its layer and what.
+func routerOf(concept string) (*engines.Layer, string, bool) {
+	rest, ok := strings.CutPrefix(concept, "router:")
+	if !ok {
+		return nil, "", false
+	}
+	id, what, ok := strings.Cut(rest, ":")
+	if !ok {
+		return nil, "", false
+	}
+	l := engines.LayerOf(id)
+	return l, what, l != nil
+}
+
+// name is the name a concept was read under ("" when it did not answer).
+func (rd *routerData) name(l *engines.Layer, what string) string {
+	c, ok := routerConcept(l, what)
+	r, had := rd.rank[what]
+	if !ok || !had || r >= len(c.names) || len(rd.rows[what]) == 0 {
+		return ""
+	}
+	return c.names[r]
+}
+
+// one is a concept's single value (false when it did not answer or is not
+// a number).
+func (rd *routerData) one(what string) (float64, bool) {
+	rows := rd.rows[what]
+	if len(rows) == 0 || !finite(rows[0].v) {
+		return 0, false
+	}
+	return rows[0].v, true
+}
+
+// identify puts the router's word into its scrape's identity, as the
+// engine source does from its /metrics; w is the window of the counters
+// and histograms, now the refresh.
+func (rd *routerData) identify(l *engines.Layer, id *model.Identity, w time.Duration, now time.Time) {
+	by := map[string]*model.Backend{}
+	var order, read []string
+	for _, what := range workerConcepts {
+		n := rd.name(l, what)
+		if n == "" {
+			continue
+		}
+		read = append(read, n)
+		for _, r := range rd.rows[what] {
+			s, v := model.Clean(r.labels.Server), r.v
+			if s == "" || !finite(v) {
+				continue
+			}
+			b := by[s]
+			if b == nil {
+				b = &model.Backend{Server: s}
+				by[s] = b
+				order = append(order, s)
+			}
+			switch what {
+			case "health":
+				b.Healthy, b.HealthyOK = v, true
+			case "qps":
+				b.QPS, b.QPSOK = v, true
+			case "running":
+				b.Running, b.RunningOK = v, true
+			case "breaker":
+				b.Breaker = engines.BreakerState(v)
+			case "failures":
+				b.Failures, b.FailuresOK = v, true
+			}
+		}
+	}
+	sort.Strings(order)
+	for _, s := range order {
+		b := *by[s]
+		b.From = strings.Join(read, ", ")
+		id.Backends = append(id.Backends, b)
+	}
+	if hi, ok := rd.one("max_load"); ok {
+		if lo, ok := rd.one("min_load"); ok {
+			lr := &model.LoadRange{Max: hi, Min: lo, From: rd.name(l, "max_load") + ", " + rd.name(l, "min_load")}
+			if n, ok := rd.one("acts"); ok && n >= 0 {
+				lr.Events, lr.EventsOK, lr.EventsWindow = n, true, w
+				lr.From += ", " + rd.name(l, "acts")
+				if n > 0 {
+					lr.ActedAt = now // within the window: the range is now's
+				}
+			}
+			id.LoadRange = lr
+		}
+	}
+	for _, r := range rd.rows["queue"] {
+		if finite(r.v) {
+			id.RouterQueue = append(id.RouterQueue, model.RouterQueued{WorkerType: model.Clean(r.labels.WorkerType), Pending: r.v})
+		}
+	}
+	sort.Slice(id.RouterQueue, func(i, j int) bool { return id.RouterQueue[i].WorkerType < id.RouterQueue[j].WorkerType })
+	word := "workers"
+	if l == &engines.ProdStackRouter {
+		word = "servers"
+	}
+	d := engines.WorkersDetail(word, id.Backends)
+	mean, okMean := rd.one("ttft_mean")
+	count, okCount := rd.one("ttft_count")
+	if okMean && okCount && count > 0 && mean >= 0 {
+		if d != "" {
+			d += "; "
+		}
+		d += engines.TTFTDetail(mean, count, "in the last "+w.String())
+	}
+	id.LayerDetail = d
+}

@@ -1,0 +1,213 @@
+package prometheus
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/engines"
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/engine"
+)
+
+// routerAnswerFile is the real Prometheus's answer to the router query,
+// recorded by TestRealPrometheusRouters (LLMTOP_PROMETHEUS_RECORD=1) and
+// replayed by TestRoutersFromRecordedAnswer.
+var routerAnswerFile = filepath.Join("testdata", "router-answer.json")
+
+// routerTargets serves four routers on loopback ports, as Prometheus would
+// scrape them: the SGLang gateway's and the production-stack router's
+// answers from testdata/routers, and a vllm-router and a Dynamo frontend
+// whose counters move at each scrape (names from their source, in
+// engines/). It returns each one's address by layer ID.
+func routerTargets(t *testing.T) map[string]string {
+	t.Helper()
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "routers", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var n atomic.Int64
+	bodies := map[string]func() string{
+		engines.ModelGateway.ID:    func() string { return string(read("smg-gateway-workers.txt")) },
+		engines.ProdStackRouter.ID: func() string { return string(read("prodstack-router-a6c01db0.txt")) },
+		engines.VLLMRouter.ID: func() string {
+			return fmt.Sprintf(`# TYPE vllm_router_worker_health gauge
+vllm_router_worker_health{worker="http://10.0.1.1:8000"} 1
+vllm_router_worker_health{worker="http://10.0.1.2:8000"} 1
+vllm_router_worker_health{worker="http://10.0.1.3:8000"} 0
+# TYPE vllm_router_running_requests gauge
+vllm_router_running_requests{worker="http://10.0.1.1:8000"} 30
+vllm_router_running_requests{worker="http://10.0.1.2:8000"} 8
+vllm_router_running_requests{worker="http://10.0.1.3:8000"} 0
+# TYPE vllm_router_cb_state gauge
+vllm_router_cb_state{worker="http://10.0.1.1:8000"} 0
+vllm_router_cb_state{worker="http://10.0.1.2:8000"} 0
+vllm_router_cb_state{worker="http://10.0.1.3:8000"} 1
+# TYPE vllm_router_max_load gauge
+vllm_router_max_load 30
+# TYPE vllm_router_min_load gauge
+vllm_router_min_load 2
+# TYPE vllm_router_load_balancing_events_total counter
+vllm_router_load_balancing_events_total %d
+`, 100+n.Add(1))
+		},
+		engines.DynamoFrontend.ID: func() string {
+			k := n.Add(1)
+			return fmt.Sprintf(`# TYPE dynamo_frontend_router_queue_pending_requests gauge
+dynamo_frontend_router_queue_pending_requests{worker_type="prefill"} 6
+dynamo_frontend_router_queue_pending_requests{worker_type="decode"} 0
+# TYPE dynamo_frontend_time_to_first_token_seconds histogram
+dynamo_frontend_time_to_first_token_seconds_bucket{model="m",le="1"} 0
+dynamo_frontend_time_to_first_token_seconds_bucket{model="m",le="+Inf"} %d
+dynamo_frontend_time_to_first_token_seconds_sum{model="m"} %d
+dynamo_frontend_time_to_first_token_seconds_count{model="m"} %d
+`, 10*k, 25*k, 10*k)
+		},
+	}
+	out := map[string]string{}
+	for id, body := range bodies {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+			io.WriteString(w, body())
+		}))
+		t.Cleanup(srv.Close)
+		out[id] = strings.TrimPrefix(srv.URL, "http://")
+	}
+	return out
+}
+
+// TestRealPrometheusRouters runs the real Prometheus (LLMTOP_PROMETHEUS=/usr/bin/prometheus,
+// Debian's 2.42) scraping four routers every second, and checks that the
+// fleet source reads through PromQL what the engine source reads from each
+// router's own /metrics: each worker's health, requests in flight, breaker
+// and consecutive failures, the production-stack router's rate per server,
+// vllm-router's load range (acted on: its events grow), Dynamo's router
+// queue and end-to-end TTFT (over the window here, since start there).
+// With LLMTOP_PROMETHEUS_RECORD=1 it keeps the router query's answer in
+// testdata for TestRoutersFromRecordedAnswer. About 15 s; the unit suite
+// skips it.
+func TestRealPrometheusRouters(t *testing.T) {
+	bin := os.Getenv("LLMTOP_PROMETHEUS")
+	if bin == "" {
+		t.Skip("set LLMTOP_PROMETHEUS=/usr/bin/prometheus to run against the real Prometheus")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	targets := routerTargets(t)
+	dir := t.TempDir()
+	cfg := "global: {scrape_interval: 1s}\nscrape_configs:\n"
+	for id, addr := range targets {
+		cfg += fmt.Sprintf("  - job_name: %s\n    static_configs:\n      - targets: ['%s']\n", id, addr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "prom.yml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.CommandContext(ctx, bin, "--config.file="+filepath.Join(dir, "prom.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); cmd.Wait() }()
+	for i := 0; ; i++ {
+		if r, err := http.Get("http://" + addr + "/-/ready"); err == nil && r.StatusCode == 200 {
+			r.Body.Close()
+			break
+		}
+		if i > 100 {
+			t.Fatal("prometheus not ready")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(8 * time.Second) // several scrapes: increase() over the window needs two
+
+	w := 10 * time.Second
+	src, err := New(Config{URL: "http://" + addr, Window: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	r := src.Refresh(ctx, now)
+	if r.Err != "" {
+		t.Fatalf("refresh: %s", r.Err)
+	}
+	got := scrapesByLayer(r)
+	for id, a := range targets {
+		ly := engines.LayerOf(id)
+		via, ok := got[ly.What()]
+		if !ok {
+			t.Errorf("%s (%s): not among the refresh's targets", ly.Name, a)
+			continue
+		}
+		direct := engine.ScrapeOnce(ctx, engine.Config{URL: "http://" + a})
+		if direct.Identity.Layer != ly.What() {
+			t.Fatalf("%s: the direct scrape says %q", a, direct.Identity.Layer)
+		}
+		t.Logf("%s: via Prometheus %q; direct %q", ly.Name, via.Identity.LayerDetail, direct.Identity.LayerDetail)
+		if !reflect.DeepEqual(via.Identity.Backends, direct.Identity.Backends) {
+			t.Errorf("%s: backends via Prometheus %+v, direct %+v", ly.Name, via.Identity.Backends, direct.Identity.Backends)
+		}
+		if !reflect.DeepEqual(via.Identity.RouterQueue, direct.Identity.RouterQueue) {
+			t.Errorf("%s: router queue via Prometheus %+v, direct %+v", ly.Name, via.Identity.RouterQueue, direct.Identity.RouterQueue)
+		}
+		// The fleet line alike, but the TTFT (since start there, over the
+		// window here).
+		workers := func(d string) string { w, _, _ := strings.Cut(d, "end-to-end"); return w }
+		if workers(via.Identity.LayerDetail) != workers(direct.Identity.LayerDetail) {
+			t.Errorf("%s: detail %q via Prometheus, %q direct", ly.Name, via.Identity.LayerDetail, direct.Identity.LayerDetail)
+		}
+	}
+	if lr := got[engines.VLLMRouter.What()].Identity.LoadRange; lr == nil || lr.Max != 30 || lr.Min != 2 || !lr.EventsOK || lr.Events <= 0 || lr.EventsWindow != w || !lr.ActedAt.Equal(now) {
+		t.Errorf("vllm-router load range %+v", lr)
+	}
+	if d := got[engines.DynamoFrontend.What()].Identity.LayerDetail; !strings.HasPrefix(d, "end-to-end TTFT mean 2.50 s over ") || !strings.HasSuffix(d, " requests in the last 10s") {
+		t.Errorf("Dynamo frontend detail %q", d)
+	}
+	if os.Getenv("LLMTOP_PROMETHEUS_RECORD") != "" {
+		q := routerQuery("", promDuration(w))
+		resp, err := http.PostForm("http://"+addr+"/api/v1/query", url.Values{"query": {q}, "time": {fmt.Sprint(now.Unix())}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%v %s", err, resp.Status)
+		}
+		if err := os.WriteFile(routerAnswerFile, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("recorded %s (%d bytes)", routerAnswerFile, len(b))
+	}
+}
+
+// scrapesByLayer are a refresh's scrapes of layers, by what they are.
+func scrapesByLayer(r Refresh) map[string]model.Scrape {
+	out := map[string]model.Scrape{}
+	for _, m := range r.Msgs {
+		if sc, ok := m.(model.Scrape); ok && sc.Identity.Layer != "" {
+			out[sc.Identity.Layer] = sc
+		}
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+package prometheus
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/engines"
+	"github.com/llmtop/llmtop/model"
+)
+
+// replayRouters is a Prometheus that answers the router query with the
+// real Prometheus's recorded answer (testdata/router-answer.json, recorded
+// by TestRealPrometheusRouters against Prometheus 2.42.0+ds-5+deb12u1 on
+// 2026-11-26) and every other query with no series.
+func replayRouters(t *testing.T) *Source {
+	t.Helper()
+	rec, err := os.ReadFile(routerAnswerFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(r.FormValue("query"), `"llmtop_concept", "router:`) {
+			w.Write(rec)
+			return
+		}
+		w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`))
+	}))
+	t.Cleanup(srv.Close)
+	s, err := New(Config{URL: srv.URL, Window: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The four routers through Prometheus's recorded answer: each a router
+// target, never an engine, with its own word read as the direct scrape
+// reads it (TestRealPrometheusRouters compares the two live).
+func TestRoutersFromRecordedAnswer(t *testing.T) {
+	now := time.Now()
+	r := replayRouters(t).Refresh(context.Background(), now)
+	if r.Err != "" || r.Targets != 4 {
+		t.Fatalf("err %q, %d targets", r.Err, r.Targets)
+	}
+	got := scrapesByLayer(r)
+	gw := got[engines.ModelGateway.What()]
+	if gw.Identity.Engine == model.VLLM || !strings.Contains(gw.Err, "not an engine") || !strings.Contains(gw.Err, engines.ModelGateway.Judged()) ||
+		gw.Identity.LayerDetail != "3 workers, 3 healthy, breaker open on 1 (http://10.0.0.13:30000); 27 running by its count" {
+		t.Errorf("gateway: %q %q", gw.Err, gw.Identity.LayerDetail)
+	}
+	if bs := gw.Identity.Backends; len(bs) != 3 || bs[2].Breaker != "open" || bs[2].Failures != 10 || !bs[2].FailuresOK ||
+		bs[2].From != "smg_worker_health, smg_worker_requests_active, smg_worker_cb_state, smg_worker_cb_consecutive_failures" {
+		t.Errorf("gateway backends %+v", bs)
+	}
+	ps := got[engines.ProdStackRouter.What()]
+	if bs := ps.Identity.Backends; len(bs) != 2 || bs[0].QPS != 4.2 || !bs[0].QPSOK || bs[0].Running != 8 || bs[1].Healthy != 0 || !bs[1].HealthyOK {
+		t.Errorf("production-stack backends %+v", bs)
+	}
+	vr := got[engines.VLLMRouter.What()]
+	if lr := vr.Identity.LoadRange; lr == nil || lr.Max != 30 || lr.Min != 2 || lr.Events <= 0 || lr.EventsWindow != 10*time.Second || !lr.ActedAt.Equal(now) ||
+		lr.From != "vllm_router_max_load, vllm_router_min_load, vllm_router_load_balancing_events_total" {
+		t.Errorf("vllm-router load range %+v", lr)
+	}
+	dy := got[engines.DynamoFrontend.What()]
+	if q := dy.Identity.RouterQueue; len(q) != 2 || q[1].WorkerType != "prefill" || q[1].Pending != 6 ||
+		!strings.HasPrefix(dy.Identity.LayerDetail, "end-to-end TTFT mean 2.50 s over ") {
+		t.Errorf("Dynamo frontend %+v %q", q, dy.Identity.LayerDetail)
+	}
+}
+
+// Through Prometheus the routing rules judge what they judge directly:
+// the gateway's open breaker on a worker llmtop does not read, the
+// vllm-router's skew by its own counts and range, Dynamo's router queue
+// with no prefill engine watched (said "not checked").
+func TestRoutingRulesThroughPrometheus(t *testing.T) {
+	s := replayRouters(t)
+	mon := core.New(core.Options{Window: 10 * time.Second})
+	start := time.Now()
+	for i := 0; i <= 30; i++ {
+		feed(s.Refresh(context.Background(), start.Add(time.Duration(i)*2*time.Second)), mon)
+	}
+	rep := mon.Report()
+	found := map[string]string{}
+	for _, f := range rep.Findings {
+		if f.Active() {
+			found[f.ID] = f.Title
+		}
+	}
+	if !strings.Contains(found["router_load_skew"], "its own range 30 to 2 in flight, acted on within 10s") {
+		t.Errorf("router_load_skew: %q (findings %v)", found["router_load_skew"], found)
+	}
+	missing := strings.Join(rep.Missing, " ")
+	for _, want := range []string{"took http://10.0.0.13:30000 out", "no prefill engines behind it are watched"} {
+		if !strings.Contains(missing, want) {
+			t.Errorf("not said: %q (missing %v)", want, rep.Missing)
+		}
+	}
+}
