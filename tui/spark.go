@@ -110,6 +110,17 @@ func sparkline(pts []model.Point, w int, ceil float64) string {
 // chart draws an asciigraph plot of h lines and w cells with a y axis
 // labelled by format; with h < 3 it is a sparkline.
 func chart(pts []model.Point, w, h int, format func(float64) string) []string {
+	return plot(pts, w, h, format, false)
+}
+
+// countChart is chart for a count (requests waiting): whole-number steps
+// (a queue of 3 drew 0.2, 0.4 … 3), and no more rows than the steps up to
+// the largest value need.
+func countChart(pts []model.Point, w, h int) []string {
+	return plot(pts, w, h, func(v float64) string { return fmtNum(model.Some(v)) }, true)
+}
+
+func plot(pts []model.Point, w, h int, format func(float64) string, count bool) []string {
 	if h < 3 || w < 16 {
 		return []string{sparkline(pts, w, 0)}
 	}
@@ -138,6 +149,13 @@ func chart(pts []model.Point, w, h int, format func(float64) string) []string {
 	// every label is a round number (40, 38, 36 … not 39, 36.4, 33.8).
 	rows := h - 1 // Height(h-1) draws h lines: h-1 steps between labels
 	step := niceStep(hi / float64(max(1, rows)))
+	if count && step < 1 {
+		// fewer requests than rows: one per row, and no more rows than that
+		step, rows = 1, min(rows, max(2, int(math.Ceil(hi))))
+		h = rows + 1
+	} else if count {
+		step = math.Ceil(step) // 1.5 → 2, 2.5 → 3
+	}
 	out := asciigraph.Plot(vals, asciigraph.Height(h-1), asciigraph.LowerBound(0), asciigraph.UpperBound(step*float64(rows)),
 		asciigraph.YAxisValueFormatter(func(v float64) string {
 			if math.Abs(v) < step/2 {

@@ -56,3 +56,29 @@ func TestChartAxisLabelsAreRound(t *testing.T) {
 		t.Errorf("the zero label is not 0: %q", last)
 	}
 }
+
+// A count's axis steps by whole numbers: a queue of at most 3 drew labels
+// 0.2, 0.4 … (the first-minute review); the chart is no taller than its
+// steps up to the top need.
+func TestCountChartStepsByWholeNumbers(t *testing.T) {
+	for _, top := range []float64{1, 3, 7, 14, 95} {
+		var pts []model.Point
+		for i := range 30 {
+			pts = append(pts, model.Point{T: t0.Add(time.Duration(i) * time.Second), V: math.Round(top * float64(i+1) / 30), OK: true})
+		}
+		lines := countChart(pts, 60, 16)
+		if len(lines) > 16 {
+			t.Errorf("top %g: %d lines for 16", top, len(lines))
+		}
+		for _, l := range lines {
+			lab := strings.TrimSpace(strings.FieldsFunc(l, func(r rune) bool { return r == '┤' || r == '┼' })[0])
+			v, err := strconv.ParseFloat(lab, 64)
+			if err != nil || v != math.Trunc(v) {
+				t.Errorf("top %g: label %q is not a whole number", top, lab)
+			}
+		}
+		if top <= 7 && len(lines) > int(top)+2 {
+			t.Errorf("top %g: %d lines, more than its steps need", top, len(lines))
+		}
+	}
+}
