@@ -42,6 +42,8 @@ func (m *Monitor) applyOrigin(o model.Origin) {
 		m.endRun(e, t, model.RunPlanned, why, "")
 	}
 	e.Err, e.ErrKind, e.Hint = why, "", ""
+	// A router's word on its backends and its queue are numbers too.
+	e.Identity.Backends, e.Identity.RouterQueue, e.Identity.LayerDetail = nil, nil, ""
 	if e.downSince.IsZero() {
 		e.downSince = t // a target that comes back starts a new run
 	}

@@ -22,6 +22,7 @@ const (
 	StatusStale     Status = "STALE"     // no scrape for longer than the face allows
 	StatusRestarted Status = "RESTARTED" // a new run, recently
 	StatusUp        Status = "UP"
+	StatusGone      Status = "GONE" // left the source that read it (model.Origin): judged by no rule
 )
 
 // Status judges e at now. staleAfter is how long without a scrape reads
@@ -36,6 +37,8 @@ func (e *Endpoint) Status(now time.Time, staleAfter, recent time.Duration) Statu
 		return StatusWaiting
 	}
 	switch {
+	case e.Life == model.LifeGone:
+		return StatusGone
 	case e.Life == model.LifeStarting:
 		return StatusStarting
 	case e.Down() && e.Life == model.LifeCrashed:

@@ -12,8 +12,13 @@
 # and a segment that has served for a while does not lead with the
 # previous segment's finding. The next cycle's healthy segment leads with
 # no WARN or CRIT once it serves, and a quick benchmark (`b`) run beside
-# the demo's own traffic raises no proxy finding. Called by
-# scripts/e2e.sh; about 10 minutes, at 120×40 (COLS/ROWS change it).
+# the demo's own traffic raises no proxy finding. The routed stretch
+# (issue 26: routed-starved, a router in front of prefill and decode pools
+# beside the demo's engine) opens the fleet view by itself, shows router →
+# pools → replicas and the starved-pool finding within LIMIT seconds, and
+# as it ends the screen is the demo's engine's again with none of the
+# fleet's findings on it. Called by scripts/e2e.sh; about 11 minutes, at
+# 120×40 (COLS/ROWS change it: 80×24 works too).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/bin/llmtop}
@@ -54,13 +59,16 @@ declare -A want=(
 	[decode-bound]="^(WARN|CRIT) .*(decode-bound|ITL over SLO|TPOT over SLO)"
 	[crash-restart]="^(WARN|CRIT) .*(crash|illegal memory access|engine died|EngineDead)"
 	[metrics-broken]="^(WARN|CRIT) metrics endpoint"
+	[routed-starved]="(WARN|CRIT) .*decode workers .*idle"
 )
+# The routed stretch: read from the fleet view, which covers the diagnosis.
+routed_topology="" routed_closed="" routed_left=""
 declare -A found
 prev="" seg="" restarted=0 seen_segments="" last_top="" cycle=1 served_at=-1 stale_reported="" bench_at="" ran="" proxy=0
 # metrics-judged findings: from the ended run's numbers while stopped or starting
 judged="(queue backlog|KV pressure|KV cache full|TTFT over SLO|ITL (over|spikes)|decode-bound|prefill)"
 start demo
-deadline=$((SECONDS + 620))
+deadline=$((SECONDS + 720))
 echo "e2e-cycle: watching one demo cycle (limit ${LIMIT}s per scenario)"
 while [ $SECONDS -lt $deadline ]; do
 	s=$(screen)
@@ -149,6 +157,32 @@ while [ $SECONDS -lt $deadline ]; do
 	if [ -n "${want[$seg]:-}" ] && [ -z "${found[$seg]:-}" ] && printf '%s' "$top" | grep -qE "${want[$seg]}"; then
 		found[$seg]=$el
 	fi
+	if [ "$seg" = routed-starved ]; then
+		# The fleet view, opened by the demo: routers above the pools,
+		# and the starved pool's finding among the fleet's.
+		fleet=$(printf '%s\n' "$s" | sed -n '/━ Fleet ━/,$p')
+		r=$(printf '%s\n' "$fleet" | grep -nF "▸ routers" | head -1 | cut -d: -f1)
+		d=$(printf '%s\n' "$fleet" | grep -nF "· decode ·" | head -1 | cut -d: -f1)
+		if [ -z "$routed_topology" ] && [ -n "$r" ] && [ -n "$d" ] && [ "$r" -lt "$d" ]; then
+			routed_topology=$el
+			echo "     ${el}s: the fleet view shows router → pools → replicas"
+		fi
+		if [ -z "${found[$seg]:-}" ] && printf '%s\n' "$fleet" | grep -qE "${want[$seg]}"; then
+			found[$seg]=$el
+			echo "     ${el}s: $(printf '%s\n' "$fleet" | grep -oE "${want[$seg]}.*" | head -1 | sed 's/ *┃$//' | cut -c1-100)"
+		fi
+	elif [ "$prev" = routed-starved ] && [ -z "$routed_left" ] && [ "$el" -ge 5 ]; then
+		# The stretch ended: the demo's engine on screen again, zoomed
+		# as it was, the fleet view closed.
+		routed_left=$el
+		if printf '%s\n' "$s" | grep -q "━ 6 Diagnosis" && ! printf '%s\n' "$s" | grep -q "━ Fleet ━"; then
+			routed_closed=1
+		else
+			echo "FAIL $seg ${el}s: the fleet view is still open (or the diagnosis gone) after the routed stretch:"
+			printf '%s\n' "$s" | sed 's/^/     | /'
+			FAILS=$((FAILS + 1))
+		fi
+	fi
 	# Once the scenario's new run serves (it restarted the engine), the
 	# previous scenario's finding must not sit on top (unless it is this
 	# scenario's too).
@@ -174,7 +208,16 @@ else
 	echo "ok   bench: b beside the demo's traffic ($ran) raised no proxy finding"
 fi
 
-for s in queue-buildup kv-pressure long-prompts decode-bound crash-restart metrics-broken; do
+if [ -n "$routed_topology" ]; then
+	echo "ok   routed-starved: the fleet view opened by itself with router → pools → replicas at ${routed_topology}s"
+else
+	echo "FAIL routed-starved: the fleet view never showed router → pools → replicas (segments seen:$seen_segments)"
+	FAILS=$((FAILS + 1))
+fi
+[ -n "$routed_closed" ] && echo "ok   routed-starved: after it the screen is the demo's engine's again (fleet view closed)"
+[ -z "$routed_left" ] && { echo "FAIL routed-starved: the cycle never left the routed stretch"; FAILS=$((FAILS + 1)); }
+
+for s in routed-starved queue-buildup kv-pressure long-prompts decode-bound crash-restart metrics-broken; do
 	if [ -z "${found[$s]:-}" ]; then
 		echo "FAIL $s: \"${want[$s]}\" never on top (segments seen:$seen_segments)"
 		FAILS=$((FAILS + 1))

@@ -26,8 +26,10 @@ const (
 // frontCPU is the api-server-cpu scenario's fault.
 const frontCPU = "front-cpu"
 
-// DemoTimeline is what `llmtop demo` cycles through.
-const DemoTimeline = "healthy:50s,queue-buildup:60s,kv-pressure:75s,long-prompts:60s,decode-bound:50s,crash-restart:45s,metrics-broken:40s"
+// DemoTimeline is what `llmtop demo` cycles through. Its first segment
+// is two to the screen: the engine alone, then (DemoRouted) a routed
+// fleet beside it, the engine still serving its healthy traffic.
+const DemoTimeline = "healthy:140s,queue-buildup:60s,kv-pressure:75s,long-prompts:60s,decode-bound:50s,crash-restart:45s,metrics-broken:40s"
 
 // scenario is one named behaviour: engine flags it needs (applied only to
 // flags the user did not set), background traffic, and faults.

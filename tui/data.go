@@ -300,5 +300,5 @@ func (d *Data) Health(e *EndpointInfo) (string, Level) {
 var statusLevel = map[core.Status]Level{
 	core.StatusWaiting: LevelNone, core.StatusStarting: LevelWarn, core.StatusCrashed: LevelCrit,
 	core.StatusStopped: LevelWarn, core.StatusDown: LevelCrit, core.StatusDegraded: LevelWarn,
-	core.StatusStale: LevelWarn, core.StatusRestarted: LevelWarn, core.StatusUp: LevelOK,
+	core.StatusStale: LevelWarn, core.StatusRestarted: LevelWarn, core.StatusUp: LevelOK, core.StatusGone: LevelNone,
 }

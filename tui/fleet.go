@@ -249,3 +249,30 @@ func (m *Model) fleetMsg(msg tea.Msg) (tea.Cmd, bool) {
 	}
 	return nil, false
 }
+
+// demoFleet opens the fleet view once as the demo's routed stretch begins
+// (as soon as no other overlay is open: a benchmark's result is not
+// covered) and, as it ends, closes it and comes back to the demo's own
+// engine if the person had opened one of the fleet's.
+func (m *Model) demoFleet(was, now bool) {
+	i := m.fleetIndex()
+	if i < 0 {
+		return
+	}
+	switch {
+	case now && !m.demoFleetOpen && m.overlay < 0:
+		m.overlay, m.demoFleetOpen = i, true
+	case !now && was:
+		if m.demoFleetOpen && m.overlay == i {
+			m.overlay = -1
+		}
+		m.demoFleetOpen = false
+		if fv, ok := m.overlays[i].o.(*fleetView); ok {
+			fv.opened = false
+		}
+		if eps := m.d.Endpoints(); len(eps) > 0 && m.d.SelectedURL() != eps[0] {
+			m.d.Selected = 0 // the fleet's endpoints are leaving: back to the demo's engine
+			m.d.invalidate()
+		}
+	}
+}

@@ -137,7 +137,10 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) f
 	}
 	r.state, r.stateLevel = fleetState(e)
 	if r.layer != "" {
-		r.state, r.stateLevel, r.engine = "router", LevelNone, ""
+		if r.state != "gone" {
+			r.state, r.stateLevel = "router", LevelNone
+		}
+		r.engine = ""
 		if i := strings.Index(r.layer, " ("); i > 0 {
 			r.modelName = r.layer[:i]
 		}

@@ -95,6 +95,9 @@ type SourceStatusMsg struct {
 type ScenarioMsg struct {
 	Name            string
 	Elapsed, Length time.Duration
+	// Fleet is set while the demo's cycle watches its routed fleet: the
+	// fleet view opens as that stretch begins and closes as it ends.
+	Fleet bool
 }
 
 // savedMsg reports a snapshot write.
@@ -118,6 +121,9 @@ type Model struct {
 	focus         int    // index into panes
 	zoom          string // pane id shown alone, "" for the grid
 	overlay       int    // index into overlays, -1 when none
+	// demoFleetOpen: the fleet view was opened for the demo's routed
+	// stretch now running (once: esc closes it for good).
+	demoFleetOpen bool
 	queued        []model.Input
 	status        string
 	statusUntil   time.Time
@@ -286,7 +292,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case ScenarioMsg:
+		was := m.d.Scenario.Fleet
 		m.d.Scenario = msg
+		m.demoFleet(was, msg.Fleet)
 		return m, nil
 	case SourceStatusMsg:
 		m.d.Sources[msg.Name] = msg.Err

@@ -71,7 +71,8 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	cfg.Background = true
-	if !cmd.Flags().Changed("startup-time") && cfg.Scenario == sim.DemoTimeline {
+	cycle := cfg.Scenario == sim.DemoTimeline
+	if !cmd.Flags().Changed("startup-time") && cycle {
 		// Each scenario switch restarts the engine: a short start keeps
 		// most of a segment for its scenario (a cold start has its own).
 		cfg.StartupTime = demoStartup
@@ -94,6 +95,12 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.Start(ctx)
+	var fleet *demoFleet // the cycle's routed stretch (demo_fleet.go)
+	if cycle && !demoFlags.headless {
+		if fleet, err = startDemoFleet(ctx, monitorFlags.interval); err != nil {
+			return err
+		}
+	}
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ctx, ln) }()
 	url := "http://" + ln.Addr().String()
@@ -110,7 +117,15 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 		SimLog:    pipe,
 		Scenario: func() tui.ScenarioMsg {
 			name, elapsed, length := s.Scenario()
-			return tui.ScenarioMsg{Name: name, Elapsed: elapsed, Length: length}
+			if !cycle {
+				return tui.ScenarioMsg{Name: name, Elapsed: elapsed, Length: length}
+			}
+			return fleet.scenario(ctx, name, elapsed, length)
+		},
+		Started: func(send func(any)) {
+			if fleet != nil {
+				fleet.started(send)
+			}
 		},
 		SimGPU: func() session.SimGPULoad {
 			l := s.Load()
