@@ -252,9 +252,13 @@ var categoryOrder = map[Category]int{
 // A pool's routing finding explains its members' symptoms (issue 26): the
 // backlog of the workers a router piles onto while their peers idle, the
 // TTFT of a decode instance waiting for its KV. They rank before the
-// queueing and prefill findings they explain.
+// queueing and prefill findings they explain. A router still sending
+// requests to a dead backend ranks before that backend's own outage: the
+// outage, taken out of rotation, would cost capacity; the router's traffic
+// to it is what users' requests fail on, and its lever acts at once.
 var idOrder = map[string]int{
-	"queue_backlog": -1, "itl_prefill_stall": -1, "kv_preemption": -1,
+	"dead_backend_traffic": -85,
+	"queue_backlog":        -1, "itl_prefill_stall": -1, "kv_preemption": -1,
 	"pool_starved": -55, "pool_queue_skew": -55, "prefix_pileup": -55, "one_worker": -55, "pd_imbalance": -55, "kv_transfer_stall": -45, "kv_transfer_failures": -45,
 	"cuda_oom": 1, // the generic OOM after the specific start-up failure it comes with
 }

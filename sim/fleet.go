@@ -25,6 +25,18 @@ const (
 	RoutedStarved   = "routed-starved"
 	RoutedOneWorker = "routed-one-worker"
 	RoutedKVStall   = "routed-kv-stall"
+	// RoutedDeadBackend: a decode worker's engine died and the router,
+	// which counts it unhealthy, still has requests on it.
+	RoutedDeadBackend = "routed-dead-backend"
+	// RoutedRouterQueue: Dynamo's frontend holds requests in its own
+	// queue while the engines behind it have room.
+	RoutedRouterQueue = "routed-router-queue"
+)
+
+// The routers a routed scenario puts in front of the pools.
+const (
+	frontProdStack = "" // vLLM production-stack router's /metrics
+	frontDynamo    = "dynamo"
 )
 
 // routed is one routed scenario: what the router does and what the
@@ -35,6 +47,14 @@ type routed struct {
 	share func(i, n int) float64
 	// xfer is the decode side's mean KV hand-over.
 	xfer time.Duration
+	// dead marks decode worker i dead: its API answers 503 (vLLM's
+	// EngineDeadError) while the router keeps sending it requests, which
+	// hang there. nil: none.
+	dead func(i, n int) bool
+	// front is the router's shape (frontProdStack, frontDynamo); held the
+	// requests a Dynamo frontend holds in its own queue.
+	front string
+	held  float64
 }
 
 var routedScenarios = map[string]routed{
@@ -56,6 +76,11 @@ var routedScenarios = map[string]routed{
 		}, xfer: 40 * time.Millisecond},
 	RoutedKVStall: {summary: "the KV hand-over stalls: each decode request waits ~2.5 s for its KV, most of its TTFT (LMCache #1106)",
 		share: func(int, int) float64 { return 1 }, xfer: 2500 * time.Millisecond},
+	RoutedDeadBackend: {summary: "the last decode worker's engine died (its API answers 503, EngineDeadError): the router's health check counts it unhealthy, yet it still has requests in flight there, which hang (production-stack router)",
+		share: func(int, int) float64 { return 1 }, xfer: 40 * time.Millisecond,
+		dead: func(i, n int) bool { return i == n-1 }},
+	RoutedRouterQueue: {summary: "a Dynamo frontend whose --router-queue-threshold reads the workers busy too early holds ~12 requests in its own queue while every decode worker has room (Dynamo's router docs)",
+		share: func(int, int) float64 { return 0.3 }, xfer: 40 * time.Millisecond, front: frontDynamo, held: 12},
 }
 
 // RoutedScenarios lists the routed scenarios with what each shows.
@@ -65,6 +90,16 @@ func RoutedScenarios() map[string]string {
 		out[k] = v.summary
 	}
 	return out
+}
+
+// RoutedScenarioNames lists the routed scenarios, sorted.
+func RoutedScenarioNames() []string {
+	names := make([]string, 0, len(routedScenarios))
+	for k := range routedScenarios {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // FleetConfig configures a routed fleet.
@@ -93,12 +128,7 @@ type Fleet struct {
 func NewFleet(cfg FleetConfig) (*Fleet, error) {
 	sc, ok := routedScenarios[cfg.Scenario]
 	if !ok {
-		names := make([]string, 0, len(routedScenarios))
-		for k := range routedScenarios {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		return nil, fmt.Errorf("unknown routed scenario %q (known: %s)", cfg.Scenario, strings.Join(names, ", "))
+		return nil, fmt.Errorf("unknown routed scenario %q (known: %s)", cfg.Scenario, strings.Join(RoutedScenarioNames(), ", "))
 	}
 	if cfg.Prefill <= 0 {
 		cfg.Prefill = 2
@@ -158,7 +188,9 @@ var RoutedDemoTimeline = []struct {
 	Name string
 	For  time.Duration
 }{{RoutedHealthy, 60 * time.Second}, {RoutedStarved, 75 * time.Second}, {RoutedHealthy, 40 * time.Second},
-	{RoutedOneWorker, 75 * time.Second}, {RoutedHealthy, 40 * time.Second}, {RoutedKVStall, 60 * time.Second}}
+	{RoutedOneWorker, 75 * time.Second}, {RoutedHealthy, 40 * time.Second}, {RoutedKVStall, 60 * time.Second},
+	{RoutedHealthy, 40 * time.Second}, {RoutedDeadBackend, 60 * time.Second}, {RoutedHealthy, 40 * time.Second},
+	{RoutedRouterQueue, 60 * time.Second}}
 
 // Engines are the prefill engines, then the decode engines.
 func (f *Fleet) Engines() []*Sim { return append(append([]*Sim{}, f.Prefills...), f.Decodes...) }
@@ -207,14 +239,56 @@ func (f *Fleet) SetURL(s *Sim, url string) {
 	f.urls[s] = url
 }
 
-// RouterHandler serves the router's /metrics in the production-stack
-// router's shape (src/vllm_router/services/metrics_service/__init__.py):
+// dead reports whether engine s is a dead decode worker in the scenario
+// now.
+func (f *Fleet) dead(s *Sim) bool {
+	f.mu.Lock()
+	sc := f.sc
+	f.mu.Unlock()
+	if sc.dead == nil {
+		return false
+	}
+	for i, d := range f.Decodes {
+		if d == s {
+			return sc.dead(i, len(f.Decodes))
+		}
+	}
+	return false
+}
+
+// EngineHandler serves engine s's HTTP surface (Sim.Handler), or, while the
+// scenario has it dead, what vLLM's API server answers once its engine
+// core died: 503 on every route, health included.
+func (f *Fleet) EngineHandler(s *Sim) http.Handler {
+	h := s.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f.dead(s) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"object":"error","message":"EngineCore encountered an issue. See stack trace (above) for the root cause.","type":"EngineDeadError","code":503}`)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// RouterHandler serves the router's /metrics: in the production-stack
+// router's shape (src/vllm_router/services/metrics_service/__init__.py),
 // per engine (server label, never model_name) its running and waiting
-// requests and health, and the host gauges.
+// requests and health, and the host gauges; or, for a scenario with a
+// Dynamo frontend in front, that frontend's (dynamoFrontend).
 func (f *Fleet) RouterHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/metrics" {
 			http.NotFound(w, r)
+			return
+		}
+		f.mu.Lock()
+		sc := f.sc
+		f.mu.Unlock()
+		if sc.front == frontDynamo {
+			w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+			io.WriteString(w, f.dynamoFrontend(sc))
 			return
 		}
 		f.mu.Lock()
@@ -224,13 +298,23 @@ func (f *Fleet) RouterHandler() http.Handler {
 			up               bool
 		}
 		var rows []row
-		for _, s := range f.Engines() {
-			if u := f.urls[s]; u != "" {
+		var urls []string
+		engs := f.Engines()
+		for _, s := range engs {
+			urls = append(urls, f.urls[s])
+		}
+		f.mu.Unlock()
+		for i, s := range engs {
+			if u := urls[i]; u != "" {
 				run, wait, up := s.Gauges()
+				if f.dead(s) {
+					// its health check fails; the requests the router
+					// sent there stay in flight by its count
+					up = false
+				}
 				rows = append(rows, row{u, run, wait, up})
 			}
 		}
-		f.mu.Unlock()
 		var b strings.Builder
 		gauge := func(name, help string, v func(row) float64) {
 			fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
@@ -250,4 +334,37 @@ func (f *Fleet) RouterHandler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		io.WriteString(w, b.String())
 	})
+}
+
+// dynamoFrontend is a Dynamo frontend's /metrics (names from
+// lib/runtime/src/metrics/prometheus_names.rs @04070c75, the
+// dynamo_frontend_ prefix): its HTTP queue and requests in flight, and
+// with --router-queue-threshold the requests its router holds per worker
+// type (router_queue_pending_requests).
+func (f *Fleet) dynamoFrontend(sc routed) string {
+	model := f.cfg.Model
+	if model == "" && len(f.Decodes) > 0 {
+		model = f.Decodes[0].ModelName()
+	}
+	var inflight int
+	for _, s := range f.Engines() {
+		run, wait, _ := s.Gauges()
+		inflight += run + wait
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# HELP dynamo_frontend_queued_requests Number of requests waiting in HTTP queue before receiving the first response\n# TYPE dynamo_frontend_queued_requests gauge\n")
+	fmt.Fprintf(&b, "dynamo_frontend_queued_requests{model=%q} %v\n", model, sc.held)
+	fmt.Fprintf(&b, "# HELP dynamo_frontend_inflight_requests Number of inflight requests\n# TYPE dynamo_frontend_inflight_requests gauge\n")
+	fmt.Fprintf(&b, "dynamo_frontend_inflight_requests{model=%q} %d\n", model, inflight)
+	fmt.Fprintf(&b, "# HELP dynamo_frontend_router_queue_pending_requests Number of requests pending in the router's scheduler queue\n# TYPE dynamo_frontend_router_queue_pending_requests gauge\n")
+	fmt.Fprintf(&b, "dynamo_frontend_router_queue_pending_requests{worker_type=\"prefill\"} 0\n")
+	fmt.Fprintf(&b, "dynamo_frontend_router_queue_pending_requests{worker_type=\"decode\"} %v\n", sc.held)
+	return b.String()
+}
+
+// ModelName is the model the engine serves (its /v1/models id).
+func (s *Sim) ModelName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.served
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,6 +40,10 @@ load. Background traffic moves by itself and the scenario timeline loops:
 
   ` + sim.DemoTimeline + `
 
+50 s into the healthy segment a simulated routed fleet (a router in front of
+prefill and decode pools) is watched beside the engine for 90 s, in the fleet
+view: ` + sim.DemoRouted.Scenario + `.
+
 Everything shown is SIMULATED. The engine flags (` + vllmCap("") + `, ` + engines.VLLM.Levers.MemFraction + `…)
 and --scenario work as for 'llmtop sim'.`,
 		Args: cobra.NoArgs,
@@ -48,7 +53,7 @@ and --scenario work as for 'llmtop sim'.`,
 	fs := cmd.Flags()
 	fs.BoolVar(&demoFlags.headless, "headless", false, "no monitor: print the sim's URL and its log, serve until Ctrl-C")
 	fs.StringVar(&demoFlags.routed, "routed", "", "a routed fleet instead: a router in front of prefill and decode pools; `SCENARIO` one of "+
-		"routed-healthy, routed-starved, routed-one-worker, routed-kv-stall, or cycle (all in turn)")
+		strings.Join(sim.RoutedScenarioNames(), ", ")+", or cycle (all in turn)")
 	addSimFlags(fs, &demoFlags.cfg)
 	addRecordFlag(fs)
 	root.AddCommand(cmd)

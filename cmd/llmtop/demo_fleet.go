@@ -54,7 +54,7 @@ func startDemoFleet(ctx context.Context, interval time.Duration) (*demoFleet, er
 	}
 	var engines []string
 	for _, s := range f.Engines() {
-		u, err := serve(s.Handler())
+		u, err := serve(f.EngineHandler(s))
 		if err != nil {
 			return nil, err
 		}

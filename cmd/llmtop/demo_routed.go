@@ -42,7 +42,7 @@ func runRoutedDemo(ctx context.Context, scenario string, headless bool, out func
 	}
 	var urls []string
 	for _, s := range f.Engines() {
-		u, err := serve(s.Handler())
+		u, err := serve(f.EngineHandler(s))
 		if err != nil {
 			return err
 		}

@@ -35,7 +35,7 @@ func newRoutedRig(t *testing.T, scenario string) *routedRig {
 	}
 	r := &routedRig{t: t, fleet: f, clock: clock, mon: core.New(core.Options{Window: window, Diagnosis: diagnosis.DefaultConfig()})}
 	for _, s := range f.Engines() {
-		srv := httptest.NewServer(s.Handler())
+		srv := httptest.NewServer(f.EngineHandler(s))
 		t.Cleanup(srv.Close)
 		f.SetURL(s, srv.URL)
 		r.urls = append(r.urls, srv.URL)
@@ -66,7 +66,7 @@ func (r *routedRig) step(d time.Duration) diagnosis.Report {
 }
 
 var routingIDs = map[string]bool{"pool_starved": true, "pool_queue_skew": true, "prefix_pileup": true, "one_worker": true,
-	"kv_transfer_stall": true, "routing_skew": true}
+	"kv_transfer_stall": true, "routing_skew": true, "dead_backend_traffic": true, "router_bottleneck": true}
 
 // Issue 26's Done-when: each routed scenario puts its routing finding on
 // top within 45 s of the fleet's start, in the report `diagnose --json`
@@ -76,6 +76,8 @@ func TestRoutedScenariosPutTheirFindingOnTop(t *testing.T) {
 		{sim.RoutedStarved, "pool_starved"},
 		{sim.RoutedOneWorker, "one_worker"},
 		{sim.RoutedKVStall, "kv_transfer_stall"},
+		{sim.RoutedDeadBackend, "dead_backend_traffic"},
+		{sim.RoutedRouterQueue, "router_bottleneck"},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
 			r := newRoutedRig(t, c.scenario)
