@@ -277,8 +277,12 @@ func (c *Config) setThreshold(k, v string) error {
 		t.RouteRouterWindow = secs(x)
 	case "route_router_queue_min":
 		t.RouteRouterQueueMin = x
+	case "route_overhead_pct":
+		t.RouteOverheadShare = x / 100
+	case "route_overhead_min_ms":
+		t.RouteOverheadMin = ms(x)
 	default:
-		return fmt.Errorf("unknown threshold %q (known: ttft_p99_ms, itl_p99_ms, kv_warn_pct, kv_crit_pct, kv_crit_for_s, waiting_max, waiting_backlog, waiting_backlog_for_s, preemptions_per_s, gpu_temp_c, gpu_mem_pct, gpu_idle_pct, route_hold_s, route_lag_s, route_full_kv_pct, route_queue_min, kv_stall_pct, route_dead_qps, route_router_window_s, route_router_queue_min)", k)
+		return fmt.Errorf("unknown threshold %q (known: ttft_p99_ms, itl_p99_ms, kv_warn_pct, kv_crit_pct, kv_crit_for_s, waiting_max, waiting_backlog, waiting_backlog_for_s, preemptions_per_s, gpu_temp_c, gpu_mem_pct, gpu_idle_pct, route_hold_s, route_lag_s, route_full_kv_pct, route_queue_min, kv_stall_pct, route_dead_qps, route_router_window_s, route_router_queue_min, route_overhead_pct, route_overhead_min_ms)", k)
 	}
 	return nil
 }

@@ -35,6 +35,8 @@ type Thresholds struct {
 	RouteDeadQPS        float64       // req/s a router sends a dead backend that is traffic
 	RouteRouterWindow   time.Duration // the router's rate window: a tripped backend's rate outlives its trip this long
 	RouteRouterQueueMin float64       // requests held in a router's own queue that make it the bottleneck
+	RouteOverheadShare  float64       // a router's own overhead's share of TTFT that is a finding
+	RouteOverheadMin    time.Duration // and the overhead per request below which it is none
 }
 
 // DefaultThresholds: TTFT p99 200 ms, ITL p99 50 ms, KV 95 %, waiting > 0.
@@ -75,5 +77,7 @@ func DiagnosisConfig(t Thresholds) diagnosis.Config {
 	num(&c.RouteDeadQPS, t.RouteDeadQPS)
 	dur(&c.RouteRouterWindow, t.RouteRouterWindow)
 	num(&c.RouteRouterQueueMin, t.RouteRouterQueueMin)
+	num(&c.RouteOverheadShare, t.RouteOverheadShare)
+	dur(&c.RouteOverheadMin, t.RouteOverheadMin)
 	return c
 }

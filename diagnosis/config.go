@@ -104,6 +104,11 @@ type Config struct {
 	// with the engines' queues empty, that make it the bottleneck.
 	RouteRouterQueueMin float64       `json:"route_router_queue_min"`
 	RouteRouterWindow   time.Duration `json:"route_router_window"`
+	// RouteOverheadShare is the part of the user's time to first token a
+	// router's own overhead may take, RouteOverheadMin the overhead per
+	// request below which it is no finding whatever its share.
+	RouteOverheadShare float64       `json:"route_overhead_share"`
+	RouteOverheadMin   time.Duration `json:"route_overhead_min"`
 	// KVStallShare is the share of a decode instance's TTFT spent in KV
 	// transfer, and KVStallMin the TTFT mean, that make a transfer stall.
 	KVStallShare float64       `json:"kv_stall_share"`
@@ -158,6 +163,8 @@ func DefaultConfig() Config {
 		RouteDeadQPS:        0.1,
 		RouteRouterQueueMin: 4,
 		RouteRouterWindow:   30 * time.Second,
+		RouteOverheadShare:  0.2,
+		RouteOverheadMin:    20 * time.Millisecond,
 		KVStallShare:        0.5,
 		KVStallMin:          time.Second,
 		LoRADeferred:        5,

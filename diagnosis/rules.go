@@ -20,6 +20,7 @@ const (
 	needReplicas                  // two endpoints serving one model
 	needHost                      // a host reading of an endpoint's machine
 	needRouter                    // a router that reports its backends
+	needLayer                     // a router or proxy in front of the engines
 )
 
 var needNames = []struct {
@@ -33,6 +34,7 @@ var needNames = []struct {
 	{needReplicas, "replicas (fewer than two endpoints serve the same model)"},
 	{needHost, "host readings (no endpoint on this machine, or its port's process not found)"},
 	{needRouter, "a router's word on its backends (no watched router reports its backends' health and traffic or its own queue)"},
+	{needLayer, "a router's own latency (no router or proxy in front of the engines is watched)"},
 }
 
 // rule is one check. eval returns every candidate finding it sees now; the
@@ -153,8 +155,29 @@ func (e *env) has(n need) bool {
 		return len(e.hosted()) > 0
 	case needRouter:
 		return len(e.routers()) > 0
+	case needLayer:
+		return len(e.layers()) > 0
 	}
 	return true
+}
+
+// routable reports whether a router could sit in front of what is watched:
+// two or more endpoints, a serving layer, or an engine with a prefill or
+// decode role (disaggregated serving always has one). On one plain engine
+// a router's word is not an input that is missing: none is there to ask.
+func (e *env) routable() bool {
+	if len(e.in.Endpoints) > 1 {
+		return true
+	}
+	for _, ep := range e.in.Endpoints {
+		if ep.Identity.Layer != "" {
+			return true
+		}
+		if r, _ := ep.PDRole(); r == model.RolePrefill || r == model.RoleDecode {
+			return true
+		}
+	}
+	return false
 }
 
 // Report is one evaluation: the findings (ranked), what was checked, and
@@ -223,7 +246,7 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 		}
 	}
 	for _, nn := range needNames {
-		if missing[nn.name] {
+		if missing[nn.name] && (nn.n&(needRouter|needLayer) == 0 || e.routable()) {
 			rep.Missing = append(rep.Missing, nn.name)
 		}
 	}

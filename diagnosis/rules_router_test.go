@@ -123,16 +123,29 @@ func TestTrippedBackendWindowIsNotTraffic(t *testing.T) {
 }
 
 // With no router that reports its backends the rule is not checked, and
-// says why.
+// where a router could be in front (two replicas, a prefill or decode
+// instance) says why; on one plain engine no router is there to ask, and
+// no "not checked: a router's word" line is shown.
 func TestDeadBackendNeedsRouter(t *testing.T) {
-	rep := NewDiagnoser(DefaultConfig()).Update(input(member("http://a:8000", "", 1, 0, 0.1)))
-	for _, c := range rep.Checked {
-		if strings.Contains(c, "dead or tripped backend") {
-			t.Fatalf("checked without a router: %q", c)
+	for _, c := range []struct {
+		name    string
+		eps     []Endpoint
+		missing bool
+	}{
+		{"two replicas", []Endpoint{member("http://a:8000", "", 1, 0, 0.1), member("http://b:8000", "", 1, 0, 0.1)}, true},
+		{"a decode instance", []Endpoint{member("http://a:8000", model.RoleDecode, 1, 0, 0.1)}, true},
+		{"one plain engine", []Endpoint{member("http://a:8000", "", 1, 0, 0.1)}, false},
+	} {
+		rep := NewDiagnoser(DefaultConfig()).Update(input(c.eps...))
+		for _, ch := range rep.Checked {
+			if strings.Contains(ch, "dead or tripped backend") || strings.Contains(ch, "large share of the time to first token") {
+				t.Fatalf("%s: checked without a router: %q", c.name, ch)
+			}
 		}
-	}
-	if !strings.Contains(strings.Join(rep.Missing, " "), "router's word on its backends") {
-		t.Errorf("missing %v", rep.Missing)
+		m := strings.Join(rep.Missing, " ")
+		if got := strings.Contains(m, "router's word on its backends") && strings.Contains(m, "router's own latency"); got != c.missing {
+			t.Errorf("%s: router inputs listed missing %v, want %v: %v", c.name, got, c.missing, rep.Missing)
+		}
 	}
 }
 

@@ -12,9 +12,32 @@ var DynamoFrontend = Layer{
 	MetricsPath: "/metrics",
 	TTFT:        []string{"dynamo_frontend_time_to_first_token_seconds"},
 	RouterQueue: DynamoRouterPending,
+	Overhead:    &DynamoRouterOverhead,
 	Source:      "github.com/ai-dynamo/dynamo lib/runtime/src/metrics/prometheus_names.rs @04070c75",
 	Reads:       "its own router queue by worker_type (with --router-queue-threshold) and its end-to-end TTFT",
 }
+
+// DynamoRouterOverhead is the KV router's own time per routing decision:
+// dynamo_router_overhead_total_ms{router_id}, a histogram in milliseconds
+// (RoutingOverheadMetrics::observe writes Duration.as_secs_f64()*1000),
+// registered on the frontend's own registry (port 8000) and filled only by
+// the KV router (--router-mode kv); its phases block_hashing,
+// seq_hashing, indexer_find_matches and scheduling say which part costs.
+// Routing happens before dispatch, so the frontend's TTFT contains it.
+var DynamoRouterOverhead = Overhead{
+	Name: "dynamo_router_overhead_total_ms", Unit: 0.001,
+	TTFT: "dynamo_frontend_time_to_first_token_seconds", TTFTIncludes: true,
+	Source: "github.com/ai-dynamo/dynamo lib/llm/src/kv_router/metrics.rs @c7810b03 (RoutingOverheadMetrics), lib/runtime/src/metrics/prometheus_names.rs @04070c75 (routing_overhead)",
+	Levers: []string{
+		"more dynamo.frontend replicas: each runs its own router (Dynamo's Router Operations: serving multiple router replicas), so each decides for fewer requests",
+		"compare --router-mode round-robin on the same load, as Dynamo's KV routing docs advise: if the cache hits KV routing buys do not pay for its time, route without it",
+	},
+}
+
+// DynamoOverheadPhases are the KV router's overhead phases, beside its
+// total.
+var DynamoOverheadPhases = []string{"dynamo_router_overhead_block_hashing_ms", "dynamo_router_overhead_seq_hashing_ms",
+	"dynamo_router_overhead_indexer_find_matches_ms", "dynamo_router_overhead_scheduling_ms"}
 
 // DynamoWorker is a Dynamo worker's system port (DYN_SYSTEM_PORT, 9090 in
 // Kubernetes): its engine's own families (vllm:…, sglang:…) beside

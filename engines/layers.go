@@ -69,10 +69,26 @@ type Layer struct {
 	// RouterQueue is the gauge of the requests it holds in its own queue
 	// before sending any to a worker, by worker_type ("" when none).
 	RouterQueue string
+	// Overhead is the histogram of the layer's own added latency per
+	// request, nil for a layer that reports none.
+	Overhead *Overhead
 	// Source is where the names were read (repository, file, commit).
 	Source string
 	// Reads says what llmtop reads of it today.
 	Reads string
+}
+
+// Overhead is how a layer reports its own added latency: the histogram,
+// the seconds one of its units is, the time-to-first-token histogram it is
+// compared with and whether that TTFT contains the overhead, where the
+// names and units were read, and the layer's own knobs for it.
+type Overhead struct {
+	Name         string
+	Unit         float64 // seconds per unit (0.001: milliseconds)
+	TTFT         string
+	TTFTIncludes bool
+	Source       string
+	Levers       []string
 }
 
 // Shadow is a layer's reuse of an engine's metric names.

@@ -10,6 +10,7 @@ var LiteLLM = Layer{
 	Prefixes:    []string{"litellm_"},
 	Ports:       []int{4000},
 	MetricsPath: "/metrics",
+	Overhead:    &LiteLLMOverhead,
 	Source:      "github.com/BerriAI/litellm enterprise/litellm_enterprise/integrations/prometheus.py @1aedde15",
 	Reads:       NotJudged,
 }
@@ -34,4 +35,22 @@ var LiteLLMTenantLabels = []struct{ Label, Alias, Kind string }{
 	{"api_key_alias", "", "key"},
 	{"user", "", "user"},
 	{"hashed_api_key", "", "key hash"},
+}
+
+// LiteLLMOverhead is the latency LiteLLM adds to a request (its total time
+// less its call to the backend): litellm_overhead_latency_metric, a
+// histogram in seconds although its HELP says milliseconds — the proxy
+// observes litellm_overhead_time_ms / 1000 ("set as seconds",
+// litellm/integrations/prometheus.py @002de3dd). It is compared with
+// litellm_llm_api_time_to_first_token_metric, the backend's TTFT as the
+// proxy saw it (seconds; recorded for streaming calls only), which does not
+// contain the overhead.
+var LiteLLMOverhead = Overhead{
+	Name: "litellm_overhead_latency_metric", Unit: 1,
+	TTFT: "litellm_llm_api_time_to_first_token_metric", TTFTIncludes: false,
+	Source: "github.com/BerriAI/litellm litellm/integrations/prometheus.py @002de3dd",
+	Levers: []string{
+		"turn DEBUG logging off (LITELLM_LOG, set_verbose): LiteLLM's latency-overhead guide names it the first cause, and the x-litellm-overhead-duration-ms header or LITELLM_DETAILED_TIMING=true shows where the time goes",
+		"run more proxy workers or pods (--num_workers) and avoid routing_strategy usage-based-routing, which LiteLLM's load-balancing docs mark bad for performance",
+	},
 }

@@ -1,5 +1,7 @@
 package model
 
+import "math"
+
 // The sources hand llmtop outside text in these shapes; each is cleaned once,
 // where it enters (the engine poller, the GPU source), so every face — the
 // TUI, snapshot, diagnose, saved files — draws only safe text.
@@ -85,6 +87,19 @@ func CleanIdentity(id Identity) Identity {
 			qs[i] = q
 		}
 		id.RouterQueue = qs
+	}
+	if o := id.Overhead; o != nil {
+		c := *o
+		c.Missing, c.Metric, c.TTFTMetric = Clean(c.Missing), Clean(c.Metric), Clean(c.TTFTMetric)
+		bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) || v < 0 }
+		// a mean that is no number is unknown, not zero
+		if bad(c.Mean) || bad(c.Requests) || bad(c.Sum) {
+			c.Mean, c.Requests, c.Sum = 0, 0, 0
+		}
+		if bad(c.TTFTMean) || bad(c.TTFTRequests) || bad(c.TTFTSum) {
+			c.TTFTMean, c.TTFTRequests, c.TTFTSum = 0, 0, 0
+		}
+		id.Overhead = &c
 	}
 	if len(id.Models) > 0 {
 		ms := make([]ModelInfo, len(id.Models))

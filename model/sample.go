@@ -160,6 +160,11 @@ type Identity struct {
 	// where it serves them (the Rust vllm-router, sgl-router); nil when
 	// it does not.
 	LoadRange *LoadRange `json:"load_range,omitempty"`
+	// Overhead is a router's or proxy's own added latency per request
+	// beside the time to first token it reports (Dynamo's KV router,
+	// LiteLLM); for a layer that reports none, Missing says so. nil for
+	// an engine.
+	Overhead *RouterOverhead `json:"router_overhead,omitempty"`
 	// Tenants are a proxy's own figures per tenant (LiteLLM's team, key or
 	// user labels), counted since the proxy started; nil where the layer
 	// labels no request by tenant ("no tenant source").
@@ -196,6 +201,49 @@ type LoadRange struct {
 	// started watching): the range is now's while that is recent.
 	ActedAt time.Time `json:"acted_at,omitempty"`
 	From    string    `json:"from,omitempty"`
+}
+
+// RouterOverhead is what a serving layer says of its own added latency.
+// Means are over Window (the scrapes llmtop kept, up to a minute) or, with
+// Window 0, since the layer started; a figure with no requests behind it
+// is unknown (Requests or TTFTRequests 0), never zero.
+type RouterOverhead struct {
+	// Missing says why nothing can be read ("" when the layer reports it).
+	Missing string `json:"missing,omitempty"`
+	// Metric is the histogram read; Mean its seconds per request over
+	// Requests requests.
+	Metric   string  `json:"metric,omitempty"`
+	Mean     float64 `json:"mean_s"`
+	Requests float64 `json:"requests"`
+	// TTFTMetric is the layer's time-to-first-token histogram it is
+	// compared with; TTFTIncludes says whether that TTFT contains the
+	// overhead (Dynamo's frontend TTFT does; LiteLLM's is its backend's
+	// call only).
+	TTFTMetric   string        `json:"ttft_metric,omitempty"`
+	TTFTMean     float64       `json:"ttft_mean_s"`
+	TTFTRequests float64       `json:"ttft_requests"`
+	TTFTIncludes bool          `json:"ttft_includes_overhead,omitempty"`
+	Window       time.Duration `json:"window,omitempty"`
+	// Sum and TTFTSum are the cumulative sums (seconds) the means come
+	// from, for the source's window.
+	Sum     float64 `json:"-"`
+	TTFTSum float64 `json:"-"`
+}
+
+// Share is the overhead's part of the user's time to first token (ok
+// false when either is unknown).
+func (o *RouterOverhead) Share() (share, userTTFT float64, ok bool) {
+	if o == nil || o.Missing != "" || o.Requests <= 0 || o.TTFTRequests <= 0 {
+		return 0, 0, false
+	}
+	userTTFT = o.TTFTMean
+	if !o.TTFTIncludes {
+		userTTFT += o.Mean
+	}
+	if userTTFT <= 0 {
+		return 0, 0, false
+	}
+	return o.Mean / userTTFT, userTTFT, true
 }
 
 // RouterQueued is one of a router's own queues: the requests it holds

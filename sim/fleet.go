@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sort"
 	"strings"
@@ -31,6 +32,9 @@ const (
 	// RoutedRouterQueue: Dynamo's frontend holds requests in its own
 	// queue while the engines behind it have room.
 	RoutedRouterQueue = "routed-router-queue"
+	// RoutedRouterOverhead: Dynamo's KV router spends most of each
+	// request's time to first token on its own routing decision.
+	RoutedRouterOverhead = "routed-router-overhead"
 )
 
 // The routers a routed scenario puts in front of the pools.
@@ -55,6 +59,8 @@ type routed struct {
 	// requests a Dynamo frontend holds in its own queue.
 	front string
 	held  float64
+	// overhead is a Dynamo frontend's KV-router time per request.
+	overhead time.Duration
 }
 
 var routedScenarios = map[string]routed{
@@ -80,7 +86,9 @@ var routedScenarios = map[string]routed{
 		share: func(int, int) float64 { return 1 }, xfer: 40 * time.Millisecond,
 		dead: func(i, n int) bool { return i == n-1 }},
 	RoutedRouterQueue: {summary: "a Dynamo frontend whose --router-queue-threshold reads the workers busy too early holds ~12 requests in its own queue while every decode worker has room (Dynamo's router docs)",
-		share: func(int, int) float64 { return 0.3 }, xfer: 40 * time.Millisecond, front: frontDynamo, held: 12},
+		share: func(int, int) float64 { return 0.3 }, xfer: 40 * time.Millisecond, front: frontDynamo, held: 12, overhead: 2 * time.Millisecond},
+	RoutedRouterOverhead: {summary: "a Dynamo frontend whose KV router spends ~120 ms deciding each request (dynamo_router_overhead_total_ms) while the engines give their first token in ~80 ms: the router is most of the time to first token",
+		share: func(int, int) float64 { return 1 }, xfer: 40 * time.Millisecond, front: frontDynamo, overhead: 120 * time.Millisecond},
 }
 
 // RoutedScenarios lists the routed scenarios with what each shows.
@@ -118,6 +126,7 @@ type FleetConfig struct {
 type Fleet struct {
 	cfg      FleetConfig
 	sc       routed
+	front    frontCounts // a Dynamo frontend's own histograms
 	Prefills []*Sim
 	Decodes  []*Sim
 	mu       sync.Mutex
@@ -168,6 +177,7 @@ func (f *Fleet) SetScenario(name string) error {
 	}
 	f.mu.Lock()
 	f.sc, f.cfg.Scenario = sc, name
+	f.front = frontCounts{} // another router in front: its counts start over
 	f.mu.Unlock()
 	for _, s := range f.Decodes {
 		s.SetKVTransfer(sc.xfer)
@@ -190,7 +200,7 @@ var RoutedDemoTimeline = []struct {
 }{{RoutedHealthy, 60 * time.Second}, {RoutedStarved, 75 * time.Second}, {RoutedHealthy, 40 * time.Second},
 	{RoutedOneWorker, 75 * time.Second}, {RoutedHealthy, 40 * time.Second}, {RoutedKVStall, 60 * time.Second},
 	{RoutedHealthy, 40 * time.Second}, {RoutedDeadBackend, 60 * time.Second}, {RoutedHealthy, 40 * time.Second},
-	{RoutedRouterQueue, 60 * time.Second}}
+	{RoutedRouterQueue, 60 * time.Second}, {RoutedHealthy, 40 * time.Second}, {RoutedRouterOverhead, 60 * time.Second}}
 
 // Engines are the prefill engines, then the decode engines.
 func (f *Fleet) Engines() []*Sim { return append(append([]*Sim{}, f.Prefills...), f.Decodes...) }
@@ -359,7 +369,66 @@ func (f *Fleet) dynamoFrontend(sc routed) string {
 	fmt.Fprintf(&b, "# HELP dynamo_frontend_router_queue_pending_requests Number of requests pending in the router's scheduler queue\n# TYPE dynamo_frontend_router_queue_pending_requests gauge\n")
 	fmt.Fprintf(&b, "dynamo_frontend_router_queue_pending_requests{worker_type=\"prefill\"} 0\n")
 	fmt.Fprintf(&b, "dynamo_frontend_router_queue_pending_requests{worker_type=\"decode\"} %v\n", sc.held)
+	if sc.overhead > 0 {
+		f.mu.Lock()
+		c := f.front.at(f.clock().Now(), sc.overhead)
+		f.mu.Unlock()
+		// the KV router's time per decision (ms, with its router_id) and
+		// the frontend's TTFT, which contains it
+		ms := sc.overhead.Seconds() * 1000
+		fmt.Fprintf(&b, "# HELP dynamo_router_overhead_total_ms Total routing overhead per request in milliseconds\n# TYPE dynamo_router_overhead_total_ms histogram\n")
+		for _, le := range []float64{0.01, 0.09, 0.81, 7.29, 65.61, 590.49} {
+			n := 0.0
+			if ms <= le {
+				n = c.n
+			}
+			fmt.Fprintf(&b, "dynamo_router_overhead_total_ms_bucket{router_id=\"7587888958843318822\",le=\"%g\"} %g\n", le, n)
+		}
+		fmt.Fprintf(&b, "dynamo_router_overhead_total_ms_bucket{router_id=\"7587888958843318822\",le=\"+Inf\"} %g\n", c.n)
+		fmt.Fprintf(&b, "dynamo_router_overhead_total_ms_sum{router_id=\"7587888958843318822\"} %g\n", c.n*ms)
+		fmt.Fprintf(&b, "dynamo_router_overhead_total_ms_count{router_id=\"7587888958843318822\"} %g\n", c.n)
+		fmt.Fprintf(&b, "# HELP dynamo_frontend_time_to_first_token_seconds Time to first token in seconds\n# TYPE dynamo_frontend_time_to_first_token_seconds histogram\n")
+		fmt.Fprintf(&b, "dynamo_frontend_time_to_first_token_seconds_bucket{model=%q,le=\"+Inf\"} %g\n", model, c.n)
+		fmt.Fprintf(&b, "dynamo_frontend_time_to_first_token_seconds_sum{model=%q} %g\n", model, c.ttftSum)
+		fmt.Fprintf(&b, "dynamo_frontend_time_to_first_token_seconds_count{model=%q} %g\n", model, c.n)
+	}
 	return b.String()
+}
+
+// frontCounts are a simulated Dynamo frontend's cumulative requests and
+// TTFT sum: frontRate requests a second, each its router's overhead plus
+// frontEngineTTFT.
+type frontCounts struct {
+	last       time.Time
+	n, ttftSum float64
+}
+
+const (
+	frontRate       = 10.0
+	frontEngineTTFT = 80 * time.Millisecond
+)
+
+func (c *frontCounts) at(now time.Time, overhead time.Duration) frontCounts {
+	if c.last.IsZero() {
+		c.last = now
+	}
+	if now.After(c.last) {
+		// whole requests only: a count is a count
+		if dn := math.Floor(now.Sub(c.last).Seconds() * frontRate); dn > 0 {
+			c.n += dn
+			c.ttftSum += dn * (overhead + frontEngineTTFT).Seconds()
+			c.last = c.last.Add(time.Duration(dn / frontRate * float64(time.Second)))
+		}
+	}
+	return *c
+}
+
+// clock is the fleet's clock (the real one unless a test drives it).
+func (f *Fleet) clock() Clock {
+	if f.cfg.Clock != nil {
+		return f.cfg.Clock
+	}
+	return realClock{}
 }
 
 // ModelName is the model the engine serves (its /v1/models id).

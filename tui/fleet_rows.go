@@ -32,7 +32,8 @@ type fleetRow struct {
 	young         bool
 	detail        string // a router's word on its engines (Identity.LayerDetail)
 	tenants       bool   // the layer counts requests by tenant (Identity.Tenants)
-	judged        bool   // the routing rules read its word (Backends, RouterQueue)
+	judged        bool   // the routing rules read its word (Backends, RouterQueue, Overhead)
+	overhead      string // what it says of its own added latency (Identity.Overhead)
 	text          string // lower-case text the filter searches
 	cells         [fleetCols]string
 	formatted     bool
@@ -146,8 +147,10 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) f
 		}
 		r.detail = model.Clean(e.Identity.LayerDetail)
 		r.tenants = len(e.Identity.Tenants) > 0
-		r.judged = len(e.Identity.Backends) > 0 || len(e.Identity.RouterQueue) > 0
-		r.finding = r.detail // in the finding's column unless a finding is on it
+		r.judged = len(e.Identity.Backends) > 0 || len(e.Identity.RouterQueue) > 0 ||
+			(e.Identity.Overhead != nil && e.Identity.Overhead.Missing == "")
+		r.overhead = overheadText(e.Identity.Overhead)
+		r.finding = joinNonEmpty(" · ", r.detail, r.overhead) // in the finding's column unless a finding is on it
 	}
 	if i >= 0 && r.state != "gone" {
 		st := d.Store.State(k, d.Window)

@@ -101,15 +101,22 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 				tenants = ""
 			}
 		}
-		if n == 1 && rows[0].detail != "" {
+		if n == 1 && (rows[0].detail != "" || rows[0].overhead != "") {
 			// What the one router says of its engines, beside what the
 			// engines say in the pools below; judged where the routing
-			// rules read its word (dead_backend_traffic, router_bottleneck).
+			// rules read its word (dead_backend_traffic, router_bottleneck,
+			// router_overhead). Its own overhead beside the engines' TTFT.
 			judged := " (not judged yet)"
 			if rows[0].judged {
 				judged = ""
 			}
-			return fmt.Sprintf("▸ %s · %s%s%s", name, rows[0].detail, judged, tenants)
+			word := joinNonEmpty(" · ", rows[0].detail, rows[0].overhead)
+			if rows[0].overhead != "" {
+				if e := enginesTTFT(v); e != "" {
+					word += " · engines' TTFT99 " + e
+				}
+			}
+			return fmt.Sprintf("▸ %s · %s%s%s", name, word, judged, tenants)
 		}
 		return fmt.Sprintf("▸ %s · %d · in front of the pools below (not judged yet)%s", name, n, tenants)
 	}
@@ -180,4 +187,64 @@ func spread(vals []model.Opt) (float64, bool) {
 		ss += (x - mean) * (x - mean)
 	}
 	return math.Sqrt(ss/float64(len(xs))) / mean, true
+}
+
+// enginesTTFT is the span of the shown engines' own TTFT p99 ("" when no
+// engine has one): what the router's overhead is set beside.
+func enginesTTFT(v *fleetView) string {
+	var ttft []model.Opt
+	for _, i := range v.shown {
+		if r := &v.rows[i]; r.layer == "" && r.ttft.OK {
+			ttft = append(ttft, r.ttft)
+		}
+	}
+	if len(ttft) == 0 {
+		return ""
+	}
+	return span(ttft, fmtSec)
+}
+
+// overheadText is a router's word on its own added latency, short: its
+// mean per request over the window and its share of the time to first
+// token; "not reported" where the layer has none, never a zero.
+func overheadText(o *model.RouterOverhead) string {
+	switch {
+	case o == nil:
+		return ""
+	case o.Missing != "":
+		return "own overhead not reported"
+	case o.Requests <= 0:
+		return "own overhead: no requests" + overheadOver(o)
+	}
+	t := "own overhead " + fmtSec(model.Some(o.Mean)) + "/req"
+	if share, ttft, ok := o.Share(); ok {
+		t += fmt.Sprintf(" (%s of TTFT %s)", fmtSharePct(share), fmtSec(model.Some(ttft)))
+	}
+	return t + overheadOver(o)
+}
+
+// overheadOver says what the overhead's means are over.
+func overheadOver(o *model.RouterOverhead) string {
+	if o.Window > 0 {
+		return " over " + fmtDur(o.Window)
+	}
+	return " since start"
+}
+
+// fmtSharePct writes a share as a percentage, a decimal under 10 %.
+func fmtSharePct(x float64) string {
+	if x < 0.1 {
+		return fmt.Sprintf("%.1f%%", x*100)
+	}
+	return fmt.Sprintf("%.0f%%", x*100)
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
 }

@@ -16,6 +16,7 @@ import (
 func (s *session) identify(r role, id *model.Identity, now time.Time) {
 	id.Layer, id.LayerDetail, id.Backends, id.RouterQueue, id.Tenants = r.Layer.What(), layerDetail(r), layerBackends(r), routerQueue(r), tenants(r)
 	id.LoadRange = loadRange(r)
+	id.Overhead = s.overhead.over(now, routerOverhead(r))
 	if lr := id.LoadRange; lr != nil && lr.EventsOK {
 		// The range is the one the router last acted on: now's only
 		// while its count of acts grows. A count that fell is a restart.

@@ -117,7 +117,8 @@ type session struct {
 	known    bool      // id is a successful identification
 	idAt     time.Time // when it was made
 	lastDown bool
-	llamaGen genCounter // llama.cpp: generated tokens including in-flight slots
+	llamaGen genCounter     // llama.cpp: generated tokens including in-flight slots
+	overhead overheadWindow // a router's own added latency over the last minute
 	// sinceHealth counts scrapes since /health was last asked.
 	sinceHealth int
 	// loadEvents is a router's count of load-balancing events at the
