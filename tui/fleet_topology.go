@@ -110,12 +110,15 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 			if rows[0].judged {
 				judged = ""
 			}
-			word := joinNonEmpty(" · ", rows[0].detail, rows[0].overhead)
-			if rows[0].overhead != "" {
+			// its own overhead first, beside the engines' TTFT: the
+			// comparison the line is for
+			word := rows[0].overhead
+			if word != "" {
 				if e := enginesTTFT(v); e != "" {
 					word += " · engines' TTFT99 " + e
 				}
 			}
+			word = joinNonEmpty(" · ", word, rows[0].detail)
 			return fmt.Sprintf("▸ %s · %s%s%s", name, word, judged, tenants)
 		}
 		return fmt.Sprintf("▸ %s · %d · in front of the pools below (not judged yet)%s", name, n, tenants)

@@ -132,3 +132,42 @@ func TestFleetTenantsOnlyFromASource(t *testing.T) {
 		t.Errorf("the proxy's tenants, and no 'no tenant source':\n%s", v)
 	}
 }
+
+// A router's own overhead is on its line beside the engines' TTFT99, and
+// its row is its own (issue 26): no layer name under MODEL, no row of
+// engine numbers "--"; a router that reports no overhead says "not
+// reported", never a zero.
+func TestFleetRouterOverheadBesideEnginesTTFT(t *testing.T) {
+	withOverhead := func(o *model.RouterOverhead) func(time.Time, bool) []model.Input {
+		return func(at time.Time, origins bool) []model.Input {
+			msgs := routedMsgs(at, origins)
+			for i, m := range msgs {
+				if sc, ok := m.(model.Scrape); ok && sc.Identity.Layer != "" {
+					sc.Identity.Layer, sc.Identity.LayerDetail, sc.Identity.Backends = "NVIDIA Dynamo frontend (router)", "", nil
+					sc.Identity.Overhead = o
+					msgs[i] = sc
+				}
+			}
+			return msgs
+		}
+	}
+	m := fleetAfterMinute(withOverhead(&model.RouterOverhead{Metric: "dynamo_router_overhead_total_ms", Mean: 0.12, Requests: 600, Window: time.Minute,
+		TTFTMetric: "dynamo_frontend_time_to_first_token_seconds", TTFTMean: 0.2, TTFTRequests: 600, TTFTIncludes: true}))
+	v := screen(t, m, 160, 40)
+	if !strings.Contains(v, "▸ routers · own overhead 120ms/req (60% of TTFT 200ms) over 1m · engines' TTFT99 300ms") {
+		t.Errorf("the routers line lacks the overhead beside the engines' TTFT:\n%s", v)
+	}
+	var row string
+	for _, l := range strings.Split(v, "\n") {
+		if strings.Contains(l, "prod/router") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, "layer: NVIDIA Dynamo frontend") || strings.Contains(row, "--") {
+		t.Errorf("the router's row: %q", row)
+	}
+	m = fleetAfterMinute(withOverhead(&model.RouterOverhead{Missing: "the vLLM production-stack router reports no latency of its own"}))
+	if v := screen(t, m, 160, 40); !strings.Contains(v, "own overhead not reported") || strings.Contains(v, "own overhead 0") {
+		t.Errorf("a router without an overhead metric:\n%s", v)
+	}
+}

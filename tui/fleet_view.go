@@ -141,6 +141,9 @@ func (v *fleetView) header(cols []int, widths [fleetCols]int, w int) string {
 
 func (v *fleetView) row(s *Styles, r *fleetRow, cols []int, widths [fleetCols]int, w int, sel bool) string {
 	r.format()
+	if r.layer != "" {
+		return v.layerRow(s, r, widths, w, sel)
+	}
 	var b strings.Builder
 	for j, c := range cols {
 		if j > 0 {
@@ -163,6 +166,30 @@ func (v *fleetView) row(s *Styles, r *fleetRow, cols []int, widths [fleetCols]in
 		b.WriteString(t)
 	}
 	line := fit(b.String(), w)
+	if sel {
+		line = s.Highlight.Render(line)
+	}
+	return line
+}
+
+// layerRow is a router's, gateway's or proxy's row: no model, no engine
+// numbers of its own, so not the engines' columns (its layer's name under
+// MODEL and a row of "--" read as an engine's); its name, its state, what
+// layer it is, and its word or its top finding.
+func (v *fleetView) layerRow(s *Styles, r *fleetRow, widths [fleetCols]int, w int, sel bool) string {
+	name := cell(clipKeepTail(r.cells[colName], widths[colName]), widths[colName], false)
+	state := cell(r.state, widths[colState], false)
+	rest := "layer: " + r.modelName
+	if r.finding != "" {
+		rest += " · " + r.finding
+	}
+	if !sel {
+		state = s.Level(r.stateLevel).Render(state)
+		if r.findingLevel != LevelNone && r.sev > 0 {
+			rest = s.Level(r.findingLevel).Render(rest)
+		}
+	}
+	line := fit(name+" "+state+" "+rest, w)
 	if sel {
 		line = s.Highlight.Render(line)
 	}
