@@ -14,7 +14,7 @@ var DynamoFrontend = Layer{
 	RouterQueue: DynamoRouterPending,
 	Overhead:    &DynamoRouterOverhead,
 	Source:      "github.com/ai-dynamo/dynamo lib/runtime/src/metrics/prometheus_names.rs @04070c75",
-	Reads:       "its own router queue by worker_type (with --router-queue-threshold) and its end-to-end TTFT",
+	Reads:       "its own router queue by worker_type (with --router-queue-threshold), its end-to-end TTFT and its KV router's own overhead",
 }
 
 // DynamoRouterOverhead is the KV router's own time per routing decision:
