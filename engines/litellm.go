@@ -12,7 +12,7 @@ var LiteLLM = Layer{
 	MetricsPath: "/metrics",
 	Overhead:    &LiteLLMOverhead,
 	Source:      "github.com/BerriAI/litellm enterprise/litellm_enterprise/integrations/prometheus.py @1aedde15",
-	Reads:       NotJudged,
+	Reads:       "its tenants (team, key, user) and its own overhead against its backends' TTFT",
 }
 
 // LiteLLM's per-request counters (exposed with _total by Python's client)
