@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -251,6 +252,15 @@ func runMonitor(ctx context.Context, opts monitorOptions) error {
 			defer f.Close() // after StopCPUProfile has written the profile
 			if pprof.StartCPUProfile(f) == nil {
 				defer pprof.StopCPUProfile()
+			}
+		}
+	}
+	if path := os.Getenv("LLMTOP_TRACE"); path != "" {
+		// the monitor's wake-ups, goroutine by goroutine: go tool trace FILE
+		if f, terr := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600); terr == nil {
+			defer f.Close()
+			if trace.Start(f) == nil {
+				defer trace.Stop()
 			}
 		}
 	}

@@ -51,6 +51,7 @@ func init() {
 type hostTarget struct {
 	look   *portLook
 	pid    int
+	sock   procfs.Socket // where pid holds the port (once seen)
 	lookAt time.Time
 }
 
@@ -131,22 +132,30 @@ func (h *hostLooks) read(now time.Time) []any {
 
 // resolve finds the port's owner when unknown, gone, or no longer holding
 // the port: a known owner is checked by its PID every look and by its
-// sockets every ownerEvery; only one that lost the port is looked for
-// among every process (which costs a read of each one's command line).
+// listening socket every ownerEvery (one readlink of the descriptor it was
+// last seen at; the kernel's socket tables are read only when that moved,
+// since their read walks every connection on the machine: about 5 ms of
+// CPU here, a tenth of the monitor's steady second); only one that lost
+// the port is looked for among every process (which costs a read of each
+// one's command line).
 func (t *hostTarget) resolve(proc fs.FS, now time.Time) {
 	if t.pid > 0 {
 		if _, err := fs.Stat(proc, strconv.Itoa(t.pid)); err == nil {
 			if now.Sub(t.lookAt) < ownerEvery {
 				return
 			}
-			if procfs.Holds(proc, t.pid, t.look.port) {
+			if t.sock.HeldBy(proc, t.pid) {
 				t.lookAt = now
+				return
+			}
+			if s, ok := procfs.Listener(proc, t.pid, t.look.port); ok {
+				t.sock, t.lookAt = s, now
 				return
 			}
 		}
 	}
 	t.lookAt = now
-	t.pid = procfs.Owner(proc, t.look.port, now).PID
+	t.pid, t.sock = procfs.Owner(proc, t.look.port, now).PID, procfs.Socket{}
 }
 
 // selfNote says when the port's owner is llmtop itself: the simulated

@@ -9,23 +9,29 @@ import (
 )
 
 // countingFS counts the command lines read (what a look among every
-// process costs).
+// process costs) and the reads of the kernel's socket tables (whose read
+// walks every connection on the machine).
 type countingFS struct {
 	fstest.MapFS
-	cmdlines int
+	cmdlines, tables int
 }
 
-func (c *countingFS) Open(name string) (fs.File, error) {
+func (c *countingFS) count(name string) {
 	if strings.HasSuffix(name, "/cmdline") {
 		c.cmdlines++
 	}
+	if strings.HasPrefix(name, "net/tcp") {
+		c.tables++
+	}
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	c.count(name)
 	return c.MapFS.Open(name)
 }
 
 func (c *countingFS) ReadFile(name string) ([]byte, error) {
-	if strings.HasSuffix(name, "/cmdline") {
-		c.cmdlines++
-	}
+	c.count(name)
 	return c.MapFS.ReadFile(name)
 }
 
@@ -60,5 +66,51 @@ func TestHostOwnerIsRecheckedByItsSockets(t *testing.T) {
 	tg.resolve(proc, now.Add(41*hostEvery+ownerEvery))
 	if tg.pid != 6000 {
 		t.Fatalf("owner %d after the port moved, want 6000", tg.pid)
+	}
+}
+
+// A known owner still holding its listening socket is rechecked with one
+// readlink: the socket tables are read once to learn where it holds the
+// port, not every ownerEvery (their read walks every connection on the
+// machine: ~5 ms of CPU, a tenth of the monitor's steady second). A socket
+// closed and opened again elsewhere in the process is found again.
+func TestHostOwnerRecheckReadsNoSocketTable(t *testing.T) {
+	proc := &countingFS{MapFS: fstest.MapFS{
+		"stat":         {Data: []byte("cpu  1 2 3\nbtime 1799999000\n")},
+		"net/tcp":      {Data: []byte("  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:1F40 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 222 1\n")},
+		"5000/cmdline": {Data: []byte("/opt/llama-server\x00--port\x008000\x00")},
+		"5000/stat":    {Data: []byte("5000 (llama-server) S 1 5000 5000 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99000 1 1")},
+		"5000/fd/3":    {Data: []byte("socket:[222]"), Mode: fs.ModeSymlink},
+	}}
+	tg := &hostTarget{look: newPortLook("http://127.0.0.1:8000")}
+	now := time.Unix(1_800_000_000, 0)
+	tg.resolve(proc, now)
+	now = now.Add(ownerEvery)
+	tg.resolve(proc, now) // learns the descriptor
+	if tg.pid != 5000 || tg.sock.FD != "3" {
+		t.Fatalf("owner %d at fd %q, want 5000 at 3", tg.pid, tg.sock.FD)
+	}
+	proc.tables, proc.cmdlines = 0, 0
+	for i := 1; i <= 10; i++ { // five minutes of rechecks
+		now = now.Add(ownerEvery)
+		tg.resolve(proc, now)
+	}
+	if tg.pid != 5000 || proc.tables != 0 {
+		t.Fatalf("owner %d after %d reads of the socket tables in 10 rechecks, want 5000 and none", tg.pid, proc.tables)
+	}
+	// the socket closed and opened again at another descriptor
+	delete(proc.MapFS, "5000/fd/3")
+	proc.MapFS["5000/fd/9"] = &fstest.MapFile{Data: []byte("socket:[222]"), Mode: fs.ModeSymlink}
+	now = now.Add(ownerEvery)
+	tg.resolve(proc, now)
+	if tg.pid != 5000 || tg.sock.FD != "9" || proc.cmdlines != 0 {
+		t.Fatalf("owner %d at fd %q after the socket moved (%d command lines read), want 5000 at 9 without a look among the processes", tg.pid, tg.sock.FD, proc.cmdlines)
+	}
+	// the socket closed for good: the next recheck looks among the processes
+	delete(proc.MapFS, "5000/fd/9")
+	now = now.Add(ownerEvery)
+	tg.resolve(proc, now)
+	if tg.pid != 0 {
+		t.Fatalf("owner %d after the socket closed, want none", tg.pid)
 	}
 }

@@ -72,14 +72,45 @@ func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
 // clockTicks is USER_HZ, 100 on every Linux llmtop runs on.
 const clockTicks = 100
 
-// listening returns the socket inodes listening on port (IPv4 and IPv6).
-// Holds reports whether pid holds a socket listening on port: a known
-// owner checked without reading every process (Owner's cost on a busy
-// machine).
-func Holds(fsys fs.FS, pid, port int) bool {
-	inodes := listening(fsys, port)
-	return len(inodes) > 0 && holds(fsys, pid, inodes)
+// Socket is where a process holds a listening socket: the file
+// descriptor and the socket's inode.
+type Socket struct {
+	FD    string
+	Inode string
 }
+
+// Listener finds the socket pid listens on port with (ok false when it
+// holds none): a known owner checked without reading every process
+// (Owner's cost on a busy machine). It reads the kernel's socket tables
+// (net/tcp, net/tcp6), whose read walks every connection on the machine:
+// a few milliseconds of CPU on a busy one, so a known socket is rechecked
+// with HeldBy instead.
+func Listener(fsys fs.FS, pid, port int) (Socket, bool) {
+	inodes := listening(fsys, port)
+	if len(inodes) == 0 {
+		return Socket{}, false
+	}
+	return holding(fsys, pid, inodes)
+}
+
+// Holds reports whether pid holds a socket listening on port.
+func Holds(fsys fs.FS, pid, port int) bool {
+	_, ok := Listener(fsys, pid, port)
+	return ok
+}
+
+// HeldBy reports whether pid still has the socket open at its file
+// descriptor: one readlink. A listening socket keeps its port until it is
+// closed, so a process that still has it open still holds the port.
+func (s Socket) HeldBy(fsys fs.FS, pid int) bool {
+	if s.FD == "" || s.Inode == "" {
+		return false
+	}
+	target, err := fs.ReadLink(fsys, strconv.Itoa(pid)+"/fd/"+s.FD)
+	return err == nil && target == "socket:["+s.Inode+"]"
+}
+
+// listening returns the socket inodes listening on port (IPv4 and IPv6).
 
 func listening(fsys fs.FS, port int) map[string]bool {
 	out := map[string]bool{}
@@ -126,10 +157,17 @@ func pidsOf(fsys fs.FS) []int {
 
 // holds reports whether pid has one of the socket inodes open.
 func holds(fsys fs.FS, pid int, inodes map[string]bool) bool {
+	_, ok := holding(fsys, pid, inodes)
+	return ok
+}
+
+// holding finds the file descriptor at which pid has one of the socket
+// inodes open.
+func holding(fsys fs.FS, pid int, inodes map[string]bool) (Socket, bool) {
 	dir := strconv.Itoa(pid) + "/fd"
 	ents, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return false
+		return Socket{}, false
 	}
 	for _, e := range ents {
 		target, err := fs.ReadLink(fsys, dir+"/"+e.Name())
@@ -137,10 +175,10 @@ func holds(fsys fs.FS, pid int, inodes map[string]bool) bool {
 			continue
 		}
 		if in, ok := strings.CutPrefix(target, "socket:["); ok && inodes[strings.TrimSuffix(in, "]")] {
-			return true
+			return Socket{FD: e.Name(), Inode: strings.TrimSuffix(in, "]")}, true
 		}
 	}
-	return false
+	return Socket{}, false
 }
 
 // bootTime is /proc/stat's btime.
