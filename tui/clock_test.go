@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -109,5 +112,57 @@ func TestOneSourceDrawsAtOnce(t *testing.T) {
 		if !c.gathers && len(f.resets) == 0 {
 			t.Errorf("%s: a scrape drawn at once did not push the clock back", c.name)
 		}
+	}
+}
+
+// Data that comes between the scrapes (the host's readings, the log's lines)
+// is in the core at once but drawn with the next scrape's frame: each drew a
+// frame of its own, nearly two a second at a 1 s refresh on the sim with
+// its log. The clock's tick draws it when no scrape comes.
+func TestBetweenDataWaitsForTheNextFrame(t *testing.T) {
+	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: true, NoGPU: true,
+		Sources: map[string]string{"engine": "", "gpu": "", "logs": ""}})
+	var f fakeClock
+	f.install(m)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	ss := scrapes(3, healthy)
+	m.wall = func() time.Time { return ss[0].Time }
+	m.Update(ss[0])
+	m.View()
+	drawn := m.lastFrame
+	at := ss[0].Time.Add(300 * time.Millisecond)
+	host := func(busy float64) model.HostReading {
+		return model.HostReading{Endpoint: testURL, Time: at, IntervalS: 3, CPUs: 16, CPUBusy: model.Some(busy)}
+	}
+	for _, msg := range []tea.Msg{model.LogLine{Time: at, Endpoint: testURL, Text: "INFO between the scrapes"}, host(0.34)} {
+		if _, cmd := m.Update(msg); cmd != nil {
+			t.Fatalf("%T asked for a frame timer of its own", msg)
+		}
+		m.View()
+		if m.lastFrame != drawn {
+			t.Fatalf("%T drew a frame of its own", msg)
+		}
+	}
+	if m.d.Core.Logs().Len() == 0 {
+		t.Fatal("the held log line is not in the core")
+	}
+	m.wall = func() time.Time { return ss[1].Time }
+	m.Update(ss[1])
+	m.View()
+	if !strings.Contains(ansi.Strip(m.lastFrame), "CPU 34% of 16") {
+		t.Fatalf("the next scrape's frame does not show the host's reading:\n%s", ansi.Strip(m.lastFrame))
+	}
+
+	// no scrape comes: the clock's tick draws what came since
+	at = ss[1].Time.Add(time.Second)
+	m.Update(host(0.71))
+	m.View()
+	if strings.Contains(ansi.Strip(m.lastFrame), "CPU 71% of 16") {
+		t.Fatal("the host's reading drew a frame of its own")
+	}
+	m.Update(clockMsg(ss[1].Time.Add(clockAfterData)))
+	m.View()
+	if !strings.Contains(ansi.Strip(m.lastFrame), "CPU 71% of 16") {
+		t.Fatalf("the clock's frame does not show the host's reading:\n%s", ansi.Strip(m.lastFrame))
 	}
 }

@@ -313,6 +313,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.apply(msg)
+		if m.between(msg) {
+			m.hold = true // drawn by the next scrape's frame or the clock's
+			return m, nil
+		}
 		if !m.framePending && !m.gathers() {
 			m.dataDrawn() // by the View that follows this message
 			return m, nil
@@ -325,6 +329,26 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	return m, m.broadcast(msg)
+}
+
+// between says whether an input waits for the screen's next frame instead
+// of drawing one of its own: the host's readings (every 3 s) and the log's
+// lines and stats come between the scrapes, and each drew a frame of its
+// own, nearly two frames a second at a 1 s refresh. They are in the core at
+// once (the rules and the recording see them when they come) and on screen
+// with the next scrape's frame, or the clock's, which ticks at most
+// clockAfterData after the last data frame: no later than a refresh would
+// show them. Only while the screen's clock runs (not in a replay, whose
+// clock is the recording's, nor in tests that drive the model by hand).
+func (m *Model) between(msg model.Input) bool {
+	if m.clock.c == nil || m.opts.Replay != nil || m.lastFrame == "" {
+		return false
+	}
+	switch msg.(type) {
+	case model.HostReading, model.LogLine, model.LogLines, model.Sample:
+		return true
+	}
+	return false
 }
 
 // gathers says whether data is gathered into one frame (frameDelay): only
