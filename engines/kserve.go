@@ -1,6 +1,11 @@
 package engines
 
-import "github.com/llmtop/llmtop/model"
+import (
+	"slices"
+	"sync"
+
+	"github.com/llmtop/llmtop/model"
+)
 
 // KServeID is KServe's LLMInferenceService serving vLLM
 // (SERVING-LAYERS.md §3f; kserve pkg/controller/v1alpha2/llmisvc/monitoring.go):
@@ -40,8 +45,12 @@ var KServe = Spec{
 
 // WrapperPrefixes are the prefixes a wrapping layer puts before another
 // system's families: a router's or picker's families under one of them
-// (kserve_llm_d_epp_…) are still that router's.
-func WrapperPrefixes() []string {
+// (kserve_llm_d_epp_…) are still that router's. The list is built once
+// (every scrape asks it of every family name); the caller must not change
+// it.
+func WrapperPrefixes() []string { return slices.Clip(wrapperPrefixes()) }
+
+var wrapperPrefixes = sync.OnceValue(func() []string {
 	var out []string
 	for _, s := range all {
 		if s.Reexport != "" && s.Strips == "" {
@@ -49,4 +58,4 @@ func WrapperPrefixes() []string {
 		}
 	}
 	return out
-}
+})

@@ -126,6 +126,10 @@ type session struct {
 	loadEvents   float64
 	loadEventsOK bool
 	loadActed    time.Time
+	// bodySize is the last metrics body's length: the next one is read
+	// into a buffer that size where the server does not announce it
+	// (chunked), instead of one grown from 512 bytes.
+	bodySize int64
 }
 
 // healthEvery is how often a scrape whose engine is up asks /health
@@ -266,7 +270,14 @@ func (c *collector) metricsPath() string {
 // get fetches a path under the endpoint with the read cap.
 func (c *collector) get(path, accept string) ([]byte, error) {
 	c.lastPath = path
-	body, _, err := probe.Get(c.ctx, c.s.client, c.s.cfg.URL+path, accept, c.s.cfg.MaxBodyBytes)
+	if accept != promAccept {
+		body, _, err := probe.Get(c.ctx, c.s.client, c.s.cfg.URL+path, accept, c.s.cfg.MaxBodyBytes)
+		return body, err
+	}
+	body, _, err := probe.GetSized(c.ctx, c.s.client, c.s.cfg.URL+path, accept, c.s.cfg.MaxBodyBytes, c.s.bodySize)
+	if err == nil {
+		c.s.bodySize = int64(len(body))
+	}
 	return body, err
 }
 

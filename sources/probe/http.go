@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -132,6 +133,13 @@ func oneLine(s string, max int) string {
 // over limit a *TooLargeError; transport errors are returned as the client
 // gives them (the caller classifies them).
 func Get(ctx context.Context, client *http.Client, url, accept string, limit int64) ([]byte, http.Header, error) {
+	return GetSized(ctx, client, url, accept, limit, -1)
+}
+
+// GetSized is Get with the body's likely length (the last answer's; <= 0:
+// unknown) where the server does not announce it: the body is read into
+// one buffer of that size instead of one grown from 512 bytes.
+func GetSized(ctx context.Context, client *http.Client, url, accept string, limit, hint int64) ([]byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, nil, err
@@ -156,7 +164,11 @@ func Get(ctx context.Context, client *http.Client, url, accept string, limit int
 		defer zr.Close()
 		r = zr
 	}
-	body, err := io.ReadAll(io.LimitReader(r, limit+1))
+	size := sizeOf(resp, r)
+	if size < 0 {
+		size = hint
+	}
+	body, err := readBody(r, limit, size)
 	if err != nil {
 		if isTimeout(err) {
 			return nil, resp.Header, &StalledError{URL: url, Status: resp.StatusCode, Got: len(body), Err: err}
@@ -174,6 +186,31 @@ func Get(ctx context.Context, client *http.Client, url, accept string, limit int
 		return body, resp.Header, &HTTPError{URL: url, Status: resp.StatusCode, Body: string(head)}
 	}
 	return body, resp.Header, nil
+}
+
+// sizeOf is the body's announced length where it is the bytes read (not
+// gzip the transport did not undo), else -1 (unknown).
+func sizeOf(resp *http.Response, r io.Reader) int64 {
+	if r != resp.Body {
+		return -1
+	}
+	return resp.ContentLength
+}
+
+// readBody reads at most limit+1 bytes of r (one more than the cap, so a
+// body over it is seen). A body whose length is known (announced, or the
+// last one's) is read into one buffer of that size: io.ReadAll grows from
+// 512 bytes, which for a vLLM scrape of 50 KB allocated 124 KB a second, a
+// third of the scrape's allocation. The size is only a hint: a body longer
+// or shorter reads the same.
+func readBody(r io.Reader, limit, size int64) ([]byte, error) {
+	if size <= 0 || size > limit {
+		return io.ReadAll(io.LimitReader(r, limit+1))
+	}
+	var b bytes.Buffer
+	b.Grow(int(size) + bytes.MinRead) // room left to read the end without growing
+	_, err := b.ReadFrom(io.LimitReader(r, limit+1))
+	return b.Bytes(), err
 }
 
 // getJSON fetches and decodes a JSON document.
