@@ -382,22 +382,64 @@ func ruleKVTransferStall(e *env) []Finding {
 		}
 		judged++
 		ttft := ep.State.Latency[model.TTFT]
-		share, stalled := kvStall(e, ep)
+		ttftFrom, whose := ep.State.From[string(model.TTFT)], ""
+		if role == model.RolePrefill {
+			// SGLang observes its transfers on the sending side, from the
+			// request's entry into the prefill's transfer queue: the wait
+			// is the decode side's TTFT's.
+			d, from, ok := e.decodeTTFT(ep.Model())
+			if !ok {
+				continue
+			}
+			ttft, ttftFrom, whose = d, from, "the decode side's "
+		}
+		share, stalled := kvShare(e, xfer, ttft)
 		if !stalled {
 			continue
 		}
+		ev := []Evidence{
+			{Text: fmt.Sprintf("KV transfer mean %s over %s transfers", secs(xfer.Mean.V), num(xfer.Count)), Source: ep.State.From[string(model.KVTransfer)], Window: xfer.Window},
+			{Text: fmt.Sprintf("%sTTFT mean %s", whose, secs(ttft.Mean.V)), Source: ttftFrom, Window: ttft.Window},
+		}
+		ev = append(ev, kvDetail(ep)...)
+		if role == model.RolePrefill {
+			_, _, decode := e.pdPools()
+			for _, d := range decode[ep.Model()] {
+				ev = append(ev, kvDetail(d)...)
+			}
+		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Routing, Severity: model.SevWarn,
-			Title: fmt.Sprintf("KV transfer is %s of TTFT (%s of %s): the decode side waits for its KV", pct(share), secs(xfer.Mean.V), secs(ttft.Mean.V)),
-			Evidence: []Evidence{
-				{Text: fmt.Sprintf("KV transfer mean %s over %s transfers", secs(xfer.Mean.V), num(xfer.Count)), Source: ep.State.From[string(model.KVTransfer)], Window: xfer.Window},
-				{Text: fmt.Sprintf("TTFT mean %s", secs(ttft.Mean.V)), Source: ep.State.From[string(model.TTFT)], Window: ttft.Window},
-			},
+			Title:    fmt.Sprintf("KV transfer is %s of %sTTFT (%s of %s): the decode side waits for its KV", pct(share), whose, secs(xfer.Mean.V), secs(ttft.Mean.V)),
+			Evidence: ev,
 			Cause: "the decode instance waits for the prefill's KV cache: the hand-over is slow or stalls (a transport that fell back to TCP, " +
 				"a saturated link, transfers that fail and expire); its TTFT is mostly that wait, not prefill or queueing",
 			Actions: []Action{{Change: "check " + engines.KVTransferCheck, Why: "the wait is the transfer, not the engines' compute", TradeOff: "none"},
 				{Change: "judge TTFT at the router (its end-to-end TTFT), not per instance", Why: "the prefill and decode instances each see part of it", TradeOff: "none"}}})
 	}
 	return out
+}
+
+// decodeTTFT is the TTFT mean of a model's settled decode workers,
+// weighted by their requests (false when none has one).
+func (e *env) decodeTTFT(m string) (model.Dist, string, bool) {
+	_, _, decode := e.pdPools()
+	var sum, n float64
+	var from string
+	out := model.Dist{Exposed: true}
+	for _, d := range decode[m] {
+		t := d.State.Latency[model.TTFT]
+		if t.Mean.OK && t.Count > 0 {
+			sum += t.Mean.V * t.Count
+			n += t.Count
+			from = d.State.From[string(model.TTFT)]
+			out.Window = max(out.Window, t.Window)
+		}
+	}
+	if n == 0 {
+		return model.Dist{}, "", false
+	}
+	out.Mean, out.Count = model.Some(sum/n), n
+	return out, from, true
 }
 
 // pdPools pairs each model's settled prefill and decode members.
@@ -446,11 +488,18 @@ func rulePDImbalance(e *env) []Finding {
 		for _, ep := range ds {
 			dRun += ep.State.Running.V
 			kv := ep.State.KVUsage
-			dRoom = dRoom && kv.OK && kv.V < 0.5*e.cfg.RouteFullKV && ep.State.Waiting.Or(0) == 0
-			dFull = dFull && ((kv.OK && kv.V >= e.cfg.RouteFullKV) || ep.State.Waiting.Or(0) >= 1)
+			// SGLang's decode side holds requests it has no KV space to
+			// receive into in its prealloc queue: full, whatever its
+			// waiting queue says.
+			prealloc := ep.State.PreallocQ.Or(0)
+			dRoom = dRoom && kv.OK && kv.V < 0.5*e.cfg.RouteFullKV && ep.State.Waiting.Or(0) == 0 && prealloc == 0
+			dFull = dFull && ((kv.OK && kv.V >= e.cfg.RouteFullKV) || ep.State.Waiting.Or(0) >= 1 || prealloc >= 1)
 		}
 		ratio := fmt.Sprintf("%dP:%dD", len(ps), len(ds))
 		ev := append(members(ps), members(ds)...)
+		for _, ep := range append(append([]Endpoint(nil), ps...), ds...) {
+			ev = append(ev, kvDetail(ep)...)
+		}
 		switch {
 		case pBusy && pWait/float64(len(ps)) >= e.cfg.RouteQueueMin && dRoom:
 			out = append(out, Finding{Endpoint: ps[0].URL, Category: Routing, Severity: model.SevWarn,
@@ -504,7 +553,12 @@ func ruleKVTransferFailures(e *env) []Finding {
 // whether that is a stall (KVStallShare of a TTFT mean of KVStallMin or
 // more).
 func kvStall(e *env, ep Endpoint) (float64, bool) {
-	xfer, ttft := ep.State.Latency[model.KVTransfer], ep.State.Latency[model.TTFT]
+	return kvShare(e, ep.State.Latency[model.KVTransfer], ep.State.Latency[model.TTFT])
+}
+
+// kvShare is the share of a TTFT a transfer mean takes, and whether that
+// is a stall.
+func kvShare(e *env, xfer, ttft model.Dist) (float64, bool) {
 	if !xfer.Exposed || !xfer.Mean.OK || !ttft.Mean.OK || ttft.Mean.V < e.cfg.KVStallMin.Seconds() || ttft.Mean.V <= 0 {
 		return 0, false
 	}

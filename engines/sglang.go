@@ -102,7 +102,11 @@ var sglangMetrics = []MetricSource{
 	src(string(model.PromptLen), "histogram (--collect-tokens-histogram)", "sglang:prompt_tokens_histogram"),
 	src(string(model.OutputLen), "histogram (--collect-tokens-histogram)", "sglang:generation_tokens_histogram"),
 	src(string(model.KVTransferFailures), "requests whose KV transfer failed", "sglang:num_transfer_failed_reqs_total"),
-	src(string(model.KVTransfer), "histogram in ms (read as seconds) on a disaggregated instance; a gauge before sglang PR #19009, not read", "sglang:kv_transfer_latency_ms"),
+	src(string(model.KVTransfer), "histogram in ms (read as seconds), observed on the prefill (sending) instance from the request's entry into its transfer queue; a gauge before sglang PR #19009, not read", "sglang:kv_transfer_latency_ms"),
+	src(string(model.KVTransferBytes), "histogram in MB per transfer (total_bytes / 1024²): its sum read as bytes; on the prefill instance", SGLangKVTransferMB),
+	src(string(model.PDBootstrapQueue), "prefill requests waiting for the handshake with their decode peer (the total, priority=\"\")", SGLangBootstrapQ),
+	src(string(model.PDPreallocQueue), "decode requests waiting to preallocate KV space for the transfer (the total, priority=\"\")", SGLangPreallocQueue),
+	src(string(model.PDTransferQueue), "decode requests polling for their KV (the total, priority=\"\")", SGLangTransferQueue),
 }
 
 // SGLang's disaggregation labels and flag (SERVING-LAYERS.md §3b;
@@ -116,8 +120,13 @@ const (
 	SGLangPreallocQueue = "sglang:num_decode_prealloc_queue_reqs"
 	SGLangBootstrapQ    = "sglang:num_prefill_bootstrap_queue_reqs"
 	SGLangTransferFail  = "sglang:num_transfer_failed_reqs_total"
-	SGLangLoRAUsed      = "sglang:lora_pool_slots_used"
-	SGLangLoRATotal     = "sglang:lora_pool_slots_total"
+	SGLangKVTransferMB  = "sglang:kv_transfer_total_mb"
+	// SGLangPriority is the label a QueueCount gauge (running, waiting,
+	// the P/D queues) carries its per-priority breakdown in, with
+	// priority scheduling on; the total is the series with it empty.
+	SGLangPriority  = "priority"
+	SGLangLoRAUsed  = "sglang:lora_pool_slots_used"
+	SGLangLoRATotal = "sglang:lora_pool_slots_total"
 )
 
 // sglangLogs are its log lines, most specific first (LOG-PATTERNS.md).

@@ -116,16 +116,24 @@ var vllmMetrics = []MetricSource{
 	src(string(model.StepTokens), "histogram", "vllm:iteration_tokens_total"),
 	src(string(model.KVTransfer), "histogram of NIXL transfers, counted where performed (the decode instance pulls)", "vllm:nixl_xfer_time_seconds"),
 	src(string(model.KVTransferFailures), "NIXL transfers that failed, counted where performed", "vllm:nixl_num_failed_transfers_total"),
+	src(string(model.KVTransferBytes), "histogram of bytes per NIXL transfer: its sum, the bytes moved; over the transfer time, vLLM's own throughput", VLLMNixlBytes),
+	src(string(model.KVExpired), "requests whose KV expired before the decode side pulled it; tracked on the prefill instance", VLLMNixlExpired),
 }
 
 // vLLM's disaggregation families (SERVING-LAYERS.md §3a”; NIXL's in
 // kv_connector/v1/nixl/stats.py @6adad087): counted where the transfer is
 // performed, the decode instance that pulls the KV.
 const (
-	VLLMNixlXferTime     = "vllm:nixl_xfer_time_seconds"
-	VLLMRequestSuccess   = "vllm:request_success_total"
-	VLLMNixlFailed       = "vllm:nixl_num_failed_transfers_total"
-	VLLMNixlExpired      = "vllm:nixl_num_kv_expired_reqs_total"
+	VLLMNixlXferTime   = "vllm:nixl_xfer_time_seconds"
+	VLLMRequestSuccess = "vllm:request_success_total"
+	VLLMNixlFailed     = "vllm:nixl_num_failed_transfers_total"
+	VLLMNixlExpired    = "vllm:nixl_num_kv_expired_reqs_total"
+	VLLMNixlBytes      = "vllm:nixl_bytes_transferred"
+	// VLLMNixlAbortTimeout is how long the prefill side keeps a request's
+	// KV for the decode side to read before it frees it (envs.py: "after
+	// which the KV cache on the producer side is automatically cleared if
+	// no READ notification is received from the consumer", 480 s).
+	VLLMNixlAbortTimeout = "VLLM_NIXL_ABORT_REQUEST_TIMEOUT"
 	VLLMPromptBySource   = "vllm:prompt_tokens_by_source_total"
 	VLLMExternalKV       = "external_kv_transfer"
 	VLLMLoRAInfo         = "vllm:lora_requests_info"

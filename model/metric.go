@@ -31,6 +31,14 @@ const (
 	// Paused is the requests paused for want of KV blocks now (TensorRT-LLM's
 	// preemption: inflightBatchingStats.numPausedRequests).
 	Paused Gauge = "paused"
+	// The KV hand-over queues of a disaggregated SGLang instance
+	// (metrics_collector.py): prefill requests waiting for the bootstrap
+	// handshake with their decode peer; decode requests waiting to
+	// preallocate KV space for the transfer; decode requests polling for
+	// their KV.
+	PDBootstrapQueue Gauge = "pd_bootstrap_queue"
+	PDPreallocQueue  Gauge = "pd_prealloc_queue"
+	PDTransferQueue  Gauge = "pd_transfer_queue"
 )
 
 // Counter names a cumulative concept; the Store turns it into a rate.
@@ -63,6 +71,14 @@ const (
 	// disaggregation: vLLM's NIXL failed transfers, SGLang's failed
 	// transfer requests), counted where the transfer is performed.
 	KVTransferFailures Counter = "kv_transfer_failures"
+	// KVTransferBytes are the bytes KV hand-overs moved, counted where the
+	// transfer is observed (the sum of vLLM's nixl_bytes_transferred
+	// histogram; SGLang's kv_transfer_total_mb, in MiB).
+	KVTransferBytes Counter = "kv_transfer_bytes"
+	// KVExpired are requests whose KV the prefill side let expire before
+	// the decode side pulled it (vLLM's nixl_num_kv_expired_reqs, tracked
+	// on the prefill instance).
+	KVExpired Counter = "kv_transfer_expired"
 )
 
 // Latency names a per-request (or per-token) duration distribution. All

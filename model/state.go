@@ -46,6 +46,13 @@ type State struct {
 	ErrorsPS        Opt
 	// KVFailPS are failed KV hand-overs per second (absent: not served).
 	KVFailPS Opt
+	// KVBytesPS are the bytes KV hand-overs moved per second, KVExpiredPS
+	// the requests whose KV expired on the prefill side per second, over
+	// the window (absent: not served).
+	KVBytesPS, KVExpiredPS Opt
+	// BootstrapQ, PreallocQ and TransferQ are a disaggregated SGLang
+	// instance's KV hand-over queues now (model.PDBootstrapQueue…).
+	BootstrapQ, PreallocQ, TransferQ Opt
 	// HTTPPS, HTTP5xxPS and HTTPRejectedPS are API responses per second over
 	// the window: all, 5xx, and 429/503 (where the engine serves exact
 	// codes).
@@ -153,6 +160,8 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.PreemptionsPS = rate(Preemptions)
 	st.ErrorsPS = rate(RequestErrors)
 	st.KVFailPS = rate(KVTransferFailures)
+	st.KVBytesPS, st.KVExpiredPS = rate(KVTransferBytes), rate(KVExpired)
+	st.BootstrapQ, st.PreallocQ, st.TransferQ = gauge(PDBootstrapQueue), gauge(PDPreallocQueue), gauge(PDTransferQueue)
 	st.HTTPPS, st.HTTP5xxPS, st.HTTPRejectedPS = rate(HTTPResponses), rate(HTTP5xx), rate(HTTPRejected)
 	st.HTTP4xxPS = rate(HTTP4xx)
 	if t := es.counters[Preemptions]; t != nil {

@@ -54,7 +54,8 @@ func exposition(concept, name string) string {
 	}
 	switch concept {
 	case string(model.TTFT), string(model.TPOT), string(model.ITL), string(model.E2E), string(model.Queue), string(model.Prefill),
-		string(model.Decode), string(model.PromptLen), string(model.OutputLen), string(model.StepTokens), string(model.KVTransfer):
+		string(model.Decode), string(model.PromptLen), string(model.OutputLen), string(model.StepTokens), string(model.KVTransfer),
+		string(model.KVTransferBytes):
 		return fmt.Sprintf("# TYPE %[1]s histogram\n%[1]s_bucket{le=\"0.1\"} 3\n%[1]s_bucket{le=\"+Inf\"} 4\n%[1]s_sum 0.5\n%[1]s_count 4\n", name)
 	}
 	typ := "gauge"

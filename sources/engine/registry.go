@@ -341,6 +341,21 @@ func setSpecByPos(s *model.Sample, v view, drafts, byPos []string) {
 	}
 }
 
+// setHistSum reads a histogram's sum as a counter, times scale (the bytes
+// a transfer-size histogram counted).
+func setHistSum(s *model.Sample, c model.Counter, v view, scale float64, names ...string) string {
+	n := v.first(names...)
+	if n == "" {
+		return ""
+	}
+	if h, ok := v.hist(n); ok && finite(h.Sum) {
+		s.Counters[c] = h.Sum * scale
+		readFrom(s, string(c), n)
+		return n
+	}
+	return ""
+}
+
 func setLatency(s *model.Sample, l model.Latency, v view, names ...string) string {
 	n := v.first(names...)
 	if n == "" {

@@ -87,9 +87,27 @@ func sglangRanks(v view) (keep func(*dto.Metric) bool, groups, ranks int) {
 	return keep, len(minTP), len(seen)
 }
 
+// setQueueGauge reads one of SGLang's QueueCount gauges: with priority
+// scheduling on it serves the total under priority="" beside a breakdown
+// by priority (metrics_collector.py _log_gauge_queue_count), so only the
+// series without a priority are summed.
+func setQueueGauge(s *model.Sample, g model.Gauge, v view, names ...string) {
+	n := v.first(names...)
+	if n == "" {
+		return
+	}
+	if x, ok := v.sumWhere(n, engines.SGLangPriority, ""); ok {
+		s.Gauges[g] = x
+		readFrom(s, string(g), n)
+	}
+}
+
 func mapSGLangModel(s *model.Sample, v view) {
-	setGauge(s, model.Running, v, names(model.SGLang, model.Running)...)
-	setGauge(s, model.Waiting, v, names(model.SGLang, model.Waiting)...)
+	setQueueGauge(s, model.Running, v, names(model.SGLang, model.Running)...)
+	setQueueGauge(s, model.Waiting, v, names(model.SGLang, model.Waiting)...)
+	setQueueGauge(s, model.PDBootstrapQueue, v, names(model.SGLang, model.PDBootstrapQueue)...)
+	setQueueGauge(s, model.PDPreallocQueue, v, names(model.SGLang, model.PDPreallocQueue)...)
+	setQueueGauge(s, model.PDTransferQueue, v, names(model.SGLang, model.PDTransferQueue)...)
 	if x, n := v.mean(engines.SGLangTokenUsage); n > 0 {
 		s.Gauges[model.KVUsage] = x
 		readFrom(s, string(model.KVUsage), engines.SGLangTokenUsage)
@@ -142,6 +160,7 @@ func mapSGLangModel(s *model.Sample, v view) {
 		s.Latencies[model.KVTransfer] = scaleHist(h, 1e-3)
 		readFrom(s, string(model.KVTransfer), engines.SGLangKVTransferLat)
 	}
+	setHistSum(s, model.KVTransferBytes, v, 1<<20, names(model.SGLang, model.KVTransferBytes)...)
 	// Per-request stage timings; stage names seen: prefill_forward,
 	// decode_forward / decode_loop, request_process, tokenize.
 	const stages = engines.SGLangPerStageLatency

@@ -180,6 +180,8 @@ func mapVLLMModel(s *model.Sample, v view) {
 	setLatency(s, model.StepTokens, v, vllmNames(model.StepTokens)...)
 	setLatency(s, model.KVTransfer, v, vllmNames(model.KVTransfer)...)
 	setCounter(s, model.KVTransferFailures, v, vllmNames(model.KVTransferFailures)...)
+	setHistSum(s, model.KVTransferBytes, v, 1, vllmNames(model.KVTransferBytes)...)
+	setCounter(s, model.KVExpired, v, vllmNames(model.KVExpired)...)
 }
 
 // vllmCacheConfig reads vllm:cache_config_info: its labels (block size,
