@@ -233,22 +233,32 @@ func (p *scanner) str() ([]byte, error) {
 	}
 	p.i++
 	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			s := p.b[start:p.i]
-			p.i++
-			return s, nil
-		case c == '\\' || c >= utf8.RuneSelf:
-			return p.slowStr(start)
-		case c < 0x20:
-			return nil, p.fail("control character %#x in a string", c)
-		}
-		p.i++
+	b := p.b
+	i := p.i
+	for i < len(b) && plain[b[i]] {
+		i++
 	}
-	return nil, p.fail("unterminated string")
+	p.i = i
+	switch {
+	case i == len(b):
+		return nil, p.fail("unterminated string")
+	case b[i] == '"':
+		p.i++
+		return b[start:i], nil
+	case b[i] < 0x20:
+		return nil, p.fail("control character %#x in a string", b[i])
+	}
+	return p.slowStr(start) // an escape or UTF-8
 }
+
+// plain are the bytes a string holds as they are: not its end, an escape,
+// a control character or a byte of a multi-byte rune.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // slowStr unescapes a string that holds an escape or a non-ASCII byte.
 func (p *scanner) slowStr(start int) ([]byte, error) {

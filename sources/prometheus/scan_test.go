@@ -246,3 +246,31 @@ func TestRealAnswersDecode(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecode is the decoder alone on the answers of one refresh of
+// a 500-replica fleet (every query's, from the same decoders refresh after
+// refresh, as the source reads them).
+func BenchmarkDecode(b *testing.B) {
+	fl := newBenchFleet(b, 500)
+	var docs [][]byte
+	for _, d := range fl.caches[0] {
+		docs = append(docs, d)
+	}
+	decs := make([]*decoder, len(docs))
+	for i := range decs {
+		decs[i] = newDecoder()
+	}
+	size := 0
+	for _, d := range docs {
+		size += len(d)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, d := range docs {
+			if _, err := decs[i].decode(bytes.NewReader(d), bigLimits(), false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
