@@ -23,21 +23,21 @@ type outlierMetric struct {
 	name    string
 	concept string  // for metricSource
 	abs     float64 // the gap must be this large too (seconds, ratio or requests)
-	get     func(Endpoint) (model.Opt, model.Dist)
+	get     func(*Endpoint) (model.Opt, model.Dist) // by reference: an Endpoint is 2 KiB
 	format  func(float64) string
 }
 
 var outlierMetrics = []outlierMetric{
-	{"TTFT p99", "ttft", 0.1, func(ep Endpoint) (model.Opt, model.Dist) {
+	{"TTFT p99", "ttft", 0.1, func(ep *Endpoint) (model.Opt, model.Dist) {
 		d := ep.State.Latency[model.TTFT]
 		return d.P99, d
 	}, secs},
-	{"TPOT p99", "tpot", 0.010, func(ep Endpoint) (model.Opt, model.Dist) {
+	{"TPOT p99", "tpot", 0.010, func(ep *Endpoint) (model.Opt, model.Dist) {
 		d := ep.State.Latency[model.TPOT]
 		return d.P99, d
 	}, secs},
-	{"KV usage", "kv", 0.25, func(ep Endpoint) (model.Opt, model.Dist) { return ep.State.KVUsage, model.Dist{} }, pct},
-	{"waiting", "waiting", 10, func(ep Endpoint) (model.Opt, model.Dist) { return ep.State.Waiting, model.Dist{} }, num},
+	{"KV usage", "kv", 0.25, func(ep *Endpoint) (model.Opt, model.Dist) { return ep.State.KVUsage, model.Dist{} }, pct},
+	{"waiting", "waiting", 10, func(ep *Endpoint) (model.Opt, model.Dist) { return ep.State.Waiting, model.Dist{} }, num},
 }
 
 func median(v []float64) float64 {
@@ -62,8 +62,8 @@ func ruleOutlier(e *env) []Finding {
 		ratio := map[string]float64{}
 		for _, om := range outlierMetrics {
 			var vals []float64
-			for _, ep := range eps {
-				if v, _ := om.get(ep); v.OK {
+			for i := range eps {
+				if v, _ := om.get(&eps[i]); v.OK {
 					vals = append(vals, v.V)
 				}
 			}
@@ -78,11 +78,12 @@ func ruleOutlier(e *env) []Finding {
 			for _, v := range vals {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
-			for _, ep := range eps {
-				v, d := om.get(ep)
+			for i := range eps {
+				v, d := om.get(&eps[i])
 				if !v.OK || v.V-med < om.abs || v.V < e.cfg.SkewRatio*math.Max(med, 1e-9) {
 					continue
 				}
+				ep := &eps[i]
 				r := v.V / math.Max(med, 1e-9)
 				if r <= ratio[ep.URL] {
 					continue
@@ -92,7 +93,7 @@ func ruleOutlier(e *env) []Finding {
 					Title: fmt.Sprintf("replica far from its peers: %s %s vs median %s of %d replicas of %s", om.name, om.format(v.V), om.format(med), len(vals), m),
 					Evidence: []Evidence{
 						{Text: fmt.Sprintf("%s %s on this replica; median %s, range %s–%s over %d replicas of %s", om.name, om.format(v.V), om.format(med), om.format(lo), om.format(hi), len(vals), m),
-							Source: metricSource(ep, om.concept) + " per replica" + sepWord(d.Approx), Window: d.Window},
+							Source: metricSource(*ep, om.concept) + " per replica" + sepWord(d.Approx), Window: d.Window},
 					},
 					Cause: "this replica is not like the others serving the same model: more traffic routed to it, a slower or throttled GPU, another process on its GPU, or different flags",
 					Actions: []Action{diffReplicas,

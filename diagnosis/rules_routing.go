@@ -204,20 +204,22 @@ func cv(xs []float64) float64 {
 // queueSkew: the members' queues spread (coefficient of variation at
 // RouteQueueCV, the busiest at RouteQueueMin, the least a quarter of it or
 // less). Members queued sorted busiest first.
-func queueSkew(e *env, eps []Endpoint) ([]Endpoint, float64, bool) {
+func queueSkew(e *env, eps []Endpoint) (float64, bool) {
 	qs := make([]float64, 0, len(eps))
 	for i := range eps {
 		if !eps[i].State.Waiting.OK {
-			return nil, 0, false
+			return 0, false
 		}
 		qs = append(qs, eps[i].State.Waiting.V)
 	}
 	hi, lo := slices.Max(qs), slices.Min(qs)
 	c := cv(qs)
-	if !(hi >= e.cfg.RouteQueueMin && c >= e.cfg.RouteQueueCV && lo <= hi/4) {
-		return nil, c, false // not skewed: no need to sort them
-	}
-	return sortedBy(eps, func(a, b *Endpoint) bool { return a.State.Waiting.V > b.State.Waiting.V }), c, true
+	return c, hi >= e.cfg.RouteQueueMin && c >= e.cfg.RouteQueueCV && lo <= hi/4
+}
+
+// busiestFirst is eps sorted by their queues, the deepest first.
+func busiestFirst(eps []Endpoint) []Endpoint {
+	return sortedBy(eps, func(a, b *Endpoint) bool { return a.State.Waiting.V > b.State.Waiting.V })
 }
 
 func rulePoolQueueSkew(e *env) []Finding {
@@ -228,10 +230,11 @@ func rulePoolQueueSkew(e *env) []Finding {
 		if idle, _ := starved(e, eps); len(idle) > 0 || len(eps) < 3 {
 			continue // pool_starved says it; two members are routing_skew's
 		}
-		sorted, c, ok := queueSkew(e, eps)
+		c, ok := queueSkew(e, eps)
 		if !ok {
 			continue
 		}
+		sorted := busiestFirst(eps)
 		qs := make([]string, len(sorted))
 		for i, ep := range sorted {
 			qs[i] = num(ep.State.Waiting.V)
@@ -577,7 +580,7 @@ func routedPool(e *env, pool string) bool {
 	if idle, _ := starved(e, in); len(idle) > 0 {
 		return true
 	}
-	if _, _, ok := queueSkew(e, in); ok && len(in) >= 3 {
+	if _, ok := queueSkew(e, in); ok && len(in) >= 3 {
 		return true
 	}
 	if _, _, ok := pileup(e, in); ok {
