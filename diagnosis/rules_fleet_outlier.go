@@ -21,8 +21,8 @@ const outlierMin = 3
 // outlierMetric is one number a replica is compared on.
 type outlierMetric struct {
 	name    string
-	concept string  // for metricSource
-	abs     float64 // the gap must be this large too (seconds, ratio or requests)
+	concept string                                  // for metricSource
+	abs     float64                                 // the gap must be this large too (seconds, ratio or requests)
 	get     func(*Endpoint) (model.Opt, model.Dist) // by reference: an Endpoint is 2 KiB
 	format  func(float64) string
 }
