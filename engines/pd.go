@@ -10,11 +10,13 @@ import (
 // pdLabels are the labels an engine's series (or its wrapper's) carry its
 // prefill/decode role in, and what each value means: SGLang's engine_type
 // (disaggregation/utils.py to_engine_type), KServe's llm_isvc_role (the
-// pod's llm-d.ai/role), Dynamo's worker_type on dynamo_component_*.
+// pod's llm-d.ai/role), Dynamo's worker_type on dynamo_component_*, and
+// disaggregation_mode on Dynamo's TensorRT-LLM worker's trtllm_* series.
 var pdLabels = map[string]map[string]model.PDRole{
 	SGLangEngineType: {"prefill": model.RolePrefill, "decode": model.RoleDecode, "unified": model.RoleUnified},
 	KServeRoleLabel:  {"prefill": model.RolePrefill, "decode": model.RoleDecode, "both": model.RoleUnified},
 	DynamoWorkerType: {"prefill": model.RolePrefill, "decode": model.RoleDecode},
+	TRTLLMDisaggMode: {"prefill": model.RolePrefill, "decode": model.RoleDecode, "prefill_and_decode": model.RoleUnified},
 }
 
 // PDRoleOf is the role a label's value says (false when the label is not

@@ -86,7 +86,20 @@ var trtllmMetrics = []MetricSource{
 	src(string(model.Queue), "histogram", "trtllm_request_queue_time_seconds"),
 	src(string(model.Prefill), "histogram", "trtllm_request_prefill_time_seconds"),
 	src(string(model.Decode), "histogram", "trtllm_request_decode_time_seconds"),
+	src(string(model.KVTransfer), "histogram (Dynamo's TRT-LLM worker, disaggregated: per request, from TRT-LLM's kv_cache_transfer_start to _end)", TRTLLMKVTransferLat),
+	src(string(model.KVTransferBytes), "histogram of bytes per request (Dynamo's TRT-LLM worker): its sum, the bytes moved", TRTLLMKVTransferBytes),
 }
+
+// The KV transfer families NVIDIA Dynamo's TensorRT-LLM worker adds
+// (components/src/dynamo/trtllm additional metrics; names in
+// dynamo.prometheus_names.trtllm_additional), with its P/D role label.
+const (
+	TRTLLMKVTransferLat   = "trtllm_kv_transfer_latency_seconds"
+	TRTLLMKVTransferBytes = "trtllm_kv_transfer_bytes"
+	// TRTLLMDisaggMode is "prefill", "decode" or "prefill_and_decode" on
+	// every series of the worker.
+	TRTLLMDisaggMode = "disaggregation_mode"
+)
 
 // trtllmLogs are its log lines, most specific first (LOG-PATTERNS.md).
 var trtllmLogs = []LogLine{

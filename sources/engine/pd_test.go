@@ -107,3 +107,38 @@ vllm:nixl_num_kv_expired_reqs_total{engine="0",model_name="m"} 2
 		t.Fatalf("%+v", ss)
 	}
 }
+
+// Dynamo's TensorRT-LLM worker: its transfer names and role label are the
+// ones its source declares, read as seconds and bytes, the role from
+// disaggregation_mode.
+func TestDynamoTRTLLMTransfer(t *testing.T) {
+	src := pdFile(t, "dynamo-trtllm-kv-transfer.txt")
+	for _, n := range []string{engines.TRTLLMKVTransferLat, engines.TRTLLMKVTransferBytes} {
+		if !strings.Contains(src, `"`+n+`"`) {
+			t.Errorf("%s not in Dynamo's names", n)
+		}
+	}
+	if !strings.Contains(src, `The `+"`"+engines.TRTLLMDisaggMode+"`"+` label ("prefill", "decode", "prefill_and_decode")`) {
+		t.Error("the role label is not the source's")
+	}
+	body := `# TYPE trtllm_num_requests_running gauge
+trtllm_num_requests_running{disaggregation_mode="decode",engine_type="trtllm",model_name="m"} 5
+# TYPE trtllm_kv_transfer_latency_seconds histogram
+trtllm_kv_transfer_latency_seconds_bucket{disaggregation_mode="decode",engine_type="trtllm",model_name="m",le="0.5"} 9
+trtllm_kv_transfer_latency_seconds_bucket{disaggregation_mode="decode",engine_type="trtllm",model_name="m",le="+Inf"} 10
+trtllm_kv_transfer_latency_seconds_sum{disaggregation_mode="decode",engine_type="trtllm",model_name="m"} 2.5
+trtllm_kv_transfer_latency_seconds_count{disaggregation_mode="decode",engine_type="trtllm",model_name="m"} 10
+# TYPE trtllm_kv_transfer_bytes histogram
+trtllm_kv_transfer_bytes_bucket{disaggregation_mode="decode",engine_type="trtllm",model_name="m",le="+Inf"} 10
+trtllm_kv_transfer_bytes_sum{disaggregation_mode="decode",engine_type="trtllm",model_name="m"} 5e+08
+trtllm_kv_transfer_bytes_count{disaggregation_mode="decode",engine_type="trtllm",model_name="m"} 10
+`
+	f := mustParse(t, []byte(body))
+	ss := mapTRTLLM(f, testMeta(""))
+	if len(ss) != 1 || ss[0].Latencies[model.KVTransfer].Sum != 2.5 || ss[0].Counters[model.KVTransferBytes] != 5e8 {
+		t.Fatalf("%+v", ss)
+	}
+	if r, from := pdRole(f); r != model.RoleDecode || !strings.Contains(from, engines.TRTLLMDisaggMode) {
+		t.Errorf("role %q from %q", r, from)
+	}
+}

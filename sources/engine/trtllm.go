@@ -134,6 +134,8 @@ func mapTRTLLM(f families, m meta) []model.Sample {
 	setLatency(&s, model.Queue, v, names(model.TRTLLM, model.Queue)...)
 	setLatency(&s, model.Prefill, v, names(model.TRTLLM, model.Prefill)...)
 	setLatency(&s, model.Decode, v, names(model.TRTLLM, model.Decode)...)
+	setLatency(&s, model.KVTransfer, v, names(model.TRTLLM, model.KVTransfer)...)
+	setHistSum(&s, model.KVTransferBytes, v, 1, names(model.TRTLLM, model.KVTransferBytes)...)
 	if has(s.Counters, model.PromptTokens) {
 		s.Notes = append(s.Notes, "token rates counted when requests finish")
 	}

@@ -42,6 +42,7 @@ type rowLabels struct {
 	EngineType string `json:"engine_type"`
 	ISvcRole   string `json:"llm_isvc_role"`
 	WorkerType string `json:"worker_type"`
+	DisaggMode string `json:"disaggregation_mode"`
 	Server     string `json:"server"`
 	Concept    string `json:"llmtop_concept"`
 	From       string `json:"llmtop_from"`
@@ -70,6 +71,8 @@ func (l rowLabels) get(name string) string {
 		return l.ISvcRole
 	case "worker_type":
 		return l.WorkerType
+	case "disaggregation_mode":
+		return l.DisaggMode
 	case "server":
 		return l.Server
 	case conceptLabel:

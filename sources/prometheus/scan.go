@@ -701,6 +701,8 @@ func (l *rowLabels) field(name []byte) *string {
 		return &l.ISvcRole
 	case "worker_type":
 		return &l.WorkerType
+	case "disaggregation_mode":
+		return &l.DisaggMode
 	case "server":
 		return &l.Server
 	case conceptLabel:
