@@ -22,6 +22,10 @@ func init() {
 func ruleLoRAStarved(e *env) []Finding {
 	var out []Finding
 	for _, ep := range e.withMetrics() {
+		if f, ok := loraPoolFull(e, ep); ok {
+			out = append(out, f)
+			continue
+		}
 		st := ep.State
 		l := st.LoRA
 		if l == nil || len(l.Waiting) == 0 || !st.Deferred.OK || st.Deferred.V < e.cfg.LoRADeferred {
@@ -70,4 +74,37 @@ func list(ss []string) string {
 		return strings.Join(ss[:4], ", ") + fmt.Sprintf(" and %d more", len(ss)-4)
 	}
 	return strings.Join(ss, ", ")
+}
+
+// loraPoolFull: SGLang's LoRA pool has every adapter slot of the batch in
+// use (lora_pool_slots_used at lora_pool_slots_total, its
+// --max-loras-per-batch) while LoRADeferred or more requests wait, the KV
+// pool is under RouteFullKV and the batch under its cap: the requests
+// wait for an adapter slot, not for memory or the batch. SGLang names no
+// adapter per request in its metrics: which adapters wait is not read.
+func loraPoolFull(e *env, ep Endpoint) (Finding, bool) {
+	st := ep.State
+	used, total := st.LoRASlots, st.LoRASlotsMax
+	if !used.OK || !total.OK || total.V <= 0 || used.V < total.V || !st.Waiting.OK || st.Waiting.V < e.cfg.LoRADeferred {
+		return Finding{}, false
+	}
+	if !st.KVUsage.OK || st.KVUsage.V >= e.cfg.RouteFullKV || (st.MaxRunning.OK && st.Running.OK && st.Running.V >= st.MaxRunning.V) {
+		return Finding{}, false // memory or the batch, not the adapters: kv_full and the queue rules say it
+	}
+	want := strconv.Itoa(2 * int(total.V))
+	act := Action{Change: "more adapters per batch", Why: "each batch holds at most that many adapters: requests for the others wait though KV and the batch have room",
+		TradeOff: "more GPU memory for LoRA weights, a little less KV"}
+	if lv := levers(ep.Engine()).MaxLoRAs; lv != "" {
+		act.Change = engines.Fill(lv, want)
+	}
+	return Finding{Endpoint: ep.URL, Category: Queueing, Severity: model.SevWarn,
+		Title: fmt.Sprintf("requests wait for a LoRA adapter slot: all %s slots in use, %s waiting with KV at %s", num(total.V), num(st.Waiting.V), pct(st.KVUsage.V)),
+		Evidence: []Evidence{
+			{Text: fmt.Sprintf("LoRA slots %s of %s in use", num(used.V), num(total.V)),
+				Source: st.From[string(model.LoRASlotsUsed)] + ", " + st.From[string(model.LoRASlotsTotal)]},
+			{Text: fmt.Sprintf("%s waiting, %s running, KV %s", num(st.Waiting.V), optNum(st.Running), pct(st.KVUsage.V)), Source: metricSource(ep, "waiting")},
+			{Text: "which adapters the waiting requests ask for is not read (SGLang's metrics name none)"},
+		},
+		Cause:   "more adapters are asked for at once than one batch may hold: requests for an adapter without a slot wait until one frees",
+		Actions: []Action{act}}, true
 }

@@ -34,3 +34,26 @@ func TestLoRAStarved(t *testing.T) {
 		{name: "no LoRA", in: input(starved(func(e *Endpoint) { e.State.LoRA = nil })), none: "lora_starved"},
 	})
 }
+
+// SGLang's LoRA pool full (3 of 3 slots: --max-loras-per-batch 3) with 12
+// requests waiting, KV at 40 %, the batch under its cap: the adapters, with
+// SGLang's own flag doubled; the same pool with KV full is not.
+func TestSGLangLoRAPoolFull(t *testing.T) {
+	sg := func(kv float64) Endpoint {
+		return ep(func(e *Endpoint) {
+			e.Identity.Engine = model.SGLang
+			e.State.LoRASlots, e.State.LoRASlotsMax = model.Some(3), model.Some(3)
+			e.State.Waiting, e.State.Running, e.State.MaxRunning, e.State.KVUsage = model.Some(12), model.Some(20), model.Some(64), model.Some(kv)
+			e.State.From = map[string]string{string(model.LoRASlotsUsed): "sglang:lora_pool_slots_used", string(model.LoRASlotsTotal): "sglang:lora_pool_slots_total"}
+		})
+	}
+	rep := Evaluate(input(sg(0.4)), DefaultConfig())
+	f := byID(rep, "lora_starved")
+	if f == nil || f.Title != "requests wait for a LoRA adapter slot: all 3 slots in use, 12 waiting with KV at 40 %" ||
+		!hasAction(f, "--max-loras-per-batch 6") || !hasEvidence(f, "LoRA slots 3 of 3 in use") {
+		t.Fatalf("%+v", f)
+	}
+	if f := byID(Evaluate(input(sg(0.95)), DefaultConfig()), "lora_starved"); f != nil {
+		t.Errorf("KV full read as the adapters: %q", f.Title)
+	}
+}

@@ -27,6 +27,7 @@ var SGLang = Spec{
 		Ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
 		Hists:  []model.Latency{model.TTFT, model.ITL, model.E2E, model.Queue}},
 	Levers: Levers{
+		MaxLoRAs:       "--max-loras-per-batch %s",
 		Warmup:         Change{Change: "route traffic only after /health_generate returns 200", Why: "it runs a real generation", TradeOff: "slower rollout"},
 		SpeculateLess:  Change{Change: "--speculative-num-draft-tokens / --speculative-num-steps lower (or no --speculative-algorithm)", Why: "rejected drafts cost verify compute", TradeOff: "less speed-up when drafts hit"},
 		Speculate:      Change{Change: "--speculative-algorithm EAGLE --speculative-draft-model-path <EAGLE head for the model>", Why: "several tokens per bandwidth-bound step when drafts are accepted", TradeOff: "a draft model's memory; gains shrink at large batch"},
@@ -107,6 +108,8 @@ var sglangMetrics = []MetricSource{
 	src(string(model.PDBootstrapQueue), "prefill requests waiting for the handshake with their decode peer (the total, priority=\"\")", SGLangBootstrapQ),
 	src(string(model.PDPreallocQueue), "decode requests waiting to preallocate KV space for the transfer (the total, priority=\"\")", SGLangPreallocQueue),
 	src(string(model.PDTransferQueue), "decode requests polling for their KV (the total, priority=\"\")", SGLangTransferQueue),
+	src(string(model.LoRASlotsUsed), "LoRA adapter slots occupied (with --enable-lora)", SGLangLoRAUsed),
+	src(string(model.LoRASlotsTotal), "LoRA adapter slots in all: --max-loras-per-batch", SGLangLoRATotal),
 }
 
 // SGLang's disaggregation labels and flag (SERVING-LAYERS.md §3b;

@@ -39,6 +39,11 @@ const (
 	PDBootstrapQueue Gauge = "pd_bootstrap_queue"
 	PDPreallocQueue  Gauge = "pd_prealloc_queue"
 	PDTransferQueue  Gauge = "pd_transfer_queue"
+	// LoRASlotsUsed and LoRASlotsTotal are the LoRA adapter slots of one
+	// batch in use and in all (SGLang's lora_pool_slots_used, _total:
+	// --max-loras-per-batch).
+	LoRASlotsUsed  Gauge = "lora_slots_used"
+	LoRASlotsTotal Gauge = "lora_slots_total"
 )
 
 // Counter names a cumulative concept; the Store turns it into a rate.

@@ -53,6 +53,9 @@ type State struct {
 	// BootstrapQ, PreallocQ and TransferQ are a disaggregated SGLang
 	// instance's KV hand-over queues now (model.PDBootstrapQueue…).
 	BootstrapQ, PreallocQ, TransferQ Opt
+	// LoRASlots and LoRASlotsMax are the LoRA adapter slots in use and in
+	// all now (SGLang's LoRA pool).
+	LoRASlots, LoRASlotsMax Opt
 	// HTTPPS, HTTP5xxPS and HTTPRejectedPS are API responses per second over
 	// the window: all, 5xx, and 429/503 (where the engine serves exact
 	// codes).
@@ -162,6 +165,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.KVFailPS = rate(KVTransferFailures)
 	st.KVBytesPS, st.KVExpiredPS = rate(KVTransferBytes), rate(KVExpired)
 	st.BootstrapQ, st.PreallocQ, st.TransferQ = gauge(PDBootstrapQueue), gauge(PDPreallocQueue), gauge(PDTransferQueue)
+	st.LoRASlots, st.LoRASlotsMax = gauge(LoRASlotsUsed), gauge(LoRASlotsTotal)
 	st.HTTPPS, st.HTTP5xxPS, st.HTTPRejectedPS = rate(HTTPResponses), rate(HTTP5xx), rate(HTTPRejected)
 	st.HTTP4xxPS = rate(HTTP4xx)
 	if t := es.counters[Preemptions]; t != nil {

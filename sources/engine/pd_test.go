@@ -142,3 +142,31 @@ trtllm_kv_transfer_bytes_count{disaggregation_mode="decode",engine_type="trtllm"
 		t.Errorf("role %q from %q", r, from)
 	}
 }
+
+// SGLang's LoRA pool: the names are its source's; slots used and in all
+// read as they are served.
+func TestSGLangLoRAPool(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "lora", "sglang-lora-pool-016d8605.py.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{engines.SGLangLoRAUsed, engines.SGLangLoRATotal} {
+		if !strings.Contains(string(b), `name="`+n+`"`) {
+			t.Errorf("%s not in SGLang's collector", n)
+		}
+	}
+	if !strings.Contains(string(b), "(max_loras_per_batch)") || !strings.Contains(engines.SGLang.Levers.MaxLoRAs, "--max-loras-per-batch") {
+		t.Error("the slots are not the flag's")
+	}
+	body := `# TYPE sglang:num_running_reqs gauge
+sglang:num_running_reqs{engine_type="unified",model_name="m",tp_rank="0"} 20
+# TYPE sglang:lora_pool_slots_used gauge
+sglang:lora_pool_slots_used{engine_type="unified",model_name="m",tp_rank="0"} 3
+# TYPE sglang:lora_pool_slots_total gauge
+sglang:lora_pool_slots_total{engine_type="unified",model_name="m",tp_rank="0"} 3
+`
+	ss := mapSGLang(mustParse(t, []byte(body)), testMeta(""))
+	if len(ss) != 1 || ss[0].Gauges[model.LoRASlotsUsed] != 3 || ss[0].Gauges[model.LoRASlotsTotal] != 3 {
+		t.Fatalf("%+v", ss)
+	}
+}

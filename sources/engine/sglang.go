@@ -108,6 +108,8 @@ func mapSGLangModel(s *model.Sample, v view) {
 	setQueueGauge(s, model.PDBootstrapQueue, v, names(model.SGLang, model.PDBootstrapQueue)...)
 	setQueueGauge(s, model.PDPreallocQueue, v, names(model.SGLang, model.PDPreallocQueue)...)
 	setQueueGauge(s, model.PDTransferQueue, v, names(model.SGLang, model.PDTransferQueue)...)
+	setGauge(s, model.LoRASlotsUsed, v, names(model.SGLang, model.LoRASlotsUsed)...)
+	setGauge(s, model.LoRASlotsTotal, v, names(model.SGLang, model.LoRASlotsTotal)...)
 	if x, n := v.mean(engines.SGLangTokenUsage); n > 0 {
 		s.Gauges[model.KVUsage] = x
 		readFrom(s, string(model.KVUsage), engines.SGLangTokenUsage)
