@@ -66,6 +66,9 @@ type Layer struct {
 	// Workers are its per-worker gauges, where it serves them (nil when
 	// it serves none llmtop reads).
 	Workers *WorkerGauges
+	// Tenants is where it counts requests by tenant (nil: it does not, "no
+	// tenant source").
+	Tenants *TenantSource
 	// RouterQueue is the gauge of the requests it holds in its own queue
 	// before sending any to a worker, by worker_type ("" when none).
 	RouterQueue string

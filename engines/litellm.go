@@ -11,8 +11,10 @@ var LiteLLM = Layer{
 	Ports:       []int{4000},
 	MetricsPath: "/metrics",
 	Overhead:    &LiteLLMOverhead,
-	Source:      "github.com/BerriAI/litellm enterprise/litellm_enterprise/integrations/prometheus.py @1aedde15",
-	Reads:       "its tenants (team, key, user) and its own overhead against its backends' TTFT",
+	Tenants: &TenantSource{Requests: LiteLLMRequests, Failed: LiteLLMFailed, Tokens: []string{LiteLLMTokens},
+		Labels: LiteLLMTenantLabels, None: []string{LiteLLMNone}, NoneSay: "its requests carry no team, key or user label"},
+	Source: "github.com/BerriAI/litellm enterprise/litellm_enterprise/integrations/prometheus.py @1aedde15",
+	Reads:  "its tenants (team, key, user) and its own overhead against its backends' TTFT",
 }
 
 // LiteLLM's per-request counters (exposed with _total by Python's client)
@@ -30,7 +32,7 @@ const (
 // LiteLLMTenantLabels are the labels a tenant is read from, in the order
 // llmtop prefers them: the first with a value on any request series names
 // the tenants (the team's alias stands for its id where it has one).
-var LiteLLMTenantLabels = []struct{ Label, Alias, Kind string }{
+var LiteLLMTenantLabels = []TenantLabel{
 	{"team", "team_alias", "team"},
 	{"api_key_alias", "", "key"},
 	{"user", "", "user"},

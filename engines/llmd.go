@@ -30,8 +30,25 @@ var EndpointPicker = Layer{
 	Ports:       []int{9090},
 	MetricsPath: "/metrics",
 	Source:      "github.com/llm-d/llm-d-router docs/metrics.md @ebab6879; kubernetes-sigs/gateway-api-inference-extension pkg/epp/metrics/metrics.go @1748e829",
-	Reads:       "pool: ready endpoints, average KV use and queue, per-endpoint queue",
+	Reads:       "pool: ready endpoints, average KV use and queue, per-endpoint queue; its end-to-end TTFT; its requests by fairness id",
 	TTFT:        []string{"llm_d_epp_request_ttft_seconds"},
+	Tenants:     &EPPTenants,
+}
+
+// EPPTenants are the picker's requests by fairness_id (docs/metrics.md and
+// pkg/epp/metrics @ebab6879: request_total, request_error_total and the
+// token histograms carry {model_name, target_model_name, fairness_id,
+// priority}; the id is the x-llm-d-inference-fairness-id header,
+// "default-flow" without it (pkg/epp/metadata/consts.go), "other" past
+// 1000 distinct ids (cardinality.go)).
+var EPPTenants = TenantSource{
+	Requests: EPPRequestTotal,
+	Failed:   "llm_d_epp_request_error_total",
+	Tokens:   []string{"llm_d_epp_request_input_tokens", "llm_d_epp_request_output_tokens"},
+	Labels:   []TenantLabel{{Label: "fairness_id", Kind: "fairness id"}},
+	None:     []string{"default-flow"},
+	NoneSay:  "its requests carry no x-llm-d-inference-fairness-id header (all default-flow)",
+	Overflow: "other",
 }
 
 // Endpoint picker pool gauges, current names (the deprecated twins are the

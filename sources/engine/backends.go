@@ -128,17 +128,19 @@ func loadRange(r role) *model.LoadRange {
 // and the requests it counts in flight on them; a proxy's tenants; else
 // the layer's own end-to-end TTFT.
 func layerDetail(r role) string {
-	if r.Layer == &engines.LiteLLM {
-		return tenantDetail(tenantsOf(r))
-	}
-	d := workersDetail(r)
-	if t := routerTTFT(r); t != "" {
-		if d != "" {
-			d += "; "
+	var parts []string
+	for _, p := range []string{workersDetail(r), routerTTFT(r)} {
+		if p != "" {
+			parts = append(parts, p)
 		}
-		d += t
 	}
-	return d
+	if src := r.Layer.Tenants; src != nil {
+		if _, ok := r.Counted[src.Requests]; ok {
+			ts, unnamed := tenantsOf(r)
+			parts = append(parts, tenantDetail(src, ts, unnamed))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // workersDetail sums a router's word on its workers (engines.WorkersDetail).

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,33 +12,40 @@ import (
 	"github.com/llmtop/llmtop/model"
 )
 
-// tenants are a LiteLLM proxy's requests, failures and tokens per tenant,
-// since it started, named by the first of its tenant labels that has a
-// value on any request series (nil for the other layers, and for a proxy
-// whose requests carry none: then there is no tenant source).
+// tenants are a layer's requests, failures and tokens per tenant, since
+// it started (engines.Layer.Tenants: LiteLLM's team, key or user; llm-d's
+// fairness id), named by the first of its tenant labels that has a value
+// on any request series (nil for a layer that counts none, and for one
+// whose requests name none: then there is no tenant source).
 func tenants(r role) []model.Tenant {
 	ts, _ := tenantsOf(r)
 	return ts
 }
 
 // tenantsOf is tenants, and the requests that name none of the kind the
-// tenants are read by (the master key's, in a view by team).
+// tenants are read by (the master key's, in a view by team; llm-d's
+// default-flow).
 func tenantsOf(r role) ([]model.Tenant, float64) {
-	if r.Layer != &engines.LiteLLM {
+	src := r.Layer.Tenants
+	if src == nil {
 		return nil, 0
 	}
-	reqs, ok := r.Counted[engines.LiteLLMRequests]
+	reqs, ok := r.Counted[src.Requests]
 	if !ok {
 		return nil, 0
 	}
-	for _, tl := range engines.LiteLLMTenantLabels {
+	none := func(v string) bool { return v == "" || slices.Contains(src.None, v) }
+	for _, tl := range src.Labels {
 		name := func(m *dto.Metric) string {
 			if tl.Alias != "" {
-				if a := label(m, tl.Alias); a != "" && a != engines.LiteLLMNone {
+				if a := label(m, tl.Alias); !none(a) {
 					return a
 				}
 			}
-			if v := label(m, tl.Label); v != "" && v != engines.LiteLLMNone {
+			if v := label(m, tl.Label); !none(v) {
+				if src.Overflow != "" && v == src.Overflow {
+					return v + " (past the layer's cap on distinct " + tl.Kind + "s)"
+				}
 				return v
 			}
 			return ""
@@ -50,6 +58,9 @@ func tenantsOf(r role) ([]model.Tenant, float64) {
 			}
 			for _, m := range f.GetMetric() {
 				n, v := name(m), scalar(m)
+				if h := m.GetHistogram(); h != nil {
+					v = h.GetSampleSum() // tokens per request: their sum
+				}
 				if n == "" || !finite(v) {
 					continue
 				}
@@ -70,12 +81,16 @@ func tenantsOf(r role) ([]model.Tenant, float64) {
 				unnamed += v
 			}
 		}
-		add(engines.LiteLLMRequests, func(t *model.Tenant, v float64) { t.Requests += v })
+		add(src.Requests, func(t *model.Tenant, v float64) { t.Requests += v })
 		if len(by) == 0 {
 			continue
 		}
-		add(engines.LiteLLMFailed, func(t *model.Tenant, v float64) { t.Failed += v })
-		add(engines.LiteLLMTokens, func(t *model.Tenant, v float64) { t.Tokens += v; t.TokensOK = true })
+		if src.Failed != "" {
+			add(src.Failed, func(t *model.Tenant, v float64) { t.Failed += v })
+		}
+		for _, tok := range src.Tokens {
+			add(tok, func(t *model.Tenant, v float64) { t.Tokens += v; t.TokensOK = true })
+		}
 		out := make([]model.Tenant, 0, len(by))
 		for _, t := range by {
 			out = append(out, *t)
@@ -93,9 +108,9 @@ func tenantsOf(r role) ([]model.Tenant, float64) {
 
 // tenantDetail says a proxy's tenants in a line: the three busiest, and
 // how many more; "no tenant source" when its requests name none.
-func tenantDetail(ts []model.Tenant, unnamed float64) string {
+func tenantDetail(src *engines.TenantSource, ts []model.Tenant, unnamed float64) string {
 	if len(ts) == 0 {
-		return "no tenant source (its requests carry no team, key or user label)"
+		return "no tenant source (" + src.NoneSay + ")"
 	}
 	var parts []string
 	for i, t := range ts {

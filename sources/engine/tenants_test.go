@@ -108,3 +108,47 @@ inference_objective_request_ttft_seconds_count{model_name="m",target_model_name=
 		t.Errorf("picker detail %q", d)
 	}
 }
+
+// llm-d's picker counts requests by fairness_id (the
+// x-llm-d-inference-fairness-id header; "default-flow" without it, "other"
+// past 1000 ids): its tenants, their failures and tokens (the token
+// histograms' sums), the requests with no id said apart; the deprecated
+// twin, without fairness_id, counted once.
+func TestEndpointPickerTenantsByFairnessID(t *testing.T) {
+	body := []byte(`# TYPE llm_d_epp_request_total counter
+llm_d_epp_request_total{fairness_id="team-a",model_name="m",priority="0",target_model_name="m"} 40
+llm_d_epp_request_total{fairness_id="default-flow",model_name="m",priority="0",target_model_name="m"} 5
+llm_d_epp_request_total{fairness_id="other",model_name="m",priority="0",target_model_name="m"} 3
+# TYPE inference_objective_request_total counter
+inference_objective_request_total{model_name="m",priority="0",target_model_name="m"} 48
+# TYPE llm_d_epp_request_error_total counter
+llm_d_epp_request_error_total{error_code="BadRequest",fairness_id="team-a",model_name="m",priority="0",target_model_name="m"} 2
+# TYPE llm_d_epp_request_input_tokens histogram
+llm_d_epp_request_input_tokens_bucket{fairness_id="team-a",model_name="m",priority="0",target_model_name="m",le="+Inf"} 40
+llm_d_epp_request_input_tokens_sum{fairness_id="team-a",model_name="m",priority="0",target_model_name="m"} 10000
+llm_d_epp_request_input_tokens_count{fairness_id="team-a",model_name="m",priority="0",target_model_name="m"} 40
+# TYPE llm_d_epp_request_output_tokens histogram
+llm_d_epp_request_output_tokens_bucket{fairness_id="team-a",model_name="m",priority="0",target_model_name="m",le="+Inf"} 40
+llm_d_epp_request_output_tokens_sum{fairness_id="team-a",model_name="m",priority="0",target_model_name="m"} 2000
+llm_d_epp_request_output_tokens_count{fairness_id="team-a",model_name="m",priority="0",target_model_name="m"} 40
+`)
+	r := classifyRole(mustParse(t, body))
+	if r.Layer != &engines.EndpointPicker {
+		t.Fatalf("classified %v", r.Layer)
+	}
+	ts := tenants(r)
+	if len(ts) != 2 || ts[0].Name != "team-a" || ts[0].Kind != "fairness id" || ts[0].Requests != 40 || ts[0].Failed != 2 || ts[0].Tokens != 12000 {
+		t.Fatalf("tenants %+v", ts)
+	}
+	want := "by fairness id since start: team-a 40 req (2 failed), 12000 tok; other (past the layer's cap on distinct fairness ids) 3 req; 5 req with no fairness id"
+	if d := layerDetail(r); d != want {
+		t.Errorf("detail %q\nwant   %q", d, want)
+	}
+	// Every request default-flow: no tenant source, and it says why.
+	only := []byte(`# TYPE llm_d_epp_request_total counter
+llm_d_epp_request_total{fairness_id="default-flow",model_name="m",priority="0",target_model_name="m"} 5
+`)
+	if d := layerDetail(classifyRole(mustParse(t, only))); !strings.HasPrefix(d, "no tenant source (its requests carry no x-llm-d-inference-fairness-id header") {
+		t.Errorf("detail %q", d)
+	}
+}
