@@ -74,6 +74,14 @@ type Spec struct {
 	// share one pool report the same value). The adapter, the fleet
 	// source and the alert rules all read it.
 	KVAgg string
+	// TotalMatch, when set, is the label matcher that selects a gauge's
+	// total where the engine writes a breakdown beside it: SGLang writes
+	// each queue gauge (running, waiting, the P/D queues) as a total under
+	// priority="" and, with priority scheduling, again by priority
+	// (metrics_collector.py _log_gauge_queue_count). The fleet source and
+	// the alert rules add it to every gauge selector; the adapter reads
+	// the same series.
+	TotalMatch string
 	// Metrics are its concepts, newest name first.
 	Metrics []MetricSource
 	// Fleet is what the Prometheus source asks for it (nil: not read from

@@ -18,8 +18,9 @@ var SGLang = Spec{
 	DPLabel:     "dp_rank",
 	// Ranks of one DP-attention group report the same pool: the adapter
 	// averages the fractions, and so do the queries.
-	KVAgg: "avg",
-	Rules: true,
+	KVAgg:      "avg",
+	TotalMatch: SGLangPriority + `=""`,
+	Rules:      true,
 	Fleet: &Fleet{Present: model.Running,
 		Gauges: []model.Gauge{model.Running, model.Waiting, model.KVUsage, model.GenTPSGauge},
 		Counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens),

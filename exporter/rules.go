@@ -83,7 +83,7 @@ func buildEngineTable(ss []*engines.Spec) []engineMetrics {
 			continue
 		}
 		m := engineMetrics{engine: s.ID, by: strings.Join(s.RuleBy(), ", "), kvNote: s.KVNote,
-			waiting: selectors(s.ID, string(model.Waiting)), ttft: selectors(s.ID, string(model.TTFT)),
+			waiting: totals(s, selectors(s.ID, string(model.Waiting))), ttft: selectors(s.ID, string(model.TTFT)),
 			preempt: selectors(s.ID, string(model.Preemptions)), finish: selectors(s.ID, model.FinishReasons)}
 		m.kv = kvExpr(s, m.by)
 		out = append(out, m)
@@ -103,6 +103,23 @@ var (
 // (Triton's), up to the first formula.
 func selectors(e model.Engine, concept string) []string {
 	return engines.QueryNames(e, concept, selectorRe.MatchString)
+}
+
+// totals adds the engine's matcher for a gauge's total series where it
+// writes a breakdown beside it (engines.Spec.TotalMatch: SGLang's
+// priority=""), to each plain name.
+func totals(s *engines.Spec, sels []string) []string {
+	if s.TotalMatch == "" {
+		return sels
+	}
+	out := make([]string, len(sels))
+	for i, n := range sels {
+		out[i] = n
+		if !strings.Contains(n, "{") {
+			out[i] = n + "{" + s.TotalMatch + "}"
+		}
+	}
+	return out
 }
 
 // kvExpr is the engine's 0–1 KV usage by `by`: its gauge under each name,

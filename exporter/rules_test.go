@@ -104,3 +104,19 @@ func TestPromDuration(t *testing.T) {
 		}
 	}
 }
+
+// SGLang writes its queue gauges' totals under priority="" beside a
+// breakdown by priority (with priority scheduling): the backlog rule sums
+// the totals only, as the adapter and the fleet source read them.
+func TestSGLangBacklogRuleReadsTheTotal(t *testing.T) {
+	f := Rules(RulesOptions{Thresholds: diagnosis.AlertThresholdsOf(diagnosis.DefaultConfig()), Window: time.Minute}, model.SGLang)
+	for _, r := range f.Groups[0].Rules {
+		if r.Alert == "LLMQueueBacklog" {
+			if !strings.Contains(r.Expr, `sglang:num_queue_reqs{priority=""}`) {
+				t.Errorf("expr %q", r.Expr)
+			}
+			return
+		}
+	}
+	t.Fatal("no backlog rule for SGLang")
+}

@@ -96,7 +96,7 @@ func setQueueGauge(s *model.Sample, g model.Gauge, v view, names ...string) {
 	if n == "" {
 		return
 	}
-	if x, ok := v.sumWhere(n, engines.SGLangPriority, ""); ok {
+	if x, ok := v.sumWhere(n, engines.SGLangPriority, ""); ok { // engines.SGLang.TotalMatch
 		s.Gauges[g] = x
 		readFrom(s, string(g), n)
 	}

@@ -111,6 +111,15 @@ func (b builder) by(extra ...string) string {
 	return "by (" + strings.Join(append(engines.Of(b.f.engine).RuleBy(), extra...), ", ") + ")"
 }
 
+// gsel is a gauge's selector: with the engine's matcher for its total
+// series where it writes a breakdown beside it (engines.Spec.TotalMatch).
+func (b builder) gsel(name string) string {
+	if t := engines.Of(b.f.engine).TotalMatch; t != "" {
+		return selWith(b.match, name, t)
+	}
+	return b.sel(name)
+}
+
 func (b builder) sel(name string) string {
 	if b.match == "" {
 		return name
@@ -158,7 +167,7 @@ func (b builder) stateQuery() string {
 			agg = b.f.kvAgg // a ratio per engine: never a sum
 		}
 		for i, n := range g.names {
-			terms = append(terms, tagFrom(fmt.Sprintf("%s %s (%s)", agg, b.by(), b.sel(n)), "gauge:"+g.key, n, i))
+			terms = append(terms, tagFrom(fmt.Sprintf("%s %s (%s)", agg, b.by(), b.gsel(n)), "gauge:"+g.key, n, i))
 		}
 	}
 	for _, c := range b.f.counters {

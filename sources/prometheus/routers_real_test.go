@@ -109,36 +109,7 @@ func TestRealPrometheusRouters(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	targets := routerTargets(t)
-	dir := t.TempDir()
-	cfg := "global: {scrape_interval: 1s}\nscrape_configs:\n"
-	for id, addr := range targets {
-		cfg += fmt.Sprintf("  - job_name: %s\n    static_configs:\n      - targets: ['%s']\n", id, addr)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "prom.yml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.CommandContext(ctx, bin, "--config.file="+filepath.Join(dir, "prom.yml"),
-		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cancel(); cmd.Wait() }()
-	for i := 0; ; i++ {
-		if r, err := http.Get("http://" + addr + "/-/ready"); err == nil && r.StatusCode == 200 {
-			r.Body.Close()
-			break
-		}
-		if i > 100 {
-			t.Fatal("prometheus not ready")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	addr := startPrometheus(t, ctx, bin, targets)
 	time.Sleep(8 * time.Second) // several scrapes: increase() over the window needs two
 
 	w := 10 * time.Second
@@ -210,4 +181,100 @@ func scrapesByLayer(r Refresh) map[string]model.Scrape {
 		}
 	}
 	return out
+}
+
+// startPrometheus runs the real Prometheus at bin scraping each job's
+// target every second until ctx ends, and returns its address once ready.
+func startPrometheus(t *testing.T, ctx context.Context, bin string, targets map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := "global: {scrape_interval: 1s}\nscrape_configs:\n"
+	for job, addr := range targets {
+		cfg += fmt.Sprintf("  - job_name: %s\n    static_configs:\n      - targets: ['%s']\n", job, addr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "prom.yml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.CommandContext(ctx, bin, "--config.file="+filepath.Join(dir, "prom.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Wait() })
+	for i := 0; ; i++ {
+		if r, err := http.Get("http://" + addr + "/-/ready"); err == nil && r.StatusCode == 200 {
+			r.Body.Close()
+			return addr
+		}
+		if i > 100 {
+			t.Fatal("prometheus not ready")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestRealPrometheusSGLangQueueTotals: with priority scheduling SGLang
+// writes each queue gauge's total under priority="" and again by priority
+// (testdata/pd: _log_gauge_queue_count). Through the real Prometheus the
+// fleet source reads the total once: 7 waiting and 20 running, not 14 and
+// 40.
+func TestRealPrometheusSGLangQueueTotals(t *testing.T) {
+	bin := os.Getenv("LLMTOP_PROMETHEUS")
+	if bin == "" {
+		t.Skip("set LLMTOP_PROMETHEUS=/usr/bin/prometheus to run against the real Prometheus")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `# TYPE sglang:num_running_reqs gauge
+sglang:num_running_reqs{engine_type="unified",model_name="m",priority="",tp_rank="0"} 20
+sglang:num_running_reqs{engine_type="unified",model_name="m",priority="0",tp_rank="0"} 12
+sglang:num_running_reqs{engine_type="unified",model_name="m",priority="1",tp_rank="0"} 8
+# TYPE sglang:num_queue_reqs gauge
+sglang:num_queue_reqs{engine_type="unified",model_name="m",priority="",tp_rank="0"} 7
+sglang:num_queue_reqs{engine_type="unified",model_name="m",priority="0",tp_rank="0"} 3
+sglang:num_queue_reqs{engine_type="unified",model_name="m",priority="1",tp_rank="0"} 4
+# TYPE sglang:token_usage gauge
+sglang:token_usage{engine_type="unified",model_name="m",tp_rank="0"} 0.4
+`)
+	}))
+	defer srv.Close()
+	addr := startPrometheus(t, ctx, bin, map[string]string{"sglang": strings.TrimPrefix(srv.URL, "http://")})
+	// Until Prometheus has scraped it (its targets are set a few seconds
+	// after it is ready).
+	for i := 0; ; i++ {
+		resp, err := http.Get("http://" + addr + "/api/v1/query?query=sglang:num_queue_reqs")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if strings.Contains(string(b), `"priority":"1"`) {
+				break
+			}
+		}
+		if i > 300 {
+			t.Fatal("prometheus never scraped the SGLang target")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	src, err := New(Config{URL: "http://" + addr, Window: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := src.Refresh(ctx, time.Now())
+	for _, m := range r.Msgs {
+		if sc, ok := m.(model.Scrape); ok && len(sc.Samples) == 1 {
+			g := sc.Samples[0].Gauges
+			if g[model.Waiting] != 7 || g[model.Running] != 20 || g[model.KVUsage] != 0.4 {
+				t.Errorf("gauges %v, want waiting 7, running 20, KV 0.4", g)
+			}
+			return
+		}
+	}
+	t.Fatalf("no SGLang target read: %q %+v", r.Err, r.Msgs)
 }

@@ -103,3 +103,15 @@ func TestRoutingRulesThroughPrometheus(t *testing.T) {
 		}
 	}
 }
+
+// SGLang's gauges are asked for their total series only (priority="",
+// engines.Spec.TotalMatch): TestRealPrometheusSGLangQueueTotals checks the
+// answer with the real Prometheus.
+func TestSGLangGaugesAskTheTotal(t *testing.T) {
+	q := builder{f: familyOf(model.SGLang), match: `namespace="prod"`, window: "5m"}.stateQuery()
+	for _, n := range []string{"sglang:num_queue_reqs", "sglang:num_running_reqs"} {
+		if !strings.Contains(q, n+`{namespace="prod",priority=""}`) {
+			t.Errorf("%s asked without its total matcher", n)
+		}
+	}
+}
