@@ -15,11 +15,16 @@ func TestSweepFindsTheKnee(t *testing.T) {
 		t.Skip("runs a few seconds of load")
 	}
 	for _, slo := range []bool{false, true} {
-		f := &fakeEngine{tokens: 10, first: 2 * time.Millisecond, gap: 2 * time.Millisecond, slots: make(chan struct{}, 4)}
+		// Times large enough that a busy machine's scheduling jitter (the
+		// race detector, other jobs on two cores) does not move the knee:
+		// at 2 ms a token this test failed under load. A request holds a
+		// slot ~110 ms, so past 4 streams one waits a whole request (TTFT
+		// ≥ 110 ms against the 60 ms SLO) and throughput stays flat.
+		f := &fakeEngine{tokens: 10, first: 10 * time.Millisecond, gap: 10 * time.Millisecond, slots: make(chan struct{}, 4)}
 		s := newFake(t, f)
-		sc := SweepConfig{Base: quick(s.URL), Max: 64, Step: 400 * time.Millisecond}
+		sc := SweepConfig{Base: quick(s.URL), Max: 64, Step: time.Second}
 		if slo {
-			sc.Base.SLO = report.SLO{TTFT: 12 * time.Millisecond}
+			sc.Base.SLO = report.SLO{TTFT: 60 * time.Millisecond}
 		}
 		steps := 0
 		sc.OnProgress = func(i int, _ float64, _ Progress) { steps = max(steps, i+1) }
