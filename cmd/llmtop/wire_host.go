@@ -86,11 +86,12 @@ func runHost(ctx context.Context, urls, extraLogs []string, cfg host.Config, pro
 // hostLooks reads the host around every local endpoint: the port owners,
 // followed, and one host.Reader that keeps the counters between looks.
 type hostLooks struct {
-	self int // llmtop's own pid
-	ts   []*hostTarget
-	r    *host.Reader
-	proc fs.FS
-	logs []string
+	self   int    // llmtop's own pid
+	nested string // nestedNote, read once: a process's PID namespace does not change
+	ts     []*hostTarget
+	r      *host.Reader
+	proc   fs.FS
+	logs   []string
 }
 
 // newHostLooks is nil when no endpoint is on this machine. extraLogs are
@@ -105,6 +106,7 @@ func newHostLooks(urls, extraLogs []string, cfg host.Config, proc fs.FS) *hostLo
 	if len(h.ts) == 0 {
 		return nil
 	}
+	h.nested = nestedNote(proc)
 	if len(urls) == 1 { // a log attached to the one endpoint
 		h.logs = append(slices.Clip(logFlags.files), extraLogs...)
 	}
@@ -117,7 +119,7 @@ func (h *hostLooks) read(now time.Time) []any {
 	targets := make([]host.Target, 0, len(h.ts))
 	for _, t := range h.ts {
 		t.resolve(h.proc, now)
-		targets = append(targets, host.Target{Endpoint: t.look.id, PID: t.pid, Logs: h.logs, Note: joinNotes(nestedNote(h.proc), selfNote(t.pid, h.self))})
+		targets = append(targets, host.Target{Endpoint: t.look.id, PID: t.pid, Logs: h.logs, Note: joinNotes(h.nested, selfNote(t.pid, h.self))})
 	}
 	hs, evs := h.r.Read(now, targets)
 	out := make([]any, 0, len(hs)+len(evs))

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/host"
 )
 
 // countingFS counts the command lines read (what a look among every
@@ -112,5 +115,36 @@ func TestHostOwnerRecheckReadsNoSocketTable(t *testing.T) {
 	tg.resolve(proc, now)
 	if tg.pid != 0 {
 		t.Fatalf("owner %d after the socket closed, want none", tg.pid)
+	}
+}
+
+// Whether llmtop runs in a container's PID namespace is read once, not at
+// every look (its self/status read was 1 % of the monitor's profile).
+func TestHostNestedNoteReadOnce(t *testing.T) {
+	proc := &countingFS{MapFS: fstest.MapFS{
+		"self/status":  {Data: []byte("Name:\tllmtop\nNSpid:\t4242\t7\n")},
+		"stat":         {Data: []byte("cpu  1 2 3\nbtime 1799999000\n")},
+		"5000/cmdline": {Data: []byte("/opt/llama-server\x00--port\x008000\x00")},
+		"5000/stat":    {Data: []byte("5000 (llama-server) S 1 5000 5000 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99000 1 1")},
+	}}
+	h := newHostLooks([]string{"http://127.0.0.1:8000"}, nil, host.Config{Proc: proc}, proc)
+	if h == nil || !strings.Contains(h.nested, "container's PID namespace") {
+		t.Fatalf("nested note %q, want the container's", h.nested)
+	}
+	delete(proc.MapFS, "self/status") // a second read would now say nothing
+	now := time.Unix(1_800_000_000, 0)
+	readings := 0
+	for i := range 3 {
+		for _, m := range h.read(now.Add(time.Duration(i) * hostEvery)) {
+			if r, ok := m.(model.HostReading); ok {
+				readings++
+				if !strings.Contains(r.Note, "container's PID namespace") {
+					t.Fatalf("look %d: note %q, want the container's", i, r.Note)
+				}
+			}
+		}
+	}
+	if readings != 3 {
+		t.Fatalf("%d readings in 3 looks, want 3", readings)
 	}
 }
