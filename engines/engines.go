@@ -50,6 +50,9 @@ type Spec struct {
 	// route (the first is its own family prefix: "answers, but without any
 	// vllm: metrics").
 	Prefixes []string
+	// Unread are the families it serves that llmtop reads nowhere: the
+	// scrape's parser skips their samples (Unread, unread.go).
+	Unread []string
 	// Ports are the ports it listens on by default (the first its own;
 	// nil when unknown): a local process whose command line names no
 	// port is this endpoint's engine only on one of them.

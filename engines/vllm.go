@@ -10,6 +10,12 @@ var VLLM = Spec{
 	Ports:       []int{8000},
 	Prefixes:    []string{"vllm:"},
 	MetricsPath: "/metrics",
+	// the sleep mode's state, the external (connector) and multimodal
+	// caches, the request parameters' and the KV-computed tokens'
+	// histograms, and the inference time (prefill + decode, both read)
+	Unread: []string{"vllm:engine_sleep_state", "vllm:external_prefix_cache_hits_total", "vllm:external_prefix_cache_queries_total",
+		"vllm:mm_cache_hits_total", "vllm:mm_cache_queries_total", "vllm:request_params_n", "vllm:request_params_max_tokens",
+		"vllm:request_max_num_generation_tokens", "vllm:request_prefill_kv_computed_tokens", "vllm:request_inference_time_seconds"},
 	Hint404: "vLLM always serves /metrics on its API port (the one /v1 answers on): a 404 means another port or route, " +
 		"or a proxy in front that does not pass it; point llmtop at the API port or pass --metrics-path",
 	HintEmpty:  "vLLM started with " + VLLMDisableLogStats + " serves /metrics without any vllm: metrics: start it without that flag",

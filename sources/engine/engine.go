@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/probe"
 )
@@ -287,7 +288,7 @@ func (c *collector) prom(path string) (families, error) {
 	if err != nil {
 		return nil, err
 	}
-	fams, err := parseProm(body)
+	fams, err := parsePromSkip(body, unreadBy(engines.Of(c.a.engine)))
 	if err != nil {
 		return nil, &scrapeError{model.ErrMalformed, c.s.cfg.URL + path + ": " + err.Error(),
 			"is --metrics-path the Prometheus route? (" + c.a.metricsPath + " for " + string(c.a.engine) + ")"}
@@ -295,6 +296,12 @@ func (c *collector) prom(path string) (families, error) {
 	c.notes = append(c.notes, limitSeries(fams, maxSeries, maxLabelValues)...)
 	c.notes = append(c.notes, rejectImplausible(fams)...)
 	return fams, nil
+}
+
+// unreadBy is what the parser skips on an endpoint s serves (s nil: one
+// not identified yet): the families llmtop reads nowhere (engines.Unread).
+func unreadBy(s *engines.Spec) func(string) bool {
+	return func(name string) bool { return engines.Unread(s, name) }
 }
 
 // meta is what a pure mapping function needs besides the families.

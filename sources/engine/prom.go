@@ -26,6 +26,14 @@ type families map[string]*dto.MetricFamily
 // that was cut off mid-line, is an error: half a scrape would make counters
 // look reset and histograms look re-bucketed.
 func parseProm(body []byte) (families, error) {
+	return parsePromSkip(body, nil)
+}
+
+// parsePromSkip is parseProm without the families skip says llmtop reads
+// nowhere (engines.Unread): their samples are not parsed, and they are
+// not in the result whichever parser read the body. A malformed line in
+// one of them no longer fails the scrape: nothing of it would be read.
+func parsePromSkip(body []byte, skip func(string) bool) (families, error) {
 	if err := notPromText(body); err != nil {
 		return nil, err
 	}
@@ -35,15 +43,22 @@ func parseProm(body []byte) (families, error) {
 		// the real value).
 		return nil, fmt.Errorf("scrape truncated: body does not end with a newline")
 	}
-	fams, err := parseText(body)
+	fams, err := parseText(body, skip)
 	if err != nil && (strings.Contains(err.Error(), "second HELP line") || strings.Contains(err.Error(), "second TYPE line")) {
 		// A family written in two blocks (two registries, a proxy
 		// concatenating exporters): its samples are fine, only the
 		// repeated HELP/TYPE lines upset the parser.
-		fams, err = parseText(dropRepeatedMeta(body))
+		fams, err = parseText(dropRepeatedMeta(body), skip)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("not valid Prometheus text: %v", firstLine(err.Error()))
+	}
+	if skip != nil {
+		for name := range fams { // what expfmt read when the fast parser fell back
+			if skip(name) {
+				delete(fams, name)
+			}
+		}
 	}
 	untypedHistograms(fams)
 	for _, f := range fams {
@@ -55,8 +70,8 @@ func parseProm(body []byte) (families, error) {
 
 // parseText is fastParse where the body has the common shape, else
 // expfmt, whose families and errors are the reference.
-func parseText(body []byte) (map[string]*dto.MetricFamily, error) {
-	if fams, ok := fastParse(body); ok {
+func parseText(body []byte, skip func(string) bool) (map[string]*dto.MetricFamily, error) {
+	if fams, ok := fastParseSkip(body, skip); ok {
 		return fams, nil
 	}
 	p := expfmt.NewTextParser(pmodel.UTF8Validation)

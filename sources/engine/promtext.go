@@ -25,10 +25,18 @@ import (
 // result and error messages then stand. TestFastParseMatchesExpfmt and
 // FuzzFastParse hold the two to the same families.
 func fastParse(body []byte) (map[string]*dto.MetricFamily, bool) {
+	return fastParseSkip(body, nil)
+}
+
+// fastParseSkip is fastParse that reads no sample of the families skip
+// names (nil: none): their lines are resolved to their family and passed
+// over, neither parsed nor checked, and the families are left out.
+func fastParseSkip(body []byte, skip func(string) bool) (map[string]*dto.MetricFamily, bool) {
 	if len(body) == 0 || body[len(body)-1] != '\n' {
 		return nil, false
 	}
 	p := textParser{
+		skip:   skip,
 		fams:   map[string]*dto.MetricFamily{},
 		byKey:  map[string]*dto.Metric{},
 		strs:   map[string]*string{},
@@ -54,6 +62,7 @@ func fastParse(body []byte) (map[string]*dto.MetricFamily, bool) {
 }
 
 type textParser struct {
+	skip  func(string) bool // families whose samples are passed over
 	fams  map[string]*dto.MetricFamily
 	byKey map[string]*dto.Metric // histogram and summary series by family and labels (expfmt's signature)
 	hists []*dto.Metric
@@ -107,6 +116,9 @@ func (p *textParser) comment(l []byte) bool {
 		return true
 	}
 	if kw == "HELP" {
+		if p.skip != nil && p.skip(*f.Name) {
+			return true // never read: its HELP is not kept either
+		}
 		if f.Help != nil {
 			return false
 		}
@@ -179,6 +191,9 @@ func (p *textParser) sample(l []byte) bool {
 		return false
 	}
 	f, role, isBucket := p.resolve(string(name))
+	if p.skip != nil && (f != nil && p.skip(*f.Name) || f == nil && p.skip(string(name))) {
+		return true
+	}
 	if f == nil {
 		f = &dto.MetricFamily{Name: p.str(name)}
 		p.fams[*f.Name] = f

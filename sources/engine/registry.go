@@ -229,7 +229,7 @@ func relabel(fam *dto.MetricFamily, from, to string) *dto.MetricFamily {
 // single-process Python engines such as vLLM) into each sample's Started,
 // where the header reads the engine's uptime from.
 func addProcessStart(f families, samples []model.Sample) {
-	fam, ok := f["process_start_time_seconds"]
+	fam, ok := f[engines.ProcessStart]
 	if !ok || len(fam.GetMetric()) == 0 {
 		return
 	}
