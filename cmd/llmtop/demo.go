@@ -102,9 +102,8 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 	s.Start(ctx)
 	var fleet *demoFleet // the cycle's routed stretch (demo_fleet.go)
 	if cycle && !demoFlags.headless {
-		if fleet, err = startDemoFleet(ctx, monitorFlags.interval); err != nil {
-			return err
-		}
+		fleet = &demoFleet{interval: monitorFlags.interval}
+		defer fleet.stop()
 	}
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ctx, ln) }()

@@ -17,31 +17,46 @@ import (
 // The routed stretch of `llmtop demo`'s cycle (sim.DemoRouted): a routed
 // fleet — a production-stack-shaped router in front of two prefill and
 // five decode engines, each on its own loopback port — runs beside the
-// demo's engine from the start (so it is warm when shown), and is watched
-// only during that stretch: its pollers start as it begins and stop as it
-// ends, when its endpoints leave the screen as gone (model.Origin), judged
-// by no rule. The screen opens the fleet view for it (tui.ScenarioMsg's
-// Fleet) and closes it after.
+// demo's engine from demoFleetWarm before the stretch (so its engines are
+// past their start when shown) to its end, and is watched only during the
+// stretch: its pollers start as it begins and stop as it ends, when its
+// endpoints leave the screen as gone (model.Origin), judged by no rule,
+// and the fleet stops (seven engines simulated all cycle long tripled the
+// demo's CPU). The screen opens the fleet view for it (tui.ScenarioMsg's
+// Fleet) and closes it after. Each stretch runs a fresh fleet on fresh
+// ports.
 
-// demoFleet serves the fleet and watches it while the demo asks.
+// demoFleetWarm is how long before its stretch the fleet starts.
+const demoFleetWarm = 20 * time.Second
+
+// demoFleet runs and watches the fleet while the demo asks.
 type demoFleet struct {
-	f        *sim.Fleet
-	urls     []string // the router first, then the engines
 	interval time.Duration
 
 	mu      sync.Mutex
 	send    func(any)
-	cancel  context.CancelFunc // the pollers' (nil while not watched)
+	run     *runningFleet // nil while no fleet runs
+	cancel  context.CancelFunc
 	polling sync.WaitGroup
 }
 
-// startDemoFleet builds the fleet, serves it and starts its engines.
-func startDemoFleet(ctx context.Context, interval time.Duration) (*demoFleet, error) {
+// runningFleet is one stretch's fleet: its engines, its servers' URLs (the
+// router first) and what stops them.
+type runningFleet struct {
+	f    *sim.Fleet
+	urls []string
+	stop context.CancelFunc
+}
+
+// startFleet builds a fleet, serves it on fresh loopback ports and starts
+// its engines.
+func startFleet(parent context.Context) (*runningFleet, error) {
 	f, err := sim.NewFleet(sim.FleetConfig{Scenario: sim.DemoRouted.Scenario, Seed: 1, StartupTime: demoStartup})
 	if err != nil {
 		return nil, err
 	}
-	d := &demoFleet{f: f, interval: interval}
+	ctx, cancel := context.WithCancel(parent)
+	rf := &runningFleet{f: f, stop: cancel}
 	serve := func(h http.Handler) (string, error) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -56,6 +71,7 @@ func startDemoFleet(ctx context.Context, interval time.Duration) (*demoFleet, er
 	for _, s := range f.Engines() {
 		u, err := serve(f.EngineHandler(s))
 		if err != nil {
+			cancel()
 			return nil, err
 		}
 		f.SetURL(s, u)
@@ -63,11 +79,12 @@ func startDemoFleet(ctx context.Context, interval time.Duration) (*demoFleet, er
 	}
 	router, err := serve(f.RouterHandler())
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	d.urls = append([]string{router}, engines...)
+	rf.urls = append([]string{router}, engines...)
 	f.Start(ctx)
-	return d, nil
+	return rf, nil
 }
 
 // started hears the session's send (monitorOptions.Started).
@@ -77,18 +94,28 @@ func (d *demoFleet) started(send func(any)) {
 	d.mu.Unlock()
 }
 
-// watch starts (on true) or stops (on false) watching the fleet; a call
-// that changes nothing does nothing.
-func (d *demoFleet) watch(ctx context.Context, on bool) {
+// set brings the fleet to the stretch's state: running (run), and watched
+// (watch, only while running). It never fails the demo: a fleet that
+// cannot start is left out of that cycle.
+func (d *demoFleet) set(ctx context.Context, run, watch bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.send == nil || on == (d.cancel != nil) {
+	if d.send == nil {
 		return
 	}
-	if on {
+	if run && d.run == nil {
+		rf, err := startFleet(ctx)
+		if err != nil {
+			return
+		}
+		d.run = rf
+	}
+	watching := d.cancel != nil
+	switch {
+	case watch && run && !watching:
 		pctx, cancel := context.WithCancel(ctx)
 		d.cancel = cancel
-		for _, u := range d.urls {
+		for _, u := range d.run.urls {
 			p := engine.NewPoller(engine.Config{URL: u, Interval: d.interval, Timeout: engineTimeout()})
 			id, send := model.RedactURL(u), d.send
 			d.polling.Add(1)
@@ -97,23 +124,44 @@ func (d *demoFleet) watch(ctx context.Context, on bool) {
 				p.Run(pctx, func(sc model.Scrape) { send(withEndpoint(sc, id)) })
 			}()
 		}
-		return
+	case !watch && watching:
+		d.cancel()
+		d.cancel = nil
+		d.polling.Wait() // no scrape of theirs may follow their leaving
+		for _, u := range d.run.urls {
+			d.send(model.Origin{Endpoint: model.RedactURL(u), Source: "demo", Gone: true,
+				GoneWhy: "the demo's routed fleet is no longer watched (its stretch of the cycle ended)"})
+		}
 	}
-	d.cancel()
-	d.cancel = nil
-	d.polling.Wait() // no scrape of theirs may follow their leaving
-	for _, u := range d.urls {
-		d.send(model.Origin{Endpoint: model.RedactURL(u), Source: "demo", Gone: true,
-			GoneWhy: "the demo's routed fleet is no longer watched (its stretch of the cycle ended)"})
+	if !run && d.run != nil {
+		d.run.stop()
+		d.run = nil
+	}
+}
+
+// stop ends the pollers and the fleet (the demo's end).
+func (d *demoFleet) stop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cancel != nil {
+		d.cancel()
+		d.cancel = nil
+		d.polling.Wait()
+	}
+	if d.run != nil {
+		d.run.stop()
+		d.run = nil
 	}
 }
 
 // scenario is the header's badge for the demo's engine at (name, elapsed,
-// length), and starts or stops watching the fleet with the routed stretch.
+// length), and runs and watches the fleet with the routed stretch.
 func (d *demoFleet) scenario(ctx context.Context, name string, elapsed, length time.Duration) tui.ScenarioMsg {
-	name, elapsed, length, routed := sim.DemoSegment(name, elapsed, length)
+	shown, el, l, routed := sim.DemoSegment(name, elapsed, length)
 	if d != nil {
-		d.watch(ctx, routed)
+		r := sim.DemoRouted
+		warm := name == r.Segment && length == r.SegmentLength && elapsed >= r.After-demoFleetWarm
+		d.set(ctx, warm || routed, routed)
 	}
-	return tui.ScenarioMsg{Name: name, Elapsed: elapsed, Length: length, Fleet: routed}
+	return tui.ScenarioMsg{Name: shown, Elapsed: el, Length: l, Fleet: routed}
 }
