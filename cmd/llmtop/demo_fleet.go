@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"sync"
 	"time"
 
@@ -56,33 +53,12 @@ func startFleet(parent context.Context) (*runningFleet, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(parent)
-	rf := &runningFleet{f: f, stop: cancel}
-	serve := func(h http.Handler) (string, error) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return "", fmt.Errorf("demo: no free loopback port for the routed fleet: %w", err)
-		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-		go func() { _ = srv.Serve(ln) }()
-		go func() { <-ctx.Done(); _ = srv.Close() }()
-		return "http://" + ln.Addr().String(), nil
-	}
-	var engines []string
-	for _, s := range f.Engines() {
-		u, err := serve(f.EngineHandler(s))
-		if err != nil {
-			cancel()
-			return nil, err
-		}
-		f.SetURL(s, u)
-		engines = append(engines, u)
-	}
-	router, err := serve(f.RouterHandler())
+	urls, err := serveFleet(ctx, f)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	rf.urls = append([]string{router}, engines...)
+	rf := &runningFleet{f: f, urls: urls, stop: cancel}
 	f.Start(ctx)
 	return rf, nil
 }

@@ -17,6 +17,35 @@ import (
 // watched as a fleet (router → pools → workers). With no scenario named it
 // cycles through sim.RoutedDemoTimeline; every number is SIMULATED.
 
+// serveFleet serves a fleet's engines and its router, each on its own
+// loopback port until ctx ends, and returns their URLs, the router first.
+func serveFleet(ctx context.Context, f *sim.Fleet) ([]string, error) {
+	serve := func(h http.Handler) (string, error) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", fmt.Errorf("demo: no free loopback port for the routed fleet: %w", err)
+		}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = srv.Serve(ln) }()
+		go func() { <-ctx.Done(); _ = srv.Close() }()
+		return "http://" + ln.Addr().String(), nil
+	}
+	var engines []string
+	for _, s := range f.Engines() {
+		u, err := serve(f.EngineHandler(s))
+		if err != nil {
+			return nil, err
+		}
+		f.SetURL(s, u)
+		engines = append(engines, u)
+	}
+	router, err := serve(f.RouterHandler())
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{router}, engines...), nil
+}
+
 // runRoutedDemo serves the fleet and runs the monitor on it.
 func runRoutedDemo(ctx context.Context, scenario string, headless bool, out func(string)) error {
 	cycle := scenario == "" || scenario == "cycle"
@@ -30,30 +59,11 @@ func runRoutedDemo(ctx context.Context, scenario string, headless bool, out func
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	serve := func(h http.Handler) (string, error) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return "", fmt.Errorf("demo --routed: no free loopback port: %w", err)
-		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-		go func() { _ = srv.Serve(ln) }()
-		go func() { <-ctx.Done(); _ = srv.Close() }()
-		return "http://" + ln.Addr().String(), nil
-	}
-	var urls []string
-	for _, s := range f.Engines() {
-		u, err := serve(f.EngineHandler(s))
-		if err != nil {
-			return err
-		}
-		f.SetURL(s, u)
-		urls = append(urls, u)
-	}
-	router, err := serve(f.RouterHandler())
+	urls, err := serveFleet(ctx, f)
 	if err != nil {
 		return err
 	}
-	urls = append([]string{router}, urls...)
+	router := urls[0]
 	f.Start(ctx)
 	started := time.Now()
 	if cycle {
