@@ -163,6 +163,9 @@ type Fleet struct {
 	// Extra are counters Metrics does not list (TGI's token counts are
 	// histogram sums), by their one name.
 	Extra map[model.Counter]string
+	// HistSums are counters Metrics lists under a histogram's name, read
+	// as that histogram's sum (the bytes KV transfers moved).
+	HistSums []model.Counter
 }
 
 // Levers are an engine's flags for the advice, each a format with one %s

@@ -25,6 +25,24 @@ type MetricSource struct {
 	// Note says what the metric means, which releases use which name, and
 	// for a concept the engine does not expose, that it does not.
 	Note string
+	// Scale turns the metric's unit into the concept's (SGLang's ms into
+	// seconds: 1e-3; its MiB into bytes); 0 is 1.
+	Scale float64
+}
+
+// scaled is m with a unit factor.
+func scaled(m MetricSource, f float64) MetricSource {
+	m.Scale = f
+	return m
+}
+
+// ScaleOf is the factor an engine's metric for a concept is read times
+// (1 when its unit is the concept's).
+func ScaleOf(e model.Engine, concept string) float64 {
+	if m, ok := MetricSourceOf(e, concept); ok && m.Scale != 0 {
+		return m.Scale
+	}
+	return 1
 }
 
 // Exposed reports whether the engine publishes the concept at all.

@@ -23,8 +23,9 @@ var TRTLLM = Spec{
 		Gauges: []model.Gauge{model.Running, model.Waiting, model.KVUsage},
 		Counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens),
 			model.Requests: model.FinishReasons},
-		Ratios: map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
-		Hists:  []model.Latency{model.TTFT, model.TPOT, model.E2E, model.Queue}},
+		Ratios:   map[model.Gauge][2]string{model.PrefixHitGauge: {string(model.PrefixHits), string(model.PrefixQueries)}},
+		Hists:    []model.Latency{model.TTFT, model.TPOT, model.E2E, model.Queue, model.KVTransfer},
+		HistSums: []model.Counter{model.KVTransferBytes}},
 	Levers: Levers{
 		Warmup:         Change{Change: "route traffic after /health_generate returns 200", Why: "it runs a 1-token generation", TradeOff: "slower rollout"},
 		SpeculateLess:  Change{Change: "speculative_config.max_draft_len lower in the --config YAML", Why: "shorter drafts waste less", TradeOff: "less speed-up"},

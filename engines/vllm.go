@@ -26,12 +26,14 @@ var VLLM = Spec{
 	Fleet: &Fleet{Present: model.Running,
 		Gauges: []model.Gauge{model.Running, model.Waiting, model.KVUsage},
 		Counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens),
-			model.Requests: model.FinishReasons, model.Preemptions: string(model.Preemptions)},
+			model.Requests: model.FinishReasons, model.Preemptions: string(model.Preemptions),
+			model.KVTransferFailures: string(model.KVTransferFailures), model.KVExpired: string(model.KVExpired)},
 		Ratios: map[model.Gauge][2]string{
 			model.PrefixHitGauge:  {string(model.PrefixHits), string(model.PrefixQueries)},
 			model.SpecAcceptGauge: {string(model.SpecAcceptTokens), string(model.SpecDraftTokens)},
 		},
-		Hists: []model.Latency{model.TTFT, model.TPOT, model.ITL, model.E2E, model.Queue}},
+		Hists:    []model.Latency{model.TTFT, model.TPOT, model.ITL, model.E2E, model.Queue, model.KVTransfer},
+		HistSums: []model.Counter{model.KVTransferBytes}},
 	Levers: Levers{
 		Warmup:             Change{Change: "send warm-up requests before routing traffic (readiness on /health + one request)", Why: "torch.compile and CUDA graphs are built at start; prefix cache fills with traffic", TradeOff: "slower rollout"},
 		SpeculateLess:      Change{Change: `--speculative-config '{"num_speculative_tokens": 2, ...}' (fewer draft tokens) or drop it`, Why: "rejected drafts cost a verify pass each", TradeOff: "less speed-up when the draft is right"},

@@ -159,10 +159,10 @@ func mapSGLangModel(s *model.Sample, v view) {
 	// histogram (a gauge before sglang PR #19009: not read), in seconds here.
 	setCounter(s, model.KVTransferFailures, v, names(model.SGLang, model.KVTransferFailures)...)
 	if h, ok := v.hist(engines.SGLangKVTransferLat); ok {
-		s.Latencies[model.KVTransfer] = scaleHist(h, 1e-3)
+		s.Latencies[model.KVTransfer] = scaleHist(h, engines.ScaleOf(model.SGLang, string(model.KVTransfer)))
 		readFrom(s, string(model.KVTransfer), engines.SGLangKVTransferLat)
 	}
-	setHistSum(s, model.KVTransferBytes, v, 1<<20, names(model.SGLang, model.KVTransferBytes)...)
+	setHistSum(s, model.KVTransferBytes, v, engines.ScaleOf(model.SGLang, string(model.KVTransferBytes)), names(model.SGLang, model.KVTransferBytes)...)
 	// Per-request stage timings; stage names seen: prefill_forward,
 	// decode_forward / decode_loop, request_process, tokenize.
 	const stages = engines.SGLangPerStageLatency

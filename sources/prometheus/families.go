@@ -1,6 +1,7 @@
 package prometheus
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -48,6 +49,19 @@ type entry struct {
 	// cite and citePair are the Sample.From keys the name read (and its
 	// denominator) are recorded under.
 	cite, citePair string
+	// sum reads a histogram's _sum as the counter (the bytes KV transfers
+	// moved); scale turns the metric's unit into the concept's (SGLang's
+	// ms into seconds), 0 for none.
+	sum   bool
+	scale float64
+}
+
+// scaled is expr times the entry's unit factor, where it has one.
+func (e entry) scaled(expr string) string {
+	if e.scale == 0 || e.scale == 1 {
+		return expr
+	}
+	return fmt.Sprintf("(%s) * %g", expr, e.scale)
 }
 
 // families are the engines Prometheus is asked about: each engine's
@@ -83,6 +97,11 @@ func buildFamilies(ss []*engines.Spec) []family {
 				f.counters = append(f.counters, entry{key: string(c), names: ns, cite: string(c)})
 			}
 		}
+		for _, c := range s.HistSums {
+			if ns := tableNames(sp.ID, string(c)); len(ns) > 0 {
+				f.counters = append(f.counters, entry{key: string(c), names: ns, cite: string(c), sum: true, scale: engines.ScaleOf(sp.ID, string(c))})
+			}
+		}
 		for _, c := range sortedKeys(s.Extra) {
 			f.counters = append(f.counters, entry{key: string(c), names: []string{s.Extra[c]}, cite: string(c)})
 		}
@@ -96,7 +115,7 @@ func buildFamilies(ss []*engines.Spec) []family {
 		}
 		for _, l := range s.Hists {
 			if ns := tableNames(sp.ID, string(l)); len(ns) > 0 {
-				f.hists = append(f.hists, entry{key: string(l), names: ns, cite: string(l)})
+				f.hists = append(f.hists, entry{key: string(l), names: ns, cite: string(l), scale: engines.ScaleOf(sp.ID, string(l))})
 			}
 		}
 		out = append(out, f)

@@ -172,7 +172,11 @@ func (b builder) stateQuery() string {
 	}
 	for _, c := range b.f.counters {
 		for i, n := range c.names {
-			terms = append(terms, tagFrom(b.rate(n), "rate:"+c.key, n, i))
+			q := n
+			if c.sum {
+				q = n + "_sum"
+			}
+			terms = append(terms, tagFrom(c.scaled(b.rate(q)), "rate:"+c.key, n, i))
 		}
 	}
 	for _, r := range b.f.ratios {
@@ -204,10 +208,10 @@ func (b builder) latencyQuery() string {
 				if !quantiled[model.Latency(l.key)] {
 					break // a mean and a count: every quantile is a series per target, and 500 targets decode slowly
 				}
-				terms = append(terms, tagFrom(fmt.Sprintf("histogram_quantile(%g, sum %s (rate(%s[%s])))",
-					q.q, b.by("le"), b.sel(h+"_bucket"), b.window), "lat:"+l.key+":"+q.name, h, i))
+				terms = append(terms, tagFrom(l.scaled(fmt.Sprintf("histogram_quantile(%g, sum %s (rate(%s[%s])))",
+					q.q, b.by("le"), b.sel(h+"_bucket"), b.window)), "lat:"+l.key+":"+q.name, h, i))
 			}
-			terms = append(terms, tagFrom(b.rate(h+"_sum")+" / "+b.rate(h+"_count"), "lat:"+l.key+":mean", h, i))
+			terms = append(terms, tagFrom(l.scaled(b.rate(h+"_sum")+" / "+b.rate(h+"_count")), "lat:"+l.key+":mean", h, i))
 			terms = append(terms, tagFrom(fmt.Sprintf("sum %s (increase(%s[%s]))", b.by(), b.sel(h+"_count"), b.window), "lat:"+l.key+":count", h, i))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -223,7 +224,9 @@ func startPrometheus(t *testing.T, ctx context.Context, bin string, targets map[
 // writes each queue gauge's total under priority="" and again by priority
 // (testdata/pd: _log_gauge_queue_count). Through the real Prometheus the
 // fleet source reads the total once: 7 waiting and 20 running, not 14 and
-// 40.
+// 40, 5 in the prealloc queue. Its KV hand-over, in ms and MB on SGLang's
+// histograms (250 ms and 64 MB a transfer, 4 transfers a scrape), is read
+// in seconds and bytes, as the direct scrape reads it.
 func TestRealPrometheusSGLangQueueTotals(t *testing.T) {
 	bin := os.Getenv("LLMTOP_PROMETHEUS")
 	if bin == "" {
@@ -231,34 +234,48 @@ func TestRealPrometheusSGLangQueueTotals(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, `# TYPE sglang:num_running_reqs gauge
-sglang:num_running_reqs{engine_type="unified",model_name="m",priority="",tp_rank="0"} 20
-sglang:num_running_reqs{engine_type="unified",model_name="m",priority="0",tp_rank="0"} 12
-sglang:num_running_reqs{engine_type="unified",model_name="m",priority="1",tp_rank="0"} 8
+		k := 4 * n.Add(1)
+		fmt.Fprintf(w, `# TYPE sglang:num_running_reqs gauge
+sglang:num_running_reqs{engine_type="decode",model_name="m",priority="",tp_rank="0"} 20
+sglang:num_running_reqs{engine_type="decode",model_name="m",priority="0",tp_rank="0"} 12
+sglang:num_running_reqs{engine_type="decode",model_name="m",priority="1",tp_rank="0"} 8
 # TYPE sglang:num_queue_reqs gauge
-sglang:num_queue_reqs{engine_type="unified",model_name="m",priority="",tp_rank="0"} 7
-sglang:num_queue_reqs{engine_type="unified",model_name="m",priority="0",tp_rank="0"} 3
-sglang:num_queue_reqs{engine_type="unified",model_name="m",priority="1",tp_rank="0"} 4
+sglang:num_queue_reqs{engine_type="decode",model_name="m",priority="",tp_rank="0"} 7
+sglang:num_queue_reqs{engine_type="decode",model_name="m",priority="0",tp_rank="0"} 3
+sglang:num_queue_reqs{engine_type="decode",model_name="m",priority="1",tp_rank="0"} 4
+# TYPE sglang:num_decode_prealloc_queue_reqs gauge
+sglang:num_decode_prealloc_queue_reqs{engine_type="decode",model_name="m",priority="",tp_rank="0"} 5
+sglang:num_decode_prealloc_queue_reqs{engine_type="decode",model_name="m",priority="0",tp_rank="0"} 5
 # TYPE sglang:token_usage gauge
-sglang:token_usage{engine_type="unified",model_name="m",tp_rank="0"} 0.4
-`)
+sglang:token_usage{engine_type="decode",model_name="m",tp_rank="0"} 0.4
+# TYPE sglang:kv_transfer_latency_ms histogram
+sglang:kv_transfer_latency_ms_bucket{engine_type="decode",model_name="m",tp_rank="0",le="250.0"} %[1]d
+sglang:kv_transfer_latency_ms_bucket{engine_type="decode",model_name="m",tp_rank="0",le="+Inf"} %[1]d
+sglang:kv_transfer_latency_ms_sum{engine_type="decode",model_name="m",tp_rank="0"} %[2]d
+sglang:kv_transfer_latency_ms_count{engine_type="decode",model_name="m",tp_rank="0"} %[1]d
+# TYPE sglang:kv_transfer_total_mb histogram
+sglang:kv_transfer_total_mb_bucket{engine_type="decode",model_name="m",tp_rank="0",le="+Inf"} %[1]d
+sglang:kv_transfer_total_mb_sum{engine_type="decode",model_name="m",tp_rank="0"} %[3]d
+sglang:kv_transfer_total_mb_count{engine_type="decode",model_name="m",tp_rank="0"} %[1]d
+`, k, 250*k, 64*k)
 	}))
 	defer srv.Close()
 	addr := startPrometheus(t, ctx, bin, map[string]string{"sglang": strings.TrimPrefix(srv.URL, "http://")})
-	// Until Prometheus has scraped it (its targets are set a few seconds
-	// after it is ready).
+	// Until Prometheus has scraped it a few times (its targets are set a
+	// few seconds after it is ready).
 	for i := 0; ; i++ {
-		resp, err := http.Get("http://" + addr + "/api/v1/query?query=sglang:num_queue_reqs")
+		resp, err := http.Get("http://" + addr + "/api/v1/query?query=count_over_time(sglang:num_queue_reqs{priority=%221%22}[1m])")
 		if err == nil {
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if strings.Contains(string(b), `"priority":"1"`) {
+			if strings.Contains(string(b), `"4"]`) {
 				break
 			}
 		}
 		if i > 300 {
-			t.Fatal("prometheus never scraped the SGLang target")
+			t.Fatal("prometheus never scraped the SGLang target 4 times")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -268,13 +285,26 @@ sglang:token_usage{engine_type="unified",model_name="m",tp_rank="0"} 0.4
 	}
 	r := src.Refresh(ctx, time.Now())
 	for _, m := range r.Msgs {
-		if sc, ok := m.(model.Scrape); ok && len(sc.Samples) == 1 {
-			g := sc.Samples[0].Gauges
-			if g[model.Waiting] != 7 || g[model.Running] != 20 || g[model.KVUsage] != 0.4 {
-				t.Errorf("gauges %v, want waiting 7, running 20, KV 0.4", g)
-			}
-			return
+		sc, ok := m.(model.Scrape)
+		if !ok || len(sc.Samples) != 1 {
+			continue
 		}
+		sm := sc.Samples[0]
+		g := sm.Gauges
+		if g[model.Waiting] != 7 || g[model.Running] != 20 || g[model.KVUsage] != 0.4 || g[model.PDPreallocQueue] != 5 {
+			t.Errorf("gauges %v, want waiting 7, running 20, KV 0.4, prealloc 5", g)
+		}
+		x := sm.Derived.Latency[model.KVTransfer]
+		if !x.Mean.OK || math.Abs(x.Mean.V-0.25) > 1e-9 || sm.From[string(model.KVTransfer)] != "sglang:kv_transfer_latency_ms" {
+			t.Errorf("KV transfer %+v from %q, want a 0.25 s mean", x, sm.From[string(model.KVTransfer)])
+		}
+		// 4 transfers a scrape of 64 MiB: bytes/s over transfers/s is 64 MiB.
+		bps, perS := sm.Derived.Rates[model.KVTransferBytes], x.Count/10
+		if perS <= 0 || math.Abs(bps/perS-64*(1<<20)) > 0.01*64*(1<<20) {
+			t.Errorf("bytes/s %v over %v transfers/s, want 64 MiB a transfer", bps, perS)
+		}
+		t.Logf("KV transfer mean %v s, %v bytes/s, %v transfers/s", x.Mean.V, bps, perS)
+		return
 	}
 	t.Fatalf("no SGLang target read: %q %+v", r.Err, r.Msgs)
 }

@@ -115,3 +115,24 @@ func TestSGLangGaugesAskTheTotal(t *testing.T) {
 		}
 	}
 }
+
+// The KV hand-over through Prometheus: vLLM's NIXL bytes as the
+// histogram's sum, SGLang's transfer time from ms and its size from MiB
+// (TestRealPrometheusSGLangQueueTotals reads them back from the real
+// Prometheus).
+func TestKVHandOverQueries(t *testing.T) {
+	v := builder{f: familyOf(model.VLLM), window: "1m"}
+	if q := v.stateQuery(); !strings.Contains(q, "rate(vllm:nixl_bytes_transferred_sum[1m])") || !strings.Contains(q, "rate(vllm:nixl_num_kv_expired_reqs_total[1m])") {
+		t.Error("vLLM's NIXL bytes or expiries not asked")
+	}
+	if q := v.latencyQuery(); !strings.Contains(q, "rate(vllm:nixl_xfer_time_seconds_sum[1m])") {
+		t.Error("vLLM's NIXL transfer time not asked")
+	}
+	s := builder{f: familyOf(model.SGLang), window: "1m"}
+	if q := s.latencyQuery(); !strings.Contains(q, "rate(sglang:kv_transfer_latency_ms_count[1m]))) * 0.001") {
+		t.Errorf("SGLang's transfer time not read in seconds")
+	}
+	if q := s.stateQuery(); !strings.Contains(q, "rate(sglang:kv_transfer_total_mb_sum[1m]))) * 1.048576e+06") {
+		t.Errorf("SGLang's transfer size not read in bytes")
+	}
+}
