@@ -2,6 +2,7 @@ package engines
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/llmtop/llmtop/model"
@@ -225,4 +226,80 @@ func TTFTDetail(mean, count float64, over string) string {
 		m = fmt.Sprintf("%.0f ms", mean*1000)
 	}
 	return fmt.Sprintf("end-to-end TTFT mean %s over %.0f requests %s", m, count, over)
+}
+
+// WorkerConcept is one of a router's per-worker gauges: what it says
+// ("health", "qps", "running", "breaker", "failures") and its names,
+// newest first.
+type WorkerConcept struct {
+	What  string
+	Names []string
+}
+
+// Concepts are the gauges the router serves per worker, in the order the
+// readings list them (From).
+func (w *WorkerGauges) Concepts() []WorkerConcept {
+	var out []WorkerConcept
+	for _, c := range []WorkerConcept{{"health", w.Health}, {"qps", w.QPS}, {"running", w.Running}, {"breaker", w.Breaker}, {"failures", w.Failures}} {
+		if len(c.Names) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// BackendSet gathers a router's word on its workers, gauge by gauge, as
+// either source reads it (its /metrics, or Prometheus).
+type BackendSet struct {
+	by          map[string]*model.Backend
+	order, read []string
+}
+
+// Read notes the family a concept was read from.
+func (s *BackendSet) Read(name string) { s.read = append(s.read, name) }
+
+// Set files one worker's value of a concept (a server without a name, or
+// a value that is not a number, is left out).
+func (s *BackendSet) Set(what, server string, v float64) {
+	if server == "" || v != v || v > 1e308 || v < -1e308 {
+		return
+	}
+	if s.by == nil {
+		s.by = map[string]*model.Backend{}
+	}
+	b := s.by[server]
+	if b == nil {
+		b = &model.Backend{Server: server}
+		s.by[server] = b
+		s.order = append(s.order, server)
+	}
+	switch what {
+	case "health":
+		b.Healthy, b.HealthyOK = v, true
+	case "qps":
+		b.QPS, b.QPSOK = v, true
+	case "running":
+		b.Running, b.RunningOK = v, true
+	case "breaker":
+		b.Breaker = BreakerState(v)
+	case "failures":
+		b.Failures, b.FailuresOK = v, true
+	}
+}
+
+// List is the workers by server, each with the families read (nil when
+// none was).
+func (s *BackendSet) List() []model.Backend {
+	if len(s.order) == 0 {
+		return nil
+	}
+	sort.Strings(s.order)
+	from := strings.Join(s.read, ", ")
+	out := make([]model.Backend, 0, len(s.order))
+	for _, srv := range s.order {
+		b := *s.by[srv]
+		b.From = from
+		out = append(out, b)
+	}
+	return out
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sort"
 	"strings"
 	"time"
 
@@ -49,47 +48,24 @@ func layerBackends(r role) []model.Backend {
 	if wg == nil {
 		return nil
 	}
-	by := map[string]*model.Backend{}
-	var order, read []string
-	gauge := func(names []string, set func(b *model.Backend, v float64)) {
-		fam, name := firstFamily(r, names)
+	var set engines.BackendSet
+	for _, c := range wg.Concepts() {
+		fam, name := firstFamily(r, c.Names)
 		if fam == nil {
-			return
+			continue
 		}
-		read = append(read, name)
+		set.Read(name)
 		for _, m := range fam.GetMetric() {
-			s, v := "", scalar(m)
+			s := ""
 			for _, l := range wg.Labels {
 				if s = label(m, l); s != "" {
 					break
 				}
 			}
-			if s == "" || !finite(v) {
-				continue
-			}
-			b := by[s]
-			if b == nil {
-				b = &model.Backend{Server: s}
-				by[s] = b
-				order = append(order, s)
-			}
-			set(b, v)
+			set.Set(c.What, s, scalar(m))
 		}
 	}
-	gauge(wg.Health, func(b *model.Backend, v float64) { b.Healthy, b.HealthyOK = v, true })
-	gauge(wg.QPS, func(b *model.Backend, v float64) { b.QPS, b.QPSOK = v, true })
-	gauge(wg.Running, func(b *model.Backend, v float64) { b.Running, b.RunningOK = v, true })
-	gauge(wg.Breaker, func(b *model.Backend, v float64) { b.Breaker = engines.BreakerState(v) })
-	gauge(wg.Failures, func(b *model.Backend, v float64) { b.Failures, b.FailuresOK = v, true })
-	sort.Strings(order)
-	from := strings.Join(read, ", ")
-	out := make([]model.Backend, 0, len(order))
-	for _, s := range order {
-		b := *by[s]
-		b.From = from
-		out = append(out, b)
-	}
-	return out
+	return set.List()
 }
 
 // loadRange is a router's own max/min worker load and the count of times

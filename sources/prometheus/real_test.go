@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -100,31 +99,8 @@ func TestRealPrometheus(t *testing.T) {
 		}
 		targets = append(targets, addr)
 	}
-	dir := t.TempDir()
-	cfg := fmt.Sprintf("global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: vllm\n    static_configs:\n      - targets: ['%s']\n        labels: {namespace: prod}\n",
-		strings.Join(targets, "', '"))
-	if err := os.WriteFile(filepath.Join(dir, "prom.yml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.CommandContext(ctx, bin, "--config.file="+filepath.Join(dir, "prom.yml"),
-		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cancel(); cmd.Wait() }()
-	for i := 0; ; i++ {
-		if r, err := http.Get("http://" + addr + "/-/ready"); err == nil && r.StatusCode == 200 {
-			r.Body.Close()
-			break
-		}
-		if i > 100 {
-			t.Fatal("prometheus not ready")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	addr := startPrometheus(t, ctx, bin, fmt.Sprintf("  - job_name: vllm\n    static_configs:\n      - targets: ['%s']\n        labels: {namespace: prod}\n",
+		strings.Join(targets, "', '")))
 	time.Sleep(20 * time.Second) // history for the windows
 
 	// Direct scrapes 10 s apart, and the Prometheus read at the second.

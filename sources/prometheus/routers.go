@@ -40,10 +40,6 @@ const (
 	rTTFT                // a histogram's mean and count over the window
 )
 
-// workerConcepts are the per-worker gauges in the order From lists them
-// (the engine source's order).
-var workerConcepts = []string{"health", "qps", "running", "breaker", "failures"}
-
 // routerConcepts lists what is asked of a layer (none for a layer that sits
 // beside an engine, or serves nothing llmtop reads).
 func routerConcepts(l *engines.Layer) []rconcept {
@@ -52,10 +48,8 @@ func routerConcepts(l *engines.Layer) []rconcept {
 	}
 	var out []rconcept
 	if w := l.Workers; w != nil {
-		for i, ns := range [][]string{w.Health, w.QPS, w.Running, w.Breaker, w.Failures} {
-			if len(ns) > 0 {
-				out = append(out, rconcept{workerConcepts[i], ns, rWorker})
-			}
+		for _, c := range w.Concepts() {
+			out = append(out, rconcept{c.What, c.Names, rWorker})
 		}
 		if len(w.MaxLoad) > 0 && len(w.MinLoad) > 0 {
 			out = append(out, rconcept{"max_load", w.MaxLoad, rGauge}, rconcept{"min_load", w.MinLoad, rGauge})
@@ -245,45 +239,20 @@ func (rd *routerData) one(what string) (float64, bool) {
 // engine source does from its /metrics; w is the window of the counters
 // and histograms, now the refresh.
 func (rd *routerData) identify(l *engines.Layer, id *model.Identity, w time.Duration, now time.Time) {
-	by := map[string]*model.Backend{}
-	var order, read []string
-	for _, what := range workerConcepts {
-		n := rd.name(l, what)
-		if n == "" {
-			continue
-		}
-		read = append(read, n)
-		for _, r := range rd.rows[what] {
-			s, v := model.Clean(r.labels.Server), r.v
-			if s == "" || !finite(v) {
+	var set engines.BackendSet
+	if l.Workers != nil {
+		for _, c := range l.Workers.Concepts() {
+			n := rd.name(l, c.What)
+			if n == "" {
 				continue
 			}
-			b := by[s]
-			if b == nil {
-				b = &model.Backend{Server: s}
-				by[s] = b
-				order = append(order, s)
-			}
-			switch what {
-			case "health":
-				b.Healthy, b.HealthyOK = v, true
-			case "qps":
-				b.QPS, b.QPSOK = v, true
-			case "running":
-				b.Running, b.RunningOK = v, true
-			case "breaker":
-				b.Breaker = engines.BreakerState(v)
-			case "failures":
-				b.Failures, b.FailuresOK = v, true
+			set.Read(n)
+			for _, r := range rd.rows[c.What] {
+				set.Set(c.What, model.Clean(r.labels.Server), r.v)
 			}
 		}
 	}
-	sort.Strings(order)
-	for _, s := range order {
-		b := *by[s]
-		b.From = strings.Join(read, ", ")
-		id.Backends = append(id.Backends, b)
-	}
+	id.Backends = set.List()
 	if hi, ok := rd.one("max_load"); ok {
 		if lo, ok := rd.one("min_load"); ok {
 			lr := &model.LoadRange{Max: hi, Min: lo, From: rd.name(l, "max_load") + ", " + rd.name(l, "min_load")}

@@ -110,7 +110,7 @@ func TestRealPrometheusRouters(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	targets := routerTargets(t)
-	addr := startPrometheus(t, ctx, bin, targets)
+	addr := startPrometheus(t, ctx, bin, jobs(targets))
 	time.Sleep(8 * time.Second) // several scrapes: increase() over the window needs two
 
 	w := 10 * time.Second
@@ -184,15 +184,22 @@ func scrapesByLayer(r Refresh) map[string]model.Scrape {
 	return out
 }
 
-// startPrometheus runs the real Prometheus at bin scraping each job's
-// target every second until ctx ends, and returns its address once ready.
-func startPrometheus(t *testing.T, ctx context.Context, bin string, targets map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	cfg := "global: {scrape_interval: 1s}\nscrape_configs:\n"
+// jobs are scrape configs of one target per job.
+func jobs(targets map[string]string) string {
+	var cfg string
 	for job, addr := range targets {
 		cfg += fmt.Sprintf("  - job_name: %s\n    static_configs:\n      - targets: ['%s']\n", job, addr)
 	}
+	return cfg
+}
+
+// startPrometheus runs the real Prometheus at bin with the scrape configs
+// given (the list under scrape_configs:), scraping every second until ctx
+// ends, and returns its address once ready.
+func startPrometheus(t *testing.T, ctx context.Context, bin, scrape string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := "global: {scrape_interval: 1s}\nscrape_configs:\n" + scrape
 	if err := os.WriteFile(filepath.Join(dir, "prom.yml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +269,7 @@ sglang:kv_transfer_total_mb_count{engine_type="decode",model_name="m",tp_rank="0
 `, k, 250*k, 64*k)
 	}))
 	defer srv.Close()
-	addr := startPrometheus(t, ctx, bin, map[string]string{"sglang": strings.TrimPrefix(srv.URL, "http://")})
+	addr := startPrometheus(t, ctx, bin, jobs(map[string]string{"sglang": strings.TrimPrefix(srv.URL, "http://")}))
 	// Until Prometheus has scraped it a few times (its targets are set a
 	// few seconds after it is ready).
 	for i := 0; ; i++ {
