@@ -1,6 +1,10 @@
 package engines
 
-import "github.com/llmtop/llmtop/model"
+import (
+	"strings"
+
+	"github.com/llmtop/llmtop/model"
+)
 
 // VLLM is vLLM (ENGINES.md §1): V1 metric names, with the names older
 // releases used after them.
@@ -290,3 +294,30 @@ var (
 	vllmLoRAFix = []Change{{Change: "point --lora-modules NAME=PATH at a folder with adapter_config.json and the adapter weights, mounted into the engine's container", Why: "vLLM loads the adapter from that path", TradeOff: "none"}}
 	vllmMMFix   = []Change{{Change: "--limit-mm-per-prompt '{\"image\": N}' (older releases: image=N)", Why: "the default is one image per prompt", TradeOff: "more memory reserved per request for media"}}
 )
+
+// vLLM V0's block hit-rate gauges (gpu_/cpu_prefix_cache_hit_rate) hold -1
+// where there is no rate to give: the naive block allocator, used when
+// prefix caching is off, answers -1 (block/naive_block.py). Datadog's Ray
+// Serve capture shows both at -1 beside enable_prefix_caching="False".
+const (
+	VLLMHitRateUnset = -1.0
+	VLLMHitRateNote  = "prefix-cache hit rate not given: vLLM V0 writes -1 when prefix caching is off"
+)
+
+var vllmV0HitRates = []string{"gpu_prefix_cache_hit_rate", "cpu_prefix_cache_hit_rate"}
+
+// Unset says a series value is an engine's "no value" sentinel, not a
+// reading: left out (unknown), not rejected as implausible. name is the
+// family as served, through any wrapper (ray_vllm:, kserve_vllm:, NIM's
+// bare names, a gateway's vllm_).
+func Unset(name string, v float64) bool {
+	if v != VLLMHitRateUnset {
+		return false
+	}
+	for _, n := range vllmV0HitRates {
+		if name == n || strings.HasSuffix(name, ":"+n) || strings.HasSuffix(name, "_"+n) {
+			return true
+		}
+	}
+	return false
+}

@@ -11,6 +11,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -146,7 +147,7 @@ func modelView(f families, parts map[string]families, name string) view {
 // It returns a note naming what it dropped (a few examples and a count).
 func rejectImplausible(f families) []string {
 	var examples []string
-	n := 0
+	n, unset := 0, 0
 	names := make([]string, 0, len(f))
 	for name := range f {
 		names = append(names, name)
@@ -157,6 +158,10 @@ func rejectImplausible(f families) []string {
 		out := fam.Metric[:0]
 		for _, m := range fam.Metric {
 			if v, ok := implausible(m); ok {
+				if m.Gauge != nil && engines.Unset(name, scalar(m)) {
+					unset++ // the engine's "no value": unknown, not a bad reading
+					continue
+				}
 				n++
 				if len(examples) < 3 {
 					examples = append(examples, name+seriesLabels(m)+" = "+v)
@@ -170,15 +175,19 @@ func rejectImplausible(f families) []string {
 		}
 		fam.Metric = out
 	}
+	var notes []string
+	if unset > 0 {
+		notes = append(notes, engines.VLLMHitRateNote)
+	}
 	if n == 0 {
-		return nil
+		return notes
 	}
 	more := ""
 	if n > len(examples) {
 		more = fmt.Sprintf(" and %d more", n-len(examples))
 	}
-	return []string{fmt.Sprintf("rejected %d series with values no engine can mean (negative, NaN or infinite): %s%s",
-		n, strings.Join(examples, ", "), more)}
+	return append(notes, fmt.Sprintf("rejected %d series with values no engine can mean (negative, NaN or infinite): %s%s",
+		n, strings.Join(examples, ", "), more))
 }
 
 // implausible says whether m holds a value no engine can mean, and which.

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/probe"
 )
 
 // adapter reads one engine: its Spec (engines/, where everything llmtop
@@ -95,6 +98,15 @@ func promCollectPrefix(prefix string, mapFn func(families, meta) []model.Sample)
 	return func(c *collector) ([]model.Sample, error) {
 		mapFn, prefix := mapFn, prefix // a wrapper found below is this scrape's only
 		fams, err := c.prom(c.metricsPath())
+		if err != nil && notFound(err) && c.s.cfg.MetricsPath == "" && c.a.metricsPath != defaultMetricsPath {
+			// A layer whose own route is elsewhere (NIM's /v1/metrics)
+			// found by its families on /metrics: read them there.
+			if f2, err2 := c.prom(defaultMetricsPath); err2 == nil {
+				fams, err = f2, nil
+			} else {
+				c.lastPath = c.metricsPath()
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -179,14 +191,23 @@ func reexported(s, like *engines.Spec, mapFn func(families, meta) []model.Sample
 		}
 		out := mapFn(in, m)
 		for i := range out {
+			served := map[string]string{} // the engine's name → the layer's
 			for k, v := range out[i].From {
 				if engines.ByMetricName(v) == like {
-					v = s.Wrapped(v)
+					w := s.Wrapped(v)
 					if relabels {
-						v = strings.ReplaceAll(v, "{"+like.DPLabel+"=", "{"+s.DPLabel+"=")
+						w = strings.ReplaceAll(w, "{"+like.DPLabel+"=", "{"+s.DPLabel+"=")
 					}
-					out[i].From[k] = v
+					out[i].From[k] = w
+					served[familyOf(v)] = familyOf(w)
 				}
+			}
+			// The notes name a family as the layer serves it too.
+			for j, n := range out[i].Notes {
+				for from, to := range served {
+					n = replaceName(n, from, to)
+				}
+				out[i].Notes[j] = n
 			}
 			out[i].Notes = append(out[i].Notes, "read through "+s.Name+": "+like.Name+"'s metrics as it serves them")
 		}
@@ -429,4 +450,48 @@ func setHTTPStatus(s *model.Sample, v view, name string) {
 	if exact {
 		s.Counters[model.HTTPRejected] = rej
 	}
+}
+
+// defaultMetricsPath is where an engine's metrics are when nothing says
+// otherwise, and where the probe looks first.
+const defaultMetricsPath = "/metrics"
+
+// notFound says the route answered 404: it is not there.
+func notFound(err error) bool {
+	var he *probe.HTTPError
+	return errors.As(err, &he) && he.Status == http.StatusNotFound
+}
+
+// familyOf is a From citation's family name (its label selector cut).
+func familyOf(cite string) string {
+	if i := strings.IndexByte(cite, '{'); i >= 0 {
+		return cite[:i]
+	}
+	return cite
+}
+
+// replaceName replaces the family name from by to in a note where it
+// stands as a whole name (not inside a longer one: ray_vllm:x holds vllm:x).
+func replaceName(note, from, to string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(note, from)
+		if i < 0 {
+			b.WriteString(note)
+			return b.String()
+		}
+		end := i + len(from)
+		whole := (i == 0 || !nameByte(note[i-1])) && (end == len(note) || !nameByte(note[end]))
+		b.WriteString(note[:i])
+		if whole {
+			b.WriteString(to)
+		} else {
+			b.WriteString(from)
+		}
+		note = note[end:]
+	}
+}
+
+func nameByte(c byte) bool {
+	return c == '_' || c == ':' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
