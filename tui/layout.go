@@ -286,7 +286,13 @@ func (m *Model) footer(w int) string {
 		k := m.d.Keys
 		return fit(m.help.ShortHelpView(append([]key.Binding{k.Help, k.Quit}, k.ReplayKeys()...)), w)
 	}
-	return fit(m.help.ShortHelpView(m.d.Keys.ShortHelp()), w)
+	// The keys, their help and its styles change only with what the user
+	// did (a theme from the terminal, a config) and the width: the line is
+	// kept between data frames (it was 2 % of the monitor's CPU).
+	if m.keysLine == "" || m.keysWidth != w || m.keysGen != m.gen {
+		m.keysLine, m.keysWidth, m.keysGen = fit(m.help.ShortHelpView(m.d.Keys.ShortHelp()), w), w, m.gen
+	}
+	return m.keysLine
 }
 
 // box draws a rounded (focused: thick) border with the title in the top

@@ -140,6 +140,11 @@ type Model struct {
 	clock              screenClock // see clock.go
 	lastFrame          string
 	lastKey            screenKey
+	// the key line, kept while the width and what the user did (gen) are
+	// the same: it is the same line every data frame
+	keysLine  string
+	keysWidth int
+	keysGen   uint64
 	// the mouse: where each pane was drawn in the last frame, and the
 	// last click (for double clicks, timed by wall)
 	hits        []hitRect
