@@ -33,6 +33,7 @@ const (
 	ddSGLang     = "dd-sglang-0.5.10.post1-metrics-71a3042b.txt"
 	ddNIM        = "dd-nim-1.0.0-metrics-8b7db5d2.txt"
 	ddTGI        = "dd-tgi-metrics-9e390cde.txt"
+	sglangDocs   = "sglang-docs-production-metrics-40ef116f.txt"
 )
 
 // asServed is a capture as its exporter writes it. Datadog keeps its
@@ -520,9 +521,9 @@ func TestRealCapturesWithoutFinalNewlineAreRefused(t *testing.T) {
 // Every concept a capture gives is read from families the capture has:
 // each family llmtop cites for a reading is in the capture's text.
 func TestRealCapturesCiteOnlyTheirFamilies(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "engines", "dd-*metrics*.txt"))
-	if len(paths) < 6 {
-		t.Fatalf("only %d Datadog captures: %v", len(paths), paths)
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "engines", "*metrics*.txt"))
+	if len(paths) < 8 {
+		t.Fatalf("only %d captures: %v", len(paths), paths)
 	}
 	ident := regexp.MustCompile(`[A-Za-z_:][A-Za-z0-9_:]*`)
 	for _, p := range paths {
@@ -568,6 +569,53 @@ func TestReplaceNameWholeNamesOnly(t *testing.T) {
 	} {
 		if got := replaceName(c.note, c.from, c.to); got != c.want {
 			t.Errorf("replaceName(%q) = %q, want %q", c.note, got, c.want)
+		}
+	}
+}
+
+// SGLang's own docs (production_metrics.md) print a busy server's answer:
+// 162 running, 2826 queued, the early names (time_per_output_token_seconds
+// observed per token, no cached-tokens counter, no KV capacity), the
+// histograms' _sum first as the multiprocess collector writes them, and
+// counters in Go's exponent form (8.128902e+06).
+func TestRealSGLangDocsCapture(t *testing.T) {
+	body := realEngineFile(t, sglangDocs)
+	ref := reference(t, body)
+	sc := scrapeCapture(t, map[string][]byte{"/metrics": body})
+	if sc.Identity.Engine != model.SGLang {
+		t.Fatalf("engine %q", sc.Identity.Engine)
+	}
+	const m = "meta-llama/Llama-3.1-8B-Instruct"
+	mm := map[string]string{"model_name": m}
+	s := only(t, sc.Samples)
+	want{
+		gauges: map[model.Gauge]float64{
+			model.Running:        refSum(t, ref, "sglang:num_running_reqs", mm),
+			model.Waiting:        refSum(t, ref, "sglang:num_queue_reqs", mm),
+			model.KVUsage:        refSum(t, ref, "sglang:token_usage", mm),
+			model.PrefixHitGauge: refSum(t, ref, "sglang:cache_hit_rate", mm),
+			model.GenTPSGauge:    refSum(t, ref, "sglang:gen_throughput", mm),
+		},
+		counters: map[model.Counter]float64{
+			model.PromptTokens: refSum(t, ref, "sglang:prompt_tokens_total", mm),
+			model.GenTokens:    refSum(t, ref, "sglang:generation_tokens_total", mm),
+		},
+		// Not in this release's answer: unknown, not 0.
+		absentG: []model.Gauge{model.KVCapacityTokens, model.MaxRunning},
+		absentC: []model.Counter{model.PrefixHits, model.PrefixQueries, model.Requests, model.Preemptions},
+		absentL: []model.Latency{model.Queue, model.TPOT, model.PromptLen, model.OutputLen},
+	}.check(t, s)
+	checkRefHists(t, s, ref, mm, map[model.Latency]string{
+		model.TTFT: "sglang:time_to_first_token_seconds",
+		model.ITL:  "sglang:time_per_output_token_seconds",
+		model.E2E:  "sglang:e2e_request_latency_seconds",
+	})
+	// sglang:func_latency_seconds (the tokenizer's generate_request, no
+	// model label) is no request latency.
+	funcCount, _ := refHist(t, ref, "sglang:func_latency_seconds", nil)
+	for l, h := range s.Latencies {
+		if h.Count == funcCount {
+			t.Errorf("%s read from func_latency_seconds", l)
 		}
 	}
 }
