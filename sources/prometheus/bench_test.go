@@ -269,5 +269,6 @@ func memoryPerTarget(b *testing.B, store model.StoreConfig) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/target")
 		runtime.KeepAlive(mon)
+		runtime.KeepAlive(s) // what the source keeps between refreshes counts too
 	}
 }

@@ -10,14 +10,14 @@ import (
 )
 
 // decoder reads the answers of one query slot of the refresh, refresh
-// after refresh: its buffer and its rows are reused, and the label values
+// after refresh: its rows are reused, and the label values
 // it reads are interned, so a fleet whose targets and label sets did not
 // change allocates no string for them. The answer is read in one pass over
 // the body's bytes, into only the labels llmtop reads (rowLabels); the
 // rest of the JSON is checked and skipped. A decoder is used by one
 // goroutine at a time.
 type decoder struct {
-	buf     []byte
+	last    int // the last answer's size
 	rows    []sampleRow
 	strs    map[string]string
 	scratch []byte
@@ -61,14 +61,12 @@ func (d *decoder) decode(r io.Reader, lim *refreshLimits, up bool) (apiAnswer, e
 	return a, nil
 }
 
-// read reads the whole body into the decoder's buffer (the refresh's byte
-// bound caps it).
+// read reads the whole body (the refresh's byte bound caps it) into a
+// buffer the size of the last answer's: one allocation, without pointers
+// (cheap for the collector), and not kept between refreshes (the rows keep
+// nothing of it).
 func (d *decoder) read(r io.Reader) ([]byte, error) {
-	// a buffer grown by one huge answer is not kept for ever
-	if cap(d.buf) > 16<<20 {
-		d.buf = nil
-	}
-	b := d.buf[:0]
+	b := make([]byte, 0, d.last+d.last/8+512)
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
@@ -76,11 +74,10 @@ func (d *decoder) read(r io.Reader) ([]byte, error) {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if err == io.EOF {
-			d.buf = b
+			d.last = len(b)
 			return b, nil
 		}
 		if err != nil {
-			d.buf = b
 			return nil, err
 		}
 	}
@@ -596,6 +593,11 @@ func (p *scanner) result(a *apiAnswer) error {
 		return nil
 	})
 	p.d.rows = a.Rows
+	if n := len(a.Rows); cap(a.Rows)-n > n/4+64 {
+		// grown by doubling: the next answer gets a slice of this one's
+		// size rather than the slack kept for ever (a row is 224 bytes)
+		p.d.rows = make([]sampleRow, 0, n+n/8)
+	}
 	p.lim.count(over, bad, long)
 	return err
 }
