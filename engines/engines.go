@@ -120,6 +120,10 @@ type Spec struct {
 	// gateway re-exposes sglang:token_usage as sglang_token_usage
 	// (Reexport "sglang_", Strips "sglang:").
 	Strips string
+	// Own are a wrapping layer's families beside Like's, read as one
+	// gauge or counter each (summed over the model's series); they are
+	// also in Metrics. NIM's cap on running requests and its failures.
+	Own []MetricSource
 	// RoleLabel, when set, is the label whose value says an engine's
 	// prefill/decode role (KServe's llm_isvc_role).
 	RoleLabel string

@@ -31,5 +31,18 @@ var NIM = Spec{
 	Like:    model.VLLM,
 	Strips:  nimStrips,
 	Levers:  VLLM.Levers,
-	Metrics: wrapped("", nimStrips, vllmMetrics),
+	Own:     nimOwn,
+	Metrics: append(wrapped("", nimStrips, vllmMetrics), nimOwn...),
+}
+
+// NIM's own families beside vLLM's, as Datadog's NIM 1.0.0 capture serves
+// them (testdata/engines/dd-nim-1.0.0-metrics-8b7db5d2.txt).
+const (
+	NIMMaxRunning = "num_request_max"
+	NIMFailures   = "request_failure_total"
+)
+
+var nimOwn = []MetricSource{
+	src(string(model.MaxRunning), "NIM's own: the most requests it runs at once", NIMMaxRunning),
+	src(string(model.RequestErrors), "NIM's own: failed requests (request_success_total counts the others)", NIMFailures),
 }

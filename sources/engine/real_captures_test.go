@@ -418,11 +418,14 @@ func TestRealNIMCaptureOnEitherRoute(t *testing.T) {
 					model.Running: refSum(t, ref, "num_requests_running", mm),
 					model.Waiting: refSum(t, ref, "num_requests_waiting", mm),
 					model.KVUsage: refSum(t, ref, "gpu_cache_usage_perc", mm),
+					// NIM's own, beside vLLM's names (engines.NIM.Own).
+					model.MaxRunning: refSum(t, ref, engines.NIMMaxRunning, mm),
 				},
 				counters: map[model.Counter]float64{
-					model.PromptTokens: refSum(t, ref, "prompt_tokens_total", mm),
-					model.GenTokens:    refSum(t, ref, "generation_tokens_total", mm),
-					model.Requests:     refSum(t, ref, "request_success_total", mm),
+					model.PromptTokens:  refSum(t, ref, "prompt_tokens_total", mm),
+					model.GenTokens:     refSum(t, ref, "generation_tokens_total", mm),
+					model.Requests:      refSum(t, ref, "request_success_total", mm),
+					model.RequestErrors: refSum(t, ref, engines.NIMFailures, mm),
 				},
 				absentG: []model.Gauge{model.PrefixHitGauge, model.Deferred},
 				absentC: []model.Counter{model.Preemptions, model.PrefixHits, model.PrefixQueries},

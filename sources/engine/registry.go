@@ -211,6 +211,7 @@ func reexported(s, like *engines.Spec, mapFn func(families, meta) []model.Sample
 			}
 			out[i].Notes = append(out[i].Notes, "read through "+s.Name+": "+like.Name+"'s metrics as it serves them")
 		}
+		readOwn(s, f, out)
 		return out
 	}
 }
@@ -494,4 +495,24 @@ func replaceName(note, from, to string) string {
 
 func nameByte(c byte) bool {
 	return c == '_' || c == ':' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// readOwn reads a wrapping layer's own families (Spec.Own) into each
+// model's sample: a gauge or a counter, summed over the model's series,
+// absent when the layer does not serve it.
+func readOwn(s *engines.Spec, f families, out []model.Sample) {
+	if len(s.Own) == 0 {
+		return
+	}
+	parts := byModel(f, s.ModelLabel)
+	for i := range out {
+		v := modelView(f, parts, out[i].Model)
+		for _, row := range s.Own {
+			if n := v.first(row.Names...); n != "" && f[n].GetType() == dto.MetricType_COUNTER {
+				setCounter(&out[i], model.Counter(row.Concept), v, row.Names...)
+			} else {
+				setGauge(&out[i], model.Gauge(row.Concept), v, row.Names...)
+			}
+		}
+	}
 }
