@@ -45,7 +45,8 @@ func onePod(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case m[1] == "labels":
 				row(base+`,"pod":"vllm-0","namespace":"prod","llmtop_concept":"labels"`, "1")
-			case m[1] == "started":
+			case m[1] == "started", strings.HasPrefix(m[1], "router:"):
+				// a vLLM pod serves none of the routers' families
 			default:
 				row(base+`,"model_name":"llama-3-8b","llmtop_concept":"`+m[1]+`"`, "0.5")
 			}
