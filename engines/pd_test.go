@@ -33,3 +33,11 @@ func TestPDRoleOfLabels(t *testing.T) {
 		t.Error("Dynamo's backend names no P/D role")
 	}
 }
+
+// A layer that re-exports an engine's metrics keeps their units: SGLang's
+// gateway serves sglang_kv_transfer_latency_ms in ms as SGLang does.
+func TestWrappedKeepsTheUnit(t *testing.T) {
+	if s := ScaleOf(SGLangGatewayID, string(model.KVTransfer)); s != 1e-3 {
+		t.Errorf("gateway's KV transfer scale %v, want SGLang's 1e-3", s)
+	}
+}

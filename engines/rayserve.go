@@ -62,7 +62,7 @@ func wrapped(p, strip string, ms []MetricSource) []MetricSource {
 	}
 	out := make([]MetricSource, len(ms))
 	for i, m := range ms {
-		out[i] = MetricSource{Concept: m.Concept, Names: add(m.Names), Derived: add(m.Derived), Note: m.Note}
+		out[i] = MetricSource{Concept: m.Concept, Names: add(m.Names), Derived: add(m.Derived), Note: m.Note, Scale: m.Scale}
 	}
 	return out
 }
