@@ -25,6 +25,7 @@ BIN=${BIN:-$ROOT/bin/llmtop}
 LIMIT=${LIMIT:-45}
 SOCK=llmtop-e2e-cycle-$$
 WORK=$(mktemp -d)
+mkdir -p "$WORK/tmp"
 FAILS=0
 cleanup() {
 	tmux -L "$SOCK" kill-server 2>/dev/null || true
@@ -36,7 +37,7 @@ start() { # start ARGS...: llmtop in a fresh COLS×ROWS (120×40) session, diagn
 	tmux -L "$SOCK" kill-server 2>/dev/null || true
 	sleep 0.3
 	tmux -L "$SOCK" -f /dev/null new-session -d -s c -x "${COLS:-120}" -y "${ROWS:-40}" -c "$WORK" \
-		"env TERM=xterm-256color NO_COLOR=1 XDG_CONFIG_HOME=$WORK/cfg $BIN $*; sleep 30"
+		"env TERM=xterm-256color NO_COLOR=1 XDG_CONFIG_HOME=$WORK/cfg XDG_STATE_HOME=$WORK/state TMPDIR=$WORK/tmp $BIN $*; sleep 30"
 	tmux -L "$SOCK" set-option -t c window-size manual >/dev/null 2>&1 || true
 	local i
 	for i in $(seq 1 100); do
@@ -206,6 +207,20 @@ elif [ -z "$ran" ]; then
 	FAILS=$((FAILS + 1))
 else
 	echo "ok   bench: b beside the demo's traffic ($ran) raised no proxy finding"
+fi
+# The demo's simulated runs stay out of the user's benchmark history (they
+# were listed under "Other targets" beside a real engine's); they go to the
+# demo's own folder under $TMPDIR.
+if [ -n "$ran" ]; then
+	if ls "$WORK"/state/llmtop/bench/*.json >/dev/null 2>&1; then
+		echo "FAIL bench: the demo's result went into the user's history: $(ls "$WORK"/state/llmtop/bench)"
+		FAILS=$((FAILS + 1))
+	elif ! ls "$WORK"/tmp/llmtop-demo-*/bench/*.json >/dev/null 2>&1; then
+		echo "FAIL bench: the demo's result was not saved in its own folder under \$TMPDIR"
+		FAILS=$((FAILS + 1))
+	else
+		echo "ok   bench: the demo's result saved in its own folder, not the user's history"
+	fi
 fi
 
 if [ -n "$routed_topology" ]; then

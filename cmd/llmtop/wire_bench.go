@@ -312,8 +312,15 @@ func (benchRunner) Saved(n int) []tui.BenchOutcome {
 	return out
 }
 
+// benchDirOverride, when set, is where benchmark results go instead (the
+// demo's own folder: its simulated runs are not the user's history).
+var benchDirOverride string
+
 // benchDir is $XDG_STATE_HOME/llmtop/bench (~/.local/state when unset).
 func benchDir() (string, error) {
+	if benchDirOverride != "" {
+		return benchDirOverride, nil
+	}
 	state := os.Getenv("XDG_STATE_HOME")
 	if state == "" {
 		home, err := os.UserHomeDir()
