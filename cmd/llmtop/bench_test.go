@@ -143,6 +143,38 @@ func TestBenchSavedRoundTrip(t *testing.T) {
 	}
 }
 
+// The demo's (simulated) results go to a folder of its own under $TMPDIR
+// and its history lists only them: kept with the user's, they were listed
+// under "Other targets" when the user benchmarked a real engine.
+func TestDemoBenchResultsStayOutOfTheUsersHistory(t *testing.T) {
+	state, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	t.Setenv("TMPDIR", tmp)
+	r := &report.Result{Info: report.Info{ModelID: "m", StartTime: time.Now()}}
+	r.Completed = 3
+	user := benchRunner{newMonitorRuntime()}
+	if _, err := user.Save(tui.BenchOutcome{Spec: tui.BenchSpec{Preset: "quick"}, Result: r}); err != nil {
+		t.Fatal(err)
+	}
+	demo := benchRunner{newMonitorRuntime()}
+	demo.rt.benches.begin(true)
+	if got := demo.Saved(10); len(got) != 0 {
+		t.Errorf("the demo lists the user's runs: %+v", got)
+	}
+	r2 := *r
+	r2.Completed = 5
+	p, err := demo.Save(tui.BenchOutcome{Spec: tui.BenchSpec{Preset: "quick"}, Result: &r2})
+	if err != nil || !strings.HasPrefix(p, tmp+string(filepath.Separator)+"llmtop-demo-") {
+		t.Fatalf("demo saved to %q (%v), want under %s", p, err, tmp)
+	}
+	if names, _ := filepath.Glob(filepath.Join(state, "llmtop", "bench", "*.json")); len(names) != 1 {
+		t.Errorf("the user's history holds %v, want only the user's run", names)
+	}
+	if got := demo.Saved(10); len(got) != 1 || got[0].Result.Completed != 5 {
+		t.Errorf("the demo's history: %+v", got)
+	}
+}
+
 // endlessSSE is a chat endpoint whose streams never end; it counts the
 // requests in flight.
 func endlessSSE(t *testing.T) (*httptest.Server, *atomic.Int64) {

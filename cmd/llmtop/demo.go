@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -66,17 +65,6 @@ const demoStartup = 2 * time.Second
 func runDemo(cmd *cobra.Command, _ []string) error {
 	if demoFlags.headless && recordFlags.path != "" {
 		return fmt.Errorf("demo --headless has no monitor to record: drop --record (or record a monitor on its URL: llmtop --record FILE URL)")
-	}
-	if !demoFlags.headless {
-		// The demo's benchmarks run against a simulated server on a port
-		// that is never the same twice: kept with the user's own results
-		// they were listed under "Other targets" beside a real engine's.
-		// They go to a folder of this demo's own (the screen names it).
-		dir, err := os.MkdirTemp("", "llmtop-demo-")
-		if err != nil {
-			return fmt.Errorf("demo: no temporary folder for its benchmark results: %w", err)
-		}
-		benchDirOverride = filepath.Join(dir, "bench")
 	}
 	if demoFlags.routed != "" {
 		ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt, syscall.SIGTERM)

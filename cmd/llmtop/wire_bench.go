@@ -76,6 +76,34 @@ type benchRuns struct {
 	running   sync.WaitGroup              // …and their Run calls
 	unsaved   map[any]tui.BenchOutcome    // finished, not saved yet, by result
 	saved     map[any]string              // saved, by result: the file
+	// demoDir is where a simulated session's results go (made on its first
+	// save): the demo's runs, on a port never the same twice, were listed
+	// under "Other targets" beside a real engine's when kept with the
+	// user's own.
+	demoDir string
+}
+
+// folder is where results are saved and listed: the user's bench folder,
+// or for a simulated session a folder of its own under $TMPDIR (made when
+// make is true; "" before that).
+func (b *benchRuns) folder(make bool) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.folderLocked(make)
+}
+
+func (b *benchRuns) folderLocked(make bool) (string, error) {
+	if !b.simulated {
+		return benchDir()
+	}
+	if b.demoDir == "" && make {
+		d, err := os.MkdirTemp("", "llmtop-demo-")
+		if err != nil {
+			return "", fmt.Errorf("no temporary folder for the demo's benchmark results: %w", err)
+		}
+		b.demoDir = filepath.Join(d, "bench")
+	}
+	return b.demoDir, nil
 }
 
 // begin starts a monitor's session of runs; simulated marks their results.
@@ -138,7 +166,11 @@ func (b *benchRuns) saveLocked(o tui.BenchOutcome) (string, error) {
 	if p, ok := b.saved[k]; ok {
 		return p, nil
 	}
-	p, err := writeBenchOutcome(o)
+	dir, err := b.folderLocked(true)
+	if err != nil {
+		return "", err
+	}
+	p, err := writeBenchOutcome(dir, o)
 	if err == nil && k != nil {
 		b.saved[k] = p
 		delete(b.unsaved, k)
@@ -244,11 +276,7 @@ func (rt *monitorRuntime) runBenchSpec(ctx context.Context, spec tui.BenchSpec, 
 // timestamped name, once.
 func (b benchRunner) Save(o tui.BenchOutcome) (string, error) { return b.rt.benches.Save(o) }
 
-func writeBenchOutcome(o tui.BenchOutcome) (string, error) {
-	dir, err := benchDir()
-	if err != nil {
-		return "", err
-	}
+func writeBenchOutcome(dir string, o tui.BenchOutcome) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
@@ -268,9 +296,9 @@ func writeBenchOutcome(o tui.BenchOutcome) (string, error) {
 
 // Saved reads the newest n results under the bench folder, newest first;
 // files that do not parse are skipped.
-func (benchRunner) Saved(n int) []tui.BenchOutcome {
-	dir, err := benchDir()
-	if err != nil {
+func (b benchRunner) Saved(n int) []tui.BenchOutcome {
+	dir, err := b.rt.benches.folder(false)
+	if err != nil || dir == "" {
 		return nil
 	}
 	names, _ := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -312,15 +340,8 @@ func (benchRunner) Saved(n int) []tui.BenchOutcome {
 	return out
 }
 
-// benchDirOverride, when set, is where benchmark results go instead (the
-// demo's own folder: its simulated runs are not the user's history).
-var benchDirOverride string
-
 // benchDir is $XDG_STATE_HOME/llmtop/bench (~/.local/state when unset).
 func benchDir() (string, error) {
-	if benchDirOverride != "" {
-		return benchDirOverride, nil
-	}
 	state := os.Getenv("XDG_STATE_HOME")
 	if state == "" {
 		home, err := os.UserHomeDir()
