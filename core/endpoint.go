@@ -142,8 +142,14 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 			Severity: model.SevInfo, Category: "availability", Title: "metrics readable again"}
 		if s.Err != "" {
 			ev.Kind, ev.Severity, ev.Title = "scrape_failed", model.SevCrit, "scrape failed: "+s.Err
-			if s.ErrKind == model.ErrAuth || s.ErrKind == model.ErrNotFound || s.ErrKind == model.ErrMalformed {
+			switch {
+			case s.ErrKind == model.ErrAuth || s.ErrKind == model.ErrNotFound || s.ErrKind == model.ErrMalformed:
 				ev.Severity = model.SevWarn
+			case e.Life == model.LifeStarting && downKind(s.ErrKind):
+				// The engine is starting (llmtop launched it, or its log
+				// says it loads): not listening yet is its start, not
+				// an outage.
+				ev.Severity, ev.Title = model.SevInfo, "not answering yet (engine starting): "+s.Err
 			}
 		}
 		m.addEvent(ev)

@@ -3,6 +3,7 @@ package core
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
@@ -72,5 +73,48 @@ func TestLaunchWordAfterTheNewRun(t *testing.T) {
 	runs := m.RunsOf(url)
 	if len(runs) != 2 || runs[1].Applied == "" || runs[0].End != model.RunPlanned || !strings.HasPrefix(runs[0].EndReason, "llmtop restarted it") {
 		t.Fatalf("runs: %+v", runs)
+	}
+}
+
+// llmtop run's first start: the core hears of it before any scrape, the
+// endpoint is starting, its refused scrapes are "not answering yet", not a
+// CRIT "scrape failed" (the first thing `llmtop run` showed was a red ✗),
+// and the first run carries the exact command line. The same refusal on
+// an endpoint nobody launched stays CRIT.
+func TestFirstLaunchIsStartingNotAnOutage(t *testing.T) {
+	m := New(Options{Window: time.Minute})
+	m.Apply(model.Launch{Endpoint: url, Time: at(0), PID: 42, Cmdline: "llama-server -m m.gguf --port 8000"})
+	if e := m.Endpoint(url); e == nil || e.Life != model.LifeStarting || !strings.Contains(e.LifeDetail, "launched by llmtop (pid 42)") {
+		t.Fatalf("after the launch: %+v", e)
+	}
+	for s := 0.5; s < 3; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	failed := 0
+	for i := 0; i < m.Events().Len(); i++ {
+		if ev := m.Events().Newest(i); ev.Kind == "scrape_failed" {
+			failed++
+			if ev.Severity != model.SevInfo || !strings.HasPrefix(ev.Title, "not answering yet (engine starting)") {
+				t.Errorf("refused while starting: %s %q", ev.Severity, ev.Title)
+			}
+		}
+	}
+	if failed != 1 {
+		t.Errorf("%d scrape_failed events, want 1", failed)
+	}
+	run(m, newEngine("0.11.0", at(3), 0.02), 3, 10, 5, 100)
+	e := m.Endpoint(url)
+	if e.Life != model.LifeServing {
+		t.Errorf("serving: life %s", e.Life)
+	}
+	if runs := m.RunsOf(url); len(runs) != 1 || runs[0].Config["launch.cmdline"] != "llama-server -m m.gguf --port 8000" {
+		t.Errorf("runs %+v", runs)
+	}
+
+	other := New(Options{Endpoints: []string{url}, Window: time.Minute})
+	other.Apply(down(at(0)))
+	if ev := other.Events().Newest(0); ev.Kind != "scrape_failed" || ev.Severity != model.SevCrit {
+		t.Errorf("not launched: %s %s %q", ev.Kind, ev.Severity, ev.Title)
 	}
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -357,9 +358,20 @@ func splitTop(s string, sep byte) []string {
 func (m *Monitor) applyLaunch(l model.Launch) {
 	e := m.eps[l.Endpoint]
 	if e == nil {
-		return
+		if l.Applied != "" {
+			return
+		}
+		// llmtop run's first start, before any scrape: the endpoint is
+		// the one it launched, starting.
+		e = m.endpoint(l.Endpoint)
 	}
 	m.ver.Store++
+	if e.LastOK.IsZero() || e.Down() {
+		// Nothing answers yet: the process llmtop just started is
+		// starting, so a refused scrape is its not listening yet, not an
+		// outage.
+		m.setLife(e, model.LifeStarting, l.Time, fmt.Sprintf("launched by llmtop (pid %d)", l.PID))
+	}
 	marked := false
 	for i := len(e.Runs) - 1; i >= 0; i-- {
 		r := &e.Runs[i]

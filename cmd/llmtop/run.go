@@ -206,7 +206,12 @@ func (l *runLauncher) attach(send func(any)) {
 	s := l.s
 	l.mu.Unlock()
 	if s != nil {
-		l.watch(s.Current(), "")
+		p := s.Current()
+		// The first start, told to the core: the endpoint is starting
+		// (its refused scrapes are not an outage) and its first run
+		// carries the exact command line.
+		send(model.Launch{Endpoint: s.URL, Time: p.Started, PID: p.PID, Cmdline: model.RedactCmdline(launch.QuoteCommand(p.Env, p.Args)), Log: p.Log})
+		l.watch(p, "")
 	}
 }
 
