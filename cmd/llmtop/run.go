@@ -210,7 +210,9 @@ func (l *runLauncher) attach(send func(any)) {
 		// The first start, told to the core: the endpoint is starting
 		// (its refused scrapes are not an outage) and its first run
 		// carries the exact command line.
-		send(model.Launch{Endpoint: s.URL, Time: p.Started, PID: p.PID, Cmdline: model.RedactCmdline(launch.QuoteCommand(p.Env, p.Args)), Log: p.Log})
+		// Not from here: attach runs before the screen's loop, which
+		// send waits for.
+		go send(model.Launch{Endpoint: s.URL, Time: p.Started, PID: p.PID, Cmdline: model.RedactCmdline(launch.QuoteCommand(p.Env, p.Args)), Log: p.Log})
 		l.watch(p, "")
 	}
 }
