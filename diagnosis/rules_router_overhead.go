@@ -64,10 +64,10 @@ func ruleRouterOverhead(e *env) []Finding {
 		ev := []Evidence{
 			{Text: fmt.Sprintf("router %s: its own overhead %s per request %s, over %s requests", r.URL, secs(o.Mean), overheadSpan(o), num(o.Requests)), Source: o.Metric},
 			{Text: ttftEvidence(o, ttft), Source: o.TTFTMetric},
-			{Text: fmt.Sprintf("so %s of the time to first token is the router's", pct(share))},
+			{Text: fmt.Sprintf("so %s of the time to first token is the router's", pct(share)), Source: o.Metric + " ÷ " + o.TTFTMetric},
 		}
 		if eng := enginesTTFT(e); eng != "" {
-			ev = append(ev, Evidence{Text: "the engines' own TTFT p50 " + eng})
+			ev = append(ev, Evidence{Text: "the engines' own TTFT p50 " + eng, Source: "each engine's TTFT histogram, over the window"})
 		}
 		var acts []Action
 		for i, l := range overheadLevers(o.Metric) {

@@ -87,6 +87,10 @@ func printFinding(out io.Writer, n int, f diagnosis.Finding) {
 		if e.Window > 0 {
 			src += ", " + shortDur(e.Window)
 		}
+		if src == "" {
+			fmt.Fprintf(out, "   · %s\n", e.Text) // derived from the lines above: no "()"
+			continue
+		}
 		fmt.Fprintf(out, "   · %s  (%s)\n", e.Text, src)
 	}
 	fmt.Fprintln(out, "   cause: "+f.Cause)
