@@ -42,13 +42,14 @@ var EndpointPicker = Layer{
 // "default-flow" without it (pkg/epp/metadata/consts.go), "other" past
 // 1000 distinct ids (cardinality.go)).
 var EPPTenants = TenantSource{
-	Requests: EPPRequestTotal,
-	Failed:   "llm_d_epp_request_error_total",
-	Tokens:   []string{"llm_d_epp_request_input_tokens", "llm_d_epp_request_output_tokens"},
-	Labels:   []TenantLabel{{Label: "fairness_id", Kind: "fairness id"}},
-	None:     []string{"default-flow"},
-	NoneSay:  "its requests carry no x-llm-d-inference-fairness-id header (all default-flow)",
-	Overflow: "other",
+	Requests:   EPPRequestTotal,
+	Failed:     "llm_d_epp_request_error_total",
+	Tokens:     []string{"llm_d_epp_request_input_tokens", "llm_d_epp_request_output_tokens"},
+	TokenHists: true,
+	Labels:     []TenantLabel{{Label: "fairness_id", Kind: "fairness id"}},
+	None:       []string{"default-flow"},
+	NoneSay:    "its requests carry no x-llm-d-inference-fairness-id header (all default-flow)",
+	Overflow:   "other",
 }
 
 // Endpoint picker pool gauges, current names (the deprecated twins are the

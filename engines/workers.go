@@ -178,8 +178,8 @@ func few(ns []string) string {
 }
 
 // FleetNames are the families a fleet source asks Prometheus for about a
-// layer: its per-worker gauges, its load range and acts, its own queue and
-// its TTFT histogram. Present are those only the layer serves (its own
+// layer: its per-worker gauges, its load range and acts, its own queue,
+// its TTFT histogram and its requests by tenant. Present are those only the layer serves (its own
 // prefixes or marks: how its targets are found; a name it shares with an
 // engine, the production-stack router's vllm:num_requests_running, finds
 // engines too).
@@ -195,6 +195,9 @@ func (l *Layer) FleetNames() (present []string) {
 	}
 	for _, t := range l.TTFT {
 		all = append(all, t+"_count")
+	}
+	if l.Tenants != nil {
+		all = append(all, l.Tenants.Requests)
 	}
 	for _, n := range all {
 		if l.Owns(n) {

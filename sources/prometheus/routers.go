@@ -2,6 +2,7 @@ package prometheus
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +29,10 @@ type rconcept struct {
 	what  string
 	names []string
 	kind  rkind
+	// tl is a tenant family's label (rTenant), sum whether the family is
+	// a histogram whose sum is read.
+	tl  engines.TenantLabel
+	sum bool
 }
 
 type rkind int
@@ -38,7 +43,16 @@ const (
 	rActs                // a counter's increase over the window
 	rQueue               // a gauge per worker_type
 	rTTFT                // a histogram's mean and count over the window
+	rTenant              // a tenant family's increase over the window, by the tenant label
 )
+
+// tenantSep joins a tenant label's alias and value in one label of the
+// answer (label_join): a control character no label value carries.
+const tenantSep = `\x1f`
+
+// tenantWhat is a tenant family's concept: by the label's place and the
+// family's.
+func tenantWhat(i int, fam string) string { return fmt.Sprintf("tenant%d:%s", i, fam) }
 
 // routerConcepts lists what is asked of a layer (none for a layer that sits
 // beside an engine, or serves nothing llmtop reads).
@@ -49,20 +63,31 @@ func routerConcepts(l *engines.Layer) []rconcept {
 	var out []rconcept
 	if w := l.Workers; w != nil {
 		for _, c := range w.Concepts() {
-			out = append(out, rconcept{c.What, c.Names, rWorker})
+			out = append(out, rconcept{what: c.What, names: c.Names, kind: rWorker})
 		}
 		if len(w.MaxLoad) > 0 && len(w.MinLoad) > 0 {
-			out = append(out, rconcept{"max_load", w.MaxLoad, rGauge}, rconcept{"min_load", w.MinLoad, rGauge})
+			out = append(out, rconcept{what: "max_load", names: w.MaxLoad, kind: rGauge}, rconcept{what: "min_load", names: w.MinLoad, kind: rGauge})
 		}
 		if len(w.LoadEvents) > 0 {
-			out = append(out, rconcept{"acts", w.LoadEvents, rActs})
+			out = append(out, rconcept{what: "acts", names: w.LoadEvents, kind: rActs})
 		}
 	}
 	if l.RouterQueue != "" {
-		out = append(out, rconcept{"queue", []string{l.RouterQueue}, rQueue})
+		out = append(out, rconcept{what: "queue", names: []string{l.RouterQueue}, kind: rQueue})
 	}
 	if len(l.TTFT) > 0 {
-		out = append(out, rconcept{"ttft_mean", l.TTFT, rTTFT}, rconcept{"ttft_count", l.TTFT, rTTFT})
+		out = append(out, rconcept{what: "ttft_mean", names: l.TTFT, kind: rTTFT}, rconcept{what: "ttft_count", names: l.TTFT, kind: rTTFT})
+	}
+	if src := l.Tenants; src != nil {
+		for i, tl := range src.Labels {
+			for _, fam := range append([]string{src.Requests, src.Failed}, src.Tokens...) {
+				if fam == "" {
+					continue
+				}
+				sum := src.TokenHists && slices.Contains(src.Tokens, fam)
+				out = append(out, rconcept{what: tenantWhat(i, fam), names: []string{fam}, kind: rTenant, tl: tl, sum: sum})
+			}
+		}
 	}
 	return out
 }
@@ -128,6 +153,17 @@ func routerQuery(match, window string) string {
 					expr = fmt.Sprintf("sum by (%s) (increase(%s[%s]))", by, selWith(match, n), window)
 				case rQueue:
 					expr = fmt.Sprintf("sum by (%s, %s) (%s)", by, engines.DynamoWorkerType, selWith(match, n))
+				case rTenant:
+					q := n
+					if c.sum {
+						q = n + "_sum"
+					}
+					if c.tl.Alias == "" {
+						expr = fmt.Sprintf(`label_replace(sum by (%s, %s) (increase(%s[%s])), "server", "$1", %q, "(.*)")`, by, c.tl.Label, selWith(match, q), window, c.tl.Label)
+					} else {
+						expr = fmt.Sprintf(`label_join(sum by (%s, %s, %s) (increase(%s[%s])), "server", "%s", %q, %q)`, by, c.tl.Label, c.tl.Alias, selWith(match, q), window,
+							tenantSep, c.tl.Alias, c.tl.Label)
+					}
 				case rTTFT:
 					if c.what == "ttft_mean" {
 						expr = fmt.Sprintf("sum by (%s) (rate(%s[%s])) / sum by (%s) (rate(%s[%s]))", by, selWith(match, n+"_sum"), window, by, selWith(match, n+"_count"), window)
@@ -284,6 +320,38 @@ func (rd *routerData) identify(l *engines.Layer, id *model.Identity, w time.Dura
 			d += "; "
 		}
 		d += engines.TTFTDetail(mean, count, "in the last "+w.String())
+	}
+	if src := l.Tenants; src != nil && len(rd.rows[tenantWhat(0, src.Requests)]) > 0 {
+		ts, unnamed := src.Tally(func(tl engines.TenantLabel, fam string) []engines.TenantRow {
+			i := slices.Index(src.Labels, tl)
+			var out []engines.TenantRow
+			for _, r := range rd.rows[tenantWhat(i, fam)] {
+				v := r.labels.Server
+				get := func(lbl string) string {
+					if tl.Alias == "" {
+						if lbl == tl.Label {
+							return model.Clean(v)
+						}
+						return ""
+					}
+					alias, val, _ := strings.Cut(v, "\x1f")
+					switch lbl {
+					case tl.Alias:
+						return model.Clean(alias)
+					case tl.Label:
+						return model.Clean(val)
+					}
+					return ""
+				}
+				out = append(out, engines.TenantRow{Get: get, V: r.v})
+			}
+			return out
+		})
+		id.Tenants = ts
+		if d != "" {
+			d += "; "
+		}
+		d += src.Detail(ts, unnamed, "in the last "+w.String())
 	}
 	id.LayerDetail = d
 }

@@ -79,6 +79,22 @@ dynamo_frontend_time_to_first_token_seconds_sum{model="m"} %d
 dynamo_frontend_time_to_first_token_seconds_count{model="m"} %d
 `, 10*k, 25*k, 10*k)
 		},
+		engines.EndpointPicker.ID: func() string {
+			k := n.Add(1)
+			return fmt.Sprintf(`# TYPE llm_d_epp_request_total counter
+llm_d_epp_request_total{fairness_id="team-a",model_name="m",priority="0",target_model_name="m"} %d
+llm_d_epp_request_total{fairness_id="default-flow",model_name="m",priority="0",target_model_name="m"} %d
+# TYPE llm_d_epp_request_error_total counter
+llm_d_epp_request_error_total{error_code="BadRequest",fairness_id="team-a",model_name="m",priority="0",target_model_name="m"} %d
+`, 4*k, k, k)
+		},
+		engines.LiteLLM.ID: func() string {
+			k := n.Add(1)
+			return fmt.Sprintf(`# TYPE litellm_proxy_total_requests_metric_total counter
+litellm_proxy_total_requests_metric_total{team="t-1",team_alias="search",user="u1"} %d
+litellm_proxy_total_requests_metric_total{team="None",team_alias="None",user="default_user_id"} %d
+`, 3*k, k)
+		},
 	}
 	out := map[string]string{}
 	for id, body := range bodies {
@@ -142,15 +158,29 @@ func TestRealPrometheusRouters(t *testing.T) {
 		if !reflect.DeepEqual(via.Identity.RouterQueue, direct.Identity.RouterQueue) {
 			t.Errorf("%s: router queue via Prometheus %+v, direct %+v", ly.Name, via.Identity.RouterQueue, direct.Identity.RouterQueue)
 		}
-		// The fleet line alike, but the TTFT (since start there, over the
-		// window here).
-		workers := func(d string) string { w, _, _ := strings.Cut(d, "end-to-end"); return w }
-		if workers(via.Identity.LayerDetail) != workers(direct.Identity.LayerDetail) {
-			t.Errorf("%s: detail %q via Prometheus, %q direct", ly.Name, via.Identity.LayerDetail, direct.Identity.LayerDetail)
+		// The fleet line's word on the workers alike (its TTFT and tenants
+		// are since start there, over the window here).
+		word := "workers"
+		if ly == &engines.ProdStackRouter {
+			word = "servers"
+		}
+		if w := engines.WorkersDetail(word, direct.Identity.Backends); !strings.HasPrefix(via.Identity.LayerDetail, w) {
+			t.Errorf("%s: detail %q via Prometheus, want it to start %q", ly.Name, via.Identity.LayerDetail, w)
 		}
 	}
 	if lr := got[engines.VLLMRouter.What()].Identity.LoadRange; lr == nil || lr.Max != 30 || lr.Min != 2 || !lr.EventsOK || lr.Events <= 0 || lr.EventsWindow != w || !lr.ActedAt.Equal(now) {
 		t.Errorf("vllm-router load range %+v", lr)
+	}
+	// Tenants over the window here (since start there): the same tenants,
+	// named by the same label (the team's alias for its id), the requests
+	// with none said apart.
+	for _, ly := range []*engines.Layer{&engines.EndpointPicker, &engines.LiteLLM} {
+		via := got[ly.What()].Identity
+		direct := engine.ScrapeOnce(ctx, engine.Config{URL: "http://" + targets[ly.ID]}).Identity
+		if len(via.Tenants) == 0 || len(via.Tenants) != len(direct.Tenants) || via.Tenants[0].Name != direct.Tenants[0].Name ||
+			via.Tenants[0].Kind != direct.Tenants[0].Kind || via.Tenants[0].Requests <= 0 || !strings.Contains(via.LayerDetail, " in the last 10s: ") {
+			t.Errorf("%s: tenants via Prometheus %+v (%q), direct %+v", ly.Name, via.Tenants, via.LayerDetail, direct.Tenants)
+		}
 	}
 	if d := got[engines.DynamoFrontend.What()].Identity.LayerDetail; !strings.HasPrefix(d, "end-to-end TTFT mean 2.50 s over ") || !strings.HasSuffix(d, " requests in the last 10s") {
 		t.Errorf("Dynamo frontend detail %q", d)

@@ -40,13 +40,14 @@ func replayRouters(t *testing.T) *Source {
 	return s
 }
 
-// The four routers through Prometheus's recorded answer: each a router
-// target, never an engine, with its own word read as the direct scrape
-// reads it (TestRealPrometheusRouters compares the two live).
+// The six layers through Prometheus's recorded answer (four routers, llm-d's
+// picker, a LiteLLM proxy): each a layer's target, never an engine, with
+// its own word read as the direct scrape reads it, the tenants over the
+// window (TestRealPrometheusRouters compares the two live).
 func TestRoutersFromRecordedAnswer(t *testing.T) {
 	now := time.Now()
 	r := replayRouters(t).Refresh(context.Background(), now)
-	if r.Err != "" || r.Targets != 4 {
+	if r.Err != "" || r.Targets != 6 {
 		t.Fatalf("err %q, %d targets", r.Err, r.Targets)
 	}
 	got := scrapesByLayer(r)
@@ -67,6 +68,13 @@ func TestRoutersFromRecordedAnswer(t *testing.T) {
 	if lr := vr.Identity.LoadRange; lr == nil || lr.Max != 30 || lr.Min != 2 || lr.Events <= 0 || lr.EventsWindow != 10*time.Second || !lr.ActedAt.Equal(now) ||
 		lr.From != "vllm_router_max_load, vllm_router_min_load, vllm_router_load_balancing_events_total" {
 		t.Errorf("vllm-router load range %+v", lr)
+	}
+	if ts := got[engines.EndpointPicker.What()].Identity.Tenants; len(ts) != 1 || ts[0].Name != "team-a" || ts[0].Kind != "fairness id" || ts[0].Failed <= 0 {
+		t.Errorf("picker tenants %+v", ts)
+	}
+	lt := got[engines.LiteLLM.What()].Identity
+	if len(lt.Tenants) != 1 || lt.Tenants[0].Name != "search" || lt.Tenants[0].Kind != "team" || !strings.Contains(lt.LayerDetail, "req with no team") {
+		t.Errorf("LiteLLM tenants %+v %q", lt.Tenants, lt.LayerDetail)
 	}
 	dy := got[engines.DynamoFrontend.What()]
 	if q := dy.Identity.RouterQueue; len(q) != 2 || q[1].WorkerType != "prefill" || q[1].Pending != 6 ||
