@@ -182,10 +182,16 @@ func latencySkew(e *env, m string, eps []Endpoint) (Finding, bool) {
 
 func ruleRegression(e *env) []Finding {
 	var out []Finding
+	judged := 0
+	defer func() { e.idle = judged == 0 }() // no restart: nothing to compare
 	for _, ep := range e.withMetrics() {
 		if ep.Runs != nil {
-			if f, ok := regressionFromRuns(e, ep); ok {
+			f, ok, j := regressionFromRuns(e, ep)
+			if ok {
 				out = append(out, f)
+			}
+			if j {
+				judged++
 			}
 			continue
 		}
@@ -194,6 +200,7 @@ func ruleRegression(e *env) []Finding {
 		if b == nil || len(rs) == 0 {
 			continue
 		}
+		judged++
 		since := e.in.Time.Sub(rs[len(rs)-1])
 		var changes []string
 		if ep.Identity.Version != "" && b.Version != "" && ep.Identity.Version != b.Version {

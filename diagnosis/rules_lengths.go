@@ -20,9 +20,19 @@ const longOutput = 1024
 // (the KV pool filling, requests waiting or ITL over the SLO).
 func ruleOutputTail(e *env) []Finding {
 	var out []Finding
+	judged := 0
+	defer func() { e.idle = judged == 0 }() // no output lengths exposed: nothing to judge
 	for _, ep := range e.withMetrics() {
 		d := ep.State.Latency[model.OutputLen]
-		if !d.P50.OK || !d.P95.OK || !d.P99.OK || d.Count < e.cfg.MinFinished || d.P99.V < longOutput || d.P99.V < 4*d.P50.V {
+		if !d.Exposed && d.Count == 0 {
+			continue // llama.cpp, Ollama: no output-length histogram
+		}
+		judged++
+		if d.Count < e.cfg.MinFinished {
+			e.lack(ep, fmt.Sprintf("the output-length tail (%s requests finished in the window; %s needed)", num(float64(d.Count)), num(e.cfg.MinFinished)))
+			continue
+		}
+		if !d.P50.OK || !d.P95.OK || !d.P99.OK || d.P99.V < longOutput || d.P99.V < 4*d.P50.V {
 			continue
 		}
 		st := ep.State

@@ -21,14 +21,21 @@ func init() {
 
 func ruleLoRAStarved(e *env) []Finding {
 	var out []Finding
+	judged := 0
+	defer func() { e.idle = judged == 0 }() // no adapters seen: nothing to judge
 	for _, ep := range e.withMetrics() {
 		if f, ok := loraPoolFull(e, ep); ok {
 			out = append(out, f)
+			judged++
 			continue
 		}
 		st := ep.State
 		l := st.LoRA
-		if l == nil || len(l.Waiting) == 0 || !st.Deferred.OK || st.Deferred.V < e.cfg.LoRADeferred {
+		if l == nil {
+			continue
+		}
+		judged++
+		if len(l.Waiting) == 0 || !st.Deferred.OK || st.Deferred.V < e.cfg.LoRADeferred {
 			continue
 		}
 		if !st.KVUsage.OK || st.KVUsage.V >= e.cfg.RouteFullKV {

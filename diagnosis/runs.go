@@ -327,21 +327,27 @@ const minCompared = 30 // seconds
 // regressionFromRuns compares the current run with the one before at
 // similar load; only a regression is a finding (the configuration change
 // itself is the planned-restart finding's).
-func regressionFromRuns(e *env, ep Endpoint) (Finding, bool) {
+// judged is false when there is no recent restart to judge (one run, or
+// the newest started long ago): the rule then has nothing of its kind.
+func regressionFromRuns(e *env, ep Endpoint) (f Finding, found, judged bool) {
 	n := len(ep.Runs)
 	if n < 2 {
-		return Finding{}, false
+		return Finding{}, false, false
 	}
 	prev, cur := ep.Runs[n-2], ep.Runs[n-1]
 	if cur.Ended != nil || e.in.Time.Sub(cur.Started) > restartWindow {
-		return Finding{}, false
+		return Finding{}, false, false
 	}
 	if prev.Summary.ServedS < minCompared || cur.Summary.ServedS < minCompared {
-		return Finding{}, false // a run's first seconds are warm-up and noise, not its latency
+		// a run's first seconds are warm-up and noise, not its latency
+		e.lack(ep, fmt.Sprintf("latency after the restart vs before (each run must serve %d s first: %s and %s so far)",
+			minCompared, dur(time.Duration(prev.Summary.ServedS*float64(time.Second))), dur(time.Duration(cur.Summary.ServedS*float64(time.Second)))))
+		return Finding{}, false, true
 	}
 	c := CompareRuns(prev, cur, e.cfg)
 	if !c.Similar {
-		return Finding{}, false
+		e.lack(ep, "latency after the restart vs before (the two runs did not see similar load)")
+		return Finding{}, false, true
 	}
 	var ev []Evidence
 	worse := false
@@ -353,17 +359,17 @@ func regressionFromRuns(e *env, ep Endpoint) (Finding, bool) {
 		worse = worse || d.Change.V+1 >= e.cfg.RegressionRatio
 	}
 	if !worse {
-		return Finding{}, false
+		return Finding{}, false, true
 	}
 	ev = append(ev, Evidence{Text: fmt.Sprintf("at similar load: %s req/s before, %s after", num(c.LoadBefore.V), num(c.LoadAfter.V)), Source: "run ledger"})
 	for _, d := range c.Config {
 		ev = append(ev, Evidence{Text: "changed: " + d, Source: "run ledger"})
 	}
-	f := Finding{ID: "release_regression", Endpoint: ep.URL, Category: Regression, Severity: model.SevWarn, Title: "latency regressed after the restart", Evidence: ev,
+	f = Finding{ID: "release_regression", Endpoint: ep.URL, Category: Regression, Severity: model.SevWarn, Title: "latency regressed after the restart", Evidence: ev,
 		Cause:   "at similar load the same traffic is slower than in the run before: the change listed is the likely cause",
 		Actions: []Action{{Change: "roll back the change listed in the evidence, or A/B it on one replica (r compares the runs)", Why: "isolates which change costs the latency", TradeOff: "none"}}}
 	if len(c.Config) == 0 {
 		f.Cause = "at similar load the same traffic is slower than in the run before, with no change visible in version or configuration (check flags and driver)"
 	}
-	return f, true
+	return f, true, true
 }
