@@ -15,10 +15,17 @@ import (
 func TestReadBodyIntoOneBuffer(t *testing.T) {
 	body := bytes.Repeat([]byte("vllm:num_requests_running{engine=\"0\"} 1\n"), 1300) // ~53 KB
 	n := int64(len(body))
-	if a := testing.AllocsPerRun(20, func() { _, _ = readBody(bytes.NewReader(body), 1<<20, n) }); a > 3 {
-		t.Errorf("a body of known length took %.0f allocations, want 3 (the buffer, its header, the limit)", a)
+	// The race detector adds allocations of its own (make test runs with
+	// -race): one more is allowed there.
+	want := 3.0
+	if raceEnabled {
+		want++
 	}
-	if a := testing.AllocsPerRun(20, func() { _, _ = readBody(bytes.NewReader(body), 1<<20, -1) }); a < 8 {
+	known := testing.AllocsPerRun(20, func() { _, _ = readBody(bytes.NewReader(body), 1<<20, n) })
+	if known > want {
+		t.Errorf("a body of known length took %.0f allocations, want %.0f (the buffer, its header, the limit)", known, want)
+	}
+	if a := testing.AllocsPerRun(20, func() { _, _ = readBody(bytes.NewReader(body), 1<<20, -1) }); a < known+5 {
 		t.Errorf("an unknown length took %.0f allocations: the test no longer shows the growth it avoids", a)
 	}
 	for _, c := range []struct {
