@@ -110,15 +110,19 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 			if rows[0].judged {
 				judged = ""
 			}
-			// its own overhead first, beside the engines' TTFT: the
-			// comparison the line is for
-			word := rows[0].overhead
-			if word != "" {
+			// its own overhead first where it reports one, beside the
+			// engines' TTFT (the comparison the line is for); "not
+			// reported" after its word on its engines
+			var word string
+			if o := rows[0].overhead; o != "" && o != overheadNotReported {
+				word = o
 				if e := enginesTTFT(v); e != "" {
 					word += " · engines' TTFT99 " + e
 				}
+				word = joinNonEmpty(" · ", word, rows[0].detail)
+			} else {
+				word = joinNonEmpty(" · ", rows[0].detail, o)
 			}
-			word = joinNonEmpty(" · ", word, rows[0].detail)
 			return fmt.Sprintf("▸ %s · %s%s%s", name, word, judged, tenants)
 		}
 		return fmt.Sprintf("▸ %s · %d · in front of the pools below (not judged yet)%s", name, n, tenants)
@@ -207,6 +211,10 @@ func enginesTTFT(v *fleetView) string {
 	return span(ttft, fmtSec)
 }
 
+// overheadNotReported is a router's line where its layer reports no
+// overhead of its own.
+const overheadNotReported = "own overhead not reported"
+
 // overheadText is a router's word on its own added latency, short: its
 // mean per request over the window and its share of the time to first
 // token; "not reported" where the layer has none, never a zero.
@@ -215,7 +223,7 @@ func overheadText(o *model.RouterOverhead) string {
 	case o == nil:
 		return ""
 	case o.Missing != "":
-		return "own overhead not reported"
+		return overheadNotReported
 	case o.Requests <= 0:
 		return "own overhead: no requests" + overheadOver(o)
 	}
