@@ -20,7 +20,7 @@ func init() {
 		rule{id: "api_server_cpu", checks: "the API server's busiest thread has CPU to spare", needs: needHost | needMetrics, hold: holdShort, eval: ruleFrontCPU},
 		rule{id: "host_memory", checks: "host and cgroup memory have room, no swapping", needs: needHost, hold: holdShort, eval: ruleHostMemory},
 		rule{id: "shm_small", checks: "/dev/shm fits the tensor-parallel degree", needs: needHost, hold: holdNone, eval: ruleShm},
-		rule{id: "disk_low", checks: "the model cache's and the log's disks have room", needs: needHost, hold: holdShort, eval: ruleDisk},
+		rule{id: "disk_low", checks: "the model store's and the log's disks have room", needs: needHost, hold: holdShort, eval: ruleDisk},
 		rule{id: "memory_leak", checks: "no engine process's memory grows steadily", needs: needHost, hold: holdNone, eval: ruleLeak},
 		rule{id: "kernel_oom_kill", checks: "the kernel's OOM killer left the engine alone", needs: needHost, hold: holdNone, eval: ruleOOMKill},
 	)
@@ -303,7 +303,7 @@ func ruleDisk(e *env) []Finding {
 			if d.Free.V >= diskLowBytes && d.Free.V/d.Total.V >= diskLowShare {
 				continue
 			}
-			act := Action{Change: "free space or move the cache: HF_HOME / HF_HUB_CACHE (vLLM --download-dir) on a bigger disk", Why: "the next model download fails part-way", TradeOff: "none"}
+			act := storeAction(ep.Engine())
 			if d.What == "log" {
 				act = Action{Change: "rotate or move the log (logrotate, docker --log-opt max-size=100m)", Why: "a full disk stops the log and can stop the engine", TradeOff: "less history"}
 			}
@@ -315,6 +315,29 @@ func ruleDisk(e *env) []Finding {
 		}
 	}
 	return out
+}
+
+// storeAction is the advice for a full model-store disk, in the engine's
+// own words (engines/ Process.Store): where it keeps its models and what
+// moves them.
+func storeAction(eng model.Engine) Action {
+	st := engines.StoreOf(eng)
+	var knobs []string
+	for _, v := range st.Env {
+		if v.Var != "XDG_CACHE_HOME" { // moves every cache, not the models'
+			knobs = append(knobs, v.Var)
+		}
+	}
+	knobs = append(knobs, st.Flags...)
+	change := "free space, or move the " + st.What
+	if len(knobs) > 0 {
+		change += " (" + strings.Join(knobs, " / ") + ")"
+	}
+	change += " to a bigger disk"
+	if st.FileSuffix != "" {
+		change += "; a model file given by path (" + st.FileSuffix + ") moves with its path"
+	}
+	return Action{Change: change, Why: "the next model download fails part-way", TradeOff: "none"}
 }
 
 func ruleLeak(e *env) []Finding {

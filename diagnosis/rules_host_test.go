@@ -154,6 +154,22 @@ func TestHostRules(t *testing.T) {
 				t.Errorf("%+v", f.Actions)
 			}
 		}},
+		// Each engine's own store and knobs (engines/ Process.Store): the
+		// advice named HF_HOME for llama.cpp and Ollama too.
+		{name: "Ollama's models disk full", in: input(withHost(hostReading(0.2, func(h *model.HostReading) {
+			h.Disks = []model.DiskFree{{Path: "/usr/share/ollama/.ollama/models", What: "Ollama models", Free: model.Some(3 * gb), Total: model.Some(500 * gb)}}
+		}), func(e *Endpoint) { e.Identity.Engine = model.Ollama })), want: "disk_low", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "move the Ollama models (OLLAMA_MODELS) to a bigger disk") || hasAction(f, "HF_HOME") {
+				t.Errorf("%+v", f.Actions)
+			}
+		}},
+		{name: "llama.cpp's model files disk full", in: input(withHost(hostReading(0.2, func(h *model.HostReading) {
+			h.Disks = []model.DiskFree{{Path: "models", What: "model files", Free: model.Some(3 * gb), Total: model.Some(500 * gb)}}
+		}), func(e *Endpoint) { e.Identity.Engine = model.LlamaCpp })), want: "disk_low", check: func(t *testing.T, f *Finding) {
+			if !hasAction(f, "(LLAMA_CACHE) to a bigger disk; a model file given by path (.gguf) moves with its path") || hasAction(f, "HF_HOME") {
+				t.Errorf("%+v", f.Actions)
+			}
+		}},
 		{name: "disks with room", in: one(func(h *model.HostReading) {
 			h.Disks = []model.DiskFree{{Path: "/var/log/vllm.log", What: "log", Free: model.Some(100 * gb), Total: model.Some(500 * gb)}}
 		}), none: "disk_low"},
