@@ -11,6 +11,9 @@
 #   scripts/monitor-cost.sh [SECONDS]      (default 60; W=200 H=60)
 #   make monitor-cost
 #
+# FLOOR=1 measures the floor the monitor approaches instead: one scrape and
+# one frame a second, nothing else (no log attached, --no-host).
+#
 # Not part of CI: it is a measurement, and the machine's other load shows in it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,8 +43,12 @@ if [ "$HTOP" = 1 ] && ! command -v htop >/dev/null; then
 	command -v htop >/dev/null || { echo "monitor-cost: htop is not installed (apt-get install htop); measuring llmtop alone"; HTOP=0; }
 fi
 
+WATCH="--log $WORK/sim.log" WHAT="its log attached, --no-gpu"
+if [ "${FLOOR:-0}" = 1 ]; then
+	WATCH="--no-host" WHAT="the floor: no log, --no-host, --no-gpu"
+fi
 tmux -L "$SOCK" -f /dev/null new-session -d -s cost -x "$W" -y "$H" \
-	"exec env TERM=xterm-256color XDG_CONFIG_HOME=$WORK/cfg $BIN --no-gpu --log $WORK/sim.log $URL"
+	"exec env TERM=xterm-256color XDG_CONFIG_HOME=$WORK/cfg $BIN --no-gpu $WATCH $URL"
 if [ "$HTOP" = 1 ]; then
 	tmux -L "$SOCK" -f /dev/null new-session -d -s htop -x "$W" -y "$H" \
 		"exec env TERM=xterm-256color HOME=$WORK htop -d 10"
@@ -66,7 +73,7 @@ report() {
 		printf "%-7s at %dx%d, 1 s refresh: %.2f cpu-s over %.1f s = %.2f %% of a core; RSS %.1f MB\n", name, w, h, cpu, wall, 100 * cpu / wall, rss / 1024
 	}'
 }
-echo "monitor-cost: llmtop on llmtop sim (its log attached, --no-gpu)$([ "$HTOP" = 1 ] && echo ", htop -d 10 beside it in the same run")"
+echo "monitor-cost: llmtop on llmtop sim ($WHAT)$([ "$HTOP" = 1 ] && echo ", htop -d 10 beside it in the same run")"
 report llmtop "$((a1 - a0))" "$PID"
 if [ "$HTOP" = 1 ]; then
 	report htop "$((h1 - h0))" "$HPID"
