@@ -31,7 +31,8 @@ trap cleanup EXIT
 
 "$BIN" sim --scenario healthy --port 0 --log-file "$WORK/sim.log" >"$WORK/sim.out" 2>&1 &
 SIM=$!
-for _ in $(seq 50); do grep -q "127.0.0.1:[0-9]" "$WORK/sim.out" 2>/dev/null && break; sleep 0.1; done
+# up to 30 s: under load (9 on two cores) the sim took more than 5 s
+for _ in $(seq 300); do grep -q "127.0.0.1:[0-9]" "$WORK/sim.out" 2>/dev/null && break; sleep 0.1; done
 URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/sim.out" | head -1)
 [ -n "$URL" ] || { echo "monitor-cost: the sim printed no address"; exit 1; }
 
