@@ -11,7 +11,6 @@ import (
 
 	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
-	"github.com/llmtop/llmtop/sources/engine/enginetest"
 )
 
 // The adapters of the engines with a Prometheus exposition; each wrapping
@@ -110,26 +109,7 @@ var engineLabel = regexp.MustCompile(`\{engine="[^"]*"\}$`)
 // real llama-server recording is a name (or formula) the table lists for
 // that concept, so `e` never leaves out the metric a finding cites.
 func TestAdaptersReadOnlyWhatTheTableLists(t *testing.T) {
-	files := map[model.Engine][]string{
-		model.VLLM:     {filepath.Join(enginetest.Dir(), "vllm.txt"), "/work/shared/fixtures/metrics/vllm.txt"},
-		model.SGLang:   {filepath.Join(enginetest.Dir(), "sglang.txt"), "/work/shared/fixtures/metrics/sglang.txt"},
-		model.TGI:      {filepath.Join(enginetest.Dir(), "tgi.txt"), "/work/shared/fixtures/metrics/tgi.txt"},
-		model.LlamaCpp: {filepath.Join(enginetest.Dir(), "llamacpp.txt"), filepath.Join("..", "..", "testdata", "engines", realLlamaMetrics)},
-		model.TRTLLM:   {filepath.Join(enginetest.Dir(), "trtllm.txt"), "/work/shared/fixtures/metrics/trtllm.txt"},
-		model.Triton:   {filepath.Join(enginetest.Dir(), "triton.txt")},
-	}
-	// The real captures others recorded (testdata/engines/README.md).
-	real := func(names ...string) (out []string) {
-		for _, n := range names {
-			out = append(out, filepath.Join("..", "..", "testdata", "engines", n))
-		}
-		return out
-	}
-	files[model.VLLM] = append(files[model.VLLM], real(ddVLLMV0, ddVLLMMerged)...)
-	files[model.SGLang] = append(files[model.SGLang], real(ddSGLang, sglangDocs)...)
-	files[model.TGI] = append(files[model.TGI], real(ddTGI)...)
-	files[engines.RayServeID] = real(ddRay)
-	files[engines.NIMID] = real(ddNIM)
+	files := captures()
 	for eng, paths := range files {
 		for _, p := range paths {
 			body, err := os.ReadFile(p)

@@ -12,18 +12,48 @@ import (
 	"github.com/llmtop/llmtop/sources/engine/enginetest"
 )
 
-// captures are the real engines' /metrics llmtop has (testdata, the real
-// llama-server recording, the shared fixtures where present), by engine;
-// Datadog's captures are added by the engine their families name.
+// captures are the real engines' /metrics llmtop has, by engine: the
+// fixtures in testdata, the shared fixtures where present, the real
+// llama-server recording and the captures others recorded
+// (testdata/engines/README.md).
 func captures() map[model.Engine][]string {
 	shared := "/work/shared/fixtures/metrics"
+	real := func(names ...string) (out []string) {
+		for _, n := range names {
+			out = append(out, filepath.Join("..", "..", "testdata", "engines", n))
+		}
+		return out
+	}
 	return map[model.Engine][]string{
-		model.VLLM:     {filepath.Join(enginetest.Dir(), "vllm.txt"), filepath.Join(shared, "vllm.txt")},
-		model.SGLang:   {filepath.Join(enginetest.Dir(), "sglang.txt"), filepath.Join(shared, "sglang.txt")},
-		model.TGI:      {filepath.Join(enginetest.Dir(), "tgi.txt"), filepath.Join(shared, "tgi.txt")},
-		model.LlamaCpp: {filepath.Join(enginetest.Dir(), "llamacpp.txt"), filepath.Join("..", "..", "testdata", "engines", realLlamaMetrics), filepath.Join(shared, "llamacpp.txt")},
-		model.TRTLLM:   {filepath.Join(enginetest.Dir(), "trtllm.txt"), filepath.Join(shared, "trtllm.txt")},
-		model.Triton:   {filepath.Join(enginetest.Dir(), "triton.txt")},
+		model.VLLM:         append([]string{filepath.Join(enginetest.Dir(), "vllm.txt"), filepath.Join(shared, "vllm.txt")}, real(ddVLLMV0, ddVLLMMerged)...),
+		model.SGLang:       append([]string{filepath.Join(enginetest.Dir(), "sglang.txt"), filepath.Join(shared, "sglang.txt")}, real(ddSGLang, sglangDocs)...),
+		model.TGI:          append([]string{filepath.Join(enginetest.Dir(), "tgi.txt"), filepath.Join(shared, "tgi.txt")}, real(ddTGI)...),
+		model.LlamaCpp:     {filepath.Join(enginetest.Dir(), "llamacpp.txt"), real(realLlamaMetrics)[0]},
+		model.TRTLLM:       {filepath.Join(enginetest.Dir(), "trtllm.txt"), filepath.Join(shared, "trtllm.txt")},
+		model.Triton:       {filepath.Join(enginetest.Dir(), "triton.txt")},
+		engines.RayServeID: real(ddRay),
+		engines.NIMID:      real(ddNIM),
+	}
+}
+
+// Every real /metrics capture in testdata/engines is among captures(), so
+// the tests that read them all (the skipping parser's, the adapters'
+// table) see a new one.
+func TestCapturesListsEveryRecording(t *testing.T) {
+	listed := map[string]bool{}
+	for _, ps := range captures() {
+		for _, p := range ps {
+			listed[filepath.Base(p)] = true
+		}
+	}
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "engines", "*metrics*.txt"))
+	if len(paths) < 7 {
+		t.Fatalf("only %d recordings: %v", len(paths), paths)
+	}
+	for _, p := range paths {
+		if !listed[filepath.Base(p)] {
+			t.Errorf("%s is not in captures()", filepath.Base(p))
+		}
 	}
 }
 
@@ -58,22 +88,6 @@ func readAll(f families, mapFn func(families, meta) []model.Sample) read {
 // vLLM's unread histograms are 140 of the capture's 376 sample lines.
 func TestSkippingParserReadsWhatTheFullOneDoes(t *testing.T) {
 	all := captures()
-	// Datadog's captures, each read as the engine its families say
-	dd, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "engines", "dd-*metrics*.txt"))
-	if len(dd) < 6 {
-		t.Fatalf("only %d Datadog captures: %v", len(dd), dd)
-	}
-	for _, p := range dd {
-		body, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng := detected(mustParse(t, asServed(body)))
-		if eng == model.Unknown {
-			t.Fatalf("%s: no engine's families", p)
-		}
-		all[eng] = append(all[eng], p)
-	}
 	for eng, paths := range all {
 		spec := engines.Of(eng)
 		for _, p := range paths {
@@ -146,23 +160,6 @@ process_open_fds 12
 	if _, ok := f["vllm:num_requests_running"]; !ok || f["vllm:request_params_n"] != nil || f["process_open_fds"] != nil {
 		t.Fatalf("families after the fallback: %v", keys(f))
 	}
-}
-
-// detected is the engine whose families f has most of.
-func detected(f families) model.Engine {
-	n := map[model.Engine]int{}
-	for name := range f {
-		if s := engines.ByMetricName(name); s != nil {
-			n[s.ID]++
-		}
-	}
-	best := model.Unknown
-	for e, c := range n {
-		if c > n[best] || c == n[best] && e < best {
-			best = e
-		}
-	}
-	return best
 }
 
 func keys(f families) []string {
