@@ -124,6 +124,9 @@ type Spec struct {
 	// gauge or counter each (summed over the model's series); they are
 	// also in Metrics. NIM's cap on running requests and its failures.
 	Own []MetricSource
+	// KVSentSide: its KV hand-overs are observed where they are sent (the
+	// prefill instance), so a decode instance counts none of them.
+	KVSentSide bool
 	// RoleLabel, when set, is the label whose value says an engine's
 	// prefill/decode role (KServe's llm_isvc_role).
 	RoleLabel string

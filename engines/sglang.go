@@ -20,6 +20,9 @@ var SGLang = Spec{
 	// averages the fractions, and so do the queries.
 	KVAgg:      "avg",
 	TotalMatch: SGLangPriority + `=""`,
+	// kv_transfer_latency_ms and kv_transfer_total_mb are observed on the
+	// prefill (sending) instance (req_time_stats).
+	KVSentSide: true,
 	Rules:      true,
 	Fleet: &Fleet{Present: model.Running,
 		Gauges: []model.Gauge{model.Running, model.Waiting, model.KVUsage, model.GenTPSGauge,

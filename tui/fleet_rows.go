@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -30,6 +31,7 @@ type fleetRow struct {
 	xfer          model.Dist
 	reqs          model.Opt
 	young         bool
+	kvSent        bool   // its engine counts hand-overs on the prefill side only
 	detail        string // a router's word on its engines (Identity.LayerDetail)
 	tenants       bool   // the layer counts requests by tenant (Identity.Tenants)
 	judged        bool   // the routing rules read its word (Backends, RouterQueue, Overhead)
@@ -155,6 +157,9 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) f
 	if i >= 0 && r.state != "gone" {
 		st := d.Store.State(k, d.Window)
 		r.xfer, r.reqs = st.Latency[model.KVTransfer], st.RequestsPS
+		if sp := engines.Of(e.Identity.Engine); sp != nil {
+			r.kvSent = sp.KVSentSide
+		}
 		r.young = !st.RunStart.IsZero() && st.Time.Sub(st.RunStart) < d.Window
 		r.running, r.waiting, r.kv, r.tps = st.Running, st.Waiting, st.KVUsage, st.GenTPS
 		r.ttft = st.Latency[model.TTFT].P99

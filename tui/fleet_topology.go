@@ -146,8 +146,9 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 // all (absent is not zero: no verdict).
 func kvVerdict(d *Data, rows []*fleetRow) string {
 	var count, reqs float64
-	exposed, young := false, false
+	exposed, young, sent := false, false, false
 	for _, r := range rows {
+		sent = sent || r.kvSent
 		if !r.xfer.Exposed {
 			continue
 		}
@@ -159,6 +160,10 @@ func kvVerdict(d *Data, rows []*fleetRow) string {
 		}
 	}
 	switch {
+	case sent && count == 0:
+		// SGLang counts its transfers where they are sent: a decode
+		// instance's zero says nothing (the prefill pool's line has them)
+		return "KV hand-over: counted on the prefill side"
 	case !exposed:
 		return "KV hand-over: not exposed"
 	case count > 0:

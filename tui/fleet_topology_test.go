@@ -89,6 +89,18 @@ func TestKVVerdict(t *testing.T) {
 	if got := kvVerdict(d, []*fleetRow{{}}); got != "KV hand-over: not exposed" {
 		t.Errorf("absent: %q", got)
 	}
+	// SGLang observes its hand-overs on the prefill (sending) instance: a
+	// decode pool of SGLang engines counting none is no evidence that it
+	// does not disaggregate.
+	sg := served
+	sg.kvSent = true
+	if got := kvVerdict(d, []*fleetRow{&sg}); got != "KV hand-over: counted on the prefill side" {
+		t.Errorf("SGLang decode, zero: %q", got)
+	}
+	sg.xfer = model.Dist{}
+	if got := kvVerdict(d, []*fleetRow{&sg}); got != "KV hand-over: counted on the prefill side" {
+		t.Errorf("SGLang decode, not exposed: %q", got)
+	}
 }
 
 // The router of a routed fleet is ROUTER wherever an endpoint's badge is
