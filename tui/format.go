@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/model"
 )
@@ -134,10 +136,19 @@ func fmtTokens(v model.Opt) string {
 
 func sortStrings(s []string) []string { sort.Strings(s); return s }
 
-// clip cuts a plain string to at most w cells with an ellipsis.
+// clip cuts a string to at most w cells with an ellipsis. A styled string
+// is measured and cut by its visible cells: counting its escape codes cut
+// a faint line 11 cells early (the runs view lost "where the" of its
+// latencies note) and could split an escape code in two.
 func clip(s string, w int) string {
 	if w <= 0 {
 		return ""
+	}
+	if strings.ContainsRune(s, '\x1b') {
+		if ansi.StringWidth(s) <= w {
+			return s
+		}
+		return ansi.Truncate(s, w, "…")
 	}
 	r := []rune(s)
 	if len(r) <= w {
