@@ -192,7 +192,15 @@ func allClear(d *Data, rep diagnosis.Report, w, h int) string {
 		}
 	}
 	if m := missingShort(rep.Missing); m != "" {
-		out = append(out, s.Faint.Render(clip("not checked: "+m, w)))
+		// wrapped while the pane has rows to spare: what was not checked
+		// is the point of the line, cut it read "behaviour probe: not ru…"
+		nc := wrapIndent("not checked: ", "  ", m, w)
+		if len(out)+len(nc) > h {
+			nc = []string{clipWords("not checked: "+m, w)}
+		}
+		for _, l := range nc {
+			out = append(out, s.Faint.Render(l))
+		}
 	}
 	return lines(out, h)
 }
@@ -217,7 +225,8 @@ func missingShort(missing []string) string {
 func pendingLine(d *Data, p diagnosis.Pending, w int) string {
 	s := d.Styles
 	held := fmt.Sprintf(" · %s of %s", shortDur(p.Held.Round(time.Second)), shortDur(p.Hold))
-	return s.Level(sevLevel(p.Severity)).Render("forming") + " " + clip(p.Title, max(1, w-8-len(held))) + s.Faint.Render(held)
+	// cut after a whole word: "stall behind 819…" read as a number
+	return s.Level(sevLevel(p.Severity)).Render("forming") + " " + clipWords(p.Title, max(1, w-8-len(held))) + s.Faint.Render(held)
 }
 
 // DrawKey: the findings change only when the rules run; the symptom table

@@ -1,0 +1,52 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
+)
+
+// A forming condition's title is cut after a whole word: at 120 columns
+// the demo read "decodes stall behind 819… · 3s of 30s", a number that is
+// not the one meant.
+func TestPendingLineCutsAfterAWord(t *testing.T) {
+	d := &Data{Styles: NewStyles(true, true)}
+	p := diagnosis.Pending{Finding: diagnosis.Finding{Title: "ITL spikes: decodes stall behind 8192-token prefill chunks", Severity: model.SevWarn},
+		Held: 3 * time.Second, Hold: 30 * time.Second}
+	got := ansi.Strip(pendingLine(d, p, 56))
+	if strings.Contains(got, "819…") || !strings.Contains(got, "behind… · 3s of 30s") {
+		t.Errorf("forming line %q", got)
+	}
+}
+
+// The all-clear's "not checked" list wraps when the pane has rows for it:
+// at 200×60 it read "behaviour probe: not ru…" above twenty empty rows.
+func TestNotCheckedWrapsWhenThereIsRoom(t *testing.T) {
+	m := newTestModel()
+	for _, s := range scrapes(30, healthy) {
+		m.Update(s)
+	}
+	m.Update(press("6"))
+	out := screen(t, m, 80, 40)
+	i := strings.Index(out, "not checked: ")
+	if i < 0 {
+		t.Fatalf("no not-checked line:\n%s", out)
+	}
+	var text []string
+	for _, l := range strings.Split(out[i:], "\n") {
+		l = strings.Trim(l, "┃│ ")
+		if l == "" {
+			break
+		}
+		text = append(text, l)
+	}
+	all := strings.Join(text, " ")
+	if len(text) < 2 || strings.Contains(all, "…") || !strings.Contains(all, "behaviour probe") {
+		t.Errorf("not-checked list cut instead of wrapped: %q\n%s", all, out)
+	}
+}
