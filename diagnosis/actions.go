@@ -114,14 +114,16 @@ func chunkedPrefill(ep Endpoint, n int) (Action, bool) {
 // server running two says nothing.
 func replicas(ep Endpoint) Action {
 	eng := ep.Engine()
-	a := Action{Change: "add a replica behind the router", Why: "the queue grows while the batch is full: demand exceeds one engine's capacity", TradeOff: "another GPU"}
+	// "a" router: most single engines have none in front, and advice
+	// naming "the router" sent the reader looking for one.
+	a := Action{Change: "add a replica behind a router or load balancer", Why: "the queue grows while the batch is full: demand exceeds one engine's capacity", TradeOff: "another GPU"}
 	n := dpSize(ep)
 	now := ""
 	if n > 1 {
 		now = fmt.Sprintf(", from the %d engines it runs now", n)
 	}
 	if s := engines.Of(eng); s != nil && s.Levers.DataParallel != "" {
-		a.Change = engines.Fill(s.Levers.DataParallel, strconv.Itoa(n+1)) + now + " (or another replica behind the router)"
+		a.Change = engines.Fill(s.Levers.DataParallel, strconv.Itoa(n+1)) + now + " (or another replica behind a router)"
 	}
 	if n > 1 {
 		a.TradeOff = "another GPU per engine"

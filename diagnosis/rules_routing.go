@@ -162,7 +162,7 @@ func rulePoolStarved(e *env) []Finding {
 		}
 		word := poolWord(eps)
 		out = append(out, Finding{Endpoint: idle[0].URL, Category: Routing, Severity: sev,
-			Title:    fmt.Sprintf("%d of %d %s of %s idle while the other %d are loaded", len(idle), len(eps), word, name, len(eps)-len(idle)),
+			Title:    fmt.Sprintf("%d of %d %s of %s idle while %s loaded", len(idle), len(eps), word, name, theOthers(len(eps)-len(idle))),
 			Evidence: members(eps),
 			Cause: "the router sends these workers nothing: they are missing from its worker list (not registered, marked unhealthy, " +
 				"a tripped circuit breaker), or its cache-aware score keeps sending requests where their prefix is cached, full or not",
@@ -172,6 +172,14 @@ func rulePoolStarved(e *env) []Finding {
 			}})
 	}
 	return out
+}
+
+// theOthers names the loaded rest of a pool: "the other is", "the other 3 are".
+func theOthers(n int) string {
+	if n == 1 {
+		return "the other is"
+	}
+	return fmt.Sprintf("the other %d are", n)
 }
 
 // allEjected reports whether a router has taken every one of eps out.

@@ -63,7 +63,7 @@ var (
 )
 
 // ParseChange reads an action's change. A parenthesised remark is dropped
-// ("(keep -c)", "(or another replica behind the router)") unless it names
+// ("(keep -c)", "(or another replica behind a router)") unless it names
 // what the change needs with it ("(with -fa on)"), whose flags are set too.
 func ParseChange(text string) (Change, error) {
 	c := Change{Text: text}

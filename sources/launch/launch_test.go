@@ -80,8 +80,8 @@ func TestChangeNotApplicable(t *testing.T) {
 	for change, why := range map[string]string{
 		"OLLAMA_NUM_PARALLEL=N higher if KV usage and ITL leave room":           "value of OLLAMA_NUM_PARALLEL",
 		"OLLAMA_HOST=0.0.0.0:11500":                                             "endpoint",
-		"--data-parallel-size 2 (or another replica behind the router)":         "more hardware",
-		"add a replica behind the router":                                       "needs a person",
+		"--data-parallel-size 2 (or another replica behind a router)":           "more hardware",
+		"add a replica behind a router or load balancer":                        "needs a person",
 		"--max-num-seqs N higher only once ITL/TPOT is seen under its SLO 50ms": "value",
 		"kv_cache_config: {dtype: fp8} in the --config YAML":                    "needs a person",
 		// every engine's parallelism flags, read from engines/
@@ -172,7 +172,7 @@ func TestSessionRestartsWithTheChangedEnvironment(t *testing.T) {
 		t.Fatalf("the engine never printed %q (%d×): %q", line, n, b)
 	}
 	waitFor("parallel=1", 1)
-	p := s.PlanFor("concurrency_cap", []string{"add a replica behind the router", "OLLAMA_NUM_PARALLEL=2"})
+	p := s.PlanFor("concurrency_cap", []string{"add a replica behind a router or load balancer", "OLLAMA_NUM_PARALLEL=2"})
 	if !p.OK() || Describe(p.Diff) != "OLLAMA_NUM_PARALLEL 1 → 2" || p.NewCommand() != "OLLAMA_NUM_PARALLEL=2 "+script+" serve" {
 		t.Fatalf("plan = %+v (%s)", p, p.NewCommand())
 	}

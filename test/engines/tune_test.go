@@ -151,7 +151,7 @@ func TestLaunchAppliesOllamaNumParallel(t *testing.T) {
 		return ""
 	}
 	serving("the first start")
-	p := s.PlanFor("concurrency_cap", []string{"add a replica behind the router", "OLLAMA_NUM_PARALLEL=2"})
+	p := s.PlanFor("concurrency_cap", []string{"add a replica behind a router or load balancer", "OLLAMA_NUM_PARALLEL=2"})
 	if !p.OK() || launch.Describe(p.Diff) != "OLLAMA_NUM_PARALLEL 1 → 2" || len(p.NotApplied) != 1 {
 		t.Fatalf("plan %+v", p)
 	}
