@@ -249,6 +249,10 @@ func (m *Monitor) scrapeLife(e *Endpoint, s model.Scrape) {
 	case !e.Down() && e.Current() != nil && e.Current().Ended != nil:
 		// The ended run's process answering its last: the log's word on
 		// its end stands until a new run starts.
+	case !e.Down() && e.Identity.Engine == "" && s.Err != "":
+		// Something answers HTTP, but no engine llmtop knows (a web page, a
+		// proxy's error page): "serving" would claim an engine it has not
+		// seen. The error says what answers.
 	case !e.Down():
 		if e.Life != model.LifeServing {
 			m.setLife(e, model.LifeServing, s.Time, "")
