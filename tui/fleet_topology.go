@@ -68,10 +68,10 @@ func span(vals []model.Opt, f func(model.Opt) string) string {
 	if !lo.OK {
 		return "--"
 	}
-	if lo.V == hi.V {
-		return f(lo)
+	if a, b := f(lo), f(hi); a != b {
+		return a + "–" + b
 	}
-	return f(lo) + "–" + f(hi)
+	return f(lo) // "KV 0%", not "0%–0%" of 0.01 % and 0.03 %
 }
 
 // poolLine heads a pool: its members, how many serve, and the spread of

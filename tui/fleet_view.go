@@ -196,14 +196,20 @@ func (v *fleetView) layerRow(s *Styles, r *fleetRow, widths [fleetCols]int, w in
 	return line
 }
 
-// cell pads or clips a plain string to exactly n cells.
 // clipKeepTail fits a name into n cells keeping its end, which is what
 // tells replicas apart: "vllm/127.0.0.1:8001" is "vllm/1…:8001", not
 // "vllm/127.0.0.…" on every row. The end kept is from the last ':' or '/',
-// when it takes at most half the cells.
+// when it takes at most half the cells. A URL too long for the cells drops
+// its "http://" first: "127.0.0.1:35639" whole, not "http://127.0.…:35639".
 func clipKeepTail(t string, n int) string {
 	if width(t) <= n || n < 5 {
 		return t
+	}
+	if rest, ok := strings.CutPrefix(t, "http://"); ok {
+		t = rest
+		if width(t) <= n {
+			return t
+		}
 	}
 	i := strings.LastIndexAny(t, ":/")
 	if i <= 0 || width(t[i:]) > n/2 {
@@ -212,6 +218,7 @@ func clipKeepTail(t string, n int) string {
 	return ansi.Truncate(t, n-width(t[i:]), "…") + t[i:]
 }
 
+// cell pads or clips a plain string to exactly n cells.
 func cell(t string, n int, right bool) string {
 	if width(t) > n {
 		t = ansi.Truncate(t, n, "…")
