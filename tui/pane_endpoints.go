@@ -112,7 +112,11 @@ func (endpointsPane) View(d *Data, w, h int) string {
 		out = append(out, "sources: "+strings.Join(parts, " · "))
 	}
 	if d.FromLog() > 0 {
-		out = append(out, s.Faint.Render(fmt.Sprintf("%d stats samples parsed from the engine log", d.FromLog())))
+		noun := "stats samples"
+		if d.FromLog() == 1 {
+			noun = "stats sample"
+		}
+		out = append(out, s.Faint.Render(fmt.Sprintf("%d %s parsed from the engine log", d.FromLog(), noun)))
 	}
 	return lines(out, h)
 }
