@@ -50,3 +50,25 @@ func TestNotCheckedWrapsWhenThereIsRoom(t *testing.T) {
 		t.Errorf("not-checked list cut instead of wrapped: %q\n%s", all, out)
 	}
 }
+
+// Each wrapped line has the room its own lead leaves: the rest lines of
+// "not checked: …" were wrapped at the first line's room and a lead wider
+// than the first (the runs view's benchmark line) ran past the width.
+func TestWrapIndentGivesEachLineItsOwnRoom(t *testing.T) {
+	text := "engine metrics, GPU readings, benchmark results, replicas, behaviour probe: not run in this run"
+	got := wrapIndent("not checked: ", "  ", text, 58)
+	want := []string{"not checked: engine metrics, GPU readings, benchmark", "  results, replicas, behaviour probe: not run in this run"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q", got)
+	}
+	for _, l := range wrapIndent("", "    ", "aaaaaaaaaa bbbbbbbbbb cccccccc dddddddddd eeeeeeeeee", 21) {
+		if w := ansi.StringWidth(l); w > 21 {
+			t.Errorf("line of %d cells past 21: %q", w, l)
+		}
+	}
+	// a word broken at the first line's end goes on whole
+	got = wrapIndent("ab ", "", "0123456789abcdef tail", 10)
+	if strings.Join(got, "|") != "ab 0123456|789abcdef|tail" {
+		t.Errorf("broken word: %q", got)
+	}
+}

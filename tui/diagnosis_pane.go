@@ -127,10 +127,14 @@ func topLines(d *Data, f diagnosis.Finding, w int) []string {
 
 // wrapIndent wraps plain text at word boundaries to w cells, the first
 // line led by first and the others by rest (a word longer than the line
-// is broken).
+// is broken). Each line has the room its own lead leaves: the rest wrapped
+// at the first's room left "not checked: …" lines half empty, and a rest
+// wider than first ran past w.
 func wrapIndent(first, rest, text string, w int) []string {
-	room := max(4, w-ansi.StringWidth(first))
-	ls := wordWrap(text, room)
+	ls := wordWrap(text, max(4, w-ansi.StringWidth(first)))
+	if len(ls) > 1 && ansi.StringWidth(rest) != ansi.StringWidth(first) {
+		ls = append(ls[:1], wordWrap(after(text, ls[0]), max(4, w-ansi.StringWidth(rest)))...)
+	}
 	for i := range ls {
 		if i == 0 {
 			ls[i] = first + ls[i]
@@ -139,6 +143,22 @@ func wrapIndent(first, rest, text string, w int) []string {
 		}
 	}
 	return ls
+}
+
+// after is what of text follows its wrapped first line (the line's
+// characters other than spaces counted off, so a word broken at the
+// line's end goes on whole).
+func after(text, line string) string {
+	n := strings.Count(line, "") - 1 - strings.Count(line, " ")
+	for i, r := range text {
+		if n == 0 {
+			return strings.TrimLeft(text[i:], " ")
+		}
+		if r != ' ' {
+			n--
+		}
+	}
+	return ""
 }
 
 // allClear says what was checked: the symptom table, and the inputs that
