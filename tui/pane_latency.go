@@ -167,12 +167,21 @@ func logLabel(s *Styles, dist model.Dist) string {
 
 // windowNote says what the percentiles cover.
 func windowNote(dist model.Dist, d *Data) string {
-	if dist.Window <= 0 {
-		return fmt.Sprintf("≈ estimates from histogram buckets; no requests finished in the %s window yet", fmtDur(d.Window))
+	if dist.Source == model.FromLog && dist.Count > 0 {
+		// percentiles there are exact; a mean marked (approx.) is an
+		// estimate. One request spans no time: Ollama's first read "no
+		// requests finished" under its E2E of n=1.
+		over := ""
+		if dist.Window > 0 {
+			over = " over " + fmtDur(dist.Window) + windowEnd(d)
+		}
+		return fmt.Sprintf("from the engine's log%s · %s", over, requestsWord(dist.Count))
 	}
-	if dist.Source == model.FromLog {
-		// percentiles there are exact; a mean marked (approx.) is an estimate
-		return fmt.Sprintf("from the engine's log over %s%s · %s requests", fmtDur(dist.Window), windowEnd(d), fmtNum(model.Some(dist.Count)))
+	if dist.Window <= 0 {
+		if !dist.Estimate {
+			return fmt.Sprintf("no requests finished in the %s window yet", fmtDur(d.Window))
+		}
+		return fmt.Sprintf("≈ estimates from histogram buckets; no requests finished in the %s window yet", fmtDur(d.Window))
 	}
 	if !dist.Estimate {
 		// No buckets: a mean over the window, and its count may not be
@@ -183,11 +192,19 @@ func windowNote(dist model.Dist, d *Data) string {
 		}
 		return s
 	}
-	s := fmt.Sprintf("≈ bucket estimates over %s%s · %s requests", fmtDur(dist.Window), windowEnd(d), requestCount(dist.Count))
+	s := fmt.Sprintf("≈ bucket estimates over %s%s · %s", fmtDur(dist.Window), windowEnd(d), requestsWord(dist.Count))
 	if dist.Approx != "" {
 		s += " · approx: " + dist.Approx
 	}
 	return s
+}
+
+// requestsWord is "1 request", "92 requests".
+func requestsWord(n float64) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return requestCount(n) + " requests"
 }
 
 // requestCount is a window's count of requests: whole, or "≈85" where it
