@@ -192,9 +192,11 @@ func windowEnd(d *Data) string {
 		out = " to " + f.AsOf.Local().Format("15:04:05")
 	}
 	// A window cut short by a restart says so: it covers the new run only.
+	// ("run 51s (window 1m)" read as a second window, and nested in the
+	// preempt line's parentheses.)
 	if e := d.Endpoint(); e != nil {
 		if r := e.Current(); r != nil && r.N > 1 && d.Clock().Sub(r.Started) < d.Window {
-			out += " · run " + fmtDur(d.Clock().Sub(r.Started)) + " (window " + fmtDur(d.Window) + ")"
+			out += " · restarted " + fmtDur(d.Clock().Sub(r.Started)) + " ago"
 		}
 	}
 	return out

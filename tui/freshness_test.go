@@ -59,10 +59,10 @@ func TestStaleValuesAreMarkedAndBadgeIsNotRestarted(t *testing.T) {
 	}
 	// The windows end at the last good scrape and cover the new run only
 	// (9 s between its first and last scrape), and say so.
-	if !strings.Contains(out, "rates over 9s to "+lastOK.Format("15:04:05")+" · run") {
+	if !strings.Contains(out, "rates over 9s to "+lastOK.Format("15:04:05")+" · restarted ") {
 		t.Errorf("the rate window claims to be live, or spans the restart:\n%s", out)
 	}
-	if !strings.Contains(out, "bucket estimates over 9s to "+lastOK.Format("15:04:05")+" · run") {
+	if !strings.Contains(out, "bucket estimates over 9s to "+lastOK.Format("15:04:05")+" · restarted ") {
 		t.Errorf("the latency window claims to be live, or spans the restart:\n%s", out)
 	}
 	// Before three intervals pass the values are live: no marker.

@@ -47,7 +47,7 @@ func TestRunsViewComparesAPlannedRestart(t *testing.T) {
 		t.Errorf("header: %s", head)
 	}
 	// The banner came 5 s before the new run's first scrape.
-	if !strings.Contains(out, "over 39s · run 44s (window 1m)") {
+	if !strings.Contains(out, "over 39s · restarted 44s ago") {
 		t.Errorf("the windows do not say they cover the new run:\n%s", out)
 	}
 	m.Update(press("r"))
