@@ -369,7 +369,7 @@ func ruleTPNoP2P(e *env) []Finding {
 	g := e.in.GPU
 	var gs []model.GPU
 	for _, d := range g.GPUs {
-		if servesEngine(d) {
+		if servesEngine(&d) {
 			gs = append(gs, d)
 		}
 	}

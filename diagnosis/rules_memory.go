@@ -155,7 +155,7 @@ func headroom(e *env) (free, share float64, name string, ok bool) {
 		if !d.MemUsed.OK || !d.MemTotal.OK || d.MemTotal.V <= 0 || d.Lost {
 			continue
 		}
-		if !servesEngine(d) && hasEngineGPU(g) {
+		if !servesEngine(&d) && hasEngineGPU(g) {
 			continue
 		}
 		s := (d.MemTotal.V - d.MemUsed.V) / d.MemTotal.V
@@ -166,7 +166,7 @@ func headroom(e *env) (free, share float64, name string, ok bool) {
 	return free, share, name, ok
 }
 
-func servesEngine(d model.GPU) bool {
+func servesEngine(d *model.GPU) bool {
 	for _, p := range d.Processes {
 		if p.Engine != "" {
 			return true
@@ -177,7 +177,7 @@ func servesEngine(d model.GPU) bool {
 
 func hasEngineGPU(g *model.GPUSnapshot) bool {
 	for _, d := range g.GPUs {
-		if servesEngine(d) {
+		if servesEngine(&d) {
 			return true
 		}
 	}

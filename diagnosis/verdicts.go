@@ -7,19 +7,28 @@ import "github.com/llmtop/llmtop/model"
 // GPU bars, the finish mix), so a red number and a finding never disagree.
 
 // EngineGPUs are the devices the engine runs on; all of them when no
-// process says so (no process list, or another PID namespace).
+// process says so (no process list, or another PID namespace). Where that
+// is every device it is the snapshot's own list, not a copy: the rules ask
+// it several times a second (8 GPUs copied 66 KB a scrape); the caller
+// must not change it.
 func EngineGPUs(g *model.GPUSnapshot) []model.GPU {
 	if g == nil {
 		return nil
 	}
-	var out []model.GPU
-	for _, d := range g.GPUs {
-		if servesEngine(d) {
-			out = append(out, d)
+	n := 0
+	for i := range g.GPUs {
+		if servesEngine(&g.GPUs[i]) {
+			n++
 		}
 	}
-	if len(out) == 0 {
+	if n == 0 || n == len(g.GPUs) {
 		return g.GPUs
+	}
+	out := make([]model.GPU, 0, n)
+	for i := range g.GPUs {
+		if servesEngine(&g.GPUs[i]) {
+			out = append(out, g.GPUs[i])
+		}
 	}
 	return out
 }
