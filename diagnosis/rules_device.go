@@ -367,16 +367,18 @@ func ruleNVLinkDown(e *env) []Finding {
 // memory; across CPU sockets it crosses the socket interconnect too.
 func ruleTPNoP2P(e *env) []Finding {
 	g := e.in.GPU
-	var gs []model.GPU
-	for _, d := range g.GPUs {
-		if servesEngine(&d) {
-			gs = append(gs, d)
+	// pointers into the snapshot: a GPU is a large struct, and the rule
+	// runs every second
+	var gs []*model.GPU
+	for i := range g.GPUs {
+		if servesEngine(&g.GPUs[i]) {
+			gs = append(gs, &g.GPUs[i])
 		}
 	}
 	if len(gs) < 2 {
 		return nil // one GPU, or which ones the engine spans is unknown
 	}
-	in := map[int]model.GPU{}
+	in := make(map[int]*model.GPU, len(gs))
 	for _, d := range gs {
 		in[d.Index] = d
 	}
@@ -386,8 +388,11 @@ func ruleTPNoP2P(e *env) []Finding {
 	for _, a := range gs {
 		for _, p := range a.Peers {
 			b, ok := in[p.Index]
+			if !ok {
+				continue
+			}
 			k := [2]int{min(a.Index, b.Index), max(a.Index, b.Index)}
-			if !ok || seen[k] {
+			if seen[k] {
 				continue
 			}
 			seen[k] = true

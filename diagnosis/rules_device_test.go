@@ -204,5 +204,15 @@ func TestTPWithoutPeerToPeer(t *testing.T) {
 		{name: "NVLink", in: nvlinked, none: "tp_no_p2p"},
 		{name: "across sockets", in: sockets, want: "tp_no_p2p"},
 		{name: "the engine spans one GPU", in: otherGPU, none: "tp_no_p2p"},
+		// a peer outside the engine's GPUs is not judged (nor read)
+		{name: "a peer the engine does not use", in: in(
+			gpu(0, 0, model.GPUPeer{Index: 1, Path: "host bridge", P2P: "not supported by the GPU"}, model.GPUPeer{Index: 2, Path: "across CPU sockets", P2P: "not supported"}),
+			gpu(1, 0, model.GPUPeer{Index: 0, Path: "host bridge", P2P: "not supported by the GPU"}),
+			model.GPU{Index: 2, Peers: []model.GPUPeer{{Index: 0, Path: "across CPU sockets", P2P: "not supported"}}}),
+			want: "tp_no_p2p", check: func(t *testing.T, f *Finding) {
+				if len(f.Evidence) != 1 || !hasEvidence(f, "GPU 0 ↔ GPU 1") {
+					t.Errorf("%+v", f.Evidence)
+				}
+			}},
 	})
 }
