@@ -180,7 +180,9 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) f
 	r.modelName = model.Clean(r.modelName)
 	r.finding = model.Clean(r.finding)
 	r.poolKey, r.pool = poolOf(&r)
-	r.text = strings.ToLower(r.name + " " + r.engine + " " + r.modelName + " " + r.state + " " + r.finding + " " + k.Endpoint)
+	// the pool heading's words too: "/decode" found only the worker whose
+	// finding said "decode", not the decode pool
+	r.text = strings.ToLower(r.name + " " + r.engine + " " + r.modelName + " " + r.state + " " + r.finding + " " + k.Endpoint + " " + string(r.role) + " " + r.layer)
 	return r
 }
 

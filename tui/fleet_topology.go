@@ -75,12 +75,19 @@ func span(vals []model.Opt, f func(model.Opt) string) string {
 }
 
 // poolLine heads a pool: its members, how many serve, and the spread of
-// what a router's skew shows in.
+// what a router's skew shows in. It is the whole pool's, whatever the
+// filter hides: filtered to one idle worker, a decode pool of five read
+// "1/1 serving · KV hand-over: no verdict yet".
 func (v *fleetView) poolLine(d *Data, key, name string) string {
-	var n, serving int
+	var n, serving, shown int
 	var run, wait, kv, ttft []model.Opt
 	var rows []*fleetRow
 	for _, i := range v.shown {
+		if v.rows[i].poolKey == key {
+			shown++
+		}
+	}
+	for i := range v.rows {
 		r := &v.rows[i]
 		if r.poolKey != key {
 			continue
@@ -128,6 +135,9 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 		return fmt.Sprintf("▸ %s · %d · in front of the pools below (not judged yet)%s", name, n, tenants)
 	}
 	parts := []string{fmt.Sprintf("▸ %s · %d/%d serving", name, serving, n)}
+	if shown < n {
+		parts[0] += fmt.Sprintf(" (%d shown)", shown)
+	}
 	if strings.HasSuffix(name, "· "+string(model.RoleDecode)) {
 		parts = append(parts, kvVerdict(d, rows))
 	}
@@ -205,7 +215,7 @@ func spread(vals []model.Opt) (float64, bool) {
 // engine has one): what the router's overhead is set beside.
 func enginesTTFT(v *fleetView) string {
 	var ttft []model.Opt
-	for _, i := range v.shown {
+	for i := range v.rows {
 		if r := &v.rows[i]; r.layer == "" && r.ttft.OK {
 			ttft = append(ttft, r.ttft)
 		}
