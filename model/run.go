@@ -2,6 +2,7 @@ package model
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -163,9 +164,53 @@ func ConfigDiff(a, b map[string]string) []string {
 	sort.Strings(keys)
 	out := make([]string, len(keys))
 	for i, k := range keys {
+		if x, y, ok := argsDiff(a[k], b[k]); ok && (k == "cmdline" || strings.HasSuffix(k, ".cmdline")) {
+			out[i] = k + " " + x + " → " + y
+			continue
+		}
 		out[i] = k + " " + orDefault(a, k) + " → " + orDefault(b, k)
 	}
 	return out
+}
+
+// argsDiff is what differs between two command lines, word by word: the
+// words they share at both ends left out, the flag before a changed value
+// kept ("-np 2 → -np 4", not both whole command lines with their paths).
+// A side with nothing of its own is "(none)". Not ok when either is empty.
+func argsDiff(a, b string) (x, y string, ok bool) {
+	wa, wb := strings.Fields(a), strings.Fields(b)
+	if len(wa) == 0 || len(wb) == 0 {
+		return "", "", false
+	}
+	pre := 0
+	for pre < len(wa) && pre < len(wb) && wa[pre] == wb[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(wa)-pre && suf < len(wb)-pre && wa[len(wa)-1-suf] == wb[len(wb)-1-suf] {
+		suf++
+	}
+	if pre > 0 && !strings.HasPrefix(firstOf(wa[pre:len(wa)-suf], wb[pre:len(wb)-suf]), "-") {
+		pre-- // the changed word is a value: keep its flag
+	}
+	side := func(w []string) string {
+		if len(w) == 0 {
+			return "(none)"
+		}
+		return strings.Join(w, " ")
+	}
+	return side(wa[pre : len(wa)-suf]), side(wb[pre : len(wb)-suf]), true
+}
+
+// firstOf is the first word of a, else of b.
+func firstOf(a, b []string) string {
+	if len(a) > 0 {
+		return a[0]
+	}
+	if len(b) > 0 {
+		return b[0]
+	}
+	return ""
 }
 
 func configSource(k string) string {
