@@ -363,7 +363,9 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 			l = model.LifeStopped
 		}
 		if e.Life != model.LifeCrashed || guessed {
-			m.setLife(e, l, t, "clean shutdown: "+nonEmpty(ev.Line, ev.Title))
+			// the catalogue's words, not the raw line: the header read "clean
+			// shutdown: 0.16.704.097 I srv    operator(): operator()…"
+			m.setLife(e, l, t, "clean shutdown: "+nonEmpty(ev.Title, ev.Line))
 		}
 	case model.PhaseCrash:
 		if r := e.Current(); r != nil && (r.End == model.RunRunning || r.End == model.RunUnknown || r.EndGuessed) {
