@@ -66,6 +66,10 @@ type Spec struct {
 	// HintEmpty when it answers without the engine's metrics ("" =
 	// Hint404).
 	Hint404, HintEmpty string
+	// Idle says why an engine that answers has no model's numbers to
+	// show ("" when it always has them while up): Ollama loads a model on
+	// its first request and unloads it when idle.
+	Idle string
 	// ModelLabel names the served model on its metrics ("" none).
 	ModelLabel string
 	// DPLabel is the label that tells its data-parallel engines apart on

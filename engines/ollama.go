@@ -27,6 +27,8 @@ var Ollama = Spec{
 	},
 	Metrics: ollamaMetrics,
 	Logs:    ollamaLogs,
+	// /api/ps lists the loaded models only (server/routes.go PsHandler).
+	Idle: "Ollama has no model loaded (/api/ps lists none): it loads one on the next request and unloads it after OLLAMA_KEEP_ALIVE (5 m) idle",
 	Process: Process{Programs: []string{"ollama", "ollama_llama_server"}, Serves: []string{"ollama serve"},
 		Host: "127.0.0.1", HostEnv: "OLLAMA_HOST",
 		// envconfig.Models: OLLAMA_MODELS, else ~/.ollama/models (the

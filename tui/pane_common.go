@@ -48,6 +48,9 @@ func absentReason(d *Data) string {
 		}
 		return s
 	default:
+		if sp := engines.Of(e.Identity.Engine); sp != nil && sp.Idle != "" {
+			return sp.Idle
+		}
 		return "the endpoint answered but published no metrics for a model"
 	}
 }
