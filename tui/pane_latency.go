@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -88,7 +89,7 @@ func (p latencyPane) View(d *Data, w, h int) string {
 		}
 		return lines(freshLines(d, out), h)
 	}
-	out = append(out, s.Faint.Render(windowNote(window, d)))
+	out = append(out, s.Faint.Render(windowNoteFit(window, d, w)))
 	out = append(out, splitLines(s, st, w)...)
 	if extra := h - len(out) - 1; extra >= 4 && st.Latency[model.TTFT].Exposed {
 		out = append(out, s.Faint.Render("TTFT mean per refresh"))
@@ -163,6 +164,17 @@ func logLabel(s *Styles, dist model.Dist) string {
 		out += " " + s.Faint.Render("(log disagrees)")
 	}
 	return out
+}
+
+// windowNoteFit is windowNote in w cells: the request count goes first
+// when it does not fit ("· 613 r…" at 120 columns after a restart), then
+// the rest is cut after a word.
+func windowNoteFit(dist model.Dist, d *Data, w int) string {
+	n := windowNote(dist, d)
+	if ansi.StringWidth(n) > w {
+		n = strings.Replace(n, " · "+requestsWord(dist.Count), "", 1)
+	}
+	return clipWords(n, w)
 }
 
 // windowNote says what the percentiles cover.

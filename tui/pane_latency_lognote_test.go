@@ -28,3 +28,18 @@ func TestWindowNoteOfOneLoggedRequest(t *testing.T) {
 		t.Errorf("note %q", note)
 	}
 }
+
+// At 120 columns after a restart the note read "≈ bucket estimates over
+// 48s · run 51s (window 1m) · 613 r…": the count goes before the words
+// that say what the window is.
+func TestWindowNoteDropsTheCountBeforeCuttingAWord(t *testing.T) {
+	m := newTestModel()
+	dist := model.Dist{Exposed: true, Estimate: true, Count: 613, Window: 48 * time.Second}
+	full := windowNoteFit(dist, m.d, 200)
+	if full != "≈ bucket estimates over 48s · 613 requests" {
+		t.Fatalf("note %q", full)
+	}
+	if got := windowNoteFit(dist, m.d, 36); got != "≈ bucket estimates over 48s" {
+		t.Errorf("note in 36 cells %q", got)
+	}
+}
