@@ -11,6 +11,15 @@ import (
 // window, endpoint choice, snapshot. Overlays and panes get their keys
 // first (see key).
 
+// openOverlay shows overlay i.
+func (m *Model) openOverlay(i int) tea.Cmd {
+	m.overlay = i
+	if op, ok := m.overlays[i].o.(Opener); ok {
+		return op.Open(m.d)
+	}
+	return nil
+}
+
 // key handles a key press: the open overlay first, then global keys, then
 // the focused pane.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -27,6 +36,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.quitting = true
 			return tea.Quit
 		}
+		// Another screen's key opens it: the fleet's banner said "(+7: d)"
+		// and d did nothing there.
+		for i, o := range m.overlays {
+			if i != m.overlay && key.Matches(msg, o.key) {
+				return m.openOverlay(i)
+			}
+		}
 		cmd, _ := m.replayKey(msg) // a replay is driven from every screen
 		return cmd
 	}
@@ -35,11 +51,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	for i, o := range m.overlays {
 		if key.Matches(msg, o.key) {
-			m.overlay = i
-			if op, ok := o.o.(Opener); ok {
-				return op.Open(m.d)
-			}
-			return nil
+			return m.openOverlay(i)
 		}
 	}
 	switch {
