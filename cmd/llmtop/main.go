@@ -76,6 +76,7 @@ func markUsage(c *cobra.Command) {
 
 func main() {
 	crashExit()
+	limitMemoryToRlimit()
 	markUsage(root)
 	root.SetOut(stdout)
 	ctx, stop := signalContext()
