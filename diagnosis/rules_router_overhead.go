@@ -2,7 +2,6 @@ package diagnosis
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/engines"
@@ -52,8 +51,8 @@ func ruleRouterOverhead(e *env) []Finding {
 		share, ttft, ok := o.Share()
 		if !ok {
 			why := o.TTFTMetric + " counted no request " + overheadSpan(o)
-			if strings.HasPrefix(o.TTFTMetric, "litellm_") {
-				why += " (LiteLLM records it for streaming calls only)"
+			if l := overheadOf(o.Metric); l != nil && l.TTFTNote != "" {
+				why += " (" + l.TTFTNote + ")"
 			}
 			e.lack(r, "router overhead against TTFT not checked: "+why)
 			continue
@@ -70,7 +69,11 @@ func ruleRouterOverhead(e *env) []Finding {
 			ev = append(ev, Evidence{Text: "the engines' own TTFT p50 " + eng, Source: "each engine's TTFT histogram, over the window"})
 		}
 		var acts []Action
-		for i, l := range overheadLevers(o.Metric) {
+		var levers []string
+		if l := overheadOf(o.Metric); l != nil {
+			levers = l.Levers
+		}
+		for i, l := range levers {
 			a := Action{Change: l, Why: "the router's time is added to every request's first token, however fast the engines are"}
 			if i == 0 {
 				a.TradeOff = "more router processes to run and keep in step"
@@ -105,12 +108,12 @@ func ttftEvidence(o *model.RouterOverhead, user float64) string {
 	return fmt.Sprintf("its backends' time to first token %s (without it) %s, over %s requests: %s with it", secs(o.TTFTMean), overheadSpan(o), num(o.TTFTRequests), secs(user))
 }
 
-// overheadLevers are the knobs of the layer whose overhead histogram is
-// metric (engines/: each layer's Overhead.Levers).
-func overheadLevers(metric string) []string {
+// overheadOf is how the layer whose overhead histogram is metric reports
+// it (engines/: each layer's Overhead), nil when none does.
+func overheadOf(metric string) *engines.Overhead {
 	for _, l := range engines.Layers() {
 		if l.Overhead != nil && l.Overhead.Name == metric {
-			return l.Overhead.Levers
+			return l.Overhead
 		}
 	}
 	return nil

@@ -90,8 +90,10 @@ type Overhead struct {
 	Unit         float64 // seconds per unit (0.001: milliseconds)
 	TTFT         string
 	TTFTIncludes bool
-	Source       string
-	Levers       []string
+	// TTFTNote says when its TTFT histogram counts only some requests ("" all).
+	TTFTNote string
+	Source   string
+	Levers   []string
 }
 
 // Shadow is a layer's reuse of an engine's metric names.

@@ -50,7 +50,8 @@ var LiteLLMTenantLabels = []TenantLabel{
 var LiteLLMOverhead = Overhead{
 	Name: "litellm_overhead_latency_metric", Unit: 1,
 	TTFT: "litellm_llm_api_time_to_first_token_metric", TTFTIncludes: false,
-	Source: "github.com/BerriAI/litellm litellm/integrations/prometheus.py @002de3dd",
+	TTFTNote: "LiteLLM records it for streaming calls only",
+	Source:   "github.com/BerriAI/litellm litellm/integrations/prometheus.py @002de3dd",
 	Levers: []string{
 		"turn DEBUG logging off (LITELLM_LOG, set_verbose): LiteLLM's latency-overhead guide names it the first cause, and the x-litellm-overhead-duration-ms header or LITELLM_DETAILED_TIMING=true shows where the time goes",
 		"run more proxy workers or pods (--num_workers) and avoid routing_strategy usage-based-routing, which LiteLLM's load-balancing docs mark bad for performance",
