@@ -85,18 +85,18 @@ type benchRuns struct {
 
 // folder is where results are saved and listed: the user's bench folder,
 // or for a simulated session a folder of its own under $TMPDIR (made when
-// make is true; "" before that).
-func (b *benchRuns) folder(make bool) (string, error) {
+// create is true; "" before that).
+func (b *benchRuns) folder(create bool) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.folderLocked(make)
+	return b.folderLocked(create)
 }
 
-func (b *benchRuns) folderLocked(make bool) (string, error) {
+func (b *benchRuns) folderLocked(create bool) (string, error) {
 	if !b.simulated {
 		return benchDir()
 	}
-	if b.demoDir == "" && make {
+	if b.demoDir == "" && create {
 		d, err := os.MkdirTemp("", "llmtop-demo-")
 		if err != nil {
 			return "", fmt.Errorf("no temporary folder for the demo's benchmark results: %w", err)
