@@ -65,10 +65,7 @@ func ruleRouterLoadSkew(e *env) []Finding {
 			continue
 		}
 		bs := inRotation(r)
-		lever := engines.RouteBalance
-		if ly := engines.LayerByWhat(r.Identity.Layer); ly != nil && ly.Workers != nil && ly.Workers.BalanceLever != "" {
-			lever = ly.Workers.BalanceLever
-		}
+		lever := engines.RouteBalanceOf(engines.LayerByWhat(r.Identity.Layer))
 		lr := e.loadRangeNow(r)
 		if f, ok := e.routerOneWorker(r, bs, lever); ok {
 			out = append(out, f)

@@ -103,6 +103,67 @@ func poolWord(eps []Endpoint) string {
 	return "replicas"
 }
 
+// poolOf names a pool in a title: "decode workers of m" (its role said
+// once, not again as the pool's "(decode)").
+func poolOf(eps []Endpoint) string { return poolWord(eps) + " of " + eps[0].Model() }
+
+// urlList names at most three endpoints, without their scheme:
+// "d3:8000, d4:8000 and 2 more".
+func urlList(eps []*Endpoint) string {
+	ns := make([]string, 0, min(len(eps), 3))
+	for i, ep := range eps {
+		if i == 3 {
+			return strings.Join(ns, ", ") + fmt.Sprintf(" and %d more", len(eps)-3)
+		}
+		u := strings.TrimPrefix(strings.TrimPrefix(ep.URL, "http://"), "https://")
+		ns = append(ns, u)
+	}
+	return strings.Join(ns, ", ")
+}
+
+// layerInFront is the router llmtop reads in front of a pool: the one
+// whose worker list names a member, or, where none lists its workers, the
+// one kind of router watched (nil when unknown or more than one kind).
+func (e *env) layerInFront(eps []Endpoint) *engines.Layer {
+	var listing, any *engines.Layer
+	listed, kinds := 0, 0
+	for _, ep := range e.in.Endpoints {
+		ly := engines.LayerByWhat(ep.Identity.Layer)
+		if ly == nil || ly.Role != engines.RoleRouter || ep.isDown() {
+			continue
+		}
+		if any != ly {
+			any, kinds = ly, kinds+1
+		}
+		for _, b := range ep.Identity.Backends {
+			if poolHas(eps, b.Server) {
+				if listing != ly {
+					listing, listed = ly, listed+1
+				}
+				break
+			}
+		}
+	}
+	switch {
+	case listed == 1:
+		return listing
+	case listed == 0 && kinds == 1:
+		return any
+	}
+	return nil
+}
+
+// poolHas reports whether a router's name for a worker is a pool member.
+func poolHas(eps []Endpoint, server string) bool {
+	hp := hostPort(server)
+	for i := range eps {
+		if hp != "" && hostPort(eps[i].URL) == hp {
+			return true
+		}
+	}
+	return false
+}
+
 // memberLine is one member's gauges for the evidence.
 func memberLine(ep Endpoint) string {
 	s := fmt.Sprintf("%s: running %s, waiting %s", ep.URL, num(ep.State.Running.V), num(ep.State.Waiting.Or(0)))
@@ -126,21 +187,33 @@ func members(eps []Endpoint) []Evidence {
 }
 
 // starved: some members idle (nothing running, nothing waiting) while
-// others are full (KV at RouteFullKV) or queue.
-func starved(e *env, eps []Endpoint) (idle, full []*Endpoint) {
+// others are full (KV at RouteFullKV) or queue. Idle beside a queue is
+// evidence only under load: a pool with fewer than RouteQueueMin requests
+// in all (a prefill pool between prompts: one running, one waiting) has an
+// idle member by chance, so it is not judged (few).
+func starved(e *env, eps []Endpoint) (idle, full []*Endpoint, few bool) {
+	var load float64
+	kvFull := false
 	for i := range eps {
 		st := &eps[i].State
+		load += loadOf(eps[i])
 		switch {
 		case st.Running.V == 0 && st.Waiting.Or(0) == 0:
 			idle = append(idle, &eps[i])
-		case st.KVUsage.OK && st.KVUsage.V >= e.cfg.RouteFullKV, st.Waiting.Or(0) >= 1:
+		case st.KVUsage.OK && st.KVUsage.V >= e.cfg.RouteFullKV:
+			kvFull = true
+			full = append(full, &eps[i])
+		case st.Waiting.Or(0) >= 1:
 			full = append(full, &eps[i])
 		}
 	}
 	if len(full) == 0 {
-		idle = nil
+		return nil, nil, false
 	}
-	return idle, full
+	if !kvFull && load < e.cfg.RouteQueueMin {
+		return nil, nil, len(idle) > 0
+	}
+	return idle, full, false
 }
 
 func rulePoolStarved(e *env) []Finding {
@@ -148,7 +221,16 @@ func rulePoolStarved(e *env) []Finding {
 	var out []Finding
 	for _, name := range names {
 		eps := pools[name]
-		idle, full := starved(e, eps)
+		idle, full, few := starved(e, eps)
+		if few {
+			var load float64
+			for _, ep := range eps {
+				load += loadOf(ep)
+			}
+			e.lack(eps[0], fmt.Sprintf("idle %s not checked, because too few requests: %s in flight across the pool, under route_queue_min %s",
+				poolOf(eps), num(load), num(e.cfg.RouteQueueMin)))
+			continue
+		}
 		if len(idle) == 0 || allEjected(e, idle) {
 			continue // none idle, or router_ejected_worker says why
 		}
@@ -160,15 +242,15 @@ func rulePoolStarved(e *env) []Finding {
 				sev = model.SevCrit
 			}
 		}
-		word := poolWord(eps)
+		ly := e.layerInFront(eps)
 		out = append(out, Finding{Endpoint: idle[0].URL, Category: Routing, Severity: sev,
-			Title:    fmt.Sprintf("%d of %d %s of %s idle while %s loaded", len(idle), len(eps), word, name, theOthers(len(eps)-len(idle))),
+			Title:    fmt.Sprintf("%d of %d %s idle while %s loaded: %s", len(idle), len(eps), poolOf(eps), theOthers(len(eps)-len(idle)), urlList(idle)),
 			Evidence: members(eps),
 			Cause: "the router sends these workers nothing: they are missing from its worker list (not registered, marked unhealthy, " +
 				"a tripped circuit breaker), or its cache-aware score keeps sending requests where their prefix is cached, full or not",
 			Actions: []Action{
-				{Change: "check " + engines.RouteHealth, Why: "a worker the router does not list or thinks unhealthy gets no traffic", TradeOff: "none"},
-				{Change: engines.RouteBalance, Why: "load then counts beside the cache overlap", TradeOff: "fewer prefix-cache hits"},
+				{Change: "check " + engines.RouteHealth(ly), Why: "a worker the router does not list or thinks unhealthy gets no traffic", TradeOff: "none"},
+				{Change: engines.RouteBalanceOf(ly), Why: "load then counts beside the cache overlap", TradeOff: "fewer prefix-cache hits"},
 			}})
 	}
 	return out
@@ -235,7 +317,7 @@ func rulePoolQueueSkew(e *env) []Finding {
 	var out []Finding
 	for _, name := range names {
 		eps := pools[name]
-		if idle, _ := starved(e, eps); len(idle) > 0 || len(eps) < 3 {
+		if idle, _, _ := starved(e, eps); len(idle) > 0 || len(eps) < 3 {
 			continue // pool_starved says it; two members are routing_skew's
 		}
 		c, ok := queueSkew(e, eps)
@@ -247,11 +329,10 @@ func rulePoolQueueSkew(e *env) []Finding {
 		for i, ep := range sorted {
 			qs[i] = num(ep.State.Waiting.V)
 		}
-		word := poolWord(eps)
 		actions := []Action{{Change: engines.RoutePrefillQueue, Why: "a router blind to queue depth keeps sending to the deepest queue",
 			TradeOff: "fewer prefix-cache hits where the cache decided"}, diffReplicas}
 		out = append(out, Finding{Endpoint: sorted[0].URL, Category: Routing, Severity: model.SevWarn,
-			Title:    fmt.Sprintf("queues skewed across the %s of %s: waiting %s", word, name, strings.Join(qs, " / ")),
+			Title:    fmt.Sprintf("queues skewed across the %s: waiting %s", poolOf(eps), strings.Join(qs, " / ")),
 			Evidence: append([]Evidence{{Text: fmt.Sprintf("coefficient of variation of the queues %.2f (at %.2f it is skew)", c, e.cfg.RouteQueueCV), Source: "waiting of each member"}}, members(sorted)...),
 			Cause: "the router keeps sending to members whose queue is already deep: a prefix- or session-affine policy, " +
 				"or one that reads load the engines report seconds late",
@@ -309,11 +390,11 @@ func rulePrefixPileup(e *env) []Finding {
 		ev := []Evidence{{Text: fmt.Sprintf("%s holds %s of the pool's requests (running+waiting), prefix-cache hits %s; its peers' best %s",
 			hot.URL, pct(share), pct(hot.State.PrefixHit.V), pct(peerBestHit(hot, eps))), Source: "running/waiting and prefix-cache hit rate of each member", Window: hot.State.Window}}
 		out = append(out, Finding{Endpoint: hot.URL, Category: Routing, Severity: model.SevWarn,
-			Title:    fmt.Sprintf("a hot prefix piled onto one of %d %s of %s", len(eps), poolWord(eps), name),
+			Title:    fmt.Sprintf("a hot prefix piled onto one of %d %s", len(eps), poolOf(eps)),
 			Evidence: append(ev, members(eps)...),
 			Cause: "cache-aware routing sends every request with the hot prefix where it is cached, past the point where that engine queues " +
 				"while its peers have room",
-			Actions: []Action{{Change: engines.RouteBalance, Why: "past a load gap the router spreads the prefix; the peers then cache it too",
+			Actions: []Action{{Change: engines.RouteBalanceOf(e.layerInFront(eps)), Why: "past a load gap the router spreads the prefix; the peers then cache it too",
 				TradeOff: "a few more prefills of the prefix"}}})
 	}
 	return out
@@ -366,13 +447,13 @@ func ruleOneWorker(e *env) []Finding {
 			ev = append(ev, Evidence{Text: fmt.Sprintf("%s: %s req/s", ep.URL, num(ep.State.RequestsPS.V)), Source: "finished requests of each member", Window: ep.State.RateWindow})
 		}
 		out = append(out, Finding{Endpoint: top.URL, Category: Routing, Severity: model.SevWarn,
-			Title: fmt.Sprintf("%s of the requests to the %d %s of %s go to one (%s of %s req/s)", pct(share), len(eps), poolWord(eps), name,
+			Title: fmt.Sprintf("%s of the requests to the %d %s go to one (%s of %s req/s)", pct(share), len(eps), poolOf(eps),
 				num(top.State.RequestsPS.V), num(total)),
 			Evidence: ev,
 			Cause: "the router's load signal reads the same for every worker, so its tie-break picks the first every time " +
 				"(a gRPC path whose load counters stay at 0), or a session or hash key is the same for every request",
 			Actions: []Action{{Change: "read " + engines.RouteLoadSignal, Why: "a balanced pool needs a load signal that moves", TradeOff: "none"},
-				{Change: engines.RouteBalance, Why: "load then counts", TradeOff: "fewer prefix-cache hits"}}})
+				{Change: engines.RouteBalanceOf(e.layerInFront(eps)), Why: "load then counts", TradeOff: "fewer prefix-cache hits"}}})
 	}
 	return out
 }
@@ -585,7 +666,7 @@ func routedPool(e *env, pool string) bool {
 	if len(in) < 2 {
 		return false
 	}
-	if idle, _ := starved(e, in); len(idle) > 0 {
+	if idle, _, _ := starved(e, in); len(idle) > 0 {
 		return true
 	}
 	if _, ok := queueSkew(e, in); ok && len(in) >= 3 {

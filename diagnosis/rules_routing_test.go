@@ -66,7 +66,7 @@ func TestPoolStarvedDecodeWorkers(t *testing.T) {
 	if first["pool_starved"] > 30 || first["pool_starved"] < 20 {
 		t.Errorf("opened at %d s, want after the 20 s hold and within 30 s", first["pool_starved"])
 	}
-	if f.Severity != model.SevCrit || f.Title != "2 of 5 decode workers of m (decode) idle while the other 3 are loaded" || !hasEvidence(f, "http://d3: running 0, waiting 0, KV 0") {
+	if f.Severity != model.SevCrit || f.Title != "2 of 5 decode workers of m idle while the other 3 are loaded: d3, d4" || !hasEvidence(f, "http://d3: running 0, waiting 0, KV 0") {
 		t.Errorf("%s %q %+v", f.Severity, f.Title, f.Evidence)
 	}
 	if open(rep, "routing_skew") != nil {

@@ -18,7 +18,7 @@ func TestPoolStarvedTitleSaysTheOtherIs(t *testing.T) {
 	if f == nil {
 		t.Fatalf("pool_starved not open; findings %v", ids(rep.Findings))
 	}
-	if !strings.HasSuffix(f.Title, "idle while the other is loaded") {
+	if !strings.HasSuffix(f.Title, "idle while the other is loaded: p1") {
 		t.Errorf("title %q", f.Title)
 	}
 }

@@ -12,6 +12,7 @@ var DynamoFrontend = Layer{
 	MetricsPath: "/metrics",
 	TTFT:        []string{"dynamo_frontend_time_to_first_token_seconds"},
 	RouterQueue: DynamoRouterPending,
+	WorkerCheck: "worker list (" + DynamoWorkerBlocks + " per worker_id: a worker missing there is not registered with it)",
 	Overhead:    &DynamoRouterOverhead,
 	Source:      "github.com/ai-dynamo/dynamo lib/runtime/src/metrics/prometheus_names.rs @04070c75",
 	Reads:       "its own router queue by worker_type (with --router-queue-threshold), its end-to-end TTFT and its KV router's own overhead",
@@ -68,4 +69,7 @@ const (
 	// --router-queue-threshold). Above zero while the workers' own queues
 	// are empty is the threshold's back-pressure, by design.
 	DynamoRouterPending = "dynamo_frontend_router_queue_pending_requests"
+	// DynamoWorkerBlocks is the KV blocks the frontend's router counts
+	// active on each decode worker it knows ({worker_id}).
+	DynamoWorkerBlocks = "dynamo_frontend_worker_active_decode_blocks"
 )

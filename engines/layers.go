@@ -69,6 +69,12 @@ type Layer struct {
 	// Tenants is where it counts requests by tenant (nil: it does not, "no
 	// tenant source").
 	Tenants *TenantSource
+	// WorkerCheck is, for a router, where it says which workers it routes
+	// to and whether it thinks them healthy: what to check when a worker
+	// behind it gets nothing, read after the layer's name ("the vLLM
+	// production-stack router's backends (…)"; "" for a layer that routes
+	// nothing).
+	WorkerCheck string
 	// RouterQueue is the gauge of the requests it holds in its own queue
 	// before sending any to a worker, by worker_type ("" when none).
 	RouterQueue string

@@ -33,6 +33,7 @@ var EndpointPicker = Layer{
 	Reads:       "pool: ready endpoints, average KV use and queue, per-endpoint queue; its end-to-end TTFT; its requests by fairness id",
 	TTFT:        []string{"llm_d_epp_request_ttft_seconds"},
 	Tenants:     &EPPTenants,
+	WorkerCheck: "ready endpoints (" + EPPReadyEndpoints + ") and its InferencePool's selector: a pod it does not count ready gets no traffic",
 }
 
 // EPPTenants are the picker's requests by fairness_id (docs/metrics.md and

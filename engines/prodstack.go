@@ -25,6 +25,7 @@ var ProdStackRouter = Layer{
 	},
 	MetricsPath: "/metrics",
 	Workers:     &ProdStackWorkers,
+	WorkerCheck: "backends (--static-backends or its service discovery) and " + ProdStackHealthy + " per server",
 	Source:      "github.com/vllm-project/production-stack src/vllm_router/services/metrics_service/__init__.py, routers/metrics_router.py @a6c01db0",
 	Reads:       "per engine (server label): running = in prefill + in decode, QPS, health; waiting is never set at a6c01db0",
 }

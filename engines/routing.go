@@ -1,11 +1,25 @@
 package engines
 
+import "strings"
+
 // The levers of a router in front of engines, as the routing findings name
 // them (SERVING-LAYERS.md §5): each router's own knob, by layer.
 
-// RouteHealth is where each router says which workers it routes to.
-const RouteHealth = "the router's worker list and health for the idle workers (Dynamo frontend: dynamo_frontend_worker_active_decode_blocks per worker_id; " +
-	"SGLang gateway: smg_worker_health and smg_worker_cb_state; production-stack router: vllm:healthy_pods_total; llm-d picker: llm_d_epp_ready_endpoints)"
+// RouteHealth is where the router in front of idle workers says which
+// workers it routes to: ly's own word (its WorkerCheck) where llmtop knows
+// which router that is, each router's otherwise.
+func RouteHealth(ly *Layer) string {
+	if ly != nil && ly.WorkerCheck != "" {
+		return "the " + ly.Name + "'s " + ly.WorkerCheck
+	}
+	var each []string
+	for _, l := range layers {
+		if l.WorkerCheck != "" {
+			each = append(each, l.Name+"'s "+l.WorkerCheck)
+		}
+	}
+	return "the worker list and health of the router in front of the idle workers (" + strings.Join(each, "; ") + ")"
+}
 
 // RouteBalance weighs load over cache overlap in each router.
 const RouteBalance = "weigh load over cache overlap in the router (Dynamo: --kv-overlap-score-weight lower or --router-temperature above 0; " +

@@ -15,6 +15,7 @@ var ModelGateway = Layer{
 	MetricsPath: "/metrics",
 	TTFT:        []string{"smg_router_ttft_seconds", "sgl_router_ttft_seconds"},
 	Workers:     &ModelGatewayWorkers,
+	WorkerCheck: "workers (--worker-urls or its service discovery), " + SMGHealth + " and " + SMGBreaker + " per worker",
 	Source: "github.com/sgl-project/sglang sgl-model-gateway/src/observability/metrics.rs, metrics_aggregator.rs @d315eb72; " +
 		"github.com/lightseekorg/smg model_gateway/src/observability/metrics.rs @73da68ca",
 	Reads: "per worker (worker label): health, circuit breaker and its consecutive failures, requests in flight",

@@ -14,6 +14,7 @@ var VLLMRouter = Layer{
 	Ports:       []int{29000},
 	MetricsPath: "/metrics",
 	Workers:     &VLLMRouterWorkers,
+	WorkerCheck: "workers (--worker-urls or its service discovery), " + VLLMRouterHealth + " and " + VLLMRouterBreaker + " per worker",
 	Source:      "github.com/vllm-project/router src/metrics.rs @02b9331f",
 	Reads:       "per worker (worker label): health, circuit breaker, requests in flight; its max/min load where it acted on them",
 }

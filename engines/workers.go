@@ -93,6 +93,8 @@ var ProdStackWorkers = WorkerGauges{
 	Health:  []string{ProdStackHealthy},
 	Running: []string{ProdStackRunning},
 	QPS:     []string{ProdStackQPS},
+	BalanceLever: "the production-stack router's --routing-logic roundrobin instead of prefixaware, kvaware or session " +
+		"(each sends a request where its prefix or session went, loaded or not)",
 }
 
 // VLLMRouterWorkers are the Rust vllm-router's per-worker gauges.
@@ -121,6 +123,15 @@ var ModelGatewayWorkers = WorkerGauges{
 	LoadEvents:   []string{SGLRouterLoadEvents},
 	EjectLever:   "the SGLang gateway's " + routerEjectLever,
 	BalanceLever: "the SGLang gateway's " + routerBalanceLever,
+}
+
+// RouteBalanceOf is ly's own setting for weighing load over cache overlap,
+// or each router's (RouteBalance) where ly is unknown or names none.
+func RouteBalanceOf(ly *Layer) string {
+	if ly != nil && ly.Workers != nil && ly.Workers.BalanceLever != "" {
+		return ly.Workers.BalanceLever
+	}
+	return RouteBalance
 }
 
 // WorkersDetail sums a router's word on its workers for its fleet line:

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -15,6 +16,30 @@ import (
 var fleetFindingIDs = map[string]bool{"routing_skew": true, "replica_outlier": true, "fleet_share": true,
 	"pool_starved": true, "pool_queue_skew": true, "prefix_pileup": true, "one_worker": true, "pd_imbalance": true}
 
+// fleetFindings are the open fleet-wide findings in a fixed order: most
+// severe first, then by rule and endpoint. The report ranks newest first
+// and a held finding whose condition flickers below it moves, so the lines
+// reordered between frames under the reader's eyes.
+func fleetFindings(all []diagnosis.Finding) []diagnosis.Finding {
+	var fleet []diagnosis.Finding
+	for _, f := range all {
+		if fleetFindingIDs[f.ID] && f.Active() {
+			fleet = append(fleet, f)
+		}
+	}
+	sort.SliceStable(fleet, func(i, j int) bool {
+		a, b := &fleet[i], &fleet[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.Endpoint < b.Endpoint
+	})
+	return fleet
+}
+
 // View draws the summary line, the fleet-wide findings, the table's header
 // and the visible rows: at most h lines of at most w cells.
 func (v *fleetView) View(d *Data, w, h int) string {
@@ -22,12 +47,7 @@ func (v *fleetView) View(d *Data, w, h int) string {
 	s := d.Styles
 	out := make([]string, 0, h)
 	out = append(out, fit(v.status(d), w))
-	var fleet []diagnosis.Finding
-	for _, f := range d.Core.Report().Findings {
-		if fleetFindingIDs[f.ID] && f.Active() {
-			fleet = append(fleet, f)
-		}
-	}
+	fleet := fleetFindings(d.Core.Report().Findings)
 	maxF := max(1, h/6)
 	for i, f := range fleet {
 		if i == maxF {

@@ -1,0 +1,100 @@
+package diagnosis
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// decodePool is five decode workers, three loaded and queueing, the last
+// idle ones at the given URLs.
+func decodePool(idle ...string) []Endpoint {
+	eps := []Endpoint{member("http://d0:8000", model.RoleDecode, 48, 6, 1.0), member("http://d1:8000", model.RoleDecode, 47, 9, 0.99),
+		member("http://d2:8000", model.RoleDecode, 50, 4, 1.0)}
+	for _, u := range idle {
+		eps = append(eps, member(u, model.RoleDecode, 0, 0, 0))
+	}
+	return eps
+}
+
+// The routed demo's advice listed every router's health check (Dynamo,
+// SGLang gateway, production-stack, llm-d) behind a production-stack
+// router: with the router in front read, only its own is named, and its
+// own balance setting.
+func TestPoolStarvedAdviceNamesTheRouterInFront(t *testing.T) {
+	pool := decodePool("http://d3:8000", "http://d4:8000")
+	var bs []model.Backend
+	for _, p := range pool {
+		bs = append(bs, backend(p.URL, 1, 1, p.State.Running.V))
+	}
+	_, rep := watch(t, time.Minute, func(int) []Endpoint { return append([]Endpoint{prodRouter(bs...)}, pool...) })
+	f := open(rep, "pool_starved")
+	if f == nil || len(f.Actions) < 2 {
+		t.Fatalf("pool_starved %+v; findings %v", f, ids(rep.Findings))
+	}
+	health, balance := f.Actions[0].Change, f.Actions[1].Change
+	if !strings.Contains(health, "production-stack router") || !strings.Contains(health, "vllm:healthy_pods_total") {
+		t.Errorf("health advice %q names no production-stack check", health)
+	}
+	if !strings.Contains(balance, "--routing-logic") {
+		t.Errorf("balance advice %q", balance)
+	}
+	for _, other := range []string{"Dynamo", "SGLang", "llm-d", "smg_"} {
+		if strings.Contains(health, other) || strings.Contains(balance, other) {
+			t.Errorf("advice names %s behind a production-stack router: %q / %q", other, health, balance)
+		}
+	}
+
+	// No router read: each router's check, since llmtop cannot tell which.
+	_, rep = watch(t, time.Minute, func(int) []Endpoint { return decodePool("http://d3:8000", "http://d4:8000") })
+	if f := open(rep, "pool_starved"); f == nil || !hasAction(f, "Dynamo") || !hasAction(f, "production-stack") {
+		t.Errorf("without a router: %+v", f)
+	}
+}
+
+// The title named the role twice ("decode workers of m (decode)") and left
+// the idle workers unnamed past the first: it counts and names them.
+func TestPoolStarvedTitleNamesEveryIdleWorker(t *testing.T) {
+	_, rep := watch(t, time.Minute, func(int) []Endpoint {
+		return decodePool("http://d3:8000", "http://d4:8000", "http://d5:8000", "http://d6:8000")
+	})
+	f := open(rep, "pool_starved")
+	if f == nil {
+		t.Fatalf("pool_starved not open; findings %v", ids(rep.Findings))
+	}
+	want := "4 of 7 decode workers of m idle while the other 3 are loaded: d3:8000, d4:8000, d5:8000 and 1 more"
+	if f.Title != want {
+		t.Errorf("title %q, want %q", f.Title, want)
+	}
+	if n := strings.Count(f.Title, "decode"); n != 1 {
+		t.Errorf("%q says decode %d times", f.Title, n)
+	}
+}
+
+// The routed demo's prefill pool (one running and one waiting on one
+// worker, nothing on the other) was critical: two requests are no evidence
+// that the router skips a worker. It is not judged, and says why.
+func TestPoolStarvedNotJudgedUnderTooFewRequests(t *testing.T) {
+	_, rep := watch(t, time.Minute, func(int) []Endpoint {
+		return []Endpoint{member("http://p0", model.RolePrefill, 1, 1, 0.002), member("http://p1", model.RolePrefill, 0, 0, 0)}
+	})
+	if f := open(rep, "pool_starved"); f != nil {
+		t.Errorf("%s %q on two requests", f.Severity, f.Title)
+	}
+	said := false
+	for _, m := range rep.Missing {
+		said = said || strings.Contains(m, "idle prefill workers of m not checked, because too few requests: 2 in flight")
+	}
+	if !said {
+		t.Errorf("missing %q", rep.Missing)
+	}
+	// A full KV is evidence at any count.
+	_, rep = watch(t, time.Minute, func(int) []Endpoint {
+		return []Endpoint{member("http://p0", model.RolePrefill, 2, 0, 0.97), member("http://p1", model.RolePrefill, 0, 0, 0)}
+	})
+	if open(rep, "pool_starved") == nil {
+		t.Errorf("KV full beside an idle worker not raised; findings %v", ids(rep.Findings))
+	}
+}
