@@ -20,6 +20,29 @@ func (m *Model) openOverlay(i int) tea.Cmd {
 	return nil
 }
 
+// stackOver remembers the open overlay under i, about to open from it; an
+// overlay already under it (fleet → d → f) is gone back to, not stacked
+// twice.
+func (m *Model) stackOver(i int) {
+	for k, u := range m.under {
+		if u == i {
+			m.under = m.under[:k]
+			return
+		}
+	}
+	m.under = append(m.under, m.overlay)
+}
+
+// closeOverlay closes the open overlay, back to the one it was opened
+// from, or to the main screen.
+func (m *Model) closeOverlay() {
+	if n := len(m.under); n > 0 {
+		m.overlay, m.under = m.under[n-1], m.under[:n-1]
+		return
+	}
+	m.overlay = -1
+}
+
 // key handles a key press: the open overlay first, then global keys, then
 // the focused pane.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -30,7 +53,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		switch {
 		case key.Matches(msg, k.Back), key.Matches(msg, m.overlays[m.overlay].key):
-			m.overlay = -1
+			m.closeOverlay()
 			return nil
 		case key.Matches(msg, k.Quit):
 			m.quitting = true
@@ -40,6 +63,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		// and d did nothing there.
 		for i, o := range m.overlays {
 			if i != m.overlay && key.Matches(msg, o.key) {
+				m.stackOver(i)
 				return m.openOverlay(i)
 			}
 		}
@@ -51,6 +75,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	for i, o := range m.overlays {
 		if key.Matches(msg, o.key) {
+			m.under = nil // from the main screen: esc comes back here
 			return m.openOverlay(i)
 		}
 	}

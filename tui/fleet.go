@@ -219,7 +219,7 @@ func (m *Model) fleetMsg(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		return nil, true
 	case closeOverlayMsg:
-		m.overlay = -1
+		m.overlay, m.under = -1, nil
 		return nil, true
 	case tea.KeyPressMsg:
 		if fv != nil && fv.opened && m.overlay < 0 && m.zoom == "" && key.Matches(msg, m.d.Keys.Back) {
@@ -264,7 +264,13 @@ func (m *Model) demoFleet(was, now bool) {
 		m.overlay, m.demoFleetOpen = i, true
 	case !now && was:
 		if m.demoFleetOpen && m.overlay == i {
-			m.overlay = -1
+			m.overlay, m.under = -1, nil
+		}
+		for k, u := range m.under {
+			if u == i {
+				m.under = m.under[:k] // the fleet is leaving: nothing goes back to it
+				break
+			}
 		}
 		m.demoFleetOpen = false
 		if fv, ok := m.overlays[i].o.(*fleetView); ok {

@@ -121,6 +121,10 @@ type Model struct {
 	focus         int    // index into panes
 	zoom          string // pane id shown alone, "" for the grid
 	overlay       int    // index into overlays, -1 when none
+	// under are the overlays an open one was opened from, the last on
+	// top: esc goes back to it (fleet view → d → esc is the fleet view
+	// again, not the main screen).
+	under []int
 	// demoFleetOpen: the fleet view was opened for the demo's routed
 	// stretch now running (once: esc closes it for good).
 	demoFleetOpen bool
