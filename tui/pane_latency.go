@@ -73,11 +73,14 @@ func (p latencyPane) View(d *Data, w, h int) string {
 		case dist.Count == 0 && st.SinceStart[r.l].Count > 0:
 			// Idle window: the engine's totals since it started, labelled
 			// and unjudged (issue 14 item 5).
-			val = s.Faint.Render("since start: " + distText(s, d.Thresholds, st.SinceStart[r.l], -1))
+			since := st.SinceStart[r.l]
+			val = s.Faint.Render("since start: " + distText(s, d.Thresholds, since, -1))
+			val += logLabel(s, since, w-5-ansi.StringWidth(val))
 		case dist.Count == 0:
 			val = s.Faint.Render(missing + " no requests finished in the window")
 		default:
 			val = distText(s, d.Thresholds, dist, r.m)
+			val += logLabel(s, dist, w-5-ansi.StringWidth(val))
 		}
 		out = append(out, metricRow(r.label, 4, d.Series(string(r.l)+model.SeriesLatencyMean), 0, val, w))
 	}
@@ -126,7 +129,7 @@ func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
 		if dist.Approx != "" {
 			txt += " (approx.)"
 		}
-		return judge(dist.Mean, txt) + logLabel(s, dist)
+		return judge(dist.Mean, txt)
 	}
 	q := func(name string, q float64, v model.Opt) string {
 		if dist.Past(q) {
@@ -141,7 +144,7 @@ func distText(s *Styles, t Thresholds, dist model.Dist, m Metric) string {
 	} else {
 		p99 = judge(dist.P99, p99)
 	}
-	return fmt.Sprintf("%s %s %s mean %s", q("p50", 0.5, dist.P50), q("p90", 0.9, dist.P90), p99, pad6(fmtSec(dist.Mean))) + logLabel(s, dist)
+	return fmt.Sprintf("%s %s %s mean %s", q("p50", 0.5, dist.P50), q("p90", 0.9, dist.P90), p99, pad6(fmtSec(dist.Mean)))
 }
 
 // pad6 pads a value to 6 cells: fmt's %-6s counts bytes, and "751µs" is
@@ -154,16 +157,35 @@ func pad6(v string) string {
 }
 
 // logLabel marks numbers taken from the engine's per-request log lines
-// ("from log · n=92"), and a disagreement with its metrics.
-func logLabel(s *Styles, dist model.Dist) string {
-	out := ""
-	if dist.Source == model.FromLog {
-		out = " " + s.Faint.Render("from log · n="+fmtNum(model.Some(dist.Count)))
+// ("log n=92"), and a disagreement with its metrics, in room cells: "·log"
+// where the count does not fit (the window note under the rows says how
+// many). "from log · n=92" was cut to "from lo…" in the 58 cells the pane
+// has at 120 columns.
+func logLabel(s *Styles, dist model.Dist, room int) string {
+	if dist.Source != model.FromLog && dist.LogCheck == "" {
+		return ""
 	}
-	if dist.LogCheck != "" {
-		out += " " + s.Faint.Render("(log disagrees)")
+	for _, short := range []bool{false, true} {
+		out := ""
+		if dist.Source == model.FromLog {
+			if short {
+				out = " ·log"
+			} else {
+				out = " log n=" + fmtNum(model.Some(dist.Count))
+			}
+		}
+		if dist.LogCheck != "" {
+			if short {
+				out += " ≠log"
+			} else {
+				out += " (log disagrees)"
+			}
+		}
+		if ansi.StringWidth(out) <= room || short {
+			return s.Faint.Render(out)
+		}
 	}
-	return out
+	return ""
 }
 
 // windowNoteFit is windowNote in w cells: the request count goes first

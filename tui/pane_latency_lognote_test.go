@@ -8,7 +8,7 @@ import (
 	"github.com/llmtop/llmtop/model"
 )
 
-// Ollama after its first request: E2E "p50 611ms … from log · n=1" over a
+// Ollama after its first request: E2E "p50 611ms … log n=1" over a
 // note that said "≈ estimates from histogram buckets; no requests finished
 // in the 1m window yet". One request from the log spans no time.
 func TestWindowNoteOfOneLoggedRequest(t *testing.T) {
@@ -41,5 +41,44 @@ func TestWindowNoteDropsTheCountBeforeCuttingAWord(t *testing.T) {
 	}
 	if got := windowNoteFit(dist, m.d, 36); got != "≈ bucket estimates over 48s" {
 		t.Errorf("note in 36 cells %q", got)
+	}
+}
+
+// The rows timed from the engine's log ended "from lo…" at 120 columns
+// (the pane's 58 cells): the label fits there and at 80, with its count
+// where there is room.
+func TestLogLatencyRowsFitTheirLabel(t *testing.T) {
+	m := newTestModel()
+	for i := 0; i < 40; i++ {
+		sm := model.NewSample(testURL, "Qwen/Qwen3-8B", t0.Add(time.Duration(i)*time.Second), model.FromLog)
+		sm.Gauges[model.Running] = 4
+		for k := 0; k < 30; k++ {
+			f := float64(k) / 30
+			sm.Observations = append(sm.Observations, model.Observation{Time: sm.Time,
+				Values: map[model.Latency]float64{model.TTFT: 0.2 + f, model.TPOT: 0.0123 + f/100, model.E2E: 4.5 + 3*f}})
+		}
+		m.Update(sm)
+	}
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		v := screen(t, m, sz.w, sz.h)
+		var rows []string
+		for _, l := range strings.Split(v, "\n") {
+			for _, r := range []string{"TTFT ", "TPOT ", "E2E  "} {
+				if (strings.Contains(l, "┃"+r) || strings.Contains(l, "│"+r)) && strings.Contains(l, "p50") {
+					rows = append(rows, l)
+				}
+			}
+		}
+		if len(rows) < 3 {
+			t.Fatalf("%dx%d: latency rows %q in\n%s", sz.w, sz.h, rows, v)
+		}
+		for _, r := range rows {
+			if strings.Contains(r, "…") || !strings.Contains(r, "log") {
+				t.Errorf("%dx%d: %q", sz.w, sz.h, r)
+			}
+			if sz.w == 80 && !strings.Contains(r, "log n=1200") {
+				t.Errorf("80 columns have room for the count: %q", r)
+			}
+		}
 	}
 }
