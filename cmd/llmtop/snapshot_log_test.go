@@ -78,7 +78,7 @@ func TestSnapshotCarriesLogLatencies(t *testing.T) {
 	}
 }
 
-// The latency pane labels the log's numbers "from log · n=6".
+// The latency pane labels the log's numbers "log n=6".
 func TestLatencyPaneLabelsLogNumbers(t *testing.T) {
 	const url = "http://127.0.0.1:8080"
 	t0 := time.Date(2026, 11, 24, 17, 0, 0, 0, time.UTC)
@@ -94,11 +94,11 @@ func TestLatencyPaneLabelsLogNumbers(t *testing.T) {
 	screen := ansi.Strip(m.Render())
 	var rows []string
 	for _, l := range strings.Split(screen, "\n") {
-		if strings.Contains(l, "from log · n=6") {
+		if strings.Contains(l, "log n=6") {
 			rows = append(rows, l)
 		}
 	}
 	if len(rows) < 3 || !strings.Contains(screen, "TTFT queue") || !strings.Contains(screen, "(queue est.)") || !strings.Contains(screen, "queue share≈") {
-		t.Errorf("want TTFT, TPOT and E2E rows labelled \"from log · n=6\" and the TTFT split marked as an estimate; screen:\n%s", screen)
+		t.Errorf("want TTFT, TPOT and E2E rows labelled \"log n=6\" and the TTFT split marked as an estimate; screen:\n%s", screen)
 	}
 }
