@@ -2,8 +2,10 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -43,15 +45,26 @@ func (p *eventsPane) View(d *Data, w, h int) string {
 	zoomed := d.Zoom == "events"
 	for i := p.top; i < n && len(out) < h; i++ {
 		e := d.Events.Newest(i)
-		out = append(out, eventLine(d, e))
-		if hint := e.Fields["hint"]; zoomed && hint != "" {
-			out = append(out, s.Faint.Render(clip("         ↳ "+hint, w)))
+		if !zoomed {
+			out = append(out, eventLine(d, e, 0)...)
+			continue
+		}
+		// Zoomed, the pane has the screen's width and the height to say
+		// it all: an event and its hint wrap under themselves instead of
+		// ending in "…" at 80 columns.
+		out = append(out, eventLine(d, e, w)...)
+		if hint := e.Fields["hint"]; hint != "" {
+			for _, l := range wrapIndent("         ↳ ", "           ", hint, w) {
+				out = append(out, s.Faint.Render(l))
+			}
 		}
 	}
 	return lines(out, h)
 }
 
-func eventLine(d *Data, e EventEntry) string {
+// eventLine is an event as one line (w 0: the pane's frame cuts it), or
+// wrapped to w cells under its text.
+func eventLine(d *Data, e EventEntry, w int) []string {
 	s := d.Styles
 	lvl := LevelOK
 	mark := "·"
@@ -75,7 +88,19 @@ func eventLine(d *Data, e EventEntry) string {
 		}
 		who = model.Clean(who) + ": "
 	}
-	return s.Faint.Render(e.Time.Local().Format("15:04:05")) + " " + s.Level(lvl).Render(mark+" ") + s.Faint.Render(who) + s.Level(lvl).Render(txt)
+	lead := s.Faint.Render(e.Time.Local().Format("15:04:05")) + " " + s.Level(lvl).Render(mark+" ") + s.Faint.Render(who)
+	if w <= 0 {
+		return []string{lead + s.Level(lvl).Render(txt)}
+	}
+	ls := wrapIndent(strings.Repeat(" ", ansi.StringWidth(lead)), strings.Repeat(" ", 11), txt, w)
+	for i := range ls {
+		if i == 0 {
+			ls[i] = lead + s.Level(lvl).Render(strings.TrimPrefix(ls[i], strings.Repeat(" ", ansi.StringWidth(lead))))
+		} else {
+			ls[i] = s.Level(lvl).Render(ls[i])
+		}
+	}
+	return ls
 }
 
 func sevLevel(s model.Severity) Level {
