@@ -278,12 +278,15 @@ func splitLines(s *Styles, st model.State, w int) []string {
 		tot := q.V + pf.V + dc.V
 		if tot > 0 {
 			text := fmt.Sprintf("E2E  queue %s prefill %s decode %s", fmtSec(q), fmtSec(pf), fmtSec(dc))
-			// The bar takes what the words leave (it was clipped to "…"
-			// at 120 columns); under 4 cells it says nothing and is left out.
-			if bw := min(30, w-len([]rune(text))-1); bw >= 4 {
+			// With the bar, each phase is led by its shade, the bar's
+			// legend (three shades read as nothing without one). The bar
+			// takes what the words leave (it was clipped to "…" at 120
+			// columns); under 4 cells it says nothing and is left out.
+			keyed := fmt.Sprintf("E2E  ▓queue %s ▒prefill %s ░decode %s", fmtSec(q), fmtSec(pf), fmtSec(dc))
+			if bw := min(30, w-len([]rune(keyed))-1); bw >= 4 {
 				nq, np := int(q.V/tot*float64(bw)+0.5), int(pf.V/tot*float64(bw)+0.5)
 				nq, np = min(nq, bw), min(np, bw-min(nq, bw))
-				text += " " + strings.Repeat("▓", nq) + strings.Repeat("▒", np) + strings.Repeat("░", bw-nq-np)
+				text = keyed + " " + strings.Repeat("▓", nq) + strings.Repeat("▒", np) + strings.Repeat("░", bw-nq-np)
 			}
 			out = append(out, text)
 		}

@@ -55,3 +55,27 @@ func TestE2ESplitFitsItsWidth(t *testing.T) {
 		}
 	}
 }
+
+// The E2E line's bar had three shades and no legend: with the bar drawn,
+// each phase is led by its shade.
+func TestE2EBarHasALegend(t *testing.T) {
+	st := model.State{Latency: map[model.Latency]model.Dist{
+		model.Queue:   {Exposed: true, Mean: model.Some(0.0025)},
+		model.Prefill: {Exposed: true, Mean: model.Some(0.055)},
+		model.Decode:  {Exposed: true, Mean: model.Some(2.25)},
+	}}
+	for _, w := range []int{58, 78, 200} {
+		var e2e string
+		for _, l := range splitLines(NewStyles(true, true), st, w) {
+			if strings.HasPrefix(l, "E2E") {
+				e2e = l
+			}
+		}
+		if !strings.ContainsAny(e2e, "░") {
+			t.Fatalf("w=%d: no bar: %q", w, e2e)
+		}
+		if !strings.Contains(e2e, "▓queue 2.5ms ▒prefill 55ms ░decode 2.25s") {
+			t.Errorf("w=%d: the bar's shades are not keyed to its phases: %q", w, e2e)
+		}
+	}
+}
