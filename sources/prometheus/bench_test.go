@@ -92,6 +92,27 @@ func benchFleetCost(b *testing.B, n int) {
 	reportShare(b, cpuTime()-cpu0)
 }
 
+// BenchmarkFleetSource500 is the source's share of BenchmarkFleetCost500:
+// the refresh alone (queries, decoding, the messages built), its messages
+// handed to nobody. BenchmarkFleetSource2000 is the same at 2 000.
+//
+//	go test ./sources/prometheus -run '^$' -bench 'FleetSource(500|2000)$' -count 5
+func BenchmarkFleetSource500(b *testing.B)  { benchFleetSource(b, 500) }
+func BenchmarkFleetSource2000(b *testing.B) { benchFleetSource(b, 2000) }
+
+func benchFleetSource(b *testing.B, n int) {
+	fl := newBenchFleet(b, n)
+	fl.warmUp(func([]model.Input) {})
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		fl.refresh(i)
+	}
+	b.StopTimer()
+	reportShare(b, cpuTime()-cpu0)
+}
+
 // benchFleet is a source reading n vLLM replicas from a fake Prometheus
 // whose answers are precomputed in four sets of values that differ for
 // every replica (a busy fleet: each refresh changes every number); warm is

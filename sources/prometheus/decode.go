@@ -52,7 +52,7 @@ type rowLabels struct {
 }
 
 // get reads a label by its Prometheus name.
-func (l rowLabels) get(name string) string {
+func (l *rowLabels) get(name string) string {
 	switch name {
 	case "job":
 		return l.Job
@@ -144,7 +144,7 @@ type budgetError struct{ msg string }
 func (e budgetError) Error() string   { return e.msg }
 func (e budgetError) Is(t error) bool { return t == errOverBudget }
 
-func (l rowLabels) tooLong() bool {
+func (l *rowLabels) tooLong() bool {
 	for _, v := range [...]string{l.Job, l.Instance, l.Pod, l.Namespace, l.KPod, l.KNs, l.Model, l.Concept, l.From} {
 		if len(v) > maxLabelLen {
 			return true

@@ -177,11 +177,12 @@ func refResult(dec *json.Decoder, a *apiAnswer, lim *refreshLimits, up bool) err
 			long++
 			continue
 		}
-		k := keyOf(r.Metric)
+		k := keyOf(&r.Metric)
 		if k != (tkey{}) && !lim.admit(k, up) {
 			continue
 		}
-		a.Rows = append(a.Rows, sampleRow{labels: r.Metric, v: float64(r.Value)})
+		ls := r.Metric
+		a.Rows = append(a.Rows, sampleRow{labels: &ls, v: float64(r.Value)})
 	}
 	lim.count(over, bad, long)
 	return expectDelim(dec, ']')

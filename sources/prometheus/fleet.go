@@ -12,9 +12,11 @@ import (
 )
 
 // sampleRow is one series of a query's answer: the labels llmtop reads and
-// the value.
+// the value. The labels are shared and never changed once read: every row
+// of a series whose labels' bytes were the same points at the same ones
+// (decoder.memo).
 type sampleRow struct {
-	labels rowLabels
+	labels *rowLabels
 	v      float64
 }
 
@@ -69,7 +71,7 @@ func (e *epData) prefer(modelName, concept string, rank int) (keep, displaces bo
 }
 
 // classify reads the target's role from one row of the labels term.
-func (e *epData) classify(ls rowLabels) {
+func (e *epData) classify(ls *rowLabels) {
 	for _, l := range engines.PDLabels() {
 		v := ls.get(l)
 		if r, ok := engines.PDRoleOf(l, v); ok {
@@ -87,9 +89,9 @@ func newFleet(w time.Duration) *fleet {
 	return &fleet{w: w, eps: map[tkey]*epData{}, models: map[string]bool{}}
 }
 
-func keyOf(ls rowLabels) tkey { return tkey{ls.Job, ls.Instance} }
+func keyOf(ls *rowLabels) tkey { return tkey{ls.Job, ls.Instance} }
 
-func (fl *fleet) ep(f family, ls rowLabels) *epData {
+func (fl *fleet) ep(f family, ls *rowLabels) *epData {
 	k := keyOf(ls)
 	e := fl.eps[k]
 	if e == nil {
@@ -107,7 +109,7 @@ func (fl *fleet) ep(f family, ls rowLabels) *epData {
 
 // sample is the target's Sample for the row's model; nil when the model
 // is one too many (for the target or the fleet).
-func (fl *fleet) sample(e *epData, f family, ls rowLabels) *model.Sample {
+func (fl *fleet) sample(e *epData, f family, ls *rowLabels) *model.Sample {
 	w := fl.w
 	name := ""
 	if f.modelLabel != "" {

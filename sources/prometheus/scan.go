@@ -22,6 +22,20 @@ type decoder struct {
 	strs    map[string]string
 	scratch []byte
 	open    []byte
+	// memo holds the labels of each series kept, by the bytes of its
+	// "metric" object as the answer wrote them: a series whose labels
+	// are the same bytes as in an earlier answer is not parsed again (a
+	// fleet's label sets rarely change; its values change every refresh,
+	// and each is read anew). Its entries are read-only once made; gen
+	// counts the answers read, and an entry not seen in the last one is
+	// dropped when the stale ones outnumber half the live ones.
+	memo map[string]*rowMemo
+	gen  uint32
+}
+
+type rowMemo struct {
+	labels rowLabels
+	seen   uint32 // the gen of the last answer that held the series
 }
 
 // maxInterned bounds a decoder's interned strings: past it the table
@@ -31,7 +45,9 @@ const maxInterned = 1 << 16
 // maxDepth bounds the nesting of the JSON skipped (encoding/json's bound).
 const maxDepth = 10000
 
-func newDecoder() *decoder { return &decoder{strs: map[string]string{}} }
+func newDecoder() *decoder {
+	return &decoder{strs: map[string]string{}, memo: map[string]*rowMemo{}}
+}
 
 // decodeAnswer reads one answer with a decoder of its own (tests; the
 // source reuses one per query slot).
@@ -569,12 +585,19 @@ func (p *scanner) result(a *apiAnswer) error {
 	}
 	var over, bad, long int
 	a.Rows = p.d.rows[:0]
+	d := p.d
+	d.gen++
 	err := p.array(func() error {
 		if p.peek() != '{' {
 			bad++ // not a series
 			return p.skip()
 		}
-		r, ok, err := p.row()
+		var r rowRead
+		ok, err := p.row(&r)
+		ls := &r.labels
+		if r.memo != nil {
+			ls = &r.memo.labels
+		}
 		switch {
 		case err != nil:
 			return err
@@ -582,16 +605,32 @@ func (p *scanner) result(a *apiAnswer) error {
 			bad++ // the series was read whole; its value or a label was not what the API writes
 		case len(a.Rows) >= p.lim.maxSeries:
 			over++
-		case r.labels.tooLong():
+		case ls.tooLong():
 			long++
 		default:
-			if k := keyOf(r.labels); k != (tkey{}) && !p.lim.admit(k, p.up) {
+			if k := keyOf(ls); k != (tkey{}) && !p.lim.admit(k, p.up) {
 				return nil
 			}
-			a.Rows = append(a.Rows, r)
+			m := r.memo
+			if m == nil {
+				m = &rowMemo{labels: r.labels}
+				if r.key != nil {
+					d.memo[string(r.key)] = m
+				}
+			}
+			m.seen = d.gen
+			a.Rows = append(a.Rows, sampleRow{labels: &m.labels, v: r.v})
 		}
 		return nil
 	})
+	if n := len(d.memo); n > len(a.Rows)+len(a.Rows)/2+256 {
+		for k, m := range d.memo {
+			if m.seen != d.gen {
+				delete(d.memo, k) // rows that hold it keep it
+			}
+		}
+	}
+	clear(a.Rows[len(a.Rows):cap(a.Rows)]) // no labels kept alive by the slack
 	p.d.rows = a.Rows
 	if n := len(a.Rows); cap(a.Rows)-n > n/4+64 {
 		// grown by doubling: the next answer gets a slice of this one's
@@ -602,11 +641,22 @@ func (p *scanner) result(a *apiAnswer) error {
 	return err
 }
 
+// rowRead is one series as row read it: its labels are memo's when the
+// bytes of its "metric" object are a series' the decoder holds, else
+// labels, read from key (nil when they cannot be held: a row with two
+// "metric" objects).
+type rowRead struct {
+	memo   *rowMemo
+	labels rowLabels
+	key    []byte
+	v      float64
+}
+
 // row reads one series; ok is false when it is JSON but not a series
 // (a label that is not a string, a value that is not [time, "float"]).
-func (p *scanner) row() (r sampleRow, ok bool, err error) {
+func (p *scanner) row(r *rowRead) (ok bool, err error) {
 	ok = true
-	seen := false
+	seen, metric := false, false
 	err = p.object(func(k []byte) error {
 		switch string(k) {
 		case "metric":
@@ -617,7 +667,23 @@ func (p *scanner) row() (r sampleRow, ok bool, err error) {
 				ok = false
 				return p.skip()
 			}
-			return p.object(func(name []byte) error {
+			first := !metric && r.memo == nil
+			metric = true
+			if first {
+				if end := p.objectEnd(); end > 0 {
+					if m := p.d.memo[string(p.b[p.i:end])]; m != nil {
+						// the same bytes as a series already read: the
+						// same labels (they were checked as JSON then)
+						r.memo = m
+						p.i = end
+						return nil
+					}
+				}
+			} else if r.memo != nil {
+				r.labels, r.memo = r.memo.labels, nil // a second "metric": read over the first, as encoding/json does
+			}
+			start := p.i
+			err := p.object(func(name []byte) error {
 				to := r.labels.field(name)
 				if to == nil {
 					return p.skip()
@@ -635,6 +701,12 @@ func (p *scanner) row() (r sampleRow, ok bool, err error) {
 				ok = false
 				return p.skip()
 			})
+			if first {
+				r.key = p.b[start:p.i]
+			} else {
+				r.key = nil
+			}
+			return err
 		case "value":
 			seen = true
 			v, good, err := p.value()
@@ -644,7 +716,33 @@ func (p *scanner) row() (r sampleRow, ok bool, err error) {
 			return p.skip() // "histogram" (a native histogram's sample) and what else comes
 		}
 	})
-	return r, ok && seen, err
+	return ok && seen, err
+}
+
+// objectEnd is the offset just past the object at the cursor, found by
+// its brackets and strings alone (not checked as JSON); 0 when the answer
+// ends first.
+func (p *scanner) objectEnd() int {
+	b := p.b
+	depth := 0
+	for i := p.i; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 // value reads an instant sample's [time, "value"]: good is false when it

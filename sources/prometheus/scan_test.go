@@ -30,7 +30,8 @@ func bigLimits() *refreshLimits {
 func agree(t *testing.T, data []byte) (apiAnswer, error) {
 	t.Helper()
 	nl, ol := bigLimits(), bigLimits()
-	na, nerr := decodeAnswer(bytes.NewReader(data), nl, false)
+	d := newDecoder()
+	na, nerr := d.decode(bytes.NewReader(data), nl, false)
 	oa, oerr := decodeAnswerJSON(bytes.NewReader(data), ol, false)
 	if (nerr == nil) != (oerr == nil) {
 		t.Fatalf("new decoder: %v; encoding/json: %v\n%.300q", nerr, oerr, data)
@@ -38,6 +39,23 @@ func agree(t *testing.T, data []byte) (apiAnswer, error) {
 	if nerr != nil {
 		return na, nerr
 	}
+	// The same answer again, through the series the decoder holds
+	// (decoder.memo): the same rows.
+	first := make([]sampleRow, len(na.Rows))
+	for i, r := range na.Rows {
+		ls := *r.labels
+		first[i] = sampleRow{labels: &ls, v: r.v}
+	}
+	again, err := d.decode(bytes.NewReader(data), bigLimits(), false)
+	if err != nil || len(again.Rows) != len(first) {
+		t.Fatalf("read again: %d rows (first %d), %v", len(again.Rows), len(first), err)
+	}
+	for i, r := range again.Rows {
+		if !sameRow(r, first[i]) {
+			t.Fatalf("read again: row %d %+v, first %+v", i, *r.labels, *first[i].labels)
+		}
+	}
+	na.Rows = first
 	if na.Status != oa.Status || na.ErrorType != oa.ErrorType || na.Error != oa.Error || na.ResultType != oa.ResultType ||
 		strings.Join(na.Warnings, "\x00") != strings.Join(oa.Warnings, "\x00") {
 		t.Fatalf("envelope %+v, encoding/json %+v", na, oa)
@@ -59,7 +77,7 @@ func agree(t *testing.T, data []byte) (apiAnswer, error) {
 }
 
 func sameRow(a, b sampleRow) bool {
-	return a.labels == b.labels && (a.v == b.v || math.IsNaN(a.v) && math.IsNaN(b.v))
+	return *a.labels == *b.labels && (a.v == b.v || math.IsNaN(a.v) && math.IsNaN(b.v))
 }
 
 // TestDecoderAgreesWithEncodingJSON: the answers of the fake Prometheus
@@ -189,6 +207,70 @@ func TestDecoderInternsLabels(t *testing.T) {
 	})
 	if allocs > 20 {
 		t.Errorf("a read of an unchanged answer of %d series made %.0f allocations", len(read().Rows), allocs)
+	}
+}
+
+// TestDecoderMemoReadsWhatChanged: a decoder that holds the series of an
+// earlier answer (decoder.memo) reads the next answer as a fresh decoder
+// and encoding/json do: a series whose labels changed is read anew, one
+// that is gone is gone, one that is new is there, a value is always the
+// answer's, and a label set seen once is held once.
+func TestDecoderMemoReadsWhatChanged(t *testing.T) {
+	row := func(inst, concept, v string) string {
+		return `{"metric":{"instance":"` + inst + `","job":"vllm","llmtop_concept":"` + concept + `"},"value":[1700000000,"` + v + `"]}`
+	}
+	doc := func(rows ...string) []byte {
+		return []byte(`{"status":"success","data":{"resultType":"vector","result":[` + strings.Join(rows, ",") + `]}}`)
+	}
+	d := newDecoder()
+	read := func(b []byte) []sampleRow {
+		t.Helper()
+		a, err := d.decode(bytes.NewReader(b), bigLimits(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := decodeAnswerJSON(bytes.NewReader(b), bigLimits(), false)
+		if err != nil || len(want.Rows) != len(a.Rows) {
+			t.Fatalf("%d rows, encoding/json %d (%v)", len(a.Rows), len(want.Rows), err)
+		}
+		for i := range a.Rows {
+			if !sameRow(a.Rows[i], want.Rows[i]) {
+				t.Fatalf("row %d: %+v = %v, encoding/json %+v = %v", i, *a.Rows[i].labels, a.Rows[i].v, *want.Rows[i].labels, want.Rows[i].v)
+			}
+		}
+		return a.Rows
+	}
+	one := read(doc(row("a:1", "gauge:running", "1"), row("b:1", "gauge:running", "2"), row("c:1", "gauge:running", "3")))
+	a1 := one[0].labels
+	// b's concept changed, c is gone, d is new, in another order; a's value changed
+	two := read(doc(row("d:1", "gauge:running", "4"), row("b:1", "gauge:waiting", "5"), row("a:1", "gauge:running", "6")))
+	if two[2].labels != a1 {
+		t.Errorf("a:1's unchanged labels were read anew (%p, first %p)", two[2].labels, a1)
+	}
+	if two[2].v != 6 || two[1].labels.Concept != "gauge:waiting" || two[0].labels.Instance != "d:1" {
+		t.Errorf("second answer read as %+v %+v %+v", *two[0].labels, *two[1].labels, *two[2].labels)
+	}
+	// The same bytes with an escape, and a second "metric" object read over
+	// the first (as encoding/json reads it)
+	esc := `{"metric":{"instance":"e\u0031:1","job":"vllm"},"metric":{"job":"other"},"value":[1,"7"]}`
+	held := `{"metric":{"instance":"a:1","job":"vllm","llmtop_concept":"gauge:running"},"metric":{"job":"other"},"value":[1,"9"]}`
+	for range 2 {
+		r := read(doc(esc, row("a:1", "gauge:running", "8"), held))
+		if r[0].labels.Instance != "e1:1" || r[0].labels.Job != "other" || r[2].labels.Job != "other" || r[1].labels.Job != "vllm" {
+			t.Errorf("labels %+v %+v %+v", *r[0].labels, *r[1].labels, *r[2].labels)
+		}
+	}
+	// The series held are bounded by those read: a fleet whose label
+	// values churn does not grow them.
+	for i := range 50 {
+		var rows []string
+		for j := range 20 {
+			rows = append(rows, row(fmt.Sprintf("x%d-%d:1", i, j), "gauge:running", "1"))
+		}
+		read(doc(rows...))
+	}
+	if n := len(d.memo); n > 20+20/2+256 {
+		t.Errorf("%d series held after answers of 20", n)
 	}
 }
 
