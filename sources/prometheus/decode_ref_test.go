@@ -178,8 +178,10 @@ func refResult(dec *json.Decoder, a *apiAnswer, lim *refreshLimits, up bool) err
 			continue
 		}
 		k := keyOf(&r.Metric)
-		if k != (tkey{}) && !lim.admit(k, up) {
-			continue
+		if k != (tkey{}) {
+			if ok, _ := lim.admit(k, up); !ok {
+				continue
+			}
 		}
 		ls := r.Metric
 		a.Rows = append(a.Rows, sampleRow{labels: &ls, v: float64(r.Value)})

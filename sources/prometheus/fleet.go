@@ -1,9 +1,10 @@
 package prometheus
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,29 +15,44 @@ import (
 // sampleRow is one series of a query's answer: the labels llmtop reads and
 // the value. The labels are shared and never changed once read: every row
 // of a series whose labels' bytes were the same points at the same ones
-// (decoder.memo).
+// (decoder.memo), and plan at how the fleet read them last (nil for a row
+// no decoder holds).
 type sampleRow struct {
 	labels *rowLabels
+	plan   *rowPlan
 	v      float64
 }
 
-// fleet is one refresh's picture: each target's samples per model.
+// fleet is the source's picture of the fleet, refresh after refresh: each
+// target's samples per model, rebuilt every refresh (its values are read
+// anew), in state kept from one refresh to the next so that a fleet whose
+// targets, models and names did not change costs no map of its own and no
+// allocation but the messages for the core.
 type fleet struct {
 	w     time.Duration
+	gen   uint32
 	eps   map[tkey]*epData
-	order []tkey
+	order []*epData // the targets found this refresh, as found
+	// known are the source's targets: a target it knows needs no labels
+	// read for its Origin (sent once, when it was new).
+	known map[tkey]*target
 	// models are the distinct model names seen; overModels counts the
 	// series dropped for a model past maxModels (a target) or
 	// maxFleetModels (the fleet).
 	models     map[string]bool
 	overModels int
+	concepts   map[planKey]*conceptPlan
 }
 
+// epData is a target: what this refresh read of it (gen is the refresh
+// that last found it), in state kept while it is found.
 type epData struct {
+	key  tkey
+	gen  uint32
+	dead bool // no longer in the fleet's map: plans that hold it look again
+
 	engine  model.Engine
-	labels  map[string]string
-	samples map[string]*model.Sample
-	models  []string
+	labels  map[string]string // read for a target the source does not know yet
 	started float64
 	// role is the target's prefill/decode role as its role labels say
 	// (roleFrom the label); layer, when set, is the router whose own
@@ -49,87 +65,344 @@ type epData struct {
 	// router is the layer's own word (routers.go): nil when the router
 	// query found none for it.
 	router *routerData
-	// ranks are, per model and concept, where the name read stands in the
-	// table (0 newest): an endpoint that serves two names of a concept
-	// (a release that publishes the old one beside the new) is read
-	// under the newest.
-	ranks map[rankKey]int
+	// models are the models found this refresh, in the order found; all
+	// are the model states kept.
+	models []*modelState
+	all    []*modelState
 }
 
-type rankKey struct{ model, concept string }
+// modelState is what a refresh read of one model of a target, by concept
+// (conceptID): the rank of the name read (0 newest, -1 none: an endpoint
+// that serves two names of a concept is read under the newest), the entry
+// it was read by, and the value or distribution.
+type modelState struct {
+	name string
+	e    *epData // nil once dropped
+	gen  uint32
+	rank []int8
+	en   []*entry
+	val  []float64
+	dist []model.Dist
+}
+
+// conceptIDs number every concept the families read ("gauge:running",
+// "lat:ttft") across families, in the order the queries ask them; latIDs
+// number the latencies among them.
+var conceptIDs, latIDs = numberConcepts(families)
+
+func numberConcepts(fs []family) (ids, lats map[string]int) {
+	ids, lats = map[string]int{}, map[string]int{}
+	for _, f := range fs {
+		for _, g := range []struct {
+			kind string
+			es   []entry
+		}{{"gauge", f.gauges}, {"rate", f.counters}, {"ratio", f.ratios}, {"lat", f.hists}} {
+			for _, e := range g.es {
+				c := g.kind + ":" + e.key
+				if _, ok := ids[c]; !ok {
+					ids[c] = len(ids)
+				}
+				if _, ok := lats[e.key]; g.kind == "lat" && !ok {
+					lats[e.key] = len(lats)
+				}
+			}
+		}
+	}
+	return ids, lats
+}
 
 // prefer reports whether a value read under the name of rank should be
-// kept for the model's concept, and whether it displaces an older one.
-func (e *epData) prefer(modelName, concept string, rank int) (keep, displaces bool) {
-	k := rankKey{modelName, concept}
-	prev, had := e.ranks[k]
-	if had && prev < rank {
+// kept for the concept, and whether it displaces an older one.
+func (m *modelState) prefer(cid, rank int) (keep, displaces bool) {
+	prev := int(m.rank[cid])
+	if prev >= 0 && prev < rank {
 		return false, false
 	}
-	e.ranks[k] = rank
-	return true, had && prev > rank
+	m.rank[cid] = int8(rank)
+	return true, prev > rank
 }
 
-// classify reads the target's role from one row of the labels term.
-func (e *epData) classify(ls *rowLabels) {
-	for _, l := range engines.PDLabels() {
+// rowPlan is how the fleet read a row the last time its labels were the
+// same (a decoder's memo holds it beside them): the concept's reading, the
+// model, and the target and model state, while they last.
+type rowPlan struct {
+	fam   *family
+	lat   bool // made by addLatency (the two read a concept differently)
+	cp    *conceptPlan
+	model string
+	e     *epData
+	ms    *modelState
+	cls   *rowClass
+}
+
+// rowClass is a labels row's reading of the target's role and layer.
+type rowClass struct {
+	role     model.PDRole
+	roleFrom string
+	layer    *engines.Layer
+}
+
+// conceptPlan is what a family reads under a concept and metric name.
+type conceptPlan struct {
+	kind planKind
+	cid  int
+	lid  int // a latency's number (latIDs)
+	en   *entry
+	rank int
+	// name is the Gauge, Counter or Latency the value is stored under;
+	// stat a latency's statistic ("p99", "mean", "count").
+	name, stat string
+}
+
+type planKind uint8
+
+const (
+	planSkip    planKind = iota // not a row this reader reads
+	planLabels                  // the target's labels
+	planStarted                 // its process start time
+	planSample                  // a model's row that holds no value read (a name not asked, an unknown concept)
+	planGauge
+	planRate
+	planRatio
+	planLatency
+)
+
+type planKey struct {
+	fam           *family
+	lat           bool
+	concept, from string
+}
+
+func newFleet(known map[tkey]*target) *fleet {
+	return &fleet{eps: map[tkey]*epData{}, known: known, models: map[string]bool{}, concepts: map[planKey]*conceptPlan{}}
+}
+
+// begin starts a refresh over the window w.
+func (fl *fleet) begin(w time.Duration) {
+	fl.w = w
+	fl.gen++
+	clear(fl.order)
+	fl.order = fl.order[:0]
+	clear(fl.models)
+	fl.overModels = 0
+}
+
+// end drops the targets this refresh did not find.
+func (fl *fleet) end() {
+	if len(fl.eps) == len(fl.order) {
+		return
+	}
+	for k, e := range fl.eps {
+		if e.gen != fl.gen {
+			e.dead = true
+			delete(fl.eps, k)
+		}
+	}
+}
+
+// found is the target k if this refresh found it.
+func (fl *fleet) found(k tkey) *epData {
+	if e := fl.eps[k]; e != nil && e.gen == fl.gen {
+		return e
+	}
+	return nil
+}
+
+// classify reads the target's role and layer from one row of the labels
+// term.
+func classify(ls *rowLabels) *rowClass {
+	c := &rowClass{}
+	for _, l := range pdLabels {
 		v := ls.get(l)
 		if r, ok := engines.PDRoleOf(l, v); ok {
-			e.role, e.roleFrom = r, fmt.Sprintf("%s=%q in Prometheus", l, v)
+			c.role, c.roleFrom = r, fmt.Sprintf("%s=%q in Prometheus", l, v)
 		}
 	}
 	for _, ly := range engines.Layers() {
 		if sh := ly.Shadow; sh != nil && ls.get(sh.Label) != "" && ls.get(sh.Lacks) == "" {
-			e.layer = ly
+			c.layer = ly
 		}
 	}
+	return c
 }
 
-func newFleet(w time.Duration) *fleet {
-	return &fleet{w: w, eps: map[tkey]*epData{}, models: map[string]bool{}}
-}
+var pdLabels = engines.PDLabels()
 
 func keyOf(ls *rowLabels) tkey { return tkey{ls.Job, ls.Instance} }
 
+// ep is the target of the row's labels, found this refresh.
 func (fl *fleet) ep(f family, ls *rowLabels) *epData {
 	k := keyOf(ls)
 	e := fl.eps[k]
 	if e == nil {
-		e = &epData{engine: f.engine, labels: map[string]string{}, samples: map[string]*model.Sample{}, ranks: map[rankKey]int{}}
-		for _, l := range targetLabels {
-			if v := ls.get(l); v != "" {
-				e.labels[l] = model.Clean(v)
-			}
-		}
+		e = &epData{key: k}
 		fl.eps[k] = e
-		fl.order = append(fl.order, k)
 	}
+	fl.touch(e, f, ls)
 	return e
 }
 
-// sample is the target's Sample for the row's model; nil when the model
-// is one too many (for the target or the fleet).
-func (fl *fleet) sample(e *epData, f family, ls *rowLabels) *model.Sample {
-	w := fl.w
-	name := ""
-	if f.modelLabel != "" {
-		name = model.Clean(ls.get(f.modelLabel))
+// touch marks e found this refresh, the first time starting it afresh.
+func (fl *fleet) touch(e *epData, f family, ls *rowLabels) {
+	if e.gen == fl.gen {
+		return
 	}
-	sm := e.samples[name]
-	if sm == nil && (len(e.models) >= maxModels || !fl.models[name] && len(fl.models) >= maxFleetModels) {
+	e.gen = fl.gen
+	e.engine, e.started, e.role, e.roleFrom, e.layer, e.router = f.engine, 0, "", "", nil, nil
+	clear(e.models)
+	e.models = e.models[:0]
+	e.labels = nil
+	if fl.known[e.key] == nil {
+		e.labels = map[string]string{}
+		e.readLabels(ls)
+	}
+	fl.order = append(fl.order, e)
+}
+
+// readLabels reads the target's labels from a row, for a target the
+// source does not know yet (once known, its Origin has been sent).
+func (e *epData) readLabels(ls *rowLabels) {
+	if e.labels == nil {
+		return
+	}
+	for _, l := range targetLabels {
+		if v := ls.get(l); v != "" {
+			e.labels[l] = model.Clean(v)
+		}
+	}
+}
+
+// target is the row's target, through its plan while that holds.
+func (fl *fleet) target(pl *rowPlan, f family, ls *rowLabels) *epData {
+	if e := pl.e; e != nil && !e.dead {
+		fl.touch(e, f, ls)
+		return e
+	}
+	pl.e, pl.ms = fl.ep(f, ls), nil
+	return pl.e
+}
+
+// sample is the target's state for the row's model, found this refresh;
+// nil when the model is one too many (for the target or the fleet).
+func (fl *fleet) sample(e *epData, pl *rowPlan) *modelState {
+	m := pl.ms
+	if m == nil || m.e != e {
+		m = nil
+		for _, x := range e.all {
+			if x.name == pl.model {
+				m = x
+				break
+			}
+		}
+	}
+	if m != nil && m.gen == fl.gen {
+		pl.ms = m
+		return m
+	}
+	name := pl.model
+	if len(e.models) >= maxModels || !fl.models[name] && len(fl.models) >= maxFleetModels {
 		fl.overModels++
 		return nil
 	}
-	if sm == nil {
-		fl.models[name] = true
-		s := model.Sample{Model: name, Source: model.FromScrape, Gauges: map[model.Gauge]float64{}, From: map[string]string{},
-			Derived: &model.Derived{By: "prometheus", Window: w, Rates: map[model.Counter]float64{},
-				Ratios: map[model.Gauge]float64{}, Latency: map[model.Latency]model.Dist{}}}
-		sm = &s
-		e.samples[name] = sm
-		e.models = append(e.models, name)
+	fl.models[name] = true
+	if m == nil {
+		if len(e.all) >= 2*maxModels {
+			e.all = slices.DeleteFunc(e.all, func(x *modelState) bool {
+				if x.gen != fl.gen {
+					x.e = nil // plans that hold it look again
+					return true
+				}
+				return false
+			})
+		}
+		m = &modelState{name: name, e: e, rank: make([]int8, len(conceptIDs)), en: make([]*entry, len(conceptIDs)),
+			val: make([]float64, len(conceptIDs)), dist: make([]model.Dist, len(latIDs))}
+		e.all = append(e.all, m)
 	}
-	return sm
+	m.gen = fl.gen
+	for i := range m.rank {
+		m.rank[i] = -1
+	}
+	clear(m.dist)
+	e.models = append(e.models, m)
+	pl.ms = m
+	return m
+}
+
+// plan is the row's reading by family f (lat: by addLatency), made once
+// while its labels stay the same.
+func (fl *fleet) plan(f *family, r sampleRow, lat bool, tmp *rowPlan) *rowPlan {
+	pl := r.plan
+	if pl == nil {
+		pl = tmp
+	} else if pl.fam == f && pl.lat == lat && pl.cp != nil {
+		return pl
+	}
+	*pl = rowPlan{fam: f, lat: lat}
+	if f.modelLabel != "" {
+		pl.model = model.Clean(r.labels.get(f.modelLabel))
+	}
+	k := planKey{f, lat, r.labels.Concept, r.labels.From}
+	cp := fl.concepts[k]
+	if cp == nil {
+		cp = f.conceptPlan(k.concept, k.from, lat)
+		if len(fl.concepts) < 4096 { // the answers' concepts are the queries' own: a few dozen
+			fl.concepts[k] = cp
+		}
+	}
+	pl.cp = cp
+	if cp.kind == planLabels {
+		pl.cls = classify(r.labels)
+	}
+	return pl
+}
+
+// conceptPlan reads a concept and metric name of the family's, as the
+// state answer (lat false) or the latency answer reads it.
+func (f *family) conceptPlan(c, from string, lat bool) *conceptPlan {
+	if !lat {
+		switch c {
+		case "labels":
+			return &conceptPlan{kind: planLabels}
+		case "started":
+			return &conceptPlan{kind: planStarted}
+		}
+	}
+	kind, rest, _ := strings.Cut(c, ":")
+	name, stat, hasStat := strings.Cut(rest, ":")
+	sample := planSample // a state row's model is there even when the row is not read
+	if lat {
+		sample = planSkip
+		if kind != "lat" || !hasStat || strings.Contains(stat, ":") {
+			return &conceptPlan{kind: planSkip}
+		}
+	}
+	en, ok := f.lookup(c)
+	rank := en.rank(from)
+	if !ok || rank < 0 {
+		return &conceptPlan{kind: sample} // not a term this family asked for
+	}
+	cp := &conceptPlan{en: &en, rank: rank, name: name, stat: stat}
+	if lat {
+		cp.kind, cp.cid, cp.lid = planLatency, conceptIDs["lat:"+name], latIDs[name]
+		return cp
+	}
+	cid, ok := conceptIDs[c]
+	if !ok {
+		return &conceptPlan{kind: sample}
+	}
+	cp.cid = cid
+	switch kind {
+	case "gauge":
+		cp.kind = planGauge
+	case "rate":
+		cp.kind = planRate
+	case "ratio":
+		cp.kind = planRatio
+	default:
+		cp.kind = planSample
+	}
+	return cp
 }
 
 // familyOf returns the engine's family (a zero one when it has none).
@@ -144,96 +417,78 @@ func familyOf(e model.Engine) family {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func (fl *fleet) addState(f family, rs []sampleRow) {
+func (fl *fleet) addState(f *family, rs []sampleRow) {
+	var tmp rowPlan
 	for _, r := range rs {
 		if keyOf(r.labels) == (tkey{}) {
 			continue
 		}
-		c := r.labels.Concept
-		e := fl.ep(f, r.labels)
-		if c == "labels" {
-			for _, l := range targetLabels {
-				if v := r.labels.get(l); v != "" {
-					e.labels[l] = model.Clean(v)
-				}
+		pl := fl.plan(f, r, false, &tmp)
+		e := fl.target(pl, *f, r.labels)
+		switch pl.cp.kind {
+		case planLabels:
+			e.readLabels(r.labels)
+			if c := pl.cls; c.role != "" {
+				e.role, e.roleFrom = c.role, c.roleFrom
 			}
-			e.classify(r.labels)
+			if c := pl.cls; c.layer != nil {
+				e.layer = c.layer
+			}
 			continue
-		}
-		if c == "started" {
+		case planStarted:
 			if finite(r.v) && r.v > 0 {
 				e.started = r.v
 			}
 			continue
 		}
-		sm := fl.sample(e, f, r.labels)
-		if sm == nil {
-			continue
-		}
-		kind, name, _ := strings.Cut(c, ":")
-		if !finite(r.v) || r.v < 0 {
+		m := fl.sample(e, pl)
+		if m == nil || !finite(r.v) || r.v < 0 {
 			continue // 0/0 (no queries in the window) is unknown, not zero
 		}
-		en, ok := f.lookup(c)
-		rank := en.rank(r.labels.From)
-		if !ok || rank < 0 {
-			continue // not a term this family asked for
-		}
-		if keep, _ := e.prefer(sm.Model, c, rank); !keep {
+		cp := pl.cp
+		if cp.kind == planSample {
 			continue
 		}
-		en.cites(sm.From, rank)
-		switch kind {
-		case "gauge":
-			sm.Gauges[model.Gauge(name)] = r.v
-		case "rate":
-			sm.Derived.Rates[model.Counter(name)] = r.v
-		case "ratio":
-			sm.Derived.Ratios[model.Gauge(name)] = r.v
+		if keep, _ := m.prefer(cp.cid, cp.rank); !keep {
+			continue
 		}
+		m.en[cp.cid], m.val[cp.cid] = cp.en, r.v
 	}
 }
 
-func (fl *fleet) addLatency(f family, rs []sampleRow) {
+func (fl *fleet) addLatency(f *family, rs []sampleRow) {
+	var tmp rowPlan
 	for _, r := range rs {
 		if keyOf(r.labels) == (tkey{}) {
 			continue
 		}
-		// "lat:ttft:p99": cut, not split (no allocation per row)
-		kind, rest, _ := strings.Cut(r.labels.Concept, ":")
-		lat, stat, ok := strings.Cut(rest, ":")
-		if kind != "lat" || !ok || strings.Contains(stat, ":") {
+		pl := fl.plan(f, r, true, &tmp)
+		cp := pl.cp
+		if cp.kind != planLatency {
 			continue
 		}
-		en, ok := f.lookup(r.labels.Concept)
-		rank := en.rank(r.labels.From)
-		if !ok || rank < 0 {
+		e := fl.target(pl, *f, r.labels)
+		m := fl.sample(e, pl)
+		if m == nil {
 			continue
 		}
-		e := fl.ep(f, r.labels)
-		sm := fl.sample(e, f, r.labels)
-		if sm == nil {
-			continue
-		}
-		// "lat:itl", cut from the concept rather than built: no allocation per row
-		keep, displaces := e.prefer(sm.Model, r.labels.Concept[:len("lat:")+len(lat)], rank)
+		keep, displaces := m.prefer(cp.cid, cp.rank)
 		if !keep {
 			continue // the endpoint serves a newer name of this histogram
 		}
-		en.cites(sm.From, rank)
-		l := model.Latency(lat)
-		d, ok := sm.Derived.Latency[l]
-		if !ok || displaces {
-			d = model.Dist{Exposed: true}
+		m.en[cp.cid] = cp.en
+		d := &m.dist[cp.lid]
+		if !d.Exposed || displaces {
+			*d = model.Dist{Exposed: true}
 		}
 		v := model.None
 		if finite(r.v) && r.v >= 0 {
 			v = model.Some(r.v)
 		}
-		if strings.HasPrefix(stat, "p") {
+		if strings.HasPrefix(cp.stat, "p") {
 			d.Estimate = true // interpolated in the buckets by histogram_quantile
 		}
-		switch stat {
+		switch cp.stat {
 		case "p50":
 			d.P50 = v
 		case "p90":
@@ -245,9 +500,59 @@ func (fl *fleet) addLatency(f family, rs []sampleRow) {
 		case "count":
 			d.Count = v.V
 		}
-		sm.Derived.Latency[l] = d
 	}
 }
+
+// sampleOf is the model's Sample for the core: new maps every refresh (the
+// core keeps what it is given), each the size it needs.
+func (m *modelState) sampleOf(w time.Duration) model.Sample {
+	var n [planLatency + 1]int
+	from := 0
+	for cid, r := range m.rank {
+		if r < 0 {
+			continue
+		}
+		from++
+		if m.en[cid].citePair != "" {
+			from++
+		}
+		n[conceptKinds[cid]]++
+	}
+	sm := model.Sample{Model: m.name, Source: model.FromScrape, Gauges: make(map[model.Gauge]float64, n[planGauge]),
+		From: make(map[string]string, from),
+		Derived: &model.Derived{By: "prometheus", Window: w, Rates: make(map[model.Counter]float64, n[planRate]),
+			Ratios: make(map[model.Gauge]float64, n[planRatio]), Latency: make(map[model.Latency]model.Dist, n[planLatency])}}
+	for cid, r := range m.rank {
+		if r < 0 {
+			continue
+		}
+		en := m.en[cid]
+		en.cites(sm.From, int(r))
+		switch conceptKinds[cid] {
+		case planGauge:
+			sm.Gauges[model.Gauge(en.key)] = m.val[cid]
+		case planRate:
+			sm.Derived.Rates[model.Counter(en.key)] = m.val[cid]
+		case planRatio:
+			sm.Derived.Ratios[model.Gauge(en.key)] = m.val[cid]
+		case planLatency:
+			sm.Derived.Latency[model.Latency(en.key)] = m.dist[conceptLat[cid]]
+		}
+	}
+	return sm
+}
+
+// conceptKinds are the kinds of the concepts by number, and conceptLat
+// the latencies' numbers (latIDs).
+var conceptKinds, conceptLat = func() ([]planKind, []int) {
+	kinds, lats := make([]planKind, len(conceptIDs)), make([]int, len(conceptIDs))
+	for c, id := range conceptIDs {
+		kind, name, _ := strings.Cut(c, ":")
+		kinds[id] = map[string]planKind{"gauge": planGauge, "rate": planRate, "ratio": planRatio, "lat": planLatency}[kind]
+		lats[id] = latIDs[name]
+	}
+	return kinds, lats
+}()
 
 // instanceURL is the endpoint's ID: the instance as Prometheus labels it,
 // as a URL.
@@ -300,18 +605,21 @@ func (s *Source) target(k tkey, e *epData) *target {
 // engine metrics now, it left Prometheus's targets, or this refresh
 // failed).
 func (s *Source) messages(r *Refresh, fl *fleet, up answer, now time.Time) {
-	sort.SliceStable(fl.order, func(i, j int) bool {
-		a, b := fl.order[i], fl.order[j]
-		return a.job+"\x00"+a.instance < b.job+"\x00"+b.instance
-	})
-	upOf := map[tkey]float64{}
+	byKey := func(a, b *epData) int {
+		return cmp.Or(strings.Compare(a.key.job, b.key.job), strings.Compare(a.key.instance, b.key.instance))
+	}
+	if !slices.IsSortedFunc(fl.order, byKey) {
+		slices.SortStableFunc(fl.order, byKey)
+	}
+	upOf := s.upOf
+	clear(upOf)
 	if up.err == nil {
 		for _, row := range up.vec {
 			upOf[keyOf(row.labels)] = row.v
 		}
 	}
-	for _, k := range fl.order {
-		e := fl.eps[k]
+	for _, e := range fl.order {
+		k := e.key
 		t := s.target(k, e)
 		if !t.sent || t.gone {
 			t.sent, t.gone = true, false
@@ -333,7 +641,7 @@ func (s *Source) messages(r *Refresh, fl *fleet, up answer, now time.Time) {
 	s.order = keep
 	for _, k := range s.order {
 		t := s.targets[k]
-		if _, found := fl.eps[k]; found || t.gone {
+		if fl.found(k) != nil || t.gone {
 			continue
 		}
 		sc := model.Scrape{Endpoint: t.id, Time: now, Identity: model.Identity{Engine: t.engine}}
@@ -383,12 +691,12 @@ func (s *Source) scrape(t *target, e *epData, upOf map[tkey]float64, k tkey, war
 		sc.Err, sc.ErrKind = "Prometheus cannot scrape this target (up=0); rates are over the window before it stopped answering", model.ErrUnreachable
 		sc.Hint = "Prometheus's targets page says why (/targets); the engine may be down or restarting"
 	}
-	sort.Strings(e.models)
-	for _, name := range e.models {
-		if name != "" {
-			sc.Identity.Models = append(sc.Identity.Models, model.ModelInfo{ID: name})
+	slices.SortFunc(e.models, func(a, b *modelState) int { return strings.Compare(a.name, b.name) })
+	for _, m := range e.models {
+		if m.name != "" {
+			sc.Identity.Models = append(sc.Identity.Models, model.ModelInfo{ID: m.name})
 		}
-		sm := e.samples[name]
+		sm := m.sampleOf(w)
 		sm.Endpoint, sm.Time = t.id, now
 		if e.started > 0 {
 			sec, frac := math.Modf(e.started)
@@ -405,7 +713,10 @@ func (s *Source) scrape(t *target, e *epData, upOf map[tkey]float64, k tkey, war
 			}
 		}
 		sm.Notes = append(sm.Notes, warn...)
-		sc.Samples = append(sc.Samples, *sm)
+		if sc.Samples == nil {
+			sc.Samples = make([]model.Sample, 0, len(e.models))
+		}
+		sc.Samples = append(sc.Samples, sm)
 	}
 	return sc
 }

@@ -43,8 +43,15 @@ type refreshLimits struct {
 	maxTargets int
 	maxSeries  int
 
+	// followed are the targets already followed, which keep their place
+	// (read without the lock: never written once the refresh starts);
+	// ver names the set (rows that were a followed target's under the
+	// same ver are again, decoder.memo).
+	followed map[tkey]bool
+	ver      uint64
+
 	mu       sync.Mutex
-	admitted map[tkey]bool
+	admitted map[tkey]bool // new targets admitted this refresh
 	dropped  map[tkey]bool // targets over maxTargets (at most a few thousand kept to count)
 	more     bool          // more were dropped than dropped holds
 	series   int           // series past maxSeries, all queries
@@ -59,36 +66,67 @@ func (s *Source) newLimits() *refreshLimits {
 		l.maxBytes = maxRefreshBytes
 	}
 	l.bytes.Store(l.maxBytes)
-	// The targets already followed keep their place.
-	for _, k := range s.order {
-		if t := s.targets[k]; t != nil && !t.gone && len(l.admitted) < l.maxTargets {
-			l.admitted[k] = true
-		}
-	}
+	l.followed, l.ver = s.followedTargets(l.maxTargets)
 	return l
 }
 
+// followedTargets are the targets already followed (at most max), the
+// same map and ver as the last refresh's while they are the same.
+func (s *Source) followedTargets(max int) (map[tkey]bool, uint64) {
+	f := &s.followed
+	n, same := 0, true
+	for _, k := range s.order {
+		if t := s.targets[k]; t != nil && !t.gone && n < max {
+			same = same && n < len(f.keys) && f.keys[n] == k
+			n++
+		}
+	}
+	if same && n == len(f.keys) && f.set != nil {
+		return f.set, f.ver
+	}
+	f.keys, f.set = f.keys[:0], make(map[tkey]bool, n)
+	for _, k := range s.order {
+		if t := s.targets[k]; t != nil && !t.gone && len(f.keys) < max {
+			f.keys = append(f.keys, k)
+			f.set[k] = true
+		}
+	}
+	f.ver++
+	return f.set, f.ver
+}
+
+// followed is the set of targets a refresh found already followed.
+type followed struct {
+	keys []tkey
+	set  map[tkey]bool
+	ver  uint64
+}
+
 // admit reports whether a row of target k is kept: known targets always,
-// new ones while there is room.
-func (l *refreshLimits) admit(k tkey, onlyKnown bool) bool {
+// new ones while there is room; known is whether it is a target already
+// followed.
+func (l *refreshLimits) admit(k tkey, onlyKnown bool) (ok, known bool) {
+	if l.followed[k] {
+		return true, true
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.admitted[k] {
-		return true
+		return true, false
 	}
 	if onlyKnown {
-		return false // up{} rows of targets llmtop does not follow
+		return false, false // up{} rows of targets llmtop does not follow
 	}
-	if len(l.admitted) < l.maxTargets {
+	if len(l.followed)+len(l.admitted) < l.maxTargets {
 		l.admitted[k] = true
-		return true
+		return true, false
 	}
 	if len(l.dropped) < 4*l.maxTargets {
 		l.dropped[k] = true
 	} else {
 		l.more = true
 	}
-	return false
+	return false, false
 }
 
 func (l *refreshLimits) count(series, bad, long int) {

@@ -197,11 +197,7 @@ func (fl *fleet) addRouters(rs []sampleRow) {
 			continue
 		}
 		e := fl.ep(family{engine: model.Unknown}, r.labels)
-		for _, l := range targetLabels {
-			if v := r.labels.get(l); v != "" {
-				e.labels[l] = model.Clean(v)
-			}
-		}
+		e.readLabels(r.labels)
 		if e.layer == nil {
 			e.layer = ly
 		}
@@ -214,7 +210,7 @@ func (fl *fleet) addRouters(rs []sampleRow) {
 		if !ok || what == "present" {
 			continue
 		}
-		e := fl.eps[keyOf(r.labels)]
+		e := fl.found(keyOf(r.labels))
 		if e == nil || e.layer != ly || e.router == nil {
 			continue
 		}

@@ -31,11 +31,24 @@ type decoder struct {
 	// dropped when the stale ones outnumber half the live ones.
 	memo map[string]*rowMemo
 	gen  uint32
+	// seq are the series of the last answer in its order, and next
+	// this one's: an answer's series mostly come in the same order as the
+	// last's, and the one after a series held is tried first, before the
+	// memo's map.
+	seq, next []*rowMemo
 }
 
 type rowMemo struct {
 	labels rowLabels
+	key    string // the bytes of its "metric" object
 	seen   uint32 // the gen of the last answer that held the series
+	pos    int32  // where it stood among that answer's rows
+	// followed is the refreshLimits.ver under which it was a followed
+	// target's (0: not known to be).
+	followed uint64
+	// plan is how the fleet read the series (fleet.go): made by the
+	// fleet after the answer is read, never while it is.
+	plan rowPlan
 }
 
 // maxInterned bounds a decoder's interned strings: past it the table
@@ -587,12 +600,16 @@ func (p *scanner) result(a *apiAnswer) error {
 	a.Rows = p.d.rows[:0]
 	d := p.d
 	d.gen++
+	d.next = d.next[:0]
 	err := p.array(func() error {
 		if p.peek() != '{' {
 			bad++ // not a series
 			return p.skip()
 		}
 		var r rowRead
+		if n := len(d.next); n > 0 {
+			r.after = int(d.next[n-1].pos) + 1
+		}
 		ok, err := p.row(&r)
 		ls := &r.labels
 		if r.memo != nil {
@@ -608,18 +625,30 @@ func (p *scanner) result(a *apiAnswer) error {
 		case ls.tooLong():
 			long++
 		default:
-			if k := keyOf(ls); k != (tkey{}) && !p.lim.admit(k, p.up) {
-				return nil
+			followed := r.memo != nil && r.memo.followed == p.lim.ver && p.lim.ver != 0
+			if k := keyOf(ls); k != (tkey{}) && !followed {
+				ok, known := p.lim.admit(k, p.up)
+				if !ok {
+					return nil
+				}
+				followed = known
 			}
 			m := r.memo
 			if m == nil {
 				m = &rowMemo{labels: r.labels}
 				if r.key != nil {
-					d.memo[string(r.key)] = m
+					m.key = string(r.key)
+					d.memo[m.key] = m
 				}
 			}
-			m.seen = d.gen
-			a.Rows = append(a.Rows, sampleRow{labels: &m.labels, v: r.v})
+			if followed {
+				m.followed = p.lim.ver
+			}
+			if m.seen != d.gen {
+				m.seen, m.pos = d.gen, int32(len(d.next))
+				d.next = append(d.next, m)
+			}
+			a.Rows = append(a.Rows, sampleRow{labels: &m.labels, plan: &m.plan, v: r.v})
 		}
 		return nil
 	})
@@ -631,6 +660,8 @@ func (p *scanner) result(a *apiAnswer) error {
 		}
 	}
 	clear(a.Rows[len(a.Rows):cap(a.Rows)]) // no labels kept alive by the slack
+	clear(d.seq)
+	d.seq, d.next = d.next, d.seq[:0]
 	p.d.rows = a.Rows
 	if n := len(a.Rows); cap(a.Rows)-n > n/4+64 {
 		// grown by doubling: the next answer gets a slice of this one's
@@ -650,6 +681,9 @@ type rowRead struct {
 	labels rowLabels
 	key    []byte
 	v      float64
+	// after is where the series is likely among the last answer's
+	// (decoder.seq): the one after the last series read.
+	after int
 }
 
 // row reads one series; ok is false when it is JSON but not a series
@@ -670,10 +704,18 @@ func (p *scanner) row(r *rowRead) (ok bool, err error) {
 			first := !metric && r.memo == nil
 			metric = true
 			if first {
+				// The same bytes as a series already read are the same
+				// labels (they were checked as JSON then): the object
+				// ends where those bytes end.
+				if seq := p.d.seq; r.after < len(seq) {
+					if m := seq[r.after]; m.key != "" && len(p.b)-p.i >= len(m.key) && string(p.b[p.i:p.i+len(m.key)]) == m.key {
+						r.memo = m
+						p.i += len(m.key)
+						return nil
+					}
+				}
 				if end := p.objectEnd(); end > 0 {
 					if m := p.d.memo[string(p.b[p.i:end])]; m != nil {
-						// the same bytes as a series already read: the
-						// same labels (they were checked as JSON then)
 						r.memo = m
 						p.i = end
 						return nil
@@ -749,6 +791,9 @@ func (p *scanner) objectEnd() int {
 // is JSON of another shape or the text is no float64 ("1e400", "x").
 // "NaN", "+Inf" and "-Inf" are values.
 func (p *scanner) value() (v float64, good bool, err error) {
+	if v, good, ok := p.plainValue(); ok {
+		return v, good, nil
+	}
 	if p.peek() != '[' {
 		return 0, false, p.skip()
 	}
@@ -775,6 +820,37 @@ func (p *scanner) value() (v float64, good bool, err error) {
 		return p.skip()
 	})
 	return v, good && n == 2, err
+}
+
+// plainValue reads [time,"value"] as Prometheus writes it, without white
+// space or escapes; ok is false, the cursor where it was, for anything
+// else (value reads it the long way).
+func (p *scanner) plainValue() (v float64, good, ok bool) {
+	b, i := p.b, p.i
+	if i >= len(b) || b[i] != '[' {
+		return 0, false, false
+	}
+	p.i = i + 1
+	if p.i >= len(b) || b[p.i] != '-' && (b[p.i] < '0' || b[p.i] > '9') || p.number() != nil {
+		p.i = i
+		return 0, false, false
+	}
+	j := p.i
+	if j+1 >= len(b) || b[j] != ',' || b[j+1] != '"' {
+		p.i = i
+		return 0, false, false
+	}
+	k := j + 2
+	for k < len(b) && plain[b[k]] {
+		k++
+	}
+	if k+1 >= len(b) || b[k] != '"' || b[k+1] != ']' {
+		p.i = i
+		return 0, false, false
+	}
+	p.i = k + 2
+	f, err := strconv.ParseFloat(string(b[j+2:k]), 64)
+	return f, err == nil, true
 }
 
 // field is where the label of that name goes (nil: a label llmtop does not

@@ -33,6 +33,11 @@ type Source struct {
 	interval atomic.Int64
 	targets  map[tkey]*target
 	order    []tkey
+	// fleet is the fleet as the last refresh read it, kept to read the
+	// next (fleet.go); upOf is up{}'s answer by target.
+	fleet    *fleet
+	upOf     map[tkey]float64
+	followed followed
 	// decoders are the queries' decoders, one per query of a refresh,
 	// kept from refresh to refresh (their buffers and interned labels).
 	decoders []*decoder
@@ -73,7 +78,8 @@ func New(cfg Config) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus %s: %v", model.RedactURL(cfg.URL), err)
 	}
-	s := &Source{cfg: cfg, client: c, http: hc, targets: map[tkey]*target{}}
+	s := &Source{cfg: cfg, client: c, http: hc, targets: map[tkey]*target{}, upOf: map[tkey]float64{}}
+	s.fleet = newFleet(s.targets)
 	s.window.Store(int64(cfg.Window))
 	s.interval.Store(int64(cfg.Interval))
 	return s, nil
@@ -157,7 +163,9 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 	second := s.queryAll(ctx, lq, len(qs), now, lim, -1)
 	r.Queries = len(qs) + len(lq)
 
-	fl := newFleet(w)
+	fl := s.fleet
+	fl.begin(w)
+	defer fl.end()
 	var errs []string
 	for i, a := range first[:len(bs)] {
 		r.Warnings = append(r.Warnings, a.warn...)
@@ -165,7 +173,7 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 			errs = append(errs, s.explain(a.err))
 			continue
 		}
-		fl.addState(families[i], a.vec)
+		fl.addState(&families[i], a.vec)
 	}
 	routers := second[len(second)-1]
 	second = second[:len(second)-1]
@@ -181,7 +189,7 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 			errs = append(errs, fmt.Sprintf("%s latencies: %s", families[lfam[j]].engine, s.explain(a.err)))
 			continue
 		}
-		fl.addLatency(families[lfam[j]], a.vec)
+		fl.addLatency(&families[lfam[j]], a.vec)
 	}
 	up := first[len(bs)]
 	if up.err != nil {
