@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -263,6 +264,9 @@ func (o *benchOverlay) Receive(msg tea.Msg, d *Data) tea.Cmd {
 		o.server = serverView(d, o.url, out)
 		if out.Result != nil {
 			out.Result.Server = o.server
+			if o.server != nil {
+				out.Result.ServerEngine = serverEngine(d, o.url)
+			}
 			if d.Simulated {
 				out.Result.MarkSimulated()
 			}
@@ -314,6 +318,23 @@ func serverView(d *Data, target string, out BenchOutcome) *model.MetricsJSON {
 		}
 	}
 	return nil
+}
+
+// serverEngine names the engine at the benchmark's target ("" when not
+// known).
+func serverEngine(d *Data, target string) string {
+	for _, u := range d.Endpoints() {
+		if !sameHost(u, target) {
+			continue
+		}
+		if e := d.Info(u); e != nil && e.Identity.Engine != "" {
+			if s := engines.Of(e.Identity.Engine); s != nil {
+				return s.Name
+			}
+			return string(e.Identity.Engine)
+		}
+	}
+	return ""
 }
 
 func sameHost(a, b string) bool {

@@ -265,3 +265,24 @@ func TestBenchHistoryKeepsNumbersWhole(t *testing.T) {
 		}
 	}
 }
+
+// The result's server columns read "--" for llama-server's TTFT and TPOT
+// with no word why: a line under them says, rows with one reason together.
+func TestBenchServerColumnsSayWhyMissing(t *testing.T) {
+	m := scenario(healthy, 1, false)
+	if got := serverEngine(m.d, testURL); got != "vLLM" {
+		t.Errorf("engine at the target %q", got)
+	}
+	r := &report.Result{ServerEngine: "llama.cpp"}
+	srv := &model.MetricsJSON{TPOTms: model.DistJSON{Mean: model.Some(23.1), Count: model.Some(512)},
+		ITLms: model.DistJSON{P50: model.Some(20), Count: model.Some(9)}}
+	v := ansi.Strip(strings.Join(sideBySide(m.d, r, srv), "\n"))
+	for _, want := range []string{"server TTFT, E2EL, queue: not reported by llama.cpp", "server TPOT: llama.cpp reports a mean only: 23.1ms"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "server ITL") {
+		t.Errorf("ITL has its percentiles:\n%s", v)
+	}
+}

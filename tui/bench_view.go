@@ -225,6 +225,24 @@ func sideBySide(d *Data, r *report.Result, srv *model.MetricsJSON) []string {
 	if srv == nil {
 		out = append(out, s.Faint.Render("server: "+missing+" (the monitor has no metrics of this endpoint for the run's window)"))
 	} else {
+		// a bare "--" in a server column says why, rows with the same
+		// reason on one line
+		var whys []string
+		rows := map[string][]string{}
+		for _, n := range []struct {
+			name string
+			j    *model.DistJSON
+		}{{"TTFT", ttft}, {"TPOT", tpot}, {"ITL", itl}, {"E2EL", e2e}, {"queue", queue}} {
+			if why := report.ServerWhy(*n.j, r.ServerEngine, ms); why != "" {
+				if rows[why] == nil {
+					whys = append(whys, why)
+				}
+				rows[why] = append(rows[why], n.name)
+			}
+		}
+		for _, why := range whys {
+			out = append(out, s.Faint.Render("server "+strings.Join(rows[why], ", ")+": "+why))
+		}
 		out = append(out, s.Faint.Render(fmt.Sprintf("server: its /metrics over the run (%s window, all its traffic): running %s  waiting %s  gen %s tok/s",
 			fmtDur(time.Duration(srv.WindowS*float64(time.Second))), fmtNum(srv.Running), fmtNum(srv.Waiting), fmtNum(srv.GenerationTokensPerS))))
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/core"
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/bench"
@@ -94,8 +95,13 @@ func (v *serverView) attach(r *report.Result) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	v.with(func(mon *core.Monitor) {
+		var name string
 		if ep := mon.Endpoint(v.id); ep != nil {
 			v.simulated = v.simulated || ep.Identity.Simulated
+			name = string(ep.Identity.Engine)
+			if s := engines.Of(ep.Identity.Engine); s != nil {
+				name = s.Name
+			}
 		}
 		if v.simulated {
 			r.MarkSimulated()
@@ -108,7 +114,7 @@ func (v *serverView) attach(r *report.Result) {
 		if st.Samples < 2 {
 			return
 		}
-		r.Server = model.MetricsOf(st)
+		r.Server, r.ServerEngine = model.MetricsOf(st), name
 	})
 }
 

@@ -5,6 +5,7 @@ package engines
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,6 +123,14 @@ func TestBenchCLI(t *testing.T) {
 			}
 			if eng == "llama-server" && res.Server == nil {
 				t.Errorf("no server view attached although llama-server serves /metrics")
+			}
+			// llama-server has no TTFT metric: the text says so instead
+			// of a bare "-- / --"
+			if eng == "llama-server" && res.Server != nil {
+				txt := report.Text(res)
+				if res.ServerEngine != "llama.cpp" || !strings.Contains(txt, "-- / -- (not reported by llama.cpp)") {
+					t.Errorf("server engine %q; text:\n%s", res.ServerEngine, txt)
+				}
 			}
 		})
 	}

@@ -319,3 +319,29 @@ func TestTextShowsServerBucketBounds(t *testing.T) {
 		}
 	}
 }
+
+// `llmtop bench` against llama-server printed "Server TPOT p50/p99 (ms):
+// -- / --" and left the reader to guess: llama-server has no TTFT metric
+// and its TPOT is a mean (seconds per predicted token). Each line says so.
+func TestTextSaysWhyAServerLatencyIsMissing(t *testing.T) {
+	r := Result{Info: Info{BaseURL: "http://h:8080", Endpoint: "/v1/chat/completions", ModelID: "m", RequestRate: Inf},
+		Metrics: Compute([]Record{{Err: ErrConnect, Detail: "cannot connect: refused"}}, time.Second, SLO{}), ServerEngine: "llama.cpp"}
+	r.Server = &model.MetricsJSON{TPOTms: model.DistJSON{Mean: model.Some(23.1), Count: model.Some(512)},
+		ITLms: model.DistJSON{Count: model.Some(0)}, E2Ems: model.DistJSON{P50: model.Some(900), Count: model.Some(4)}}
+	out := Text(r)
+	for _, want := range []string{
+		"Server TTFT p50/p99 (ms):                -- / -- (not reported by llama.cpp)",
+		"Server TPOT p50/p99 (ms):                -- / -- (llama.cpp reports a mean only: 23.10 ms)",
+		"Server ITL p50/p99 (ms):                 -- / -- (no request in the run's window)",
+		"Server E2EL p50/p99 (ms):                900.00 / --\n",
+		"Server queue time p50/p99 (ms):          -- / -- (not reported by llama.cpp)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	r.ServerEngine = ""
+	if out := Text(r); !strings.Contains(out, "-- / -- (not reported by the server)") {
+		t.Errorf("no engine known:\n%s", out)
+	}
+}

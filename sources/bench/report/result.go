@@ -19,6 +19,10 @@ type Result struct {
 	// gauges) over the run's window [StartTime, EndTime], filled by whoever
 	// watches the endpoint's metrics; nil when nobody did.
 	Server *model.MetricsJSON `json:"server,omitempty"`
+	// ServerEngine names the engine behind Server ("llama.cpp"), so that a
+	// latency it does not report is said to be its, not shown as a bare
+	// "--"; empty when unknown.
+	ServerEngine string `json:"server_engine,omitempty"`
 }
 
 // Info describes a run.

@@ -50,7 +50,7 @@ func Text(r Result) string {
 			if server.Estimate {
 				est = "≈"
 			}
-			line("Server "+name+" p50/p99"+est+" (ms):", serverQ(*server, server.P50)+" / "+serverQ(*server, server.P99))
+			line("Server "+name+" p50/p99"+est+" (ms):", serverQ(*server, server.P50)+" / "+serverQ(*server, server.P99)+whyNot(*server, r.ServerEngine))
 		}
 	}
 	pick := func(f func(*model.MetricsJSON) *model.DistJSON) *model.DistJSON {
@@ -64,7 +64,7 @@ func Text(r Result) string {
 	section("Inter-token Latency", "ITL", r.MeanITL, r.MedianITL, r.P90ITL, r.P99ITL, pick(func(m *model.MetricsJSON) *model.DistJSON { return &m.ITLms }))
 	section("End-to-end Latency", "E2EL", r.MeanE2EL, r.MedianE2EL, r.P90E2EL, r.P99E2EL, pick(func(m *model.MetricsJSON) *model.DistJSON { return &m.E2Ems }))
 	if srv != nil {
-		line("Server queue time p50/p99 (ms):", serverQ(srv.Queuems, srv.Queuems.P50)+" / "+serverQ(srv.Queuems, srv.Queuems.P99))
+		line("Server queue time p50/p99 (ms):", serverQ(srv.Queuems, srv.Queuems.P50)+" / "+serverQ(srv.Queuems, srv.Queuems.P99)+whyNot(srv.Queuems, r.ServerEngine))
 	}
 	if len(r.ErrorsByKind) > 0 {
 		fmt.Fprintf(&b, "%s\n", center("Errors", '-'))
@@ -103,6 +103,35 @@ func Text(r Result) string {
 	}
 	b.WriteString(strings.Repeat("=", 50) + "\n")
 	return b.String()
+}
+
+// whyNot is " (why)" after a server line with neither percentile, "" otherwise.
+func whyNot(j model.DistJSON, engine string) string {
+	if w := ServerWhy(j, engine, func(o model.Opt) string { return ms(o) + " ms" }); w != "" {
+		return " (" + w + ")"
+	}
+	return ""
+}
+
+// ServerWhy says why a server latency has no percentiles ("" when it has
+// one): the engine does not report it (llama-server has no TTFT metric),
+// reports a mean only (its TPOT: seconds per predicted token), or saw no
+// request in the run's window. engine names it ("" for "the server");
+// mean writes the mean in milliseconds.
+func ServerWhy(j model.DistJSON, engine string, mean func(model.Opt) string) string {
+	if j.P50.OK || j.P99.OK || j.AllBelowMS.OK || j.AboveMS.OK {
+		return ""
+	}
+	if engine == "" {
+		engine = "the server"
+	}
+	switch {
+	case !j.Count.OK && !j.Mean.OK:
+		return "not reported by " + engine
+	case j.Mean.OK:
+		return engine + " reports a mean only: " + mean(j.Mean)
+	}
+	return "no request in the run's window"
 }
 
 // serverQ is a server percentile in ms, or the bound the buckets give
