@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 
@@ -122,7 +123,16 @@ func hostLines(r *model.HostReading, w int) (out []string, labels int, group []i
 	if r.SwapTotal.OK && r.SwapTotal.V == 0 {
 		swap = "no swap"
 	}
-	cg := []string{"cgroup " + nonEmptyStr(model.Clean(r.Cgroup), "--")}
+	// The cgroup, /dev/shm and threads are read through the engine's
+	// process: with none read they are not checked, and one line says so
+	// (a refused port printed "cgroup --" and "/dev/shm -- (free --)").
+	noProc := len(r.Procs) == 0
+	var cg, unread []string
+	if r.Cgroup != "" || r.CgroupMemUsage.OK || !noProc {
+		cg = append(cg, "cgroup "+nonEmptyStr(model.Clean(r.Cgroup), "--"))
+	} else {
+		unread = append(unread, "cgroup")
+	}
 	if r.CgroupMemUsage.OK {
 		limit := "no limit"
 		if r.CgroupMemLimit.OK {
@@ -130,7 +140,12 @@ func hostLines(r *model.HostReading, w int) (out []string, labels int, group []i
 		}
 		cg = append(cg, "mem "+fmtBytes(r.CgroupMemUsage)+" "+limit, "OOM kills "+fmtNum(r.CgroupOOMKills))
 	}
-	files := []string{"/dev/shm " + fmtBytes(r.ShmTotal) + " (free " + fmtBytes(r.ShmFree) + ")"}
+	var files []string
+	if r.ShmTotal.OK || r.ShmFree.OK || !noProc {
+		files = append(files, "/dev/shm "+fmtBytes(r.ShmTotal)+" (free "+fmtBytes(r.ShmFree)+")")
+	} else {
+		unread = append(unread, "/dev/shm")
+	}
 	for _, dk := range r.Disks {
 		files = append(files, model.Clean(dk.What)+" disk "+fmtBytes(dk.Free)+" free of "+fmtBytes(dk.Total))
 	}
@@ -144,7 +159,12 @@ func hostLines(r *model.HostReading, w int) (out []string, labels int, group []i
 		}
 	}
 	labels = len(out)
-	out = append(out, fmt.Sprintf("%-8s %5s %7s %4s  %s", "PID", "cores", "RSS", "thr", "busiest thread"))
+	if noProc {
+		// the labels' line: nothing to label
+		out = append(out, strings.Join(append(unread, "threads"), ", ")+": not checked, because no engine process was read")
+	} else {
+		out = append(out, fmt.Sprintf("%-8s %5s %7s %4s  %s", "PID", "cores", "RSS", "thr", "busiest thread"))
+	}
 	for _, p := range r.Procs {
 		mark := " "
 		if p.Front {
@@ -168,9 +188,6 @@ func hostLines(r *model.HostReading, w int) (out []string, labels int, group []i
 			row += "  (" + name + ")"
 		}
 		out = append(out, row)
-	}
-	if len(r.Procs) == 0 {
-		out = append(out, " (no engine process read)")
 	}
 	for _, n := range r.NotChecked {
 		out = append(out, wrapLine(model.Clean(n), w)...)

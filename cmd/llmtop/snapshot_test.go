@@ -322,3 +322,29 @@ func TestBuildSnapshotRates(t *testing.T) {
 		t.Errorf("entry = %+v metrics = %+v", e, e.Metrics)
 	}
 }
+
+// `llmtop snapshot` of a refused port printed the host's "cgroup --" and
+// "/dev/shm -- (free --)" with no word why (they are read through the
+// engine's process, and there is none): one line says they were not
+// checked, and why.
+func TestSnapshotRefusedPortSaysWhyHostFieldsAreMissing(t *testing.T) {
+	engineFlags.engine, engineFlags.timeout = "", time.Second
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var out bytes.Buffer
+	_ = runSnapshot(context.Background(), &out, []string{addr}, false, 250*time.Millisecond)
+	s := out.String()
+	if !strings.Contains(s, "  host ") {
+		t.Skipf("no host reading on this machine:\n%s", s)
+	}
+	if strings.Contains(s, "cgroup --") || strings.Contains(s, "/dev/shm --") || strings.Contains(s, "busiest thread") {
+		t.Errorf("bare host fields:\n%s", s)
+	}
+	if !strings.Contains(s, "cgroup, /dev/shm, threads: not checked, because no engine process was read") {
+		t.Errorf("no reason:\n%s", s)
+	}
+}
