@@ -235,7 +235,12 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 		t.logf("  %s: %s", map[bool]string{true: "kept", false: "not kept"}[ok], why)
 		if ok {
 			kept, keptArgs, keptEnv = obs, t.s.Args(), t.s.Env()
-			if obs.m.Served && obs.m.Completed > 0 {
+			if skip := t.lastStep(ctx, n, kept.rep, tried); skip != "" && obs.m.Served && obs.m.Completed > 0 {
+				// Its noise would judge the next step; there is none, so
+				// the benchmark is not spent.
+				st.NoiseSkipped = skip
+				t.logf("noise on this configuration: not measured, because %s", skip)
+			} else if obs.m.Served && obs.m.Completed > 0 {
 				// The next change is judged against this configuration,
 				// so its noise is measured here: a second benchmark on it,
 				// back to back. The start's noise belongs to an engine
@@ -279,6 +284,22 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 	}
 	tr.Final, tr.Open = model.RedactCmdline(launch.QuoteCommand(keptEnv, keptArgs)), kept.open
 	return tr, nil
+}
+
+// lastStep says why no step follows step n, whose configuration was kept
+// with rep ("" when one may): the --steps budget is spent, the run was
+// interrupted, or no open finding has a change left to try.
+func (t *tuner) lastStep(ctx context.Context, n int, rep diagnosis.Report, tried map[string]bool) string {
+	switch {
+	case n >= tuneFlags.steps:
+		return fmt.Sprintf("no step follows (--steps %d spent)", tuneFlags.steps)
+	case ctx.Err() != nil:
+		return "no step follows (interrupted)"
+	}
+	if _, plan, _ := t.next(rep, tried); !plan.OK() {
+		return "no step follows (no open finding has a change left to try)"
+	}
+	return ""
 }
 
 func joinNA(na []launch.NotApplicable) string {

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/model"
 	"github.com/llmtop/llmtop/sources/launch"
 )
 
@@ -36,5 +39,38 @@ func TestTuneGoalForFinding(t *testing.T) {
 		if got := tn.goalForFinding(diagnosis.Finding{ID: id}); got != want {
 			t.Errorf("%s: goal %s, want %s", id, got, want)
 		}
+	}
+}
+
+// Tune spent a benchmark measuring the noise on the last kept
+// configuration even when no step followed to be judged against it (the
+// --steps budget spent, or nothing left to try): lastStep says so, and
+// the step records why its noise was not measured.
+func TestTuneSkipsTheNoiseWhenNoStepFollows(t *testing.T) {
+	old := tuneFlags.steps
+	defer func() { tuneFlags.steps = old }()
+	tuneFlags.steps = 3
+	tn := &tuner{}
+	ctx := context.Background()
+	if got := tn.lastStep(ctx, 3, diagnosis.Report{}, nil); got != "no step follows (--steps 3 spent)" {
+		t.Errorf("budget spent: %q", got)
+	}
+	// nothing open: nothing to try
+	if got := tn.lastStep(ctx, 1, diagnosis.Report{}, nil); got != "no step follows (no open finding has a change left to try)" {
+		t.Errorf("nothing open: %q", got)
+	}
+	// only an informational finding open, or one with no action
+	rep := diagnosis.Report{Findings: []diagnosis.Finding{{ID: "x", Severity: model.SevInfo, Actions: []diagnosis.Action{{Change: "--max-num-seqs 64"}}}, {ID: "y", Severity: model.SevWarn}}}
+	if got := tn.lastStep(ctx, 1, rep, nil); got == "" {
+		t.Error("a finding tune cannot act on counted as a step to follow")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if got := tn.lastStep(cctx, 1, diagnosis.Report{}, nil); got != "no step follows (interrupted)" {
+		t.Errorf("interrupted: %q", got)
+	}
+	tr := launch.Trail{Steps: []launch.Step{{N: 0, Kept: true}, {N: 1, Kept: true, NoiseSkipped: "no step follows (--steps 1 spent)"}}}
+	if s := tr.Table(); !strings.Contains(s, "noise on this configuration: not measured, because no step follows (--steps 1 spent)") {
+		t.Errorf("table:\n%s", s)
 	}
 }

@@ -188,6 +188,9 @@ type Step struct {
 	// that is gone (a queue-bound start spreads ITL p99 ×1.5 where the
 	// fixed engine spreads it a few per cent).
 	NoiseByGoal map[Goal]Noise `json:"noise_by_goal,omitempty"`
+	// NoiseSkipped says why the noise was not measured on this kept
+	// configuration (no step follows to be judged against it).
+	NoiseSkipped string `json:"noise_skipped,omitempty"`
 }
 
 // Trail is what tune did.
@@ -295,6 +298,8 @@ func (t Trail) Table() string {
 		row(fmt.Sprint(s.N), whats[i], bt+ms(s.Measure.TTFTp99ms, s.Measure.Served), bp+ms(s.Measure.TPOTp99ms, s.Measure.Served), kept, orNone(s.Open))
 		if s.N > 0 && s.Kept && len(s.NoiseByGoal) > 0 {
 			fmt.Fprintf(&b, "     noise on this configuration, for the steps after it: %s\n", NoiseText(s.NoiseByGoal))
+		} else if s.N > 0 && s.Kept && s.NoiseSkipped != "" {
+			fmt.Fprintf(&b, "     noise on this configuration: not measured, because %s\n", s.NoiseSkipped)
 		}
 	}
 	fmt.Fprintf(&b, "final: %s\nopen findings: %s\nstopped: %s\n", t.Final, orNone(t.Open), t.Stopped)
