@@ -12,12 +12,14 @@ import (
 // decoder reads the answers of one query slot of the refresh, refresh
 // after refresh: its rows are reused, and the label values
 // it reads are interned, so a fleet whose targets and label sets did not
-// change allocates no string for them. The answer is read in one pass over
-// the body's bytes, into only the labels llmtop reads (rowLabels); the
-// rest of the JSON is checked and skipped. A decoder is used by one
-// goroutine at a time.
+// change allocates no string for them. The answer is read in one pass as
+// it arrives, through a window of the body's bytes kept from answer to
+// answer (buf: the bytes of the series being read and what follows; the
+// answer is never held whole), into only the labels llmtop reads
+// (rowLabels); the rest of the JSON is checked and skipped. A decoder is
+// used by one goroutine at a time.
 type decoder struct {
-	last    int // the last answer's size
+	buf     []byte
 	rows    []sampleRow
 	strs    map[string]string
 	scratch []byte
@@ -74,42 +76,84 @@ func decodeAnswer(r io.Reader, lim *refreshLimits, up bool) (apiAnswer, error) {
 // The rows it returns are the decoder's: they are good until its next
 // decode.
 func (d *decoder) decode(r io.Reader, lim *refreshLimits, up bool) (apiAnswer, error) {
-	b, err := d.read(r)
-	if err != nil {
+	if d.buf == nil {
+		d.buf = make([]byte, 0, windowSize)
+	}
+	p := scanner{b: d.buf[:0], r: r, d: d, lim: lim, up: up}
+	a, err := p.answer()
+	if cap(p.b) <= maxWindow {
+		d.buf = p.b[:0]
+	} else {
+		d.buf = nil // grown for an outsized series: not kept
+	}
+	if p.rerr != nil {
 		var ce *cappedError
-		if errors.As(err, &ce) {
+		if errors.As(p.rerr, &ce) {
 			return apiAnswer{}, budgetError{ce.msg}
 		}
-		return apiAnswer{}, err
+		return apiAnswer{}, p.rerr
 	}
-	p := scanner{b: b, d: d, lim: lim, up: up}
-	a, err := p.answer()
-	if err != nil {
-		return a, err
-	}
-	return a, nil
+	return a, err
 }
 
-// read reads the whole body (the refresh's byte bound caps it) into a
-// buffer the size of the last answer's: one allocation, without pointers
-// (cheap for the collector), and not kept between refreshes (the rows keep
-// nothing of it).
-func (d *decoder) read(r io.Reader) ([]byte, error) {
-	b := make([]byte, 0, d.last+d.last/8+512)
+// windowSize is the window's size to start with; it grows for a series
+// longer than half of it, and is not kept past maxWindow.
+const (
+	windowSize = 16 << 10
+	maxWindow  = 1 << 20
+)
+
+// fill reads more of the answer after the window's end; false at its end
+// (or at a read error, kept in rerr). The bytes before the cursor stay
+// where they are: slices of them stay good.
+func (p *scanner) fill() bool {
+	if p.r == nil {
+		return false
+	}
+	if len(p.b) == cap(p.b) {
+		p.b = append(p.b, 0)[:len(p.b)]
+	}
 	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			d.last = len(b)
-			return b, nil
-		}
+		n, err := p.r.Read(p.b[len(p.b):cap(p.b)])
+		p.b = p.b[:len(p.b)+n]
 		if err != nil {
-			return nil, err
+			if err != io.EOF {
+				p.rerr = err
+			}
+			p.r = nil
+			return n > 0
+		}
+		if n > 0 {
+			return true
 		}
 	}
+}
+
+// ensure reports whether n bytes from the cursor are in the window,
+// reading more as needed.
+func (p *scanner) ensure(n int) bool {
+	for len(p.b)-p.i < n {
+		if !p.fill() {
+			return false
+		}
+	}
+	return true
+}
+
+// has reports whether the byte at i (at or after the cursor) is in the
+// window, reading more as needed.
+func (p *scanner) has(i int) bool { return i < len(p.b) || p.ensure(i-p.i+1) }
+
+// shift drops the bytes read from the window, between two series (where
+// nothing holds a slice of them), once they are half of it.
+func (p *scanner) shift() {
+	if p.i < windowSize/2 || p.i < len(p.b)/2 {
+		return
+	}
+	n := copy(p.b, p.b[p.i:])
+	p.b = p.b[:n]
+	p.base += p.i
+	p.i = 0
 }
 
 // intern returns s as a string, the same string for the same bytes while
@@ -131,9 +175,14 @@ func (d *decoder) intern(s []byte) string {
 
 // scanner is one pass over an answer's bytes.
 type scanner struct {
-	b   []byte
-	i   int
-	d   *decoder
+	b []byte // the window: the answer's bytes from base on, read so far
+	i int
+	// r reads the rest of the answer (nil: read whole, or ended); rerr
+	// is the read error that ended it early.
+	r    io.Reader
+	rerr error
+	base int
+	d    *decoder
 	lim *refreshLimits
 	up  bool
 }
@@ -147,11 +196,11 @@ type syntaxError struct {
 func (e *syntaxError) Error() string { return fmt.Sprintf("%s at byte %d", e.msg, e.off) }
 
 func (p *scanner) fail(format string, args ...any) error {
-	return &syntaxError{fmt.Sprintf(format, args...), p.i}
+	return &syntaxError{fmt.Sprintf(format, args...), p.base + p.i}
 }
 
 func (p *scanner) ws() {
-	for p.i < len(p.b) {
+	for p.has(p.i) {
 		switch p.b[p.i] {
 		case ' ', '\t', '\n', '\r':
 			p.i++
@@ -164,7 +213,7 @@ func (p *scanner) ws() {
 // peek is the next byte after white space (0 at the end).
 func (p *scanner) peek() byte {
 	p.ws()
-	if p.i >= len(p.b) {
+	if !p.has(p.i) {
 		return 0
 	}
 	return p.b[p.i]
@@ -259,11 +308,17 @@ func (p *scanner) str() ([]byte, error) {
 	}
 	p.i++
 	start := p.i
-	b := p.b
 	i := p.i
-	for i < len(b) && plain[b[i]] {
-		i++
+	for {
+		b := p.b
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
+		if i < len(b) || !p.fill() {
+			break
+		}
 	}
+	b := p.b
 	p.i = i
 	switch {
 	case i == len(b):
@@ -289,7 +344,7 @@ var plain = func() (t [256]bool) {
 // slowStr unescapes a string that holds an escape or a non-ASCII byte.
 func (p *scanner) slowStr(start int) ([]byte, error) {
 	out := append(p.d.scratch[:0], p.b[start:p.i]...)
-	for p.i < len(p.b) {
+	for p.has(p.i) {
 		c := p.b[p.i]
 		switch {
 		case c == '"':
@@ -299,6 +354,7 @@ func (p *scanner) slowStr(start int) ([]byte, error) {
 		case c < 0x20:
 			return nil, p.fail("control character %#x in a string", c)
 		case c >= utf8.RuneSelf:
+			p.ensure(utf8.UTFMax)
 			r, n := utf8.DecodeRune(p.b[p.i:])
 			p.i += n
 			out = utf8.AppendRune(out, r) // RuneError for an invalid byte
@@ -306,7 +362,7 @@ func (p *scanner) slowStr(start int) ([]byte, error) {
 			out = append(out, c)
 			p.i++
 		default:
-			if p.i+1 >= len(p.b) {
+			if !p.ensure(2) {
 				return nil, p.fail("unterminated string")
 			}
 			e := p.b[p.i+1]
@@ -334,7 +390,7 @@ func (p *scanner) slowStr(start int) ([]byte, error) {
 					// escape after it stands on its own
 					save := p.i
 					dec := utf8.RuneError
-					if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
+					if p.ensure(2) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
 						p.i += 2
 						if r2, ok := p.hex4(); ok {
 							dec = utf16.DecodeRune(r, r2)
@@ -356,7 +412,7 @@ func (p *scanner) slowStr(start int) ([]byte, error) {
 
 // hex4 reads the four hex digits of a \u escape.
 func (p *scanner) hex4() (rune, bool) {
-	if p.i+4 > len(p.b) {
+	if !p.ensure(4) {
 		return 0, false
 	}
 	r, ok := hexRune(p.b[p.i : p.i+4])
@@ -385,32 +441,32 @@ func hexRune(h []byte) (rune, bool) {
 // number reads a JSON number (RFC 8259's grammar).
 func (p *scanner) number() error {
 	i := p.i
-	if i < len(p.b) && p.b[i] == '-' {
+	if p.has(i) && p.b[i] == '-' {
 		i++
 	}
 	digits := func() int {
 		n := 0
-		for i < len(p.b) && p.b[i] >= '0' && p.b[i] <= '9' {
+		for p.has(i) && p.b[i] >= '0' && p.b[i] <= '9' {
 			i++
 			n++
 		}
 		return n
 	}
 	switch {
-	case i < len(p.b) && p.b[i] == '0':
+	case p.has(i) && p.b[i] == '0':
 		i++
 	case digits() == 0:
 		return p.fail("bad number")
 	}
-	if i < len(p.b) && p.b[i] == '.' {
+	if p.has(i) && p.b[i] == '.' {
 		i++
 		if digits() == 0 {
 			return p.fail("bad number")
 		}
 	}
-	if i < len(p.b) && (p.b[i] == 'e' || p.b[i] == 'E') {
+	if p.has(i) && (p.b[i] == 'e' || p.b[i] == 'E') {
 		i++
-		if i < len(p.b) && (p.b[i] == '+' || p.b[i] == '-') {
+		if p.has(i) && (p.b[i] == '+' || p.b[i] == '-') {
 			i++
 		}
 		if digits() == 0 {
@@ -423,7 +479,7 @@ func (p *scanner) number() error {
 
 // literal reads true, false or null.
 func (p *scanner) literal(word string) error {
-	if len(p.b)-p.i < len(word) || string(p.b[p.i:p.i+len(word)]) != word {
+	if !p.ensure(len(word)) || string(p.b[p.i:p.i+len(word)]) != word {
 		return p.fail("bad literal")
 	}
 	p.i += len(word)
@@ -602,6 +658,7 @@ func (p *scanner) result(a *apiAnswer) error {
 	d.gen++
 	d.next = d.next[:0]
 	err := p.array(func() error {
+		p.shift()
 		if p.peek() != '{' {
 			bad++ // not a series
 			return p.skip()
@@ -708,7 +765,7 @@ func (p *scanner) row(r *rowRead) (ok bool, err error) {
 				// labels (they were checked as JSON then): the object
 				// ends where those bytes end.
 				if seq := p.d.seq; r.after < len(seq) {
-					if m := seq[r.after]; m.key != "" && len(p.b)-p.i >= len(m.key) && string(p.b[p.i:p.i+len(m.key)]) == m.key {
+					if m := seq[r.after]; m.key != "" && p.ensure(len(m.key)) && string(p.b[p.i:p.i+len(m.key)]) == m.key {
 						r.memo = m
 						p.i += len(m.key)
 						return nil
@@ -765,13 +822,12 @@ func (p *scanner) row(r *rowRead) (ok bool, err error) {
 // its brackets and strings alone (not checked as JSON); 0 when the answer
 // ends first.
 func (p *scanner) objectEnd() int {
-	b := p.b
 	depth := 0
-	for i := p.i; i < len(b); i++ {
-		switch b[i] {
+	for i := p.i; p.has(i); i++ {
+		switch p.b[i] {
 		case '"':
-			for i++; i < len(b) && b[i] != '"'; i++ {
-				if b[i] == '\\' {
+			for i++; p.has(i) && p.b[i] != '"'; i++ {
+				if p.b[i] == '\\' {
 					i++
 				}
 			}
@@ -826,6 +882,7 @@ func (p *scanner) value() (v float64, good bool, err error) {
 // space or escapes; ok is false, the cursor where it was, for anything
 // else (value reads it the long way).
 func (p *scanner) plainValue() (v float64, good, ok bool) {
+	p.ensure(96) // a timestamp and a float's text, as written
 	b, i := p.b, p.i
 	if i >= len(b) || b[i] != '[' {
 		return 0, false, false
@@ -835,6 +892,7 @@ func (p *scanner) plainValue() (v float64, good, ok bool) {
 		p.i = i
 		return 0, false, false
 	}
+	b = p.b
 	j := p.i
 	if j+1 >= len(b) || b[j] != ',' || b[j+1] != '"' {
 		p.i = i

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unsafe"
 )
 
@@ -36,8 +37,22 @@ func agree(t *testing.T, data []byte) (apiAnswer, error) {
 	if (nerr == nil) != (oerr == nil) {
 		t.Fatalf("new decoder: %v; encoding/json: %v\n%.300q", nerr, oerr, data)
 	}
+	// The answer arriving a byte at a time reads the same (the decoder
+	// reads through a window that each read extends).
+	sa, serr := newDecoder().decode(iotest.OneByteReader(bytes.NewReader(data)), bigLimits(), false)
+	if (serr == nil) != (nerr == nil) || nerr != nil && serr.Error() != nerr.Error() {
+		t.Fatalf("a byte at a time: %v; at once: %v\n%.300q", serr, nerr, data)
+	}
 	if nerr != nil {
 		return na, nerr
+	}
+	if len(sa.Rows) != len(na.Rows) || sa.Status != na.Status || strings.Join(sa.Warnings, "\x00") != strings.Join(na.Warnings, "\x00") {
+		t.Fatalf("a byte at a time: %d rows %q, at once %d rows %q", len(sa.Rows), sa.Status, len(na.Rows), na.Status)
+	}
+	for i, r := range sa.Rows {
+		if !sameRow(r, na.Rows[i]) {
+			t.Fatalf("a byte at a time: row %d %+v, at once %+v", i, *r.labels, *na.Rows[i].labels)
+		}
 	}
 	// The same answer again, through the series the decoder holds
 	// (decoder.memo): the same rows.
