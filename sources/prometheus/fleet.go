@@ -83,6 +83,14 @@ type modelState struct {
 	en   []*entry
 	val  []float64
 	dist []model.Dist
+	// cited is the last From handed to the core, and what it was built
+	// from.
+	cited struct {
+		names     map[string]string
+		restarted bool
+		rank      []int8
+		en        []*entry
+	}
 }
 
 // conceptIDs number every concept the families read ("gauge:running",
@@ -503,31 +511,31 @@ func (fl *fleet) addLatency(f *family, rs []sampleRow) {
 	}
 }
 
-// sampleOf is the model's Sample for the core: new maps every refresh (the
-// core keeps what it is given), each the size it needs.
-func (m *modelState) sampleOf(w time.Duration) model.Sample {
+// sampleOf is the model's Sample for the core: new maps every refresh for
+// the values (the core keeps what it is given), each the size it needs;
+// From, the names read, is the last refresh's while they are the same (a
+// map the core is given is never written again). restarted are the
+// family's histograms when the target restarted inside the window: no
+// latency, and their names not cited.
+func (m *modelState) sampleOf(w time.Duration, restarted []entry) model.Sample {
 	var n [planLatency + 1]int
-	from := 0
 	for cid, r := range m.rank {
-		if r < 0 {
-			continue
+		if r >= 0 {
+			n[conceptKinds[cid]]++
 		}
-		from++
-		if m.en[cid].citePair != "" {
-			from++
-		}
-		n[conceptKinds[cid]]++
 	}
 	sm := model.Sample{Model: m.name, Source: model.FromScrape, Gauges: make(map[model.Gauge]float64, n[planGauge]),
-		From: make(map[string]string, from),
+		From: m.from(restarted),
 		Derived: &model.Derived{By: "prometheus", Window: w, Rates: make(map[model.Counter]float64, n[planRate]),
-			Ratios: make(map[model.Gauge]float64, n[planRatio]), Latency: make(map[model.Latency]model.Dist, n[planLatency])}}
+			Ratios: make(map[model.Gauge]float64, n[planRatio])}}
+	if restarted == nil {
+		sm.Derived.Latency = make(map[model.Latency]model.Dist, n[planLatency])
+	}
 	for cid, r := range m.rank {
 		if r < 0 {
 			continue
 		}
 		en := m.en[cid]
-		en.cites(sm.From, int(r))
 		switch conceptKinds[cid] {
 		case planGauge:
 			sm.Gauges[model.Gauge(en.key)] = m.val[cid]
@@ -536,10 +544,41 @@ func (m *modelState) sampleOf(w time.Duration) model.Sample {
 		case planRatio:
 			sm.Derived.Ratios[model.Gauge(en.key)] = m.val[cid]
 		case planLatency:
-			sm.Derived.Latency[model.Latency(en.key)] = m.dist[conceptLat[cid]]
+			if restarted == nil {
+				sm.Derived.Latency[model.Latency(en.key)] = m.dist[conceptLat[cid]]
+			}
 		}
 	}
 	return sm
+}
+
+// from is Sample.From: the name each concept was read under.
+func (m *modelState) from(restarted []entry) map[string]string {
+	c := &m.cited
+	if c.names != nil && (restarted == nil) == !c.restarted && slices.Equal(c.rank, m.rank) && slices.Equal(c.en, m.en) {
+		return c.names
+	}
+	size := 0
+	for cid, r := range m.rank {
+		if r >= 0 {
+			size++
+			if m.en[cid].citePair != "" {
+				size++
+			}
+		}
+	}
+	names := make(map[string]string, size)
+	for cid, r := range m.rank {
+		if r >= 0 {
+			m.en[cid].cites(names, int(r))
+		}
+	}
+	for _, l := range restarted {
+		delete(names, l.cite)
+	}
+	c.names, c.restarted = names, restarted != nil
+	c.rank, c.en = append(c.rank[:0], m.rank...), append(c.en[:0], m.en...)
+	return names
 }
 
 // conceptKinds are the kinds of the concepts by number, and conceptLat
@@ -618,6 +657,11 @@ func (s *Source) messages(r *Refresh, fl *fleet, up answer, now time.Time) {
 			upOf[keyOf(row.labels)] = row.v
 		}
 	}
+	// The samples are built clean (model names are cleaned as they are
+	// read, the notes here once a refresh, and From holds the table's
+	// names): model.CleanScrape cleans the rest of each scrape without
+	// copying their maps.
+	notes := model.CleanAll(slices.Clone(r.Warnings))
 	for _, e := range fl.order {
 		k := e.key
 		t := s.target(k, e)
@@ -625,7 +669,12 @@ func (s *Source) messages(r *Refresh, fl *fleet, up answer, now time.Time) {
 			t.sent, t.gone = true, false
 			r.Msgs = append(r.Msgs, s.origin(t, false, ""))
 		}
-		r.Msgs = append(r.Msgs, model.CleanScrape(s.scrape(t, e, upOf, k, r.Warnings, now, fl.w)))
+		sc := s.scrape(t, e, upOf, k, notes, now, fl.w)
+		samples := sc.Samples
+		sc.Samples = nil
+		sc = model.CleanScrape(sc)
+		sc.Samples = samples
+		r.Msgs = append(r.Msgs, sc)
 		r.Targets++
 	}
 	keep := s.order[:0]
@@ -696,21 +745,24 @@ func (s *Source) scrape(t *target, e *epData, upOf map[tkey]float64, k tkey, war
 		if m.name != "" {
 			sc.Identity.Models = append(sc.Identity.Models, model.ModelInfo{ID: m.name})
 		}
-		sm := m.sampleOf(w)
-		sm.Endpoint, sm.Time = t.id, now
+		var started time.Time
+		var restarted []entry
+		var note string
 		if e.started > 0 {
 			sec, frac := math.Modf(e.started)
-			sm.Started = time.Unix(int64(sec), int64(frac*1e9))
-			if age := now.Sub(sm.Started); age < w && age >= 0 {
+			started = time.Unix(int64(sec), int64(frac*1e9))
+			if age := now.Sub(started); age < w && age >= 0 {
 				// histogram_quantile over the window would mix the run
 				// before the restart with this one: no percentile until
 				// the window holds this run only.
-				sm.Derived.Latency = nil
-				for _, l := range familyOf(e.engine).hists {
-					delete(sm.From, l.cite)
-				}
-				sm.Notes = append(sm.Notes, fmt.Sprintf("restarted %s ago, inside the %s window: latency percentiles not shown until the window holds this run only", age.Round(time.Second), w))
+				restarted = familyOf(e.engine).hists
+				note = model.Clean(fmt.Sprintf("restarted %s ago, inside the %s window: latency percentiles not shown until the window holds this run only", age.Round(time.Second), w))
 			}
+		}
+		sm := m.sampleOf(w, restarted)
+		sm.Endpoint, sm.Time, sm.Started = t.id, now, started
+		if note != "" {
+			sm.Notes = append(sm.Notes, note)
 		}
 		sm.Notes = append(sm.Notes, warn...)
 		if sc.Samples == nil {
