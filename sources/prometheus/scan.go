@@ -667,7 +667,10 @@ func (p *scanner) result(a *apiAnswer) error {
 		if n := len(d.next); n > 0 {
 			r.after = int(d.next[n-1].pos) + 1
 		}
-		ok, err := p.row(&r)
+		ok, err := true, error(nil)
+		if !p.heldRow(&r) {
+			ok, err = p.row(&r)
+		}
 		ls := &r.labels
 		if r.memo != nil {
 			ls = &r.memo.labels
@@ -761,22 +764,8 @@ func (p *scanner) row(r *rowRead) (ok bool, err error) {
 			first := !metric && r.memo == nil
 			metric = true
 			if first {
-				// The same bytes as a series already read are the same
-				// labels (they were checked as JSON then): the object
-				// ends where those bytes end.
-				if seq := p.d.seq; r.after < len(seq) {
-					if m := seq[r.after]; m.key != "" && p.ensure(len(m.key)) && string(p.b[p.i:p.i+len(m.key)]) == m.key {
-						r.memo = m
-						p.i += len(m.key)
-						return nil
-					}
-				}
-				if end := p.objectEnd(); end > 0 {
-					if m := p.d.memo[string(p.b[p.i:end])]; m != nil {
-						r.memo = m
-						p.i = end
-						return nil
-					}
+				if r.memo = p.held(r.after); r.memo != nil {
+					return nil
 				}
 			} else if r.memo != nil {
 				r.labels, r.memo = r.memo.labels, nil // a second "metric": read over the first, as encoding/json does
@@ -816,6 +805,53 @@ func (p *scanner) row(r *rowRead) (ok bool, err error) {
 		}
 	})
 	return ok && seen, err
+}
+
+// held is the series held whose "metric" object is the one at the cursor,
+// read past it; nil when none is. The same bytes as a series already read
+// are the same labels (they were checked as JSON then): the object ends
+// where those bytes end. The series after the last one read (after) is
+// tried first.
+func (p *scanner) held(after int) *rowMemo {
+	if seq := p.d.seq; after < len(seq) {
+		if m := seq[after]; m.key != "" && p.ensure(len(m.key)) && string(p.b[p.i:p.i+len(m.key)]) == m.key {
+			p.i += len(m.key)
+			return m
+		}
+	}
+	if end := p.objectEnd(); end > 0 {
+		if m := p.d.memo[string(p.b[p.i:end])]; m != nil {
+			p.i = end
+			return m
+		}
+	}
+	return nil
+}
+
+// heldRow reads a series of labels held, written as Prometheus writes it
+// ({"metric":{...},"value":[time,"value"]}, no white space); false, the
+// cursor where it was, for anything else (row reads it the long way).
+func (p *scanner) heldRow(r *rowRead) bool {
+	const metric, value = `{"metric":`, `,"value":`
+	i := p.i
+	if !p.ensure(len(metric)) || string(p.b[i:i+len(metric)]) != metric {
+		return false
+	}
+	p.i += len(metric)
+	if r.memo = p.held(r.after); r.memo == nil {
+		p.i = i
+		return false
+	}
+	if p.ensure(len(value)) && string(p.b[p.i:p.i+len(value)]) == value {
+		p.i += len(value)
+		if v, good, ok := p.plainValue(); ok && good && p.has(p.i) && p.b[p.i] == '}' {
+			p.i++
+			r.v = v
+			return true
+		}
+	}
+	p.i, r.memo = i, nil
+	return false
 }
 
 // objectEnd is the offset just past the object at the cursor, found by
