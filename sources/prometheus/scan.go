@@ -183,8 +183,8 @@ type scanner struct {
 	rerr error
 	base int
 	d    *decoder
-	lim *refreshLimits
-	up  bool
+	lim  *refreshLimits
+	up   bool
 }
 
 // syntaxError is JSON that is not JSON, with the offset it breaks at.
