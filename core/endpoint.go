@@ -60,6 +60,19 @@ type Endpoint struct {
 	sampled    bool      // the current run has fed the store
 	runSamples int       // samples fed in the current run
 	peaks      peaks
+	// summarized is what the current run's summary was worked out from:
+	// while it stands, the summary does.
+	summarized summaryInputs
+}
+
+// summaryInputs are what a run's summary is read from: the store's history
+// of the endpoint (its change count), the run, and the peaks and samples
+// the core counted in it.
+type summaryInputs struct {
+	store   uint64
+	run     int
+	samples int
+	peaks   peaks
 }
 
 type peaks struct{ kv, waiting, running model.Opt }

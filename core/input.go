@@ -40,11 +40,10 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 	}
 	seen := map[string]bool{}
 	keys := m.ModelKeys()
-	// sized once: an endpoint is 2 KiB, and growing the slice copied a
-	// fleet's several times
-	if n := max(len(keys), len(m.order)); n > 0 {
-		in.Endpoints = make([]diagnosis.Endpoint, 0, n)
-	}
+	// The same slice every refresh: an endpoint is 2 KiB, and a fleet's
+	// fresh slice was megabytes of garbage per refresh (the Diagnoser
+	// copies what it keeps).
+	in.Endpoints = m.inEps[:0]
 	for _, k := range keys {
 		e := m.eps[k.Endpoint]
 		if e == nil || e.Life == model.LifeGone {
@@ -76,6 +75,7 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 		}
 	}
 	in.Events = m.runEvents(now)
+	m.inEps = in.Endpoints
 	return in
 }
 

@@ -64,6 +64,7 @@ type Monitor struct {
 	preempting map[model.Key]bool
 	buf        []model.Point
 	series     map[model.Key]*diagnosis.SeriesBuf // the rules' series, reused every refresh
+	inEps      []diagnosis.Endpoint               // the rules' endpoints, reused every refresh
 }
 
 // New returns a Monitor with nothing seen yet.

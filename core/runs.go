@@ -200,6 +200,14 @@ func (m *Monitor) summarize(e *Endpoint, now time.Time) {
 	if r == nil || r.Ended != nil || !e.sampled {
 		return
 	}
+	// Nothing it is read from changed since it was last worked out: it
+	// stands (the scrape's own call before its samples, and every
+	// replica of a fleet that did not change).
+	in := summaryInputs{store: m.store.Changes(e.URL), run: r.N, samples: e.runSamples, peaks: e.peaks}
+	if e.summarized == in {
+		return
+	}
+	e.summarized = in
 	k, ok := m.primaryKey(e.URL)
 	if !ok {
 		return

@@ -27,6 +27,7 @@ type Diagnoser struct {
 	upSince map[string]time.Time    // came back after being down
 	facts   map[factKey]model.Event // newest start-up fact per kind and endpoint
 	ups     map[string][]time.Time  // the last two (re)starts seen per endpoint
+	eps     []Endpoint              // Update's copy of its input's endpoints, reused
 }
 
 type trackKey struct{ id, endpoint string }
@@ -69,7 +70,10 @@ func (d *Diagnoser) Config() Config { return d.cfg }
 // ranked, with what was checked and which inputs were missing.
 func (d *Diagnoser) Update(in Input) Report {
 	now := in.Time
-	in.Endpoints = append([]Endpoint(nil), in.Endpoints...)
+	// A copy (the baselines are written into it), into the same memory
+	// every refresh: a fleet's endpoints are megabytes.
+	d.eps = append(d.eps[:0], in.Endpoints...)
+	in.Endpoints = d.eps
 	for i := range in.Endpoints {
 		d.baseline(&in.Endpoints[i])
 	}

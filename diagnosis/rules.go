@@ -332,8 +332,13 @@ func Rank(fs []Finding) {
 }
 
 func dedupe(ss []string) []string {
-	seen := map[string]bool{}
-	var out []string
+	if len(ss) == 0 {
+		return nil
+	}
+	// sized once: a fleet's lacks are thousands, and growing the set
+	// rehashed it again and again
+	seen := make(map[string]bool, len(ss))
+	out := make([]string, 0, len(ss))
 	for _, s := range ss {
 		if !seen[s] {
 			seen[s] = true

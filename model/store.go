@@ -103,6 +103,8 @@ type Store struct {
 	// asks an endpoint's keys at every refresh of every endpoint, and
 	// reading all of them each time made a fleet's refresh quadratic.
 	byEndpoint map[string][]Key
+	// changes counts, by endpoint, what changed its history (Changes).
+	changes map[string]uint64
 }
 
 type srcKey struct {
@@ -125,8 +127,15 @@ func NewStore(cfg StoreConfig) *Store {
 		spacing:    cfg.MaxWindow / time.Duration(cfg.Points-2),
 		series:     map[srcKey]*endpointSeries{},
 		byEndpoint: map[string][]Key{},
+		changes:    map[string]uint64{},
 	}
 }
+
+// Changes counts the changes to endpoint's history (its samples, a run
+// announced, a key forgotten): what a reader derives from the history
+// stands while the count does. At a fleet's refresh most of what is read
+// is unchanged, and working it out again was the refresh's cost.
+func (s *Store) Changes(endpoint string) uint64 { return s.changes[endpoint] }
 
 type endpointSeries struct {
 	key      Key
@@ -153,6 +162,7 @@ func (s *Store) Add(sm Sample) []Event {
 		sm.Source = FromScrape
 	}
 	k := srcKey{Key{sm.Endpoint, sm.Model}, sm.Source}
+	s.changes[sm.Endpoint]++ // even out of order: its observations are kept
 	es := s.series[k]
 	if es == nil {
 		es = &endpointSeries{
@@ -206,6 +216,7 @@ func (s *Store) Keys() []Key { return append([]Key(nil), s.keys...) }
 
 // Forget drops an endpoint+model's history (an endpoint removed by the user).
 func (s *Store) Forget(k Key) {
+	s.changes[k.Endpoint]++
 	delete(s.series, srcKey{k, FromScrape})
 	delete(s.series, srcKey{k, FromLog})
 	for i, x := range s.keys {
