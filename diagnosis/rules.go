@@ -81,7 +81,7 @@ type env struct {
 	metrics     []Endpoint
 	metricsDone bool
 	// groups caches replicas(): several rules ask for it.
-	groups     map[string][]Endpoint
+	groups     map[string][]*Endpoint
 	groupsDone bool
 	// byURL indexes in.Endpoints for endpointOf, byEvent in.Events for
 	// eventsOf.
@@ -90,9 +90,32 @@ type env struct {
 	// pools caches routePools; settledIn are each replica group's
 	// settled members in the group's order.
 	poolNames []string
-	pools     map[string][]Endpoint
+	pools     map[string][]*Endpoint
 	poolsDone bool
-	settledIn map[string][]Endpoint
+	settledIn map[string][]*Endpoint
+	// hostedIn, routersIn and layersIn cache hosted(), routers() and
+	// layers(): evaluate asks for them before every rule that needs them.
+	hostedIn, routersIn, layersIn subset
+}
+
+// subset is some of the input's endpoints, picked once per evaluation.
+type subset struct {
+	eps  []Endpoint
+	done bool
+}
+
+// subset lists the endpoints pick keeps, working them out once (copying
+// every one of a fleet's 2 KiB endpoints to keep none was a rule's cost).
+func (e *env) subset(s *subset, pick func(*Endpoint) bool) []Endpoint {
+	if !s.done {
+		s.done = true
+		for i := range e.in.Endpoints {
+			if pick(&e.in.Endpoints[i]) {
+				s.eps = append(s.eps, e.in.Endpoints[i])
+			}
+		}
+	}
+	return s.eps
 }
 
 // lack records that a rule could not judge an endpoint for want of an input.
@@ -300,21 +323,28 @@ func order(f *Finding) int {
 // log line saying why it is down comes before that), then newest first.
 func Rank(fs []Finding) {
 	// sorted by index, then moved once: a fleet's hundreds of findings
-	// are too big to swap around
-	idx := make([]int, len(fs))
+	// are too big to swap around; each one's order worked out once, not
+	// at every comparison
+	type ranked struct {
+		i     int
+		clear bool
+		order int
+	}
+	idx := make([]ranked, len(fs))
 	for i := range idx {
-		idx[i] = i
+		idx[i] = ranked{i, !fs[i].ClearSince.IsZero(), order(&fs[i])}
 	}
 	sort.SliceStable(idx, func(i, j int) bool {
-		a, b := &fs[idx[i]], &fs[idx[j]]
-		if ca, cb := !a.ClearSince.IsZero(), !b.ClearSince.IsZero(); ca != cb {
-			return cb
+		x, y := &idx[i], &idx[j]
+		a, b := &fs[x.i], &fs[y.i]
+		if x.clear != y.clear {
+			return y.clear
 		}
 		if a.Severity != b.Severity {
 			return a.Severity > b.Severity
 		}
-		if oa, ob := order(a), order(b); oa != ob {
-			return oa < ob
+		if x.order != y.order {
+			return x.order < y.order
 		}
 		if !a.Opened.Equal(b.Opened) {
 			return a.Opened.After(b.Opened)
@@ -326,7 +356,7 @@ func Rank(fs []Finding) {
 	})
 	sorted := make([]Finding, len(fs))
 	for i, k := range idx {
-		sorted[i] = fs[k]
+		sorted[i] = fs[k.i]
 	}
 	copy(fs, sorted)
 }

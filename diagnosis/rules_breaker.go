@@ -82,7 +82,7 @@ func ruleRouterEjectedWorker(e *env) []Finding {
 				continue // dead_backend_traffic: it still sends there
 			}
 			w, watched := e.watchedAt(b.Server)
-			alive := watched && !w.isDown() && e.settled(w)
+			alive := watched && !w.isDown() && e.settled(&w)
 			if watched && !alive {
 				continue // llmtop cannot read it now either: the router may be right
 			}
@@ -93,7 +93,7 @@ func ruleRouterEjectedWorker(e *env) []Finding {
 				if o.Server == b.Server || ejected(o) != "" {
 					continue
 				}
-				if oep, ok := e.watchedAt(o.Server); ok && e.settled(oep) {
+				if oep, ok := e.watchedAt(o.Server); ok && e.settled(&oep) {
 					others = append(others, oep)
 					all = all && e.queueing(oep)
 				}

@@ -25,14 +25,17 @@ func FindingForEvent(kind string) string {
 }
 
 // isEventFinding reports whether id is one of the log-event findings.
-func isEventFinding(id string) bool {
+func isEventFinding(id string) bool { return eventFindingIDs[id] }
+
+// eventFindingIDs are the event rules' ids as a set: Rank asks for every
+// pair of a fleet's findings it compares.
+var eventFindingIDs = func() map[string]bool {
+	ids := make(map[string]bool, len(eventRules))
 	for _, r := range eventRules {
-		if r.id == id {
-			return true
-		}
+		ids[r.id] = true
 	}
-	return false
-}
+	return ids
+}()
 
 // EventKinds lists the log-event kinds (catalogue ids) that have a finding
 // of their own, so the composition root can check that each one exists in

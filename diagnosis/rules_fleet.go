@@ -19,8 +19,9 @@ func init() {
 }
 
 // replicaGroups groups endpoints by pool (served model and prefill/decode
-// role), keeping groups of two or more.
-func replicaGroups(eps []Endpoint) map[string][]Endpoint {
+// role), keeping groups of two or more. The groups point into eps: an
+// Endpoint is 2 KiB, and copies of a fleet's were megabytes per refresh.
+func replicaGroups(eps []Endpoint) map[string][]*Endpoint {
 	// counted first, so each group is one allocation of its size
 	pools := make([]string, len(eps))
 	n := map[string]int{}
@@ -30,13 +31,13 @@ func replicaGroups(eps []Endpoint) map[string][]Endpoint {
 			n[m]++
 		}
 	}
-	g := map[string][]Endpoint{}
+	g := map[string][]*Endpoint{}
 	for i := range eps {
 		if m := pools[i]; n[m] >= 2 {
 			if g[m] == nil {
-				g[m] = make([]Endpoint, 0, n[m])
+				g[m] = make([]*Endpoint, 0, n[m])
 			}
-			g[m] = append(g[m], eps[i])
+			g[m] = append(g[m], &eps[i])
 		}
 	}
 	return g
@@ -45,14 +46,14 @@ func replicaGroups(eps []Endpoint) map[string][]Endpoint {
 // replicas is replicaGroups of the endpoints with metrics, built once per
 // evaluation (at 500 endpoints, building it for every rule that asks was
 // most of the rules' allocations).
-func (e *env) replicas() map[string][]Endpoint {
+func (e *env) replicas() map[string][]*Endpoint {
 	if !e.groupsDone {
 		e.groups, e.groupsDone = replicaGroups(e.withMetrics()), true
 	}
 	return e.groups
 }
 
-func load(ep Endpoint) (float64, bool) {
+func load(ep *Endpoint) (float64, bool) {
 	if !ep.State.Running.OK {
 		return 0, false
 	}
@@ -85,8 +86,8 @@ var diffReplicas = Action{Change: "diff the replicas' flags and versions (the ex
 	Why: "a replica with a smaller KV pool or cap drains slower", TradeOff: "none"}
 
 // loadSkew: one replica holds SkewRatio× the requests of another.
-func loadSkew(e *env, m string, eps []Endpoint) (Finding, bool) {
-	var hi, lo Endpoint
+func loadSkew(e *env, m string, eps []*Endpoint) (Finding, bool) {
+	var hi, lo *Endpoint
 	hiL, loL := -1.0, math.Inf(1)
 	for _, ep := range eps {
 		l, ok := load(ep)
@@ -136,15 +137,15 @@ const (
 // latencySkew: replicas carry similar load (no loadSkew) but one answers
 // SkewRatio× slower than another at p90, TTFT or ITL/TPOT: the slow one is
 // different (GPU, throttling, flags), not the router.
-func latencySkew(e *env, m string, eps []Endpoint) (Finding, bool) {
-	type pick func(Endpoint) (model.Dist, string)
-	ttft := func(ep Endpoint) (model.Dist, string) { return ep.State.Latency[model.TTFT], "TTFT" }
-	itl := func(ep Endpoint) (model.Dist, string) { d, name, _ := itlDist(ep); return d, name }
+func latencySkew(e *env, m string, eps []*Endpoint) (Finding, bool) {
+	type pick func(*Endpoint) (model.Dist, string)
+	ttft := func(ep *Endpoint) (model.Dist, string) { return ep.State.Latency[model.TTFT], "TTFT" }
+	itl := func(ep *Endpoint) (model.Dist, string) { d, name, _ := itlDist(*ep); return d, name }
 	for _, c := range []struct {
 		get pick
 		abs float64
 	}{{ttft, skewTTFTAbs}, {itl, skewITLAbs}} {
-		var hi, lo Endpoint
+		var hi, lo *Endpoint
 		var name string
 		hiV, loV := -1.0, math.Inf(1)
 		for _, ep := range eps {

@@ -63,13 +63,13 @@ func ruleOutlier(e *env) []Finding {
 		for _, om := range outlierMetrics {
 			var vals []float64
 			for i := range eps {
-				if v, _ := om.get(&eps[i]); v.OK {
+				if v, _ := om.get(eps[i]); v.OK {
 					vals = append(vals, v.V)
 				}
 			}
 			if len(vals) < outlierMin {
 				if len(vals) > 0 {
-					e.lack(eps[0], fmt.Sprintf("%s of %s: %d replica(s) with a number, an outlier needs %d to have a median", om.name, m, len(vals), outlierMin))
+					e.lack(*eps[0], fmt.Sprintf("%s of %s: %d replica(s) with a number, an outlier needs %d to have a median", om.name, m, len(vals), outlierMin))
 				}
 				continue
 			}
@@ -79,11 +79,11 @@ func ruleOutlier(e *env) []Finding {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 			for i := range eps {
-				v, d := om.get(&eps[i])
+				v, d := om.get(eps[i])
 				if !v.OK || v.V-med < om.abs || v.V < e.cfg.SkewRatio*math.Max(med, 1e-9) {
 					continue
 				}
-				ep := &eps[i]
+				ep := eps[i]
 				r := v.V / math.Max(med, 1e-9)
 				if r <= ratio[ep.URL] {
 					continue
@@ -121,7 +121,7 @@ func sepWord(w string) string {
 	return ", " + w
 }
 
-func sortedModels(groups map[string][]Endpoint) []string {
+func sortedModels(groups map[string][]*Endpoint) []string {
 	ms := make([]string, 0, len(groups))
 	for m := range groups {
 		ms = append(ms, m)
@@ -135,21 +135,21 @@ type symptom struct {
 	word func(Config) string
 	// has reports whether the replica shows it; known=false when the
 	// replica lacks the number (it is then not counted either way).
-	has func(c Config, ep Endpoint) (has, known bool)
+	has func(c Config, ep *Endpoint) (has, known bool)
 }
 
 var symptoms = []symptom{
-	{func(c Config) string { return "KV-bound (KV ≥ " + pct(c.KVHigh) + ")" }, func(c Config, ep Endpoint) (bool, bool) {
+	{func(c Config) string { return "KV-bound (KV ≥ " + pct(c.KVHigh) + ")" }, func(c Config, ep *Endpoint) (bool, bool) {
 		return ep.State.KVUsage.OK && ep.State.KVUsage.V >= c.KVHigh, ep.State.KVUsage.OK
 	}},
-	{func(c Config) string { return "queueing (waiting > " + num(c.WaitingHigh) + ")" }, func(c Config, ep Endpoint) (bool, bool) {
+	{func(c Config) string { return "queueing (waiting > " + num(c.WaitingHigh) + ")" }, func(c Config, ep *Endpoint) (bool, bool) {
 		return ep.State.Waiting.OK && ep.State.Waiting.V > c.WaitingHigh, ep.State.Waiting.OK
 	}},
-	{func(c Config) string { return "over the TTFT SLO (p99 > " + secs(c.SLOTTFT.Seconds()) + ")" }, func(c Config, ep Endpoint) (bool, bool) {
+	{func(c Config) string { return "over the TTFT SLO (p99 > " + secs(c.SLOTTFT.Seconds()) + ")" }, func(c Config, ep *Endpoint) (bool, bool) {
 		p := ep.State.Latency[model.TTFT].P99
 		return p.OK && c.SLOTTFT > 0 && p.V > c.SLOTTFT.Seconds(), p.OK && c.SLOTTFT > 0
 	}},
-	{func(c Config) string { return "preempting (> " + num(c.PreemptPS) + "/s)" }, func(c Config, ep Endpoint) (bool, bool) {
+	{func(c Config) string { return "preempting (> " + num(c.PreemptPS) + "/s)" }, func(c Config, ep *Endpoint) (bool, bool) {
 		p := ep.State.PreemptionsPS
 		return p.OK && p.V > c.PreemptPS, p.OK
 	}},

@@ -61,13 +61,7 @@ const (
 
 // hosted lists the endpoints with a host reading.
 func (e *env) hosted() []Endpoint {
-	var out []Endpoint
-	for _, ep := range e.in.Endpoints {
-		if ep.Host != nil {
-			out = append(out, ep)
-		}
-	}
-	return out
+	return e.subset(&e.hostedIn, func(ep *Endpoint) bool { return ep.Host != nil })
 }
 
 func hostSource(what string) string { return "/proc " + what }

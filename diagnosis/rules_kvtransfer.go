@@ -92,7 +92,7 @@ func ruleKVTransferExpired(e *env) []Finding {
 		// The decode side of the same model, as its own metrics say.
 		_, _, decode := e.pdPools()
 		for _, d := range decode[ep.Model()] {
-			ev = append(ev, Evidence{Text: memberLine(d), Source: "the decode side's running/waiting/KV"})
+			ev = append(ev, Evidence{Text: memberLine(*d), Source: "the decode side's running/waiting/KV"})
 		}
 		if len(decode[ep.Model()]) == 0 {
 			ev = append(ev, Evidence{Text: "no decode instance of " + ep.Model() + " is watched: whether the decode side is down, full or slow is not checked"})

@@ -27,13 +27,9 @@ func holdRouterWindow(c Config) time.Duration { return max(holdRoute(c), c.Route
 
 // routers are the endpoints whose layer reports its backends.
 func (e *env) routers() []Endpoint {
-	var out []Endpoint
-	for _, ep := range e.in.Endpoints {
-		if len(ep.Identity.Backends) > 0 || len(ep.Identity.RouterQueue) > 0 {
-			out = append(out, ep)
-		}
-	}
-	return out
+	return e.subset(&e.routersIn, func(ep *Endpoint) bool {
+		return len(ep.Identity.Backends) > 0 || len(ep.Identity.RouterQueue) > 0
+	})
 }
 
 // hostPort is a URL's host and port, lowercased ("" when it has none):
@@ -169,7 +165,7 @@ func ruleRouterBottleneck(e *env) []Finding {
 			want := queueRole(q.WorkerType)
 			var engs []Endpoint
 			for _, ep := range e.withMetrics() {
-				if ep.Identity.Layer == "" && (want == "" || ep.Identity.Role == "" || ep.Identity.Role == want) && e.settled(ep) {
+				if ep.Identity.Layer == "" && (want == "" || ep.Identity.Role == "" || ep.Identity.Role == want) && e.settled(&ep) {
 					engs = append(engs, ep)
 				}
 			}

@@ -29,7 +29,7 @@ func init() {
 func (e *env) engineReadBehind(r Endpoint) bool {
 	n := 0
 	for _, b := range r.Identity.Backends {
-		if ep, ok := e.watchedAt(b.Server); ok && e.settled(ep) {
+		if ep, ok := e.watchedAt(b.Server); ok && e.settled(&ep) {
 			n++
 		}
 	}

@@ -21,13 +21,7 @@ func init() {
 
 // layers are the watched endpoints that are a router, gateway or proxy.
 func (e *env) layers() []Endpoint {
-	var out []Endpoint
-	for _, ep := range e.in.Endpoints {
-		if ep.Identity.Overhead != nil {
-			out = append(out, ep)
-		}
-	}
-	return out
+	return e.subset(&e.layersIn, func(ep *Endpoint) bool { return ep.Identity.Overhead != nil })
 }
 
 // ruleRouterOverhead: a fresh router's own overhead is RouteOverheadShare

@@ -35,7 +35,7 @@ func holdRoute(c Config) time.Duration { return max(c.RouteHold, c.RouteLag) }
 // peers': read within RouteLag, and not within RouteLag of its start (an
 // engine reads 0 running for seconds after it starts while the router
 // already counts requests to it).
-func (e *env) settled(ep Endpoint) bool {
+func (e *env) settled(ep *Endpoint) bool {
 	now, lag := e.in.Time, e.cfg.RouteLag
 	if ep.isDown() || !ep.State.Running.OK || (!ep.LastOK.IsZero() && now.Sub(ep.LastOK) > lag) {
 		return false
@@ -51,14 +51,14 @@ func (e *env) settled(ep Endpoint) bool {
 
 // routePools are the pools with two or more settled members, by name,
 // each sorted by URL; built once per evaluation (four rules read them).
-func (e *env) routePools() ([]string, map[string][]Endpoint) {
+func (e *env) routePools() ([]string, map[string][]*Endpoint) {
 	if e.poolsDone {
 		return e.poolNames, e.pools
 	}
-	out := map[string][]Endpoint{}
-	e.settledIn = map[string][]Endpoint{}
+	out := map[string][]*Endpoint{}
+	e.settledIn = map[string][]*Endpoint{}
 	for name, eps := range e.replicas() {
-		in := make([]Endpoint, 0, len(eps))
+		in := make([]*Endpoint, 0, len(eps))
 		for _, ep := range eps {
 			if e.settled(ep) {
 				in = append(in, ep)
@@ -78,25 +78,16 @@ func (e *env) routePools() ([]string, map[string][]Endpoint) {
 	return names, out
 }
 
-// sortedBy is a copy of eps in less's order, stable. It sorts their
-// indices: an Endpoint is 2 KiB, and a sort swapping them moved
-// megabytes at 500 replicas.
-func sortedBy(eps []Endpoint, less func(a, b *Endpoint) bool) []Endpoint {
-	idx := make([]int, len(eps))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(i, j int) bool { return less(&eps[idx[i]], &eps[idx[j]]) })
-	out := make([]Endpoint, len(eps))
-	for i, k := range idx {
-		out[i] = eps[k]
-	}
+// sortedBy is a copy of eps in less's order, stable.
+func sortedBy(eps []*Endpoint, less func(a, b *Endpoint) bool) []*Endpoint {
+	out := slices.Clone(eps)
+	sort.SliceStable(out, func(i, j int) bool { return less(out[i], out[j]) })
 	return out
 }
 
 // poolWord is how a pool's members are named: "decode workers",
 // "prefill workers", "replicas".
-func poolWord(eps []Endpoint) string {
+func poolWord(eps []*Endpoint) string {
 	if r, _ := eps[0].PDRole(); r == model.RolePrefill || r == model.RoleDecode {
 		return string(r) + " workers"
 	}
@@ -105,7 +96,7 @@ func poolWord(eps []Endpoint) string {
 
 // poolOf names a pool in a title: "decode workers of m" (its role said
 // once, not again as the pool's "(decode)").
-func poolOf(eps []Endpoint) string { return poolWord(eps) + " of " + eps[0].Model() }
+func poolOf(eps []*Endpoint) string { return poolWord(eps) + " of " + eps[0].Model() }
 
 // urlList names at most three endpoints, without their scheme:
 // "d3:8000, d4:8000 and 2 more".
@@ -124,7 +115,7 @@ func urlList(eps []*Endpoint) string {
 // layerInFront is the router llmtop reads in front of a pool: the one
 // whose worker list names a member, or, where none lists its workers, the
 // one kind of router watched (nil when unknown or more than one kind).
-func (e *env) layerInFront(eps []Endpoint) *engines.Layer {
+func (e *env) layerInFront(eps []*Endpoint) *engines.Layer {
 	var listing, any *engines.Layer
 	listed, kinds := 0, 0
 	for _, ep := range e.in.Endpoints {
@@ -154,7 +145,7 @@ func (e *env) layerInFront(eps []Endpoint) *engines.Layer {
 }
 
 // poolHas reports whether a router's name for a worker is a pool member.
-func poolHas(eps []Endpoint, server string) bool {
+func poolHas(eps []*Endpoint, server string) bool {
 	hp := hostPort(server)
 	for i := range eps {
 		if hp != "" && hostPort(eps[i].URL) == hp {
@@ -174,14 +165,14 @@ func memberLine(ep Endpoint) string {
 }
 
 // members lists at most six members' lines.
-func members(eps []Endpoint) []Evidence {
+func members(eps []*Endpoint) []Evidence {
 	var out []Evidence
 	for i, ep := range eps {
 		if i == 6 {
 			out = append(out, Evidence{Text: fmt.Sprintf("and %d more", len(eps)-6), Source: "running/waiting/KV of each member"})
 			break
 		}
-		out = append(out, Evidence{Text: memberLine(ep), Source: "running/waiting/KV of each member"})
+		out = append(out, Evidence{Text: memberLine(*ep), Source: "running/waiting/KV of each member"})
 	}
 	return out
 }
@@ -191,20 +182,20 @@ func members(eps []Endpoint) []Evidence {
 // evidence only under load: a pool with fewer than RouteQueueMin requests
 // in all (a prefill pool between prompts: one running, one waiting) has an
 // idle member by chance, so it is not judged (few).
-func starved(e *env, eps []Endpoint) (idle, full []*Endpoint, few bool) {
+func starved(e *env, eps []*Endpoint) (idle, full []*Endpoint, few bool) {
 	var load float64
 	kvFull := false
-	for i := range eps {
-		st := &eps[i].State
-		load += loadOf(eps[i])
+	for _, ep := range eps {
+		st := &ep.State
+		load += loadOf(ep)
 		switch {
 		case st.Running.V == 0 && st.Waiting.Or(0) == 0:
-			idle = append(idle, &eps[i])
+			idle = append(idle, ep)
 		case st.KVUsage.OK && st.KVUsage.V >= e.cfg.RouteFullKV:
 			kvFull = true
-			full = append(full, &eps[i])
+			full = append(full, ep)
 		case st.Waiting.Or(0) >= 1:
-			full = append(full, &eps[i])
+			full = append(full, ep)
 		}
 	}
 	if len(full) == 0 {
@@ -227,7 +218,7 @@ func rulePoolStarved(e *env) []Finding {
 			for _, ep := range eps {
 				load += loadOf(ep)
 			}
-			e.lack(eps[0], fmt.Sprintf("idle %s not checked, because too few requests: %s in flight across the pool, under route_queue_min %s",
+			e.lack(*eps[0], fmt.Sprintf("idle %s not checked, because too few requests: %s in flight across the pool, under route_queue_min %s",
 				poolOf(eps), num(load), num(e.cfg.RouteQueueMin)))
 			continue
 		}
@@ -294,7 +285,7 @@ func cv(xs []float64) float64 {
 // queueSkew: the members' queues spread (coefficient of variation at
 // RouteQueueCV, the busiest at RouteQueueMin, the least a quarter of it or
 // less). Members queued sorted busiest first.
-func queueSkew(e *env, eps []Endpoint) (float64, bool) {
+func queueSkew(e *env, eps []*Endpoint) (float64, bool) {
 	qs := make([]float64, 0, len(eps))
 	for i := range eps {
 		if !eps[i].State.Waiting.OK {
@@ -308,7 +299,7 @@ func queueSkew(e *env, eps []Endpoint) (float64, bool) {
 }
 
 // busiestFirst is eps sorted by their queues, the deepest first.
-func busiestFirst(eps []Endpoint) []Endpoint {
+func busiestFirst(eps []*Endpoint) []*Endpoint {
 	return sortedBy(eps, func(a, b *Endpoint) bool { return a.State.Waiting.V > b.State.Waiting.V })
 }
 
@@ -342,12 +333,12 @@ func rulePoolQueueSkew(e *env) []Finding {
 }
 
 // loadOf is a member's running + waiting.
-func loadOf(ep Endpoint) float64 { return ep.State.Running.V + ep.State.Waiting.Or(0) }
+func loadOf(ep *Endpoint) float64 { return ep.State.Running.V + ep.State.Waiting.Or(0) }
 
 // pileup: one member holds RouteHotShare of the pool's load and queues,
 // another has room (KV under 60 % of full), and the busy one's prefix hit
 // rate is RouteHotHit above every other's.
-func pileup(e *env, eps []Endpoint) (Endpoint, float64, bool) {
+func pileup(e *env, eps []*Endpoint) (*Endpoint, float64, bool) {
 	var total float64
 	hot := eps[0]
 	for _, ep := range eps {
@@ -357,7 +348,7 @@ func pileup(e *env, eps []Endpoint) (Endpoint, float64, bool) {
 		}
 	}
 	if total == 0 || loadOf(hot)/total < e.cfg.RouteHotShare || hot.State.Waiting.Or(0) < 1 || !hot.State.PrefixHit.OK {
-		return Endpoint{}, 0, false
+		return nil, 0, false
 	}
 	room := false
 	peerHit := -1.0
@@ -373,7 +364,7 @@ func pileup(e *env, eps []Endpoint) (Endpoint, float64, bool) {
 		}
 	}
 	if !room || peerHit < 0 || hot.State.PrefixHit.V-peerHit < e.cfg.RouteHotHit {
-		return Endpoint{}, 0, false
+		return nil, 0, false
 	}
 	return hot, loadOf(hot) / total, true
 }
@@ -400,7 +391,7 @@ func rulePrefixPileup(e *env) []Finding {
 	return out
 }
 
-func peerBestHit(hot Endpoint, eps []Endpoint) float64 {
+func peerBestHit(hot *Endpoint, eps []*Endpoint) float64 {
 	best := 0.0
 	for _, ep := range eps {
 		if ep.URL != hot.URL && ep.State.PrefixHit.OK && ep.State.PrefixHit.V > best {
@@ -412,12 +403,12 @@ func peerBestHit(hot Endpoint, eps []Endpoint) float64 {
 
 // oneWorker: one member finished RouteOneShare of the pool's requests over
 // the window (at least RouteMinRPS in all).
-func oneWorker(e *env, eps []Endpoint) (Endpoint, float64, float64, bool) {
+func oneWorker(e *env, eps []*Endpoint) (*Endpoint, float64, float64, bool) {
 	var total float64
 	top := eps[0]
 	for _, ep := range eps {
 		if !ep.State.RequestsPS.OK {
-			return Endpoint{}, 0, 0, false
+			return nil, 0, 0, false
 		}
 		total += ep.State.RequestsPS.V
 		if ep.State.RequestsPS.V > top.State.RequestsPS.V {
@@ -425,7 +416,7 @@ func oneWorker(e *env, eps []Endpoint) (Endpoint, float64, float64, bool) {
 		}
 	}
 	if total < e.cfg.RouteMinRPS || top.State.RequestsPS.V/total < e.cfg.RouteOneShare {
-		return Endpoint{}, 0, 0, false
+		return nil, 0, 0, false
 	}
 	return top, top.State.RequestsPS.V / total, total, true
 }
@@ -497,7 +488,7 @@ func ruleKVTransferStall(e *env) []Finding {
 		if role == model.RolePrefill {
 			_, _, decode := e.pdPools()
 			for _, d := range decode[ep.Model()] {
-				ev = append(ev, kvDetail(d)...)
+				ev = append(ev, kvDetail(*d)...)
 			}
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Routing, Severity: model.SevWarn,
@@ -535,9 +526,11 @@ func (e *env) decodeTTFT(m string) (model.Dist, string, bool) {
 }
 
 // pdPools pairs each model's settled prefill and decode members.
-func (e *env) pdPools() (models []string, prefill, decode map[string][]Endpoint) {
-	prefill, decode = map[string][]Endpoint{}, map[string][]Endpoint{}
-	for _, ep := range e.withMetrics() {
+func (e *env) pdPools() (models []string, prefill, decode map[string][]*Endpoint) {
+	prefill, decode = map[string][]*Endpoint{}, map[string][]*Endpoint{}
+	eps := e.withMetrics()
+	for i := range eps {
+		ep := &eps[i]
 		if !e.settled(ep) {
 			continue
 		}
@@ -589,8 +582,8 @@ func rulePDImbalance(e *env) []Finding {
 		}
 		ratio := fmt.Sprintf("%dP:%dD", len(ps), len(ds))
 		ev := append(members(ps), members(ds)...)
-		for _, ep := range append(append([]Endpoint(nil), ps...), ds...) {
-			ev = append(ev, kvDetail(ep)...)
+		for _, ep := range append(append([]*Endpoint(nil), ps...), ds...) {
+			ev = append(ev, kvDetail(*ep)...)
 		}
 		switch {
 		case pBusy && pWait/float64(len(ps)) >= e.cfg.RouteQueueMin && dRoom:
