@@ -1,6 +1,7 @@
 package model
 
 import (
+	"maps"
 	"strconv"
 	"time"
 )
@@ -26,9 +27,11 @@ type Derived struct {
 	// Latency are the distributions over Window.
 	Latency map[Latency]Dist
 
-	// approx and note are the labels, built once: State is read many
+	// note is the label and latency the distributions as a State shows
+	// them (window, exposed, labelled), built once: State is read many
 	// times per refresh.
-	approx, note string
+	note    string
+	latency map[Latency]Dist
 }
 
 // Label says who computed the numbers over which window ("prometheus, 5m").
@@ -48,8 +51,7 @@ func (d *Derived) applyTo(st *State) {
 		return
 	}
 	if d.note == "" {
-		d.approx = "evaluated by " + d.Label()
-		d.note = "rates and percentiles evaluated by " + d.Label() + " (PromQL rate() and histogram_quantile())"
+		d.prepare()
 	}
 	rate := func(c Counter, dst *Opt) {
 		if v, ok := d.Rates[c]; ok {
@@ -71,18 +73,31 @@ func (d *Derived) applyTo(st *State) {
 	if v, ok := d.Ratios[SpecAcceptGauge]; ok {
 		st.SpecAccept = Some(v)
 	}
-	if len(st.Latency) == 0 && len(d.Latency) > 0 {
-		st.Latency = make(map[Latency]Dist, len(d.Latency)) // sized once: growing it was this function's cost
+	if len(st.Latency) == 0 {
+		// the state's own map, a copy of the one built once (filling it
+		// key by key was this function's cost)
+		st.Latency = maps.Clone(d.latency)
+	} else {
+		for l, dist := range d.latency {
+			st.Latency[l] = dist
+		}
 	}
+	st.Notes = append(st.Notes, d.note)
+}
+
+// prepare builds the label and the distributions as a State shows them.
+func (d *Derived) prepare() {
+	approx := "evaluated by " + d.Label()
+	d.latency = make(map[Latency]Dist, len(d.Latency))
 	for l, dist := range d.Latency {
 		dist.Window = d.Window
 		dist.Exposed = true
 		if dist.Approx == "" {
-			dist.Approx = d.approx
+			dist.Approx = approx
 		}
-		st.Latency[l] = dist
+		d.latency[l] = dist
 	}
-	st.Notes = append(st.Notes, d.note)
+	d.note = "rates and percentiles evaluated by " + d.Label() + " (PromQL rate() and histogram_quantile())"
 }
 
 var derivedRateSeries = []struct {

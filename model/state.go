@@ -125,8 +125,9 @@ func (s *Store) StateFrom(k Key, src Source, window time.Duration) State {
 }
 
 func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
-	st := State{Key: k, Window: window, Latency: map[Latency]Dist{}}
+	st := State{Key: k, Window: window}
 	if es == nil || !es.pending.IsZero() {
+		st.Latency = map[Latency]Dist{}
 		return st // nothing, or only numbers of a run that has ended
 	}
 	if window > s.cfg.MaxWindow {
@@ -181,6 +182,10 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 		st.SpecAcceptPos = append(st.SpecAcceptPos, es.ratio(SpecAcceptPos(i), SpecDrafts, window, None))
 	}
 
+	if sm.Derived == nil || len(es.hists) > 0 {
+		// (a derived sample's distributions come with the map it copies)
+		st.Latency = make(map[Latency]Dist, len(es.hists))
+	}
 	for l, tracks := range es.hists {
 		d := combine(tracks, window)
 		st.Latency[l] = d
@@ -223,7 +228,7 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st.From = sm.From
 	st.LoRA = sm.LoRA
 	if sm.Derived != nil {
-		st.Notes = append([]string(nil), sm.Notes...)
+		st.Notes = append(make([]string, 0, len(sm.Notes)+1), sm.Notes...)
 		sm.Derived.applyTo(&st)
 	}
 	return st
