@@ -79,7 +79,7 @@ func (d *Diagnoser) Update(in Input) Report {
 	}
 	in.Events = d.dropStaleFacts(d.keepFacts(in.Events), in.Endpoints)
 	rep, byID := evaluate(in, d.cfg)
-	seen := map[trackKey]bool{}
+	seen := make(map[trackKey]bool, len(rep.Findings))
 	for _, f := range rep.Findings {
 		k := trackKey{f.ID, f.Endpoint}
 		seen[k] = true
@@ -202,7 +202,16 @@ func holdText(hold time.Duration) string {
 
 // Open returns the open findings, ranked.
 func (d *Diagnoser) Open() []Finding {
-	var out []Finding
+	n := 0
+	for _, t := range d.track {
+		if t.open {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Finding, 0, n)
 	for _, t := range d.track {
 		if t.open {
 			out = append(out, t.f)

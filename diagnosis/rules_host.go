@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/llmtop/llmtop/engines"
@@ -68,15 +69,19 @@ func hostSource(what string) string { return "/proc " + what }
 
 // frontLever is the engine's way to give its front-end more CPU (every
 // engine's when it is unknown).
-func frontLever(eng model.Engine) []Action {
+func frontLever(eng model.Engine) []Action { return forEngine(eng, frontLevers()) }
+
+// frontLevers is each engine's front-end lever, by engine, built once (a
+// fleet's findings ask for it one by one).
+var frontLevers = sync.OnceValue(func() map[model.Engine]Action {
 	table := map[model.Engine]Action{}
 	for _, sp := range engines.All() {
 		if f := sp.Levers.Front; f.Change != "" {
 			table[sp.ID] = Action{Change: f.Change, Why: f.Why, TradeOff: f.TradeOff}
 		}
 	}
-	return forEngine(eng, table)
-}
+	return table
+})
 
 func ruleFrontCPU(e *env) []Finding {
 	var out []Finding
