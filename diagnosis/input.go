@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"sort"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -146,7 +147,13 @@ func BatchFromSeries(running, itl []model.Point) []BatchPoint {
 
 // AppendBatch is BatchFromSeries appending to dst.
 func AppendBatch(dst []BatchPoint, running, itl []model.Point) []BatchPoint {
-	out := dst
+	out, _ := appendPairs(dst, nil, running, itl)
+	return out
+}
+
+// appendPairs pairs running with itl onto dst, and each pair's time onto
+// at when at is not nil.
+func appendPairs(dst []BatchPoint, at []time.Time, running, itl []model.Point) ([]BatchPoint, []time.Time) {
 	j := 0
 	for _, r := range running {
 		if !r.OK {
@@ -156,10 +163,13 @@ func AppendBatch(dst []BatchPoint, running, itl []model.Point) []BatchPoint {
 			j++
 		}
 		if j < len(itl) && itl[j].T.Equal(r.T) && itl[j].OK {
-			out = append(out, BatchPoint{Running: r.V, ITL: itl[j].V})
+			dst = append(dst, BatchPoint{Running: r.V, ITL: itl[j].V})
+			if at != nil {
+				at = append(at, r.T)
+			}
 		}
 	}
-	return out
+	return dst, at
 }
 
 // EndpointFromStore builds an Endpoint from a store: the state over window,
@@ -169,14 +179,17 @@ func EndpointFromStore(s *model.Store, k model.Key, id model.Identity, last mode
 }
 
 // SeriesBuf holds the series an Endpoint is built from, for a caller that
-// builds the same endpoint every refresh to reuse (its Batch is valid until
-// the next build with the same buffer).
+// builds the same endpoint every refresh: each build reads only the points
+// that changed since the one before (its Batch is valid until the next
+// build with the same buffer).
 type SeriesBuf struct {
-	running, itl []model.Point
+	running, itl model.RunCursor
 	batch        []BatchPoint
+	at           []time.Time // each pair's time
 }
 
-// EndpointFromStoreBuf is EndpointFromStore reusing buf's memory.
+// EndpointFromStoreBuf is EndpointFromStore reusing buf's memory and what
+// it read before.
 func EndpointFromStoreBuf(s *model.Store, k model.Key, id model.Identity, last model.Scrape, lastOK time.Time, window time.Duration, buf *SeriesBuf) Endpoint {
 	ep := Endpoint{URL: k.Endpoint, Identity: id, Scrape: last, LastOK: lastOK, State: s.State(k, window)}
 	lat := model.ITL
@@ -184,10 +197,7 @@ func EndpointFromStoreBuf(s *model.Store, k model.Key, id model.Identity, last m
 		lat = model.TPOT
 	}
 	// The knee's pairs come from the current run only.
-	buf.running = s.AppendRunSeries(buf.running[:0], k, string(model.Running))
-	buf.itl = s.AppendRunSeries(buf.itl[:0], k, string(lat)+model.SeriesLatencyMean)
-	buf.batch = AppendBatch(buf.batch[:0], buf.running, buf.itl)
-	ep.Batch = buf.batch
+	ep.Batch = buf.follow(s, k, lat)
 	if ep.State.Source == model.FromScrape {
 		// A log's samples carry no model name: try the endpoint's nameless key too.
 		ep.Log = s.StateFrom(k, model.FromLog, window)
@@ -196,4 +206,37 @@ func EndpointFromStoreBuf(s *model.Store, k model.Key, id model.Identity, last m
 		}
 	}
 	return ep
+}
+
+// follow brings the running/latency pairs up to date: the pairs of points
+// that stand are kept, those of points the rings let go are dropped, and
+// only the points that changed are paired again.
+func (buf *SeriesBuf) follow(s *model.Store, k model.Key, lat model.Latency) []BatchPoint {
+	cr := s.FollowRunSeries(&buf.running, k, string(model.Running))
+	ci := s.FollowRunSeries(&buf.itl, k, string(lat)+model.SeriesLatencyMean)
+	run, itl := buf.running.Points, buf.itl.Points
+	if cr.IsZero() || ci.IsZero() || len(run) == 0 || len(itl) == 0 {
+		if buf.at == nil {
+			buf.at = make([]time.Time, 0, len(run)) // not nil: the pairs' times are kept
+		}
+		buf.batch, buf.at = appendPairs(buf.batch[:0], buf.at[:0], run, itl)
+		return buf.batch
+	}
+	cut := cr // from here on a pair's points may have changed
+	if ci.Before(cut) {
+		cut = ci
+	}
+	oldest := run[0].T
+	if itl[0].T.After(oldest) {
+		oldest = itl[0].T
+	}
+	lo := sort.Search(len(buf.at), func(i int) bool { return !buf.at[i].Before(oldest) })
+	hi := max(lo, sort.Search(len(buf.at), func(i int) bool { return !buf.at[i].Before(cut) }))
+	n := copy(buf.batch, buf.batch[lo:hi])
+	copy(buf.at, buf.at[lo:hi])
+	buf.batch, buf.at = buf.batch[:n], buf.at[:n]
+	ri := sort.Search(len(run), func(i int) bool { return !run[i].T.Before(cut) })
+	ii := sort.Search(len(itl), func(i int) bool { return !itl[i].T.Before(cut) })
+	buf.batch, buf.at = appendPairs(buf.batch, buf.at, run[ri:], itl[ii:])
+	return buf.batch
 }

@@ -120,3 +120,58 @@ func (s *Store) RunSeriesEnds(k Key, name string, from, to time.Time) (first, la
 	}
 	return first, last
 }
+
+// RunCursor follows one sparkline's points in the current run from read
+// to read (Store.FollowRunSeries): a read copies only what changed since
+// the one before, so a fleet's refresh reads each replica's new point,
+// not its whole history again.
+type RunCursor struct {
+	// Points are the run's points, oldest first: what AppendRunSeries
+	// returns. Valid until the next read.
+	Points []Point
+	ring   *Ring[Point]
+	run    time.Time
+}
+
+// FollowRunSeries brings c up to date with k's sparkline name in the
+// current run. Points before changed are as they were at the read before
+// (none dropped from the middle, none changed); from changed on they may
+// differ. changed is the zero time when c was rebuilt whole (a new run,
+// another series, the first read).
+//
+// A ring only ever overwrites its newest point (a refresh within the
+// spacing) and pushes newer ones, dropping the oldest: every point but
+// the newest read last time stands, unless the ring has let it go.
+func (s *Store) FollowRunSeries(c *RunCursor, k Key, name string) (changed time.Time) {
+	es := s.pick(k)
+	var r *Ring[Point]
+	if es != nil {
+		r = es.spark[name]
+	}
+	if r == nil {
+		c.Points, c.ring, c.run = c.Points[:0], nil, time.Time{}
+		return time.Time{}
+	}
+	since := es.runStart.Add(-time.Nanosecond)
+	n := len(c.Points)
+	if r != c.ring || !es.runStart.Equal(c.run) || n == 0 {
+		c.ring, c.run = r, es.runStart
+		c.Points = s.AppendSeries(c.Points[:0], k, name, since)
+		return time.Time{}
+	}
+	// The newest point read last time may have been overwritten since:
+	// read again from it on.
+	changed = c.Points[n-1].T
+	kept := c.Points[:n-1]
+	if len(kept) > 0 {
+		since = kept[len(kept)-1].T
+	}
+	// Points the ring let go.
+	if rn := r.Len(); rn > 0 {
+		oldest := r.At(0).T
+		drop := sort.Search(len(kept), func(i int) bool { return !kept[i].T.Before(oldest) })
+		kept = kept[:copy(kept, kept[drop:])]
+	}
+	c.Points = s.AppendSeries(kept, k, name, since)
+	return changed
+}
