@@ -1,7 +1,6 @@
 package model
 
 import (
-	"maps"
 	"strconv"
 	"time"
 )
@@ -74,9 +73,11 @@ func (d *Derived) applyTo(st *State) {
 		st.SpecAccept = Some(v)
 	}
 	if len(st.Latency) == 0 {
-		// the state's own map, a copy of the one built once (filling it
-		// key by key was this function's cost)
-		st.Latency = maps.Clone(d.latency)
+		// The map built once, shared by every State read from this
+		// sample (State.Latency is read-only): a Dist is stored
+		// apart in a map, and a map per State was an allocation per
+		// latency per replica per read.
+		st.Latency = d.latency
 	} else {
 		for l, dist := range d.latency {
 			st.Latency[l] = dist

@@ -66,6 +66,8 @@ type State struct {
 	// RateWindow is the span the rates cover.
 	RateWindow time.Duration
 
+	// Latency may be shared with the store and other States: read it, and
+	// copy it before changing it.
 	Latency map[Latency]Dist
 	// SinceStart holds, for each latency exposed but without observations
 	// in the window (an idle server), its distribution since the engine

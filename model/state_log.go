@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"time"
 )
@@ -32,6 +33,8 @@ func (s *Store) withLog(st *State, picked *endpointSeries, k Key, window time.Du
 	if window > s.cfg.MaxWindow {
 		window = s.cfg.MaxWindow
 	}
+	// Its own map before writing into it: a derived sample's is shared.
+	st.Latency = maps.Clone(st.Latency)
 	end := st.Time
 	if lg.last.Time.After(end) {
 		end = lg.last.Time
