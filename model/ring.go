@@ -21,12 +21,25 @@ func NewRing[T any](capacity int) *Ring[T] {
 // Push appends v, dropping the oldest element when full.
 func (r *Ring[T]) Push(v T) {
 	if r.n < len(r.buf) {
-		r.buf[(r.start+r.n)%len(r.buf)] = v
+		r.buf[r.slot(r.n)] = v
 		r.n++
 		return
 	}
 	r.buf[r.start] = v
-	r.start = (r.start + 1) % len(r.buf)
+	if r.start++; r.start == len(r.buf) {
+		r.start = 0
+	}
+}
+
+// slot is the buffer index of the i-th element, 0 ≤ i < len(buf): a
+// subtraction, not a division (a fleet's refresh reads rings millions of
+// times, binary searches included).
+func (r *Ring[T]) slot(i int) int {
+	j := r.start + i
+	if j >= len(r.buf) {
+		j -= len(r.buf)
+	}
+	return j
 }
 
 // Len is the number of elements held.
@@ -41,7 +54,7 @@ func (r *Ring[T]) At(i int) T {
 	if i < 0 || i >= r.n {
 		panic("model.Ring: index out of range")
 	}
-	return r.buf[(r.start+i)%len(r.buf)]
+	return r.buf[r.slot(i)]
 }
 
 // Last returns the newest element and whether there is one.
@@ -71,7 +84,7 @@ func (r *Ring[T]) SetLast(v T) {
 		r.Push(v)
 		return
 	}
-	r.buf[(r.start+r.n-1)%len(r.buf)] = v
+	r.buf[r.slot(r.n-1)] = v
 }
 
 // pushSpaced appends v, or overwrites the newest element when the one before

@@ -90,3 +90,36 @@ func TestFollowRunSeriesIsAppendRunSeries(t *testing.T) {
 		})
 	}
 }
+
+// A ring is a slice that keeps its newest cap elements, whatever the
+// pushes and overwrites (every capacity, every wrap-around).
+func TestRingIsABoundedSlice(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for capacity := 1; capacity <= 6; capacity++ {
+		r := NewRing[int](capacity)
+		var want []int
+		for op := 0; op < 500; op++ {
+			v := rng.Int()
+			if rng.Intn(4) == 0 {
+				r.SetLast(v)
+				if len(want) == 0 {
+					want = append(want, v)
+				} else {
+					want[len(want)-1] = v
+				}
+			} else {
+				r.Push(v)
+				want = append(want, v)
+				if len(want) > capacity {
+					want = want[1:]
+				}
+			}
+			if got := r.Slice(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("cap %d op %d: ring %v, want %v", capacity, op, got, want)
+			}
+			if last, ok := r.Last(); !ok || last != want[len(want)-1] {
+				t.Fatalf("cap %d op %d: last %v", capacity, op, last)
+			}
+		}
+	}
+}
