@@ -65,6 +65,7 @@ type Monitor struct {
 	buf        []model.Point
 	series     map[model.Key]*diagnosis.SeriesBuf // the rules' series, reused every refresh
 	inEps      []diagnosis.Endpoint               // the rules' endpoints, reused every refresh
+	keys       []model.Key                        // primaryKey's, reused
 }
 
 // New returns a Monitor with nothing seen yet.

@@ -267,7 +267,8 @@ func (m *Monitor) offered(k model.Key, st model.State) model.Opt {
 func (m *Monitor) primaryKey(url string) (model.Key, bool) {
 	var best model.Key
 	n := -1
-	for _, k := range m.store.KeysOf(url) {
+	m.keys = m.store.AppendKeysOf(m.keys[:0], url)
+	for _, k := range m.keys {
 		if c := m.store.Samples(k); c > n {
 			best, n = k, c
 		}

@@ -129,5 +129,10 @@ func (d *Derived) derivedSparks(spark func(name string, v Opt)) {
 // endpoint: the core asks this per endpoint per scrape, and reading every
 // key of a 2 000-endpoint fleet each time made a refresh quadratic.
 func (s *Store) KeysOf(endpoint string) []Key {
-	return append([]Key(nil), s.byEndpoint[endpoint]...)
+	return s.AppendKeysOf(nil, endpoint)
+}
+
+// AppendKeysOf is KeysOf appending to dst.
+func (s *Store) AppendKeysOf(dst []Key, endpoint string) []Key {
+	return append(dst, s.byEndpoint[endpoint]...)
 }
