@@ -76,18 +76,30 @@ const (
 // as stopped.
 const preemptQuiet = 15 * time.Second
 
-func findingKey(f diagnosis.Finding) string { return f.ID + "\x00" + f.Endpoint }
+type findingKey struct{ id, endpoint string }
+
+// openFinding is what the event of a finding's close says of it.
+type openFinding struct {
+	category diagnosis.Category
+	title    string
+}
 
 // transitions compares a new report with the findings open before and
 // records an event for each finding opened or closed.
 func (m *Monitor) transitions(rep diagnosis.Report, now time.Time) {
-	open := map[string]diagnosis.Finding{}
+	// The set before this one's memory, emptied: a fleet's findings are
+	// thousands, and a new set every refresh was megabytes.
+	open := m.wasOpen
+	if open == nil {
+		open = map[findingKey]openFinding{}
+	}
+	clear(open)
 	for _, f := range rep.Findings {
 		if !f.Active() {
 			continue
 		}
-		k := findingKey(f)
-		open[k] = f
+		k := findingKey{f.ID, f.Endpoint}
+		open[k] = openFinding{f.Category, f.Title}
 		if _, was := m.open[k]; !was {
 			ev := model.Event{Time: f.Opened, Endpoint: f.Endpoint, Source: "diagnosis", Kind: KindFindingOpened,
 				Severity: f.Severity, Category: string(f.Category), Title: f.Severity.Tag() + " opened: " + f.Title}
@@ -104,11 +116,11 @@ func (m *Monitor) transitions(rep diagnosis.Report, now time.Time) {
 	}
 	for k, f := range m.open {
 		if _, still := open[k]; !still {
-			m.addEvent(model.Event{Time: now, Endpoint: f.Endpoint, Source: "diagnosis", Kind: KindFindingClosed,
-				Severity: model.SevInfo, Category: string(f.Category), Title: "closed: " + f.Title})
+			m.addEvent(model.Event{Time: now, Endpoint: k.endpoint, Source: "diagnosis", Kind: KindFindingClosed,
+				Severity: model.SevInfo, Category: string(f.category), Title: "closed: " + f.title})
 		}
 	}
-	m.open = open
+	m.open, m.wasOpen = open, m.open
 }
 
 // preemptions records an event when an endpoint starts preempting (its

@@ -57,10 +57,11 @@ type Monitor struct {
 	now time.Time
 	ver Versions
 
-	open       map[string]diagnosis.Finding
-	acks       map[ackKey]bool      // acknowledged findings, this run of their endpoint
-	silences   map[string]time.Time // rule ID → silenced until
-	ranked     []diagnosis.Finding  // the rules' ranking, before the acknowledged go last
+	open       map[findingKey]openFinding // the findings open at the last evaluation
+	wasOpen    map[findingKey]openFinding // the set before, its memory reused
+	acks       map[ackKey]bool            // acknowledged findings, this run of their endpoint
+	silences   map[string]time.Time       // rule ID → silenced until
+	ranked     []diagnosis.Finding        // the rules' ranking, before the acknowledged go last
 	preempting map[model.Key]bool
 	buf        []model.Point
 	series     map[model.Key]*diagnosis.SeriesBuf // the rules' series, reused every refresh
@@ -88,7 +89,7 @@ func New(o Options) *Monitor {
 	m := &Monitor{
 		opts: o, store: model.NewStore(o.Store), eps: map[string]*Endpoint{},
 		events: NewEventLog(o.Events), logs: NewLogRing(o.LogLines),
-		dg: diagnosis.NewDiagnoser(o.Diagnosis), open: map[string]diagnosis.Finding{}, preempting: map[model.Key]bool{},
+		dg: diagnosis.NewDiagnoser(o.Diagnosis), open: map[findingKey]openFinding{}, wasOpen: map[findingKey]openFinding{}, preempting: map[model.Key]bool{},
 		series: map[model.Key]*diagnosis.SeriesBuf{},
 	}
 	for _, u := range o.Endpoints {
