@@ -236,7 +236,10 @@ func fmtPtr(p *float64) string {
 	return fmt.Sprint(*p)
 }
 
-func TestSnapshotNothingAnswers(t *testing.T) {
+// refusedAddr is a loopback address nothing listens on (a port just
+// freed).
+func refusedAddr(t *testing.T) string {
+	t.Helper()
 	engineFlags.engine, engineFlags.timeout = "", time.Second
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -244,8 +247,13 @@ func TestSnapshotNothingAnswers(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
+	return addr
+}
+
+func TestSnapshotNothingAnswers(t *testing.T) {
+	addr := refusedAddr(t)
 	var out bytes.Buffer
-	err = runSnapshot(context.Background(), &out, []string{addr}, true, 250*time.Millisecond)
+	err := runSnapshot(context.Background(), &out, []string{addr}, true, 250*time.Millisecond)
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != 3 || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("err = %v, want exit 3 with a one-line reason", err)
@@ -328,13 +336,7 @@ func TestBuildSnapshotRates(t *testing.T) {
 // engine's process, and there is none): one line says they were not
 // checked, and why.
 func TestSnapshotRefusedPortSaysWhyHostFieldsAreMissing(t *testing.T) {
-	engineFlags.engine, engineFlags.timeout = "", time.Second
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := refusedAddr(t)
 	var out bytes.Buffer
 	_ = runSnapshot(context.Background(), &out, []string{addr}, false, 250*time.Millisecond)
 	s := out.String()
