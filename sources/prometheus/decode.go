@@ -31,24 +31,24 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.Type + ": " + e.Msg }
 
-// rowLabels are the labels llmtop reads from an answer's series.
+// rowLabels are the labels llmtop reads from an answer's series: those of
+// every series here, the rest (the labels term's, a router's) in rare,
+// nil when it has none (a decoder holds one per series: most are of one
+// target's number).
 type rowLabels struct {
-	Job       string `json:"job"`
-	Instance  string `json:"instance"`
-	Pod       string `json:"pod"`
-	Namespace string `json:"namespace"`
-	KPod      string `json:"kubernetes_pod_name"`
-	KNs       string `json:"kubernetes_namespace"`
-	Model     string `json:"model_name"`
+	Job      string
+	Instance string
+	Model    string // model_name
+	Concept  string // llmtop_concept
+	From     string // llmtop_from
+	rare     *rareLabels
+}
+
+type rareLabels struct {
+	Pod, Namespace, KPod, KNs string // pod, namespace, kubernetes_pod_name, kubernetes_namespace
 	// The role labels (engines.PDLabels) and the label a router's series
 	// carry in place of model_name (engines.ProdStackRouter.Shadow).
-	EngineType string `json:"engine_type"`
-	ISvcRole   string `json:"llm_isvc_role"`
-	WorkerType string `json:"worker_type"`
-	DisaggMode string `json:"disaggregation_mode"`
-	Server     string `json:"server"`
-	Concept    string `json:"llmtop_concept"`
-	From       string `json:"llmtop_from"`
+	EngineType, ISvcRole, WorkerType, DisaggMode, Server string
 }
 
 // get reads a label by its Prometheus name.
@@ -58,32 +58,50 @@ func (l *rowLabels) get(name string) string {
 		return l.Job
 	case "instance":
 		return l.Instance
-	case "pod":
-		return l.Pod
-	case "namespace":
-		return l.Namespace
-	case "kubernetes_pod_name":
-		return l.KPod
-	case "kubernetes_namespace":
-		return l.KNs
 	case "model_name":
 		return l.Model
-	case "engine_type":
-		return l.EngineType
-	case "llm_isvc_role":
-		return l.ISvcRole
-	case "worker_type":
-		return l.WorkerType
-	case "disaggregation_mode":
-		return l.DisaggMode
-	case "server":
-		return l.Server
 	case conceptLabel:
 		return l.Concept
 	case fromLabel:
 		return l.From
 	}
+	if l.rare == nil {
+		return ""
+	}
+	switch name {
+	case "pod":
+		return l.rare.Pod
+	case "namespace":
+		return l.rare.Namespace
+	case "kubernetes_pod_name":
+		return l.rare.KPod
+	case "kubernetes_namespace":
+		return l.rare.KNs
+	case "engine_type":
+		return l.rare.EngineType
+	case "llm_isvc_role":
+		return l.rare.ISvcRole
+	case "worker_type":
+		return l.rare.WorkerType
+	case "disaggregation_mode":
+		return l.rare.DisaggMode
+	case "server":
+		return l.rare.Server
+	}
 	return ""
+}
+
+// equal reports whether two label sets are the same.
+func (l *rowLabels) equal(o *rowLabels) bool {
+	var none rareLabels
+	a, b := l.rare, o.rare
+	if a == nil {
+		a = &none
+	}
+	if b == nil {
+		b = &none
+	}
+	return l.Job == o.Job && l.Instance == o.Instance && l.Model == o.Model && l.Concept == o.Concept && l.From == o.From && *a == *b
 }
 
 type apiAnswer struct {
@@ -145,7 +163,7 @@ func (e budgetError) Error() string   { return e.msg }
 func (e budgetError) Is(t error) bool { return t == errOverBudget }
 
 func (l *rowLabels) tooLong() bool {
-	for _, v := range [...]string{l.Job, l.Instance, l.Pod, l.Namespace, l.KPod, l.KNs, l.Model, l.Concept, l.From} {
+	for _, v := range [...]string{l.Job, l.Instance, l.get("pod"), l.get("namespace"), l.get("kubernetes_pod_name"), l.get("kubernetes_namespace"), l.Model, l.Concept, l.From} {
 		if len(v) > maxLabelLen {
 			return true
 		}

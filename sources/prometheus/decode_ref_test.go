@@ -137,7 +137,7 @@ func refData(dec *json.Decoder, a *apiAnswer, lim *refreshLimits, up bool) error
 
 // rawRow is one series as the API writes it.
 type rawRow struct {
-	Metric rowLabels `json:"metric"`
+	Metric refLabels `json:"metric"`
 	Value  promValue `json:"value"`
 }
 
@@ -173,18 +173,18 @@ func refResult(dec *json.Decoder, a *apiAnswer, lim *refreshLimits, up bool) err
 			over++
 			continue
 		}
-		if r.Metric.tooLong() {
+		ls := r.Metric.rowLabels()
+		if ls.tooLong() {
 			long++
 			continue
 		}
-		k := keyOf(&r.Metric)
+		k := keyOf(ls)
 		if k != (tkey{}) {
 			if ok, _ := lim.admit(k, up); !ok {
 				continue
 			}
 		}
-		ls := r.Metric
-		a.Rows = append(a.Rows, sampleRow{labels: &ls, v: float64(r.Value)})
+		a.Rows = append(a.Rows, sampleRow{labels: ls, v: float64(r.Value)})
 	}
 	lim.count(over, bad, long)
 	return expectDelim(dec, ']')
@@ -211,4 +211,28 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 		return fmt.Errorf("want %q, got %v", want, t)
 	}
 	return nil
+}
+
+// refLabels are rowLabels as encoding/json reads them.
+type refLabels struct {
+	Job        string `json:"job"`
+	Instance   string `json:"instance"`
+	Pod        string `json:"pod"`
+	Namespace  string `json:"namespace"`
+	KPod       string `json:"kubernetes_pod_name"`
+	KNs        string `json:"kubernetes_namespace"`
+	Model      string `json:"model_name"`
+	EngineType string `json:"engine_type"`
+	ISvcRole   string `json:"llm_isvc_role"`
+	WorkerType string `json:"worker_type"`
+	DisaggMode string `json:"disaggregation_mode"`
+	Server     string `json:"server"`
+	Concept    string `json:"llmtop_concept"`
+	From       string `json:"llmtop_from"`
+}
+
+func (r refLabels) rowLabels() *rowLabels {
+	return &rowLabels{Job: r.Job, Instance: r.Instance, Model: r.Model, Concept: r.Concept, From: r.From,
+		rare: &rareLabels{Pod: r.Pod, Namespace: r.Namespace, KPod: r.KPod, KNs: r.KNs, EngineType: r.EngineType,
+			ISvcRole: r.ISvcRole, WorkerType: r.WorkerType, DisaggMode: r.DisaggMode, Server: r.Server}}
 }

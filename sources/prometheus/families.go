@@ -123,9 +123,9 @@ func buildFamilies(ss []*engines.Spec) []family {
 	return out
 }
 
-// lookup returns the entry a tagged term ("gauge:running", "lat:itl:p99")
-// was built from.
-func (f family) lookup(concept string) (entry, bool) {
+// entry is the entry a tagged term was built from (nil when none), in
+// the family's own lists.
+func (f *family) entry(concept string) *entry {
 	kind, rest, _ := strings.Cut(concept, ":")
 	name, _, _ := strings.Cut(rest, ":")
 	var es []entry
@@ -139,12 +139,12 @@ func (f family) lookup(concept string) (entry, bool) {
 	case "lat":
 		es = f.hists
 	}
-	for _, e := range es {
-		if e.key == name {
-			return e, true
+	for i := range es {
+		if es[i].key == name {
+			return &es[i]
 		}
 	}
-	return entry{}, false
+	return nil
 }
 
 // rank is where name, the fromLabel of an answer, stands among the

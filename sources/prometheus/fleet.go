@@ -42,6 +42,20 @@ type fleet struct {
 	models     map[string]bool
 	overModels int
 	concepts   map[planKey]*conceptPlan
+	// entries number the families' entries a concept was read by.
+	entries  []*entry
+	entryIDs map[*entry]uint16
+}
+
+// entryID numbers e.
+func (fl *fleet) entryID(e *entry) uint16 {
+	id, ok := fl.entryIDs[e]
+	if !ok {
+		id = uint16(len(fl.entries))
+		fl.entries = append(fl.entries, e)
+		fl.entryIDs[e] = id
+	}
+	return id
 }
 
 // epData is a target: what this refresh read of it (gen is the refresh
@@ -74,23 +88,45 @@ type epData struct {
 // modelState is what a refresh read of one model of a target, by concept
 // (conceptID): the rank of the name read (0 newest, -1 none: an endpoint
 // that serves two names of a concept is read under the newest), the entry
-// it was read by, and the value or distribution.
+// it was read by (fleet.entries), and the value or distribution.
 type modelState struct {
 	name string
 	e    *epData // nil once dropped
 	gen  uint32
 	rank []int8
-	en   []*entry
+	en   []uint16
 	val  []float64
-	dist []model.Dist
+	lat  []latRead // by latIDs
 	// cited is the last From handed to the core, and what it was built
 	// from.
 	cited struct {
 		names     map[string]string
 		restarted bool
 		rank      []int8
-		en        []*entry
+		en        []uint16
 	}
+}
+
+// latRead is a latency's statistics as read: p50, p90, p99, mean and
+// count, known where their bit is set in ok (a model.Dist, compact).
+type latRead struct {
+	v        [5]float64
+	ok       uint8
+	exposed  bool
+	estimate bool
+}
+
+// stats are latRead's, by the names the latency terms tag them with.
+var stats = map[string]int{"p50": 0, "p90": 1, "p99": 2, "mean": 3, "count": 4}
+
+func (l *latRead) dist() model.Dist {
+	opt := func(i int) model.Opt {
+		if l.ok&(1<<i) == 0 {
+			return model.None
+		}
+		return model.Some(l.v[i])
+	}
+	return model.Dist{Exposed: l.exposed, Estimate: l.estimate, P50: opt(0), P90: opt(1), P99: opt(2), Mean: opt(3), Count: l.v[4]}
 }
 
 // conceptIDs number every concept the families read ("gauge:running",
@@ -154,12 +190,14 @@ type rowClass struct {
 type conceptPlan struct {
 	kind planKind
 	cid  int
-	lid  int // a latency's number (latIDs)
-	en   *entry
+	lid  int    // a latency's number (latIDs)
+	en   uint16 // the entry (fleet.entries)
 	rank int
-	// name is the Gauge, Counter or Latency the value is stored under;
-	// stat a latency's statistic ("p99", "mean", "count").
-	name, stat string
+	// stat is a latency's statistic (stats; -1 one not read), estimate
+	// whether it is a percentile (interpolated in the buckets by
+	// histogram_quantile).
+	stat     int
+	estimate bool
 }
 
 type planKind uint8
@@ -182,7 +220,8 @@ type planKey struct {
 }
 
 func newFleet(known map[tkey]*target) *fleet {
-	return &fleet{eps: map[tkey]*epData{}, known: known, models: map[string]bool{}, concepts: map[planKey]*conceptPlan{}}
+	return &fleet{eps: map[tkey]*epData{}, known: known, models: map[string]bool{}, concepts: map[planKey]*conceptPlan{},
+		entryIDs: map[*entry]uint16{}}
 }
 
 // begin starts a refresh over the window w.
@@ -323,15 +362,15 @@ func (fl *fleet) sample(e *epData, pl *rowPlan) *modelState {
 				return false
 			})
 		}
-		m = &modelState{name: name, e: e, rank: make([]int8, len(conceptIDs)), en: make([]*entry, len(conceptIDs)),
-			val: make([]float64, len(conceptIDs)), dist: make([]model.Dist, len(latIDs))}
+		m = &modelState{name: name, e: e, rank: make([]int8, len(conceptIDs)), en: make([]uint16, len(conceptIDs)),
+			val: make([]float64, len(conceptIDs)), lat: make([]latRead, len(latIDs))}
 		e.all = append(e.all, m)
 	}
 	m.gen = fl.gen
 	for i := range m.rank {
 		m.rank[i] = -1
 	}
-	clear(m.dist)
+	clear(m.lat)
 	e.models = append(e.models, m)
 	pl.ms = m
 	return m
@@ -353,7 +392,7 @@ func (fl *fleet) plan(f *family, r sampleRow, lat bool, tmp *rowPlan) *rowPlan {
 	k := planKey{f, lat, r.labels.Concept, r.labels.From}
 	cp := fl.concepts[k]
 	if cp == nil {
-		cp = f.conceptPlan(k.concept, k.from, lat)
+		cp = fl.conceptPlan(f, k.concept, k.from, lat)
 		if len(fl.concepts) < 4096 { // the answers' concepts are the queries' own: a few dozen
 			fl.concepts[k] = cp
 		}
@@ -367,7 +406,7 @@ func (fl *fleet) plan(f *family, r sampleRow, lat bool, tmp *rowPlan) *rowPlan {
 
 // conceptPlan reads a concept and metric name of the family's, as the
 // state answer (lat false) or the latency answer reads it.
-func (f *family) conceptPlan(c, from string, lat bool) *conceptPlan {
+func (fl *fleet) conceptPlan(f *family, c, from string, lat bool) *conceptPlan {
 	if !lat {
 		switch c {
 		case "labels":
@@ -385,14 +424,21 @@ func (f *family) conceptPlan(c, from string, lat bool) *conceptPlan {
 			return &conceptPlan{kind: planSkip}
 		}
 	}
-	en, ok := f.lookup(c)
-	rank := en.rank(from)
-	if !ok || rank < 0 {
+	en := f.entry(c)
+	rank := -1
+	if en != nil {
+		rank = en.rank(from)
+	}
+	if rank < 0 {
 		return &conceptPlan{kind: sample} // not a term this family asked for
 	}
-	cp := &conceptPlan{en: &en, rank: rank, name: name, stat: stat}
+	cp := &conceptPlan{en: fl.entryID(en), rank: rank}
 	if lat {
 		cp.kind, cp.cid, cp.lid = planLatency, conceptIDs["lat:"+name], latIDs[name]
+		cp.stat, cp.estimate = -1, strings.HasPrefix(stat, "p")
+		if i, ok := stats[stat]; ok {
+			cp.stat = i
+		}
 		return cp
 	}
 	cid, ok := conceptIDs[c]
@@ -485,28 +531,17 @@ func (fl *fleet) addLatency(f *family, rs []sampleRow) {
 			continue // the endpoint serves a newer name of this histogram
 		}
 		m.en[cp.cid] = cp.en
-		d := &m.dist[cp.lid]
-		if !d.Exposed || displaces {
-			*d = model.Dist{Exposed: true}
+		d := &m.lat[cp.lid]
+		if !d.exposed || displaces {
+			*d = latRead{exposed: true}
 		}
-		v := model.None
-		if finite(r.v) && r.v >= 0 {
-			v = model.Some(r.v)
-		}
-		if strings.HasPrefix(cp.stat, "p") {
-			d.Estimate = true // interpolated in the buckets by histogram_quantile
-		}
-		switch cp.stat {
-		case "p50":
-			d.P50 = v
-		case "p90":
-			d.P90 = v
-		case "p99":
-			d.P99 = v
-		case "mean":
-			d.Mean = v
-		case "count":
-			d.Count = v.V
+		d.estimate = d.estimate || cp.estimate
+		switch {
+		case cp.stat < 0: // not one read
+		case finite(r.v) && r.v >= 0:
+			d.v[cp.stat], d.ok = r.v, d.ok|1<<cp.stat
+		default:
+			d.v[cp.stat], d.ok = 0, d.ok&^(1<<cp.stat)
 		}
 	}
 }
@@ -517,7 +552,7 @@ func (fl *fleet) addLatency(f *family, rs []sampleRow) {
 // map the core is given is never written again). restarted are the
 // family's histograms when the target restarted inside the window: no
 // latency, and their names not cited.
-func (m *modelState) sampleOf(w time.Duration, restarted []entry) model.Sample {
+func (m *modelState) sampleOf(entries []*entry, w time.Duration, restarted []entry) model.Sample {
 	var n [planLatency + 1]int
 	for cid, r := range m.rank {
 		if r >= 0 {
@@ -525,7 +560,7 @@ func (m *modelState) sampleOf(w time.Duration, restarted []entry) model.Sample {
 		}
 	}
 	sm := model.Sample{Model: m.name, Source: model.FromScrape, Gauges: make(map[model.Gauge]float64, n[planGauge]),
-		From: m.from(restarted),
+		From: m.from(entries, restarted),
 		Derived: &model.Derived{By: "prometheus", Window: w, Rates: make(map[model.Counter]float64, n[planRate]),
 			Ratios: make(map[model.Gauge]float64, n[planRatio])}}
 	if restarted == nil {
@@ -535,7 +570,7 @@ func (m *modelState) sampleOf(w time.Duration, restarted []entry) model.Sample {
 		if r < 0 {
 			continue
 		}
-		en := m.en[cid]
+		en := entries[m.en[cid]]
 		switch conceptKinds[cid] {
 		case planGauge:
 			sm.Gauges[model.Gauge(en.key)] = m.val[cid]
@@ -545,7 +580,7 @@ func (m *modelState) sampleOf(w time.Duration, restarted []entry) model.Sample {
 			sm.Derived.Ratios[model.Gauge(en.key)] = m.val[cid]
 		case planLatency:
 			if restarted == nil {
-				sm.Derived.Latency[model.Latency(en.key)] = m.dist[conceptLat[cid]]
+				sm.Derived.Latency[model.Latency(en.key)] = m.lat[conceptLat[cid]].dist()
 			}
 		}
 	}
@@ -553,7 +588,7 @@ func (m *modelState) sampleOf(w time.Duration, restarted []entry) model.Sample {
 }
 
 // from is Sample.From: the name each concept was read under.
-func (m *modelState) from(restarted []entry) map[string]string {
+func (m *modelState) from(entries []*entry, restarted []entry) map[string]string {
 	c := &m.cited
 	if c.names != nil && (restarted == nil) == !c.restarted && slices.Equal(c.rank, m.rank) && slices.Equal(c.en, m.en) {
 		return c.names
@@ -562,7 +597,7 @@ func (m *modelState) from(restarted []entry) map[string]string {
 	for cid, r := range m.rank {
 		if r >= 0 {
 			size++
-			if m.en[cid].citePair != "" {
+			if entries[m.en[cid]].citePair != "" {
 				size++
 			}
 		}
@@ -570,7 +605,7 @@ func (m *modelState) from(restarted []entry) map[string]string {
 	names := make(map[string]string, size)
 	for cid, r := range m.rank {
 		if r >= 0 {
-			m.en[cid].cites(names, int(r))
+			entries[m.en[cid]].cites(names, int(r))
 		}
 	}
 	for _, l := range restarted {
@@ -759,7 +794,7 @@ func (s *Source) scrape(t *target, e *epData, upOf map[tkey]float64, k tkey, war
 				note = model.Clean(fmt.Sprintf("restarted %s ago, inside the %s window: latency percentiles not shown until the window holds this run only", age.Round(time.Second), w))
 			}
 		}
-		sm := m.sampleOf(w, restarted)
+		sm := m.sampleOf(s.fleet.entries, w, restarted)
 		sm.Endpoint, sm.Time, sm.Started = t.id, now, started
 		if note != "" {
 			sm.Notes = append(sm.Notes, note)

@@ -15,9 +15,11 @@ import (
 // engines (or a --match that selects too much) must cost a bounded amount
 // of memory, with a note that says what was left out, never an
 // out-of-memory crash. Measured 2026-11-26: 500 vLLM targets answer about
-// 2 MiB a query; a target costs the monitor about 165 KB with the core's
+// 2 MiB a query; a target costs the monitor about 174 KB with the core's
 // histories full (BenchmarkMemoryPerTarget; 158 KB before the decoder kept
-// its rows between refreshes).
+// its rows between refreshes, 165 KB before it held each series' labels
+// and the fleet its reading from refresh to refresh, which cut the
+// source's CPU a refresh by three quarters).
 const (
 	// DefaultMaxTargets is how many engine targets one source follows.
 	DefaultMaxTargets = 1000

@@ -280,7 +280,7 @@ func (rd *routerData) identify(l *engines.Layer, id *model.Identity, w time.Dura
 			}
 			set.Read(n)
 			for _, r := range rd.rows[c.What] {
-				set.Set(c.What, model.Clean(r.labels.Server), r.v)
+				set.Set(c.What, model.Clean(r.labels.get("server")), r.v)
 			}
 		}
 	}
@@ -300,7 +300,7 @@ func (rd *routerData) identify(l *engines.Layer, id *model.Identity, w time.Dura
 	}
 	for _, r := range rd.rows["queue"] {
 		if finite(r.v) {
-			id.RouterQueue = append(id.RouterQueue, model.RouterQueued{WorkerType: model.Clean(r.labels.WorkerType), Pending: r.v})
+			id.RouterQueue = append(id.RouterQueue, model.RouterQueued{WorkerType: model.Clean(r.labels.get("worker_type")), Pending: r.v})
 		}
 	}
 	sort.Slice(id.RouterQueue, func(i, j int) bool { return id.RouterQueue[i].WorkerType < id.RouterQueue[j].WorkerType })
@@ -322,7 +322,7 @@ func (rd *routerData) identify(l *engines.Layer, id *model.Identity, w time.Dura
 			i := slices.Index(src.Labels, tl)
 			var out []engines.TenantRow
 			for _, r := range rd.rows[tenantWhat(i, fam)] {
-				v := r.labels.Server
+				v := r.labels.get("server")
 				get := func(lbl string) string {
 					if tl.Alias == "" {
 						if lbl == tl.Label {

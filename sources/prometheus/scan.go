@@ -99,7 +99,7 @@ func (d *decoder) decode(r io.Reader, lim *refreshLimits, up bool) (apiAnswer, e
 // windowSize is the window's size to start with; it grows for a series
 // longer than half of it, and is not kept past maxWindow.
 const (
-	windowSize = 16 << 10
+	windowSize = 8 << 10
 	maxWindow  = 1 << 20
 )
 
@@ -768,7 +768,13 @@ func (p *scanner) row(r *rowRead) (ok bool, err error) {
 					return nil
 				}
 			} else if r.memo != nil {
-				r.labels, r.memo = r.memo.labels, nil // a second "metric": read over the first, as encoding/json does
+				// a second "metric": read over the first, as encoding/json
+				// does, into a copy (the held labels are never written)
+				r.labels, r.memo = r.memo.labels, nil
+				if rare := r.labels.rare; rare != nil {
+					c := *rare
+					r.labels.rare = &c
+				}
 			}
 			start := p.i
 			err := p.object(func(name []byte) error {
@@ -955,30 +961,38 @@ func (l *rowLabels) field(name []byte) *string {
 		return &l.Job
 	case "instance":
 		return &l.Instance
-	case "pod":
-		return &l.Pod
-	case "namespace":
-		return &l.Namespace
-	case "kubernetes_pod_name":
-		return &l.KPod
-	case "kubernetes_namespace":
-		return &l.KNs
 	case "model_name":
 		return &l.Model
-	case "engine_type":
-		return &l.EngineType
-	case "llm_isvc_role":
-		return &l.ISvcRole
-	case "worker_type":
-		return &l.WorkerType
-	case "disaggregation_mode":
-		return &l.DisaggMode
-	case "server":
-		return &l.Server
 	case conceptLabel:
 		return &l.Concept
 	case fromLabel:
 		return &l.From
 	}
-	return nil
+	var to func(r *rareLabels) *string
+	switch string(name) {
+	case "pod":
+		to = func(r *rareLabels) *string { return &r.Pod }
+	case "namespace":
+		to = func(r *rareLabels) *string { return &r.Namespace }
+	case "kubernetes_pod_name":
+		to = func(r *rareLabels) *string { return &r.KPod }
+	case "kubernetes_namespace":
+		to = func(r *rareLabels) *string { return &r.KNs }
+	case "engine_type":
+		to = func(r *rareLabels) *string { return &r.EngineType }
+	case "llm_isvc_role":
+		to = func(r *rareLabels) *string { return &r.ISvcRole }
+	case "worker_type":
+		to = func(r *rareLabels) *string { return &r.WorkerType }
+	case "disaggregation_mode":
+		to = func(r *rareLabels) *string { return &r.DisaggMode }
+	case "server":
+		to = func(r *rareLabels) *string { return &r.Server }
+	default:
+		return nil
+	}
+	if l.rare == nil {
+		l.rare = &rareLabels{}
+	}
+	return to(l.rare)
 }

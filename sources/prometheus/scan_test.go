@@ -92,7 +92,7 @@ func agree(t *testing.T, data []byte) (apiAnswer, error) {
 }
 
 func sameRow(a, b sampleRow) bool {
-	return *a.labels == *b.labels && (a.v == b.v || math.IsNaN(a.v) && math.IsNaN(b.v))
+	return a.labels.equal(b.labels) && (a.v == b.v || math.IsNaN(a.v) && math.IsNaN(b.v))
 }
 
 // TestDecoderAgreesWithEncodingJSON: the answers of the fake Prometheus
@@ -274,6 +274,13 @@ func TestDecoderMemoReadsWhatChanged(t *testing.T) {
 		if r[0].labels.Instance != "e1:1" || r[0].labels.Job != "other" || r[2].labels.Job != "other" || r[1].labels.Job != "vllm" {
 			t.Errorf("labels %+v %+v %+v", *r[0].labels, *r[1].labels, *r[2].labels)
 		}
+	}
+	// A second "metric" over held labels does not write them.
+	pod := `{"metric":{"instance":"p:1","job":"vllm","pod":"p0"},"value":[1,"1"]}`
+	podOver := `{"metric":{"instance":"p:1","job":"vllm","pod":"p0"},"metric":{"pod":"p1"},"value":[1,"2"]}`
+	read(doc(pod))
+	if r := read(doc(podOver, pod)); r[0].labels.get("pod") != "p1" || r[1].labels.get("pod") != "p0" {
+		t.Errorf("pods %q %q, want p1 p0", r[0].labels.get("pod"), r[1].labels.get("pod"))
 	}
 	// The series held are bounded by those read: a fleet whose label
 	// values churn does not grow them.
