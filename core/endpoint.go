@@ -1,7 +1,7 @@
 package core
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -184,12 +184,17 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 		m.identityChange(e, prevID, s.Time)
 		r := e.Current()
 		r.Engine, r.Version = e.Identity.Engine, nonEmpty(e.Identity.Version, r.Version)
-		if ms := modelIDs(e.Identity); len(ms) > 0 {
-			r.Models = ms
+		// (each written only when it changed: a fleet's every scrape
+		// wrote them anew)
+		if len(e.Identity.Models) > 0 && !sameIDs(r.Models, e.Identity.Models) {
+			r.Models = modelIDs(e.Identity)
 		}
 		for _, mi := range e.Identity.Models {
 			if mi.MaxContext > 0 {
-				setConfig(r, "max_model_len", fmt.Sprint(mi.MaxContext))
+				var b [20]byte
+				if n := strconv.AppendInt(b[:0], int64(mi.MaxContext), 10); r.Config["max_model_len"] != string(n) {
+					setConfig(r, "max_model_len", string(n))
+				}
 				break
 			}
 		}
@@ -208,7 +213,9 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 			e.runSamples++
 			e.peaks.observe(sm)
 			for k, v := range sm.Info {
-				setConfig(c, "info."+k, v)
+				if old, ok := c.Config["info."+k]; !ok || old != v {
+					setConfig(c, "info."+k, v)
+				}
 			}
 		}
 	}
@@ -226,6 +233,32 @@ func runStartWord(n int) string {
 		return "first seen"
 	}
 	return "answered again after its end"
+}
+
+// sameIDs reports whether ids are the models' IDs, in order.
+func sameIDs(ids []string, models []model.ModelInfo) bool {
+	if len(ids) != len(models) {
+		return false
+	}
+	for i := range ids {
+		if ids[i] != models[i].ID {
+			return false
+		}
+	}
+	return true
+}
+
+// sameModelIDs reports whether two model lists name the same IDs in order.
+func sameModelIDs(a, b []model.ModelInfo) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID {
+			return false
+		}
+	}
+	return true
 }
 
 func modelIDs(id model.Identity) []string {
@@ -248,7 +281,8 @@ func (m *Monitor) identityChange(e *Endpoint, prev model.Identity, t time.Time) 
 	case prev.Version != "" && e.Identity.Version != "" && prev.Version != e.Identity.Version:
 		m.endRun(e, t, model.RunPlanned, "version changed: "+prev.Version+" → "+e.Identity.Version, "")
 		m.newRun(e, t.Add(-time.Nanosecond), "version changed", true)
-	case len(prev.Models) > 0 && len(e.Identity.Models) > 0 && strings.Join(modelIDs(prev), ",") != strings.Join(modelIDs(e.Identity), ","):
+	case len(prev.Models) > 0 && len(e.Identity.Models) > 0 && !sameModelIDs(prev.Models, e.Identity.Models) &&
+		strings.Join(modelIDs(prev), ",") != strings.Join(modelIDs(e.Identity), ","):
 		m.endRun(e, t, model.RunPlanned, "model changed: "+strings.Join(modelIDs(prev), ",")+" → "+strings.Join(modelIDs(e.Identity), ","), "")
 		m.newRun(e, t.Add(-time.Nanosecond), "model changed", true)
 	}

@@ -121,7 +121,7 @@ func (d *Derived) derivedSparks(spark func(name string, v Opt)) {
 		spark(SeriesPrefixHit, Some(v))
 	}
 	for l, dist := range d.Latency {
-		spark(string(l)+SeriesLatencyMean, dist.Mean)
+		spark(meanSeries(l), dist.Mean)
 	}
 }
 

@@ -129,7 +129,7 @@ func (s *Store) StateFrom(k Key, src Source, window time.Duration) State {
 func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	st := State{Key: k, Window: window}
 	if es == nil || !es.pending.IsZero() {
-		st.Latency = map[Latency]Dist{}
+		st.Latency = noLatency
 		return st // nothing, or only numbers of a run that has ended
 	}
 	if window > s.cfg.MaxWindow {
@@ -235,6 +235,10 @@ func (s *Store) stateOf(es *endpointSeries, k Key, window time.Duration) State {
 	}
 	return st
 }
+
+// noLatency is the Latency of a State with nothing: one empty map, read
+// only (a fleet's every endpoint asks for its log's State each refresh).
+var noLatency = map[Latency]Dist{}
 
 func rateOrGauge(r, g Opt) Opt {
 	if r.OK {

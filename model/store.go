@@ -368,7 +368,7 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 			if complete {
 				m = Some(mean)
 			}
-			spark(string(l)+SeriesLatencyMean, m)
+			spark(meanSeries(l), m)
 		}
 	}
 	es.last = sm
@@ -411,6 +411,24 @@ func (s *Store) AppendSeries(dst []Point, k Key, name string, since time.Time) [
 	}
 	return dst
 }
+
+// meanSeries is a latency's per-refresh mean sparkline ("ttft_mean"),
+// its name made once for the known latencies (every sample of every
+// replica names them).
+func meanSeries(l Latency) string {
+	if n, ok := meanSeriesNames[l]; ok {
+		return n
+	}
+	return string(l) + SeriesLatencyMean
+}
+
+var meanSeriesNames = func() map[Latency]string {
+	m := make(map[Latency]string, len(Latencies))
+	for _, l := range Latencies {
+		m[l] = string(l) + SeriesLatencyMean
+	}
+	return m
+}()
 
 // pick prefers scraped data over log-derived data for the same key.
 func (s *Store) pick(k Key) *endpointSeries {
