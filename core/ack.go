@@ -105,6 +105,13 @@ func (m *Monitor) annotate() {
 	if len(m.ranked) == 0 {
 		return
 	}
+	if len(m.acks) == 0 && !m.anySilenced() {
+		// Nothing to mark or move: the rules' ranking as it is (a
+		// fleet's thousands of findings are not copied each refresh).
+		m.rep.Findings = m.ranked
+		m.ver.Report++
+		return
+	}
 	fs := slices.Clone(m.ranked)
 	for i := range fs {
 		fs[i].Acked = m.acks[ackKey{fs[i].Endpoint, fs[i].ID}]
@@ -126,4 +133,14 @@ func (m *Monitor) annotate() {
 	})
 	m.rep.Findings = fs
 	m.ver.Report++
+}
+
+// anySilenced reports whether a rule is silenced now.
+func (m *Monitor) anySilenced() bool {
+	for _, t := range m.silences {
+		if t.After(m.now) {
+			return true
+		}
+	}
+	return false
 }

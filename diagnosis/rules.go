@@ -354,11 +354,25 @@ func Rank(fs []Finding) {
 		}
 		return a.Endpoint < b.Endpoint
 	})
-	sorted := make([]Finding, len(fs))
-	for i, k := range idx {
-		sorted[i] = fs[k.i]
+	// Each finding moved once along its cycle of the permutation, in
+	// place: no copy of a fleet's findings.
+	for i := range idx {
+		if idx[i].i == i {
+			continue
+		}
+		tmp := fs[i]
+		j := i
+		for {
+			k := idx[j].i
+			idx[j].i = j // placed
+			if k == i {
+				fs[j] = tmp
+				break
+			}
+			fs[j] = fs[k]
+			j = k
+		}
 	}
-	copy(fs, sorted)
 }
 
 func dedupe(ss []string) []string {

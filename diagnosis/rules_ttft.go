@@ -59,7 +59,9 @@ func ruleTTFT(e *env) []Finding {
 		if !over {
 			continue
 		}
-		ev := []Evidence{{Text: label + secs(v) + " > SLO " + dur(e.cfg.SLOTTFT), Source: latSource(ep, "ttft", d), Window: d.Window}}
+		// room for the lines below and the Diagnoser's own: a fleet's
+		// TTFT findings grew this slice twice each
+		ev := append(make([]Evidence, 0, 5), Evidence{Text: label + secs(v) + " > SLO " + dur(e.cfg.SLOTTFT), Source: latSource(ep, "ttft", d), Window: d.Window})
 		qShare, qOK := share(ep, model.Queue, d)
 		pShare, pOK := share(ep, model.Prefill, d)
 		waiting := ep.State.Waiting
