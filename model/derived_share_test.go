@@ -38,3 +38,47 @@ func TestDerivedLatencySharedButNotWrittenThrough(t *testing.T) {
 		t.Fatalf("a second read differs: %d latencies, then %d", len(merged.Latency), len(again.Latency))
 	}
 }
+
+// A window-free State (a Prometheus-evaluated sample) is worked out once
+// per change of its endpoint's history and read over any window; a new
+// sample, a run announced, the log's timings are read anew.
+func TestWindowFreeStateKeptUntilItsEndpointChanges(t *testing.T) {
+	s := NewStore(StoreConfig{MaxWindow: 15 * time.Minute, Points: 64})
+	at := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	k := Key{Endpoint: "http://a:8000", Model: "m"}
+	add := func(i int, gen float64) {
+		sm := NewSample(k.Endpoint, k.Model, at.Add(time.Duration(i)*5*time.Second), FromScrape)
+		sm.Gauges[Running] = 2
+		sm.Derived = &Derived{By: "prometheus", Window: time.Minute, Rates: map[Counter]float64{GenTokens: gen},
+			Latency: map[Latency]Dist{TTFT: {Mean: Some(0.2)}}}
+		s.Add(sm)
+	}
+	add(0, 100)
+	a, b := s.State(k, time.Minute), s.State(k, 15*time.Minute)
+	if a.Window != time.Minute || b.Window != 15*time.Minute || a.GenTPS != b.GenTPS || !a.GenTPS.OK || a.GenTPS.V != 100 {
+		t.Fatalf("over 1m %v %v, over 15m %v %v", a.Window, a.GenTPS, b.Window, b.GenTPS)
+	}
+	add(1, 250)
+	if got := s.State(k, time.Minute).GenTPS; got.V != 250 {
+		t.Fatalf("after a new sample GenTPS %v, want 250", got)
+	}
+	// the log's timings: merged, not the kept picture
+	lg := NewSample(k.Endpoint, "", at.Add(11*time.Second), FromLog)
+	lg.Observations = []Observation{{Time: lg.Time, Values: map[Latency]float64{Queue: 0.3}}}
+	s.Add(lg)
+	if d := s.State(k, time.Minute).Latency[Queue]; !d.Exposed {
+		t.Fatalf("the log's queue time is not read: %+v", d)
+	}
+	// a run announced: the old run's numbers are not shown as now
+	k2 := Key{Endpoint: "http://b:8000", Model: "m"}
+	sm := NewSample(k2.Endpoint, k2.Model, at, FromScrape)
+	sm.Gauges[Running] = 7
+	s.Add(sm)
+	if st := s.State(k2, time.Minute); st.Samples != 1 {
+		t.Fatalf("samples %d", st.Samples)
+	}
+	s.StartRun(k2.Endpoint, at.Add(time.Second))
+	if st := s.State(k2, time.Minute); st.Samples != 0 || st.Running.OK {
+		t.Fatalf("after a start banner the ended run's state is still read: %+v", st.Running)
+	}
+}

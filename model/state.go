@@ -102,7 +102,16 @@ type State struct {
 // in, Source says FromLog, and the facts (Info, Started) stay the scrape's.
 func (s *Store) State(k Key, window time.Duration) State {
 	es := s.pick(k)
+	free := s.windowFree(es, k)
+	if free && es.kept.ok && es.kept.changes == s.changes[k.Endpoint] {
+		st := es.kept.st
+		st.Window = window
+		return st
+	}
 	st := s.stateOf(es, k, window)
+	if free {
+		es.kept.st, es.kept.changes, es.kept.ok = st, s.changes[k.Endpoint], true
+	}
 	if sc := s.series[srcKey{k, FromScrape}]; sc != nil && es != sc {
 		// The numbers are the log's; the facts (configuration, start
 		// time, the adapter's notes) stay the scrape's.
@@ -113,6 +122,32 @@ func (s *Store) State(k Key, window time.Duration) State {
 		s.withLog(&st, es, k, window)
 	}
 	return st
+}
+
+// windowFree reports whether k's State is the same over every window but
+// its Window: a scrape's series with nothing cumulative of its own (a
+// Prometheus-evaluated sample, gauges) and no log timings to merge. The
+// core reads such a State over the store's window for the run's summary
+// and over its own for the rules at every refresh: it is worked out once
+// per change of the endpoint's history (keptState).
+func (s *Store) windowFree(es *endpointSeries, k Key) bool {
+	if es == nil || es.key != k || es.src != FromScrape || !es.pending.IsZero() ||
+		len(es.counters) > 0 || len(es.hists) > 0 || len(es.finish) > 0 {
+		return false
+	}
+	lg := s.series[srcKey{k, FromLog}]
+	if lg == nil && k.Model != "" {
+		lg = s.series[srcKey{Key{Endpoint: k.Endpoint}, FromLog}]
+	}
+	return lg == nil || lg.obs.seen == 0 || !lg.pending.IsZero() // as withLog reads it: nothing to merge
+}
+
+// keptState is a window-free State kept with the endpoint's change count
+// it was worked out at.
+type keptState struct {
+	st      State
+	changes uint64
+	ok      bool
 }
 
 // StateFrom returns the state built from one source only (to cross-check a

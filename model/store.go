@@ -153,6 +153,9 @@ type endpointSeries struct {
 	// boundary announced from outside (the log's start banner): the next
 	// sample after it starts a new run.
 	runStart, pending time.Time
+	// kept is the newest State read from the series while it is window
+	// free (Store.windowFree).
+	kept keptState
 }
 
 // Add feeds one sample. It returns the events the sample reveals: a restart
