@@ -127,7 +127,7 @@ func (m *Monitor) transitions(rep diagnosis.Report, now time.Time) {
 // newest per-refresh rate is above zero) and when it has not preempted for
 // preemptQuiet.
 func (m *Monitor) preemptions() {
-	for _, k := range m.ModelKeys() {
+	for _, k := range m.evalKeys {
 		m.buf = m.store.AppendSeries(m.buf[:0], k, model.SeriesPreemptPS, m.now.Add(-preemptQuiet))
 		var newest, first model.Point // first: the oldest preempting point in the span
 		seen := false

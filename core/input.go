@@ -12,6 +12,16 @@ import (
 // log: they are not a separate choice when the endpoint is scraped too.
 func (m *Monitor) ModelKeys() []model.Key {
 	all := m.store.Keys()
+	unscraped := false
+	for _, k := range all {
+		if !m.store.HasSource(k, model.FromScrape) {
+			unscraped = true
+			break
+		}
+	}
+	if !unscraped {
+		return all // every key scraped (a fleet): none to leave out
+	}
 	scraped := map[string]bool{}
 	for _, k := range all {
 		if m.store.HasSource(k, model.FromScrape) {
@@ -40,6 +50,7 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 	}
 	seen := map[string]bool{}
 	keys := m.ModelKeys()
+	m.evalKeys = keys // the same for the preemption check after the rules
 	// The same slice every refresh: an endpoint is 2 KiB, and a fleet's
 	// fresh slice was megabytes of garbage per refresh (the Diagnoser
 	// copies what it keeps).

@@ -67,6 +67,7 @@ type Monitor struct {
 	series     map[model.Key]*diagnosis.SeriesBuf // the rules' series, reused every refresh
 	inEps      []diagnosis.Endpoint               // the rules' endpoints, reused every refresh
 	keys       []model.Key                        // primaryKey's, reused
+	evalKeys   []model.Key                        // the model keys the rules judged at the last evaluation
 }
 
 // New returns a Monitor with nothing seen yet.
