@@ -440,33 +440,45 @@ func hexRune(h []byte) (rune, bool) {
 
 // number reads a JSON number (RFC 8259's grammar).
 func (p *scanner) number() error {
+	p.ensure(32) // most numbers: the loops below then run in the window
 	i := p.i
-	if p.has(i) && p.b[i] == '-' {
-		i++
+	b := p.b
+	// at reports whether the byte at i is in the window, reading more (and
+	// taking the grown window) only at its end.
+	at := func() bool {
+		if i < len(b) {
+			return true
+		}
+		ok := p.has(i)
+		b = p.b
+		return ok
 	}
 	digits := func() int {
 		n := 0
-		for p.has(i) && p.b[i] >= '0' && p.b[i] <= '9' {
+		for at() && b[i] >= '0' && b[i] <= '9' {
 			i++
 			n++
 		}
 		return n
 	}
+	if at() && b[i] == '-' {
+		i++
+	}
 	switch {
-	case p.has(i) && p.b[i] == '0':
+	case at() && b[i] == '0':
 		i++
 	case digits() == 0:
 		return p.fail("bad number")
 	}
-	if p.has(i) && p.b[i] == '.' {
+	if at() && b[i] == '.' {
 		i++
 		if digits() == 0 {
 			return p.fail("bad number")
 		}
 	}
-	if p.has(i) && (p.b[i] == 'e' || p.b[i] == 'E') {
+	if at() && (b[i] == 'e' || b[i] == 'E') {
 		i++
-		if p.has(i) && (p.b[i] == '+' || p.b[i] == '-') {
+		if at() && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
 		if digits() == 0 {
@@ -682,7 +694,7 @@ func (p *scanner) result(a *apiAnswer) error {
 			bad++ // the series was read whole; its value or a label was not what the API writes
 		case len(a.Rows) >= p.lim.maxSeries:
 			over++
-		case ls.tooLong():
+		case r.memo == nil && ls.tooLong(): // a series held was not
 			long++
 		default:
 			followed := r.memo != nil && r.memo.followed == p.lim.ver && p.lim.ver != 0
