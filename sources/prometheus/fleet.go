@@ -697,6 +697,7 @@ func (s *Source) messages(r *Refresh, fl *fleet, up answer, now time.Time) {
 	// names): model.CleanScrape cleans the rest of each scrape without
 	// copying their maps.
 	notes := model.CleanAll(slices.Clone(r.Warnings))
+	r.Msgs = slices.Grow(r.Msgs, len(fl.order)+len(s.order)/8+8)
 	for _, e := range fl.order {
 		k := e.key
 		t := s.target(k, e)
