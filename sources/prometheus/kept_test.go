@@ -2,7 +2,12 @@ package prometheus
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -90,5 +95,41 @@ func TestKeptFleetReadsEachRefreshAnew(t *testing.T) {
 	}
 	if len(s.fleet.eps) != 2 {
 		t.Errorf("the fleet keeps %d targets, 2 found", len(s.fleet.eps))
+	}
+}
+
+// The decoder reads an answer as it arrives and stops at the JSON's end;
+// it still reads each body to its end (here white space after the JSON,
+// in chunks of its own), or every query of every refresh would open a new
+// connection (a TLS handshake each, to a Prometheus behind https).
+func TestRefreshesReuseTheirConnections(t *testing.T) {
+	f := fleetOf(20)
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.ServeHTTP(w, r)
+		w.(http.Flusher).Flush() // a chunked answer, white space after the JSON sent apart
+		fmt.Fprint(w, strings.Repeat(" ", 64<<10)+"\n")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	s, err := New(Config{URL: srv.URL, Window: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Refresh(context.Background(), time.Now())
+	if r.Err != "" || r.Targets != 20 {
+		t.Fatalf("err %q, %d targets", r.Err, r.Targets)
+	}
+	first := conns.Load()
+	for range 5 {
+		s.Refresh(context.Background(), time.Now())
+	}
+	if n := conns.Load(); n > first+2 {
+		t.Errorf("%d connections after 6 refreshes (%d after the first): each refresh opens new ones", n, first)
 	}
 }

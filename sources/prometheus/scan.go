@@ -81,6 +81,15 @@ func (d *decoder) decode(r io.Reader, lim *refreshLimits, up bool) (apiAnswer, e
 	}
 	p := scanner{b: d.buf[:0], r: r, d: d, lim: lim, up: up}
 	a, err := p.answer()
+	if err == nil {
+		// What follows the JSON is read to the end (into the window,
+		// under the refresh's bound): a body not read to its end closes
+		// the connection instead of keeping it for the next query.
+		for p.r != nil {
+			p.b, p.i = p.b[:0], 0
+			p.fill()
+		}
+	}
 	if cap(p.b) <= maxWindow {
 		d.buf = p.b[:0]
 	} else {
