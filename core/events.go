@@ -25,9 +25,10 @@ type EventEntry struct {
 func NewEventLog(n int) *EventLog { return &EventLog{ring: model.NewRing[EventEntry](n)} }
 
 // Add records an event; a repeat of the newest entry (same endpoint, kind
-// and title) bumps its count instead.
+// and title, and both history or both now) bumps its count instead.
 func (l *EventLog) Add(e model.Event) {
-	if last, ok := l.ring.Last(); ok && last.Endpoint == e.Endpoint && last.Kind == e.Kind && last.Title == e.Title {
+	if last, ok := l.ring.Last(); ok && last.Endpoint == e.Endpoint && last.Kind == e.Kind && last.Title == e.Title &&
+		last.Backlog == e.Backlog && last.Untimed == e.Untimed {
 		last.Count++
 		last.Time = e.Time
 		last.Line = e.Line

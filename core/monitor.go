@@ -270,7 +270,10 @@ func (m *Monitor) addEvent(e model.Event) {
 	m.events.Add(e)
 	m.ver.Events++
 	m.advance(e.Time)
-	if e.Source == "log" || e.Category == model.CategoryLifecycle {
+	if (e.Source == "log" || e.Category == model.CategoryLifecycle) && !e.Backlog {
+		// A backlog's start banner is a start from before llmtop watched,
+		// not one now: it starts no run (the first scrape does) and ends
+		// none ("run 1 lasted 0ms").
 		m.lifecycleEvent(e)
 	}
 	if e.Source == "log" && !strings.Contains(e.Fields["engines"], ",") {
@@ -297,6 +300,7 @@ func (m *Monitor) addLogLine(l model.LogLine) {
 		if e.Line == "" {
 			e.Line = l.Text
 		}
+		e.Backlog = e.Backlog || l.Backlog
 		m.addEvent(e)
 	}
 }

@@ -143,7 +143,7 @@ func ruleClientErrors(e *env) []Finding {
 		reasons := map[string]int{}
 		var order []string
 		for _, x := range e.eventsOf(ep.URL) {
-			if !clientErrorKinds[x.Kind] || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
+			if !clientErrorKinds[x.Kind] || x.Backlog || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
 				continue
 			}
 			if reasons[x.Title] == 0 {

@@ -103,7 +103,13 @@ func ruleEvents(e *env) []Finding {
 		if back.IsZero() || !back.After(x.Time) {
 			back = after
 		}
-		if !back.IsZero() && back.After(x.Time) {
+		if x.Backlog && servingNow(ep) {
+			// From before llmtop watched, and the engine serves now: what
+			// happened then is history, the line's time may not even be
+			// known. It explains an engine that is down (kept as it is).
+			sev = model.SevInfo
+			ev = append(ev, Evidence{Text: "serving now; the line was in the log before llmtop started", Source: "scrape " + ep.URL})
+		} else if !back.IsZero() && back.After(x.Time) {
 			sev = model.SevWarn
 			ev = append(ev, Evidence{Text: "serving again since " + back.Format("15:04:05"), Source: "scrape " + ep.URL})
 			if e.in.Time.Sub(back) >= recoveredAfter {
@@ -126,7 +132,7 @@ func ruleEvents(e *env) []Finding {
 // eventEvidence is the event's headline with its time, then the line.
 func eventEvidence(x model.Event) []Evidence {
 	src := "log (" + x.Kind + ")"
-	ev := []Evidence{{Text: x.Time.Format("15:04:05") + " " + nonEmpty(x.Title, x.Kind), Source: src}}
+	ev := []Evidence{{Text: x.When(x.Time.Location()) + " " + nonEmpty(x.Title, x.Kind), Source: src}}
 	if l := x.Line; l != "" && l != x.Title {
 		if r := []rune(l); len(r) > 240 {
 			l = string(r[:240]) + "…"
@@ -205,11 +211,17 @@ func servedAfter(runs []model.Run, t time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// servingNow reports whether the endpoint answers with metrics and says it
+// is healthy.
+func servingNow(ep Endpoint) bool {
+	return !ep.isDown() && ep.State.Samples > 0 && (ep.Identity.Health == model.HealthUp || ep.Identity.Health == "")
+}
+
 // servingSince is when the endpoint came back (a restart seen in its
 // counters, or up again after being down), zero when it is not serving now
 // or never went away.
 func servingSince(ep Endpoint) time.Time {
-	if ep.isDown() || ep.State.Samples == 0 || (ep.Identity.Health != model.HealthUp && ep.Identity.Health != "") {
+	if !servingNow(ep) {
 		return time.Time{}
 	}
 	t := ep.UpSince

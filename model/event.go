@@ -68,6 +68,26 @@ type Event struct {
 	Title    string            `json:"title"`
 	Line     string            `json:"line,omitempty"` // the raw log line, when from a log
 	Fields   map[string]string `json:"fields,omitempty"`
+	// Backlog: the line was already in the log when llmtop began to follow
+	// it, so it happened before then. It is shown and judged as a past
+	// event, never as one that happens now (it starts or ends no run).
+	// Time is the line's own timestamp, or, when the line has none
+	// (Untimed), when llmtop read it: it happened at some time before.
+	Backlog bool `json:"backlog,omitempty"`
+	Untimed bool `json:"untimed,omitempty"`
+}
+
+// BeforeStart is how a backlog event without a timestamp of its own is
+// dated: its time is not known, only that it came first.
+const BeforeStart = "before llmtop started"
+
+// When is the event's time as a clock reads it (15:04:05 in loc), or
+// BeforeStart for a backlog line without a timestamp of its own.
+func (e Event) When(loc *time.Location) string {
+	if e.Backlog && e.Untimed {
+		return BeforeStart
+	}
+	return e.Time.In(loc).Format("15:04:05")
 }
 
 // Event kinds raised by the model itself.

@@ -10,6 +10,10 @@ type LogLine struct {
 	Endpoint string    `json:"endpoint,omitempty"`
 	Text     string    `json:"text"`
 	Event    *Event    `json:"event,omitempty"`
+	// Backlog marks a line that was already in the log when llmtop began
+	// to follow it (a file's last 64 KiB, docker logs --tail): history,
+	// shown but never read as happening now (Event.Backlog).
+	Backlog bool `json:"backlog,omitempty"`
 }
 
 // LogLines are consecutive lines delivered together: a log that writes

@@ -177,6 +177,26 @@ keys l
 check "rotation: the log view has the line from the new file" "torch.OutOfMemoryError: CUDA out of memory" 5
 keys q
 
+# --- --log FILE written before llmtop started: history, not now -----------
+# The real llama-server's log of two runs (sources/logs/testdata/backlog),
+# attached while a llama.cpp-shaped endpoint serves: its banners are dated
+# "before llmtop started" and make no run (they made RESTARTED, "run 1
+# lasted 0ms" and 19 000 req/s).
+python3 "$WORK/server.py" "$ROOT/testdata/engines/llamacpp-metrics.txt" >"$WORK/lport" 2>"$WORK/lserver.err" &
+LSERVER_PID=$!
+for _ in $(seq 50); do [ -s "$WORK/lport" ] && break; sleep 0.1; done
+cp "$ROOT/sources/logs/testdata/backlog/llama-server-two-runs.log" "$WORK/llama.log"
+start 200 50 --no-gpu --engine llamacpp --log "$WORK/llama.log" "http://127.0.0.1:$(cat "$WORK/lport")"
+check "backlog: its events are dated before llmtop started" "before llmtop started · llama-server listening on" 10
+check_absent "backlog: no restart made up" "RESTARTED"
+keys r
+check "backlog: one run, begun when first seen" "(first seen)" 5
+check_absent "backlog: no run begun by its banner" "log start banner"
+keys Escape l
+check "backlog: the log view shows it as history" "the first 121 before llmtop started" 5
+keys q
+kill "$LSERVER_PID" 2>/dev/null || true
+
 # --- /metrics broken, the log still talks: values "from log" -------------
 if "$BIN" sim --help 2>/dev/null | grep -q "metrics-broken"; then
 	"$BIN" sim --scenario metrics-broken --port 0 --log-file "$WORK/mb.log" >"$WORK/mb.out" 2>&1 &

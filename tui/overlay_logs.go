@@ -148,6 +148,9 @@ func (v *logView) View(d *Data, w, h int) string {
 	if dropped := d.Logs.Seq - n; dropped > 0 {
 		status += fmt.Sprintf(" (%d older dropped)", dropped)
 	}
+	if k := backlogLines(d); k > 0 {
+		status += fmt.Sprintf(" · the first %d before llmtop started (faint)", k)
+	}
 	if v.follow {
 		status += " · following"
 	} else {
@@ -199,6 +202,8 @@ func (v *logView) View(d *Data, w, h int) string {
 			st = s.Highlight
 		case l.Event != nil:
 			st = s.Level(sevLevel(l.Event.Severity))
+		case l.Backlog:
+			st = s.Faint
 		}
 		for _, r := range v.rows(d, i, w) {
 			out = append(out, st.Render(r))
@@ -212,6 +217,16 @@ func (v *logView) View(d *Data, w, h int) string {
 	}
 	out = append(out, s.Faint.Render(status))
 	return strings.Join(out, "\n")
+}
+
+// backlogLines counts the log's first lines that were in it before llmtop
+// started (they come first, and only first).
+func backlogLines(d *Data) int {
+	k := 0
+	for k < d.Logs.Len() && d.Logs.At(k).Backlog {
+		k++
+	}
+	return k
 }
 
 // Wheel scrolls like the up and down keys (see Wheeler).

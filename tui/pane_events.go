@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
@@ -88,7 +89,9 @@ func eventLine(d *Data, e EventEntry, w int) []string {
 		}
 		who = model.Clean(who) + ": "
 	}
-	lead := s.Faint.Render(e.Time.Local().Format("15:04:05")) + " " + s.Level(lvl).Render(mark+" ") + s.Faint.Render(who)
+	// a line that was in the log before llmtop started, without a
+	// timestamp of its own, is not dated now
+	lead := s.Faint.Render(e.When(time.Local)) + " " + s.Level(lvl).Render(mark+" ") + s.Faint.Render(who)
 	if w <= 0 {
 		return []string{lead + s.Level(lvl).Render(txt)}
 	}

@@ -31,7 +31,13 @@ func (*logPane) View(d *Data, w, h int) string {
 	multi := len(d.Endpoints()) > 1
 	var out []string // newest last, filled from the bottom
 	for i := n - 1; i >= 0 && len(out) < h; i-- {
-		rows := wordWrap(logText(d.Logs.At(i), multi), w)
+		l := d.Logs.At(i)
+		rows := wordWrap(logText(l, multi), w)
+		if l.Backlog { // in the log before llmtop started: history
+			for j := range rows {
+				rows[j] = d.Styles.Faint.Render(rows[j])
+			}
+		}
 		out = append(rows, out...)
 	}
 	if len(out) > h {

@@ -24,6 +24,15 @@ type decoded struct {
 	Endpoints []struct {
 		URL      string `json:"url"`
 		Answered bool   `json:"answered"`
+		Runs     []struct {
+			N         int    `json:"n"`
+			End       string `json:"end"`
+			StartedBy string `json:"started_by"`
+			Summary   struct {
+				ServedS    float64  `json:"served_s"`
+				RequestsPS *float64 `json:"requests_per_s"`
+			} `json:"summary"`
+		} `json:"runs"`
 	} `json:"endpoints"`
 	Findings []struct {
 		ID       string `json:"id"`

@@ -33,9 +33,9 @@ func init() {
 		Flags: func(fs *pflag.FlagSet) {
 			fs.StringArrayVar(&logFlags.files, "log", nil, "follow this engine log file like tail -F (survives rotation and truncation; may not exist yet)")
 			fs.StringArrayVar(&logFlags.commands, "log-cmd", nil, "follow a command's output, e.g. 'ssh gpu1 tail -F /var/log/vllm.log' (restarted with backoff when it exits)")
-			fs.StringArrayVar(&logFlags.docker, "docker", nil, "follow a container's log: docker logs -f --tail 200 NAME")
-			fs.StringArrayVar(&logFlags.journal, "journal", nil, "follow a systemd unit's log: journalctl -fu UNIT -n 200")
-			fs.StringArrayVar(&logFlags.kube, "kube", nil, "follow a pod's log: kubectl logs -f --tail 200 TARGET (e.g. deploy/vllm, -n ns pod/x)")
+			fs.StringArrayVar(&logFlags.docker, "docker", nil, "follow a container's log: docker logs -f --timestamps --tail 200 NAME (the 200 lines are shown as history)")
+			fs.StringArrayVar(&logFlags.journal, "journal", nil, "follow a systemd unit's log: journalctl -fu UNIT -n 200 (the 200 lines are shown as history)")
+			fs.StringArrayVar(&logFlags.kube, "kube", nil, "follow a pod's log: kubectl logs -f --timestamps --tail 200 TARGET (e.g. deploy/vllm, -n ns pod/x; the 200 lines are shown as history)")
 		},
 		Start: startLogs,
 		On:    func(env *session.Env) bool { return env.SimLog != nil || len(logInputs(env.Logs)) > 0 },
@@ -53,10 +53,12 @@ func logInputs(extra []string) []logs.Input {
 		in = append(in, logs.Input{Command: c})
 	}
 	for _, n := range logFlags.docker {
-		in = append(in, logs.Input{Command: "docker logs -f --tail 200 " + shellQuote(n)})
+		// --timestamps: each line's time, which tells the 200 lines of
+		// history from what happens now (cut before the line is shown)
+		in = append(in, logs.Input{Command: "docker logs -f --timestamps --tail 200 " + shellQuote(n), Stamps: logs.StampsPrefix})
 	}
 	for _, u := range logFlags.journal {
-		in = append(in, logs.Input{Command: "journalctl -fu " + shellQuote(u) + " -n 200"})
+		in = append(in, logs.Input{Command: "journalctl -fu " + shellQuote(u) + " -n 200", Stamps: logs.StampsLocal})
 	}
 	for _, t := range logFlags.kube {
 		// kubectl targets may carry their own flags ("-n ns deploy/x"),
@@ -65,7 +67,7 @@ func logInputs(extra []string) []logs.Input {
 		for i, w := range words {
 			words[i] = shellQuote(w)
 		}
-		in = append(in, logs.Input{Command: "kubectl logs -f --tail 200 " + strings.Join(words, " ")})
+		in = append(in, logs.Input{Command: "kubectl logs -f --timestamps --tail 200 " + strings.Join(words, " "), Stamps: logs.StampsPrefix})
 	}
 	return in
 }

@@ -40,9 +40,9 @@ func TestLogInputs(t *testing.T) {
 	want := []string{
 		"/var/log/vllm.log",
 		"ssh gpu1 tail -F /var/log/vllm.log",
-		"docker logs -f --tail 200 vllm",
+		"docker logs -f --timestamps --tail 200 vllm",
 		"journalctl -fu vllm.service -n 200",
-		"kubectl logs -f --tail 200 -n prod deploy/vllm",
+		"kubectl logs -f --timestamps --tail 200 -n prod deploy/vllm",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("inputs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

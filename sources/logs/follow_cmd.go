@@ -22,6 +22,10 @@ type CommandOptions struct {
 	// Grace is how long the command gets after SIGTERM before SIGKILL
 	// (default 2 s).
 	Grace time.Duration
+	// Stamped says the command's lines carry the time they were logged
+	// in a zone llmtop reads right (Input.Stamps): what each start prints
+	// stamped before it started (docker logs --tail 200) is its backlog.
+	Stamped bool
 }
 
 // FollowCommand runs command with /bin/sh -c, feeding its stdout and stderr
@@ -42,6 +46,9 @@ func FollowCommand(ctx context.Context, command string, co CommandOptions, src *
 	backoff := co.Backoff
 	for ctx.Err() == nil {
 		start := time.Now()
+		if co.Stamped {
+			src.since = start // read by the command's reader, started after this
+		}
 		status, err := runOnce(ctx, command, co.Grace, src)
 		if ctx.Err() != nil {
 			return

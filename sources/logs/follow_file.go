@@ -111,9 +111,19 @@ type fileFollower struct {
 	waiting bool   // "waiting for the file" was said
 	gone    bool   // "the file disappeared" was said
 	failed  string // last read error said
+	// histEnd is the file's size when llmtop first opened it: the lines
+	// before it (the backlog) were written before llmtop was watching.
+	histEnd int64
+	inHist  bool // the bytes being split are the backlog's
 }
 
-func (f *fileFollower) emit(line []byte) { f.src.Line(line) }
+func (f *fileFollower) emit(line []byte) {
+	if f.inHist {
+		f.src.backlogLine(line)
+		return
+	}
+	f.src.Line(line)
+}
 
 // open opens the path; on the first open of a file that already exists it
 // starts near the end (tail's backlog), otherwise at the start.
@@ -144,8 +154,13 @@ func (f *fileFollower) open(first bool, backlog int64) bool {
 		}
 		return false
 	}
-	f.file, f.info, f.off, f.head, f.waiting, f.gone = file, info, 0, nil, false, false
+	f.file, f.info, f.off, f.head, f.waiting, f.gone, f.histEnd = file, info, 0, nil, false, false, 0
 	f.sp.reset()
+	if first {
+		// What the file holds now was written before llmtop watched it:
+		// shown as history, never as the engine starting now.
+		f.histEnd = info.Size()
+	}
 	switch {
 	case first && backlog < 0:
 		f.off = f.lastLineStart(info.Size())
@@ -202,7 +217,7 @@ func (f *fileFollower) step() bool {
 		// Checked before reading, or the rewritten file's tail would be
 		// read from the old offset as if it were appended.
 		f.src.notice("log_truncated", model.SevInfo, "%s was truncated; reading it from the start", f.path)
-		f.off, f.head = 0, nil
+		f.off, f.head, f.histEnd = 0, nil, 0
 		f.sp.reset()
 	}
 	got := f.drain()
@@ -225,11 +240,19 @@ func (f *fileFollower) step() bool {
 func (f *fileFollower) drain() bool {
 	got := false
 	for {
-		n, err := f.file.ReadAt(f.buf, f.off)
+		buf := f.buf
+		// The backlog is read apart from what follows it, so each line
+		// is told history or now by where it ends; a line cut by the
+		// backlog's end was still being written: now.
+		f.inHist = f.off < f.histEnd
+		if f.inHist {
+			buf = buf[:min(int64(len(buf)), f.histEnd-f.off)]
+		}
+		n, err := f.file.ReadAt(buf, f.off)
 		if n > 0 {
 			got = true
 			f.off += int64(n)
-			f.sp.write(f.buf[:n], f.emit)
+			f.sp.write(buf[:n], f.emit)
 		}
 		if err != nil {
 			if got {

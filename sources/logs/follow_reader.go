@@ -33,7 +33,26 @@ type Input struct {
 	Reader  io.Reader
 	// Name labels a Reader in notices ("simulator log").
 	Name string
+	// Stamps says how a command's lines tell when they were logged,
+	// which is how what it prints from before it started (docker logs
+	// --tail 200) is told from what happens now.
+	Stamps Stamps
 }
+
+// Stamps is how a command's lines carry their time.
+type Stamps int
+
+const (
+	// StampsNone: no time llmtop can trust (a --log-cmd): every line is
+	// taken as logged when it arrives.
+	StampsNone Stamps = iota
+	// StampsPrefix: docker and kubectl logs --timestamps, RFC 3339 with
+	// a zone in front of every line, cut before the line is shown.
+	StampsPrefix
+	// StampsLocal: the line's own stamp is in llmtop's zone (journalctl's
+	// short format prints the local time of the machine llmtop runs on).
+	StampsLocal
+)
 
 // Start follows in and delivers through send until ctx is done; it returns
 // at once. The channel it returns closes once everything Start began has
@@ -41,6 +60,7 @@ type Input struct {
 // (SIGTERM, then SIGKILL after CommandOptions.Grace, 2 s). A caller that
 // exits when ctx ends waits for it, or the command outlives llmtop.
 func Start(ctx context.Context, in Input, opts Options, send func(any)) <-chan struct{} {
+	opts.StampPrefix = in.Stamps == StampsPrefix
 	src := NewSource(opts, send)
 	var wg sync.WaitGroup
 	wg.Go(func() { src.Run(ctx) })
@@ -48,7 +68,7 @@ func Start(ctx context.Context, in Input, opts Options, send func(any)) <-chan s
 	case in.File != "":
 		wg.Go(func() { FollowFile(ctx, in.File, FileOptions{}, src) })
 	case in.Command != "":
-		wg.Go(func() { FollowCommand(ctx, in.Command, CommandOptions{}, src) })
+		wg.Go(func() { FollowCommand(ctx, in.Command, CommandOptions{Stamped: in.Stamps != StampsNone}, src) })
 	case in.Reader != nil:
 		wg.Go(func() { FollowReader(ctx, in.Name, in.Reader, src) })
 	}

@@ -110,3 +110,9 @@ func equalLines(got, want []string) bool {
 
 // unlimited lets every line through, for tests that count lines.
 var unlimited = Options{MaxLinesPerSec: 1 << 30, QueueLines: 1 << 20}
+
+// lineTime is stampTime's time.
+func lineTime(line string, arrival time.Time, loc *time.Location) time.Time {
+	t, _ := stampTime(line, arrival, loc)
+	return t
+}

@@ -26,6 +26,11 @@ type Options struct {
 	Matcher      *Matcher         // default DefaultMatcher
 	Now          func() time.Time // default time.Now
 	Location     *time.Location   // zone of zone-less timestamps, default Local
+	// StampPrefix says every line starts with the RFC 3339 time the
+	// command put in front of it (docker and kubectl logs --timestamps):
+	// that is the line's time, and it is cut before the line is shown
+	// and matched.
+	StampPrefix bool
 }
 
 func (o *Options) defaults() {
@@ -74,6 +79,12 @@ type Source struct {
 	secStart time.Time
 	secLines uint64
 	secDrop  uint64
+
+	// since, when set, is when the command being followed (re)started: a
+	// line whose own timestamp is older is its backlog (docker logs
+	// --tail 200 prints the last 200 first). Set by the follower before
+	// the command's output is read.
+	since time.Time
 }
 
 // kindBudget stops one repeating error from flooding the events pane:
@@ -95,11 +106,27 @@ func NewSource(opts Options, send func(any)) *Source {
 }
 
 // Line processes one raw line (without its newline).
-func (s *Source) Line(raw []byte) {
+func (s *Source) Line(raw []byte) { s.line(raw, false) }
+
+// backlogLine processes a line that was in the log before llmtop began to
+// follow it (a file's backlog): history, never now.
+func (s *Source) backlogLine(raw []byte) { s.line(raw, true) }
+
+func (s *Source) line(raw []byte, backlog bool) {
 	arrival := s.opts.Now()
 	text := model.SanitizeLine(raw)
-	t := lineTime(text, arrival, s.opts.Location)
-	ll := model.LogLine{Time: t, Endpoint: s.opts.Endpoint, Text: Cut(text, s.opts.DisplayBytes)}
+	var t time.Time
+	stamped := false
+	if s.opts.StampPrefix {
+		t, text, stamped = cutStamp(text)
+	}
+	if !stamped {
+		t, stamped = stampTime(text, arrival, s.opts.Location)
+	}
+	if stamped && !s.since.IsZero() && t.Before(s.since) {
+		backlog = true
+	}
+	ll := model.LogLine{Time: t, Endpoint: s.opts.Endpoint, Text: Cut(text, s.opts.DisplayBytes), Backlog: backlog}
 	var samples []model.Sample
 	matched := false
 	if mt, ok := s.opts.Matcher.Match(text); ok {
@@ -107,8 +134,16 @@ func (s *Source) Line(raw []byte) {
 		// seconds would bury the events that matter.
 		if mt.Pattern.Category != "stats" {
 			ll.Event = mt.Event(t, s.opts.Endpoint, text)
+			ll.Event.Backlog, ll.Event.Untimed = backlog, backlog && !stamped
 		}
 		samples = s.stats.feed(mt, text, t)
+		if backlog {
+			// What a stats line says of the run stays known (vLLM's KV
+			// capacity), but a backlog's numbers are no rate of now: its
+			// requests all read at once were 19 000 req/s. The first
+			// live sample is the store's baseline.
+			samples = nil
+		}
 		matched = true
 	}
 	s.mu.Lock()

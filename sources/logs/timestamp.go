@@ -26,21 +26,40 @@ var months = map[string]time.Month{
 	"Jul": 7, "Aug": 8, "Sep": 9, "Oct": 10, "Nov": 11, "Dec": 12,
 }
 
-// lineTime returns the time a line was logged: the engine's own timestamp
-// prefix when there is a plausible one, else the arrival time. A stamp more
-// than two minutes in the future is a clock or time-zone mismatch (a
-// container logging UTC on a host in another zone) and is not trusted. A
-// whole-second stamp is refined with the arrival time when the line arrived
-// within that second, so live samples stay ordered.
-func lineTime(line string, arrival time.Time, loc *time.Location) time.Time {
+// stampTime returns the time a line was logged: the engine's own
+// timestamp prefix when there is a plausible one, else the arrival time;
+// stamped says the line had one. A stamp more than two minutes in the
+// future is a clock or time-zone mismatch (a container logging UTC on a
+// host in another zone) and is not trusted. A whole-second stamp is
+// refined with the arrival time when the line arrived within that second,
+// so live samples stay ordered.
+func stampTime(line string, arrival time.Time, loc *time.Location) (time.Time, bool) {
 	t, whole, ok := parseStamp(line, arrival, loc)
 	if !ok || t.After(arrival.Add(2*time.Minute)) {
-		return arrival
+		return arrival, false
 	}
 	if whole && !arrival.Before(t) && arrival.Sub(t) < 2*time.Second {
-		return arrival
+		return arrival, true
 	}
-	return t
+	return t, true
+}
+
+// reCommandStamp is the stamp docker and kubectl logs --timestamps put in
+// front of each line: RFC 3339 with nanoseconds and a zone.
+var reCommandStamp = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) ?`)
+
+// cutStamp reads and cuts the command's own stamp; a line without one
+// (a command that is not what was expected) is left as it is.
+func cutStamp(line string) (time.Time, string, bool) {
+	m := reCommandStamp.FindStringSubmatchIndex(line)
+	if m == nil {
+		return time.Time{}, line, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, line[m[2]:m[3]])
+	if err != nil {
+		return time.Time{}, line, false
+	}
+	return t, line[m[1]:], true
 }
 
 // parseStamp reads a timestamp prefix; whole says it has no sub-second part.

@@ -1,0 +1,93 @@
+package core
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmtop/llmtop/model"
+)
+
+// history marks lines as a log's backlog without timestamps of their own
+// (llama-server's): what the log source sends for a file's last 64 KiB.
+func history(ls ...model.LogLine) model.LogLines {
+	for i := range ls {
+		ls[i].Backlog = true
+		if ls[i].Event != nil {
+			e := *ls[i].Event
+			e.Backlog, e.Untimed = true, true
+			ls[i].Event = &e
+		}
+	}
+	return ls
+}
+
+// The backlog of a log attached after the engine started, read a moment
+// after the first scrape: its start banners, clean shutdown and CUDA OOM
+// happened before llmtop watched. They start no run and end none (the
+// screen said RESTARTED and "run 1 lasted 0ms"), and the OOM is history of
+// an engine serving now, dated "before llmtop started".
+func TestBacklogStartsAndEndsNoRun(t *testing.T) {
+	m := newMonitor()
+	e := newEngine("0.11.0", at(-3600), 0.02)
+	m.Apply(e.scrape(at(0), 5, 100))
+	m.Tick(at(0))
+	read := at(0.05)
+	var bl []model.LogLine
+	bl = append(bl, banner(read, "--max-num-seqs 64")...)
+	bl = append(bl, shutdown(read)...)
+	bl = append(bl, banner(read, "--max-num-seqs 128")...)
+	bl = append(bl, logEvent(read, "torch_cuda_oom", "", model.SevCrit, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", nil))
+	m.Apply(history(bl...))
+	run(m, e, 1, 20, 5, 100)
+
+	ep := m.Endpoint(url)
+	if runs := m.RunsOf(url); len(runs) != 1 || strings.Contains(runs[0].StartedBy, "log") || runs[0].Ended != nil {
+		t.Fatalf("runs %+v: want one, begun when first seen and still running", runs)
+	}
+	if ep.Life != model.LifeServing {
+		t.Errorf("life %s (%s), want serving", ep.Life, ep.LifeDetail)
+	}
+	for i := 0; i < m.Events().Len(); i++ {
+		if x := m.Events().Newest(i); x.Kind == model.KindRestart {
+			t.Errorf("restart event %q from the backlog", x.Title)
+		}
+	}
+	var oom bool
+	for _, f := range m.Report().Findings {
+		if f.ID != "cuda_oom" {
+			continue
+		}
+		oom = true
+		if f.Severity != model.SevInfo || !strings.HasPrefix(f.Evidence[0].Text, model.BeforeStart) {
+			t.Errorf("cuda_oom %s %+v: the backlog's OOM is history of an engine serving now, dated %q", f.Severity, f.Evidence, model.BeforeStart)
+		}
+	}
+	if !oom {
+		t.Errorf("findings %s: the backlog's CUDA OOM is still told", findingIDs(m.Report().Findings))
+	}
+}
+
+// The same backlog with the engine down: its last crash is why, a critical
+// finding dated "before llmtop started"; no run is made up from it.
+func TestBacklogCrashExplainsAnEngineThatIsDown(t *testing.T) {
+	m := newMonitor()
+	m.Apply(down(at(0)))
+	m.Apply(history(append(banner(at(0.05), "--max-num-seqs 64"),
+		logEvent(at(0.05), "torch_cuda_oom", "", model.SevCrit, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", nil))...))
+	for s := 1.0; s <= 5; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+	}
+	if runs := m.RunsOf(url); len(runs) != 0 {
+		t.Errorf("runs %+v: a backlog's banner is no run seen by llmtop", runs)
+	}
+	got := ""
+	for _, f := range m.Report().Findings {
+		if f.ID == "cuda_oom" {
+			got = f.Severity.String() + " " + f.Evidence[0].Text
+		}
+	}
+	if !strings.HasPrefix(got, "crit "+model.BeforeStart) {
+		t.Errorf("cuda_oom %q, want critical, dated %q (findings %s)", got, model.BeforeStart, findingIDs(m.Report().Findings))
+	}
+}
