@@ -134,3 +134,27 @@ func TestCommandStampsTellBacklog(t *testing.T) {
 		t.Errorf("live banner event %+v: want a start now", ev)
 	}
 }
+
+// vLLM's and Ollama's lines carry their own time (LOG-PATTERNS.md): a
+// backlog's events are dated by it, not "before llmtop started".
+func TestFileBacklogKeepsTheLinesOwnTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "engine.log")
+	appendTo(t, path, "INFO 11-26 09:00:01 [api_server.py:1] vLLM API server version 0.11.0\n"+
+		`time=2026-11-26T09:00:02.000Z level=INFO source=routes.go:1500 msg="Listening on 127.0.0.1:11434 (version 0.17.4)"`+"\n")
+	c := &collector{}
+	opts := unlimited
+	opts.Location = time.UTC
+	src := NewSource(opts, c.send)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go src.Run(ctx)
+	go FollowFile(ctx, path, FileOptions{Poll: 10 * time.Millisecond}, src)
+	waitFor(t, "two lines", func() bool { b, _ := c.split(); return len(b) == 2 })
+	b, _ := c.split()
+	for i, want := range []time.Time{time.Date(2026, 11, 26, 9, 0, 1, 0, time.UTC), time.Date(2026, 11, 26, 9, 0, 2, 0, time.UTC)} {
+		ev := b[i].Event
+		if ev == nil || !ev.Backlog || ev.Untimed || !ev.Time.Equal(want) || ev.Fields["phase"] == "" {
+			t.Errorf("line %q: event %+v, want a backlog lifecycle event at its own %v", b[i].Text, ev, want)
+		}
+	}
+}
