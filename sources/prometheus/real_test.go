@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -132,6 +133,17 @@ func TestRealPrometheus(t *testing.T) {
 	r := src.Refresh(ctx, end)
 	if r.Err != "" || r.Targets != 3 || r.Queries != len(families)+3 {
 		t.Fatalf("refresh: err %q, %d targets, %d queries", r.Err, r.Targets, r.Queries)
+	}
+	// The refresh read through what the last one kept (each series'
+	// labels held by their bytes, the fleet's reading: histogram_quantile
+	// answers in another order each time) reads what a source that kept
+	// nothing reads, at the same instant.
+	tc := end.Add(-3 * time.Second)
+	kept := src.Refresh(ctx, tc)
+	src.decoders, src.fleet = nil, newFleet(src.targets)
+	anew := src.Refresh(ctx, tc)
+	if !reflect.DeepEqual(kept.Msgs, anew.Msgs) {
+		t.Errorf("read through what was kept:\n%+v\nread anew:\n%+v", kept.Msgs, anew.Msgs)
 	}
 	feed(r, via)
 	doc := via.Snapshot()
