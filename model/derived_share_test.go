@@ -82,3 +82,35 @@ func TestWindowFreeStateKeptUntilItsEndpointChanges(t *testing.T) {
 		t.Fatalf("after a start banner the ended run's state is still read: %+v", st.Running)
 	}
 }
+
+// An endpoint's change mark moves with its history, leaves with it, and
+// an endpoint seen again after it was forgotten never reads as unchanged.
+func TestChangesFollowAnEndpointAndLeaveWithIt(t *testing.T) {
+	s := NewStore(StoreConfig{MaxWindow: time.Minute, Points: 16})
+	at := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	add := func(ep string, i int) {
+		sm := NewSample(ep, "m", at.Add(time.Duration(i)*time.Second), FromScrape)
+		sm.Gauges[Running] = 1
+		s.Add(sm)
+	}
+	add("http://a", 0)
+	add("http://b", 0)
+	a0, b0 := s.Changes("http://a"), s.Changes("http://b")
+	add("http://a", 1)
+	if s.Changes("http://a") == a0 || s.Changes("http://b") != b0 {
+		t.Fatalf("a sample of a moved %v → %v, b %v → %v", a0, s.Changes("http://a"), b0, s.Changes("http://b"))
+	}
+	seen := map[uint64]bool{a0: true, s.Changes("http://a"): true}
+	s.Forget(Key{Endpoint: "http://a", Model: "m"})
+	if _, kept := s.changes["http://a"]; kept || s.Changes("http://a") != 0 {
+		t.Fatalf("a forgotten endpoint still has a change mark: %v", s.Changes("http://a"))
+	}
+	s.StartRun("http://a", at) // a banner for what the store no longer holds
+	if _, kept := s.changes["http://a"]; kept {
+		t.Fatal("a banner for a forgotten endpoint left a change mark")
+	}
+	add("http://a", 9)
+	if seen[s.Changes("http://a")] {
+		t.Fatalf("seen again, a reads as one of its old marks: %v", s.Changes("http://a"))
+	}
+}

@@ -103,8 +103,11 @@ type Store struct {
 	// asks an endpoint's keys at every refresh of every endpoint, and
 	// reading all of them each time made a fleet's refresh quadratic.
 	byEndpoint map[string][]Key
-	// changes counts, by endpoint, what changed its history (Changes).
+	// changes is, by endpoint, the newest of seq when its history
+	// changed (Changes): a number no other change of any endpoint has, so
+	// an endpoint forgotten and seen again never reads as unchanged.
 	changes map[string]uint64
+	seq     uint64
 }
 
 type srcKey struct {
@@ -131,11 +134,16 @@ func NewStore(cfg StoreConfig) *Store {
 	}
 }
 
-// Changes counts the changes to endpoint's history (its samples, a run
+// Changes moves whenever endpoint's history changes (a sample, a run
 // announced, a key forgotten): what a reader derives from the history
-// stands while the count does. At a fleet's refresh most of what is read
+// stands while it does not. Zero when the store holds nothing of it. At a fleet's refresh most of what is read
 // is unchanged, and working it out again was the refresh's cost.
 func (s *Store) Changes(endpoint string) uint64 { return s.changes[endpoint] }
+
+func (s *Store) changed(endpoint string) {
+	s.seq++
+	s.changes[endpoint] = s.seq
+}
 
 type endpointSeries struct {
 	key      Key
@@ -165,7 +173,7 @@ func (s *Store) Add(sm Sample) []Event {
 		sm.Source = FromScrape
 	}
 	k := srcKey{Key{sm.Endpoint, sm.Model}, sm.Source}
-	s.changes[sm.Endpoint]++ // even out of order: its observations are kept
+	s.changed(sm.Endpoint) // even out of order: its observations are kept
 	es := s.series[k]
 	if es == nil {
 		es = &endpointSeries{
@@ -219,7 +227,7 @@ func (s *Store) Keys() []Key { return append([]Key(nil), s.keys...) }
 
 // Forget drops an endpoint+model's history (an endpoint removed by the user).
 func (s *Store) Forget(k Key) {
-	s.changes[k.Endpoint]++
+	s.changed(k.Endpoint)
 	delete(s.series, srcKey{k, FromScrape})
 	delete(s.series, srcKey{k, FromLog})
 	for i, x := range s.keys {
@@ -237,6 +245,7 @@ func (s *Store) Forget(k Key) {
 	}
 	if len(ks) == 0 {
 		delete(s.byEndpoint, k.Endpoint)
+		delete(s.changes, k.Endpoint) // nothing kept of it: nothing to change
 	} else {
 		s.byEndpoint[k.Endpoint] = ks
 	}

@@ -62,7 +62,9 @@ func absDur(d time.Duration) time.Duration {
 // starts a new run with its next sample, and until then has no state (its
 // numbers belong to the run that ended).
 func (s *Store) StartRun(endpoint string, t time.Time) {
-	s.changes[endpoint]++
+	if _, ok := s.byEndpoint[endpoint]; ok { // nothing held of it: nothing changes
+		s.changed(endpoint)
+	}
 	for k, es := range s.series {
 		if k.Endpoint == endpoint && es.n > 0 && !es.last.Time.After(t) {
 			es.pending = t
