@@ -232,9 +232,8 @@ func (buf *SeriesBuf) follow(s *model.Store, k model.Key, lat model.Latency) []B
 	}
 	lo := sort.Search(len(buf.at), func(i int) bool { return !buf.at[i].Before(oldest) })
 	hi := max(lo, sort.Search(len(buf.at), func(i int) bool { return !buf.at[i].Before(cut) }))
-	n := copy(buf.batch, buf.batch[lo:hi])
-	copy(buf.at, buf.at[lo:hi])
-	buf.batch, buf.at = buf.batch[:n], buf.at[:n]
+	// sliced, not moved: the slices' next growth copies only what is kept
+	buf.batch, buf.at = buf.batch[lo:hi], buf.at[lo:hi]
 	ri := sort.Search(len(run), func(i int) bool { return !run[i].T.Before(cut) })
 	ii := sort.Search(len(itl), func(i int) bool { return !itl[i].T.Before(cut) })
 	buf.batch, buf.at = appendPairs(buf.batch, buf.at, run[ri:], itl[ii:])

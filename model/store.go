@@ -413,7 +413,11 @@ func (s *Store) AppendSeries(dst []Point, k Key, name string, since time.Time) [
 	if es == nil {
 		return dst
 	}
-	r := es.spark[name]
+	return appendSince(dst, es.spark[name], since)
+}
+
+// appendSince appends r's points after since (none when r is nil).
+func appendSince(dst []Point, r *Ring[Point], since time.Time) []Point {
 	if r == nil {
 		return dst
 	}

@@ -158,7 +158,7 @@ func (s *Store) FollowRunSeries(c *RunCursor, k Key, name string) (changed time.
 	n := len(c.Points)
 	if r != c.ring || !es.runStart.Equal(c.run) || n == 0 {
 		c.ring, c.run = r, es.runStart
-		c.Points = s.AppendSeries(c.Points[:0], k, name, since)
+		c.Points = appendSince(c.Points[:0], r, since)
 		return time.Time{}
 	}
 	// The newest point read last time may have been overwritten since:
@@ -168,12 +168,20 @@ func (s *Store) FollowRunSeries(c *RunCursor, k Key, name string) (changed time.
 	if len(kept) > 0 {
 		since = kept[len(kept)-1].T
 	}
-	// Points the ring let go.
+	// Points the ring let go, sliced off (not moved: the slice's next
+	// growth copies only the points kept).
 	if rn := r.Len(); rn > 0 {
 		oldest := r.At(0).T
-		drop := sort.Search(len(kept), func(i int) bool { return !kept[i].T.Before(oldest) })
-		kept = kept[:copy(kept, kept[drop:])]
+		kept = kept[sort.Search(len(kept), func(i int) bool { return !kept[i].T.Before(oldest) }):]
 	}
-	c.Points = s.AppendSeries(kept, k, name, since)
+	// The points after since are the newest few: found from the end.
+	i := r.Len()
+	for i > 0 && r.At(i-1).T.After(since) {
+		i--
+	}
+	for ; i < r.Len(); i++ {
+		kept = append(kept, r.At(i))
+	}
+	c.Points = kept
 	return changed
 }
