@@ -57,6 +57,11 @@ type rowMemo struct {
 // starts again (a fleet whose label values churn must not grow it).
 const maxInterned = 1 << 16
 
+// maxHeld bounds the series a decoder holds (decoder.memo: about 400
+// bytes each): those past it are read anew every time (a fleet of 2 000
+// vLLM replicas answers 38 000 series to its largest query).
+const maxHeld = 1 << 16
+
 // maxDepth bounds the nesting of the JSON skipped (encoding/json's bound).
 const maxDepth = 10000
 
@@ -717,7 +722,7 @@ func (p *scanner) result(a *apiAnswer) error {
 			m := r.memo
 			if m == nil {
 				m = &rowMemo{labels: r.labels}
-				if r.key != nil {
+				if r.key != nil && len(d.memo) < maxHeld {
 					m.key = string(r.key)
 					d.memo[m.key] = m
 				}

@@ -296,6 +296,35 @@ func TestDecoderMemoReadsWhatChanged(t *testing.T) {
 	}
 }
 
+// TestDecoderHoldsABoundedNumberOfSeries: past maxHeld series an answer's
+// series are read anew each time, and read right.
+func TestDecoderHoldsABoundedNumberOfSeries(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"status":"success","data":{"resultType":"vector","result":[`)
+	n := maxHeld + 1000
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"metric":{"instance":"i%d:1","job":"vllm"},"value":[1,"%d"]}`, i, i)
+	}
+	b.WriteString(`]}}`)
+	doc := []byte(b.String())
+	d := newDecoder()
+	for range 2 {
+		a, err := d.decode(bytes.NewReader(doc), bigLimits(), false)
+		if err != nil || len(a.Rows) != n {
+			t.Fatalf("%d rows, %v", len(a.Rows), err)
+		}
+		if last := a.Rows[n-1]; last.labels.Instance != fmt.Sprintf("i%d:1", n-1) || last.v != float64(n-1) {
+			t.Fatalf("last row %+v = %v", *last.labels, last.v)
+		}
+	}
+	if len(d.memo) > maxHeld {
+		t.Errorf("%d series held, at most %d", len(d.memo), maxHeld)
+	}
+}
+
 // FuzzDecoderAgreesWithEncodingJSON: any bytes decode with the new
 // decoder exactly when they decode with encoding/json, and to the same
 // series (agree).
