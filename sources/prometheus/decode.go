@@ -115,11 +115,10 @@ type apiAnswer struct {
 // series at a time, under the refresh's limits: a series of a target over
 // the cap, past maxSeries, with an unreadable value ("1e400") or an
 // oversized label is dropped and counted, never the whole answer.
-func (s *Source) query(ctx context.Context, d *decoder, q string, ts time.Time, lim *refreshLimits, up bool) ([]sampleRow, []string, error) {
-	form := url.Values{"query": {q}, "time": {strconv.FormatFloat(float64(ts.UnixMilli())/1e3, 'f', -1, 64)},
-		"timeout": {s.cfg.Timeout.String()}}
+func (s *Source) query(ctx context.Context, d *decoder, queryField string, ts time.Time, lim *refreshLimits, up bool) ([]sampleRow, []string, error) {
+	form := queryForm(queryField, ts, s.cfg.Timeout)
 	u := s.client.URL("/api/v1/query", nil)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader(form))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,6 +150,13 @@ func (s *Source) query(ctx context.Context, d *decoder, q string, ts time.Time, 
 		return nil, a.Warnings, &apiError{Type: "bad_response", Msg: "answered a " + a.ResultType + ", want a vector"}
 	}
 	return a.Rows, a.Warnings, nil
+}
+
+// queryForm is the form of an instant query (url.Values' encoding, its
+// fields in order), the query's field escaped once (queryAll).
+func queryForm(queryField string, ts time.Time, timeout time.Duration) string {
+	return queryField + "&time=" + url.QueryEscape(strconv.FormatFloat(float64(ts.UnixMilli())/1e3, 'f', -1, 64)) +
+		"&timeout=" + url.QueryEscape(timeout.String())
 }
 
 // errOverBudget marks the refresh's byte bound being reached.

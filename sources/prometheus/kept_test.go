@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -131,5 +132,17 @@ func TestRefreshesReuseTheirConnections(t *testing.T) {
 	}
 	if n := conns.Load(); n > first+2 {
 		t.Errorf("%d connections after 6 refreshes (%d after the first): each refresh opens new ones", n, first)
+	}
+}
+
+// The queries are written and escaped once per window; the form a query
+// sends is still url.Values' encoding of it.
+func TestQueryFormIsTheValuesEncoding(t *testing.T) {
+	ts := time.UnixMilli(1795733580123)
+	for _, q := range (&Source{cfg: Config{Match: `namespace=~"prod|dev"`}}).queriesFor(5 * time.Minute).state {
+		want := url.Values{"query": {q}, "time": {"1795733580.123"}, "timeout": {"15s"}}.Encode()
+		if got := queryForm("query="+url.QueryEscape(q), ts, 15*time.Second); got != want {
+			t.Fatalf("form %.200q, want %.200q", got, want)
+		}
 	}
 }

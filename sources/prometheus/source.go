@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +39,10 @@ type Source struct {
 	fleet    *fleet
 	upOf     map[tkey]float64
 	followed followed
+	// built are the queries for the window, forms each query as the
+	// field of a form (queryAll).
+	built *queries
+	forms map[string]string
 	// decoders are the queries' decoders, one per query of a refresh,
 	// kept from refresh to refresh (their buffers and interned labels).
 	decoders []*decoder
@@ -78,7 +83,7 @@ func New(cfg Config) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus %s: %v", model.RedactURL(cfg.URL), err)
 	}
-	s := &Source{cfg: cfg, client: c, http: hc, targets: map[tkey]*target{}, upOf: map[tkey]float64{}}
+	s := &Source{cfg: cfg, client: c, http: hc, targets: map[tkey]*target{}, upOf: map[tkey]float64{}, forms: map[string]string{}}
 	s.fleet = newFleet(s.targets)
 	s.window.Store(int64(cfg.Window))
 	s.interval.Store(int64(cfg.Interval))
@@ -129,15 +134,9 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 	defer cancel()
 	w := time.Duration(s.window.Load())
 	r := Refresh{Time: now}
-	bs := make([]builder, len(families))
-	for i, f := range families {
-		bs[i] = builder{f: f, match: s.cfg.Match, window: promDuration(w)}
-	}
+	built := s.queriesFor(w)
 	// Round one: every family's state, and up{}.
-	qs := make([]string, 0, len(bs)+1)
-	for _, b := range bs {
-		qs = append(qs, b.stateQuery())
-	}
+	qs := append(make([]string, 0, len(families)+1), built.state...)
 	// up{} for the jobs engine targets were seen in: none before the first
 	// refresh found any (and then nothing is known to be down or gone).
 	jobs := s.knownJobs()
@@ -145,21 +144,21 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 		qs = append(qs, upQuery(s.cfg.Match, jobs))
 	}
 	lim := s.newLimits()
-	first := s.queryAll(ctx, qs, 0, now, lim, len(bs))
+	first := s.queryAll(ctx, qs, 0, now, lim, len(families))
 	if len(jobs) == 0 {
 		first = append(first, answer{})
 	}
 	// Round two: the latencies of the families found.
 	var lq []string
 	var lfam []int
-	for i, b := range bs {
-		if first[i].err == nil && len(first[i].vec) > 0 && len(b.f.hists) > 0 {
-			lq = append(lq, b.latencyQuery())
+	for i, f := range families {
+		if first[i].err == nil && len(first[i].vec) > 0 && len(f.hists) > 0 {
+			lq = append(lq, built.latency[i])
 			lfam = append(lfam, i)
 		}
 	}
 	// The routers' own word, in the same round (routers.go).
-	lq = append(lq, routerQuery(s.cfg.Match, promDuration(w)))
+	lq = append(lq, built.router)
 	second := s.queryAll(ctx, lq, len(qs), now, lim, -1)
 	r.Queries = len(qs) + len(lq)
 
@@ -167,7 +166,7 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 	fl.begin(w)
 	defer fl.end()
 	var errs []string
-	for i, a := range first[:len(bs)] {
+	for i, a := range first[:len(families)] {
 		r.Warnings = append(r.Warnings, a.warn...)
 		if a.err != nil {
 			errs = append(errs, s.explain(a.err))
@@ -191,7 +190,7 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 		}
 		fl.addLatency(&families[lfam[j]], a.vec)
 	}
-	up := first[len(bs)]
+	up := first[len(families)]
 	if up.err != nil {
 		errs = append(errs, s.explain(up.err))
 	}
@@ -205,6 +204,34 @@ func (s *Source) Refresh(ctx context.Context, now time.Time) Refresh {
 	return r
 }
 
+// queries are the queries of a refresh over a window, written once for it
+// (they change only with the window): each family's state and latency
+// query, and the routers'.
+type queries struct {
+	window         string
+	state, latency []string
+	router         string
+}
+
+func (s *Source) queriesFor(w time.Duration) *queries {
+	win := promDuration(w)
+	if q := s.built; q != nil && q.window == win {
+		return q
+	}
+	q := &queries{window: win, router: routerQuery(s.cfg.Match, win)}
+	for _, f := range families {
+		b := builder{f: f, match: s.cfg.Match, window: win}
+		q.state = append(q.state, b.stateQuery())
+		lat := ""
+		if len(f.hists) > 0 {
+			lat = b.latencyQuery()
+		}
+		q.latency = append(q.latency, lat)
+	}
+	s.built = q
+	return q
+}
+
 // queryAll runs the queries at once and returns their answers in order;
 // the one at index up is up{} (whose rows only tell of targets already
 // admitted). Query i reads with decoder slot+i; the answers' rows are
@@ -213,13 +240,26 @@ func (s *Source) queryAll(ctx context.Context, qs []string, slot int, now time.T
 	for len(s.decoders) < slot+len(qs) {
 		s.decoders = append(s.decoders, newDecoder())
 	}
+	// The queries as a form's field, escaped once while they stay the same.
+	if len(s.forms) > 4*len(families)+16 {
+		clear(s.forms)
+	}
+	forms := make([]string, len(qs))
+	for i, q := range qs {
+		f, ok := s.forms[q]
+		if !ok {
+			f = "query=" + url.QueryEscape(q)
+			s.forms[q] = f
+		}
+		forms[i] = f
+	}
 	out := make([]answer, len(qs))
 	var wg sync.WaitGroup
-	for i, q := range qs {
+	for i := range qs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rows, warn, err := s.query(ctx, s.decoders[slot+i], q, now, lim, i == up)
+			rows, warn, err := s.query(ctx, s.decoders[slot+i], forms[i], now, lim, i == up)
 			out[i] = answer{vec: rows, warn: cleanWarnings(warn), err: err}
 		}()
 	}
