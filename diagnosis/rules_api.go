@@ -42,19 +42,19 @@ func httpShare(e *env, ep Endpoint, part model.Opt) (share, n float64, ok bool) 
 
 func ruleHTTPErrors(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.withMetrics() {
-		share, n, ok := httpShare(e, ep, ep.State.HTTP5xxPS)
+	for ep := range each(e.withMetrics()) {
+		share, n, ok := httpShare(e, *ep, ep.State.HTTP5xxPS)
 		if !ok || share < e.cfg.FinishErrorShare {
 			continue
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: API, Severity: model.SevCrit,
 			Title: fmt.Sprintf("API answers HTTP 5xx to %s of requests", pct(share)),
 			Evidence: []Evidence{{Text: fmt.Sprintf("%s 5xx of %s API responses (%s/s)", num(share*n), num(n), num(ep.State.HTTP5xxPS.V)),
-				Source: metricSource(ep, "http_5xx"), Window: ep.State.RateWindow}},
+				Source: metricSource(*ep, "http_5xx"), Window: ep.State.RateWindow}},
 			Cause: "the server fails requests: an engine error (out of memory, a crashed worker), or a 503 while it is not ready",
 			Actions: []Action{
 				{Change: "read the engine log at the same times for the traceback", Why: "a 500 carries its exception there", TradeOff: "none"},
-				replicas(ep),
+				replicas(*ep),
 			}})
 	}
 	return out
@@ -72,15 +72,15 @@ var admission = map[model.Engine]struct{ flag, answer, def string }{
 
 func ruleRejections(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		var share, count float64
 		for _, r := range rejectReasons {
 			share += ep.State.FinishShare[r]
 			count += ep.State.FinishCount[r]
 		}
-		n := finished(ep)
+		n := finished(*ep)
 		source := engines.TGIOverloaded
-		if hs, hn, ok := httpShare(e, ep, ep.State.HTTPRejectedPS); ok && hs > share {
+		if hs, hn, ok := httpShare(e, *ep, ep.State.HTTPRejectedPS); ok && hs > share {
 			share, count, n, source = hs, hs*hn, hn, "http_requests_total{status=\"429\"|\"503\"}"
 		}
 		if n < e.cfg.MinFinished || share < e.cfg.RejectShare {
@@ -102,7 +102,7 @@ func ruleRejections(e *env) []Finding {
 				Source: source, Window: ep.State.RateWindow}},
 			Cause: fmt.Sprintf("more requests arrive at once than %s admits: the engine answers them %s at once instead of queueing", limitText, answerOf(eng)),
 			Actions: []Action{
-				replicas(ep),
+				replicas(*ep),
 				{Change: "clients: retry 429/503 with backoff and jitter", Why: "a rejected request cost nothing yet: a retry later gets in", TradeOff: "latency for the retried requests"},
 			}}
 		if ok {
@@ -133,13 +133,13 @@ var clientErrorKinds = map[string]bool{"vllm_mm_limit": true, "vllm_lora_not_fou
 
 func ruleClientErrors(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.withMetrics() {
-		share, n, ok := httpShare(e, ep, ep.State.HTTP4xxPS)
+	for ep := range each(e.withMetrics()) {
+		share, n, ok := httpShare(e, *ep, ep.State.HTTP4xxPS)
 		if !ok || share < e.cfg.FinishErrorShare {
 			continue
 		}
 		ev := []Evidence{{Text: fmt.Sprintf("%s 4xx of %s API responses (%s/s)", num(share*n), num(n), num(ep.State.HTTP4xxPS.V)),
-			Source: metricSource(ep, "http_4xx"), Window: ep.State.RateWindow}}
+			Source: metricSource(*ep, "http_4xx"), Window: ep.State.RateWindow}}
 		reasons := map[string]int{}
 		var order []string
 		for _, x := range e.eventsOf(ep.URL) {

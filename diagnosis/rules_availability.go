@@ -36,7 +36,7 @@ func defaultPort(e model.Engine) (string, bool) {
 
 func ruleDown(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.in.Endpoints {
+	for ep := range each(e.in.Endpoints) {
 		if !ep.isDown() || ep.Life == model.LifeStarting {
 			continue // a start under way is the cold-start finding's
 		}
@@ -84,7 +84,7 @@ func ruleDown(e *env) []Finding {
 
 func ruleUnhealthy(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.in.Endpoints {
+	for ep := range each(e.in.Endpoints) {
 		if h := ep.Identity.Health; h == "" || h == model.HealthUnknown {
 			e.lack(ep, "health (no health route answered)")
 			continue
@@ -110,7 +110,7 @@ var metricsEnable = byEngine(func(l engines.Levers) engines.Change { return l.En
 
 func ruleMetricsErr(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.in.Endpoints {
+	for ep := range each(e.in.Endpoints) {
 		if ep.Identity.Layer != "" {
 			continue // a router or proxy, shown as what it is: not an engine whose metrics are missing
 		}
@@ -191,13 +191,13 @@ func recentRestarts(ep Endpoint, now time.Time) []time.Time {
 
 func ruleRestarts(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.in.Endpoints {
+	for ep := range each(e.in.Endpoints) {
 		if ep.Runs != nil {
-			out = append(out, restartsFromRuns(e, ep)...)
+			out = append(out, restartsFromRuns(e, *ep)...)
 			continue
 		}
 		// No ledger: counter resets alone cannot tell a crash from a deploy.
-		rs := recentRestarts(ep, e.in.Time)
+		rs := recentRestarts(*ep, e.in.Time)
 		if len(rs) == 0 {
 			continue
 		}
@@ -222,8 +222,10 @@ func ruleRestarts(e *env) []Finding {
 
 func ruleColdStart(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.in.Endpoints {
+	for ep := range each(e.in.Endpoints) {
 		if ep.Life == model.LifeStarting && ep.isDown() {
+			cp := *ep // its engine is filled in below: a copy, not the input
+			ep := &cp
 			if ep.Identity.Engine == model.Unknown { // never answered: its log names it
 				ep.Identity.Engine = engineFromEvents(e.in.Events)[""]
 				if ep.Identity.Engine == model.Unknown {
@@ -249,7 +251,7 @@ func ruleColdStart(e *env) []Finding {
 			continue
 		}
 		started, what := ep.UpSince, "up"
-		if rs := recentRestarts(ep, e.in.Time); len(rs) > 0 && rs[len(rs)-1].After(started) {
+		if rs := recentRestarts(*ep, e.in.Time); len(rs) > 0 && rs[len(rs)-1].After(started) {
 			started, what = rs[len(rs)-1], "restart"
 		}
 		if started.IsZero() || e.in.Time.Sub(started) > e.cfg.ColdStart {
@@ -271,13 +273,13 @@ func ruleColdStart(e *env) []Finding {
 		if p := ep.State.PreemptionsPS; p.OK && p.V > 0 {
 			continue
 		}
-		if n, ok := meanPrompt(ep); ok && n >= longPrompt {
+		if n, ok := meanPrompt(*ep); ok && n >= longPrompt {
 			continue
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevInfo,
 			Title: "slow first requests after a (re)start (warm-up)",
 			Evidence: []Evidence{{Text: "TTFT p90≈" + secs(ttft.P90.V) + ", " + what + " " + dur(e.in.Time.Sub(started).Round(time.Second)) + " ago",
-				Source: metricSource(ep, "ttft"), Window: ttft.Window}},
+				Source: metricSource(*ep, "ttft"), Window: ttft.Window}},
 			Cause:   "the prefix cache is empty and kernels/graphs compile on first use after a restart",
 			Actions: forEngine(ep.Engine(), coldStartActs)})
 	}

@@ -28,12 +28,12 @@ func finished(ep Endpoint) float64 {
 // there are enough to judge a share; otherwise it says why not.
 func enoughFinished(e *env, ep Endpoint, what string) (float64, bool) {
 	if ep.State.FinishShare == nil {
-		e.lack(ep, what+" (finish reasons: "+notExposed(ep)+")")
+		e.lack(&ep, what+" (finish reasons: "+notExposed(ep)+")")
 		return 0, false
 	}
 	n := finished(ep)
 	if n < e.cfg.MinFinished {
-		e.lack(ep, fmt.Sprintf("%s (%s requests finished in the window; %s needed to judge a share)", what, num(n), num(e.cfg.MinFinished)))
+		e.lack(&ep, fmt.Sprintf("%s (%s requests finished in the window; %s needed to judge a share)", what, num(n), num(e.cfg.MinFinished)))
 		return n, false
 	}
 	return n, true
@@ -41,17 +41,17 @@ func enoughFinished(e *env, ep Endpoint, what string) (float64, bool) {
 
 func ruleFinishLength(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		if r, _ := ep.PDRole(); r == model.RolePrefill {
 			continue // a prefill instance generates one token by design (max_tokens 1); decode generates the rest
 		}
-		n, ok := enoughFinished(e, ep, "length share")
+		n, ok := enoughFinished(e, *ep, "length share")
 		if !ok {
 			continue
 		}
 		s := ep.State.FinishShare["length"]
 		ev := []Evidence{{Text: fmt.Sprintf("%s of %s requests finished with reason length", pct(s), num(n)),
-			Source: metricSource(ep, "finish"), Window: ep.State.RateWindow}}
+			Source: metricSource(*ep, "finish"), Window: ep.State.RateWindow}}
 		if own := min(e.in.OwnLength[ep.URL], ep.State.FinishCount["length"]); own > 0 {
 			// llmtop's own benchmark requests run to max_tokens by design.
 			n -= own
@@ -61,7 +61,7 @@ func ruleFinishLength(e *env) []Finding {
 			}
 			s = (ep.State.FinishCount["length"] - own) / n
 			ev = []Evidence{{Text: fmt.Sprintf("%s of %s requests finished with reason length, leaving out the %s of llmtop's own benchmark (ignore_eos: they run to max_tokens by design)", pct(s), num(n), num(own)),
-				Source: metricSource(ep, "finish"), Window: ep.State.RateWindow}}
+				Source: metricSource(*ep, "finish"), Window: ep.State.RateWindow}}
 		}
 		if s < e.cfg.FinishLengthShare {
 			continue
@@ -80,12 +80,12 @@ func ruleFinishLength(e *env) []Finding {
 
 func ruleFinishErrors(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.withMetrics() {
-		n, ok := enoughFinished(e, ep, "aborted/errored share")
+	for ep := range each(e.withMetrics()) {
+		n, ok := enoughFinished(e, *ep, "aborted/errored share")
 		if !ok {
 			continue
 		}
-		ab, er := ep.State.FinishShare["abort"], errorShare(ep)
+		ab, er := ep.State.FinishShare["abort"], errorShare(*ep)
 		sev, _ := FinishAlarm(ep.State, e.cfg)
 		if sev < model.SevWarn {
 			continue
@@ -93,7 +93,7 @@ func ruleFinishErrors(e *env) []Finding {
 		out = append(out, Finding{Endpoint: ep.URL, Category: Behaviour, Severity: sev,
 			Title: fmt.Sprintf("requests aborted or failing (abort %s, error %s)", pct(ab), pct(er)),
 			Evidence: []Evidence{{Text: fmt.Sprintf("abort %s + error %s of %s finished requests", pct(ab), pct(er), num(n)),
-				Source: metricSource(ep, "finish"), Window: ep.State.RateWindow}},
+				Source: metricSource(*ep, "finish"), Window: ep.State.RateWindow}},
 			Cause: "aborts are clients disconnecting (timeouts shorter than TTFT+generation, users cancelling); errors are the engine failing requests",
 			Actions: []Action{
 				{Change: "compare the clients' timeout with the e2e latency p99; raise it or cut the queue (see queueing findings)", Why: "a client that gives up still cost the prefill", TradeOff: "none"},

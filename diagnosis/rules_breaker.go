@@ -101,7 +101,7 @@ func ruleRouterEjectedWorker(e *env) []Finding {
 			saturated := len(others) > 0 && all
 			if !alive && !saturated {
 				if !watched {
-					e.lack(r, fmt.Sprintf("the router took %s out (%s), but llmtop does not watch it: whether it still serves is not checked", b.Server, how))
+					e.lack(&r, fmt.Sprintf("the router took %s out (%s), but llmtop does not watch it: whether it still serves is not checked", b.Server, how))
 				}
 				continue
 			}

@@ -78,13 +78,13 @@ func itlValue(ep Endpoint) (float64, bool) {
 func ruleITL(e *env) []Finding {
 	var out []Finding
 	slo := e.cfg.SLOITL.Seconds()
-	for _, ep := range e.withMetrics() {
-		d, name, ok := itlDist(ep)
+	for ep := range each(e.withMetrics()) {
+		d, name, ok := itlDist(*ep)
 		if !ok {
 			e.lack(ep, "ITL/TPOT (not exposed or no tokens in the window)")
 			continue
 		}
-		v, _ := itlValue(ep)
+		v, _ := itlValue(*ep)
 		if v <= slo {
 			continue
 		}
@@ -95,11 +95,11 @@ func ruleITL(e *env) []Finding {
 		if !d.P99.OK {
 			label = name + " mean "
 		}
-		ev := []Evidence{{Text: label + secs(v) + " > SLO " + dur(e.cfg.SLOITL), Source: metricSource(ep, map[string]string{"ITL": "itl", "TPOT": "tpot"}[name]), Window: d.Window}}
+		ev := []Evidence{{Text: label + secs(v) + " > SLO " + dur(e.cfg.SLOITL), Source: metricSource(*ep, map[string]string{"ITL": "itl", "TPOT": "tpot"}[name]), Window: d.Window}}
 		if d.P50.OK {
-			ev = append(ev, Evidence{Text: name + " p50≈" + secs(d.P50.V), Source: metricSource(ep, "itl"), Window: d.Window})
+			ev = append(ev, Evidence{Text: name + " p50≈" + secs(d.P50.V), Source: metricSource(*ep, "itl"), Window: d.Window})
 		}
-		out = append(out, itlFinding(e, ep, d, ev))
+		out = append(out, itlFinding(e, *ep, d, ev))
 	}
 	return out
 }
@@ -440,13 +440,13 @@ func kneeCap(ep Endpoint, d model.Dist, slo float64) (int, string) {
 
 func ruleSpec(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		a := ep.State.SpecAccept
 		var logEv *Evidence
 		if !a.OK {
 			// llama-server without its speculative counters: its log's
 			// per-request tallies, summed over the event window.
-			if acc, drafted, n, perPos := specFromLog(e, ep); drafted > 0 {
+			if acc, drafted, n, perPos := specFromLog(e, *ep); drafted > 0 {
 				a = model.Some(acc / drafted)
 				text := fmt.Sprintf("%s of %s draft tokens accepted over %d request(s)", num(acc), num(drafted), n)
 				if perPos != "" {
@@ -463,15 +463,15 @@ func ruleSpec(e *env) []Finding {
 			continue
 		}
 		sev := model.SevInfo
-		if v, ok := itlValue(ep); ok && v > e.cfg.SLOITL.Seconds() {
+		if v, ok := itlValue(*ep); ok && v > e.cfg.SLOITL.Seconds() {
 			sev = model.SevWarn
 		}
 		acts := byEngine(func(l engines.Levers) engines.Change { return l.SpeculateLess })
-		ev := []Evidence{{Text: "accepted/drafted tokens " + pct(a.V) + " < " + pct(e.cfg.SpecAcceptLow), Source: metricSource(ep, "spec"), Window: ep.State.RateWindow}}
+		ev := []Evidence{{Text: "accepted/drafted tokens " + pct(a.V) + " < " + pct(e.cfg.SpecAcceptLow), Source: metricSource(*ep, "spec"), Window: ep.State.RateWindow}}
 		if logEv != nil {
 			ev = []Evidence{*logEv}
 		}
-		if pe, keep, ok := specByPosition(ep); ok {
+		if pe, keep, ok := specByPosition(*ep); ok {
 			ev = append(ev, pe)
 			if eng := ep.Engine(); eng == model.VLLM && keep > 0 {
 				acts[eng] = Action{Change: fmt.Sprintf(engines.VLLMDraftTokens, keep),
@@ -526,7 +526,7 @@ const specGainMin = 0.05
 // does not make decoding faster only costs GPU time.
 func ruleSpecGain(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		a := ep.State.SpecAccept
 		n := len(ep.Runs)
 		switch {
@@ -563,12 +563,12 @@ func ruleSpecGain(e *env) []Finding {
 			continue
 		}
 		ev := []Evidence{
-			{Text: fmt.Sprintf("TPOT p50 %.1f ms with speculation (acceptance %s) vs %.1f ms in run %d without it", nowMS, pct(a.V), wasMS, prev.N), Source: metricSource(ep, string(model.TPOT)), Window: ep.State.RateWindow},
+			{Text: fmt.Sprintf("TPOT p50 %.1f ms with speculation (acceptance %s) vs %.1f ms in run %d without it", nowMS, pct(a.V), wasMS, prev.N), Source: metricSource(*ep, string(model.TPOT)), Window: ep.State.RateWindow},
 		}
 		if r, was := ep.State.RequestsPS, ps.RequestsPS; r.OK && was.OK {
 			ev = append(ev, Evidence{Text: fmt.Sprintf("load %s req/s now, %s req/s then", num(r.V), num(was.V)), Source: "run ledger"})
 		}
-		if pe, _, ok := specByPosition(ep); ok {
+		if pe, _, ok := specByPosition(*ep); ok {
 			ev = append(ev, pe)
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Decode, Severity: model.SevWarn,

@@ -92,8 +92,8 @@ func smallestGPU(g *model.GPUSnapshot) (model.GPU, bool) {
 
 func ruleWeightsVRAM(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.in.Endpoints {
-		w, line, ok := weightsOnGPU(e, ep)
+	for ep := range each(e.in.Endpoints) {
+		w, line, ok := weightsOnGPU(e, *ep)
 		source := ""
 		if ok {
 			source = "log: " + model.Clean(line.Line)
@@ -122,16 +122,16 @@ func ruleWeightsVRAM(e *env) []Finding {
 		ev := []Evidence{
 			{Text: fmt.Sprintf("weights %s of GPU %d's %s (%s): %s", gib(w), d.Index, gib(d.MemTotal.V), nonEmpty(d.Name, "GPU"), pct(share)), Source: source},
 		}
-		flag, frac, _ := memFraction(ep)
+		flag, frac, _ := memFraction(*ep)
 		if flag != "" && frac > 0 {
 			left := d.MemTotal.V*frac - w
 			ev = append(ev, Evidence{Text: fmt.Sprintf("%s %.2f leaves %s for the KV cache and activations", flag, frac, gib(max(left, 0))), Source: "engine configuration"})
 		}
-		if kv, ok := newestEvent(e, ep, kindVLLMKVMemory); ok {
+		if kv, ok := newestEvent(e, *ep, kindVLLMKVMemory); ok {
 			ev = append(ev, Evidence{Text: "the engine's KV cache got " + kv.Fields["gib"] + " GiB", Source: "log: " + model.Clean(kv.Line)})
 		}
 		if ep.State.KVUsage.OK {
-			ev = append(ev, Evidence{Text: "KV cache " + pct(ep.State.KVUsage.V) + " full", Source: metricSource(ep, "kv")})
+			ev = append(ev, Evidence{Text: "KV cache " + pct(ep.State.KVUsage.V) + " full", Source: metricSource(*ep, "kv")})
 		}
 		sev := model.SevWarn
 		if share >= 0.9 {
@@ -224,9 +224,9 @@ func ccLess(a, b string) bool {
 
 func ruleDtypeCapability(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.in.Endpoints {
-		marlin, logged := newestEvent(e, ep, kindFP8Marlin)
-		ps := precisions(ep)
+	for ep := range each(e.in.Endpoints) {
+		marlin, logged := newestEvent(e, *ep, kindFP8Marlin)
+		ps := precisions(*ep)
 		var d model.GPU
 		haveCC := false
 		for _, g := range EngineGPUs(e.in.GPU) {

@@ -185,9 +185,9 @@ func ruleRegression(e *env) []Finding {
 	var out []Finding
 	judged := 0
 	defer func() { e.idle = judged == 0 }() // no restart: nothing to compare
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		if ep.Runs != nil {
-			f, ok, j := regressionFromRuns(e, ep)
+			f, ok, j := regressionFromRuns(e, *ep)
 			if ok {
 				out = append(out, f)
 			}
@@ -197,7 +197,7 @@ func ruleRegression(e *env) []Finding {
 			continue
 		}
 		b := ep.Before
-		rs := recentRestarts(ep, e.in.Time)
+		rs := recentRestarts(*ep, e.in.Time)
 		if b == nil || len(rs) == 0 {
 			continue
 		}
@@ -221,19 +221,19 @@ func ruleRegression(e *env) []Finding {
 				return
 			}
 			r := d.P50.V / before.V
-			ev = append(ev, Evidence{Text: fmt.Sprintf("%s p50≈%s after vs %s before (×%.2f)", name, secs(d.P50.V), secs(before.V), r), Source: metricSource(ep, strings.ToLower(name)), Window: d.Window})
+			ev = append(ev, Evidence{Text: fmt.Sprintf("%s p50≈%s after vs %s before (×%.2f)", name, secs(d.P50.V), secs(before.V), r), Source: metricSource(*ep, strings.ToLower(name)), Window: d.Window})
 			if r >= e.cfg.RegressionRatio {
 				worse = true
 			}
 		}
 		if similar {
 			cmp("TTFT", b.TTFT, ep.State.Latency[model.TTFT])
-			d, _, _ := itlDist(ep)
+			d, _, _ := itlDist(*ep)
 			cmp("ITL", b.ITL, d)
 			if b.GenTPS.OK && ep.State.GenTPS.OK && b.GenTPS.V > 0 {
-				ev = append(ev, Evidence{Text: fmt.Sprintf("generation %s tok/s after vs %s before", num(ep.State.GenTPS.V), num(b.GenTPS.V)), Source: metricSource(ep, "gen"), Window: ep.State.RateWindow})
+				ev = append(ev, Evidence{Text: fmt.Sprintf("generation %s tok/s after vs %s before", num(ep.State.GenTPS.V), num(b.GenTPS.V)), Source: metricSource(*ep, "gen"), Window: ep.State.RateWindow})
 			}
-			ev = append(ev, Evidence{Text: fmt.Sprintf("at similar load: running %s now vs %s before", num(ep.State.Running.V), num(b.Running.V)), Source: metricSource(ep, "running")})
+			ev = append(ev, Evidence{Text: fmt.Sprintf("at similar load: running %s now vs %s before", num(ep.State.Running.V), num(b.Running.V)), Source: metricSource(*ep, "running")})
 		}
 		if len(changes) == 0 && !worse {
 			continue

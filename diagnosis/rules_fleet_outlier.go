@@ -69,7 +69,7 @@ func ruleOutlier(e *env) []Finding {
 			}
 			if len(vals) < outlierMin {
 				if len(vals) > 0 {
-					e.lack(*eps[0], fmt.Sprintf("%s of %s: %d replica(s) with a number, an outlier needs %d to have a median", om.name, m, len(vals), outlierMin))
+					e.lack(eps[0], fmt.Sprintf("%s of %s: %d replica(s) with a number, an outlier needs %d to have a median", om.name, m, len(vals), outlierMin))
 				}
 				continue
 			}

@@ -41,15 +41,15 @@ func ruleIdleWaiting(e *env) []Finding {
 		return nil
 	}
 	var out []Finding
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		w := ep.State.Waiting
 		if !w.OK || w.V < 1 {
 			continue
 		}
 		ev := []Evidence{{Text: fmt.Sprintf("GPU utilisation %.0f %% < %.0f %% over %d device(s)", util, e.cfg.GPUIdleUtil, n), Source: gpuSource(g)},
-			{Text: "waiting " + num(w.V) + ", running " + optNum(ep.State.Running), Source: metricSource(ep, "waiting")}}
+			{Text: "waiting " + num(w.V) + ", running " + optNum(ep.State.Running), Source: metricSource(*ep, "waiting")}}
 		var acts []Action
-		if front := frontThread(ep); front != "" {
+		if front := frontThread(*ep); front != "" {
 			// The host source read the API server: say what it saw
 			// (api_server_cpu judges a saturated one).
 			ev = append(ev, Evidence{Text: front, Source: "/proc"})

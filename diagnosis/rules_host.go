@@ -92,7 +92,7 @@ func ruleFrontCPU(e *env) []Finding {
 		}
 		if s := engines.Of(ep.Engine()); s != nil && s.Levers.FrontRunsModel {
 			// A busy CPU engine is not a saturated API server.
-			e.lack(ep, "the API server's CPU apart from the model's: "+s.Name+" runs the model in the process that holds the port")
+			e.lack(&ep, "the API server's CPU apart from the model's: "+s.Name+" runs the model in the process that holds the port")
 			continue
 		}
 		t := f.Busiest
@@ -101,7 +101,7 @@ func ruleFrontCPU(e *env) []Finding {
 			want = t.CPU
 		}
 		if !want.OK {
-			e.lack(ep, "the API server's thread CPU (a first look has no rate yet)")
+			e.lack(&ep, "the API server's thread CPU (a first look has no rate yet)")
 			continue
 		}
 		if want.V < threadSaturated {
@@ -132,7 +132,7 @@ func ruleFrontCPU(e *env) []Finding {
 			// Saturated, but nothing waits, the batch is full and the
 			// GPU busy (or unread): not yet the bottleneck.
 			if e.in.GPU == nil && !st.State.Waiting.OK && !st.State.Running.OK {
-				e.lack(ep, "whether the saturated API server holds the GPU back (no GPU reading, no waiting count)")
+				e.lack(&ep, "whether the saturated API server holds the GPU back (no GPU reading, no waiting count)")
 			}
 			continue
 		}
@@ -166,9 +166,9 @@ func frontThread(ep Endpoint) string {
 // endpointState finds the endpoint with metrics for url (the host reading
 // is per endpoint; the state per endpoint and model).
 func endpointState(e *env, url string) Endpoint {
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		if ep.URL == url {
-			return ep
+			return *ep
 		}
 	}
 	return Endpoint{URL: url}

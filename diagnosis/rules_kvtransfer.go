@@ -77,7 +77,7 @@ func ruleKVTransferExpired(e *env) []Finding {
 	var out []Finding
 	judged := 0
 	defer func() { e.idle = judged == 0 }()
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		r := ep.State.KVExpiredPS
 		if !r.OK {
 			continue // no expiry counted here: not a NIXL prefill instance

@@ -22,7 +22,7 @@ func ruleOutputTail(e *env) []Finding {
 	var out []Finding
 	judged := 0
 	defer func() { e.idle = judged == 0 }() // no output lengths exposed: nothing to judge
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		d := ep.State.Latency[model.OutputLen]
 		if !d.Exposed && d.Count == 0 {
 			continue // llama.cpp, Ollama: no output-length histogram
@@ -38,20 +38,20 @@ func ruleOutputTail(e *env) []Finding {
 		st := ep.State
 		var cost []Evidence
 		if st.KVUsage.OK && st.KVUsage.V >= 0.8 {
-			cost = append(cost, Evidence{Text: "KV cache " + pct(st.KVUsage.V) + " used", Source: metricSource(ep, "kv")})
+			cost = append(cost, Evidence{Text: "KV cache " + pct(st.KVUsage.V) + " used", Source: metricSource(*ep, "kv")})
 		}
 		if st.Waiting.OK && st.Waiting.V >= 1 {
-			cost = append(cost, Evidence{Text: "waiting " + num(st.Waiting.V) + ", running " + optNum(st.Running), Source: metricSource(ep, "waiting")})
+			cost = append(cost, Evidence{Text: "waiting " + num(st.Waiting.V) + ", running " + optNum(st.Running), Source: metricSource(*ep, "waiting")})
 		}
 		if itl := st.Latency[model.ITL]; itl.P99.OK && itl.P99.V > e.cfg.SLOITL.Seconds() {
-			cost = append(cost, Evidence{Text: "ITL p99≈" + secs(itl.P99.V) + " over the " + secs(e.cfg.SLOITL.Seconds()) + " SLO", Source: metricSource(ep, "itl"), Window: itl.Window})
+			cost = append(cost, Evidence{Text: "ITL p99≈" + secs(itl.P99.V) + " over the " + secs(e.cfg.SLOITL.Seconds()) + " SLO", Source: metricSource(*ep, "itl"), Window: itl.Window})
 		}
 		if len(cost) == 0 {
 			continue
 		}
 		p95 := math.Round(d.P95.V)
 		ev := append([]Evidence{{Text: fmt.Sprintf("output length p50≈%s, p95≈%s, p99≈%s tokens over %s requests", num(math.Round(d.P50.V)), num(p95), num(math.Round(d.P99.V)), num(float64(d.Count))),
-			Source: metricSource(ep, "output_len") + " (bucket estimates)", Window: d.Window}}, cost...)
+			Source: metricSource(*ep, "output_len") + " (bucket estimates)", Window: d.Window}}, cost...)
 		out = append(out, Finding{Endpoint: ep.URL, Category: Decode, Severity: model.SevWarn,
 			Title:    fmt.Sprintf("a long tail of outputs holds decode slots (p99≈%s tokens, %s× the median)", num(math.Round(d.P99.V)), num(math.Round(d.P99.V/d.P50.V))),
 			Evidence: ev,

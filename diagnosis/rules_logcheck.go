@@ -45,7 +45,7 @@ func disagree(a, b model.Opt, abs float64) bool {
 func ruleLogMismatch(e *env) []Finding {
 	logEngine := engineFromEvents(e.in.Events)
 	var out []Finding
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		lg, st := ep.Log, ep.State
 		if st.Source != model.FromScrape {
 			continue // the picture is the log's own: nothing to compare

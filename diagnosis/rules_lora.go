@@ -23,8 +23,8 @@ func ruleLoRAStarved(e *env) []Finding {
 	var out []Finding
 	judged := 0
 	defer func() { e.idle = judged == 0 }() // no adapters seen: nothing to judge
-	for _, ep := range e.withMetrics() {
-		if f, ok := loraPoolFull(e, ep); ok {
+	for ep := range each(e.withMetrics()) {
+		if f, ok := loraPoolFull(e, *ep); ok {
 			out = append(out, f)
 			judged++
 			continue
@@ -54,7 +54,7 @@ func ruleLoRAStarved(e *env) []Finding {
 		}
 		ev := []Evidence{
 			{Text: fmt.Sprintf("%s requests deferred (waiting %s), KV %s, running %s", num(st.Deferred.V), optNum(st.Waiting), pct(st.KVUsage.V), optNum(st.Running)),
-				Source: metricSource(ep, "waiting")},
+				Source: metricSource(*ep, "waiting")},
 			{Text: fmt.Sprintf("adapters running %s; waiting %s (max_lora %s)", list(l.Running), list(l.Waiting), max), Source: st.From["lora"]},
 		}
 		acts := []Action{{Change: "more adapters per batch", Why: "each batch holds at most max_lora adapters: requests for the others wait though KV and the batch have room",

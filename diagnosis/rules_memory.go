@@ -19,10 +19,10 @@ func init() {
 
 func ruleKVFull(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		kv := ep.State.KVUsage
 		if !kv.OK {
-			e.lack(ep, "KV-cache usage ("+notExposed(ep)+")")
+			e.lack(ep, "KV-cache usage ("+notExposed(*ep)+")")
 			continue
 		}
 		if kv.V < e.cfg.KVHigh {
@@ -33,17 +33,17 @@ func ruleKVFull(e *env) []Finding {
 			}
 			continue
 		}
-		_, _, which := kvBatch(ep)
+		_, _, which := kvBatch(*ep)
 		on := ""
 		if which != "" {
 			on = " on " + which
 		}
-		ev := []Evidence{{Text: "KV usage " + pct(kv.V) + on + " ≥ " + pct(e.cfg.KVHigh), Source: metricSource(ep, "kv")}}
-		ev = append(ev, kvContext(ep)...)
+		ev := []Evidence{{Text: "KV usage " + pct(kv.V) + on + " ≥ " + pct(e.cfg.KVHigh), Source: metricSource(*ep, "kv")}}
+		ev = append(ev, kvContext(*ep)...)
 		out = append(out, Finding{Endpoint: ep.URL, Category: Memory, Severity: model.SevWarn,
 			Title: "KV cache full (" + pct(kv.V) + ")", Evidence: ev,
 			Cause:   "running requests hold nearly every KV block: new requests wait for space and long generations get preempted",
-			Actions: kvActions(e, ep)})
+			Actions: kvActions(e, *ep)})
 	}
 	return out
 }
@@ -52,7 +52,7 @@ func rulePreempt(e *env) []Finding {
 	var out []Finding
 	judged := 0
 	defer func() { e.idle = judged == 0 }()
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		p := ep.State.PreemptionsPS
 		paused := ep.State.Paused
 		if p.OK || paused.OK {
@@ -63,12 +63,12 @@ func rulePreempt(e *env) []Finding {
 			// scheduler): its preemption, counted now rather than as a rate.
 			ev := []Evidence{{Text: fmt.Sprintf("%s requests paused for KV blocks in the newest iteration", num(paused.V)), Source: "inflightBatchingStats.numPausedRequests (iteration stats)"}}
 			if kv := ep.State.KVUsage; kv.OK {
-				ev = append(ev, Evidence{Text: "KV usage " + pct(kv.V), Source: metricSource(ep, "kv")})
+				ev = append(ev, Evidence{Text: "KV usage " + pct(kv.V), Source: metricSource(*ep, "kv")})
 			}
 			out = append(out, Finding{Endpoint: ep.URL, Category: Memory, Severity: model.SevCrit,
-				Title: fmt.Sprintf("KV pressure: %s requests paused", num(paused.V)), Evidence: append(ev, kvContext(ep)...),
+				Title: fmt.Sprintf("KV pressure: %s requests paused", num(paused.V)), Evidence: append(ev, kvContext(*ep)...),
 				Cause:   "the KV pool cannot hold every running request's growing context: the scheduler pauses requests and resumes them later, inflating their latency",
-				Actions: kvActions(e, ep)})
+				Actions: kvActions(e, *ep)})
 			continue
 		}
 		if !p.OK {
@@ -85,15 +85,15 @@ func rulePreempt(e *env) []Finding {
 			word = "retractions"
 		}
 		ev := []Evidence{{Text: fmt.Sprintf("%s %s/s > %s/s (%s in %s)", word, num(p.V), num(e.cfg.PreemptPS), optNum(ep.State.Preemptions), dur(ep.State.RateWindow)),
-			Source: metricSource(ep, "preemptions"), Window: ep.State.RateWindow}}
+			Source: metricSource(*ep, "preemptions"), Window: ep.State.RateWindow}}
 		if kv := ep.State.KVUsage; kv.OK {
-			ev = append(ev, Evidence{Text: "KV usage " + pct(kv.V), Source: metricSource(ep, "kv")})
+			ev = append(ev, Evidence{Text: "KV usage " + pct(kv.V), Source: metricSource(*ep, "kv")})
 		}
-		ev = append(ev, kvContext(ep)...)
+		ev = append(ev, kvContext(*ep)...)
 		out = append(out, Finding{Endpoint: ep.URL, Category: Memory, Severity: model.SevCrit,
 			Title: fmt.Sprintf("KV pressure: %s/s %s", num(p.V), word), Evidence: ev,
 			Cause:   "the KV pool cannot hold every running request's growing context: the engine evicts requests and recomputes them later, wasting GPU time and inflating latency",
-			Actions: kvActions(e, ep)})
+			Actions: kvActions(e, *ep)})
 	}
 	return out
 }

@@ -23,7 +23,7 @@ func ruleSmallBatches(e *env) []Finding {
 		return nil
 	}
 	var out []Finding
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		st := ep.State
 		if st.Waiting.OK && st.Waiting.V >= 1 {
 			continue // gpu_idle_waiting: the bottleneck is before the GPU
@@ -31,7 +31,7 @@ func ruleSmallBatches(e *env) []Finding {
 		if !st.RequestsPS.OK || st.RequestsPS.V <= 0 {
 			continue // no load: an idle GPU is right
 		}
-		per, text, src, ok := stepOccupancy(ep)
+		per, text, src, ok := stepOccupancy(*ep)
 		if !ok || per > e.cfg.SmallBatch {
 			continue
 		}
@@ -40,7 +40,7 @@ func ruleSmallBatches(e *env) []Finding {
 			Evidence: []Evidence{
 				{Text: fmt.Sprintf("GPU utilisation %.0f %% < %.0f %% over %d device(s)", util, e.cfg.GPUIdleUtil, n), Source: gpuSource(e.in.GPU)},
 				{Text: text, Source: src},
-				{Text: fmt.Sprintf("%s requests/s finish, none waiting (running %s)", num(st.RequestsPS.V), optNum(st.Running)), Source: metricSource(ep, "running"), Window: st.RateWindow},
+				{Text: fmt.Sprintf("%s requests/s finish, none waiting (running %s)", num(st.RequestsPS.V), optNum(st.Running)), Source: metricSource(*ep, "running"), Window: st.RateWindow},
 			},
 			Cause: "requests reach the engine one after another, so each step carries one or two of them: the GPU reads all its weights per step for a couple of tokens. More requests in flight at once share each step almost for free",
 			Actions: []Action{

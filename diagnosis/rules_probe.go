@@ -34,7 +34,7 @@ const (
 func ruleProbe(e *env) []Finding {
 	var out []Finding
 	probed := false
-	for _, ep := range e.in.Endpoints {
+	for ep := range each(e.in.Endpoints) {
 		if len(ep.Runs) == 0 {
 			continue
 		}

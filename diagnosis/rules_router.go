@@ -61,9 +61,9 @@ func (e *env) watchedAt(server string) (Endpoint, bool) {
 	if hp == "" {
 		return Endpoint{}, false
 	}
-	for _, ep := range e.in.Endpoints {
+	for ep := range each(e.in.Endpoints) {
 		if ep.Identity.Layer == "" && hostPort(ep.URL) == hp {
-			return ep, true
+			return *ep, true
 		}
 	}
 	return Endpoint{}, false
@@ -164,9 +164,9 @@ func ruleRouterBottleneck(e *env) []Finding {
 			}
 			want := queueRole(q.WorkerType)
 			var engs []Endpoint
-			for _, ep := range e.withMetrics() {
-				if ep.Identity.Layer == "" && (want == "" || ep.Identity.Role == "" || ep.Identity.Role == want) && e.settled(&ep) {
-					engs = append(engs, ep)
+			for ep := range each(e.withMetrics()) {
+				if ep.Identity.Layer == "" && (want == "" || ep.Identity.Role == "" || ep.Identity.Role == want) && e.settled(ep) {
+					engs = append(engs, *ep)
 				}
 			}
 			kind := "engines"
@@ -174,7 +174,7 @@ func ruleRouterBottleneck(e *env) []Finding {
 				kind = q.WorkerType + " engines"
 			}
 			if len(engs) == 0 {
-				e.lack(r, fmt.Sprintf("the router holds %s requests, but no %s behind it are watched: whether they have room is not checked", num(q.Pending), kind))
+				e.lack(&r, fmt.Sprintf("the router holds %s requests, but no %s behind it are watched: whether they have room is not checked", num(q.Pending), kind))
 				continue
 			}
 			room := true

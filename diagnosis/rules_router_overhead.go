@@ -33,13 +33,13 @@ func ruleRouterOverhead(e *env) []Finding {
 		o := r.Identity.Overhead
 		switch {
 		case !e.routerFresh(r):
-			e.lack(r, "router overhead not checked: the router's last word is older than route_lag")
+			e.lack(&r, "router overhead not checked: the router's last word is older than route_lag")
 			continue
 		case o.Missing != "":
-			e.lack(r, "router overhead not checked: "+o.Missing)
+			e.lack(&r, "router overhead not checked: "+o.Missing)
 			continue
 		case o.Requests <= 0:
-			e.lack(r, fmt.Sprintf("router overhead not checked: %s counted no request %s", o.Metric, overheadSpan(o)))
+			e.lack(&r, fmt.Sprintf("router overhead not checked: %s counted no request %s", o.Metric, overheadSpan(o)))
 			continue
 		}
 		share, ttft, ok := o.Share()
@@ -48,7 +48,7 @@ func ruleRouterOverhead(e *env) []Finding {
 			if l := overheadOf(o.Metric); l != nil && l.TTFTNote != "" {
 				why += " (" + l.TTFTNote + ")"
 			}
-			e.lack(r, "router overhead against TTFT not checked: "+why)
+			e.lack(&r, "router overhead against TTFT not checked: "+why)
 			continue
 		}
 		if share < e.cfg.RouteOverheadShare || o.Mean < e.cfg.RouteOverheadMin.Seconds() {
@@ -117,7 +117,7 @@ func overheadOf(metric string) *engines.Overhead {
 // has one).
 func enginesTTFT(e *env) string {
 	lo, hi, n := 0.0, 0.0, 0
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		if ep.Identity.Layer != "" {
 			continue
 		}

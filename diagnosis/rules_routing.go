@@ -118,7 +118,7 @@ func urlList(eps []*Endpoint) string {
 func (e *env) layerInFront(eps []*Endpoint) *engines.Layer {
 	var listing, any *engines.Layer
 	listed, kinds := 0, 0
-	for _, ep := range e.in.Endpoints {
+	for ep := range each(e.in.Endpoints) {
 		ly := engines.LayerByWhat(ep.Identity.Layer)
 		if ly == nil || ly.Role != engines.RoleRouter || ep.isDown() {
 			continue
@@ -218,7 +218,7 @@ func rulePoolStarved(e *env) []Finding {
 			for _, ep := range eps {
 				load += loadOf(ep)
 			}
-			e.lack(*eps[0], fmt.Sprintf("idle %s not checked, because too few requests: %s in flight across the pool, under route_queue_min %s",
+			e.lack(eps[0], fmt.Sprintf("idle %s not checked, because too few requests: %s in flight across the pool, under route_queue_min %s",
 				poolOf(eps), num(load), num(e.cfg.RouteQueueMin)))
 			continue
 		}
@@ -453,7 +453,7 @@ func ruleKVTransferStall(e *env) []Finding {
 	var out []Finding
 	judged := 0
 	defer func() { e.idle = judged == 0 }()
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		xfer, ok := ep.State.Latency[model.KVTransfer]
 		role, _ := ep.PDRole()
 		if !ok || !xfer.Exposed {
@@ -484,7 +484,7 @@ func ruleKVTransferStall(e *env) []Finding {
 			{Text: fmt.Sprintf("KV transfer mean %s over %s transfers", secs(xfer.Mean.V), num(xfer.Count)), Source: ep.State.From[string(model.KVTransfer)], Window: xfer.Window},
 			{Text: fmt.Sprintf("%sTTFT mean %s", whose, secs(ttft.Mean.V)), Source: ttftFrom, Window: ttft.Window},
 		}
-		ev = append(ev, kvDetail(ep)...)
+		ev = append(ev, kvDetail(*ep)...)
 		if role == model.RolePrefill {
 			_, _, decode := e.pdPools()
 			for _, d := range decode[ep.Model()] {
@@ -613,7 +613,7 @@ func ruleKVTransferFailures(e *env) []Finding {
 	var out []Finding
 	judged := 0
 	defer func() { e.idle = judged == 0 }()
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		r := ep.State.KVFailPS
 		if !r.OK {
 			continue // no hand-over counted here: not a prefill/decode member, or not exposed

@@ -21,7 +21,7 @@ func init() {
 
 func ruleConcurrencyCap(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		st := ep.State
 		waiting := st.Waiting
 		if !waiting.OK || (st.Deferred.OK && st.Deferred.V > waiting.V) {
@@ -36,7 +36,7 @@ func ruleConcurrencyCap(e *env) []Finding {
 		if waiting.V <= 0 {
 			continue
 		}
-		limit, ok := currentCap(ep)
+		limit, ok := currentCap(*ep)
 		if !ok && ep.Engine() == model.LlamaCpp && st.Running.OK && st.Running.V >= 1 {
 			// llama-server defers a request only when no slot is free: the
 			// busy slots are all of them, /slots or not (issue 14 item 16).
@@ -49,13 +49,13 @@ func ruleConcurrencyCap(e *env) []Finding {
 		if st.Running.V < float64(limit) {
 			continue
 		}
-		if ttftJudged(e, ep) {
+		if ttftJudged(e, *ep) {
 			continue // the TTFT rules say whether the wait matters (ttft_queueing explains it at the cap)
 		}
 		if st.KVUsage.OK && st.KVUsage.V >= 0.9 && ep.Engine() != model.LlamaCpp {
 			continue // a full shared KV pool, not the cap, holds requests back: the KV rules say so
 		}
-		out = append(out, capFinding(e, ep, limit, waiting))
+		out = append(out, capFinding(e, *ep, limit, waiting))
 	}
 	return out
 }

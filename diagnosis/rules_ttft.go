@@ -44,13 +44,13 @@ func ttftOver(ep Endpoint, slo float64) (v float64, label string, over bool) {
 func ruleTTFT(e *env) []Finding {
 	var out []Finding
 	slo := e.cfg.SLOTTFT.Seconds()
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		d := ep.State.Latency[model.TTFT]
 		if !d.Exposed {
-			e.lack(ep, "TTFT ("+notExposed(ep)+")")
+			e.lack(ep, "TTFT ("+notExposed(*ep)+")")
 			continue
 		}
-		v, label, over := ttftOver(ep, slo)
+		v, label, over := ttftOver(*ep, slo)
 		if label == "" {
 			// Exposed, but no first token in the window: not "within the SLO".
 			e.lack(ep, "TTFT (no request got its first token in the window)")
@@ -61,20 +61,20 @@ func ruleTTFT(e *env) []Finding {
 		}
 		// room for the lines below and the Diagnoser's own: a fleet's
 		// TTFT findings grew this slice twice each
-		ev := append(make([]Evidence, 0, 5), Evidence{Text: label + secs(v) + " > SLO " + dur(e.cfg.SLOTTFT), Source: latSource(ep, "ttft", d), Window: d.Window})
-		qShare, qOK := share(ep, model.Queue, d)
-		pShare, pOK := share(ep, model.Prefill, d)
+		ev := append(make([]Evidence, 0, 5), Evidence{Text: label + secs(v) + " > SLO " + dur(e.cfg.SLOTTFT), Source: latSource(*ep, "ttft", d), Window: d.Window})
+		qShare, qOK := share(*ep, model.Queue, d)
+		pShare, pOK := share(*ep, model.Prefill, d)
 		waiting := ep.State.Waiting
 		if qOK {
 			ev = append(ev, Evidence{Text: fmt.Sprintf("queue time %s of the mean %s (%s)", secs(ep.State.Latency[model.Queue].Mean.V), secs(d.Mean.V), pct(qShare)),
-				Source: latSource(ep, "queue", ep.State.Latency[model.Queue]), Window: ep.State.Latency[model.Queue].Window})
+				Source: latSource(*ep, "queue", ep.State.Latency[model.Queue]), Window: ep.State.Latency[model.Queue].Window})
 		}
 		if pOK {
 			ev = append(ev, Evidence{Text: fmt.Sprintf("prefill time %s of it (%s)", secs(ep.State.Latency[model.Prefill].Mean.V), pct(pShare)),
-				Source: latSource(ep, "prefill", ep.State.Latency[model.Prefill]), Window: ep.State.Latency[model.Prefill].Window})
+				Source: latSource(*ep, "prefill", ep.State.Latency[model.Prefill]), Window: ep.State.Latency[model.Prefill].Window})
 		}
 		if waiting.OK {
-			ev = append(ev, Evidence{Text: "waiting " + num(waiting.V) + ", running " + optNum(ep.State.Running), Source: metricSource(ep, "waiting")})
+			ev = append(ev, Evidence{Text: "waiting " + num(waiting.V) + ", running " + optNum(ep.State.Running), Source: metricSource(*ep, "waiting")})
 		}
 		if !qOK && !pOK && !waiting.OK {
 			e.lack(ep, "queue/prefill split of TTFT (neither queue time, prefill time nor waiting exposed)")
@@ -82,10 +82,10 @@ func ruleTTFT(e *env) []Finding {
 		if p := ep.State.PreemptionsPS; p.OK && p.V > e.cfg.PreemptPS {
 			// Preempted requests go back to the queue and recompute their
 			// prompt: neither phase alone explains TTFT, the KV pool does.
-			out = append(out, preemptedTTFT(e, ep, ev, p.V))
+			out = append(out, preemptedTTFT(e, *ep, ev, p.V))
 			continue
 		}
-		if _, ok := kvStall(e, ep); ok {
+		if _, ok := kvStall(e, *ep); ok {
 			e.handed = true // kv_transfer_stall names the wait: the KV hand-over, not a phase here
 			continue
 		}
@@ -99,17 +99,17 @@ func ruleTTFT(e *env) []Finding {
 			out = append(out, escalate(e, f, v/slo))
 			continue
 		}
-		if slowSteps(e, ep) {
+		if slowSteps(e, *ep) {
 			e.handed = true // over its SLO, not within it: the ITL finding explains both
 			continue
 		}
 		// Where the engine does not time prefill, long prompts stand in.
-		mp, mpOK := meanPrompt(ep)
+		mp, mpOK := meanPrompt(*ep)
 		if pDominant || (!pOK && mpOK && mp >= longPrompt) {
-			out = append(out, prefillFinding(e, ep, ev))
+			out = append(out, prefillFinding(e, *ep, ev))
 			continue
 		}
-		out = append(out, unsplitTTFT(e, ep, ev, qOK, pOK))
+		out = append(out, unsplitTTFT(e, *ep, ev, qOK, pOK))
 	}
 	return out
 }
@@ -171,7 +171,7 @@ func share(ep Endpoint, l model.Latency, ttft model.Dist) (float64, bool) {
 
 func ruleBacklog(e *env) []Finding {
 	var out []Finding
-	for _, ep := range e.withMetrics() {
+	for ep := range each(e.withMetrics()) {
 		w := ep.State.Waiting
 		if !w.OK {
 			e.lack(ep, "waiting requests (not exposed)")
@@ -180,7 +180,7 @@ func ruleBacklog(e *env) []Finding {
 		if w.V <= e.cfg.WaitingHigh {
 			continue
 		}
-		ev := []Evidence{{Text: fmt.Sprintf("waiting %s > %s (running %s)", num(w.V), num(e.cfg.WaitingHigh), optNum(ep.State.Running)), Source: metricSource(ep, "waiting")}}
+		ev := []Evidence{{Text: fmt.Sprintf("waiting %s > %s (running %s)", num(w.V), num(e.cfg.WaitingHigh), optNum(ep.State.Running)), Source: metricSource(*ep, "waiting")}}
 		f := queueFinding(e, ep, "queue_backlog", "queue backlog: "+num(w.V)+" requests waiting", ev, model.SevCrit)
 		out = append(out, escalate(e, f, w.V/e.cfg.WaitingHigh))
 	}
@@ -189,7 +189,8 @@ func ruleBacklog(e *env) []Finding {
 
 // queueFinding explains a queue: a concurrency cap reached with KV to spare
 // (raise the cap), a full KV pool (memory), or a full engine (scale out).
-func queueFinding(e *env, ep Endpoint, id, title string, ev []Evidence, sev model.Severity) Finding {
+func queueFinding(e *env, p *Endpoint, id, title string, ev []Evidence, sev model.Severity) Finding {
+	ep := *p
 	eng := ep.Engine()
 	st := ep.State
 	f := Finding{ID: id, Endpoint: ep.URL, Category: Queueing, Severity: sev, Title: title, Evidence: ev}

@@ -340,13 +340,13 @@ func regressionFromRuns(e *env, ep Endpoint) (f Finding, found, judged bool) {
 	}
 	if prev.Summary.ServedS < minCompared || cur.Summary.ServedS < minCompared {
 		// a run's first seconds are warm-up and noise, not its latency
-		e.lack(ep, fmt.Sprintf("latency after the restart vs before (each run must serve %d s first: %s and %s so far)",
+		e.lack(&ep, fmt.Sprintf("latency after the restart vs before (each run must serve %d s first: %s and %s so far)",
 			minCompared, dur(time.Duration(prev.Summary.ServedS*float64(time.Second))), dur(time.Duration(cur.Summary.ServedS*float64(time.Second)))))
 		return Finding{}, false, true
 	}
 	c := CompareRuns(prev, cur, e.cfg)
 	if !c.Similar {
-		e.lack(ep, "latency after the restart vs before (the two runs did not see similar load)")
+		e.lack(&ep, "latency after the restart vs before (the two runs did not see similar load)")
 		return Finding{}, false, true
 	}
 	var ev []Evidence
