@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -46,8 +45,13 @@ func init() {
 // the inputs to follow.
 func logInputs(extra []string) []logs.Input {
 	var in []logs.Input
-	for _, f := range append(slices.Clip(logFlags.files), extra...) {
+	for _, f := range logFlags.files {
 		in = append(in, logs.Input{File: f})
+	}
+	for _, f := range extra {
+		// the engine llmtop launched writes it: its first lines are
+		// this run's start, not history
+		in = append(in, logs.Input{File: f, Launched: true})
 	}
 	for _, c := range logFlags.commands {
 		in = append(in, logs.Input{Command: c})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -34,15 +35,18 @@ func TestLogInputs(t *testing.T) {
 	logFlags.journal = []string{"vllm.service"}
 	logFlags.kube = []string{"-n prod deploy/vllm"}
 	var got []string
-	for _, in := range logInputs(nil) {
-		got = append(got, in.File+in.Command)
+	for _, in := range logInputs([]string{"/state/llmtop/run/engine.log"}) {
+		got = append(got, fmt.Sprintf("%s%s launched=%v stamps=%d", in.File, in.Command, in.Launched, in.Stamps))
 	}
+	// The log of the engine llmtop run launched is all this run's; the
+	// commands' backlogs are told by their stamps.
 	want := []string{
-		"/var/log/vllm.log",
-		"ssh gpu1 tail -F /var/log/vllm.log",
-		"docker logs -f --timestamps --tail 200 vllm",
-		"journalctl -fu vllm.service -n 200",
-		"kubectl logs -f --timestamps --tail 200 -n prod deploy/vllm",
+		"/var/log/vllm.log launched=false stamps=0",
+		"/state/llmtop/run/engine.log launched=true stamps=0",
+		"ssh gpu1 tail -F /var/log/vllm.log launched=false stamps=0",
+		"docker logs -f --timestamps --tail 200 vllm launched=false stamps=1",
+		"journalctl -fu vllm.service -n 200 launched=false stamps=2",
+		"kubectl logs -f --timestamps --tail 200 -n prod deploy/vllm launched=false stamps=1",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("inputs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

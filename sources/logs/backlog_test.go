@@ -158,3 +158,15 @@ func TestFileBacklogKeepsTheLinesOwnTime(t *testing.T) {
 		}
 	}
 }
+
+// The log of the engine llmtop itself launched (llmtop run) was written
+// since llmtop started: its first lines are this run's start, not history.
+func TestLaunchedLogHasNoHistory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "engine.log")
+	appendTo(t, path, "INFO 11-26 23:00:00 [api_server.py:1] vLLM API server version 0.11.0\n")
+	c := startFileWith(t, path, FileOptions{Poll: 10 * time.Millisecond, NoHistory: true})
+	waitFor(t, "the line", func() bool { _, l := c.split(); return len(l) == 1 })
+	if b, _ := c.split(); len(b) != 0 {
+		t.Errorf("history %q in a log llmtop's own engine wrote", texts(b))
+	}
+}

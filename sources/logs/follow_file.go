@@ -30,6 +30,9 @@ type FileOptions struct {
 	// (default 64 KiB; the first, partial line is skipped). 0 = default,
 	// negative = start at the end.
 	Backlog int64
+	// NoHistory: the file was written since llmtop started (the log of
+	// the engine it launched), so its backlog is now, not history.
+	NoHistory bool
 }
 
 // FollowFile follows path like tail -F until ctx is done: it waits for the
@@ -69,7 +72,7 @@ func FollowFile(ctx context.Context, path string, fo FileOptions, src *Source) {
 				followFIFO(ctx, path, fo.Poll, src)
 				return
 			}
-			if f.open(first, fo.Backlog) {
+			if f.open(first, fo.Backlog, fo.NoHistory) {
 				n.watchFile(path)
 				first = false
 				continue
@@ -127,7 +130,7 @@ func (f *fileFollower) emit(line []byte) {
 
 // open opens the path; on the first open of a file that already exists it
 // starts near the end (tail's backlog), otherwise at the start.
-func (f *fileFollower) open(first bool, backlog int64) bool {
+func (f *fileFollower) open(first bool, backlog int64, noHistory bool) bool {
 	// Non-blocking: a FIFO that replaced the file must not hang the open.
 	file, err := os.OpenFile(f.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -156,7 +159,7 @@ func (f *fileFollower) open(first bool, backlog int64) bool {
 	}
 	f.file, f.info, f.off, f.head, f.waiting, f.gone, f.histEnd = file, info, 0, nil, false, false, 0
 	f.sp.reset()
-	if first {
+	if first && !noHistory {
 		// What the file holds now was written before llmtop watched it:
 		// shown as history, never as the engine starting now.
 		f.histEnd = info.Size()

@@ -33,6 +33,9 @@ type Input struct {
 	Reader  io.Reader
 	// Name labels a Reader in notices ("simulator log").
 	Name string
+	// Launched: File is the log of the engine llmtop itself launched
+	// (llmtop run, tune), written since: none of it is history.
+	Launched bool
 	// Stamps says how a command's lines tell when they were logged,
 	// which is how what it prints from before it started (docker logs
 	// --tail 200) is told from what happens now.
@@ -66,7 +69,7 @@ func Start(ctx context.Context, in Input, opts Options, send func(any)) <-chan s
 	wg.Go(func() { src.Run(ctx) })
 	switch {
 	case in.File != "":
-		wg.Go(func() { FollowFile(ctx, in.File, FileOptions{}, src) })
+		wg.Go(func() { FollowFile(ctx, in.File, FileOptions{NoHistory: in.Launched}, src) })
 	case in.Command != "":
 		wg.Go(func() { FollowCommand(ctx, in.Command, CommandOptions{Stamped: in.Stamps != StampsNone}, src) })
 	case in.Reader != nil:
