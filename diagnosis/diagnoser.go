@@ -245,7 +245,14 @@ func (d *Diagnoser) baseline(ep *Endpoint) {
 		d.cameUp(ep.URL, newest)
 		delete(d.base, ep.URL)
 	} else if ep.State.Samples > 0 {
-		d.base[ep.URL] = baselineOf(*ep)
+		// In place: the picture is only ever read once frozen into
+		// before, and a restart takes it out of base first.
+		if b := d.base[ep.URL]; b != nil {
+			*b = baselineOf(ep)
+		} else {
+			b := baselineOf(ep)
+			d.base[ep.URL] = &b
+		}
 	}
 	if len(d.ups[ep.URL]) == 0 && ep.State.Samples > 0 {
 		d.cameUp(ep.URL, ep.State.Time) // up when first seen: its start-up lines came before
@@ -265,11 +272,11 @@ func (d *Diagnoser) baseline(ep *Endpoint) {
 	}
 }
 
-func baselineOf(ep Endpoint) *Baseline {
-	st := ep.State
-	b := &Baseline{Time: st.Time, Version: ep.Identity.Version, Model: ep.Model(), Info: st.Info,
+func baselineOf(ep *Endpoint) Baseline {
+	st := &ep.State
+	b := Baseline{Time: st.Time, Version: ep.Identity.Version, Model: ep.Model(), Info: st.Info,
 		Running: st.Running, TTFT: st.Latency[model.TTFT].P50, GenTPS: st.GenTPS, Requests: st.Latency[model.TTFT].Count}
-	if d, _, ok := itlDist(ep); ok {
+	if d, _, ok := itlDist(*ep); ok {
 		b.ITL = d.P50
 	}
 	return b
