@@ -61,3 +61,28 @@ func titles(fs []Finding) []string {
 	}
 	return out
 }
+
+// The picture before a restart stays as it was while the newest picture
+// is updated in place at every refresh after it.
+func TestBeforeRestartPictureStaysFrozen(t *testing.T) {
+	d := NewDiagnoser(DefaultConfig())
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	for s := 0; s < 3; s++ {
+		d.Update(Input{Time: at(s), Endpoints: []Endpoint{ep(func(e *Endpoint) {
+			e.State.Time, e.State.GenTPS = at(s), model.Some(500)
+		})}})
+	}
+	for s := 3; s < 8; s++ {
+		d.Update(Input{Time: at(s), Endpoints: []Endpoint{ep(func(e *Endpoint) {
+			e.Identity.Version = "0.12.0"
+			e.State.Time, e.State.GenTPS, e.State.Restarts = at(s), model.Some(float64(100*s)), []time.Time{at(3)}
+		})}})
+	}
+	b := d.before[url]
+	if b == nil || b.Version != "0.11.0" || b.GenTPS.V != 500 {
+		t.Fatalf("the picture before the restart: %+v", b)
+	}
+	if n := d.base[url]; n == nil || n == b || n.GenTPS.V != 700 || n.Version != "0.12.0" {
+		t.Fatalf("the newest picture: %+v", n)
+	}
+}
