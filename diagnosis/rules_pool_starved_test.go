@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -96,5 +97,24 @@ func TestPoolStarvedNotJudgedUnderTooFewRequests(t *testing.T) {
 	})
 	if open(rep, "pool_starved") == nil {
 		t.Errorf("KV full beside an idle worker not raised; findings %v", ids(rep.Findings))
+	}
+}
+
+// A Dynamo frontend lists no workers llmtop reads; the one router watched
+// is the one in front, and its own knobs are named.
+func TestPoolStarvedAdviceBehindDynamo(t *testing.T) {
+	front := ep(func(e *Endpoint) {
+		e.URL, e.Scrape.Endpoint = "http://frontend:8000", "http://frontend:8000"
+		e.Identity.Layer = engines.DynamoFrontend.What()
+		e.State = model.State{}
+	})
+	_, rep := watch(t, time.Minute, func(int) []Endpoint { return append([]Endpoint{front}, decodePool("http://d3:8000")...) })
+	f := open(rep, "pool_starved")
+	if f == nil || len(f.Actions) < 2 {
+		t.Fatalf("pool_starved %+v; findings %v", f, ids(rep.Findings))
+	}
+	if h, b := f.Actions[0].Change, f.Actions[1].Change; !strings.Contains(h, "Dynamo frontend") || !strings.Contains(b, "--kv-overlap-score-weight") ||
+		strings.Contains(h+b, "production-stack") || strings.Contains(h+b, "SGLang") {
+		t.Errorf("behind Dynamo: %q / %q", h, b)
 	}
 }

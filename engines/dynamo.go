@@ -4,18 +4,19 @@ package engines
 // (SERVING-LAYERS.md §3c; lib/runtime/src/metrics/prometheus_names.rs at
 // 04070c75): dynamo_frontend_* on DYN_HTTP_PORT (8000).
 var DynamoFrontend = Layer{
-	ID:          "dynamo-frontend",
-	Name:        "NVIDIA Dynamo frontend",
-	Role:        RoleRouter,
-	Prefixes:    []string{"dynamo_frontend_", "dynamo_router_"}, // the KV router's overhead, in the frontend's process
-	Ports:       []int{8000},
-	MetricsPath: "/metrics",
-	TTFT:        []string{"dynamo_frontend_time_to_first_token_seconds"},
-	RouterQueue: DynamoRouterPending,
-	WorkerCheck: "worker list (" + DynamoWorkerBlocks + " per worker_id: a worker missing there is not registered with it)",
-	Overhead:    &DynamoRouterOverhead,
-	Source:      "github.com/ai-dynamo/dynamo lib/runtime/src/metrics/prometheus_names.rs @04070c75",
-	Reads:       "its own router queue by worker_type (with --router-queue-threshold), its end-to-end TTFT and its KV router's own overhead",
+	ID:           "dynamo-frontend",
+	Name:         "NVIDIA Dynamo frontend",
+	Role:         RoleRouter,
+	Prefixes:     []string{"dynamo_frontend_", "dynamo_router_"}, // the KV router's overhead, in the frontend's process
+	Ports:        []int{8000},
+	MetricsPath:  "/metrics",
+	TTFT:         []string{"dynamo_frontend_time_to_first_token_seconds"},
+	RouterQueue:  DynamoRouterPending,
+	BalanceLever: "Dynamo's KV router --kv-overlap-score-weight lower, or --router-temperature above 0 (at its default 0 it always picks the best-scored worker)",
+	WorkerCheck:  "worker list (" + DynamoWorkerBlocks + " per worker_id: a worker missing there is not registered with it)",
+	Overhead:     &DynamoRouterOverhead,
+	Source:       "github.com/ai-dynamo/dynamo lib/runtime/src/metrics/prometheus_names.rs @04070c75",
+	Reads:        "its own router queue by worker_type (with --router-queue-threshold), its end-to-end TTFT and its KV router's own overhead",
 }
 
 // DynamoRouterOverhead is the KV router's own time per routing decision:

@@ -75,6 +75,10 @@ type Layer struct {
 	// production-stack router's backends (…)"; "" for a layer that routes
 	// nothing).
 	WorkerCheck string
+	// BalanceLever is, for a router, its setting that makes load count
+	// beside cache overlap (or session affinity) when it picks a worker,
+	// as its CLI names it ("" when it has none llmtop knows).
+	BalanceLever string
 	// RouterQueue is the gauge of the requests it holds in its own queue
 	// before sending any to a worker, by worker_type ("" when none).
 	RouterQueue string

@@ -33,6 +33,8 @@ var EndpointPicker = Layer{
 	Reads:       "pool: ready endpoints, average KV use and queue, per-endpoint queue; its end-to-end TTFT; its requests by fairness id",
 	TTFT:        []string{"llm_d_epp_request_ttft_seconds"},
 	Tenants:     &EPPTenants,
+	BalanceLever: "the endpoint picker's EndpointPickerConfig: the prefix-cache-scorer's weight lower beside the queue-scorer's and kv-cache-scorer's " +
+		"(load-aware-scorer in llm-d's samples)",
 	WorkerCheck: "ready endpoints (" + EPPReadyEndpoints + ") and its InferencePool's selector: a pod it does not count ready gets no traffic",
 }
 

@@ -25,6 +25,8 @@ var ProdStackRouter = Layer{
 	},
 	MetricsPath: "/metrics",
 	Workers:     &ProdStackWorkers,
+	BalanceLever: "the production-stack router's --routing-logic roundrobin instead of prefixaware, kvaware or session " +
+		"(each sends a request where its prefix or session went, loaded or not)",
 	WorkerCheck: "backends (--static-backends or its service discovery) and " + ProdStackHealthy + " per server",
 	Source:      "github.com/vllm-project/production-stack src/vllm_router/services/metrics_service/__init__.py, routers/metrics_router.py @a6c01db0",
 	Reads:       "per engine (server label): running = in prefill + in decode, QPS, health; waiting is never set at a6c01db0",

@@ -21,9 +21,20 @@ func RouteHealth(ly *Layer) string {
 	return "the worker list and health of the router in front of the idle workers (" + strings.Join(each, "; ") + ")"
 }
 
-// RouteBalance weighs load over cache overlap in each router.
-const RouteBalance = "weigh load over cache overlap in the router (Dynamo: --kv-overlap-score-weight lower or --router-temperature above 0; " +
-	"SGLang gateway: --balance-abs-threshold / --balance-rel-threshold lower; production-stack: --routing-logic kvaware or roundrobin instead of prefixaware)"
+// RouteBalanceOf is ly's own setting for weighing load over cache overlap
+// (its BalanceLever), or each router's where ly is unknown or names none.
+func RouteBalanceOf(ly *Layer) string {
+	if ly != nil && ly.BalanceLever != "" {
+		return ly.BalanceLever
+	}
+	var each []string
+	for _, l := range layers {
+		if l.BalanceLever != "" {
+			each = append(each, l.BalanceLever)
+		}
+	}
+	return "weigh load over cache overlap in the router in front (" + strings.Join(each, "; ") + ")"
+}
 
 // RouteLoadSignal is where a router's load signal can be read per worker.
 const RouteLoadSignal = "the router's per-worker load signal (SGLang gateway: smg_worker_requests_active{worker}; vllm-router: vllm_router_worker_load{worker}; " +

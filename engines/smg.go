@@ -7,15 +7,16 @@ import "github.com/llmtop/llmtop/model"
 // Prometheus port (29000). Its /engine_metrics route is read as the engines
 // behind it (SGLangGateway).
 var ModelGateway = Layer{
-	ID:          "sglang-model-gateway",
-	Name:        "SGLang model gateway",
-	Role:        RoleRouter,
-	Prefixes:    []string{"smg_", "sgl_router_"},
-	Ports:       []int{29000},
-	MetricsPath: "/metrics",
-	TTFT:        []string{"smg_router_ttft_seconds", "sgl_router_ttft_seconds"},
-	Workers:     &ModelGatewayWorkers,
-	WorkerCheck: "workers (--worker-urls or its service discovery), " + SMGHealth + " and " + SMGBreaker + " per worker",
+	ID:           "sglang-model-gateway",
+	Name:         "SGLang model gateway",
+	Role:         RoleRouter,
+	Prefixes:     []string{"smg_", "sgl_router_"},
+	Ports:        []int{29000},
+	MetricsPath:  "/metrics",
+	TTFT:         []string{"smg_router_ttft_seconds", "sgl_router_ttft_seconds"},
+	Workers:      &ModelGatewayWorkers,
+	BalanceLever: "the SGLang gateway's " + routerBalanceLever,
+	WorkerCheck:  "workers (--worker-urls or its service discovery), " + SMGHealth + " and " + SMGBreaker + " per worker",
 	Source: "github.com/sgl-project/sglang sgl-model-gateway/src/observability/metrics.rs, metrics_aggregator.rs @d315eb72; " +
 		"github.com/lightseekorg/smg model_gateway/src/observability/metrics.rs @73da68ca",
 	Reads: "per worker (worker label): health, circuit breaker and its consecutive failures, requests in flight",

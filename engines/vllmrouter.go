@@ -7,16 +7,17 @@ package engines
 // an engine; its per-worker load, health and circuit-breaker gauges are
 // what a router rule would read.
 var VLLMRouter = Layer{
-	ID:          "vllm-router",
-	Name:        "vLLM router (Rust)",
-	Role:        RoleRouter,
-	Prefixes:    []string{"vllm_router_", "vllm_tokenizer_"},
-	Ports:       []int{29000},
-	MetricsPath: "/metrics",
-	Workers:     &VLLMRouterWorkers,
-	WorkerCheck: "workers (--worker-urls or its service discovery), " + VLLMRouterHealth + " and " + VLLMRouterBreaker + " per worker",
-	Source:      "github.com/vllm-project/router src/metrics.rs @02b9331f",
-	Reads:       "per worker (worker label): health, circuit breaker, requests in flight; its max/min load where it acted on them",
+	ID:           "vllm-router",
+	Name:         "vLLM router (Rust)",
+	Role:         RoleRouter,
+	Prefixes:     []string{"vllm_router_", "vllm_tokenizer_"},
+	Ports:        []int{29000},
+	MetricsPath:  "/metrics",
+	Workers:      &VLLMRouterWorkers,
+	BalanceLever: "vllm-router " + routerBalanceLever,
+	WorkerCheck:  "workers (--worker-urls or its service discovery), " + VLLMRouterHealth + " and " + VLLMRouterBreaker + " per worker",
+	Source:       "github.com/vllm-project/router src/metrics.rs @02b9331f",
+	Reads:        "per worker (worker label): health, circuit breaker, requests in flight; its max/min load where it acted on them",
 }
 
 // The Rust router's per-worker gauges ({worker} = the worker's URL) the

@@ -36,8 +36,6 @@ type WorkerGauges struct {
 	// EjectLever is the router's own settings for when it takes a worker
 	// out (its circuit breaker and health check), as its CLI names them.
 	EjectLever string
-	// BalanceLever is its setting for when the load range is acted on.
-	BalanceLever string
 }
 
 // The worker label of each router.
@@ -93,45 +91,32 @@ var ProdStackWorkers = WorkerGauges{
 	Health:  []string{ProdStackHealthy},
 	Running: []string{ProdStackRunning},
 	QPS:     []string{ProdStackQPS},
-	BalanceLever: "the production-stack router's --routing-logic roundrobin instead of prefixaware, kvaware or session " +
-		"(each sends a request where its prefix or session went, loaded or not)",
 }
 
 // VLLMRouterWorkers are the Rust vllm-router's per-worker gauges.
 var VLLMRouterWorkers = WorkerGauges{
-	Labels:       []string{VLLMRouterWorkerLabel},
-	Health:       []string{VLLMRouterHealth},
-	Running:      []string{VLLMRouterRunning, VLLMRouterWorkerLoad},
-	Breaker:      []string{VLLMRouterBreaker},
-	MaxLoad:      []string{VLLMRouterMaxLoad},
-	MinLoad:      []string{VLLMRouterMinLoad},
-	LoadEvents:   []string{VLLMRouterLoadEvents},
-	EjectLever:   "vllm-router " + routerEjectLever,
-	BalanceLever: "vllm-router " + routerBalanceLever,
+	Labels:     []string{VLLMRouterWorkerLabel},
+	Health:     []string{VLLMRouterHealth},
+	Running:    []string{VLLMRouterRunning, VLLMRouterWorkerLoad},
+	Breaker:    []string{VLLMRouterBreaker},
+	MaxLoad:    []string{VLLMRouterMaxLoad},
+	MinLoad:    []string{VLLMRouterMinLoad},
+	LoadEvents: []string{VLLMRouterLoadEvents},
+	EjectLever: "vllm-router " + routerEjectLever,
 }
 
 // ModelGatewayWorkers are the SGLang gateway's per-worker gauges, current
 // names first, then sgl-router's.
 var ModelGatewayWorkers = WorkerGauges{
-	Labels:       []string{SMGWorkerLabel},
-	Health:       []string{SMGHealth, SGLRouterHealth},
-	Running:      []string{SMGRunning, SGLRouterRunning},
-	Breaker:      []string{SMGBreaker, SGLRouterBreaker},
-	Failures:     []string{SMGFailures},
-	MaxLoad:      []string{SGLRouterMaxLoad},
-	MinLoad:      []string{SGLRouterMinLoad},
-	LoadEvents:   []string{SGLRouterLoadEvents},
-	EjectLever:   "the SGLang gateway's " + routerEjectLever,
-	BalanceLever: "the SGLang gateway's " + routerBalanceLever,
-}
-
-// RouteBalanceOf is ly's own setting for weighing load over cache overlap,
-// or each router's (RouteBalance) where ly is unknown or names none.
-func RouteBalanceOf(ly *Layer) string {
-	if ly != nil && ly.Workers != nil && ly.Workers.BalanceLever != "" {
-		return ly.Workers.BalanceLever
-	}
-	return RouteBalance
+	Labels:     []string{SMGWorkerLabel},
+	Health:     []string{SMGHealth, SGLRouterHealth},
+	Running:    []string{SMGRunning, SGLRouterRunning},
+	Breaker:    []string{SMGBreaker, SGLRouterBreaker},
+	Failures:   []string{SMGFailures},
+	MaxLoad:    []string{SGLRouterMaxLoad},
+	MinLoad:    []string{SGLRouterMinLoad},
+	LoadEvents: []string{SGLRouterLoadEvents},
+	EjectLever: "the SGLang gateway's " + routerEjectLever,
 }
 
 // WorkersDetail sums a router's word on its workers for its fleet line:
