@@ -58,25 +58,41 @@ sleep 5 # start-up and the first scrapes are not the steady state
 tck=$(getconf CLK_TCK)
 # ticks PID: its utime+stime so far
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# sched PID: "RUN_NS SWITCHES" summed over its threads: the time on a CPU
+# from schedstat (ns, exact where utime+stime are whole ticks sampled by
+# the scheduler) and the context switches, voluntary and not (each one a
+# wake-up or a preemption). A thread that ended meanwhile drops out of the
+# sum; the Go runtime keeps its threads.
+sched() {
+	local ns=0 sw=0 t a b
+	for t in /proc/"$1"/task/*; do
+		read -r a _ _ <"$t/schedstat" 2>/dev/null || continue
+		b=$(awk '/ctxt_switches/{s += $2} END {print s + 0}' "$t/status" 2>/dev/null || echo 0)
+		ns=$((ns + a)) sw=$((sw + b))
+	done
+	echo "$ns $sw"
+}
 PID=$(tmux -L "$SOCK" list-panes -t cost -F '#{pane_pid}')
 [ "$HTOP" = 1 ] && HPID=$(tmux -L "$SOCK" list-panes -t htop -F '#{pane_pid}')
-a0=$(ticks "$PID")
-[ "$HTOP" = 1 ] && h0=$(ticks "$HPID")
+a0=$(ticks "$PID") as0=$(sched "$PID")
+[ "$HTOP" = 1 ] && h0=$(ticks "$HPID") hs0=$(sched "$HPID")
 t0=$(date +%s.%N)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 sleep "$SECS"
-a1=$(ticks "$PID")
-[ "$HTOP" = 1 ] && h1=$(ticks "$HPID")
+a1=$(ticks "$PID") as1=$(sched "$PID")
+[ "$HTOP" = 1 ] && h1=$(ticks "$HPID") hs1=$(sched "$HPID")
 t1=$(date +%s.%N)
-# report NAME TICKS PID
+# report NAME TICKS PID "NS0 SW0" "NS1 SW1"
 report() {
-	awk -v name="$1" -v u="$2" -v tck="$tck" -v t0="$t0" -v t1="$t1" -v rss="$(awk '/VmRSS/{print $2}' "/proc/$3/status")" -v w="$W" -v h="$H" 'BEGIN {
+	awk -v name="$1" -v u="$2" -v tck="$tck" -v t0="$t0" -v t1="$t1" -v rss="$(awk '/VmRSS/{print $2}' "/proc/$3/status")" -v w="$W" -v h="$H" -v s0="$4" -v s1="$5" 'BEGIN {
 		cpu = u / tck; wall = t1 - t0
-		printf "%-7s at %dx%d, 1 s refresh: %.2f cpu-s over %.1f s = %.2f %% of a core; RSS %.1f MB\n", name, w, h, cpu, wall, 100 * cpu / wall, rss / 1024
+		split(s0, a, " "); split(s1, b, " ")
+		printf "%-7s at %dx%d, 1 s refresh: %.2f cpu-s over %.1f s = %.2f %% of a core; RSS %.1f MB; schedstat %.3f %%, %.1f context switches/s\n", name, w, h, cpu, wall, 100 * cpu / wall, rss / 1024, (b[1] - a[1]) / 1e7 / wall, (b[2] - a[2]) / wall
 	}'
 }
-echo "monitor-cost: llmtop on llmtop sim ($WHAT)$([ "$HTOP" = 1 ] && echo ", htop -d 10 beside it in the same run")"
-report llmtop "$((a1 - a0))" "$PID"
+echo "monitor-cost: llmtop on llmtop sim ($WHAT)$([ "$HTOP" = 1 ] && echo ", htop -d 10 beside it in the same run"); load average $load0 at the start"
+report llmtop "$((a1 - a0))" "$PID" "$as0" "$as1"
 if [ "$HTOP" = 1 ]; then
-	report htop "$((h1 - h0))" "$HPID"
+	report htop "$((h1 - h0))" "$HPID" "$hs0" "$hs1"
 	if [ $((a1 - a0)) -le $((h1 - h0)) ]; then echo "llmtop the lower"; else echo "htop the lower"; fi
 fi

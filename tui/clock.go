@@ -4,6 +4,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/llmtop/llmtop/beat"
 )
 
 // The screen's clock moves the header (uptime, staleness, a flash's end)
@@ -16,6 +18,10 @@ import (
 // fire, so an idle box costs one frame a second rather than two. When data
 // stops (an endpoint down, a paused screen, a refresh slower than a
 // second) the clock ticks every second again.
+//
+// The clock ticks on the beat grid (package beat), at whole seconds, where
+// the scrape, the log's poll and the host's look are due too: its tick
+// falls in their wake-up rather than making one of its own.
 
 // tickMsg moves the screen's clock to its time (tests send it directly).
 type tickMsg time.Time
@@ -23,8 +29,9 @@ type tickMsg time.Time
 // clockMsg is the clock's own tick: a tickMsg that re-arms the clock.
 type clockMsg time.Time
 
-// clockAfterData is how long after a data frame the clock ticks: longer
-// than a one-second refresh with its jitter, so steady data keeps it quiet.
+// clockAfterData is how long after a data frame the clock ticks at the
+// least (at the first whole second after that): longer than a one-second
+// refresh with its jitter, so steady data keeps it quiet.
 const clockAfterData = 1250 * time.Millisecond
 
 // screenClock is one timer that is re-armed, never replaced: one goroutine
@@ -37,7 +44,7 @@ type screenClock struct {
 // startClock arms the clock and returns the command that waits for it.
 func (m *Model) startClock() tea.Cmd {
 	if m.clock.c == nil {
-		t := time.NewTimer(time.Second)
+		t := time.NewTimer(m.clockWait(0))
 		m.clock = screenClock{c: t.C, reset: t.Reset}
 	}
 	return m.clock.wait
@@ -62,8 +69,15 @@ func (m *Model) clockAgain() tea.Cmd {
 	if m.clock.c == nil {
 		return nil
 	}
-	m.clock.reset(time.Second)
+	m.clock.reset(m.clockWait(0))
 	return m.clock.wait
+}
+
+// clockWait is how long from now to the first whole second at least least
+// away: the clock's next tick on the beat grid.
+func (m *Model) clockWait(least time.Duration) time.Duration {
+	now := m.wall()
+	return beat.After(now, least, time.Second).Sub(now)
 }
 
 // dataDrawn pushes the clock back after a frame of new data that showed the
@@ -76,7 +90,7 @@ func (m *Model) dataDrawn() {
 		return
 	}
 	if lag := m.wall().Sub(m.d.Now); lag > -presentLag && lag < presentLag {
-		m.clock.reset(clockAfterData)
+		m.clock.reset(m.clockWait(clockAfterData))
 	}
 }
 

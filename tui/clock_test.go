@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,13 +29,23 @@ func TestDataFramePushesTheClockBack(t *testing.T) {
 	var f fakeClock
 	f.install(m)
 	ss := scrapes(3, healthy)
+	var walls []time.Time
 	for _, s := range ss {
-		m.wall = func() time.Time { return s.Time.Add(60 * time.Millisecond) }
+		wall := s.Time.Add(60 * time.Millisecond)
+		walls = append(walls, wall)
+		m.wall = func() time.Time { return wall }
 		m.Update(s)
 		m.Update(frameMsg{})
 	}
-	if want := []time.Duration{clockAfterData, clockAfterData, clockAfterData}; !slices.Equal(f.resets, want) {
-		t.Fatalf("re-arms after three data frames: %v, want %v", f.resets, want)
+	if len(f.resets) != 3 {
+		t.Fatalf("re-arms after three data frames: %v, want 3", f.resets)
+	}
+	// each at the first whole second (the beat grid) clockAfterData after the frame
+	for i, d := range f.resets {
+		at := walls[i].Add(d)
+		if d < clockAfterData || d >= clockAfterData+time.Second || !at.Equal(at.Truncate(time.Second)) {
+			t.Errorf("re-arm %d: %v after the frame (at %s), want the first whole second at least %v after it", i, d, at.Format("15:04:05.000"), clockAfterData)
+		}
 	}
 	if clockAfterData <= time.Second+frameDelay {
 		t.Fatalf("clockAfterData %v would tick before the next one-second scrape is drawn", clockAfterData)
@@ -62,8 +71,9 @@ func TestStaleFrameLeavesTheClockTicking(t *testing.T) {
 	}
 	// the clock's own tick moves the screen and re-arms for a second
 	cmd := func() any { _, c := m.Update(clockMsg(last.Add(30 * time.Second))); return c }()
-	if cmd == nil || !slices.Equal(f.resets, []time.Duration{time.Second}) {
-		t.Fatalf("a clock tick re-armed %v (cmd %v), want one second", f.resets, cmd)
+	if cmd == nil || len(f.resets) != 1 || f.resets[0] <= 0 || f.resets[0] > time.Second ||
+		!m.wall().Add(f.resets[0]).Equal(m.wall().Add(f.resets[0]).Truncate(time.Second)) {
+		t.Fatalf("a clock tick re-armed %v (cmd %v), want the next whole second", f.resets, cmd)
 	}
 	if out := screen(t, m, 120, 40); !strings.Contains(out, "STALE") {
 		t.Fatalf("30 s without a scrape, the clock's tick should show STALE:\n%s", out)

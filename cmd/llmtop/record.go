@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llmtop/llmtop/beat"
 	"github.com/llmtop/llmtop/config"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
@@ -184,13 +185,15 @@ func (r *recorder) watch(ctx context.Context, send func(any)) {
 	if r == nil {
 		return
 	}
-	t := time.NewTicker(time.Second)
+	// once a second on the beat grid, in the scrape's wake-up
+	t := time.NewTimer(beat.Until(time.Now(), time.Second))
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			t.Reset(beat.Until(time.Now(), time.Second))
 			if err := r.r.Err(); err != nil {
 				send(tui.SourceStatusMsg{Name: "record", Err: err.Error() + " (" + r.path + ")"})
 				return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llmtop/llmtop/beat"
 	"github.com/llmtop/llmtop/session"
 	"github.com/llmtop/llmtop/sources/host"
 	"github.com/llmtop/llmtop/sources/procfs"
@@ -69,16 +70,20 @@ func runHost(ctx context.Context, urls, extraLogs []string, cfg host.Config, pro
 	if h == nil {
 		return
 	}
-	tick := time.NewTicker(hostEvery)
-	defer tick.Stop()
+	// on the beat grid (package beat): a look falls in the wake-up of a
+	// scrape, not in one of its own
+	t := time.NewTimer(0)
+	defer t.Stop()
 	for {
-		for _, m := range h.read(time.Now()) {
+		start := time.Now()
+		for _, m := range h.read(start) {
 			send(m)
 		}
+		t.Reset(time.Until(beat.After(start, hostEvery/2, hostEvery)))
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-t.C:
 		}
 	}
 }

@@ -128,8 +128,11 @@ func startLogs(ctx context.Context, env *session.Env) error {
 	if len(env.URLs) == 1 {
 		endpoint = model.RedactURL(env.URLs[0]) // the monitor's ID for it
 	}
+	// A file is read once a second on the beat grid, in the wake-up of the
+	// scrape (a tail needs no more: the screen draws the log's lines with
+	// its next frame), not whenever inotify says it changed.
 	for _, in := range inputs {
-		env.Stopped = append(env.Stopped, logs.Start(ctx, in, logs.Options{Endpoint: endpoint}, env.Send))
+		env.Stopped = append(env.Stopped, logs.Start(ctx, in, logs.Options{Endpoint: endpoint, Beat: time.Second}, env.Send))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmtop/llmtop/beat"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -40,10 +41,13 @@ func (p *Poller) SetInterval(d time.Duration) {
 	}
 }
 
-// Run polls every interval until ctx is done, calling deliver with each
-// model.Scrape. A request never blocks longer than the configured timeout;
-// polls start on a steady cadence (a slow scrape does not push the next one
-// back by its own duration, nor do scrapes overlap).
+// Run polls at once and then every interval until ctx is done, calling
+// deliver with each model.Scrape. A request never blocks longer than the
+// configured timeout; polls start on a steady cadence (a slow scrape does
+// not push the next one back by its own duration, nor do scrapes overlap),
+// on the beat grid (package beat): the instants the monitor's other
+// periodic work (the log's poll, the host, the screen's clock) is due at
+// too, so that a refresh wakes the process once.
 func (p *Poller) Run(ctx context.Context, deliver func(model.Scrape)) {
 	for {
 		start := time.Now()
@@ -58,11 +62,20 @@ func (p *Poller) Run(ctx context.Context, deliver func(model.Scrape)) {
 	}
 }
 
-// wait sleeps until start+interval, re-reading the interval when it
-// changes; false when ctx is done.
+// next is when the poll after one that started at start is due: the beat
+// an interval after it, the first at least half an interval after it (a
+// first poll at an odd moment is not followed by another a few
+// milliseconds later).
+func (p *Poller) next(start time.Time) time.Time {
+	every := time.Duration(p.interval.Load())
+	return beat.After(start, every/2, every)
+}
+
+// wait sleeps until the next poll is due (next), re-reading the interval when it changes;
+// false when ctx is done.
 func (p *Poller) wait(ctx context.Context, start time.Time) bool {
 	for {
-		d := time.Duration(p.interval.Load()) - time.Since(start)
+		d := time.Until(p.next(start))
 		if d <= 0 {
 			return ctx.Err() == nil
 		}

@@ -137,3 +137,26 @@ func TestPollerSetIntervalAndStop(t *testing.T) {
 		t.Errorf("interval = %v, want clamp to %v", d, MinInterval)
 	}
 }
+
+// Polls fall on the beat grid (package beat), where the log's poll, the
+// host's look and the screen's clock are due too: the poll after one that
+// started at any moment is due at a whole multiple of the interval, at
+// least half an interval later; one that started on the grid is followed
+// an interval later.
+func TestPollerPollsOnTheBeat(t *testing.T) {
+	base := time.Date(2026, 11, 26, 23, 0, 7, 0, time.UTC)
+	for _, c := range []struct {
+		every, start, want time.Duration // start and want after base
+	}{
+		{time.Second, 3 * time.Millisecond, time.Second},           // a beat's poll, 3 ms late
+		{time.Second, 990 * time.Millisecond, 2 * time.Second},     // the first poll, at an odd moment
+		{time.Second, 300 * time.Millisecond, time.Second},         // 700 ms later
+		{5 * time.Second, 200 * time.Millisecond, 3 * time.Second}, // 23:00:10
+		{MinInterval, 260 * time.Millisecond, 500 * time.Millisecond},
+	} {
+		p := NewPoller(Config{URL: "http://127.0.0.1:1", Interval: c.every})
+		if got, want := p.next(base.Add(c.start)), base.Add(c.want); !got.Equal(want) {
+			t.Errorf("every %v, poll at +%v: next at %s, want %s", c.every, c.start, got.Format("15:04:05.000"), want.Format("15:04:05.000"))
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -13,9 +12,9 @@ import (
 	"github.com/llmtop/llmtop/sources/procfs"
 )
 
-// ProcFS is the /proc the process table reads: os.DirFS("/proc") in
+// ProcFS is the /proc the process table reads: procfs.FS() in
 // production, a fstest.MapFS in tests.
-func ProcFS() fs.FS { return os.DirFS("/proc") }
+func ProcFS() fs.FS { return procfs.FS() }
 
 // procTable maps the PIDs NVML reports to processes in /proc.
 //

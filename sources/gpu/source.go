@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmtop/llmtop/beat"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -107,7 +108,7 @@ func (s *Source) Refresh() (snap model.GPUSnapshot, events []model.Event) {
 	return snap, events
 }
 
-// Run refreshes at once and then every interval until ctx is done,
+// Run refreshes at once and then every interval (on the beat grid) until ctx is done,
 // delivering each model.GPUSnapshot and then its model.Events. It closes the
 // source when it returns.
 func (s *Source) Run(ctx context.Context, deliver func(msg any)) {
@@ -119,7 +120,7 @@ func (s *Source) Run(ctx context.Context, deliver func(msg any)) {
 		case <-ctx.Done():
 			return
 		case <-s.wake:
-			t.Reset(s.Interval())
+			t.Reset(s.untilNext())
 			continue
 		case <-t.C:
 		}
@@ -131,8 +132,17 @@ func (s *Source) Run(ctx context.Context, deliver func(msg any)) {
 		for _, ev := range events {
 			deliver(ev)
 		}
-		t.Reset(s.Interval())
+		t.Reset(s.untilNext())
 	}
+}
+
+// untilNext is how long until the next refresh: the beat an interval away
+// (the first at least half an interval away) on the beat grid (package
+// beat), where the endpoints' scrapes are due too, so that the GPUs and the
+// scrapes are read in one wake-up.
+func (s *Source) untilNext() time.Duration {
+	every := s.Interval()
+	return time.Until(beat.After(time.Now(), every/2, every))
 }
 
 // Close releases the driver (NVML Shutdown); Run calls it on exit.

@@ -15,13 +15,13 @@ package host
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
+	"github.com/llmtop/llmtop/sources/procfs"
 )
 
 // Config is where the readings come from.
@@ -85,7 +85,7 @@ func New(cfg Config) *Reader {
 
 // Default reads this machine.
 func Default() Config {
-	return Config{Proc: os.DirFS("/proc"), Cgroup: os.DirFS("/sys/fs/cgroup"), Statfs: statfs, Kmsg: kernelLog(kmsgReader("/dev/kmsg"), journalFollower(journalCmd)), ProcPath: "/proc"}
+	return Config{Proc: procfs.FS(), Cgroup: procfs.Dir("/sys/fs/cgroup"), Statfs: statfs, Kmsg: kernelLog(kmsgReader("/dev/kmsg"), journalFollower(journalCmd)), ProcPath: "/proc"}
 }
 
 // clockTicks is USER_HZ, 100 on every Linux llmtop runs on.

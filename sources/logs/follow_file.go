@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/llmtop/llmtop/beat"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -26,6 +27,13 @@ type FileOptions struct {
 	// written after a quiet spell is read at once. The recheck finds what
 	// inotify does not see (a file written from another machine over NFS).
 	Recheck time.Duration
+	// Beat, when set, reads the file every Beat on the beat grid (package
+	// beat) and does not watch it: each read falls in the wake-up the
+	// monitor's scrape makes at the same instant, so a log, quiet or busy,
+	// costs no wake-up of its own. A line then waits up to Beat to be read
+	// (a second: the screen draws log lines with its next frame anyway).
+	// Poll and Recheck are not used.
+	Beat time.Duration
 	// Backlog is how much of an existing file's end is shown first
 	// (default 64 KiB; the first, partial line is skipped). 0 = default,
 	// negative = start at the end.
@@ -56,8 +64,11 @@ func FollowFile(ctx context.Context, path string, fo FileOptions, src *Source) {
 
 	f := &fileFollower{path: path, src: src, sp: newSplitter(), buf: make([]byte, 64<<10)}
 	defer f.close()
-	n := newNotifier(path)
-	defer n.close()
+	var n *notifier
+	if fo.Beat <= 0 {
+		n = newNotifier(path)
+		defer n.close()
+	}
 	wait := fo.Poll
 	if n != nil {
 		wait = fo.Recheck
@@ -84,6 +95,9 @@ func FollowFile(ctx context.Context, path string, fo FileOptions, src *Source) {
 			if f.file == nil {
 				continue // rotated: the new file is opened (and watched) now
 			}
+		}
+		if fo.Beat > 0 {
+			wait = beat.Until(time.Now(), fo.Beat)
 		}
 		timer.Reset(wait)
 		select {

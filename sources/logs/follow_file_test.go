@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmtop/llmtop/beat"
 )
 
 // startFile follows path with a fast poll and returns the collector.
@@ -187,5 +189,45 @@ func TestFollowFileBurst100k(t *testing.T) {
 		if l != fmt.Sprintf("burst line %06d", i) {
 			t.Fatalf("line %d = %q", i, l)
 		}
+	}
+}
+
+// On the beat grid (FileOptions.Beat) a file is read at the beats and not
+// watched: a line written just after a beat is not read before the next
+// one (inotify would have it read at once), and it is read then.
+func TestFollowFileOnTheBeat(t *testing.T) {
+	const every = time.Second
+	path := filepath.Join(t.TempDir(), "vllm.log")
+	appendTo(t, path, "old\n")
+	c := startFileWith(t, path, FileOptions{Beat: every})
+	waitFor(t, "backlog", func() bool { return len(c.plain()) == 1 })
+	time.Sleep(beat.Until(time.Now(), every) + 20*time.Millisecond) // just after a beat
+	wrote := time.Now()
+	appendTo(t, path, "new\n")
+	next := beat.Next(wrote, every)
+	time.Sleep(time.Until(next.Add(-80 * time.Millisecond)))
+	early := len(c.plain())
+	if time.Now().Before(next) && early != 1 { // a busy machine may have slept past the beat: nothing to judge then
+		t.Fatalf("the line written at %s was read before the beat at %s", wrote.Format("15:04:05.000"), next.Format("15:04:05.000"))
+	}
+	waitFor(t, "the line, at the beat", func() bool { return equalLines(c.plain(), []string{"old", "new"}) })
+}
+
+// The rate's window closes on the grid too: at the first whole second at
+// least half a second away; without a beat, a second after the lines came.
+func TestSourceWindowOnTheBeat(t *testing.T) {
+	base := time.Date(2026, 11, 26, 23, 0, 7, 0, time.UTC)
+	on := NewSource(Options{Beat: time.Second}, func(any) {})
+	for _, c := range []struct{ now, want time.Duration }{
+		{10 * time.Millisecond, 990 * time.Millisecond},
+		{700 * time.Millisecond, 1300 * time.Millisecond},
+	} {
+		if got := on.windowWait(base.Add(c.now)); got != c.want {
+			t.Errorf("window from +%v: %v, want %v", c.now, got, c.want)
+		}
+	}
+	off := NewSource(Options{}, func(any) {})
+	if got := off.windowWait(base.Add(700 * time.Millisecond)); got != time.Second {
+		t.Errorf("window without a beat: %v, want 1s", got)
 	}
 }

@@ -69,7 +69,7 @@ func Start(ctx context.Context, in Input, opts Options, send func(any)) <-chan s
 	wg.Go(func() { src.Run(ctx) })
 	switch {
 	case in.File != "":
-		wg.Go(func() { FollowFile(ctx, in.File, FileOptions{NoHistory: in.Launched}, src) })
+		wg.Go(func() { FollowFile(ctx, in.File, FileOptions{NoHistory: in.Launched, Beat: opts.Beat}, src) })
 	case in.Command != "":
 		wg.Go(func() { FollowCommand(ctx, in.Command, CommandOptions{Stamped: in.Stamps != StampsNone}, src) })
 	case in.Reader != nil:

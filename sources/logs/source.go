@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmtop/llmtop/beat"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -31,6 +32,11 @@ type Options struct {
 	// that is the line's time, and it is cut before the line is shown
 	// and matched.
 	StampPrefix bool
+	// Beat, when set, puts the log's periodic work on the beat grid
+	// (package beat): a file is read every Beat instead of being watched
+	// (FileOptions.Beat), and the second's line rate closes on the grid.
+	// The monitor sets a second, its scrape's grid.
+	Beat time.Duration
 }
 
 func (o *Options) defaults() {
@@ -266,7 +272,7 @@ func (s *Source) Run(ctx context.Context) {
 		}
 		clear(batch)
 		if busy && !armed {
-			window.Reset(time.Second)
+			window.Reset(s.windowWait(time.Now()))
 			armed = true
 		}
 		select {
@@ -279,6 +285,16 @@ func (s *Source) Run(ctx context.Context) {
 			s.closeSecond()
 		}
 	}
+}
+
+// windowWait is how long the rate's window stays open from now: a second,
+// or on the beat grid the first beat at least half a second away (the rate
+// divides by the time the window really took, closeSecond).
+func (s *Source) windowWait(now time.Time) time.Duration {
+	if s.opts.Beat <= 0 {
+		return time.Second
+	}
+	return beat.After(now, time.Second/2, time.Second).Sub(now)
 }
 
 // deliver sends a batch in order, consecutive lines together as one

@@ -1,13 +1,12 @@
 // Package procfs reads this machine's /proc: which process listens on a
 // port, which processes are inference engines, and whether llmtop runs in a
 // nested PID namespace (a container) that hides the host's processes. Every
-// function takes the /proc tree as an fs.FS (os.DirFS("/proc") in
+// function takes the /proc tree as an fs.FS (Dir("/proc") in
 // production, fstest.MapFS in tests).
 package procfs
 
 import (
 	"io/fs"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -15,9 +14,6 @@ import (
 	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
-
-// FS is the machine's /proc.
-func FS() fs.FS { return os.DirFS("/proc") }
 
 // Nested reads NSpid from self/status: one PID per namespace
 // level, so more than one means we are inside a container's PID namespace: 1
