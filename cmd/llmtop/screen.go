@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/llmtop/llmtop/beat"
 	"github.com/llmtop/llmtop/tui"
 )
 
@@ -75,6 +77,12 @@ func screenProgram(m *tui.Model, opts []tea.ProgramOption, t screenIO, noColor, 
 		defer scr.Close()
 		stop := watchSize(t.fd, p)
 		defer stop()
+		// Bubble Tea's ticker (it sends the queries, once a second) has the
+		// phase of p.Run: started on a whole second it ticks on the beat
+		// grid (package beat), in the wake-up of the scrape, the log's poll
+		// and the screen's clock, not in one of its own (at most a second's
+		// wait before the first frame, while the first scrape is under way).
+		time.Sleep(beat.Until(time.Now(), time.Second))
 		_, err := p.Run()
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -427,7 +428,11 @@ func TestLoopbackScrapeIsUncompressed(t *testing.T) {
 	}
 	for _, u := range []string{"http://10.0.0.5:8000", "http://gpu-box:8000", "https://vllm.example.com"} {
 		rt := newClient(Config{URL: u}.withDefaults()).Transport
-		if g, ok := rt.(interface{ Unwrap() http.RoundTripper }); ok {
+		for {
+			g, ok := rt.(interface{ Unwrap() http.RoundTripper })
+			if !ok {
+				break
+			}
 			rt = g.Unwrap()
 		}
 		tr, ok := rt.(*http.Transport)
@@ -480,5 +485,53 @@ func TestForcedVLLMOnRayServeReadsThroughRay(t *testing.T) {
 	}
 	if got := only(t, sc.Samples).Gauges[model.Running]; got != 12 {
 		t.Errorf("running %v, want 12", got)
+	}
+}
+
+// Each request is bounded through its context (bounded), not
+// http.Client.Timeout, whose old-style cancel costs two goroutines and a
+// timer per request over probe's guard: a body that stalls after the
+// headers is still cut at the timeout and named a stall, and a body read on
+// time leaves no goroutine behind.
+func TestRequestsBoundedByTheirContext(t *testing.T) {
+	c := newClient(Config{URL: "http://127.0.0.1:1"}.withDefaults())
+	if c.Timeout != 0 {
+		t.Errorf("http.Client.Timeout = %v: each request would cost a goroutine and a timer of its own", c.Timeout)
+	}
+	if _, ok := c.Transport.(bounded); !ok {
+		t.Fatalf("transport %T, want bounded", c.Transport)
+	}
+	release := make(chan struct{})
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			enginetest.New(model.VLLM).ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Length", "100000")
+		_, _ = w.Write([]byte("# HELP vllm:num_requests_running x\n"))
+		w.(http.Flusher).Flush()
+		<-release
+	}))
+	t.Cleanup(func() { close(release) }) // before the server's Close, which waits for the handler
+	start := time.Now()
+	sc := ScrapeOnce(context.Background(), Config{URL: url, Timeout: 300 * time.Millisecond})
+	if sc.ErrKind != model.ErrStalled && sc.ErrKind != model.ErrTimeout {
+		t.Errorf("a stalled body: %v %q, want a stall or a timeout", sc.ErrKind, sc.Err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("a stalled body held the scrape %v with a 300 ms timeout", took)
+	}
+
+	ok := serve(t, enginetest.New(model.VLLM))
+	s := newSession(Config{URL: ok}.withDefaults())
+	s.scrape(context.Background()) // the first: identification, connections
+	before := runtime.NumGoroutine()
+	for range 5 {
+		if sc := s.scrape(context.Background()); !sc.OK() {
+			t.Fatalf("scrape = %+v", sc)
+		}
+	}
+	if after := runtime.NumGoroutine(); after > before+1 {
+		t.Errorf("goroutines %d after five scrapes, %d before", after, before)
 	}
 }
