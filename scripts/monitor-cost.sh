@@ -12,7 +12,15 @@
 #   make monitor-cost
 #
 # FLOOR=1 measures the floor the monitor approaches instead: one scrape and
-# one frame a second, nothing else (no log attached, --no-host).
+# one frame a second, nothing else (no log attached, --no-host). FLOOR=go
+# runs scripts/monitor-floor in llmtop's place: one GET of /metrics and one
+# write of a frame's bytes a second in a Go program that does nothing else,
+# what the runtime, the request and the terminal cost by themselves.
+#
+# Each line gives the CPU time twice: utime+stime from /proc/PID/stat (whole
+# ticks of 10 ms, sampled) and schedstat's run time (nanoseconds, exact),
+# with the context switches a second of all the process's threads (each a
+# wake-up or a preemption: the monitor's cost is mostly its wake-ups).
 #
 # Not part of CI: it is a measurement, and the machine's other load shows in it.
 set -euo pipefail
@@ -45,11 +53,20 @@ if [ "$HTOP" = 1 ] && ! command -v htop >/dev/null; then
 fi
 
 WATCH="--log $WORK/sim.log" WHAT="its log attached, --no-gpu"
-if [ "${FLOOR:-0}" = 1 ]; then
+RUN="$BIN --no-gpu $WATCH $URL" NAME=llmtop
+case "${FLOOR:-0}" in
+1)
 	WATCH="--no-host" WHAT="the floor: no log, --no-host, --no-gpu"
-fi
+	RUN="$BIN --no-gpu $WATCH $URL"
+	;;
+go)
+	go build -o "$WORK/monitor-floor" ./scripts/monitor-floor
+	WHAT="scripts/monitor-floor in llmtop's place: one GET and one 12 kB write a second, nothing else"
+	RUN="$WORK/monitor-floor $URL/metrics" NAME=floor
+	;;
+esac
 tmux -L "$SOCK" -f /dev/null new-session -d -s cost -x "$W" -y "$H" \
-	"exec env TERM=xterm-256color XDG_CONFIG_HOME=$WORK/cfg $BIN --no-gpu $WATCH $URL"
+	"exec env TERM=xterm-256color XDG_CONFIG_HOME=$WORK/cfg $RUN"
 if [ "$HTOP" = 1 ]; then
 	tmux -L "$SOCK" -f /dev/null new-session -d -s htop -x "$W" -y "$H" \
 		"exec env TERM=xterm-256color HOME=$WORK htop -d 10"
@@ -91,8 +108,9 @@ report() {
 	}'
 }
 echo "monitor-cost: llmtop on llmtop sim ($WHAT)$([ "$HTOP" = 1 ] && echo ", htop -d 10 beside it in the same run"); load average $load0 at the start"
-report llmtop "$((a1 - a0))" "$PID" "$as0" "$as1"
+report "$NAME" "$((a1 - a0))" "$PID" "$as0" "$as1"
 if [ "$HTOP" = 1 ]; then
 	report htop "$((h1 - h0))" "$HPID" "$hs0" "$hs1"
-	if [ $((a1 - a0)) -le $((h1 - h0)) ]; then echo "llmtop the lower"; else echo "htop the lower"; fi
+	# the lower by schedstat's exact run time
+	if [ $((${as1%% *} - ${as0%% *})) -le $((${hs1%% *} - ${hs0%% *})) ]; then echo "$NAME the lower"; else echo "htop the lower"; fi
 fi
