@@ -44,6 +44,21 @@ func BenchmarkFleetFrame500(b *testing.B) {
 	}
 }
 
+// BenchmarkFleetFrame2000 is BenchmarkFleetFrame500 at 2 000 replicas:
+// the frame drawn after each refresh (sources/prometheus
+// BenchmarkFleetCost2000 holds its frames until the frame timer, which it
+// does not send, so this is what it leaves out).
+func BenchmarkFleetFrame2000(b *testing.B) {
+	m, _ := fleetBenchModelN(b, 2000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
+	for i := 0; i < b.N; i++ {
+		m.d.invalidate()
+		_ = m.View()
+	}
+}
+
 // BenchmarkFleetFrame500Idle is a frame with no new data (a key, the
 // clock): the rows are cached.
 func BenchmarkFleetFrame500Idle(b *testing.B) {
