@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"slices"
 	"time"
 
 	"github.com/llmtop/llmtop/core"
@@ -133,8 +132,15 @@ func (d *Data) Choices() []model.Key {
 		return d.choices
 	}
 	d.choices = append(d.choices[:0], keys...)
+	// the endpoints with a key, as a set: looking each URL up in the
+	// keys made a fleet's choices quadratic (4 million comparisons a
+	// refresh at 2 000 replicas)
+	keyed := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		keyed[k.Endpoint] = true
+	}
 	for _, u := range d.Core.URLs() {
-		if !slices.ContainsFunc(keys, func(k model.Key) bool { return k.Endpoint == u }) {
+		if !keyed[u] {
 			d.choices = append(d.choices, model.Key{Endpoint: u})
 		}
 	}

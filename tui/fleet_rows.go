@@ -104,8 +104,12 @@ func fleetState(e *EndpointInfo) (string, Level) {
 // endpoints without numbers, a gone or never-answering one) with the most
 // severe open finding of each.
 func buildFleetRows(d *Data) []fleetRow {
-	top := map[string]diagnosis.Finding{}
-	for _, f := range d.Core.Report().Findings {
+	// by reference into the report: a finding stored in a map is
+	// allocated apart, one per finding per frame
+	fs := d.Core.Report().Findings
+	top := make(map[string]*diagnosis.Finding, len(fs))
+	for i := range fs {
+		f := &fs[i]
 		if f.Endpoint == "" || !f.Active() {
 			continue
 		}
@@ -128,7 +132,7 @@ func buildFleetRows(d *Data) []fleetRow {
 	return rows
 }
 
-func fleetRowOf(d *Data, k model.Key, i int, top map[string]diagnosis.Finding) fleetRow {
+func fleetRowOf(d *Data, k model.Key, i int, top map[string]*diagnosis.Finding) fleetRow {
 	e := d.Info(k.Endpoint)
 	r := fleetRow{key: k, keyIndex: i, name: model.Clean(e.Name()), modelName: k.Model}
 	if e != nil {
