@@ -167,6 +167,14 @@ const frameDelay = 50 * time.Millisecond
 // frameMsg ends a hold: the data gathered since is drawn.
 type frameMsg struct{}
 
+// Frame is the message the frame timer sends (frameDelay after data): a
+// driver without Bubble Tea's timers, such as a benchmark of a whole
+// refresh, sends it to have the held data drawn.
+func Frame() tea.Msg { return frameMsg{} }
+
+// ClockAt is the screen clock's tick at t, for a driver without its timer.
+func ClockAt(t time.Time) tea.Msg { return tickMsg(t) }
+
 // New builds the root model.
 func New(o Options) *Model {
 	if o.Interval <= 0 {
