@@ -54,6 +54,10 @@ type Endpoint struct {
 	// launch is llmtop's own restart of the engine (llmtop run), waiting
 	// for the run it starts.
 	launch *model.Launch
+	// restarting is llmtop stopping the engine to restart it (a Launch
+	// with Restarting), until the new process's Launch: what does not
+	// answer meanwhile is that restart, not an outage.
+	restarting *model.Launch
 
 	downSince  time.Time // first scrape of the current outage (zero: up)
 	lastLive   time.Time // newest scrape that found a process answering
@@ -158,6 +162,8 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 			switch {
 			case s.ErrKind == model.ErrAuth || s.ErrKind == model.ErrNotFound || s.ErrKind == model.ErrMalformed:
 				ev.Severity = model.SevWarn
+			case e.restarting != nil && downKind(s.ErrKind):
+				ev.Severity, ev.Title = model.SevInfo, "not answering: "+e.restarting.RestartDetail()+": "+s.Err
 			case e.Life == model.LifeStarting && downKind(s.ErrKind):
 				// The engine is starting (llmtop launched it, or its log
 				// says it loads): not listening yet is its start, not
@@ -400,6 +406,12 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 			m.setLife(e, model.LifeServing, t, "")
 		}
 	case model.PhaseStopping, model.PhaseStopped:
+		if r := e.Current(); e.restarting != nil || r != nil && r.Ended != nil && strings.HasPrefix(r.EndReason, restartedBy) {
+			// The engine llmtop is restarting says it stops (read while
+			// it restarts, or a moment after): its run ended planned
+			// already, and the restart is what goes on.
+			return
+		}
 		guessed := false
 		if r := e.Current(); r != nil && (r.End == model.RunRunning || r.EndGuessed) {
 			guessed = r.EndGuessed

@@ -367,7 +367,7 @@ func splitTop(s string, sep byte) []string {
 func (m *Monitor) applyLaunch(l model.Launch) {
 	e := m.eps[l.Endpoint]
 	if e == nil {
-		if l.Applied != "" {
+		if l.Applied != "" || l.Restarting || l.Failed != "" {
 			return
 		}
 		// llmtop run's first start, before any scrape: the endpoint is
@@ -375,11 +375,39 @@ func (m *Monitor) applyLaunch(l model.Launch) {
 		e = m.endpoint(l.Endpoint)
 	}
 	m.ver.Store++
+	switch {
+	case l.Restarting:
+		// llmtop stops the engine to restart it: its run ends planned
+		// now, and until the new process is told, nothing answering is
+		// the restart (its drain, its new start), not an outage.
+		p := l
+		e.restarting = &p
+		if r := e.Current(); r != nil && r.Ended == nil {
+			m.endRun(e, l.Time, model.RunPlanned, restartedBy+l.Applied, "")
+		}
+		m.setLife(e, model.LifeStarting, l.Time, l.RestartDetail())
+		return
+	case l.Failed != "":
+		was := nonEmpty(l.Applied, "its restart")
+		if e.restarting != nil {
+			was = e.restarting.Applied
+		}
+		e.restarting = nil
+		m.setLife(e, model.LifeStopped, l.Time, "llmtop stopped it to restart it, and could not start it again: "+l.Failed)
+		m.addEvent(model.Event{Time: l.Time, Endpoint: l.Endpoint, Source: "llmtop run", Kind: "restart_failed", Severity: model.SevCrit,
+			Category: "availability", Title: "llmtop stopped the engine to restart it (" + was + ") and could not start it again: " + l.Failed})
+		return
+	}
+	e.restarting = nil
 	if e.LastOK.IsZero() || e.Down() {
 		// Nothing answers yet: the process llmtop just started is
 		// starting, so a refused scrape is its not listening yet, not an
 		// outage.
-		m.setLife(e, model.LifeStarting, l.Time, fmt.Sprintf("launched by llmtop (pid %d)", l.PID))
+		detail := fmt.Sprintf("launched by llmtop (pid %d)", l.PID)
+		if l.Applied != "" {
+			detail = fmt.Sprintf("%s: pid %d started", l.RestartDetail(), l.PID)
+		}
+		m.setLife(e, model.LifeStarting, l.Time, detail)
 	}
 	marked := false
 	for i := len(e.Runs) - 1; i >= 0; i-- {
@@ -398,10 +426,10 @@ func (m *Monitor) applyLaunch(l model.Launch) {
 		// The run llmtop stopped.
 		if r.Ended == nil {
 			if i == len(e.Runs)-1 {
-				m.endRun(e, l.Time, model.RunPlanned, "llmtop restarted it: "+l.Applied, "")
+				m.endRun(e, l.Time, model.RunPlanned, restartedBy+l.Applied, "")
 			}
 		} else if r.End != model.RunCrash || r.EndGuessed {
-			r.End, r.EndGuessed, r.EndReason = model.RunPlanned, false, "llmtop restarted it: "+l.Applied
+			r.End, r.EndGuessed, r.EndReason = model.RunPlanned, false, restartedBy+l.Applied
 		}
 		break
 	}
@@ -410,6 +438,9 @@ func (m *Monitor) applyLaunch(l model.Launch) {
 		e.launch = &p
 	}
 }
+
+// restartedBy leads the end reason of a run llmtop stopped to restart it.
+const restartedBy = "llmtop restarted it: "
 
 // launchSlack is how much earlier than llmtop's word of a restart the new
 // run may seem to start.

@@ -18,6 +18,23 @@ type Launch struct {
 	// Applied is "applied: <finding> → <change>" or "undo: <change>"; ""
 	// for the first start.
 	Applied string `json:"applied,omitempty"`
+	// Restarting: llmtop is about to stop the engine (PID, Cmdline: the
+	// process now) to start it again with Applied. Until the Launch of
+	// the new process (or one with Failed) the engine not answering is
+	// that restart, not an outage.
+	Restarting bool `json:"restarting,omitempty"`
+	// Failed: the restart stopped the engine but started no new process,
+	// and why.
+	Failed string `json:"failed,omitempty"`
+}
+
+// RestartDetail is how a restart llmtop performs reads while it lasts:
+// "restarting (applied: ttft_queueing → --max-num-seqs 16 → 32)".
+func (l Launch) RestartDetail() string {
+	if l.Applied == "" {
+		return "restarting (llmtop restarts it)"
+	}
+	return "restarting (" + l.Applied + ")"
 }
 
 // BenchLoad is a benchmark's offered load: what a second run must send to

@@ -93,6 +93,57 @@ else
 	echo "ok   quit: the engine's process is gone"
 fi
 
+# A restart llmtop performs is no outage: an engine that takes 4 s to listen
+# after each start (as one loading weights does; a fresh `llmtop sim`
+# listens at once) reads "restarting (applied …)" while it restarts, never
+# DOWN, and its refused scrapes are no "scrape failed" outage events.
+rm -f "$WORK"/state/llmtop/run/*.pid
+printf '#!/bin/sh\nsleep 4\nexec %s sim "$@"\n' "$BIN" >"$WORK/slow-engine"
+chmod +x "$WORK/slow-engine"
+PORT=$(free_port)
+start 200 55 run --no-gpu --stop-timeout 10s --url "http://127.0.0.1:$PORT" -- "$WORK/slow-engine --scenario queue-buildup --max-num-seqs 16 --rate 10 --port $PORT"
+check "slow restart: the queueing finding opens" "CRIT  TTFT over SLO: requests wait in the queue" 120
+keys b Right Right Down Left Left Down Left Enter
+check "slow restart: the benchmark runs on the first run" "saved:" 60
+keys Escape
+sleep 0.5
+keys A
+check "slow restart: the change is listed" "→  --max-num-seqs 32" 5
+keys Enter
+check "slow restart: the diff is shown" "--max-num-seqs 16 → 32" 5
+keys y
+# watched from the keypress on, 20 s: the drain, the new start, serving again
+down_seen= restarting_seen=
+for _ in $(seq 100); do
+	top=$(screen | head -2)
+	grep -qF "restarting (applied: ttft_queueing → --max-num-seqs 16 → 32)" <<<"$top" && restarting_seen=1
+	if [ -z "$down_seen" ] && grep -qE "llmtop +DOWN|nothing listens there" <<<"$top"; then
+		down_seen=1
+		sed 's/^/     | /' <<<"$top"
+	fi
+	sleep 0.2
+done
+if [ -n "$restarting_seen" ]; then
+	echo "ok   slow restart: the header says restarting, with the change"
+else
+	echo "FAIL slow restart: the header never said \"restarting (applied: …)\""
+	FAILS=$((FAILS + 1))
+fi
+if [ -n "$down_seen" ]; then
+	echo "FAIL slow restart: read as DOWN while llmtop restarted the engine"
+	FAILS=$((FAILS + 1))
+else
+	echo "ok   slow restart: never DOWN while llmtop restarted the engine"
+fi
+check "slow restart: the new run serves" "the new run serves" 60
+keys Escape 5
+check "slow restart: its refused scrapes are the start, not an outage" "not answering yet (engine starting)" 5
+check_absent "slow restart: no outage event" "✗ scrape failed"
+keys Escape q
+check "slow restart: quit asks" "[s]top it or [l]eave it running?" 10
+keys s Enter
+check "slow restart: the engine is stopped" "the engine stopped on SIGTERM" 15
+
 # A closed terminal leaves the engine running, and says where its log is.
 rm -f "$WORK"/state/llmtop/run/*.pid
 PORT=$(free_port)

@@ -297,16 +297,30 @@ func (l *runLauncher) Restart(tp tui.LaunchPlan, progress func(string)) error {
 	if s == nil || !ok {
 		return errors.New("no engine launched by llmtop to restart")
 	}
+	if err := s.CanRestart(p); err != nil {
+		return err // nothing stopped: the engine serves on
+	}
 	l.mu.Lock()
 	l.stopping = true
+	send := l.send
 	l.mu.Unlock()
 	stoppedAt := time.Now()
+	if send != nil {
+		// Told before the engine is stopped: its drain and the new
+		// start are this restart, not an outage.
+		old := s.Current()
+		send(model.Launch{Endpoint: s.URL, Time: stoppedAt, PID: old.PID, Cmdline: model.RedactCmdline(launch.QuoteCommand(old.Env, old.Args)),
+			Log: old.Log, Applied: p.Mark(), Restarting: true})
+	}
 	np, _, err := s.Restart(p, progress)
 	l.mu.Lock()
 	l.stopping = false
-	send := l.send
+	send = l.send
 	l.mu.Unlock()
 	if err != nil {
+		if send != nil {
+			send(model.Launch{Endpoint: s.URL, Time: time.Now(), Applied: p.Mark(), Failed: err.Error()})
+		}
 		return err
 	}
 	if send != nil {

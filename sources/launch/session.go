@@ -250,15 +250,12 @@ func orderedKeys(a, b []string) []string {
 // Grace) and p.New started with p.NewEnv and the same log. progress
 // hears each step in words.
 func (s *Session) Restart(p Plan, progress func(string)) (*Proc, Stopped, error) {
-	if !p.OK() {
-		return nil, Stopped{}, errors.New("nothing to apply")
+	if err := s.CanRestart(p); err != nil {
+		return nil, Stopped{}, err
 	}
 	s.mu.Lock()
 	old := s.cur
 	s.mu.Unlock()
-	if !slices.Equal(old.Args, p.Old) || !slices.Equal(old.Env, p.OldEnv) {
-		return nil, Stopped{}, errors.New("the engine's command line changed since this was planned: plan again")
-	}
 	progress(fmt.Sprintf("stopping pid %d: SIGTERM, waiting up to %s for it to drain, then SIGKILL", old.PID, s.Grace))
 	st := old.Stop(s.Grace)
 	progress("pid " + fmt.Sprint(old.PID) + " " + st.String())
@@ -280,6 +277,21 @@ func (s *Session) Restart(p Plan, progress func(string)) (*Proc, Stopped, error)
 	_ = np.WriteNote()
 	progress(fmt.Sprintf("started pid %d: %s", np.PID, QuoteCommand(np.Env, np.Args)))
 	return np, st, nil
+}
+
+// CanRestart says why Restart would refuse p before stopping anything
+// (nil: it would stop the engine and start p's command line).
+func (s *Session) CanRestart(p Plan) error {
+	if !p.OK() {
+		return errors.New("nothing to apply")
+	}
+	s.mu.Lock()
+	old := s.cur
+	s.mu.Unlock()
+	if !slices.Equal(old.Args, p.Old) || !slices.Equal(old.Env, p.OldEnv) {
+		return errors.New("the engine's command line changed since this was planned: plan again")
+	}
+	return nil
 }
 
 // SetLog sends the next start's output to path (tune keeps one log a
