@@ -68,7 +68,7 @@ func register(rs ...rule) { rules = append(rules, rs...) }
 type env struct {
 	in    Input
 	cfg   Config
-	lacks []string
+	lacks []lack
 	// handed is set by a rule that saw its condition but left the finding
 	// to another rule (TTFT explained by slow decode steps): it raised
 	// nothing, yet it did not pass.
@@ -134,7 +134,7 @@ func each(eps []Endpoint) iter.Seq[*Endpoint] {
 
 // lack records that a rule could not judge an endpoint for want of an input.
 func (e *env) lack(ep *Endpoint, what string) {
-	e.lacks = append(e.lacks, ep.URL+": "+what)
+	e.lacks = append(e.lacks, lack{url: ep.URL, what: what})
 }
 
 // withMetrics lists the endpoints that produced metrics.
@@ -290,11 +290,11 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 	if e.has(needHost) {
 		for _, ep := range e.hosted() {
 			for _, nc := range ep.Host.NotChecked {
-				e.lacks = append(e.lacks, ep.URL+": "+nc)
+				e.lacks = append(e.lacks, lack{url: ep.URL, what: nc})
 			}
 		}
 	}
-	rep.Missing = append(rep.Missing, dedupe(e.lacks)...)
+	rep.Missing = append(rep.Missing, e.lackLines()...)
 	Rank(rep.Findings)
 	return rep, byID
 }

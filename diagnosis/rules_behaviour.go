@@ -140,14 +140,14 @@ func ruleClientGap(e *env) []Finding {
 	b := e.in.Bench
 	switch {
 	case b.Cancelled > 0:
-		e.lacks = append(e.lacks, b.URL+": client vs server latency (the benchmark was stopped early: its window is not a clean comparison)")
+		e.lacks = append(e.lacks, lack{url: b.URL, what: "client vs server latency (the benchmark was stopped early: its window is not a clean comparison)"})
 		return nil
 	case b.ServerRequests.OK && float64(b.Completed) < mixedShare*b.ServerRequests.V:
 		// The server's percentiles are mostly other clients' requests
 		// (other prompts, other load): a difference says nothing of the
 		// path between.
-		e.lacks = append(e.lacks, fmt.Sprintf("%s: client vs server latency (the server answered %s requests over the benchmark's window, the benchmark %d: other traffic is mixed into the server's numbers)",
-			b.URL, num(b.ServerRequests.V), b.Completed))
+		e.lacks = append(e.lacks, lack{url: b.URL, what: fmt.Sprintf("client vs server latency (the server answered %s requests over the benchmark's window, the benchmark %d: other traffic is mixed into the server's numbers)",
+			num(b.ServerRequests.V), b.Completed)})
 		return nil
 	}
 	abs := float64(e.cfg.ClientGapAbs) / float64(time.Millisecond)
@@ -156,7 +156,7 @@ func ruleClientGap(e *env) []Finding {
 	itl := gap(b.ITLp50, b.ServerITLp50, abs/5, e.cfg.ClientGapRatio)
 	if !ttft && !itl {
 		if !b.ServerTTFTp50.OK && !b.ServerITLp50.OK {
-			e.lacks = append(e.lacks, b.URL+": server-side TTFT/ITL during the benchmark (compare needs the engine's histograms)")
+			e.lacks = append(e.lacks, lack{url: b.URL, what: "server-side TTFT/ITL during the benchmark (compare needs the engine's histograms)"})
 		}
 		return nil
 	}

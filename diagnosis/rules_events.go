@@ -155,20 +155,26 @@ func engineFromEvents(evs []model.Event) map[string]model.Engine {
 	return out
 }
 
-// endpointOf finds the endpoint an event belongs to; a log attached without
-// an endpoint belongs to the only endpoint watched.
-func endpointOf(e *env, url string) Endpoint {
+// urlIndex is each endpoint's place in the input by its URL (the first,
+// should one URL come twice), built once per evaluation: the event rules
+// ask per event, the not-checked lines per endpoint, and a fleet has
+// hundreds of endpoints and events.
+func (e *env) urlIndex() map[string]int {
 	if e.byURL == nil {
-		// built once per evaluation: the event rules ask per event, and a
-		// fleet has hundreds of endpoints and events
 		e.byURL = make(map[string]int, len(e.in.Endpoints))
-		for i, ep := range e.in.Endpoints {
-			if _, dup := e.byURL[ep.URL]; !dup {
-				e.byURL[ep.URL] = i
+		for i := range e.in.Endpoints {
+			if _, dup := e.byURL[e.in.Endpoints[i].URL]; !dup {
+				e.byURL[e.in.Endpoints[i].URL] = i
 			}
 		}
 	}
-	if i, ok := e.byURL[url]; ok {
+	return e.byURL
+}
+
+// endpointOf finds the endpoint an event belongs to; a log attached without
+// an endpoint belongs to the only endpoint watched.
+func endpointOf(e *env, url string) Endpoint {
+	if i, ok := e.urlIndex()[url]; ok {
 		return e.in.Endpoints[i]
 	}
 	if url == "" && len(e.in.Endpoints) == 1 {

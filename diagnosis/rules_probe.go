@@ -53,7 +53,7 @@ func ruleProbe(e *env) []Finding {
 	}
 	if !probed {
 		// Nothing probed is nothing checked, not "answers fine".
-		e.lacks = append(e.lacks, "behaviour probe: not run in this run (press o, or llmtop probe URL)")
+		e.lacks = append(e.lacks, lack{what: "behaviour probe: not run in this run (press o, or llmtop probe URL)"})
 	}
 	return out
 }

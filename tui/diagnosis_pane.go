@@ -229,7 +229,7 @@ func allClear(d *Data, rep diagnosis.Report, w, h int) string {
 func missingShort(missing []string) string {
 	var names []string
 	for _, m := range missing {
-		if strings.HasPrefix(m, "http") {
+		if diagnosis.PerEndpoint(m) {
 			continue // per-endpoint gaps: the full list shows them
 		}
 		if i := strings.Index(m, " ("); i > 0 {

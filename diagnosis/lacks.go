@@ -1,0 +1,149 @@
+package diagnosis
+
+import (
+	"strconv"
+	"strings"
+)
+
+// lack is an input a rule went without: what it could not judge on the
+// endpoint at url ("" for a line that names no endpoint). The URL and the
+// text stay apart until the report is written: a fleet's rules lack the
+// same input on thousands of replicas, and joining each pair was a string
+// built per replica per refresh for a line nobody reads 2 000 times.
+type lack struct{ url, what string }
+
+// lackGroupMin is the fewest endpoints that one not-checked line stands
+// for: below it each endpoint keeps its own line, as on one engine or a
+// pair of replicas; from it on, a fleet reads "all 2000 endpoints (a, b, c
+// and 1997 more): …" once instead of the same line 2 000 times.
+const lackGroupMin = 4
+
+// lackNames is how many endpoints a grouped line names.
+const lackNames = 3
+
+// lackGroup is every lack with one text.
+type lackGroup struct {
+	what    string
+	n       int      // distinct endpoints
+	names   []string // the first lackNames of them
+	seen    []uint64 // endpoints counted, by their place in the input
+	others  map[string]bool
+	written bool
+}
+
+// add counts url in the group and reports whether it was new there.
+func (g *lackGroup) add(url string, index map[string]int, endpoints int) bool {
+	if i, ok := index[url]; ok {
+		if g.seen == nil {
+			g.seen = make([]uint64, (endpoints+63)/64)
+		}
+		if g.seen[i/64]&(1<<(i%64)) != 0 {
+			return false
+		}
+		g.seen[i/64] |= 1 << (i % 64)
+	} else {
+		if g.others[url] {
+			return false
+		}
+		if g.others == nil {
+			g.others = map[string]bool{}
+		}
+		g.others[url] = true
+	}
+	g.n++
+	if len(g.names) < lackNames {
+		g.names = append(g.names, url)
+	}
+	return true
+}
+
+// lackLines are the report's per-endpoint not-checked lines, in the order
+// the rules met them, each once: "URL: what" where few endpoints lack an
+// input, one line naming how many and which where many do.
+func (e *env) lackLines() []string {
+	if len(e.lacks) == 0 {
+		return nil
+	}
+	var (
+		groups []lackGroup
+		byWhat = map[string]int{}
+		index  = e.urlIndex()
+		total  = len(e.in.Endpoints)
+		// of is each lack's group; -1-g for an endpoint already counted
+		of = make([]int, len(e.lacks))
+	)
+	for i, l := range e.lacks {
+		g := -1
+		if i > 0 && l.what == e.lacks[i-1].what {
+			// a rule's lacks come endpoint after endpoint: the same
+			// text as the one before needs no look-up
+			g = of[i-1]
+			if g < 0 {
+				g = -1 - g
+			}
+		} else if gi, ok := byWhat[l.what]; ok {
+			g = gi
+		} else {
+			g = len(groups)
+			byWhat[l.what] = g
+			groups = append(groups, lackGroup{what: l.what})
+		}
+		of[i] = g
+		if !groups[g].add(l.url, index, total) {
+			of[i] = -1 - g
+		}
+	}
+	var out []string
+	for i, l := range e.lacks {
+		g := of[i]
+		if g < 0 {
+			continue // said already
+		}
+		grp := &groups[g]
+		switch {
+		case l.url == "":
+			out = append(out, l.what)
+		case grp.n < lackGroupMin:
+			out = append(out, l.url+": "+l.what)
+		case !grp.written:
+			grp.written = true
+			out = append(out, grp.line(total))
+		}
+	}
+	return out
+}
+
+// line is a group's one line: how many endpoints, the first few by name,
+// and what they lack.
+func (g *lackGroup) line(total int) string {
+	var b strings.Builder
+	switch {
+	case g.n == total:
+		b.WriteString("all " + strconv.Itoa(total) + " endpoints (")
+	case g.n < total:
+		b.WriteString(strconv.Itoa(g.n) + " of " + strconv.Itoa(total) + " endpoints (")
+	default: // some are not among the endpoints watched (a benchmark's URL)
+		b.WriteString(strconv.Itoa(g.n) + " endpoints (")
+	}
+	b.WriteString(strings.Join(g.names, ", "))
+	if more := g.n - len(g.names); more > 0 {
+		b.WriteString(" and " + strconv.Itoa(more) + " more")
+	}
+	b.WriteString("): " + g.what)
+	return b.String()
+}
+
+// PerEndpoint reports whether a report's not-checked line is about
+// particular endpoints ("URL: …", or "all 2000 endpoints (…): …" for many)
+// rather than an input missing altogether ("GPU readings (…)"): a short
+// summary names only the latter, the full list shows both.
+func PerEndpoint(line string) bool {
+	if strings.HasPrefix(line, "http") {
+		return true
+	}
+	i := strings.Index(line, " endpoints (")
+	if i <= 0 || !strings.Contains(line[i:], "): ") {
+		return false
+	}
+	return strings.HasPrefix(line, "all ") || line[0] >= '0' && line[0] <= '9'
+}

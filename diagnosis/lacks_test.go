@@ -1,0 +1,109 @@
+package diagnosis
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func lackEnv(n int) *env {
+	e := &env{}
+	for i := range n {
+		e.in.Endpoints = append(e.in.Endpoints, Endpoint{URL: fmt.Sprintf("http://10.0.0.%d:8000", i)})
+	}
+	return e
+}
+
+// A fleet's lacks shared by many replicas read as one line each, naming how
+// many and the first few; what few endpoints lack keeps its own lines, in
+// the order the rules met them.
+func TestLackLinesGroupAFleet(t *testing.T) {
+	e := lackEnv(6)
+	for i := range e.in.Endpoints {
+		ep := &e.in.Endpoints[i]
+		e.lack(ep, "health (no health route answered)")
+		if i == 2 || i == 4 {
+			e.lack(ep, "KV-cache usage (vLLM does not expose it)")
+		}
+	}
+	for i := range 5 {
+		e.lack(&e.in.Endpoints[i], "TTFT (no request got its first token in the window)")
+		e.lack(&e.in.Endpoints[i], "TTFT (no request got its first token in the window)") // twice: counted once
+	}
+	e.lacks = append(e.lacks, lack{what: "behaviour probe: not run in this run (press o, or llmtop probe URL)"})
+	got := e.lackLines()
+	want := []string{
+		"all 6 endpoints (http://10.0.0.0:8000, http://10.0.0.1:8000, http://10.0.0.2:8000 and 3 more): health (no health route answered)",
+		"http://10.0.0.2:8000: KV-cache usage (vLLM does not expose it)",
+		"http://10.0.0.4:8000: KV-cache usage (vLLM does not expose it)",
+		"5 of 6 endpoints (http://10.0.0.0:8000, http://10.0.0.1:8000, http://10.0.0.2:8000 and 2 more): TTFT (no request got its first token in the window)",
+		"behaviour probe: not run in this run (press o, or llmtop probe URL)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, l := range want[:4] {
+		if !PerEndpoint(l) {
+			t.Errorf("PerEndpoint(%q) = false", l)
+		}
+	}
+	for _, l := range []string{want[4], "GPU readings (no NVML driver or --no-gpu)", "replicas (fewer than two endpoints serve the same model)"} {
+		if PerEndpoint(l) {
+			t.Errorf("PerEndpoint(%q) = true", l)
+		}
+	}
+}
+
+// Below lackGroupMin endpoints the lines read as they always did: one per
+// endpoint and input, in the rules' order, each once.
+func TestLackLinesFewEndpointsUnchanged(t *testing.T) {
+	e := lackEnv(3)
+	for i := range e.in.Endpoints {
+		e.lack(&e.in.Endpoints[i], "health (no health route answered)")
+		e.lack(&e.in.Endpoints[i], "TTFT (no request got its first token in the window)")
+	}
+	e.lack(&e.in.Endpoints[1], "health (no health route answered)")
+	var want []string
+	for _, l := range e.lacks[:6] {
+		want = append(want, l.url+": "+l.what)
+	}
+	if got := e.lackLines(); !slices.Equal(got, want) {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The report of a fleet whose every replica lacks the same inputs says so
+// once per input, not once per replica; one endpoint's report still names
+// its URL.
+func TestReportNotCheckedOncePerInputForAFleet(t *testing.T) {
+	var eps []Endpoint
+	for i := range 50 {
+		u := fmt.Sprintf("http://10.0.1.%d:8000", i)
+		eps = append(eps, ep(func(e *Endpoint) { e.URL, e.Scrape.Endpoint, e.State.Key.Endpoint = u, u, u }))
+	}
+	rep := Evaluate(input(eps...), DefaultConfig())
+	if len(rep.Missing) > 30 {
+		t.Fatalf("%d not-checked lines for 50 replicas:\n%s", len(rep.Missing), strings.Join(rep.Missing, "\n"))
+	}
+	found := false
+	for _, m := range rep.Missing {
+		if strings.HasPrefix(m, "http://") {
+			t.Errorf("a replica's own line in a fleet whose replicas all lack the same: %q", m)
+		}
+		found = found || strings.HasPrefix(m, "all 50 endpoints (http://10.0.1.0:8000, http://10.0.1.1:8000, http://10.0.1.2:8000 and 47 more): ")
+	}
+	if !found {
+		t.Errorf("no line for all 50 endpoints:\n%s", strings.Join(rep.Missing, "\n"))
+	}
+	one := Evaluate(input(eps[0]), DefaultConfig())
+	perURL := 0
+	for _, m := range one.Missing {
+		if strings.HasPrefix(m, "http://10.0.1.0:8000: ") {
+			perURL++
+		}
+	}
+	if perURL == 0 {
+		t.Errorf("one endpoint's lines do not name it:\n%s", strings.Join(one.Missing, "\n"))
+	}
+}
