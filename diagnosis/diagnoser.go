@@ -28,6 +28,9 @@ type Diagnoser struct {
 	facts   map[factKey]model.Event // newest start-up fact per kind and endpoint
 	ups     map[string][]time.Time  // the last two (re)starts seen per endpoint
 	eps     []Endpoint              // Update's copy of its input's endpoints, reused
+	scratch scratch                 // the rules' memory, reused
+	seen    map[trackKey]bool       // Update's conditions seen now, reused
+	holds   map[time.Duration]string
 }
 
 type trackKey struct{ id, endpoint string }
@@ -78,8 +81,12 @@ func (d *Diagnoser) Update(in Input) Report {
 		d.baseline(&in.Endpoints[i])
 	}
 	in.Events = d.dropStaleFacts(d.keepFacts(in.Events), in.Endpoints)
-	rep, byID := evaluate(in, d.cfg)
-	seen := make(map[trackKey]bool, len(rep.Findings))
+	rep, byID := evaluateWith(in, d.cfg, &d.scratch)
+	if d.seen == nil {
+		d.seen = make(map[trackKey]bool, len(rep.Findings))
+	}
+	seen := d.seen
+	clear(seen)
 	for _, f := range rep.Findings {
 		k := trackKey{f.ID, f.Endpoint}
 		seen[k] = true
@@ -108,7 +115,7 @@ func (d *Diagnoser) Update(in Input) Report {
 		t.f = f
 		t.f.Opened = opened // ClearSince stays zero: the condition holds
 		if t.open && now.Sub(t.first) >= time.Second {
-			t.f.Evidence = append(t.f.Evidence, Evidence{Text: "condition holding for " + dur(now.Sub(t.first).Round(time.Second)) + holdText(hold), Source: "llmtop"})
+			t.f.Evidence = append(t.f.Evidence, Evidence{Text: "condition holding for " + dur(now.Sub(t.first).Round(time.Second)) + d.holdText(hold), Source: "llmtop"})
 		}
 	}
 	for k, t := range d.track {
@@ -138,9 +145,24 @@ func (d *Diagnoser) Update(in Input) Report {
 			delete(d.track, k)
 		}
 	}
+	// rep.Findings were the scratch's: each is copied into its tracker
 	rep.Findings = d.Open()
 	rep.Pending = d.pending(seen, now)
 	return rep
+}
+
+// holdText is holdText(hold), worked out once per hold: every finding of a
+// fleet says it every refresh.
+func (d *Diagnoser) holdText(hold time.Duration) string {
+	s, ok := d.holds[hold]
+	if !ok {
+		if d.holds == nil {
+			d.holds = map[time.Duration]string{}
+		}
+		s = holdText(hold)
+		d.holds[hold] = s
+	}
+	return s
 }
 
 // EndRun closes every finding about endpoint's ended run at the boundary

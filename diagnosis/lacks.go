@@ -3,6 +3,8 @@ package diagnosis
 import (
 	"strconv"
 	"strings"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 // lack is an input a rule went without: what it could not judge on the
@@ -70,8 +72,16 @@ func (e *env) lackLines() []string {
 		index  = e.urlIndex()
 		total  = len(e.in.Endpoints)
 		// of is each lack's group; -1-g for an endpoint already counted
-		of = make([]int, len(e.lacks))
+		of []int
 	)
+	if e.scratch != nil && cap(e.scratch.of) >= len(e.lacks) {
+		of = e.scratch.of[:len(e.lacks)]
+	} else {
+		of = make([]int, len(e.lacks))
+		if e.scratch != nil {
+			e.scratch.of = of
+		}
+	}
 	for i, l := range e.lacks {
 		g := -1
 		if i > 0 && l.what == e.lacks[i-1].what {
@@ -146,4 +156,31 @@ func PerEndpoint(line string) bool {
 		return false
 	}
 	return strings.HasPrefix(line, "all ") || line[0] >= '0' && line[0] <= '9'
+}
+
+// memoKey names a text that is the same for every endpoint of an engine
+// in one state: "TTFT (vLLM does not expose it)".
+type memoKey struct {
+	pre, mid, post string
+	eng            model.Engine
+	failed         bool // the newest scrape failed: then kind says how
+	kind           string
+}
+
+// notExposed is pre+mid+notExposed(ep)+post, built once per evaluation
+// for each engine (and scrape failure) rather than once per replica.
+func (e *env) notExposed(ep *Endpoint, pre, mid, post string) string {
+	k := memoKey{pre: pre, mid: mid, post: post, eng: ep.Identity.Engine}
+	if ep.Scrape.Err != "" {
+		k.failed, k.kind = true, string(ep.Scrape.ErrKind)
+	}
+	s, ok := e.memo[k]
+	if !ok {
+		if e.memo == nil {
+			e.memo = map[memoKey]string{}
+		}
+		s = pre + mid + notExposed(*ep) + post
+		e.memo[k] = s
+	}
+	return s
 }

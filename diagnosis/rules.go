@@ -97,6 +97,33 @@ type env struct {
 	// hostedIn, routersIn and layersIn cache hosted(), routers() and
 	// layers(): evaluate asks for them before every rule that needs them.
 	hostedIn, routersIn, layersIn subset
+	// scratch is memory kept from the last evaluation (the Diagnoser's);
+	// memo the texts that are the same for every endpoint of an engine.
+	scratch *scratch
+	memo    map[memoKey]string
+	actions map[actionsKey][]Action
+}
+
+// scratch is what one evaluation needs and the next can reuse: a fleet's
+// lacks and findings are thousands, and growing them from nothing every
+// refresh was most of the rules' allocation at 2 000 replicas.
+type scratch struct {
+	lacks []lack
+	of    []int
+	found []Finding // the evaluation's findings, copied out by the Diagnoser
+	rule  []Finding // a rule's findings, copied into found before the next
+	busy  bool      // rule is handed out
+}
+
+// findings is an empty slice for a rule's findings, from memory the last
+// rule (or evaluation) used when it is free: evaluate copies a rule's
+// findings out before the next rule runs. nil (a new slice) otherwise.
+func (e *env) findings() []Finding {
+	if e.scratch == nil || e.scratch.busy {
+		return nil
+	}
+	e.scratch.busy = true
+	return e.scratch.rule[:0]
 }
 
 // subset is some of the input's endpoints, picked once per evaluation.
@@ -241,8 +268,18 @@ func Evaluate(in Input, cfg Config) Report {
 
 // evaluate also returns each finding's rule, for the Diagnoser's holds.
 func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
-	e := &env{in: in, cfg: cfg}
+	return evaluateWith(in, cfg, nil)
+}
+
+// evaluateWith is evaluate reusing sc's memory (nil: none). The report's
+// Findings are then sc's: the caller copies them out before the next
+// evaluation.
+func evaluateWith(in Input, cfg Config, sc *scratch) (Report, map[string]*rule) {
+	e := &env{in: in, cfg: cfg, scratch: sc}
 	rep := Report{Time: in.Time}
+	if sc != nil {
+		e.lacks, rep.Findings = sc.lacks[:0], sc.found[:0]
+	}
 	byID := map[string]*rule{}
 	missing := map[string]bool{}
 	for i := range rules {
@@ -281,6 +318,15 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 			byID[f.ID] = r
 			rep.Findings = append(rep.Findings, f)
 		}
+		if sc != nil && sc.busy {
+			// the rule's findings are copied: its memory is free for the
+			// next, kept at the size it grew to (cleared of what it held)
+			if cap(fs) > 0 && (cap(sc.rule) == 0 || &fs[:1][0] == &sc.rule[:1][0] || cap(fs) > cap(sc.rule)) {
+				clear(fs)
+				sc.rule = fs[:0]
+			}
+			sc.busy = false
+		}
 	}
 	for _, nn := range needNames {
 		if missing[nn.name] && (nn.n&(needRouter|needLayer) == 0 || e.routable()) {
@@ -296,6 +342,10 @@ func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
 	}
 	rep.Missing = append(rep.Missing, e.lackLines()...)
 	Rank(rep.Findings)
+	if sc != nil {
+		clear(e.lacks)
+		sc.lacks, sc.found = e.lacks[:0], rep.Findings
+	}
 	return rep, byID
 }
 

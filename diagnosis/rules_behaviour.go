@@ -26,14 +26,14 @@ func finished(ep Endpoint) float64 {
 
 // enoughFinished is how many requests finished in ep's window, ok when
 // there are enough to judge a share; otherwise it says why not.
-func enoughFinished(e *env, ep Endpoint, what string) (float64, bool) {
+func enoughFinished(e *env, ep *Endpoint, what string) (float64, bool) {
 	if ep.State.FinishShare == nil {
-		e.lack(&ep, what+" (finish reasons: "+notExposed(ep)+")")
+		e.lack(ep, e.notExposed(ep, what, " (finish reasons: ", ")"))
 		return 0, false
 	}
-	n := finished(ep)
+	n := finished(*ep)
 	if n < e.cfg.MinFinished {
-		e.lack(&ep, fmt.Sprintf("%s (%s requests finished in the window; %s needed to judge a share)", what, num(n), num(e.cfg.MinFinished)))
+		e.lack(ep, fmt.Sprintf("%s (%s requests finished in the window; %s needed to judge a share)", what, num(n), num(e.cfg.MinFinished)))
 		return n, false
 	}
 	return n, true
@@ -45,7 +45,7 @@ func ruleFinishLength(e *env) []Finding {
 		if r, _ := ep.PDRole(); r == model.RolePrefill {
 			continue // a prefill instance generates one token by design (max_tokens 1); decode generates the rest
 		}
-		n, ok := enoughFinished(e, *ep, "length share")
+		n, ok := enoughFinished(e, ep, "length share")
 		if !ok {
 			continue
 		}
@@ -81,7 +81,7 @@ func ruleFinishLength(e *env) []Finding {
 func ruleFinishErrors(e *env) []Finding {
 	var out []Finding
 	for ep := range each(e.withMetrics()) {
-		n, ok := enoughFinished(e, *ep, "aborted/errored share")
+		n, ok := enoughFinished(e, ep, "aborted/errored share")
 		if !ok {
 			continue
 		}

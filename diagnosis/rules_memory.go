@@ -22,7 +22,7 @@ func ruleKVFull(e *env) []Finding {
 	for ep := range each(e.withMetrics()) {
 		kv := ep.State.KVUsage
 		if !kv.OK {
-			e.lack(ep, "KV-cache usage ("+notExposed(*ep)+")")
+			e.lack(ep, e.notExposed(ep, "KV-cache usage", " (", ")"))
 			continue
 		}
 		if kv.V < e.cfg.KVHigh {

@@ -42,12 +42,12 @@ func ttftOver(ep Endpoint, slo float64) (v float64, label string, over bool) {
 }
 
 func ruleTTFT(e *env) []Finding {
-	var out []Finding
+	out := e.findings()
 	slo := e.cfg.SLOTTFT.Seconds()
 	for ep := range each(e.withMetrics()) {
 		d := ep.State.Latency[model.TTFT]
 		if !d.Exposed {
-			e.lack(ep, "TTFT ("+notExposed(*ep)+")")
+			e.lack(ep, e.notExposed(ep, "TTFT", " (", ")"))
 			continue
 		}
 		v, label, over := ttftOver(*ep, slo)
@@ -109,7 +109,7 @@ func ruleTTFT(e *env) []Finding {
 			out = append(out, prefillFinding(e, *ep, ev))
 			continue
 		}
-		out = append(out, unsplitTTFT(e, *ep, ev, qOK, pOK))
+		out = append(out, unsplitTTFT(e, ep, ev, qOK, pOK))
 	}
 	return out
 }
@@ -127,24 +127,48 @@ func preemptedTTFT(e *env, ep Endpoint, ev []Evidence, ps float64) Finding {
 
 // unsplitTTFT is TTFT over the SLO that neither the queue nor prefill
 // explains by itself.
-func unsplitTTFT(e *env, ep Endpoint, ev []Evidence, qOK, pOK bool) Finding {
-	cause := "neither queueing nor prefill takes most of TTFT"
+func unsplitTTFT(e *env, ep *Endpoint, ev []Evidence, qOK, pOK bool) Finding {
+	cause := "neither queueing nor prefill takes most of TTFT" + outsidePhases
 	if !qOK || !pOK {
-		cause = "the engine does not time both phases, and prompts are short: the cause is not clear from its metrics"
+		cause = "the engine does not time both phases, and prompts are short: the cause is not clear from its metrics" + outsidePhases
 	}
-	f := Finding{ID: "ttft_high", Endpoint: ep.URL, Category: Queueing, Severity: model.SevWarn,
-		Title: "TTFT over SLO: no single phase dominates", Evidence: ev,
-		Cause: cause + "; time outside the engine's phases is spent in the API server (tokenizing, streaming) or the network"}
+	return Finding{ID: "ttft_high", Endpoint: ep.URL, Category: Queueing, Severity: model.SevWarn,
+		Title: "TTFT over SLO: no single phase dominates", Evidence: ev, Cause: cause, Actions: e.unsplitActions(ep)}
+}
+
+const outsidePhases = "; time outside the engine's phases is spent in the API server (tokenizing, streaming) or the network"
+
+// actionsKey: what unsplitTTFT's actions depend on.
+type actionsKey struct {
+	eng model.Engine
+	dp  int
+}
+
+// unsplitActions are unsplitTTFT's actions for ep, built once per
+// evaluation for each engine and data-parallel size: a fleet over its SLO
+// asked for the same actions on every replica. The findings share them
+// (capped, so that an append copies).
+func (e *env) unsplitActions(ep *Endpoint) []Action {
+	k := actionsKey{ep.Engine(), dpSize(*ep)}
+	if as, ok := e.actions[k]; ok {
+		return as
+	}
+	var as []Action
 	if ep.Engine() != model.Unknown {
 		for _, a := range frontLever(ep.Engine()) {
 			a.Why = "a busy front-end (tokenizing, detokenizing, streaming) delays first tokens outside queue and prefill time: " + a.Why
-			f.Actions = append(f.Actions, a)
+			as = append(as, a)
 		}
 	}
-	a := replicas(ep)
+	a := replicas(*ep)
 	a.Why = "fewer requests per engine: each waits less for the API server and the steps it shares"
-	f.Actions = append(f.Actions, a)
-	return f
+	as = append(as, a)
+	as = as[:len(as):len(as)]
+	if e.actions == nil {
+		e.actions = map[actionsKey][]Action{}
+	}
+	e.actions[k] = as
+	return as
 }
 
 // latSource names where a latency came from: the engine's per-request log
