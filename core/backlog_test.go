@@ -33,9 +33,9 @@ func TestBacklogStartsAndEndsNoRun(t *testing.T) {
 	m.Tick(at(0))
 	read := at(0.05)
 	var bl []model.LogLine
-	bl = append(bl, banner(read, "--max-num-seqs 64")...)
+	bl = append(bl, banner(read, "{'max_num_seqs': 64}")...)
 	bl = append(bl, shutdown(read)...)
-	bl = append(bl, banner(read, "--max-num-seqs 128")...)
+	bl = append(bl, banner(read, "{'max_num_seqs': 128}")...)
 	bl = append(bl, logEvent(read, "torch_cuda_oom", "", model.SevCrit, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", nil))
 	m.Apply(history(bl...))
 	run(m, e, 1, 20, 5, 100)
@@ -46,6 +46,12 @@ func TestBacklogStartsAndEndsNoRun(t *testing.T) {
 	}
 	if ep.Life != model.LifeServing {
 		t.Errorf("life %s (%s), want serving", ep.Life, ep.LifeDetail)
+	}
+	// What the backlog's last process said of its configuration is the
+	// run first seen's (llama.cpp's slot layout is only in its start-up
+	// lines).
+	if c := m.RunsOf(url)[0].Config; c["args.max_num_seqs"] != "128" {
+		t.Errorf("run 1 config %v: want the backlog's last start's --max-num-seqs 128", c)
 	}
 	for i := 0; i < m.Events().Len(); i++ {
 		if x := m.Events().Newest(i); x.Kind == model.KindRestart {
@@ -89,5 +95,29 @@ func TestBacklogCrashExplainsAnEngineThatIsDown(t *testing.T) {
 	}
 	if !strings.HasPrefix(got, "crit "+model.BeforeStart) {
 		t.Errorf("cuda_oom %q, want critical, dated %q (findings %s)", got, model.BeforeStart, findingIDs(m.Report().Findings))
+	}
+}
+
+// A backlog read before the first scrape: its last process's configuration
+// reaches the run the scrape starts; a backlog ending in a shutdown gives
+// none (that process is gone).
+func TestBacklogConfigBeforeTheFirstScrape(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tail []model.LogLine
+		want string
+	}{
+		{"serving", nil, "128"},
+		{"stopped since", shutdown(at(0)), ""},
+	} {
+		m := newMonitor()
+		bl := append(banner(at(0), "{'max_num_seqs': 128}"), c.tail...)
+		m.Apply(history(bl...))
+		e := newEngine("0.11.0", at(-3600), 0.02)
+		run(m, e, 1, 3, 5, 100)
+		runs := m.RunsOf(url)
+		if len(runs) != 1 || runs[0].Config["args.max_num_seqs"] != c.want {
+			t.Errorf("%s: runs %+v, want one with args.max_num_seqs %q", c.name, runs, c.want)
+		}
 	}
 }

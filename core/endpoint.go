@@ -54,6 +54,11 @@ type Endpoint struct {
 	// launch is llmtop's own restart of the engine (llmtop run), waiting
 	// for the run it starts.
 	launch *model.Launch
+	// pastConfig is what the log's backlog said of the configuration of
+	// the process that wrote it last (since its last start banner; nil
+	// after its shutdown or crash): most likely the process first seen
+	// serving, whose run 1 carries it.
+	pastConfig map[string]string
 	// restarting is llmtop stopping the engine to restart it (a Launch
 	// with Restarting), until the new process's Launch: what does not
 	// answer meanwhile is that restart, not an outage.
@@ -432,6 +437,61 @@ func (m *Monitor) lifecycleEvent(ev model.Event) {
 		}
 		if e.Life != model.LifeCrashed {
 			m.setLife(e, model.LifeCrashed, t, nonEmpty(ev.Line, ev.Title))
+		}
+	}
+}
+
+// pastEvent keeps what a backlog line (written before llmtop watched)
+// says of its process's configuration: its start banner's and args line's
+// arguments, its configuration lines. A shutdown or a crash in the backlog
+// means that process is gone: what it said is dropped.
+func (m *Monitor) pastEvent(ev model.Event) {
+	e := m.logEndpoint(ev)
+	if e == nil {
+		return
+	}
+	switch ev.Fields["phase"] {
+	case model.PhaseStart:
+		e.pastConfig = map[string]string{}
+		fallthrough
+	case model.PhaseConfig:
+		for k, v := range parseArgs(ev.Fields["args"]) {
+			e.pastConfig = setPast(e.pastConfig, "args."+k, v)
+		}
+	case model.PhaseStopping, model.PhaseStopped, model.PhaseCrash:
+		e.pastConfig = nil
+		return
+	case "":
+		if ev.Category != "config" {
+			return
+		}
+		for k, v := range ev.Fields {
+			if k != "hint" && k != "phase" && k != "engines" {
+				e.pastConfig = setPast(e.pastConfig, "log."+k, v)
+			}
+		}
+	default:
+		return
+	}
+	m.applyPastConfig(e)
+}
+
+func setPast(c map[string]string, k, v string) map[string]string {
+	if c == nil {
+		c = map[string]string{}
+	}
+	c[k] = v
+	return c
+}
+
+// applyPastConfig gives the backlog's configuration to the first run
+// llmtop saw, while it runs (a later run is a process started since).
+func (m *Monitor) applyPastConfig(e *Endpoint) {
+	if r := e.Current(); r != nil && r.N == 1 && r.Ended == nil {
+		for k, v := range e.pastConfig {
+			if r.Config[k] != v {
+				setConfig(r, k, v)
+			}
 		}
 	}
 }

@@ -270,10 +270,14 @@ func (m *Monitor) addEvent(e model.Event) {
 	m.events.Add(e)
 	m.ver.Events++
 	m.advance(e.Time)
-	if (e.Source == "log" || e.Category == model.CategoryLifecycle) && !e.Backlog {
+	switch {
+	case e.Backlog && e.Source == "log":
 		// A backlog's start banner is a start from before llmtop watched,
 		// not one now: it starts no run (the first scrape does) and ends
-		// none ("run 1 lasted 0ms").
+		// none ("run 1 lasted 0ms"). What it says of its process's
+		// configuration is kept for the run first seen.
+		m.pastEvent(e)
+	case e.Source == "log" || e.Category == model.CategoryLifecycle:
 		m.lifecycleEvent(e)
 	}
 	if e.Source == "log" && !strings.Contains(e.Fields["engines"], ",") {

@@ -35,6 +35,9 @@ func (m *Monitor) newRun(e *Endpoint, t time.Time, by string, external bool) {
 	if len(e.Runs) > maxRuns {
 		e.Runs = append([]model.Run(nil), e.Runs[len(e.Runs)-maxRuns:]...)
 	}
+	if n == 1 {
+		m.applyPastConfig(e)
+	}
 	if l := e.launch; l != nil && !t.Before(l.Time.Add(-launchSlack)) {
 		cur := e.Current()
 		cur.Applied = l.Applied
