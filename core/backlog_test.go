@@ -41,8 +41,8 @@ func TestBacklogStartsAndEndsNoRun(t *testing.T) {
 	run(m, e, 1, 20, 5, 100)
 
 	ep := m.Endpoint(url)
-	if runs := m.RunsOf(url); len(runs) != 1 || strings.Contains(runs[0].StartedBy, "log") || runs[0].Ended != nil {
-		t.Fatalf("runs %+v: want one, begun when first seen and still running", runs)
+	if runs := m.RunsOf(url); len(runs) != 1 || runs[0].StartedBy != "first seen; "+pastBanner || runs[0].Ended != nil {
+		t.Fatalf("runs %+v: want one, begun when first seen (its banner before llmtop started) and still running", runs)
 	}
 	if ep.Life != model.LifeServing {
 		t.Errorf("life %s (%s), want serving", ep.Life, ep.LifeDetail)
@@ -119,5 +119,24 @@ func TestBacklogConfigBeforeTheFirstScrape(t *testing.T) {
 		if len(runs) != 1 || runs[0].Config["args.max_num_seqs"] != c.want {
 			t.Errorf("%s: runs %+v, want one with args.max_num_seqs %q", c.name, runs, c.want)
 		}
+	}
+}
+
+// Ollama restarted a moment after llmtop attached to its log (2.4 s, the
+// real engines' TestRunsAcrossOllamaRestart): the backlog had the first
+// process's banner, so the new banner is a new run, not the first-seen
+// run's own banner read late.
+func TestBannerAfterABacklogBannerIsANewRun(t *testing.T) {
+	m := newMonitor()
+	m.Apply(history(banner(at(0), "{'max_num_seqs': 16}")...))
+	e := newEngine("0.11.0", at(-5), 0.02)
+	run(m, e, 1, 2, 5, 100)
+	m.Apply(model.LogLines(shutdown(at(3))))
+	m.Apply(model.LogLines(banner(at(3.5), "{'max_num_seqs': 32}")))
+	e2 := newEngine("0.11.0", at(3.5), 0.02)
+	run(m, e2, 4, 3, 5, 100)
+	runs := m.RunsOf(url)
+	if len(runs) != 2 || runs[0].End != model.RunPlanned || !strings.Contains(runs[0].StartedBy, pastBanner) || runs[1].Config["args.max_num_seqs"] != "32" {
+		t.Fatalf("runs %+v: want run 1 (its banner before llmtop) ended planned, run 2 with --max-num-seqs 32", runs)
 	}
 }

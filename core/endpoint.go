@@ -59,6 +59,10 @@ type Endpoint struct {
 	// after its shutdown or crash): most likely the process first seen
 	// serving, whose run 1 carries it.
 	pastConfig map[string]string
+	// pastStarted: the backlog shows that process's start banner, so the
+	// process first seen started before llmtop watched, and a start
+	// banner read later is another process.
+	pastStarted bool
 	// restarting is llmtop stopping the engine to restart it (a Launch
 	// with Restarting), until the new process's Launch: what does not
 	// answer meanwhile is that restart, not an outage.
@@ -452,14 +456,14 @@ func (m *Monitor) pastEvent(ev model.Event) {
 	}
 	switch ev.Fields["phase"] {
 	case model.PhaseStart:
-		e.pastConfig = map[string]string{}
+		e.pastConfig, e.pastStarted = map[string]string{}, true
 		fallthrough
 	case model.PhaseConfig:
 		for k, v := range parseArgs(ev.Fields["args"]) {
 			e.pastConfig = setPast(e.pastConfig, "args."+k, v)
 		}
 	case model.PhaseStopping, model.PhaseStopped, model.PhaseCrash:
-		e.pastConfig = nil
+		e.pastConfig, e.pastStarted = nil, false
 		return
 	case "":
 		if ev.Category != "config" {
@@ -488,6 +492,11 @@ func setPast(c map[string]string, k, v string) map[string]string {
 // llmtop saw, while it runs (a later run is a process started since).
 func (m *Monitor) applyPastConfig(e *Endpoint) {
 	if r := e.Current(); r != nil && r.N == 1 && r.Ended == nil {
+		if e.pastStarted && !strings.Contains(r.StartedBy, "log start banner") {
+			// Its banner was read: one read from now on is a new process,
+			// not this one's a moment late (logLag).
+			r.StartedBy += "; " + pastBanner
+		}
 		for k, v := range e.pastConfig {
 			if r.Config[k] != v {
 				setConfig(r, k, v)
@@ -495,6 +504,10 @@ func (m *Monitor) applyPastConfig(e *Endpoint) {
 		}
 	}
 }
+
+// pastBanner is how a run first seen says that its start banner was in the
+// log before llmtop started.
+const pastBanner = "log start banner before llmtop started"
 
 // logLag is how much later than the scrapes an engine's start banner may be
 // read and still name the start they saw (a log follower polls; a banner

@@ -190,8 +190,7 @@ start 200 50 --no-gpu --engine llamacpp --log "$WORK/llama.log" "http://127.0.0.
 check "backlog: its events are dated before llmtop started" "before llmtop started · llama-server listening on" 10
 check_absent "backlog: no restart made up" "RESTARTED"
 keys r
-check "backlog: one run, begun when first seen" "(first seen)" 5
-check_absent "backlog: no run begun by its banner" "log start banner"
+check "backlog: one run, begun when first seen, its banner before llmtop" "(first seen; log start banner before llmtop started)" 5
 keys Escape l
 check "backlog: the log view shows it as history" "the first 121 before llmtop started" 5
 keys q

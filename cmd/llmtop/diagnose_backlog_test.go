@@ -5,7 +5,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -47,8 +46,8 @@ func TestDiagnoseLogBacklogIsNotNow(t *testing.T) {
 		t.Fatalf("endpoints %+v", res.Endpoints)
 	}
 	runs := res.Endpoints[0].Runs
-	if len(runs) != 1 || strings.Contains(runs[0].StartedBy, "log") || runs[0].End != "running" {
-		t.Fatalf("runs %+v: want one, begun when first seen, running", runs)
+	if len(runs) != 1 || runs[0].StartedBy != "first seen; log start banner before llmtop started" || runs[0].End != "running" {
+		t.Fatalf("runs %+v: want one, begun when first seen (its banner before llmtop started), running", runs)
 	}
 	if s := runs[0].Summary; s.ServedS < 1 || s.RequestsPS != nil && *s.RequestsPS > 100 {
 		t.Errorf("summary served_s %v, requests_per_s %v: the backlog's requests are no rate of now", s.ServedS, s.RequestsPS)
