@@ -31,6 +31,7 @@ type Diagnoser struct {
 	scratch scratch                 // the rules' memory, reused
 	seen    map[trackKey]bool       // Update's conditions seen now, reused
 	holds   map[time.Duration]string
+	holding map[[2]time.Duration]string // this Update's "condition holding for …" lines
 }
 
 type trackKey struct{ id, endpoint string }
@@ -87,6 +88,7 @@ func (d *Diagnoser) Update(in Input) Report {
 	}
 	seen := d.seen
 	clear(seen)
+	clear(d.holding)
 	for _, f := range rep.Findings {
 		k := trackKey{f.ID, f.Endpoint}
 		seen[k] = true
@@ -115,7 +117,7 @@ func (d *Diagnoser) Update(in Input) Report {
 		t.f = f
 		t.f.Opened = opened // ClearSince stays zero: the condition holds
 		if t.open && now.Sub(t.first) >= time.Second {
-			t.f.Evidence = append(t.f.Evidence, Evidence{Text: "condition holding for " + dur(now.Sub(t.first).Round(time.Second)) + d.holdText(hold), Source: "llmtop"})
+			t.f.Evidence = append(t.f.Evidence, Evidence{Text: d.holdingText(now.Sub(t.first).Round(time.Second), hold), Source: "llmtop"})
 		}
 	}
 	for k, t := range d.track {
@@ -149,6 +151,22 @@ func (d *Diagnoser) Update(in Input) Report {
 	rep.Findings = d.Open()
 	rep.Pending = d.pending(seen, now)
 	return rep
+}
+
+// holdingText is the line a held condition's evidence ends with, built
+// once per Update for each pair of durations: a fleet's findings that
+// opened together say the same words.
+func (d *Diagnoser) holdingText(held, hold time.Duration) string {
+	k := [2]time.Duration{held, hold}
+	s, ok := d.holding[k]
+	if !ok {
+		if d.holding == nil {
+			d.holding = map[[2]time.Duration]string{}
+		}
+		s = "condition holding for " + dur(held) + d.holdText(hold)
+		d.holding[k] = s
+	}
+	return s
 }
 
 // holdText is holdText(hold), worked out once per hold: every finding of a

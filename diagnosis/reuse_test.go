@@ -55,6 +55,13 @@ func TestDiagnoserReuseShowsCurrentNumbers(t *testing.T) {
 			}
 		}
 	}
+	for i, want := range map[int]string{7: "condition holding for 35 s (opens after 30 s)", 9: "condition holding for 45 s (opens after 30 s)"} {
+		for _, f := range reps[i].Findings {
+			if last := f.Evidence[len(f.Evidence)-1].Text; f.ID == "ttft_high" && last != want {
+				t.Errorf("refresh %d, %s: %q, want %q", i, f.Endpoint, last, want)
+			}
+		}
+	}
 	// The shared actions are the same for every replica, and a finding
 	// changed by its reader does not change another's.
 	fs := reps[9].Findings

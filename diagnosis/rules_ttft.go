@@ -44,33 +44,34 @@ func ttftOver(ep Endpoint, slo float64) (v float64, label string, over bool) {
 func ruleTTFT(e *env) []Finding {
 	out := e.findings()
 	slo := e.cfg.SLOTTFT.Seconds()
+	over := " > SLO " + dur(e.cfg.SLOTTFT) // once, not per replica
 	for ep := range each(e.withMetrics()) {
 		d := ep.State.Latency[model.TTFT]
 		if !d.Exposed {
 			e.lack(ep, e.notExposed(ep, "TTFT", " (", ")"))
 			continue
 		}
-		v, label, over := ttftOver(*ep, slo)
+		v, label, isOver := ttftOver(*ep, slo)
 		if label == "" {
 			// Exposed, but no first token in the window: not "within the SLO".
 			e.lack(ep, "TTFT (no request got its first token in the window)")
 			continue
 		}
-		if !over {
+		if !isOver {
 			continue
 		}
 		// room for the lines below and the Diagnoser's own: a fleet's
 		// TTFT findings grew this slice twice each
-		ev := append(make([]Evidence, 0, 5), Evidence{Text: label + secs(v) + " > SLO " + dur(e.cfg.SLOTTFT), Source: latSource(*ep, "ttft", d), Window: d.Window})
+		ev := append(make([]Evidence, 0, 5), Evidence{Text: label + secs(v) + over, Source: latSource(*ep, "ttft", d), Window: d.Window})
 		qShare, qOK := share(*ep, model.Queue, d)
 		pShare, pOK := share(*ep, model.Prefill, d)
 		waiting := ep.State.Waiting
 		if qOK {
-			ev = append(ev, Evidence{Text: fmt.Sprintf("queue time %s of the mean %s (%s)", secs(ep.State.Latency[model.Queue].Mean.V), secs(d.Mean.V), pct(qShare)),
+			ev = append(ev, Evidence{Text: "queue time " + secs(ep.State.Latency[model.Queue].Mean.V) + " of the mean " + secs(d.Mean.V) + " (" + pct(qShare) + ")",
 				Source: latSource(*ep, "queue", ep.State.Latency[model.Queue]), Window: ep.State.Latency[model.Queue].Window})
 		}
 		if pOK {
-			ev = append(ev, Evidence{Text: fmt.Sprintf("prefill time %s of it (%s)", secs(ep.State.Latency[model.Prefill].Mean.V), pct(pShare)),
+			ev = append(ev, Evidence{Text: "prefill time " + secs(ep.State.Latency[model.Prefill].Mean.V) + " of it (" + pct(pShare) + ")",
 				Source: latSource(*ep, "prefill", ep.State.Latency[model.Prefill]), Window: ep.State.Latency[model.Prefill].Window})
 		}
 		if waiting.OK {
