@@ -27,7 +27,7 @@ const lackNames = 3
 type lackGroup struct {
 	what    string
 	n       int      // distinct endpoints
-	names   []string // the first lackNames of them
+	names   []string // the lackNames of them first in URL order
 	seen    []uint64 // endpoints counted, by their place in the input
 	others  map[string]bool
 	written bool
@@ -53,8 +53,18 @@ func (g *lackGroup) add(url string, index map[string]int, endpoints int) bool {
 		g.others[url] = true
 	}
 	g.n++
-	if len(g.names) < lackNames {
+	// the first few in URL order, as a reader looks for them (and the
+	// same every refresh, whatever order the endpoints arrived in)
+	switch {
+	case len(g.names) < lackNames:
 		g.names = append(g.names, url)
+	case naturalLess(url, g.names[lackNames-1]):
+		g.names[lackNames-1] = url
+	default:
+		return true
+	}
+	for i := len(g.names) - 1; i > 0 && naturalLess(g.names[i], g.names[i-1]); i-- {
+		g.names[i], g.names[i-1] = g.names[i-1], g.names[i]
 	}
 	return true
 }
@@ -123,8 +133,43 @@ func (e *env) lackLines() []string {
 	return out
 }
 
-// line is a group's one line: how many endpoints, the first few by name,
-// and what they lack.
+// naturalLess orders strings with their runs of digits read as numbers:
+// http://10.0.0.2 before http://10.0.0.10, as a reader counts them.
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		if isDigit(a[0]) && isDigit(b[0]) {
+			i, j := digits(a), digits(b)
+			x, y := strings.TrimLeft(a[:i], "0"), strings.TrimLeft(b[:j], "0")
+			if len(x) != len(y) {
+				return len(x) < len(y)
+			}
+			if x != y {
+				return x < y
+			}
+			a, b = a[i:], b[j:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// digits is the length of s's leading run of digits.
+func digits(s string) int {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
+
+// line is a group's one line: how many endpoints, the first few in URL
+// order by name, and what they lack.
 func (g *lackGroup) line(total int) string {
 	var b strings.Builder
 	switch {

@@ -19,25 +19,27 @@ func lackEnv(n int) *env {
 // many and the first few; what few endpoints lack keeps its own lines, in
 // the order the rules met them.
 func TestLackLinesGroupAFleet(t *testing.T) {
-	e := lackEnv(6)
+	e := lackEnv(12)
+	// arrived in another order: the line names the first in URL order,
+	// read as a person counts (10.0.0.2 before 10.0.0.10)
+	slices.Reverse(e.in.Endpoints)
+	at := func(i int) *Endpoint { return &e.in.Endpoints[11-i] }
 	for i := range e.in.Endpoints {
-		ep := &e.in.Endpoints[i]
-		e.lack(ep, "health (no health route answered)")
-		if i == 2 || i == 4 {
-			e.lack(ep, "KV-cache usage (vLLM does not expose it)")
-		}
+		e.lack(&e.in.Endpoints[i], "health (no health route answered)")
 	}
-	for i := range 5 {
-		e.lack(&e.in.Endpoints[i], "TTFT (no request got its first token in the window)")
-		e.lack(&e.in.Endpoints[i], "TTFT (no request got its first token in the window)") // twice: counted once
+	e.lack(at(4), "KV-cache usage (vLLM does not expose it)")
+	e.lack(at(2), "KV-cache usage (vLLM does not expose it)")
+	for _, i := range []int{10, 3, 2, 11, 9} {
+		e.lack(at(i), "TTFT (no request got its first token in the window)")
+		e.lack(at(i), "TTFT (no request got its first token in the window)") // twice: counted once
 	}
 	e.lacks = append(e.lacks, lack{what: "behaviour probe: not run in this run (press o, or llmtop probe URL)"})
 	got := e.lackLines()
 	want := []string{
-		"all 6 endpoints (http://10.0.0.0:8000, http://10.0.0.1:8000, http://10.0.0.2:8000 and 3 more): health (no health route answered)",
-		"http://10.0.0.2:8000: KV-cache usage (vLLM does not expose it)",
+		"all 12 endpoints (http://10.0.0.0:8000, http://10.0.0.1:8000, http://10.0.0.2:8000 and 9 more): health (no health route answered)",
 		"http://10.0.0.4:8000: KV-cache usage (vLLM does not expose it)",
-		"5 of 6 endpoints (http://10.0.0.0:8000, http://10.0.0.1:8000, http://10.0.0.2:8000 and 2 more): TTFT (no request got its first token in the window)",
+		"http://10.0.0.2:8000: KV-cache usage (vLLM does not expose it)",
+		"5 of 12 endpoints (http://10.0.0.2:8000, http://10.0.0.3:8000, http://10.0.0.9:8000 and 2 more): TTFT (no request got its first token in the window)",
 		"behaviour probe: not run in this run (press o, or llmtop probe URL)",
 	}
 	if !slices.Equal(got, want) {
