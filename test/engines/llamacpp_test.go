@@ -188,70 +188,141 @@ func TestLlamaServerTokenCounters(t *testing.T) {
 // TestLlamaServerSlotsUnderLoad runs one more streaming request than there are slots and checks,
 // while they run, the engine's /slots and /metrics against the adapter: every slot busy, one
 // request deferred.
+//
+// The observation must fall inside that load: from the moment the engine shows every slot busy
+// and one request deferred until the first request ends, when the deferred one takes its slot.
+// The engine's requests_deferred, read after everything else, says whether it did (it goes
+// 1 → 0 once, when a slot frees, and while it is 1 every slot stays busy). A load that ended
+// before the observation did (a busy machine starved the test, a fast one decoded everything)
+// proves nothing either way: it is sent again, twice as long, rather than judged.
 func TestLlamaServerSlotsUnderLoad(t *testing.T) {
 	s := llama(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	const maxTokens = 3000 // a few seconds per request on one thread: long enough to look at
+	// 1000 tokens is a few seconds per request on one thread here; the prompt and the answer
+	// must fit a slot's context (llamaCtx/llamaSlots).
+	for maxTokens := 1000; ; maxTokens *= 2 {
+		if slotsUnderLoad(t, ctx, s, maxTokens) {
+			return
+		}
+		if 2*maxTokens+64 > llamaCtx/llamaSlots {
+			t.Fatalf("every load ended before the observation did, the longest %d tokens per request", maxTokens)
+		}
+		t.Logf("the load of %d tokens per request ended before the observation did: again with %d", maxTokens, 2*maxTokens)
+	}
+}
+
+// slotsUnderLoad is one try of TestLlamaServerSlotsUnderLoad with requests of maxTokens tokens. It
+// returns false, with the engine idle again, when the load ended before the observation did.
+func slotsUnderLoad(t *testing.T, ctx context.Context, s *server, maxTokens int) bool {
+	rawAtStart, _ := rawMetrics(t, ctx, s)
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	defer stopLoad()
+	type outcome struct {
+		res chatResult
+		err error
+	}
+	outcomes := make(chan outcome, llamaSlots+1)
 	var wg sync.WaitGroup
-	errs := make(chan error, llamaSlots+1)
-	results := make(chan chatResult, llamaSlots+1)
 	for i := 0; i <= llamaSlots; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			res, err := chat(ctx, s.URL, "", fmt.Sprintf("load %d", i), maxTokens, true)
-			if err != nil {
-				errs <- err
-				return
-			}
-			results <- res
+			res, err := chat(loadCtx, s.URL, "", fmt.Sprintf("load %d", i), maxTokens, true)
+			outcomes <- outcome{res, err}
 		}(i)
 	}
-	rawAtStart, _ := rawMetrics(t, ctx, s)
+	loadDone := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(loadDone)
+	}()
+	ended := func() bool {
+		select {
+		case <-loadDone:
+			return true
+		default:
+			return false
+		}
+	}
+	// abandon ends this try's requests and waits until the engine has let go of them.
+	abandon := func(why string) bool {
+		stopLoad()
+		<-loadDone
+		t.Logf("%d-token load: %s", maxTokens, why)
+		awaitLlamaIdle(t, ctx, s.URL, 2*time.Minute)
+		return false
+	}
+	// results are the load's answers once it has ended by itself; a request that failed fails
+	// the test (an engine that refused the load is not a load that ended too soon).
+	results := func() []chatResult {
+		close(outcomes)
+		var res []chatResult
+		for o := range outcomes {
+			if o.err != nil {
+				t.Fatalf("a load request failed: %v", o.err)
+			}
+			res = append(res, o.res)
+		}
+		return res
+	}
+
 	// Wait until the engine itself says all slots are busy and one request waits.
 	var raw map[string]float64
 	var body string
-	deadline := time.Now().Add(30 * time.Second)
 	for {
 		raw, body = rawMetrics(t, ctx, s)
 		if raw["llamacpp:requests_processing"] == llamaSlots && raw["llamacpp:requests_deferred"] == 1 {
 			break
 		}
-		if time.Now().After(deadline) {
+		if ended() {
+			results()
+			return abandon(fmt.Sprintf("ended before /metrics showed %d processing + 1 deferred (last: %v)", llamaSlots, raw))
+		}
+		if ctx.Err() != nil {
 			t.Fatalf("engine never showed %d processing + 1 deferred: %v", llamaSlots, raw)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	recordFixture(t, "llamacpp-metrics.txt", promPreamble("llama-server "+s.Version,
-		fmt.Sprintf("GET /metrics during load: %d slots busy, 1 request deferred (--metrics -np %d -c %d)", llamaSlots, llamaSlots, llamaCtx)), []byte(body))
 
 	// The slots are taken before their prompts are processed: on a busy machine the first
 	// /slots read can show every slot processing with nothing decoded yet. Read until a
-	// busy slot has decoded a token (or the deadline), then judge that reading.
+	// busy slot has decoded a token, then judge that reading.
 	var slots []llamaSlot
 	var slotsBody string
 	for {
-		code, body, err := getText(ctx, s.URL+"/slots")
-		if err != nil || code != http.StatusOK {
-			t.Fatalf("/slots: %d %v", code, err)
-		}
-		slots = nil
-		if err := json.Unmarshal([]byte(body), &slots); err != nil {
-			t.Fatal(err)
-		}
-		slotsBody = body
+		slots, slotsBody = readSlots(t, ctx, s)
 		started := false
 		for _, sl := range slots {
 			if sl.IsProcessing && len(sl.NextToken) > 0 && sl.NextToken[0].NDecoded > 0 {
 				started = true
 			}
 		}
-		if started || time.Now().After(deadline) {
+		if started {
 			break
+		}
+		if ended() {
+			return abandon("ended before /slots showed a decoded token")
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("/slots never showed a decoded token under load: %s", slotsBody)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+
+	// The adapter's scrape, bracketed by the engine's own /metrics and /slots read just before
+	// and just after it.
+	rawBefore, _ := rawMetrics(t, ctx, s)
+	scr := engine.ScrapeOnce(ctx, scrapeConfig(s.URL))
+	after, _ := readSlots(t, ctx, s)
+	rawAfter, _ := rawMetrics(t, ctx, s)
+	if rawAfter["llamacpp:requests_deferred"] != 1 || rawAfter["llamacpp:requests_processing"] != llamaSlots {
+		return abandon(fmt.Sprintf("a request ended during the observation (requests_processing %v, requests_deferred %v after the scrape)",
+			rawAfter["llamacpp:requests_processing"], rawAfter["llamacpp:requests_deferred"]))
+	}
+	// Everything above was read while every slot was busy and one request deferred: judge it.
+	recordFixture(t, "llamacpp-metrics.txt", promPreamble("llama-server "+s.Version,
+		fmt.Sprintf("GET /metrics during load: %d slots busy, 1 request deferred (--metrics -np %d -c %d)", llamaSlots, llamaSlots, llamaCtx)), []byte(body))
 	recordFixture(t, "llamacpp-"+s.Tag+"-slots-busy.json", "", []byte(slotsBody))
 	busy := 0
 	for _, sl := range slots {
@@ -288,27 +359,16 @@ func TestLlamaServerSlotsUnderLoad(t *testing.T) {
 		t.Logf("engine: tokens_predicted_total still %v with %d tokens decoded in flight (it moves when a request finishes)",
 			raw["llamacpp:tokens_predicted_total"], decoded)
 	}
-	// A request can finish while the adapter scrapes (a fast machine decodes
-	// thousands of tokens a second): the engine's own counts are read just
-	// before and just after, and the adapter's must lie between them.
-	rawBefore, _ := rawMetrics(t, ctx, s)
-	scr := engine.ScrapeOnce(ctx, scrapeConfig(s.URL))
 	if !scr.OK() || len(scr.Samples) != 1 {
 		t.Fatalf("scrape under load: err %q, %d samples", scr.Err, len(scr.Samples))
 	}
-	rawAfter, _ := rawMetrics(t, ctx, s)
 	g := scr.Samples[0].Gauges
 	between := func(v float64, name string) bool {
 		a, b := rawBefore[name], rawAfter[name]
 		return v >= min(a, b) && v <= max(a, b)
 	}
 	// The slots fill as they decode (a fast model adds thousands of tokens a second), so the
-	// adapter's reading is bracketed by /slots read just before and just after its scrape.
-	_, afterBody, err := getText(ctx, s.URL+"/slots")
-	var after []llamaSlot
-	if err != nil || json.Unmarshal([]byte(afterBody), &after) != nil {
-		t.Fatalf("/slots after the scrape: %v", err)
-	}
+	// adapter's reading lies between /slots read before and after its scrape.
 	heldAfter, _, _ := holding(after)
 	lo, hi := float64(min(held, heldAfter))/float64(total), float64(max(held, heldAfter))/float64(total)
 	// n_prompt_tokens already includes the generated tokens here, and next_token is an array: an
@@ -322,17 +382,33 @@ func TestLlamaServerSlotsUnderLoad(t *testing.T) {
 	if !between(g[model.Waiting], "llamacpp:requests_deferred") {
 		t.Errorf("adapter: waiting %v (gauges %v), engine says requests_deferred %v then %v", g[model.Waiting], g, rawBefore["llamacpp:requests_deferred"], rawAfter["llamacpp:requests_deferred"])
 	}
-	wg.Wait()
-	close(errs)
-	close(results)
-	for err := range errs {
-		t.Error(err)
+
+	// The load runs to its end: every request, the deferred one too, streams all its tokens.
+	select {
+	case <-loadDone:
+	case <-ctx.Done():
+		t.Fatalf("the %d-token load requests had not ended when the test's time ran out", maxTokens)
 	}
-	for res := range results {
+	for _, res := range results() {
 		if res.Usage == nil || res.Usage.CompletionTokens != maxTokens || res.Chunks != maxTokens {
-			t.Errorf("a load request ended with %d chunks, usage %+v", res.Chunks, res.Usage)
+			t.Errorf("a load request ended with %d chunks, usage %+v; want %d", res.Chunks, res.Usage, maxTokens)
 		}
 	}
+	return true
+}
+
+// readSlots reads llama-server's /slots.
+func readSlots(t *testing.T, ctx context.Context, s *server) ([]llamaSlot, string) {
+	t.Helper()
+	code, body, err := getText(ctx, s.URL+"/slots")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("/slots: %d %v", code, err)
+	}
+	var slots []llamaSlot
+	if err := json.Unmarshal([]byte(body), &slots); err != nil {
+		t.Fatalf("/slots: %v: %s", err, body)
+	}
+	return slots, body
 }
 
 // TestLlamaServerStreamTranscript records (or checks the shape of) a real SSE transcript and

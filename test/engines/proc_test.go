@@ -78,12 +78,17 @@ func (p *proc) exited() bool {
 }
 
 // stop ends the whole process group: SIGTERM, then SIGKILL after a grace period.
-func (p *proc) stop() {
+func (p *proc) stop() { p.stopWithin(10 * time.Second) }
+
+// stopWithin ends the whole process group: SIGTERM, then SIGKILL if the leader has not exited
+// after grace. It reports whether the leader exited on SIGTERM alone.
+func (p *proc) stopWithin(grace time.Duration) (onTerm bool) {
 	pgid := p.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case <-p.done:
-	case <-time.After(10 * time.Second):
+		onTerm = true
+	case <-time.After(grace):
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-p.done
 	}
@@ -92,6 +97,7 @@ func (p *proc) stop() {
 	if d := runDir(); d != "" {
 		_ = os.Remove(filepath.Join(d, fmt.Sprintf("%s-%d.pgid", p.name, pgid)))
 	}
+	return onTerm
 }
 
 // stopAll stops every engine this test binary started. Idle keep-alive connections are closed
