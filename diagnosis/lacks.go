@@ -30,14 +30,24 @@ type lackGroup struct {
 	names   []string // the lackNames of them first in URL order
 	seen    []uint64 // endpoints counted, by their place in the input
 	others  map[string]bool
-	written bool
+	next    int  // the endpoint after the last counted, by place
+	written bool // the group's line is out
+	plain   bool // its line without an endpoint is out
 }
 
 // add counts url in the group and reports whether it was new there.
-func (g *lackGroup) add(url string, index map[string]int, endpoints int) bool {
-	if i, ok := index[url]; ok {
+func (g *lackGroup) add(url string, e *env) bool {
+	eps := e.in.Endpoints
+	i, ok := g.next, g.next < len(eps) && eps[g.next].URL == url
+	if !ok {
+		// the rules go through the endpoints in order: the one after the
+		// last is the usual guess, the index the rest
+		i, ok = e.urlIndex()[url]
+	}
+	if ok {
+		g.next = i + 1
 		if g.seen == nil {
-			g.seen = make([]uint64, (endpoints+63)/64)
+			g.seen = make([]uint64, (len(eps)+63)/64)
 		}
 		if g.seen[i/64]&(1<<(i%64)) != 0 {
 			return false
@@ -79,7 +89,6 @@ func (e *env) lackLines() []string {
 	var (
 		groups []lackGroup
 		byWhat = map[string]int{}
-		index  = e.urlIndex()
 		total  = len(e.in.Endpoints)
 		// of is each lack's group; -1-g for an endpoint already counted
 		of []int
@@ -109,7 +118,7 @@ func (e *env) lackLines() []string {
 			groups = append(groups, lackGroup{what: l.what})
 		}
 		of[i] = g
-		if !groups[g].add(l.url, index, total) {
+		if l.url != "" && !groups[g].add(l.url, e) {
 			of[i] = -1 - g
 		}
 	}
@@ -122,7 +131,10 @@ func (e *env) lackLines() []string {
 		grp := &groups[g]
 		switch {
 		case l.url == "":
-			out = append(out, l.what)
+			if !grp.plain {
+				grp.plain = true
+				out = append(out, l.what)
+			}
 		case grp.n < lackGroupMin:
 			out = append(out, l.url+": "+l.what)
 		case !grp.written:

@@ -33,7 +33,7 @@ func TestLackLinesGroupAFleet(t *testing.T) {
 		e.lack(at(i), "TTFT (no request got its first token in the window)")
 		e.lack(at(i), "TTFT (no request got its first token in the window)") // twice: counted once
 	}
-	e.lacks = append(e.lacks, lack{what: "behaviour probe: not run in this run (press o, or llmtop probe URL)"})
+	e.lacks = append(e.lacks, lack{what: "behaviour probe: not run in this run (press o, or llmtop probe URL)"}, lack{what: "behaviour probe: not run in this run (press o, or llmtop probe URL)"})
 	got := e.lackLines()
 	want := []string{
 		"all 12 endpoints (http://10.0.0.0:8000, http://10.0.0.1:8000, http://10.0.0.2:8000 and 9 more): health (no health route answered)",
