@@ -148,6 +148,17 @@ func (e *env) lackLines() []string {
 // naturalLess orders strings with their runs of digits read as numbers:
 // http://10.0.0.2 before http://10.0.0.10, as a reader counts them.
 func naturalLess(a, b string) bool {
+	// the same bytes compare the same: start at the first difference, or
+	// at the start of the run of digits it falls in (a fleet's URLs differ
+	// only at their ends)
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	for k > 0 && isDigit(a[k-1]) {
+		k--
+	}
+	a, b = a[k:], b[k:]
 	for a != "" && b != "" {
 		if isDigit(a[0]) && isDigit(b[0]) {
 			i, j := digits(a), digits(b)

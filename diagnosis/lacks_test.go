@@ -109,3 +109,25 @@ func TestReportNotCheckedOncePerInputForAFleet(t *testing.T) {
 		t.Errorf("one endpoint's lines do not name it:\n%s", strings.Join(one.Missing, "\n"))
 	}
 }
+
+func TestNaturalLess(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		less bool
+	}{
+		{"http://10.0.0.2:8000", "http://10.0.0.10:8000", true},
+		{"http://10.0.0.10:8000", "http://10.0.0.2:8000", false},
+		{"http://10.0.0.19:8000", "http://10.0.0.100:8000", true},
+		{"http://10.0.0.7:8000", "http://10.0.0.7:8001", true},
+		{"http://10.0.0.7:8000", "http://10.0.0.7:8000", false},
+		{"http://a", "http://b", true},
+		{"http://a", "http://a/x", true},
+		{"x007", "x8", true},
+		{"x08", "x7", false},
+		{"", "a", true},
+	} {
+		if got := naturalLess(c.a, c.b); got != c.less {
+			t.Errorf("naturalLess(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
