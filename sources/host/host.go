@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,8 +64,13 @@ type Reader struct {
 	// weightsBy caches each engine process's model weights (its files do
 	// not change while it runs).
 	weightsBy map[int]weightsFound
-	now       time.Time
-	last      time.Time // the previous Read
+	// trees caches each front process's tree, cmds each process's command
+	// line (and the front's environment): they change slowly, and reading
+	// them is most of a look's system calls (a children file per thread).
+	trees map[int]treeSeen
+	cmds  map[int]cmdSeen
+	now   time.Time
+	last  time.Time // the previous Read
 }
 
 type counter struct {
@@ -80,7 +86,8 @@ type knownProc struct {
 
 // New returns a Reader with nothing seen yet.
 func New(cfg Config) *Reader {
-	return &Reader{cfg: cfg, procs: map[int]counter{}, threads: map[int]counter{}, known: map[int]knownProc{}, weightsBy: map[int]weightsFound{}}
+	return &Reader{cfg: cfg, procs: map[int]counter{}, threads: map[int]counter{}, known: map[int]knownProc{}, weightsBy: map[int]weightsFound{},
+		trees: map[int]treeSeen{}, cmds: map[int]cmdSeen{}}
 }
 
 // Default reads this machine.
@@ -114,6 +121,16 @@ func (r *Reader) Read(now time.Time, targets []Target) ([]model.HostReading, []m
 		if !live[pid] {
 			delete(r.procs, pid)
 			delete(r.weightsBy, pid)
+		}
+	}
+	for pid := range r.cmds {
+		if !live[pid] {
+			delete(r.cmds, pid)
+		}
+	}
+	for pid := range r.trees {
+		if !live[pid] {
+			delete(r.trees, pid)
 		}
 	}
 	for tid := range r.threads {
@@ -181,18 +198,18 @@ func (r *Reader) engine(h *model.HostReading, t Target, live, liveT map[int]bool
 	}
 	var args []string
 	var environ []byte
-	for _, pid := range tree(r.cfg.Proc, t.PID) {
-		p, a, ok := r.process(pid, live, liveT)
+	for _, pid := range r.tree(t.PID) {
+		p, c, ok := r.process(pid, pid == t.PID, live, liveT)
 		if !ok {
 			if pid == t.PID {
 				h.NotChecked = append(h.NotChecked, fmt.Sprintf("engine processes: not checked, because /proc/%d/stat is not readable", pid))
 				return
 			}
+			r.trees[t.PID] = treeSeen{} // one gone: walk again next look
 			continue
 		}
 		if pid == t.PID {
-			p.Front, args = true, a
-			environ, _ = fs.ReadFile(r.cfg.Proc, strconv.Itoa(pid)+"/environ")
+			p.Front, args, environ = true, c.args, c.environ
 		}
 		h.Procs = append(h.Procs, p)
 		r.known[pid] = knownProc{endpoint: t.Endpoint, name: p.Name, seen: r.now}
@@ -204,26 +221,79 @@ func (r *Reader) engine(h *model.HostReading, t Target, live, liveT map[int]bool
 	}
 }
 
+// slowEvery is how often what changes slowly is read again: a process's
+// descendants (once the tree has stopped growing) and command lines.
+const slowEvery = 30 * time.Second
+
+// treeSeen is a front process's tree as last walked: stable is set once
+// two walks in a row found the same processes.
+type treeSeen struct {
+	pids   []int
+	at     time.Time
+	stable bool
+}
+
+// tree is root's processes, root first: walked every look while the tree
+// grows (an engine starting its workers), then every slowEvery, and at once
+// when one of them is gone.
+func (r *Reader) tree(root int) []int {
+	c, ok := r.trees[root]
+	if ok && c.stable && r.now.Sub(c.at) < slowEvery && r.now.After(c.at) {
+		return c.pids
+	}
+	pids := tree(r.cfg.Proc, root)
+	r.trees[root] = treeSeen{pids: pids, at: r.now, stable: ok && slices.Equal(pids, c.pids)}
+	return pids
+}
+
+// cmdSeen is a process's command line (and, for a front process, its
+// environment) as read at at, for the process that started at start.
+type cmdSeen struct {
+	start    uint64
+	at       time.Time
+	args     []string
+	redacted string
+	environ  []byte
+	front    bool
+}
+
+// command reads pid's command line, and its environment when front, again
+// every slowEvery or when the PID is another process's.
+func (r *Reader) command(pid int, st stat, front bool) cmdSeen {
+	c, ok := r.cmds[pid]
+	if ok && c.start == st.startTicks && c.front == front && r.now.Sub(c.at) < slowEvery && r.now.After(c.at) {
+		return c
+	}
+	dir := strconv.Itoa(pid)
+	raw, _ := fs.ReadFile(r.cfg.Proc, dir+"/cmdline")
+	c = cmdSeen{start: st.startTicks, at: r.now, front: front, args: model.SplitCmdline(raw)}
+	c.redacted = model.RedactCmdline(strings.Join(c.args, " "))
+	if front {
+		c.environ, _ = fs.ReadFile(r.cfg.Proc, dir+"/environ")
+	}
+	r.cmds[pid] = c
+	return c
+}
+
 // process reads one process and its busiest thread.
-func (r *Reader) process(pid int, live, liveT map[int]bool) (model.ProcUsage, []string, bool) {
+func (r *Reader) process(pid int, front bool, live, liveT map[int]bool) (model.ProcUsage, cmdSeen, bool) {
 	dir := strconv.Itoa(pid)
 	b, err := fs.ReadFile(r.cfg.Proc, dir+"/stat")
 	if err != nil {
-		return model.ProcUsage{}, nil, false
+		return model.ProcUsage{}, cmdSeen{}, false
 	}
 	st, ok := parseStat(b)
 	if !ok {
-		return model.ProcUsage{}, nil, false
+		return model.ProcUsage{}, cmdSeen{}, false
 	}
 	live[pid] = true
 	p := model.ProcUsage{PID: pid, PPID: st.ppid, Name: model.Clean(st.comm), Threads: st.threads,
 		RSS: model.Some(float64(st.rssPages) * pageSize)}
-	raw, _ := fs.ReadFile(r.cfg.Proc, dir+"/cmdline")
-	args := model.SplitCmdline(raw)
-	p.Cmdline = model.RedactCmdline(strings.Join(args, " "))
+	c := r.command(pid, st, front)
+	p.Cmdline = c.redacted
 	p.CPU, _ = r.usage(r.procs, pid, st.ticks, nil)
 	p.Busiest = r.busiest(dir, liveT)
-	return p, args, true
+	return p, c, true
 }
 
 // usage turns a task's counters into its share of one core over the
@@ -248,14 +318,18 @@ func (r *Reader) usage(m map[int]counter, id int, ticks uint64, sched []uint64) 
 }
 
 // busiest reads every thread of a process and returns the one that wanted
-// the most CPU (ran, or waited to run).
+// the most CPU (ran, or waited to run). A thread's schedstat is all it
+// needs; its stat is read only where schedstat is not (a kernel without
+// CONFIG_SCHEDSTATS) and for the busiest one's name.
 func (r *Reader) busiest(dir string, liveT map[int]bool) model.ThreadUsage {
 	ents, err := fs.ReadDir(r.cfg.Proc, dir+"/task")
 	if err != nil {
 		return model.ThreadUsage{}
 	}
 	var best model.ThreadUsage
+	var bestStat *stat // the best one's stat when it was read
 	bestV := -1.0
+	var sched [2]uint64
 	for i, e := range ents {
 		if i == maxThreads {
 			break
@@ -265,27 +339,42 @@ func (r *Reader) busiest(dir string, liveT map[int]bool) model.ThreadUsage {
 			continue
 		}
 		td := dir + "/task/" + e.Name()
-		b, err := fs.ReadFile(r.cfg.Proc, td+"/stat")
-		if err != nil {
-			continue
-		}
-		st, ok := parseStat(b)
-		if !ok {
-			continue
-		}
-		liveT[tid] = true
-		var sched []uint64
+		var cpu, want model.Opt
+		var st *stat
 		if sb, err := fs.ReadFile(r.cfg.Proc, td+"/schedstat"); err == nil {
 			if run, wait, ok := parseSchedstat(sb); ok {
-				sched = []uint64{run, wait}
+				sched = [2]uint64{run, wait}
+				cpu, want = r.usage(r.threads, tid, 0, sched[:])
+				liveT[tid] = true
 			}
 		}
-		cpu, want := r.usage(r.threads, tid, st.ticks, sched)
-		v := want.Or(cpu.Or(-1))
-		if v > bestV {
-			bestV = v
-			best = model.ThreadUsage{TID: tid, Name: model.Clean(st.comm), CPU: cpu, Want: want}
+		if !liveT[tid] {
+			b, err := fs.ReadFile(r.cfg.Proc, td+"/stat")
+			if err != nil {
+				continue
+			}
+			s, ok := parseStat(b)
+			if !ok {
+				continue
+			}
+			st = &s
+			liveT[tid] = true
+			cpu, want = r.usage(r.threads, tid, s.ticks, nil)
 		}
+		if v := want.Or(cpu.Or(-1)); v > bestV {
+			bestV, bestStat = v, st
+			best = model.ThreadUsage{TID: tid, CPU: cpu, Want: want}
+		}
+	}
+	if best.TID != 0 && bestStat == nil {
+		if b, err := fs.ReadFile(r.cfg.Proc, dir+"/task/"+strconv.Itoa(best.TID)+"/stat"); err == nil {
+			if s, ok := parseStat(b); ok {
+				bestStat = &s
+			}
+		}
+	}
+	if bestStat != nil {
+		best.Name = model.Clean(bestStat.comm)
 	}
 	return best
 }

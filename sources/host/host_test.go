@@ -327,3 +327,82 @@ func TestModelStoreIsTheEngines(t *testing.T) {
 		t.Errorf("disks %+v, not checked %q", hs[0].Disks, hs[0].NotChecked)
 	}
 }
+
+// countFS counts the files read through it by their last path element.
+type countFS struct {
+	fstest.MapFS
+	n map[string]int
+}
+
+func (c countFS) ReadFile(name string) ([]byte, error) {
+	c.n[name[strings.LastIndexByte(name, '/')+1:]]++
+	return c.MapFS.ReadFile(name)
+}
+
+// What changes slowly is read slowly: the process tree is walked each look
+// only until two walks agree, then every slowEvery or at once when one of
+// its processes is gone; command lines and the front's environment every
+// slowEvery or when the PID's process is another; a thread's stat only for
+// the busiest one's name (schedstat says the rest). What is shown stays
+// the same as a full read's.
+func TestSlowChangingReadSlowly(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	f := fakeProc{apiTicks: 1000, coreTicks: 500, busyRun: 1e9, idle: 1e8, cpuBusy: 1000, cpuTotal: 4000}
+	c := countFS{MapFS: f.fs(), n: map[string]int{}}
+	r := New(Config{Proc: c})
+	tg := []Target{{Endpoint: "e", PID: 100}}
+	look := func(at time.Duration) model.HostReading {
+		t.Helper()
+		for k := range c.n {
+			delete(c.n, k)
+		}
+		hs, _ := r.Read(t0.Add(at), tg)
+		return hs[0]
+	}
+	h := look(0)
+	if len(h.Procs) != 2 || c.n["children"] != 3 || c.n["cmdline"] != 2 || c.n["environ"] != 1 {
+		t.Fatalf("first look: procs %d reads %v", len(h.Procs), c.n)
+	}
+	look(3 * time.Second) // the tree walked again: the same, now stable
+	if c.n["children"] != 3 || c.n["cmdline"] != 0 {
+		t.Errorf("second look reads %v", c.n)
+	}
+	h = look(6 * time.Second)
+	if c.n["children"] != 0 || c.n["cmdline"] != 0 || c.n["environ"] != 0 {
+		t.Errorf("a stable tree's look read %v", c.n)
+	}
+	// 3 threads with schedstat: one stat read each process for the
+	// busiest's name, none for the others.
+	if c.n["stat"] != 1+2+2 || c.n["schedstat"] != 3 {
+		t.Errorf("stat reads %v", c.n)
+	}
+	if len(h.Procs) != 2 || h.Procs[0].Busiest != (model.ThreadUsage{TID: 100, Name: "vllm", CPU: model.Some(0), Want: model.Some(0)}) || h.Procs[1].Busiest.Name != "VLLM::EngineCor" ||
+		!strings.Contains(h.Procs[0].Cmdline, "--tensor-parallel-size") || !strings.Contains(h.Procs[1].Cmdline, "EngineCore") {
+		t.Errorf("cached look shows %+v", h.Procs)
+	}
+	// The engine core is gone: its absence is seen this look, and the
+	// tree is walked again the next.
+	delete(c.MapFS, "200/stat")
+	h = look(9 * time.Second)
+	if len(h.Procs) != 1 {
+		t.Errorf("gone child still shown: %+v", h.Procs)
+	}
+	look(12 * time.Second)
+	if c.n["children"] == 0 {
+		t.Errorf("a tree with a gone process not walked again: %v", c.n)
+	}
+	// A new worker, once the tree is stable, appears within slowEvery.
+	c.MapFS["200/stat"] = &fstest.MapFile{Data: []byte(statLine(200, 100, "VLLM::EngineCor", 600, 1, 4_000_000))}
+	look(15 * time.Second)
+	look(18 * time.Second)
+	if h = look(18*time.Second + slowEvery); len(h.Procs) != 2 || c.n["cmdline"] == 0 {
+		t.Errorf("after slowEvery: procs %+v reads %v", h.Procs, c.n)
+	}
+	// The front's PID now another process (another start time): its
+	// command line is read again at once.
+	c.MapFS["100/stat"] = &fstest.MapFile{Data: []byte(strings.Replace(statLine(100, 1, "llama-server", 10, 2, 1000), " 5000 ", " 9000 ", 1))}
+	c.MapFS["100/cmdline"] = &fstest.MapFile{Data: []byte("llama-server\x00-m\x00x.gguf\x00")}
+	if h = look(21*time.Second + slowEvery); !strings.HasPrefix(h.Procs[0].Cmdline, "llama-server") {
+		t.Errorf("reused PID shows the old command line: %q", h.Procs[0].Cmdline)
+	}
+}
