@@ -157,9 +157,8 @@ func (r *Reader) hostWide() model.HostReading {
 		h.NotChecked = append(h.NotChecked, "host CPU: not checked, because /proc/stat is not readable: "+errText(err))
 	}
 	if b, err := fs.ReadFile(r.cfg.Proc, "meminfo"); err == nil {
-		kv := keyValues(b)
 		opt := func(k string) model.Opt {
-			if v, ok := kv[k]; ok {
+			if v, ok := keyValue(b, k); ok {
 				return model.Some(float64(v))
 			}
 			return model.Opt{}
@@ -169,9 +168,10 @@ func (r *Reader) hostWide() model.HostReading {
 		h.NotChecked = append(h.NotChecked, "host memory: not checked, because /proc/meminfo is not readable: "+errText(err))
 	}
 	if b, err := fs.ReadFile(r.cfg.Proc, "vmstat"); err == nil {
-		kv := keyValues(b)
-		h.SwapIn = r.rate(&r.swapIn, kv["pswpin"])
-		h.SwapOut = r.rate(&r.swapOut, kv["pswpout"])
+		in, _ := keyValue(b, "pswpin")
+		out, _ := keyValue(b, "pswpout")
+		h.SwapIn = r.rate(&r.swapIn, in)
+		h.SwapOut = r.rate(&r.swapOut, out)
 	} else {
 		h.NotChecked = append(h.NotChecked, "swap activity: not checked, because /proc/vmstat is not readable: "+errText(err))
 	}
@@ -196,8 +196,7 @@ func (r *Reader) engine(h *model.HostReading, t Target, live, liveT map[int]bool
 		h.NotChecked = append(h.NotChecked, "engine processes: not checked, because no process visible to llmtop holds the endpoint's port")
 		return
 	}
-	var args []string
-	var environ []byte
+	var front cmdSeen
 	for _, pid := range r.tree(t.PID) {
 		p, c, ok := r.process(pid, pid == t.PID, live, liveT)
 		if !ok {
@@ -209,14 +208,14 @@ func (r *Reader) engine(h *model.HostReading, t Target, live, liveT map[int]bool
 			continue
 		}
 		if pid == t.PID {
-			p.Front, args, environ = true, c.args, c.environ
+			p.Front, front = true, c
 		}
 		h.Procs = append(h.Procs, p)
 		r.known[pid] = knownProc{endpoint: t.Endpoint, name: p.Name, seen: r.now}
 	}
 	r.cgroup(h, t.PID)
-	r.disks(h, t, args, environ)
-	if w := r.modelWeights(t.PID, args, modelCache(args, environ)); w.ok {
+	r.disks(h, t, front)
+	if w := r.modelWeights(t.PID, front.args, front.cache); w.ok {
 		h.Weights, h.WeightsFrom = model.Some(w.bytes), model.Clean(w.from)
 	}
 }
@@ -253,8 +252,12 @@ type cmdSeen struct {
 	at       time.Time
 	args     []string
 	redacted string
-	environ  []byte
 	front    bool
+	// A front process's: where its model store is (modelStore) and the
+	// Hugging Face cache it would find a model in (modelCache).
+	store, storeWhat string
+	storeRel         bool
+	cache            string
 }
 
 // command reads pid's command line, and its environment when front, again
@@ -269,7 +272,9 @@ func (r *Reader) command(pid int, st stat, front bool) cmdSeen {
 	c = cmdSeen{start: st.startTicks, at: r.now, front: front, args: model.SplitCmdline(raw)}
 	c.redacted = model.RedactCmdline(strings.Join(c.args, " "))
 	if front {
-		c.environ, _ = fs.ReadFile(r.cfg.Proc, dir+"/environ")
+		environ, _ := fs.ReadFile(r.cfg.Proc, dir+"/environ")
+		c.store, c.storeWhat, c.storeRel = modelStore(c.args, environ)
+		c.cache = modelCache(c.args, environ)
 	}
 	r.cmds[pid] = c
 	return c
@@ -414,7 +419,7 @@ func (r *Reader) cgroup(h *model.HostReading, pid int) {
 
 // disks reads /dev/shm as the engine sees it and the file systems of its
 // model cache and logs.
-func (r *Reader) disks(h *model.HostReading, t Target, args []string, environ []byte) {
+func (r *Reader) disks(h *model.HostReading, t Target, front cmdSeen) {
 	if r.cfg.Statfs == nil {
 		h.NotChecked = append(h.NotChecked, "/dev/shm and free disk: not checked, because file systems are not read here")
 		return
@@ -430,7 +435,7 @@ func (r *Reader) disks(h *model.HostReading, t Target, args []string, environ []
 		in      string // the directory p is relative to ("" p is absolute)
 	}
 	var ws []want
-	if c, what, rel := modelStore(args, environ); c != "" {
+	if c, what, rel := front.store, front.storeWhat, front.storeRel; c != "" {
 		w := want{p: c, what: what}
 		if rel {
 			// llama-server -m models/x.gguf: under the engine's working

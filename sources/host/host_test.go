@@ -406,3 +406,44 @@ func TestSlowChangingReadSlowly(t *testing.T) {
 		t.Errorf("reused PID shows the old command line: %q", h.Procs[0].Cmdline)
 	}
 }
+
+// keyValue reads what a map of every line read: on this machine's own
+// meminfo and vmstat (every key, against a plain split of each line), and
+// a key that starts a longer one is not taken for it.
+func TestKeyValueReadsEveryKey(t *testing.T) {
+	for _, f := range []string{"/proc/meminfo", "/proc/vmstat"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Skip(err)
+		}
+		sc := bufio.NewScanner(strings.NewReader(string(b)))
+		n := 0
+		for sc.Scan() {
+			fl := strings.Fields(sc.Text())
+			want, err := strconv.ParseUint(fl[1], 10, 64)
+			if err != nil {
+				continue
+			}
+			if len(fl) > 2 && fl[2] == "kB" {
+				want *= 1024
+			}
+			k := strings.TrimSuffix(fl[0], ":")
+			if got, ok := keyValue(b, k); !ok || got != want {
+				t.Errorf("%s %s = %d %v, want %d", f, k, got, ok, want)
+			}
+			n++
+		}
+		if n < 10 {
+			t.Errorf("%s: %d keys", f, n)
+		}
+	}
+	b := []byte("Active(anon):     10 kB\nActive:  7 kB\nnr_free_pages_x 3\nnr_free_pages 4")
+	for k, want := range map[string]uint64{"Active": 7 << 10, "Active(anon)": 10 << 10, "nr_free_pages": 4} {
+		if got, ok := keyValue(b, k); !ok || got != want {
+			t.Errorf("%s = %d %v, want %d", k, got, ok, want)
+		}
+	}
+	if _, ok := keyValue(b, "Inactive"); ok {
+		t.Error("a missing key read")
+	}
+}

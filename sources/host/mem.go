@@ -12,26 +12,40 @@ import (
 	"github.com/llmtop/llmtop/sources/procfs"
 )
 
-// keyValues reads "Key: 123 kB" / "key 123" lines (meminfo, vmstat,
-// memory.events) into a map of the numbers, kB converted to bytes.
-func keyValues(b []byte) map[string]uint64 {
-	out := map[string]uint64{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 2 {
+// keyValue reads key's value from "Key: 123 kB" / "key 123" lines
+// (meminfo, vmstat, memory.events), kB in bytes, without a map or a
+// string per line: a look reads a few keys of files of hundreds of lines.
+func keyValue(b []byte, key string) (uint64, bool) {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		rest, ok := bytes.CutPrefix(line, []byte(key))
+		if !ok {
 			continue
 		}
-		v, err := strconv.ParseUint(f[1], 10, 64)
+		rest, _ = bytes.CutPrefix(rest, []byte(":"))
+		if len(rest) == 0 || (rest[0] != ' ' && rest[0] != '\t') {
+			continue // a longer key that starts with this one
+		}
+		rest = bytes.TrimLeft(rest, " \t")
+		end := 0
+		for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+			end++
+		}
+		v, err := strconv.ParseUint(string(rest[:end]), 10, 64)
 		if err != nil {
-			continue
+			return 0, false
 		}
-		if len(f) > 2 && f[2] == "kB" {
+		if bytes.HasPrefix(bytes.TrimLeft(rest[end:], " \t"), []byte("kB")) {
 			v *= 1024
 		}
-		out[strings.TrimSuffix(f[0], ":")] = v
+		return v, true
 	}
-	return out
+	return 0, false
 }
 
 // cpuTotals is /proc/stat's first line: all CPUs' busy and total ticks.
@@ -126,7 +140,7 @@ func readCgroup(root fs.FS, path string, v1 bool) (limit, usage, kills uint64, l
 		usage, _ = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 	}
 	if b, err := fs.ReadFile(root, base+"/"+ef); err == nil {
-		kills = keyValues(b)["oom_kill"]
+		kills, _ = keyValue(b, "oom_kill")
 	}
 	return limit, usage, kills, limited, nil
 }
