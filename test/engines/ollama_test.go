@@ -17,17 +17,19 @@ import (
 
 // ollamaPS is the engine's own /api/ps, read directly to check what the adapter reports.
 type ollamaPS struct {
-	Models []struct {
-		Name      string    `json:"name"`
-		Size      int64     `json:"size"`
-		SizeVRAM  int64     `json:"size_vram"`
-		ExpiresAt time.Time `json:"expires_at"`
-		Context   int       `json:"context_length"`
-		Details   struct {
-			Family       string `json:"family"`
-			Quantization string `json:"quantization_level"`
-		} `json:"details"`
-	} `json:"models"`
+	Models []ollamaPSModel `json:"models"`
+}
+
+type ollamaPSModel struct {
+	Name      string    `json:"name"`
+	Size      int64     `json:"size"`
+	SizeVRAM  int64     `json:"size_vram"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Context   int       `json:"context_length"`
+	Details   struct {
+		Family       string `json:"family"`
+		Quantization string `json:"quantization_level"`
+	} `json:"details"`
 }
 
 func TestOllamaIdentityBeforeLoad(t *testing.T) {
@@ -52,36 +54,64 @@ func TestOllamaIdentityBeforeLoad(t *testing.T) {
 	}
 }
 
+// TestOllamaLoadedModelAndExpiry checks the model a request loaded, and its expiry, as the adapter
+// reads them against the engine's /api/ps read just before and just after its scrape.
+//
+// Ollama's scheduler sets a model's expires_at after the response has gone out (when it handles the
+// request's end), and /api/ps reports time.Now()+keep-alive until then: a reading taken at once can
+// move under the scrape. The scrape is judged when /api/ps said the same before and after it.
 func TestOllamaLoadedModelAndExpiry(t *testing.T) {
 	s := ollama(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	start := time.Now()
 	res, err := chat(ctx, s.URL, ollamaModel, "hello", 12, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent := time.Now()
 	if res.Usage == nil || res.Usage.CompletionTokens != 12 || res.Finish != "length" {
 		t.Fatalf("non-streaming request: usage %+v finish %q; the tiny model must run to max_tokens", res.Usage, res.Finish)
 	}
-	code, psBody, err := getText(ctx, s.URL+"/api/ps")
-	if err != nil || code != http.StatusOK {
-		t.Fatalf("/api/ps: %d %v", code, err)
+	readPS := func() (ollamaPSModel, string) {
+		t.Helper()
+		code, psBody, err := getText(ctx, s.URL+"/api/ps")
+		if err != nil || code != http.StatusOK {
+			t.Fatalf("/api/ps: %d %v", code, err)
+		}
+		var ps ollamaPS
+		if err := json.Unmarshal([]byte(psBody), &ps); err != nil {
+			t.Fatal(err)
+		}
+		if len(ps.Models) != 1 {
+			t.Fatalf("/api/ps lists %d models, want the one just used: %s", len(ps.Models), psBody)
+		}
+		return ps.Models[0], psBody
 	}
-	recordFixture(t, "ollama-"+s.Tag+"-api-ps.json", "", []byte(psBody))
-	var ps ollamaPS
-	if err := json.Unmarshal([]byte(psBody), &ps); err != nil {
-		t.Fatal(err)
+	var raw ollamaPSModel
+	var scr model.Scrape
+	var read time.Time
+	for {
+		before, psBody := readPS()
+		scr = engine.ScrapeOnce(ctx, scrapeConfig(s.URL))
+		var after ollamaPSModel
+		after, _ = readPS()
+		read = time.Now()
+		if before.ExpiresAt.Equal(after.ExpiresAt) {
+			raw = after
+			recordFixture(t, "ollama-"+s.Tag+"-api-ps.json", "", []byte(psBody))
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("Ollama's expires_at never held still across a scrape: %v then %v", before.ExpiresAt, after.ExpiresAt)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	if len(ps.Models) != 1 {
-		t.Fatalf("/api/ps lists %d models, want the one just used", len(ps.Models))
-	}
-	raw := ps.Models[0]
-	if d := raw.ExpiresAt.Sub(sent); d < ollamaKeep-time.Minute || d > ollamaKeep+time.Second {
-		t.Errorf("engine says expires_at %v, %v after the request; OLLAMA_KEEP_ALIVE is %v", raw.ExpiresAt, d, ollamaKeep)
+	// The engine set it after the request began and no later than it answered.
+	if lo, hi := start.Add(ollamaKeep-time.Minute), read.Add(ollamaKeep+time.Second); raw.ExpiresAt.Before(lo) || raw.ExpiresAt.After(hi) {
+		t.Errorf("engine says expires_at %v, %v after the request began and %v after it was read; OLLAMA_KEEP_ALIVE is %v",
+			raw.ExpiresAt, raw.ExpiresAt.Sub(start), raw.ExpiresAt.Sub(read), ollamaKeep)
 	}
 
-	scr := engine.ScrapeOnce(ctx, scrapeConfig(s.URL))
 	if scr.Identity.Engine != model.Ollama {
 		t.Fatalf("ScrapeOnce detected %q", scr.Identity.Engine)
 	}
