@@ -131,6 +131,10 @@ type session struct {
 	// into a buffer that size where the server does not announce it
 	// (chunked), instead of one grown from 512 bytes.
 	bodySize int64
+	// body is the last metrics body's array, once parsed (nothing parsed
+	// from it keeps a byte of it: the families' strings are copies): the
+	// next body is read into it.
+	body []byte
 }
 
 // healthEvery is how often a scrape whose engine is up asks /health
@@ -275,7 +279,9 @@ func (c *collector) get(path, accept string) ([]byte, error) {
 		body, _, err := probe.Get(c.ctx, c.s.client, c.s.cfg.URL+path, accept, c.s.cfg.MaxBodyBytes)
 		return body, err
 	}
-	body, _, err := probe.GetSized(c.ctx, c.s.client, c.s.cfg.URL+path, accept, c.s.cfg.MaxBodyBytes, c.s.bodySize)
+	buf := c.s.body
+	c.s.body = nil // the caller gives it back once parsed (prom)
+	body, _, err := probe.GetInto(c.ctx, c.s.client, c.s.cfg.URL+path, accept, c.s.cfg.MaxBodyBytes, c.s.bodySize, buf)
 	if err == nil {
 		c.s.bodySize = int64(len(body))
 	}
@@ -289,6 +295,7 @@ func (c *collector) prom(path string) (families, error) {
 		return nil, err
 	}
 	fams, err := parsePromSkip(body, unreadBy(engines.Of(c.a.engine)))
+	c.s.body = body[:0] // parsed: the next scrape reads into it
 	if err != nil {
 		return nil, &scrapeError{model.ErrMalformed, c.s.cfg.URL + path + ": " + err.Error(),
 			"is --metrics-path the Prometheus route? (" + c.a.metricsPath + " for " + string(c.a.engine) + ")"}

@@ -21,11 +21,11 @@ func TestReadBodyIntoOneBuffer(t *testing.T) {
 	if raceEnabled {
 		want++
 	}
-	known := testing.AllocsPerRun(20, func() { _, _ = readBody(bytes.NewReader(body), 1<<20, n) })
+	known := testing.AllocsPerRun(20, func() { _, _ = readBody(bytes.NewReader(body), 1<<20, n, nil) })
 	if known > want {
 		t.Errorf("a body of known length took %.0f allocations, want %.0f (the buffer, its header, the limit)", known, want)
 	}
-	if a := testing.AllocsPerRun(20, func() { _, _ = readBody(bytes.NewReader(body), 1<<20, -1) }); a < known+5 {
+	if a := testing.AllocsPerRun(20, func() { _, _ = readBody(bytes.NewReader(body), 1<<20, -1, nil) }); a < known+5 {
 		t.Errorf("an unknown length took %.0f allocations: the test no longer shows the growth it avoids", a)
 	}
 	for _, c := range []struct {
@@ -39,7 +39,7 @@ func TestReadBodyIntoOneBuffer(t *testing.T) {
 		{"hint over the cap", 2 << 20, 1 << 20},
 		{"unknown", -1, 1 << 20},
 	} {
-		got, err := readBody(bytes.NewReader(body), c.limit, c.size)
+		got, err := readBody(bytes.NewReader(body), c.limit, c.size, nil)
 		if err != nil || !bytes.Equal(got, body) {
 			t.Errorf("%s: %d bytes, err %v; want the %d bytes", c.name, len(got), err, n)
 		}
@@ -47,7 +47,7 @@ func TestReadBodyIntoOneBuffer(t *testing.T) {
 	// the cap still holds whatever the hint says: limit+1 bytes read, so
 	// the caller sees a body over it
 	for _, hint := range []int64{-1, 10, n} {
-		if got, _ := readBody(bytes.NewReader(body), 100, hint); len(got) != 101 {
+		if got, _ := readBody(bytes.NewReader(body), 100, hint, nil); len(got) != 101 {
 			t.Errorf("hint %d: read %d bytes of a body over a 100-byte cap, want 101", hint, len(got))
 		}
 	}
