@@ -71,3 +71,53 @@ func TestParsedKeepsNothingOfTheBody(t *testing.T) {
 		t.Error("a steady scrape read its body into a new array")
 	}
 }
+
+// A session's parses share their strings: the second parse of a capture
+// points at the first's names and values (not allocated again) and reads
+// the same families as a fresh parse; a string the last parse did not see
+// is forgotten.
+func TestSteadyParseReusesTheLastStrings(t *testing.T) {
+	raw, err := os.ReadFile("testdata/vllm.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := newInterner()
+	first, err := parsePromIn(raw, nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := parsePromIn(bytes.Clone(raw), nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := parsePromSkip(raw, nil)
+	if famsText(second) != famsText(fresh) || famsText(first) != famsText(fresh) {
+		t.Fatal("an interned parse reads other families than a fresh one")
+	}
+	n := 0
+	for name, f := range second {
+		if f.Name != first[name].Name || (f.Help != nil && f.Help != first[name].Help) {
+			t.Errorf("%s: the second parse allocated its name or help again", name)
+		}
+		for i, m := range f.Metric {
+			for j, l := range m.Label {
+				if l.Value != first[name].Metric[i].Label[j].Value {
+					t.Errorf("%s: label %s allocated again", name, l.GetName())
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no labels compared")
+	}
+	if _, err := parsePromIn([]byte("other_metric 1\n"), nil, in); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parsePromIn([]byte("other_metric 2\n"), nil, in); err != nil {
+		t.Fatal(err)
+	}
+	if len(in.cur)+len(in.prev) != 2 {
+		t.Errorf("the interner kept %d strings, want the last two parses' 1 each", len(in.cur)+len(in.prev))
+	}
+}

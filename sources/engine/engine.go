@@ -135,6 +135,8 @@ type session struct {
 	// from it keeps a byte of it: the families' strings are copies): the
 	// next body is read into it.
 	body []byte
+	// strs are the last parse's strings, which the next reuses.
+	strs *interner
 }
 
 // healthEvery is how often a scrape whose engine is up asks /health
@@ -294,7 +296,10 @@ func (c *collector) prom(path string) (families, error) {
 	if err != nil {
 		return nil, err
 	}
-	fams, err := parsePromSkip(body, unreadBy(engines.Of(c.a.engine)))
+	if c.s.strs == nil {
+		c.s.strs = newInterner()
+	}
+	fams, err := parsePromIn(body, unreadBy(engines.Of(c.a.engine)), c.s.strs)
 	c.s.body = body[:0] // parsed: the next scrape reads into it
 	if err != nil {
 		return nil, &scrapeError{model.ErrMalformed, c.s.cfg.URL + path + ": " + err.Error(),

@@ -34,6 +34,12 @@ func parseProm(body []byte) (families, error) {
 // not in the result whichever parser read the body. A malformed line in
 // one of them no longer fails the scrape: nothing of it would be read.
 func parsePromSkip(body []byte, skip func(string) bool) (families, error) {
+	return parsePromIn(body, skip, nil)
+}
+
+// parsePromIn is parsePromSkip taking the fast parser's strings from in
+// (a session's, so a steady scrape reuses the last one's; nil: fresh).
+func parsePromIn(body []byte, skip func(string) bool, in *interner) (families, error) {
 	if err := notPromText(body); err != nil {
 		return nil, err
 	}
@@ -43,7 +49,7 @@ func parsePromSkip(body []byte, skip func(string) bool) (families, error) {
 		// the real value).
 		return nil, fmt.Errorf("scrape truncated: body does not end with a newline")
 	}
-	fams, err := parseText(body, skip)
+	fams, err := parseTextIn(body, skip, in)
 	if err != nil && (strings.Contains(err.Error(), "second HELP line") || strings.Contains(err.Error(), "second TYPE line")) {
 		// A family written in two blocks (two registries, a proxy
 		// concatenating exporters): its samples are fine, only the
@@ -71,7 +77,11 @@ func parsePromSkip(body []byte, skip func(string) bool) (families, error) {
 // parseText is fastParse where the body has the common shape, else
 // expfmt, whose families and errors are the reference.
 func parseText(body []byte, skip func(string) bool) (map[string]*dto.MetricFamily, error) {
-	if fams, ok := fastParseSkip(body, skip); ok {
+	return parseTextIn(body, skip, nil)
+}
+
+func parseTextIn(body []byte, skip func(string) bool, in *interner) (map[string]*dto.MetricFamily, error) {
+	if fams, ok := fastParseIn(body, skip, in); ok {
 		return fams, nil
 	}
 	p := expfmt.NewTextParser(pmodel.UTF8Validation)

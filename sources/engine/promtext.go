@@ -32,14 +32,24 @@ func fastParse(body []byte) (map[string]*dto.MetricFamily, bool) {
 // names (nil: none): their lines are resolved to their family and passed
 // over, neither parsed nor checked, and the families are left out.
 func fastParseSkip(body []byte, skip func(string) bool) (map[string]*dto.MetricFamily, bool) {
+	return fastParseIn(body, skip, nil)
+}
+
+// fastParseIn is fastParseSkip taking its strings from in (nil: a fresh
+// interner).
+func fastParseIn(body []byte, skip func(string) bool, in *interner) (map[string]*dto.MetricFamily, bool) {
 	if len(body) == 0 || body[len(body)-1] != '\n' {
 		return nil, false
 	}
+	if in == nil {
+		in = newInterner()
+	}
+	in.next()
 	p := textParser{
 		skip:   skip,
 		fams:   map[string]*dto.MetricFamily{},
 		byKey:  map[string]*dto.Metric{},
-		strs:   map[string]*string{},
+		strs:   in,
 		floats: make([]float64, 0, 512),
 	}
 	for len(body) > 0 {
@@ -61,12 +71,16 @@ func fastParseSkip(body []byte, skip func(string) bool) (map[string]*dto.MetricF
 	return p.fams, true
 }
 
+// metricTypes are the families' types, pointed to instead of allocated
+// one a family a scrape.
+var metricTypes = [...]dto.MetricType{0, 1, 2, 3, 4, 5}
+
 type textParser struct {
 	skip  func(string) bool // families whose samples are passed over
 	fams  map[string]*dto.MetricFamily
 	byKey map[string]*dto.Metric // histogram and summary series by family and labels (expfmt's signature)
 	hists []*dto.Metric
-	strs  map[string]*string // each distinct name and label value once
+	strs  *interner // each distinct name, label value and help once
 
 	// Slabs: one allocation for many small values that all live as long
 	// as the scrape.
@@ -126,8 +140,7 @@ func (p *textParser) comment(l []byte) bool {
 		if !ok {
 			return false
 		}
-		s := string(h)
-		f.Help = &s
+		f.Help = p.str(h)
 		return true
 	}
 	if f.Type != nil {
@@ -140,7 +153,7 @@ func (p *textParser) comment(l []byte) bool {
 		}
 		t = int32(dto.MetricType_GAUGE_HISTOGRAM)
 	}
-	f.Type = dto.MetricType(t).Enum()
+	f.Type = &metricTypes[t] // shared, read-only, as the strings are
 	return true
 }
 

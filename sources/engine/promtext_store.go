@@ -11,12 +11,38 @@ import (
 // many), names and label values once, histogram and summary series by
 // their labels, as expfmt groups them.
 
-func (p *textParser) str(b []byte) *string {
-	if s, ok := p.strs[string(b)]; ok {
+func (p *textParser) str(b []byte) *string { return p.strs.get(b) }
+
+// interner holds each distinct name, label value and help text of a
+// parse once, and across a session's scrapes those of the last parse too:
+// a steady scrape's strings are the last one's, so they are not allocated
+// again. The families share them read-only (nothing writes through a
+// family's *string). Only the last parse's strings are kept, so a series
+// that went away is forgotten a scrape later.
+type interner struct {
+	cur, prev map[string]*string
+}
+
+func newInterner() *interner {
+	return &interner{cur: map[string]*string{}, prev: map[string]*string{}}
+}
+
+// next starts a parse: this one's strings become the last one's.
+func (in *interner) next() {
+	in.prev, in.cur = in.cur, in.prev
+	clear(in.cur)
+}
+
+func (in *interner) get(b []byte) *string {
+	if s, ok := in.cur[string(b)]; ok {
+		return s
+	}
+	if s, ok := in.prev[string(b)]; ok {
+		in.cur[*s] = s
 		return s
 	}
 	s := string(b)
-	p.strs[s] = &s
+	in.cur[s] = &s
 	return &s
 }
 
