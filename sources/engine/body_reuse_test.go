@@ -121,3 +121,29 @@ func TestSteadyParseReusesTheLastStrings(t *testing.T) {
 		t.Errorf("the interner kept %d strings, want the last two parses' 1 each", len(in.cur)+len(in.prev))
 	}
 }
+
+// A warm parse allocates fewer than two objects a sample line (a series'
+// dto.Metric and its value's holder): a line's family is looked up by its
+// bytes (no string per line), whole counts go in a slab, and names and
+// values are the last parse's. The vLLM capture: 1329 before, 697 after.
+func TestSteadyParseAllocatesLessThanTwoALine(t *testing.T) {
+	raw, err := os.ReadFile("testdata/vllm.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, l := range bytes.Split(raw, []byte("\n")) {
+		if len(l) > 0 && l[0] != '#' {
+			lines++
+		}
+	}
+	in := newInterner()
+	if _, ok := fastParseIn(raw, nil, in); !ok {
+		t.Fatal("the fast parser fell back on the vLLM capture")
+	}
+	a := testing.AllocsPerRun(5, func() { fastParseIn(raw, nil, in) })
+	t.Logf("%d sample lines, %.0f allocations a warm parse", lines, a)
+	if a >= 2*float64(lines) {
+		t.Errorf("a warm parse of %d sample lines allocates %.0f objects", lines, a)
+	}
+}

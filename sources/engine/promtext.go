@@ -85,6 +85,7 @@ type textParser struct {
 	// Slabs: one allocation for many small values that all live as long
 	// as the scrape.
 	floats []float64
+	counts []uint64
 	pairs  []dto.LabelPair
 	bucket []dto.Bucket
 	key    []byte
@@ -119,7 +120,7 @@ func (p *textParser) comment(l []byte) bool {
 	}
 	f := p.fams[string(name)]
 	if f == nil {
-		if found, _, _ := p.resolve(string(name)); found != nil {
+		if found, _, _ := p.resolve(name); found != nil {
 			return false // HELP for X_count of a histogram X: expfmt's corner
 		}
 		f = &dto.MetricFamily{Name: p.str(name)}
@@ -169,22 +170,23 @@ const (
 // resolve finds the family a sample name belongs to, as expfmt does: its
 // own, else the summary or histogram it is the _sum, _count or _bucket of
 // (role and bucket say which part).
-func (p *textParser) resolve(name string) (f *dto.MetricFamily, role sampleRole, bucket bool) {
-	if f = p.fams[name]; f != nil {
+func (p *textParser) resolve(name []byte) (f *dto.MetricFamily, role sampleRole, bucket bool) {
+	// name stays bytes: a map read with string(b) allocates nothing
+	if f = p.fams[string(name)]; f != nil {
 		return f, roleValue, false
 	}
-	base := ""
+	var base []byte
 	switch {
-	case len(name) > 6 && strings.HasSuffix(name, "_count"):
+	case len(name) > 6 && bytes.HasSuffix(name, []byte("_count")):
 		base, role = name[:len(name)-6], roleCount
-	case len(name) > 4 && strings.HasSuffix(name, "_sum"):
+	case len(name) > 4 && bytes.HasSuffix(name, []byte("_sum")):
 		base, role = name[:len(name)-4], roleSum
-	case len(name) > 7 && strings.HasSuffix(name, "_bucket"):
+	case len(name) > 7 && bytes.HasSuffix(name, []byte("_bucket")):
 		base, bucket = name[:len(name)-7], true
 	default:
 		return nil, roleValue, false
 	}
-	f = p.fams[base]
+	f = p.fams[string(base)]
 	switch {
 	case f == nil:
 	case f.GetType() == dto.MetricType_SUMMARY && !bucket, isHist(f):
@@ -203,7 +205,7 @@ func (p *textParser) sample(l []byte) bool {
 	if !ok || len(rest) == 0 || rest[0] != ' ' && rest[0] != '\t' && rest[0] != '{' {
 		return false
 	}
-	f, role, isBucket := p.resolve(string(name))
+	f, role, isBucket := p.resolve(name)
 	if p.skip != nil && (f != nil && p.skip(*f.Name) || f == nil && p.skip(string(name))) {
 		return true
 	}

@@ -46,6 +46,15 @@ func (in *interner) get(b []byte) *string {
 	return &s
 }
 
+// count is a whole count in a slab, as float is a value.
+func (p *textParser) count(v float64) *uint64 {
+	if len(p.counts) == cap(p.counts) {
+		p.counts = make([]uint64, 0, 256)
+	}
+	p.counts = append(p.counts, uint64(v))
+	return &p.counts[len(p.counts)-1]
+}
+
 func (p *textParser) float(v float64) *float64 {
 	if len(p.floats) == cap(p.floats) {
 		p.floats = make([]float64, 0, 512)
@@ -144,8 +153,7 @@ func (p *textParser) store(m *dto.Metric, typ dto.MetricType, role sampleRole, s
 			if !(v >= 0 && v < 1<<63) {
 				return false
 			}
-			c := uint64(v)
-			m.Summary.SampleCount = &c
+			m.Summary.SampleCount = p.count(v)
 		case roleSum:
 			m.Summary.SampleSum = p.float(v)
 		default:
@@ -166,8 +174,7 @@ func (p *textParser) store(m *dto.Metric, typ dto.MetricType, role sampleRole, s
 		whole := v == float64(uint64(v))
 		if role == roleCount {
 			if whole {
-				c := uint64(v)
-				h.SampleCount = &c
+				h.SampleCount = p.count(v)
 			} else {
 				h.SampleCountFloat = p.float(v)
 			}
@@ -175,8 +182,7 @@ func (p *textParser) store(m *dto.Metric, typ dto.MetricType, role sampleRole, s
 		}
 		b := p.newBucket(special)
 		if whole {
-			c := uint64(v)
-			b.CumulativeCount = &c
+			b.CumulativeCount = p.count(v)
 		} else {
 			b.CumulativeCountFloat = p.float(v)
 		}
