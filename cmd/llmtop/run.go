@@ -212,8 +212,18 @@ func (l *runLauncher) attach(send func(any)) {
 		// carries the exact command line.
 		// Not from here: attach runs before the screen's loop, which
 		// send waits for.
-		go send(model.Launch{Endpoint: s.URL, Time: p.Started, PID: p.PID, Cmdline: model.RedactCmdline(launch.QuoteCommand(p.Env, p.Args)), Log: p.Log})
+		go send(launchOf(s.URL, p, p.Started, ""))
 		l.watch(p, "")
+	}
+}
+
+// tell hands the core a word of llmtop's (re)start, while the monitor runs.
+func (l *runLauncher) tell(x model.Launch) {
+	l.mu.Lock()
+	send := l.send
+	l.mu.Unlock()
+	if send != nil {
+		send(x)
 	}
 }
 
@@ -302,29 +312,13 @@ func (l *runLauncher) Restart(tp tui.LaunchPlan, progress func(string)) error {
 	}
 	l.mu.Lock()
 	l.stopping = true
-	send := l.send
 	l.mu.Unlock()
-	stoppedAt := time.Now()
-	if send != nil {
-		// Told before the engine is stopped: its drain and the new
-		// start are this restart, not an outage.
-		old := s.Current()
-		send(model.Launch{Endpoint: s.URL, Time: stoppedAt, PID: old.PID, Cmdline: model.RedactCmdline(launch.QuoteCommand(old.Env, old.Args)),
-			Log: old.Log, Applied: p.Mark(), Restarting: true})
-	}
-	np, _, err := s.Restart(p, progress)
+	np, err := restartTelling(s, s.URL, p, l.tell, progress)
 	l.mu.Lock()
 	l.stopping = false
-	send = l.send
 	l.mu.Unlock()
 	if err != nil {
-		if send != nil {
-			send(model.Launch{Endpoint: s.URL, Time: time.Now(), Applied: p.Mark(), Failed: err.Error()})
-		}
 		return err
-	}
-	if send != nil {
-		send(model.Launch{Endpoint: s.URL, Time: stoppedAt, PID: np.PID, Cmdline: model.RedactCmdline(launch.QuoteCommand(np.Env, np.Args)), Log: np.Log, Applied: p.Mark()})
 	}
 	l.watch(np, p.Mark())
 	return nil

@@ -118,7 +118,7 @@ func runTune(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	t := &tuner{s: s, out: errOut, cfg: tuneDiagnoseConfig(fileCfg.Thresholds, tuneFlags.watch, tuneFlags.duration), load: model.BenchLoad{Preset: "custom", Streams: tuneFlags.streams, DurationS: tuneFlags.duration.Seconds(),
+	t := &tuner{s: s, told: []model.Launch{launchOf(model.RedactURL(s.URL), s.Current(), s.Current().Started, "")}, out: errOut, cfg: tuneDiagnoseConfig(fileCfg.Thresholds, tuneFlags.watch, tuneFlags.duration), load: model.BenchLoad{Preset: "custom", Streams: tuneFlags.streams, DurationS: tuneFlags.duration.Seconds(),
 		InputLen: tuneFlags.inputLen, OutputLen: tuneFlags.outputLen}}
 	trail, terr := t.run(ctx, stepLog)
 	// However it ended, the engine it launched is stopped or left as asked.
@@ -171,6 +171,11 @@ type tuner struct {
 	cfg  diagnosis.Config
 	out  io.Writer
 	load model.BenchLoad
+	// told is the core's word of the engine's latest start (the first
+	// one, or a restart's words: llmtop run's), handed to each watch's
+	// core before it runs: the engine starting after it was launched or
+	// restarted is not an outage, and its run carries the change.
+	told []model.Launch
 }
 
 // observed is one configuration: its numbers and its diagnosis.
@@ -218,7 +223,8 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 		goal := t.goalForFinding(f)
 		t.logf("step %d: %s → %s", n, f.ID, launch.Describe(plan.Diff))
 		t.s.SetLog(stepLog(n))
-		if _, _, err := t.s.Restart(plan, func(line string) { t.logf("  %s", line) }); err != nil {
+		if err := t.restart(plan); err != nil {
+			tr.Stopped = fmt.Sprintf("step %d: %v", n, err)
 			return tr, err
 		}
 		obs, _, err := t.observe(ctx, false)
@@ -272,7 +278,8 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 		// Back to the kept command line, whose findings choose the next step.
 		t.s.SetLog(stepLog(n) + ".revert")
 		back := launch.Plan{Finding: "revert", Old: t.s.Args(), OldEnv: t.s.Env(), New: keptArgs, NewEnv: keptEnv, Diff: []string{"back to the kept command line"}, Undo: true}
-		if _, _, err := t.s.Restart(back, func(line string) { t.logf("  %s", line) }); err != nil {
+		if err := t.restart(back); err != nil {
+			tr.Stopped = fmt.Sprintf("step %d, back to the kept command line: %v", n, err)
 			return tr, err
 		}
 		if err := t.waitServing(ctx); err != nil && kept.m.Served {
@@ -284,6 +291,28 @@ func (t *tuner) run(ctx context.Context, stepLog func(int) string) (launch.Trail
 	}
 	tr.Final, tr.Open = model.RedactCmdline(launch.QuoteCommand(keptEnv, keptArgs)), kept.open
 	return tr, nil
+}
+
+// restart carries out p, keeping what the core is to hear of it for the
+// next watch (none runs while tune restarts).
+func (t *tuner) restart(p launch.Plan) error {
+	if err := t.s.CanRestart(p); err != nil {
+		return err
+	}
+	t.told = nil
+	_, err := restartTelling(t.s, model.RedactURL(t.s.URL), p, func(l model.Launch) { t.told = append(t.told, l) }, func(line string) { t.logf("  %s", line) })
+	return err
+}
+
+// watchEngine is a watch of the current engine with its log attached, its
+// core told how the engine started.
+func (t *tuner) watchEngine() *watch {
+	w := newWatch([]string{t.s.URL}, t.cfg)
+	w.logs = []string{t.s.Current().Log} // the engine's own log, from its first line
+	for _, l := range t.told {
+		w.apply(l)
+	}
+	return w
 }
 
 // lastStep says why no step follows step n, whose configuration was kept
@@ -380,8 +409,7 @@ func (t *tuner) waitServing(ctx context.Context) error {
 // result comes back as extra).
 func (t *tuner) observe(ctx context.Context, noise bool) (observed, launch.Measure, error) {
 	url := t.s.URL
-	w := newWatch([]string{url}, t.cfg)
-	w.logs = []string{t.s.Current().Log} // the engine's own log, from its first line
+	w := t.watchEngine()
 	w.start = time.Now()
 	w.open(monitorFlags.interval) // before it runs: bench and judge hand it inputs
 	type result struct {
