@@ -28,15 +28,16 @@ const (
 var needNames = []struct {
 	n    need
 	name string
+	code string // its MissingReason
 }{
-	{needMetrics, "engine metrics (no endpoint returned /metrics)"},
-	{needGPU, "GPU readings (no NVML driver or --no-gpu)"},
-	{needLogs, "engine log (attach it with --log, --log-cmd, --docker, --journal or --kube)"},
-	{needBench, "benchmark results (none run yet: press b or run llmtop bench)"},
-	{needReplicas, "replicas (fewer than two endpoints serve the same model)"},
-	{needHost, "host readings (no endpoint on this machine, or its port's process not found)"},
-	{needRouter, "a router's word on its backends (no watched router reports its backends' health and traffic or its own queue)"},
-	{needLayer, "a router's own latency (no router or proxy in front of the engines is watched)"},
+	{needMetrics, "engine metrics (no endpoint returned /metrics)", "no_metrics"},
+	{needGPU, "GPU readings (no NVML driver or --no-gpu)", "no_gpu"},
+	{needLogs, "engine log (attach it with --log, --log-cmd, --docker, --journal or --kube)", "no_log"},
+	{needBench, "benchmark results (none run yet: press b or run llmtop bench)", "no_bench"},
+	{needReplicas, "replicas (fewer than two endpoints serve the same model)", "no_replicas"},
+	{needHost, "host readings (no endpoint on this machine, or its port's process not found)", "no_host"},
+	{needRouter, "a router's word on its backends (no watched router reports its backends' health and traffic or its own queue)", "no_router"},
+	{needLayer, "a router's own latency (no router or proxy in front of the engines is watched)", "no_router"},
 }
 
 // rule is one check. eval returns every candidate finding it sees now; the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -57,8 +58,24 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		e.series(s, window)
 	}
 	e.findings(v, c.stableTitles())
-	for _, m := range v.NotChecked {
-		e.gauge(dNotChecked, 1, labelValue(m))
+	e.notChecked(v.NotChecked)
+}
+
+// notChecked counts the checks not made by why (diagnosis.MissingReason):
+// a line names endpoints, paths and what outside text said, so it never
+// becomes a label; the reasons are a fixed few.
+func (e *emitter) notChecked(lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	n := map[string]int{}
+	for _, l := range lines {
+		n[diagnosis.MissingReason(l)]++
+	}
+	for _, r := range diagnosis.MissingReasons {
+		if n[r.Code] > 0 {
+			e.gauge(dNotChecked, float64(n[r.Code]), r.Code)
+		}
 	}
 }
 

@@ -1,10 +1,12 @@
 package exporter
 
 import (
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -29,6 +31,18 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 }
 
 var allDescs []*prometheus.Desc
+
+// missingCodes lists llmtop_check_missing's reasons, for its help.
+func missingCodes() string {
+	var b strings.Builder
+	for i, r := range diagnosis.MissingReasons {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(r.Code)
+	}
+	return b.String()
+}
 
 var (
 	dBuildInfo   = desc("llmtop_build_info", "llmtop's version; always 1.", "version")
@@ -58,7 +72,7 @@ var (
 	dFinding       = desc("llmtop_finding", "1 while llmtop's diagnosis finding id is open on the endpoint (absent once it closes). severity is info, warn or crit.", "endpoint", "id", "category", "severity")
 	dFindingInfo   = desc("llmtop_finding_info", "An open finding's title and the first action llmtop suggests; always 1. Join on endpoint and id.", "endpoint", "id", "title", "action")
 	dFindingOpened = desc("llmtop_finding_opened_timestamp_seconds", "When the open finding opened (Unix time).", "endpoint", "id")
-	dNotChecked    = desc("llmtop_check_missing", "1 for each check llmtop could not make, with what was missing: no finding is not the same as fine.", "reason")
+	dNotChecked    = desc("llmtop_check_missing", "How many checks llmtop could not make, by why their input was missing (reason: "+missingCodes()+"); which checks: llmtop diagnose, or a snapshot's missing lines. No finding is not the same as fine.", "reason")
 )
 
 // latency is one latency family: percentiles, mean and observations.
