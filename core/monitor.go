@@ -345,6 +345,7 @@ func (m *Monitor) Tick(now time.Time) bool {
 func (m *Monitor) Evaluate(now time.Time) diagnosis.Report {
 	m.advance(now)
 	m.expireGone(m.now)
+	m.store.Settle() // the window-free States, worked out once for every reader
 	m.updateRuns(m.now)
 	m.evalAt, m.ran, m.runMoved = m.now, true, false
 	m.evals++

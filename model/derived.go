@@ -49,8 +49,11 @@ func (d *Derived) applyTo(st *State) {
 	if d == nil {
 		return
 	}
-	if d.note == "" {
-		d.prepare()
+	note, latency := d.note, d.latency
+	if note == "" {
+		// not added through a Store (which prepares it): worked out for
+		// this read only, a read writes nothing
+		note, latency = d.prepared()
 	}
 	rate := func(c Counter, dst *Opt) {
 		if v, ok := d.Rates[c]; ok {
@@ -77,28 +80,37 @@ func (d *Derived) applyTo(st *State) {
 		// sample (State.Latency is read-only): a Dist is stored
 		// apart in a map, and a map per State was an allocation per
 		// latency per replica per read.
-		st.Latency = d.latency
+		st.Latency = latency
 	} else {
-		for l, dist := range d.latency {
+		for l, dist := range latency {
 			st.Latency[l] = dist
 		}
 	}
-	st.Notes = append(st.Notes, d.note)
+	st.Notes = append(st.Notes, note)
 }
 
-// prepare builds the label and the distributions as a State shows them.
+// prepare builds the label and the distributions as a State shows them,
+// once, as the sample is added to a Store (its owner's write): State is
+// read many times per refresh, by readers that write nothing.
 func (d *Derived) prepare() {
+	if d != nil && d.note == "" {
+		d.note, d.latency = d.prepared()
+	}
+}
+
+// prepared is what prepare keeps.
+func (d *Derived) prepared() (string, map[Latency]Dist) {
 	approx := "evaluated by " + d.Label()
-	d.latency = make(map[Latency]Dist, len(d.Latency))
+	latency := make(map[Latency]Dist, len(d.Latency))
 	for l, dist := range d.Latency {
 		dist.Window = d.Window
 		dist.Exposed = true
 		if dist.Approx == "" {
 			dist.Approx = approx
 		}
-		d.latency[l] = dist
+		latency[l] = dist
 	}
-	d.note = "rates and percentiles evaluated by " + d.Label() + " (PromQL rate() and histogram_quantile())"
+	return "rates and percentiles evaluated by " + d.Label() + " (PromQL rate() and histogram_quantile())", latency
 }
 
 var derivedRateSeries = []struct {

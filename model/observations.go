@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -39,10 +40,9 @@ func latIndex(l Latency) int { return slices.Index(Latencies, l) }
 // obsLog is one log series' observations of its current run (newRun
 // clears it: a window never mixes two runs of an engine).
 type obsLog struct {
-	ring    *Ring[obsRec]
-	scratch []float64
-	seen    uint8 // bit i: Latencies[i] was logged in this run
-	notes   [numLatencies]string
+	ring  *Ring[obsRec]
+	seen  uint8 // bit i: Latencies[i] was logged in this run
+	notes [numLatencies]string
 }
 
 func (o *obsLog) add(obs []Observation) {
@@ -77,6 +77,9 @@ func (o *obsLog) reset() {
 	o.seen, o.notes = 0, [numLatencies]string{}
 }
 
+// obsScratch holds the values dist sorts, kept from one read to the next.
+var obsScratch = sync.Pool{New: func() any { return new([]float64) }}
+
 // logApprox names where log-derived distributions come from.
 const logApprox = "exact, from the engine's per-request log lines"
 
@@ -87,7 +90,11 @@ func (o *obsLog) dist(l Latency, from, to time.Time) (Dist, bool) {
 	if o.ring == nil || i < 0 || o.seen&(1<<i) == 0 {
 		return Dist{}, false
 	}
-	vals := o.scratch[:0]
+	// A read writes nothing of the store's: readers on several
+	// goroutines may ask at once, each with its own scratch.
+	buf := obsScratch.Get().(*[]float64)
+	defer obsScratch.Put(buf)
+	vals := (*buf)[:0]
 	for j := o.ring.Len() - 1; j >= 0; j-- {
 		r := o.ring.At(j)
 		if math.IsNaN(r.v[i]) {
@@ -101,7 +108,7 @@ func (o *obsLog) dist(l Latency, from, to time.Time) (Dist, bool) {
 		}
 		vals = append(vals, r.v[i])
 	}
-	o.scratch = vals
+	*buf = vals
 	d := Dist{Exposed: true, Source: FromLog, Count: float64(len(vals)), Window: to.Sub(from).Round(time.Millisecond), Approx: logApprox}
 	if n := o.notes[i]; n != "" {
 		d.Approx += "; " + n

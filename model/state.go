@@ -108,10 +108,9 @@ func (s *Store) State(k Key, window time.Duration) State {
 		st.Window = window
 		return st
 	}
+	// Nothing is kept here: a read writes nothing (readers on several
+	// goroutines under a read lock may call it at once); Settle keeps.
 	st := s.stateOf(es, k, window)
-	if free {
-		es.kept.st, es.kept.changes, es.kept.ok = st, s.changes[k.Endpoint], true
-	}
 	if sc := s.series[srcKey{k, FromScrape}]; sc != nil && es != sc {
 		// The numbers are the log's; the facts (configuration, start
 		// time, the adapter's notes) stay the scrape's.
@@ -129,7 +128,7 @@ func (s *Store) State(k Key, window time.Duration) State {
 // Prometheus-evaluated sample, gauges) and no log timings to merge. The
 // core reads such a State over the store's window for the run's summary
 // and over its own for the rules at every refresh: it is worked out once
-// per change of the endpoint's history (keptState).
+// per change of the endpoint's history (keptState, by Settle).
 func (s *Store) windowFree(es *endpointSeries, k Key) bool {
 	if es == nil || es.key != k || es.src != FromScrape || !es.pending.IsZero() ||
 		len(es.counters) > 0 || len(es.hists) > 0 || len(es.finish) > 0 {
@@ -140,6 +139,22 @@ func (s *Store) windowFree(es *endpointSeries, k Key) bool {
 		lg = s.series[srcKey{Key{Endpoint: k.Endpoint}, FromLog}]
 	}
 	return lg == nil || lg.obs.seen == 0 || !lg.pending.IsZero() // as withLog reads it: nothing to merge
+}
+
+// Settle works out the window-free States of the keys whose endpoint
+// changed since they were last worked out, so that State reads them
+// without working them out again. It writes the store: only its owner
+// calls it (the core, before each evaluation), never a reader; State
+// itself writes nothing, and reads a State not settled by working it
+// out for itself.
+func (s *Store) Settle() {
+	for _, k := range s.keys {
+		es := s.pick(k)
+		if es == nil || es.kept.ok && es.kept.changes == s.changes[k.Endpoint] || !s.windowFree(es, k) {
+			continue
+		}
+		es.kept = keptState{st: s.stateOf(es, k, s.cfg.MaxWindow), changes: s.changes[k.Endpoint], ok: true}
+	}
 }
 
 // keptState is a window-free State kept with the endpoint's change count

@@ -161,7 +161,7 @@ type endpointSeries struct {
 	// boundary announced from outside (the log's start banner): the next
 	// sample after it starts a new run.
 	runStart, pending time.Time
-	// kept is the newest State read from the series while it is window
+	// kept is the series' State worked out by Settle while it is window
 	// free (Store.windowFree).
 	kept keptState
 }
@@ -174,6 +174,7 @@ func (s *Store) Add(sm Sample) []Event {
 	}
 	k := srcKey{Key{sm.Endpoint, sm.Model}, sm.Source}
 	s.changed(sm.Endpoint) // even out of order: its observations are kept
+	sm.Derived.prepare()   // here, by the owner: State only reads it
 	es := s.series[k]
 	if es == nil {
 		es = &endpointSeries{
