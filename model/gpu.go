@@ -69,7 +69,8 @@ type GPU struct {
 	// PCIeReplays counts link-level retransmissions since the driver
 	// loaded: a rising count is a bad riser, cable or slot.
 	PCIeReplays Opt `json:"pcie_replays"`
-	// PCIeReplaysPS is their rate since the previous refresh.
+	// PCIeReplaysPS is their rate since the previous read (NVML's
+	// source reads the counter and PCIe rx/tx every 10 s: they are slow).
 	PCIeReplaysPS Opt `json:"pcie_replays_per_s"`
 	// NVLinks is how many of the device's NVLink links are active, and
 	// NVLinksMax how many it has (absent: no NVLink, a PCIe-only card).

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
@@ -64,7 +65,7 @@ func bytesOpt(v uint64) model.Opt {
 
 // readDevice reads one device's fields, each with its own guarded call, and
 // returns the device and, when it stopped answering, the return that said so.
-func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
+func (r *nvmlReader) readDevice(d *nvmlDev, now time.Time) (model.GPU, nvml.Return) {
 	g := model.GPU{Index: d.index, UUID: d.uuid, Name: d.name}
 	if d.h == nil {
 		g.Lost, g.Err = true, d.handleErr.Error()+": no handle at start; check dmesg for an Xid"
@@ -121,16 +122,8 @@ func (r *nvmlReader) readDevice(d *nvmlDev) (model.GPU, nvml.Return) {
 			g.Fan = some32(v)
 		}
 	}
-	// NVML reports PCIe throughput in KB/s (1024 bytes), sampled over 20 ms.
 	if c.live() {
-		if v, ret := h.GetPcieThroughput(nvml.PCIE_UTIL_RX_BYTES); c.ok("PCIe rx", ret, model.GPUFieldPCIeRx) {
-			g.PCIeRx = model.Some(float64(v) * 1024)
-		}
-	}
-	if c.live() {
-		if v, ret := h.GetPcieThroughput(nvml.PCIE_UTIL_TX_BYTES); c.ok("PCIe tx", ret, model.GPUFieldPCIeTx) {
-			g.PCIeTx = model.Some(float64(v) * 1024)
-		}
+		r.readSlow(d, c, &g, now)
 	}
 	if c.live() {
 		get := h.GetCurrentClocksThrottleReasons
@@ -280,11 +273,6 @@ func (r *nvmlReader) readLinks(d *nvmlDev, c *guard, g *model.GPU) {
 			g.PCIeWidth = model.Some(float64(v))
 		}
 	}
-	if c.live() && r.has[symReplays] {
-		if v, ret := h.GetPcieReplayCounter(); c.ok("PCIe replays", ret, model.GPUFieldPCIeReplays) {
-			g.PCIeReplays = model.Some(float64(v))
-		}
-	}
 	if !c.live() || len(d.nvlinks) == 0 {
 		return
 	}
@@ -314,6 +302,53 @@ func (r *nvmlReader) readLinks(d *nvmlDev, c *guard, g *model.GPU) {
 			c.ok("NVLink throughput", ret)
 		}
 	}
+}
+
+// slowEvery is how often the calls that cost most are made: on an H100
+// (driver 580) each PCIe throughput call holds the thread for 21 ms and
+// takes 1.1 ms of CPU (it samples the link), the replay counter 0.19 ms,
+// against 0.15 ms for every other field together
+// (BenchmarkRealNVMLCall, scripts/gpu-check.sh). Read every second they
+// doubled the monitor's CPU on a GPU box; between reads the last values
+// stand.
+const slowEvery = 10 * time.Second
+
+// readSlow reads the PCIe throughput and replay counter when slowEvery has
+// passed since they were last read (or the clock went back), and
+// otherwise gives the values and unsupported marks of that read.
+func (r *nvmlReader) readSlow(d *nvmlDev, c *guard, g *model.GPU, now time.Time) {
+	if !d.slowAt.IsZero() && !now.Before(d.slowAt) && now.Sub(d.slowAt) < slowEvery {
+		g.PCIeRx, g.PCIeTx, g.PCIeReplays, g.PCIeReplaysPS = d.pcieRx, d.pcieTx, d.replays, d.replaysPS
+		c.unsupported = append(c.unsupported, d.slowNA...)
+		return
+	}
+	before := len(c.unsupported)
+	h := d.h
+	// NVML reports PCIe throughput in KB/s (1024 bytes), sampled over 20 ms.
+	if v, ret := h.GetPcieThroughput(nvml.PCIE_UTIL_RX_BYTES); c.ok("PCIe rx", ret, model.GPUFieldPCIeRx) {
+		g.PCIeRx = model.Some(float64(v) * 1024)
+	}
+	if c.live() {
+		if v, ret := h.GetPcieThroughput(nvml.PCIE_UTIL_TX_BYTES); c.ok("PCIe tx", ret, model.GPUFieldPCIeTx) {
+			g.PCIeTx = model.Some(float64(v) * 1024)
+		}
+	}
+	if c.live() && r.has[symReplays] {
+		if v, ret := h.GetPcieReplayCounter(); c.ok("PCIe replays", ret, model.GPUFieldPCIeReplays) {
+			g.PCIeReplays = model.Some(float64(v))
+			// the rate since the previous read (none after a counter reset)
+			if d.replays.OK && now.After(d.replaysAt) && g.PCIeReplays.V >= d.replays.V {
+				g.PCIeReplaysPS = model.Some((g.PCIeReplays.V - d.replays.V) / now.Sub(d.replaysAt).Seconds())
+			}
+			d.replaysAt = now
+		}
+	}
+	if !c.live() {
+		return // read again on the next refresh
+	}
+	d.pcieRx, d.pcieTx, d.replays, d.replaysPS = g.PCIeRx, g.PCIeTx, g.PCIeReplays, g.PCIeReplaysPS
+	d.slowNA = append(d.slowNA[:0], c.unsupported[before:]...)
+	d.slowAt = now
 }
 
 // uniq drops repeated names, keeping the first of each (several calls

@@ -66,8 +66,12 @@ type nvmlDev struct {
 	genMax     model.Opt
 	widthMax   model.Opt
 	nvlinks    []int // the NVLink links the device has
-	replays    model.Opt
-	replaysAt  time.Time
+	// the slow reads (readSlow), made every slowEvery and kept between
+	slowAt             time.Time
+	pcieRx, pcieTx     model.Opt
+	replays, replaysPS model.Opt
+	replaysAt          time.Time
+	slowNA             []string
 	// nvlinkKiB are the NVLink data counters (tx, rx; KiB since the driver
 	// loaded) of this refresh and the previous one.
 	nvlinkKiB, nvlinkPrev  [2]uint64
@@ -291,7 +295,7 @@ func (r *nvmlReader) refresh(now time.Time) (model.GPUSnapshot, []model.Event) {
 	var events []model.Event
 	foreign := map[int]bool{}
 	for _, d := range r.devs {
-		g, lostRet := r.readDevice(d)
+		g, lostRet := r.readDevice(d, now)
 		if d.nvlinkOK {
 			if d.nvlinkPrevOK && now.After(d.nvlinkAt) && d.nvlinkKiB[0] >= d.nvlinkPrev[0] && d.nvlinkKiB[1] >= d.nvlinkPrev[1] {
 				dt := now.Sub(d.nvlinkAt).Seconds()
@@ -299,12 +303,6 @@ func (r *nvmlReader) refresh(now time.Time) (model.GPUSnapshot, []model.Event) {
 				g.NVLinkRx = model.Some(float64(d.nvlinkKiB[1]-d.nvlinkPrev[1]) * 1024 / dt)
 			}
 			d.nvlinkPrev, d.nvlinkPrevOK, d.nvlinkAt = d.nvlinkKiB, true, now
-		}
-		if v := g.PCIeReplays; v.OK {
-			if d.replays.OK && now.After(d.replaysAt) && v.V >= d.replays.V {
-				g.PCIeReplaysPS = model.Some((v.V - d.replays.V) / now.Sub(d.replaysAt).Seconds())
-			}
-			d.replays, d.replaysAt = v, now
 		}
 		for _, p := range g.Processes {
 			if p.Foreign {
