@@ -28,13 +28,23 @@ func (*gpuPane) Keys() []key.Binding {
 
 func (p *gpuPane) Scroll(delta int) { p.top = max(0, p.top+delta) }
 
+// detailGPUs is how many GPUs the pane asks room for two lines each.
+const detailGPUs = 4
+
 func (*gpuPane) Height(d *Data, w int) int {
 	if d.GPU() == nil || d.GPU().Err != "" || len(d.GPU().GPUs) == 0 {
 		return 1
 	}
-	// summary, column labels, one row each and the note; the second
-	// (detail) line per GPU only in space left over
-	return 2 + len(d.GPU().GPUs) + len(noteLines(d.GPU().Note, w))
+	// summary, column labels, one row each and the note; with up to
+	// detailGPUs GPUs a second line each says who holds the memory and how
+	// the clocks stand (the processes holding VRAM are what a user comes to
+	// this pane for); with more, that line shows only where the column has
+	// room to spare or the pane is zoomed
+	n := len(d.GPU().GPUs)
+	if n <= detailGPUs {
+		n *= 2
+	}
+	return 2 + n + len(noteLines(d.GPU().Note, w))
 }
 
 func (p *gpuPane) View(d *Data, w, h int) string {
