@@ -1,7 +1,8 @@
 package model
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"time"
 )
 
@@ -317,5 +318,6 @@ func (s Scrape) OK() bool { return s.Err == "" }
 
 // SortBuckets orders buckets by upper bound; adapters call it after parsing.
 func SortBuckets(b []Bucket) {
-	sort.Slice(b, func(i, j int) bool { return b[i].UpperBound < b[j].UpperBound })
+	// slices, not sort.Slice: no reflection, nothing allocated
+	slices.SortFunc(b, func(x, y Bucket) int { return cmp.Compare(x.UpperBound, y.UpperBound) })
 }

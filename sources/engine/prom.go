@@ -291,24 +291,23 @@ func (v view) histWhere(name, lbl, val string) (model.Histogram, bool) {
 		if !finite(cnt) || !finite(sum) || !bucketsFinite(ph) {
 			continue
 		}
-		if idx == nil {
-			idx = map[float64]int{}
+		if h.Buckets == nil {
+			h.Buckets = make([]model.Bucket, 0, len(ph.GetBucket())+1)
 		}
 		h.Sum += sum
 		h.Count += cnt
 		sawInf := false
-		for _, b := range ph.GetBucket() {
+		for i, b := range ph.GetBucket() {
 			ub := b.GetUpperBound()
-			c := bucketCount(b)
 			if math.IsInf(ub, 1) {
 				sawInf = true
 			}
-			addBucket(&h, idx, ub, c)
+			idx = addBucket(&h, idx, i, ub, bucketCount(b))
 		}
 		if !sawInf {
 			// prometheus_client always writes +Inf; other exporters may
 			// not. The count is the +Inf bucket.
-			addBucket(&h, idx, math.Inf(1), cnt)
+			idx = addBucket(&h, idx, len(ph.GetBucket()), math.Inf(1), cnt)
 		}
 		ok = true
 	}
@@ -319,13 +318,39 @@ func (v view) histWhere(name, lbl, val string) (model.Histogram, bool) {
 	return h, true
 }
 
-func addBucket(h *model.Histogram, idx map[float64]int, ub, c float64) {
-	if i, ok := idx[ub]; ok {
-		h.Buckets[i].Count += c
-		return
+// addBucket adds c to h's bucket bounded ub, or adds that bucket. It looks
+// at position at first (series of one family share their bounds, so the
+// i-th bucket of one is the i-th of the merge), then along the buckets, and
+// past a few dozen by the index idx it builds (an exporter's thousands of
+// distinct bounds must not cost their square); it returns the index.
+func addBucket(h *model.Histogram, idx map[float64]int, at int, ub, c float64) map[float64]int {
+	if at < len(h.Buckets) && h.Buckets[at].UpperBound == ub {
+		h.Buckets[at].Count += c
+		return idx
 	}
-	idx[ub] = len(h.Buckets)
+	const scan = 64
+	if idx == nil && len(h.Buckets) > scan {
+		idx = make(map[float64]int, 2*len(h.Buckets))
+		for i, b := range h.Buckets {
+			idx[b.UpperBound] = i
+		}
+	}
+	if idx != nil {
+		if i, ok := idx[ub]; ok {
+			h.Buckets[i].Count += c
+			return idx
+		}
+		idx[ub] = len(h.Buckets)
+	} else {
+		for i := range h.Buckets {
+			if h.Buckets[i].UpperBound == ub {
+				h.Buckets[i].Count += c
+				return idx
+			}
+		}
+	}
 	h.Buckets = append(h.Buckets, model.Bucket{UpperBound: ub, Count: c})
+	return idx
 }
 
 func histCount(h *dto.Histogram) float64 {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"hash/maphash"
 	"math"
 	"slices"
 	"sort"
@@ -102,23 +103,11 @@ func histogramByShape(base string, bf, sf, cf *dto.MetricFamily) *dto.MetricFami
 // last of duplicate histogram buckets), so a duplicated line is not counted
 // twice when series are summed.
 func dedupe(f *dto.MetricFamily) {
-	ms := f.GetMetric()
-	if len(ms) > 1 {
-		seen := make(map[uint64]int, len(ms))
-		out := ms[:0]
-		for _, m := range ms {
-			sig := labelSig(m)
-			if i, ok := seen[sig]; ok {
-				out[i] = m
-				continue
-			}
-			seen[sig] = len(out)
-			out = append(out, m)
-		}
-		f.Metric = out
+	if ms := f.GetMetric(); len(ms) > 1 {
+		f.Metric = dedupeSeries(ms)
 	}
 	for _, m := range f.Metric {
-		if h := m.GetHistogram(); h != nil && len(h.Bucket) > 1 {
+		if h := m.GetHistogram(); h != nil && len(h.Bucket) > 1 && !increasing(h.Bucket) {
 			byBound := make(map[float64]int, len(h.Bucket))
 			out := h.Bucket[:0]
 			for _, b := range h.Bucket {
@@ -132,6 +121,93 @@ func dedupe(f *dto.MetricFamily) {
 			h.Bucket = out
 		}
 	}
+}
+
+// dedupeSeries is ms without the series whose label set a later one
+// repeats, in place. A family of a few series is compared pair by pair;
+// a larger one by a hash of each label set, checked pair by pair where two
+// hashes meet. Neither allocates per series.
+func dedupeSeries(ms []*dto.Metric) []*dto.Metric {
+	out := ms[:0]
+	if len(ms) <= 16 {
+	next:
+		for _, m := range ms {
+			for i, o := range out {
+				if sameLabels(o, m) {
+					out[i] = m
+					continue next
+				}
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	seen := make(map[uint64]int, len(ms))
+	for _, m := range ms {
+		sig := labelSig(m)
+		if i, ok := seen[sig]; ok && sameLabels(out[i], m) {
+			out[i] = m
+			continue
+		} else if !ok {
+			seen[sig] = len(out)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// increasing reports whether the buckets' bounds strictly increase (so
+// none repeats).
+func increasing(bs []*dto.Bucket) bool {
+	for i := 1; i < len(bs); i++ {
+		if !(bs[i-1].GetUpperBound() < bs[i].GetUpperBound()) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameLabels reports whether two series have the same label set, in any
+// order (a series' label names are distinct).
+func sameLabels(a, b *dto.Metric) bool {
+	if len(a.GetLabel()) != len(b.GetLabel()) {
+		return false
+	}
+	for _, l := range a.GetLabel() {
+		found := false
+		for _, o := range b.GetLabel() {
+			if o.GetName() == l.GetName() {
+				found = o.GetValue() == l.GetValue()
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// sameShape reports whether two series have the same label names.
+func sameShape(a, b *dto.Metric) bool {
+	if len(a.GetLabel()) != len(b.GetLabel()) {
+		return false
+	}
+	for _, l := range a.GetLabel() {
+		if !hasLabel(b, l.GetName()) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasLabel(m *dto.Metric, name string) bool {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // dropTotals removes a series that is the total of other series in its
@@ -148,6 +224,9 @@ func dropTotals(f *dto.MetricFamily) {
 	ms := f.GetMetric()
 	if len(ms) < 2 {
 		return
+	}
+	if !slices.ContainsFunc(ms[1:], func(m *dto.Metric) bool { return !sameShape(ms[0], m) }) {
+		return // one shape (the usual family): no series is another's total
 	}
 	shapeOf := func(m *dto.Metric) string {
 		names := make([]string, 0, len(m.GetLabel()))
@@ -277,10 +356,20 @@ func subset(a, b []string) bool {
 	return true
 }
 
+// labelSig hashes a series' label set whatever its order: the sum of
+// each pair's hash, nothing allocated. Two sets may share one; dedupe
+// compares them where they do.
 func labelSig(m *dto.Metric) uint64 {
-	ls := make(map[string]string, len(m.GetLabel()))
+	var sig uint64
 	for _, l := range m.GetLabel() {
-		ls[l.GetName()] = l.GetValue()
+		var h maphash.Hash
+		h.SetSeed(sigSeed)
+		h.WriteString(l.GetName())
+		h.WriteByte(0xff)
+		h.WriteString(l.GetValue())
+		sig += h.Sum64()
 	}
-	return pmodel.LabelsToSignature(ls)
+	return sig
 }
+
+var sigSeed = maphash.MakeSeed()

@@ -28,11 +28,16 @@ const (
 // limitSeries applies the caps in a fixed order (families by name, series
 // as served) and returns the notes that say what was left out.
 func limitSeries(f families, maxSeries, maxValues int) []string {
-	names := make([]string, 0, len(f))
 	total := 0
-	for n, fam := range f {
-		names = append(names, n)
+	for _, fam := range f {
 		total += len(fam.Metric)
+	}
+	if total <= min(maxSeries, maxValues) {
+		return nil // no label can have more values than there are series
+	}
+	names := make([]string, 0, len(f))
+	for n := range f {
+		names = append(names, n)
 	}
 	sort.Strings(names)
 	seen := map[string]map[string]bool{} // label → distinct values kept
@@ -109,17 +114,27 @@ func groupThousands(n int) string {
 // byModel splits a scrape by the value of one label in a single pass, so
 // that mapping a scrape costs time linear in its series however many models
 // it names (a view filtering every family once per model was quadratic:
-// 8 000 models took 3 s). Series without the label are in parts[""].
+// 8 000 models took 3 s). Series without the label are in parts[""]. A
+// family whose series all name one model is that model's as it is (the
+// parts only read families, so they share them): one engine serving one
+// model splits without a copy.
 func byModel(f families, lbl string) map[string]families {
 	parts := map[string]families{}
+	part := func(v string) families {
+		p := parts[v]
+		if p == nil {
+			p = families{}
+			parts[v] = p
+		}
+		return p
+	}
 	for n, fam := range f {
+		if v, one := oneValue(fam.Metric, lbl); one {
+			part(v)[n] = fam
+			continue
+		}
 		for _, m := range fam.Metric {
-			v := label(m, lbl)
-			p := parts[v]
-			if p == nil {
-				p = families{}
-				parts[v] = p
-			}
+			p := part(label(m, lbl))
 			pf := p[n]
 			if pf == nil {
 				pf = &dto.MetricFamily{Name: fam.Name, Help: fam.Help, Type: fam.Type}
@@ -129,6 +144,21 @@ func byModel(f families, lbl string) map[string]families {
 		}
 	}
 	return parts
+}
+
+// oneValue is the value of label lbl that every series has ("" where they
+// lack it), and whether they all have the same.
+func oneValue(ms []*dto.Metric, lbl string) (string, bool) {
+	if len(ms) == 0 {
+		return "", false
+	}
+	v := label(ms[0], lbl)
+	for _, m := range ms[1:] {
+		if label(m, lbl) != v {
+			return "", false
+		}
+	}
+	return v, true
 }
 
 // modelView is the view of one model's series from byModel's parts; the

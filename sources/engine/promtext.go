@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -45,12 +44,30 @@ func fastParseIn(body []byte, skip func(string) bool, in *interner) (map[string]
 		in = newInterner()
 	}
 	in.next()
+	last := in.last
 	p := textParser{
-		skip:   skip,
-		fams:   map[string]*dto.MetricFamily{},
-		byKey:  map[string]*dto.Metric{},
-		strs:   in,
-		floats: make([]float64, 0, 512),
+		skip:        skip,
+		fams:        make(map[string]*dto.MetricFamily, last.families),
+		byKey:       make(map[string]*dto.Metric, last.series),
+		strs:        in,
+		floats:      sized[float64](last.floats, 256),
+		counts:      sized[uint64](last.counts, 128),
+		pairs:       sized[dto.LabelPair](last.pairs, 128),
+		bucket:      sized[dto.Bucket](last.buckets, 128),
+		famSlab:     sized[dto.MetricFamily](last.fams, 32),
+		metrics:     sized[dto.Metric](last.metrics, 64),
+		counters:    sized[dto.Counter](last.counters, 32),
+		gauges:      sized[dto.Gauge](last.gauges, 32),
+		untyped:     sized[dto.Untyped](last.untyped, 16),
+		histos:      sized[dto.Histogram](last.h, 16),
+		mptrs:       carved[dto.Metric](last.mptrs),
+		lptrs:       carved[dto.LabelPair](last.lptrs),
+		bptrs:       carved[dto.Bucket](last.bptrs),
+		lastBuckets: 16,
+		hists:       make([]*dto.Metric, 0, last.hists),
+		key:         in.key[:0],
+		lbls:        in.lbls[:0],
+		sorted:      in.sorted[:0],
 	}
 	for len(body) > 0 {
 		i := bytes.IndexByte(body, '\n')
@@ -60,6 +77,7 @@ func fastParseIn(body []byte, skip func(string) bool, in *interner) (map[string]
 			return nil, false
 		}
 	}
+	families := len(p.fams)
 	for k, f := range p.fams {
 		if len(f.Metric) == 0 {
 			delete(p.fams, k)
@@ -67,6 +85,14 @@ func fastParseIn(body []byte, skip func(string) bool, in *interner) (map[string]
 	}
 	for _, m := range p.hists {
 		normalizeHistogram(m.Histogram)
+	}
+	in.key, in.lbls, in.sorted = p.key, p.lbls, p.sorted
+	in.last = parseSizes{
+		families: families, series: len(p.byKey), hists: len(p.hists),
+		floats: p.floats.used, counts: p.counts.used, pairs: p.pairs.used, buckets: p.bucket.used,
+		fams: p.famSlab.used, metrics: p.metrics.used, counters: p.counters.used, gauges: p.gauges.used,
+		untyped: p.untyped.used, h: p.histos.used,
+		mptrs: p.mptrs.used, lptrs: p.lptrs.used, bptrs: p.bptrs.used,
 	}
 	return p.fams, true
 }
@@ -84,10 +110,25 @@ type textParser struct {
 
 	// Slabs: one allocation for many small values that all live as long
 	// as the scrape.
-	floats []float64
-	counts []uint64
-	pairs  []dto.LabelPair
-	bucket []dto.Bucket
+	floats   slab[float64]
+	counts   slab[uint64]
+	pairs    slab[dto.LabelPair]
+	bucket   slab[dto.Bucket]
+	famSlab  slab[dto.MetricFamily]
+	metrics  slab[dto.Metric]
+	counters slab[dto.Counter]
+	gauges   slab[dto.Gauge]
+	untyped  slab[dto.Untyped]
+	histos   slab[dto.Histogram]
+	// and the slices of pointers: a family's series, a series' labels,
+	// a histogram's buckets
+	mptrs carve[dto.Metric]
+	lptrs carve[dto.LabelPair]
+	bptrs carve[dto.Bucket]
+	// lastBuckets is the most buckets a histogram series of this parse
+	// has had: the room a new one's slice is carved with.
+	lastBuckets int
+
 	key    []byte
 	lbls   []*dto.LabelPair
 	sorted []*dto.LabelPair
@@ -123,8 +164,7 @@ func (p *textParser) comment(l []byte) bool {
 		if found, _, _ := p.resolve(name); found != nil {
 			return false // HELP for X_count of a histogram X: expfmt's corner
 		}
-		f = &dto.MetricFamily{Name: p.str(name)}
-		p.fams[*f.Name] = f
+		f = p.family(name)
 	}
 	rest = skipBlank(rest)
 	if len(rest) == 0 {
@@ -147,15 +187,37 @@ func (p *textParser) comment(l []byte) bool {
 	if f.Type != nil {
 		return false
 	}
-	t, ok := dto.MetricType_value[strings.ToUpper(string(rest))]
+	t, ok := metricType(rest)
 	if !ok {
-		if strings.ToUpper(string(rest)) != "GAUGEHISTOGRAM" {
-			return false
-		}
-		t = int32(dto.MetricType_GAUGE_HISTOGRAM)
+		return false
 	}
 	f.Type = &metricTypes[t] // shared, read-only, as the strings are
 	return true
+}
+
+// metricType is a TYPE line's type as expfmt reads it: its word
+// upper-cased (strings.ToUpper, Unicode and all) among dto's names, or
+// GAUGEHISTOGRAM. An ASCII word is upper-cased in place, without a string.
+func metricType(word []byte) (int32, bool) {
+	var buf [len("GAUGE_HISTOGRAM")]byte
+	up := buf[:0]
+	for _, c := range word {
+		if c >= utf8.RuneSelf || len(up) == len(buf) {
+			up = []byte(strings.ToUpper(string(word)))
+			break
+		}
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up = append(up, c)
+	}
+	if t, ok := dto.MetricType_value[string(up)]; ok {
+		return t, true
+	}
+	if string(up) == "GAUGEHISTOGRAM" {
+		return int32(dto.MetricType_GAUGE_HISTOGRAM), true
+	}
+	return 0, false
 }
 
 // sampleRole is which part of a histogram or summary a sample is.
@@ -210,8 +272,7 @@ func (p *textParser) sample(l []byte) bool {
 		return true
 	}
 	if f == nil {
-		f = &dto.MetricFamily{Name: p.str(name)}
-		p.fams[*f.Name] = f
+		f = p.family(name)
 	}
 	if f.Type == nil {
 		f.Type = dto.MetricType_UNTYPED.Enum()
@@ -254,11 +315,7 @@ func (p *textParser) sample(l []byte) bool {
 		}
 		m = p.series(f)
 	} else {
-		m = &dto.Metric{}
-		f.Metric = append(f.Metric, m)
-	}
-	if m.Label == nil && len(p.lbls) > 0 {
-		m.Label = slices.Clone(p.lbls)
+		m = p.metric(f)
 	}
 	if ts != nil {
 		t, err := strconv.ParseInt(string(ts), 10, 64)

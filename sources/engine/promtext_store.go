@@ -21,6 +21,11 @@ func (p *textParser) str(b []byte) *string { return p.strs.get(b) }
 // that went away is forgotten a scrape later.
 type interner struct {
 	cur, prev map[string]*string
+	// last is what the last parse used.
+	last parseSizes
+	// the parser's scratch, kept for the next parse
+	key          []byte
+	lbls, sorted []*dto.LabelPair
 }
 
 func newInterner() *interner {
@@ -46,41 +51,109 @@ func (in *interner) get(b []byte) *string {
 	return &s
 }
 
+// slab hands out zeroed values of T from chunks: one allocation for many
+// small values that all live as long as the parse. The first chunk is as
+// large as the last parse needed (a steady parse allocates one), the
+// others n.
+type slab[T any] struct {
+	s    []T
+	n    int
+	used int
+}
+
+func (s *slab[T]) next() *T {
+	if len(s.s) == cap(s.s) {
+		s.s = make([]T, 0, max(s.n, 16))
+	}
+	s.used++
+	s.s = s.s[:len(s.s)+1]
+	return &s.s[len(s.s)-1]
+}
+
+// sized starts a slab whose first chunk holds last values.
+func sized[T any](last, n int) slab[T] {
+	if last == 0 {
+		return slab[T]{n: n}
+	}
+	return slab[T]{s: make([]T, 0, last), n: n}
+}
+
+// carve hands out an empty slice of *T with room for n from a shared
+// chunk. Its capacity is n: an append past it copies, so it never writes
+// into the next slice carved.
+type carve[T any] struct {
+	s    []*T
+	used int
+}
+
+func (c *carve[T]) of(n int) []*T {
+	if cap(c.s)-len(c.s) < n {
+		c.s = make([]*T, 0, max(n, 256, c.used/2))
+	}
+	c.used += n
+	i := len(c.s)
+	c.s = c.s[:i+n]
+	return c.s[i : i : i+n]
+}
+
+// carved starts a carve whose first chunk holds last pointers.
+func carved[T any](last int) carve[T] {
+	return carve[T]{s: make([]*T, 0, last)}
+}
+
+// parseSizes is how much of each a parse used: the next parse of a
+// session starts its maps and slabs that size instead of growing them.
+type parseSizes struct {
+	families, series                            int
+	floats, counts, pairs, buckets              int
+	fams, metrics, counters, gauges, untyped, h int
+	mptrs, lptrs, bptrs, hists                  int
+}
+
 // count is a whole count in a slab, as float is a value.
 func (p *textParser) count(v float64) *uint64 {
-	if len(p.counts) == cap(p.counts) {
-		p.counts = make([]uint64, 0, 256)
-	}
-	p.counts = append(p.counts, uint64(v))
-	return &p.counts[len(p.counts)-1]
+	c := p.counts.next()
+	*c = uint64(v)
+	return c
 }
 
 func (p *textParser) float(v float64) *float64 {
-	if len(p.floats) == cap(p.floats) {
-		p.floats = make([]float64, 0, 512)
-	}
-	p.floats = append(p.floats, v)
-	return &p.floats[len(p.floats)-1]
+	f := p.floats.next()
+	*f = v
+	return f
 }
 
 func (p *textParser) pair(name, value *string) *dto.LabelPair {
-	if len(p.pairs) == cap(p.pairs) {
-		p.pairs = make([]dto.LabelPair, 0, 256)
-	}
-	p.pairs = p.pairs[:len(p.pairs)+1]
-	lp := &p.pairs[len(p.pairs)-1]
+	lp := p.pairs.next()
 	lp.Name, lp.Value = name, value
 	return lp
 }
 
 func (p *textParser) newBucket(ub float64) *dto.Bucket {
-	if len(p.bucket) == cap(p.bucket) {
-		p.bucket = make([]dto.Bucket, 0, 256)
-	}
-	p.bucket = p.bucket[:len(p.bucket)+1]
-	b := &p.bucket[len(p.bucket)-1]
+	b := p.bucket.next()
 	b.UpperBound = p.float(ub)
 	return b
+}
+
+// family starts the family name (the string interned) in the parse.
+func (p *textParser) family(name []byte) *dto.MetricFamily {
+	f := p.famSlab.next()
+	f.Name = p.str(name)
+	p.fams[*f.Name] = f
+	return f
+}
+
+// metric adds a series to f, its labels those just read.
+func (p *textParser) metric(f *dto.MetricFamily) *dto.Metric {
+	m := p.metrics.next()
+	if f.Metric == nil {
+		f.Metric = p.mptrs.of(4) // most families have a few series
+	}
+	f.Metric = append(f.Metric, m)
+	if len(p.lbls) > 0 {
+		m.Label = append(p.lptrs.of(len(p.lbls)), p.lbls...)
+	}
+	return m
 }
 
 // series is the histogram or summary series of the labels just read:
@@ -100,9 +173,8 @@ func (p *textParser) series(f *dto.MetricFamily) *dto.Metric {
 	if m, ok := p.byKey[string(p.key)]; ok {
 		return m
 	}
-	m := &dto.Metric{}
-	p.byKey[string(p.key)] = m
-	f.Metric = append(f.Metric, m)
+	m := p.metric(f)
+	p.byKey[*p.str(p.key)] = m // the key interned: a steady parse's are the last one's
 	if isHist(f) {
 		p.hists = append(p.hists, m)
 	}
@@ -139,11 +211,14 @@ func normalizeHistogram(h *dto.Histogram) {
 func (p *textParser) store(m *dto.Metric, typ dto.MetricType, role sampleRole, special, v float64) bool {
 	switch typ {
 	case dto.MetricType_COUNTER:
-		m.Counter = &dto.Counter{Value: p.float(v)}
+		m.Counter = p.counters.next()
+		m.Counter.Value = p.float(v)
 	case dto.MetricType_GAUGE:
-		m.Gauge = &dto.Gauge{Value: p.float(v)}
+		m.Gauge = p.gauges.next()
+		m.Gauge.Value = p.float(v)
 	case dto.MetricType_UNTYPED:
-		m.Untyped = &dto.Untyped{Value: p.float(v)}
+		m.Untyped = p.untyped.next()
+		m.Untyped.Value = p.float(v)
 	case dto.MetricType_SUMMARY:
 		if m.Summary == nil {
 			m.Summary = &dto.Summary{}
@@ -161,7 +236,9 @@ func (p *textParser) store(m *dto.Metric, typ dto.MetricType, role sampleRole, s
 		}
 	default: // histograms
 		if m.Histogram == nil {
-			m.Histogram = &dto.Histogram{}
+			m.Histogram = p.histos.next()
+			// room for as many buckets as the longest series so far
+			m.Histogram.Bucket = p.bptrs.of(p.lastBuckets)
 		}
 		h := m.Histogram
 		if role == roleSum {
@@ -187,6 +264,7 @@ func (p *textParser) store(m *dto.Metric, typ dto.MetricType, role sampleRole, s
 			b.CumulativeCountFloat = p.float(v)
 		}
 		h.Bucket = append(h.Bucket, b)
+		p.lastBuckets = max(p.lastBuckets, len(h.Bucket))
 	}
 	return true
 }
