@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -28,8 +29,12 @@ func (*gpuPane) Keys() []key.Binding {
 
 func (p *gpuPane) Scroll(delta int) { p.top = max(0, p.top+delta) }
 
-// detailGPUs is how many GPUs the pane asks room for two lines each.
-const detailGPUs = 4
+// detailGPUs is how many GPUs the pane asks room for two lines each (and
+// for up to detailProcs of the processes holding their memory).
+const (
+	detailGPUs  = 4
+	detailProcs = 4
+)
 
 func (*gpuPane) Height(d *Data, w int) int {
 	if d.GPU() == nil || d.GPU().Err != "" || len(d.GPU().GPUs) == 0 {
@@ -43,6 +48,9 @@ func (*gpuPane) Height(d *Data, w int) int {
 	n := len(d.GPU().GPUs)
 	if n <= detailGPUs {
 		n *= 2
+		if k := len(gpuProcs(d.GPU().GPUs)); k > 0 {
+			n += 1 + min(k, detailProcs)
+		}
 	}
 	return 2 + n + len(noteLines(d.GPU().Note, w))
 }
@@ -134,6 +142,9 @@ func (p *gpuPane) View(d *Data, w, h int) string {
 	if more {
 		k := d.Keys
 		out = append(out, s.Faint.Render(fmt.Sprintf("… %d more (focus and %s/%s, or zoom)", n-p.top-shown, k.Down.Keys()[0], k.Up.Keys()[0])))
+	}
+	if room := h - len(out) - noteN; detail && room >= 2 {
+		out = append(out, procLines(s, gpuProcs(g.GPUs), room, w)...)
 	}
 	out = append(out, shortNote(g.Note, notes, noteN, w, s)...)
 	return lines(out, h)
@@ -244,6 +255,74 @@ func gpuDetail(s *Styles, g model.GPU) string {
 	out := s.Faint.Render("  " + strings.Join(parts, " · "))
 	if tl := gpuTail(g); tl != "" {
 		out += s.Faint.Render(" · ") + s.Warn.Render(tl)
+	}
+	return out
+}
+
+// gpuProc is one process holding memory on one GPU.
+type gpuProc struct {
+	gpu int
+	p   model.GPUProcess
+}
+
+// gpuProcs lists every GPU's processes, the most memory first (those
+// whose memory NVML does not say last), then by GPU and PID.
+func gpuProcs(gs []model.GPU) []gpuProc {
+	var out []gpuProc
+	for _, g := range gs {
+		for _, p := range g.Processes {
+			out = append(out, gpuProc{g.Index, p})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b gpuProc) int {
+		am, bm := a.p.UsedMem, b.p.UsedMem
+		switch {
+		case am.OK != bm.OK:
+			if am.OK {
+				return -1
+			}
+			return 1
+		case am.OK && am.V != bm.V:
+			if am.V > bm.V {
+				return -1
+			}
+			return 1
+		case a.gpu != b.gpu:
+			return a.gpu - b.gpu
+		}
+		return a.p.PID - b.p.PID
+	})
+	return out
+}
+
+// procLines is the processes holding GPU memory in at most room lines
+// (a header, one line each, and "… N more" when they do not all fit), as
+// nvidia-smi's process table has them: GPU, PID, memory, name.
+func procLines(s *Styles, ps []gpuProc, room, w int) []string {
+	if len(ps) == 0 || room < 2 {
+		return nil
+	}
+	out := []string{s.Faint.Render(clip("  GPU      PID      VRAM  process", w))}
+	shown := min(len(ps), room-1)
+	if shown < len(ps) {
+		shown--
+	}
+	for _, x := range ps[:shown] {
+		name := x.p.Name
+		switch {
+		case x.p.Foreign:
+			name = "(another PID namespace: run llmtop there, or docker --pid=host)"
+		case name == "":
+			name = "(name unknown)"
+		}
+		if x.p.Engine != "" {
+			name += " · " + x.p.Engine
+		}
+		line := fmt.Sprintf("  %3d %8d %9s  %s", x.gpu, x.p.PID, fmtBytes(x.p.UsedMem), name)
+		out = append(out, clip(line, w))
+	}
+	if shown < len(ps) {
+		out = append(out, s.Faint.Render(clip(fmt.Sprintf("  … %d more processes (zoom 4)", len(ps)-shown), w)))
 	}
 	return out
 }

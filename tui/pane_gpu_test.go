@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -256,5 +257,54 @@ func TestGPUNamesWholeWhenRoom(t *testing.T) {
 	}
 	if c := layoutGPU(DefaultThresholds, []model.GPU{g}, 60, false); c.barW < maxBar/2 {
 		t.Errorf("at 60 cells the long name took the bars below half: %+v", c)
+	}
+}
+
+// The processes holding GPU memory are listed under the GPU rows, as
+// nvidia-smi's table has them (most memory first, the engine named, one in
+// another PID namespace said so); with too little room the last line
+// counts the rest. The pane asks room for them with up to four GPUs. On a
+// real H100 the pane had no line naming them (scripts/gpu-check.sh).
+func TestGPUPaneListsProcesses(t *testing.T) {
+	snap := gpus(2, t0, false)
+	snap.GPUs[0].Processes = []model.GPUProcess{
+		{PID: 10, Name: "jupyter", UsedMem: model.Some(1 << 30)},
+		{PID: 4242, Name: "VLLM::Worker_TP0", Engine: "vllm", UsedMem: model.Some(70 << 30)},
+		{PID: 11, Name: "mystery"}, // NVML gave no memory
+	}
+	snap.GPUs[1].Processes = []model.GPUProcess{{PID: 91234, Foreign: true, UsedMem: model.Some(2 << 30)}}
+	m := newTestModel()
+	m.Update(snap)
+	if h := (&gpuPane{}).Height(m.d, 100); h != 2+2*2+1+4 {
+		t.Errorf("height %d, want summary+labels, two lines a GPU, the header and four processes", h)
+	}
+	ls := gpuView(t, snap, 100, 20)
+	text := strings.Join(ls, "\n")
+	var order []string
+	head := slices.IndexFunc(ls, func(l string) bool { return strings.Contains(l, "PID      VRAM") })
+	if head < 0 {
+		t.Fatalf("no process header:\n%s", text)
+	}
+	for _, l := range ls[head:] {
+		for _, name := range []string{"VLLM::Worker_TP0 · vllm", "another PID namespace", "jupyter", "mystery"} {
+			if strings.Contains(l, name) {
+				order = append(order, name)
+			}
+		}
+	}
+	if strings.Join(order, "|") != "VLLM::Worker_TP0 · vllm|another PID namespace|jupyter|mystery" {
+		t.Errorf("processes in order %q, want most memory first, unknown memory last:\n%s", order, text)
+	}
+	if !strings.Contains(text, "   4242    70.0Gi  VLLM") || !strings.Contains(text, "      11        --  mystery") {
+		t.Errorf("PID and memory columns:\n%s", text)
+	}
+	// six lines below the GPU rows for four processes: header, two, "… 2 more"
+	short := gpuView(t, snap, 100, 2+4+4)
+	if got := strings.Join(short, "\n"); !strings.Contains(got, "… 2 more processes (zoom 4)") || strings.Contains(got, "jupyter") {
+		t.Errorf("short pane:\n%s", got)
+	}
+	// a pane with no room for the detail lines lists none
+	if got := strings.Join(gpuView(t, snap, 100, 4), "\n"); strings.Contains(got, "PID") {
+		t.Errorf("no room, yet:\n%s", got)
 	}
 }
