@@ -28,7 +28,7 @@ func NewEventLog(n int) *EventLog { return &EventLog{ring: model.NewRing[EventEn
 // and title, and both history or both now) bumps its count instead.
 func (l *EventLog) Add(e model.Event) {
 	if last, ok := l.ring.Last(); ok && last.Endpoint == e.Endpoint && last.Kind == e.Kind && last.Title == e.Title &&
-		last.Backlog == e.Backlog && last.Untimed == e.Untimed {
+		last.Backlog == e.Backlog && last.Untimed == e.Untimed && last.ZoneUnknown == e.ZoneUnknown {
 		last.Count++
 		last.Time = e.Time
 		last.Line = e.Line

@@ -208,7 +208,7 @@ func ruleRestarts(e *env) []Finding {
 		ev := []Evidence{{Text: fmt.Sprintf("%s, newest %s (counters went backwards)", plural(len(rs), "restart"), ago(e.in.Time.Sub(rs[len(rs)-1]))),
 			Source: "scrape " + ep.URL, Window: restartWindow}}
 		for _, x := range e.in.Events {
-			if x.Source == "log" && x.Severity == model.SevCrit && !x.Untimed && (x.Endpoint == "" || x.Endpoint == ep.URL) && absDur(x.Time.Sub(rs[len(rs)-1])) < 5*time.Minute {
+			if x.Source == "log" && x.Severity == model.SevCrit && !x.Untimed && !x.ZoneUnknown && (x.Endpoint == "" || x.Endpoint == ep.URL) && absDur(x.Time.Sub(rs[len(rs)-1])) < 5*time.Minute {
 				ev = append(ev, Evidence{Text: "log near the restart: " + x.Title, Source: "log"})
 			}
 		}

@@ -75,17 +75,31 @@ type Event struct {
 	// (Untimed), when llmtop read it: it happened at some time before.
 	Backlog bool `json:"backlog,omitempty"`
 	Untimed bool `json:"untimed,omitempty"`
+	// ZoneUnknown: Time is a backlog line's own stamp, which names no
+	// zone (vLLM's "INFO 11-27 01:23:45"), and the engine's zone is not
+	// known (not a process on this machine): Time reads the engine's
+	// clock as if it were llmtop's zone, so it is the engine's wall clock,
+	// not a precise instant.
+	ZoneUnknown bool `json:"zone_unknown,omitempty"`
 }
 
 // BeforeStart is how a backlog event without a timestamp of its own is
 // dated: its time is not known, only that it came first.
 const BeforeStart = "before llmtop started"
 
+// ZoneUnknownNote follows the time of an event whose zone is not known.
+const ZoneUnknownNote = "engine-local time, zone unknown"
+
 // When is the event's time as a clock reads it (15:04:05 in loc), or
-// BeforeStart for a backlog line without a timestamp of its own.
+// BeforeStart for a backlog line without a timestamp of its own, or the
+// engine's own wall clock with ZoneUnknownNote when its zone is not known.
 func (e Event) When(loc *time.Location) string {
 	if e.Backlog && e.Untimed {
 		return BeforeStart
+	}
+	if e.ZoneUnknown {
+		// the digits the engine wrote: Time is in the zone it was read in
+		return e.Time.Format("15:04:05") + " " + ZoneUnknownNote
 	}
 	return e.Time.In(loc).Format("15:04:05")
 }

@@ -132,7 +132,7 @@ func startLogs(ctx context.Context, env *session.Env) error {
 	// scrape (a tail needs no more: the screen draws the log's lines with
 	// its next frame), not whenever inotify says it changed.
 	for _, in := range inputs {
-		env.Stopped = append(env.Stopped, logs.Start(ctx, in, logs.Options{Endpoint: endpoint, Beat: time.Second}, env.Send))
+		env.Stopped = append(env.Stopped, logs.Start(ctx, in, logs.Options{Endpoint: endpoint, Beat: time.Second, Zone: logZone(in, env)}, env.Send))
 	}
 	return nil
 }

@@ -27,6 +27,13 @@ type Options struct {
 	Matcher      *Matcher         // default DefaultMatcher
 	Now          func() time.Time // default time.Now
 	Location     *time.Location   // zone of zone-less timestamps, default Local
+	// Zone, when set, is the engine's zone for its zone-less stamps as
+	// far as it is known now (the engine's process on this machine: its
+	// TZ, its /etc/localtime); known false reads them in loc all the same
+	// but a backlog event's time is then the engine's wall clock, marked
+	// model.Event.ZoneUnknown, and a live line's stamp off its arrival is
+	// another zone's (the arrival stands). Nil: Location, known.
+	Zone func() (loc *time.Location, known bool)
 	// StampPrefix says every line starts with the RFC 3339 time the
 	// command put in front of it (docker and kubectl logs --timestamps):
 	// that is the line's time, and it is cut before the line is shown
@@ -126,8 +133,21 @@ func (s *Source) line(raw []byte, backlog bool) {
 	if s.opts.StampPrefix {
 		t, text, stamped = cutStamp(text)
 	}
+	zoneless := false
 	if !stamped {
-		t, stamped = stampTime(text, arrival, s.opts.Location)
+		loc, known := s.opts.Location, true
+		if s.opts.Zone != nil {
+			loc, known = s.opts.Zone()
+		}
+		t, stamped = stampTime(text, arrival, loc)
+		if stamped && !known && !stampZoned(text) {
+			zoneless = backlog
+			if !backlog && arrival.Sub(t) > liveLag {
+				// Logged now, stamped hours before: the engine's clock
+				// reads another zone. (Within liveLag the zones agree.)
+				t, stamped = arrival, false
+			}
+		}
 	}
 	if stamped && !s.since.IsZero() && t.Before(s.since) {
 		backlog = true
@@ -141,6 +161,7 @@ func (s *Source) line(raw []byte, backlog bool) {
 		if mt.Pattern.Category != "stats" {
 			ll.Event = mt.Event(t, s.opts.Endpoint, text)
 			ll.Event.Backlog, ll.Event.Untimed = backlog, backlog && !stamped
+			ll.Event.ZoneUnknown = zoneless && !ll.Event.Untimed
 		}
 		samples = s.stats.feed(mt, text, t)
 		if backlog {

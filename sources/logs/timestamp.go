@@ -44,6 +44,25 @@ func stampTime(line string, arrival time.Time, loc *time.Location) (time.Time, b
 	return t, true
 }
 
+// liveLag is how far behind its arrival a live line's own stamp may be
+// and still be read in the zone it was parsed in: a line is read within a
+// second of being written, and zones differ by a quarter hour at least.
+const liveLag = 2 * time.Minute
+
+// stampZoned says the line's stamp names its zone (RFC 3339 with Z or an
+// offset); the other stamps are read in a zone llmtop must be told.
+func stampZoned(line string) bool {
+	if line == "" || !(line[0] >= '0' && line[0] <= '9' || line[0] == 't') {
+		return false
+	}
+	m := reRFC3339.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	s := m[1]
+	return strings.HasSuffix(s, "Z") || len(s) > 19 && strings.ContainsAny(s[19:], "+-")
+}
+
 // reCommandStamp is the stamp docker and kubectl logs --timestamps put in
 // front of each line: RFC 3339 with nanoseconds and a zone.
 var reCommandStamp = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) ?`)
