@@ -171,3 +171,73 @@ func BenchmarkTerminalFrame(b *testing.B) {
 		out.Reset()
 	}
 }
+
+// monitorModel is what `make monitor-cost` watches: one healthy vLLM at a
+// 1 s refresh with its log and the host around it, no GPUs (--no-gpu),
+// the default 1-minute window, at 200×60, 90 s in.
+func monitorModel(tb testing.TB, noColor bool, n int) (*Model, []model.Scrape) {
+	tb.Helper()
+	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: noColor, NoGPU: true,
+		Sources: map[string]string{"engine": "", "gpu": "", "logs": "", "host": ""}})
+	m.Update(model.GPUSnapshot{Time: t0, Err: "GPU reading off (--no-gpu)"})
+	ss := scrapes(90+n, varied)
+	for i, s := range ss[:90] {
+		monitorSecond(m, i, s)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	_ = m.View()
+	return m, ss[90:]
+}
+
+// varied is healthy traffic that varies from second to second, as the
+// sim's does: the charts and sparklines change with every scrape.
+var varied = func(i int) load {
+	l := healthy(i)
+	l.reqs = 2 + (i*7)%5
+	l.ttftHi = 0.05 + 0.01*float64((i*3)%7)
+	l.itlHi = 0.018 + 0.002*float64(i%4)
+	return l
+}
+
+// monitorSecond is second i of the monitor: a scrape, a line of the log,
+// the host's look every third second, then the frame.
+func monitorSecond(m *Model, i int, s model.Scrape) {
+	m.Update(model.LogLine{Time: s.Time.Add(-300 * time.Millisecond), Endpoint: testURL,
+		Text: `INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK`})
+	if i%3 == 0 {
+		h := hostReading(s.Time.Add(-100 * time.Millisecond))
+		h.CPUBusy = model.Some(0.3 + 0.01*float64(i%7))
+		m.Update(h)
+	}
+	m.Update(s)
+	_ = m.View()
+}
+
+// BenchmarkMonitorSecond is one steady second of `make monitor-cost` as
+// the model sees it (the scrape's apply and rules included).
+func BenchmarkMonitorSecond(b *testing.B) {
+	m, more := monitorModel(b, false, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
+	for i := 0; i < b.N; i++ {
+		monitorSecond(m, 90+i, more[i])
+	}
+}
+
+// BenchmarkMonitorFrame is the frame of that second alone: every input
+// the monitor's panes read changed as a steady second changes them (a
+// scrape, a log line, the clock), without applying them.
+func BenchmarkMonitorFrame(b *testing.B) {
+	m, _ := monitorModel(b, false, 0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
+	for i := 0; i < b.N; i++ {
+		m.d.invalidate()
+		m.d.touched(&m.d.LogsVersion)
+		m.d.ReportVersion++
+		m.d.Now = m.d.Now.Add(time.Second)
+		_ = m.View()
+	}
+}
