@@ -58,6 +58,27 @@ func (e *Endpoint) Status(now time.Time, staleAfter, recent time.Duration) Statu
 	return StatusUp
 }
 
+// StatusTurns is the first moment after now at which Status, asked with
+// the same staleAfter and recent, may answer differently with nothing but
+// the clock moved (zero: not by the clock): where a scrape turns STALE and
+// where a new run stops reading RESTARTED. A face that keeps what it drew
+// from Status draws it again then.
+func (e *Endpoint) StatusTurns(now time.Time, staleAfter, recent time.Duration) time.Time {
+	var at time.Time
+	if e == nil || e.Scrapes == 0 {
+		return at
+	}
+	if stale := e.Last.Add(staleAfter + 1); staleAfter > 0 && !e.Last.IsZero() && now.Before(stale) {
+		at = stale
+	}
+	if r := e.Current(); r != nil && r.N > 1 && now.Before(r.Started.Add(recent)) {
+		if end := r.Started.Add(recent); at.IsZero() || end.Before(at) {
+			at = end
+		}
+	}
+	return at
+}
+
 // Stale reports whether e has had no scrape for longer than staleAfter (0:
 // never stale).
 func (e *Endpoint) Stale(now time.Time, staleAfter time.Duration) bool {
