@@ -82,6 +82,17 @@ type Data struct {
 	keysValid  bool
 	// choicesValid is cleared with keysValid
 	choicesValid bool
+	// hostSeen is the host reading the Host pane was last keyed on, and
+	// hostVersion counts its changes (see hostPane.DrawKey); the pointer
+	// is held, so a new reading cannot take its address
+	hostSeen    *model.HostReading
+	hostVersion uint64
+	// drawing is set while a pane is drawn, and use is what it read of the
+	// clock so far (see draw_clock.go)
+	drawing bool
+	use     clockUse
+	// plots are the charts' last plots, by chart (see plotAt)
+	plots map[string]*plotMemo
 }
 
 // seriesBuf is a sparkline read from the store, kept between changes of
@@ -223,7 +234,9 @@ func (d *Data) Series(name string) []model.Point {
 		b = &seriesBuf{}
 		d.series[name] = b
 	}
-	b.pts, b.ok = d.Store.AppendSeries(b.pts[:0], k, name, d.Clock().Add(-d.Window)), true
+	// (the clock as it is when the data changed: kept until it changes
+	// again, so a draw reading the series has not read the clock)
+	b.pts, b.ok = d.Store.AppendSeries(b.pts[:0], k, name, d.clock().Add(-d.Window)), true
 	return b.pts
 }
 
@@ -263,8 +276,18 @@ func (d *Data) Endpoint() *EndpointInfo {
 
 // Clock is the time the screen draws at: Now, or the moment of the pause
 // while paused, so that uptime, "down 23s", "as of … ago" and every other
-// duration on screen stand still with the data.
+// duration on screen stand still with the data. A pane that reads it is
+// drawn again whenever it moves; ageText and olderThan read it for the
+// usual questions and say when their answer changes (draw_clock.go).
 func (d *Data) Clock() time.Time {
+	if d.drawing {
+		d.use.raw = true
+	}
+	return d.clock()
+}
+
+// clock is Clock, not noted in a pane's draw.
+func (d *Data) clock() time.Time {
 	if d.Paused && !d.PausedAt.IsZero() {
 		return d.PausedAt
 	}
@@ -274,7 +297,11 @@ func (d *Data) Clock() time.Time {
 // Stale reports whether an endpoint's newest scrape is older than three
 // refresh intervals.
 func (d *Data) Stale(e *EndpointInfo) bool {
-	return e.Stale(d.Clock(), d.badgeStale())
+	stale := e.Stale(d.clock(), d.badgeStale())
+	if !stale && e != nil && !e.Last.IsZero() && d.badgeStale() > 0 {
+		d.changesAt(e.Last.Add(d.badgeStale() + 1)) // where core.Endpoint.Stale turns
+	}
+	return stale
 }
 
 // badgeStale is how long without a scrape the badge says STALE: three
@@ -295,7 +322,11 @@ func (d *Data) badgeStale() time.Duration {
 // its "not an engine" scrape error read DEGRADED in the header's "also:"
 // while the fleet said router.
 func (d *Data) Health(e *EndpointInfo) (string, Level) {
-	st := e.Status(d.Clock(), d.badgeStale(), d.Window) // the core's word
+	c := d.clock()
+	st := e.Status(c, d.badgeStale(), d.Window) // the core's word
+	if t := e.StatusTurns(c, d.badgeStale(), d.Window); !t.IsZero() {
+		d.changesAt(t)
+	}
 	if st == core.StatusDegraded && e.Identity.Layer != "" {
 		return "ROUTER", LevelNone
 	}

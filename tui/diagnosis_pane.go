@@ -95,7 +95,7 @@ func findingLine(d *Data, f diagnosis.Finding, w int) string {
 		return s.Faint.Render(f.Severity.Tag() + " " + clip(f.Title, max(1, w-5-len(word))) + word)
 	}
 	title := clip(f.Title, max(1, w-5))
-	if d.Clock().Sub(f.Opened) < newFor {
+	if !d.olderThan(f.Opened, newFor-1) { // newer than newFor
 		title = s.Highlight.Render(title)
 	}
 	return s.Level(sevLevel(f.Severity)).Render(f.Severity.Tag()) + " " + title

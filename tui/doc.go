@@ -17,8 +17,12 @@
 // Cost: data arriving together is drawn in one frame (View holds the
 // previous frame up to 50 ms); a pane implementing Keyed is redrawn only
 // when its own inputs change (Data's per-input versions: store, GPU,
-// events, logs); sparklines are read into buffers kept between changes.
-// BenchmarkSecondOfTraffic measures the steady cost.
+// events, logs; the Host pane's reading), and any pane only when what it
+// read of the clock reads differently (draw_clock.go); what is drawn
+// again reuses the last frame's box lines, charts and screen rows where
+// they are drawn from the same (layout_cache.go); sparklines are read into
+// buffers kept between changes. BenchmarkSecondOfTraffic and
+// BenchmarkMonitorSecond measure the steady cost.
 //
 // # Extension points
 //

@@ -50,19 +50,19 @@ func (d *Data) freshMode(base model.State) (int, Freshness) {
 		return 0, f
 	}
 	e := d.Info(base.Key.Endpoint)
-	f.Why = scrapeWhy(d, e)
 	if base.Source == model.FromLog {
-		f.FromLog = true
-		f.Stale = d.Clock().Sub(base.Time) > max(logFreshFor, d.staleAfter())
+		f.Why, f.FromLog = scrapeWhy(d, e), true
+		f.Stale = d.olderThan(base.Time, max(logFreshFor, d.staleAfter()))
 		return 2, f
 	}
-	if d.Clock().Sub(base.Time) <= d.staleAfter() {
-		f.Why = ""
+	if !d.olderThan(base.Time, d.staleAfter()) {
+		// fresh: why it would not be is not worked out (a regexp and a
+		// few strings on every State, every pane, every frame)
 		return 0, f
 	}
-	f.Stale = true
+	f.Why, f.Stale = scrapeWhy(d, e), true
 	if ls := d.logState(base.Key); ls.Samples > 0 && ls.Time.After(base.Time) &&
-		d.Clock().Sub(ls.Time) <= max(logFreshFor, d.staleAfter()) {
+		!d.olderThan(ls.Time, max(logFreshFor, d.staleAfter())) {
 		return 2, Freshness{FromLog: true, AsOf: ls.Time, Why: f.Why}
 	}
 	return 1, f
@@ -135,7 +135,7 @@ func scrapeWhy(d *Data, e *EndpointInfo) string {
 		return "scrape failed"
 	}
 	if d.Stale(e) {
-		return "no scrape for " + fmtDur(d.Clock().Sub(e.Last))
+		return "no scrape for " + d.ageText(e.Last)
 	}
 	return ""
 }
@@ -173,7 +173,7 @@ func freshLines(d *Data, out []string) []string {
 
 // asOf is "as of 05:38:33 (20s ago)".
 func asOf(d *Data, t time.Time) string {
-	return "as of " + t.Local().Format("15:04:05") + " (" + fmtDur(d.Clock().Sub(t)) + " ago)"
+	return "as of " + t.Local().Format("15:04:05") + " (" + d.ageText(t) + " ago)"
 }
 
 // freshExtra is the line freshLines adds (for a pane's Height).
@@ -195,8 +195,8 @@ func windowEnd(d *Data) string {
 	// ("run 51s (window 1m)" read as a second window, and nested in the
 	// preempt line's parentheses.)
 	if e := d.Endpoint(); e != nil {
-		if r := e.Current(); r != nil && r.N > 1 && d.Clock().Sub(r.Started) < d.Window {
-			out += " · restarted " + fmtDur(d.Clock().Sub(r.Started)) + " ago"
+		if r := e.Current(); r != nil && r.N > 1 && !d.olderThan(r.Started, d.Window-1) { // within the window
+			out += " · restarted " + d.ageText(r.Started) + " ago"
 		}
 	}
 	return out

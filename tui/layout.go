@@ -301,31 +301,50 @@ func box(s *Styles, title, content string, w, h int, focused bool) []string {
 	if h < 2 || w < 4 {
 		return padLines(nil, w, h)
 	}
-	tl, tr, bl, br, hz, vt := "╭", "╮", "╰", "╯", "─", "│"
-	bs := s.Border
-	if focused {
-		tl, tr, bl, br, hz, vt = "┏", "┓", "┗", "┛", "━", "┃"
-		bs = s.FocusBorder
-	}
-	edge := func(str string) string { return bs.Render(str) }
-	if s.NoColor {
-		edge = func(str string) string { return str }
-	}
-	title = clip(title, w-6)
-	top := edge(tl+hz) + " " + s.Title.Render(title) + " " + edge(strings.Repeat(hz, max(0, w-5-ansi.StringWidth(title)))+tr)
+	ed := boxEdges(s, focused)
 	out := make([]string, 0, h)
-	out = append(out, top)
+	out = append(out, ed.top(s, title, w))
 	inner := strings.Split(content, "\n")
-	side := edge(vt)
 	for i := 0; i < h-2; i++ {
 		l := ""
 		if i < len(inner) {
 			l = inner[i]
 		}
-		out = append(out, side+fit(l, w-2)+side)
+		out = append(out, ed.side+fit(l, w-2)+ed.side)
 	}
-	out = append(out, edge(bl+strings.Repeat(hz, w-2)+br))
-	return out
+	return append(out, ed.bottom(w))
+}
+
+// boxEdge is a box's border: its corners, edges and painted side.
+type boxEdge struct {
+	tl, tr, bl, br, hz, side string
+	paint                    func(string) string
+}
+
+func boxEdges(s *Styles, focused bool) boxEdge {
+	e := boxEdge{tl: "╭", tr: "╮", bl: "╰", br: "╯", hz: "─"}
+	vt, bs := "│", s.Border
+	if focused {
+		e = boxEdge{tl: "┏", tr: "┓", bl: "┗", br: "┛", hz: "━"}
+		vt, bs = "┃", s.FocusBorder
+	}
+	e.paint = func(str string) string { return bs.Render(str) }
+	if s.NoColor {
+		e.paint = func(str string) string { return str }
+	}
+	e.side = e.paint(vt)
+	return e
+}
+
+// top is the top edge with the title in it, w cells.
+func (e boxEdge) top(s *Styles, title string, w int) string {
+	title = clip(title, w-6)
+	return e.paint(e.tl+e.hz) + " " + s.Title.Render(title) + " " + e.paint(strings.Repeat(e.hz, max(0, w-5-ansi.StringWidth(title)))+e.tr)
+}
+
+// bottom is the bottom edge, w cells.
+func (e boxEdge) bottom(w int) string {
+	return e.paint(e.bl + strings.Repeat(e.hz, w-2) + e.br)
 }
 
 // fit pads or truncates a styled line to exactly w cells.

@@ -88,7 +88,7 @@ func (m *Model) orderedColumns(n int) [][]int {
 func (m *Model) grid(w, h, top int) []string {
 	cols := m.columns()
 	n := len(cols)
-	out := make([]string, h)
+	parts := make([][]string, n)
 	x := 0
 	ws := m.columnWidths(cols, w)
 	for c, col := range cols {
@@ -96,13 +96,10 @@ func (m *Model) grid(w, h, top int) []string {
 		if c == n-1 {
 			cw = w - x
 		}
-		lines := m.column(col, x, top, cw, h)
+		parts[c] = m.column(col, x, top, cw, h)
 		x += cw
-		for i := range out {
-			out[i] += lines[i]
-		}
 	}
-	return out
+	return m.gridRows(parts, h)
 }
 
 // columnWidths shares w among the columns: evenly, but the column holding

@@ -144,6 +144,10 @@ type Model struct {
 	clock              screenClock // see clock.go
 	lastFrame          string
 	lastKey            screenKey
+	// rows are the last grid's screen rows and rowParts the columns'
+	// lines each was put together from (see gridRows)
+	rows     []string
+	rowParts [][]string
 	// the key line, kept while the width and what the user did (gen) are
 	// the same: it is the same line every data frame
 	keysLine  string

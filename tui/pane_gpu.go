@@ -189,7 +189,7 @@ func gpuAbsent(d *Data) string {
 		return "GPU source not running: " + err
 	case !ok && len(d.Sources) > 0:
 		return "no GPU source in this build"
-	case d.Clock().Sub(d.Started) > 3*d.Interval:
+	case d.olderThan(d.Started, 3*d.Interval):
 		return "no GPU reading: the GPU source sent nothing (--no-gpu turns it off)"
 	default:
 		return "waiting for the first GPU reading…"

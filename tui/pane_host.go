@@ -36,6 +36,16 @@ func hostOf(d *Data) *model.HostReading {
 	return nil
 }
 
+// DrawKey: drawn from the shown endpoint's newest reading only, which the
+// core replaces whole (never changes in place) every 3 s (see Keyed).
+func (*hostPane) DrawKey(d *Data) uint64 {
+	if h := hostOf(d); h != d.hostSeen {
+		d.hostSeen = h
+		d.hostVersion++
+	}
+	return d.hostVersion
+}
+
 func (*hostPane) Height(d *Data, w int) int {
 	h := hostOf(d)
 	if h == nil {

@@ -96,7 +96,7 @@ func (p latencyPane) View(d *Data, w, h int) string {
 	out = append(out, splitLines(s, st, w)...)
 	if extra := h - len(out) - 1; extra >= 4 && st.Latency[model.TTFT].Exposed {
 		out = append(out, s.Faint.Render("TTFT mean per refresh"))
-		out = append(out, chart(d.Series(string(model.TTFT)+model.SeriesLatencyMean), w, min(extra, 16),
+		out = append(out, chart(d, "latency.ttft", d.Series(string(model.TTFT)+model.SeriesLatencyMean), w, min(extra, 16),
 			func(v float64) string { return fmtSec(model.Some(v)) })...)
 	}
 	return lines(freshLines(d, out), h)

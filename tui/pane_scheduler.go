@@ -72,7 +72,7 @@ func (p *schedulerPane) View(d *Data, w, h int) string {
 	out = append(out, "prefix-cache hit "+fmtPct(st.PrefixHit)+cap)
 	if extra := h - len(out) - 1; extra >= 4 && st.Waiting.OK {
 		out = append(out, s.Faint.Render("waiting (queue depth)"))
-		out = append(out, countChart(d.Series(string(model.Waiting)), w, min(extra, 16))...)
+		out = append(out, countChart(d, "scheduler.waiting", d.Series(string(model.Waiting)), w, min(extra, 16))...)
 	}
 	return lines(freshLines(d, out), h)
 }

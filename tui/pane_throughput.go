@@ -65,7 +65,7 @@ func (throughputPane) View(d *Data, w, h int) string {
 	out = append(out, finish)
 	if extra := h - len(out) - 1; extra >= 4 {
 		out = append(out, s.Faint.Render("generated tok/s"))
-		out = append(out, chart(d.Series(model.SeriesGenTPS), w, min(extra, 16),
+		out = append(out, chart(d, "throughput.gen", d.Series(model.SeriesGenTPS), w, min(extra, 16),
 			func(v float64) string { return fmtNum(model.Some(v)) })...)
 	}
 	return lines(freshLines(d, out), h)

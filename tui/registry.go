@@ -22,7 +22,8 @@ type Pane interface {
 
 // Keyed is a pane drawn from part of the data: DrawKey changes whenever
 // its content may (a sum of Data's per-input versions), and the root
-// redraws it only then (or on input, resize, focus, or the clock step).
+// redraws it only then (or on input, resize, focus, or when what it read
+// of the clock reads differently: see draw_clock.go).
 // Panes that do not implement it are redrawn on every change of data.
 type Keyed interface {
 	DrawKey(d *Data) uint64
@@ -113,11 +114,14 @@ type paneEntry struct {
 	slot   int
 	p      Pane
 	key    boxKey   // what cached was drawn for
+	clock  clockUse // and what it read of the clock
 	cached []string // the pane in its box
 	// height is the pane's wish for the width in hkey, while hok
 	height int
 	hkey   boxKey
+	hclock clockUse
 	hok    bool
+	box    boxMemo // the lines cached was put together from
 }
 
 // overlayEntry is a live overlay and the key that opens it.

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/guptarohit/asciigraph"
@@ -108,24 +109,34 @@ func sparkline(pts []model.Point, w int, ceil float64) string {
 }
 
 // chart draws an asciigraph plot of h lines and w cells with a y axis
-// labelled by format; with h < 3 it is a sparkline.
-func chart(pts []model.Point, w, h int, format func(float64) string) []string {
-	return plot(pts, w, h, format, false)
+// labelled by format; with h < 3 it is a sparkline. name says which chart
+// it is: the plot is kept while its points are the same (Data.plotAt).
+func chart(d *Data, name string, pts []model.Point, w, h int, format func(float64) string) []string {
+	return d.plotAt(name, pts, w, h, format, false)
 }
 
 // countChart is chart for a count (requests waiting): whole-number steps
 // (a queue of 3 drew 0.2, 0.4 … 3), and no more rows than the steps up to
 // the largest value need.
-func countChart(pts []model.Point, w, h int) []string {
-	return plot(pts, w, h, func(v float64) string { return fmtNum(model.Some(v)) }, true)
+func countChart(d *Data, name string, pts []model.Point, w, h int) []string {
+	return d.plotAt(name, pts, w, h, fmtCount, true)
 }
+
+func fmtCount(v float64) string { return fmtNum(model.Some(v)) }
+
+// plotLabelW is the width of a chart's y-axis labels.
+const plotLabelW = 7
 
 func plot(pts []model.Point, w, h int, format func(float64) string, count bool) []string {
 	if h < 3 || w < 16 {
 		return []string{sparkline(pts, w, 0)}
 	}
-	const labelW = 7
-	vals := resample(pts, w-labelW-2)
+	return plotValues(resample(pts, w-plotLabelW-2), w, h, format, count)
+}
+
+// plotValues is plot of the points resampled to the chart's columns.
+func plotValues(vals []float64, w, h int, format func(float64) string, count bool) []string {
+	const labelW = plotLabelW
 	ok := false
 	for _, v := range vals {
 		if !math.IsNaN(v) {
@@ -136,8 +147,8 @@ func plot(pts []model.Point, w, h int, format func(float64) string, count bool) 
 	if !ok {
 		return []string{missing + " (no data in the window yet)"}
 	}
-	for len(vals) < w-labelW-2 { // keep the newest point on the right
-		vals = append([]float64{math.NaN()}, vals...)
+	if n := w - labelW - 2; len(vals) < n { // keep the newest point on the right
+		vals = append(slices.Repeat([]float64{math.NaN()}, n-len(vals)), vals...)
 	}
 	hi := 0.0
 	for _, v := range vals {

@@ -30,7 +30,7 @@ func TestChartAxisLabelsAreRound(t *testing.T) {
 		}
 		for _, h := range []int{5, 9, 12, 21} {
 			var labs []float64
-			for _, l := range chart(pts, 60, h, func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }) {
+			for _, l := range chart(&Data{}, "t", pts, 60, h, func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }) {
 				lab := strings.TrimSpace(strings.FieldsFunc(l, func(r rune) bool { return r == '┤' || r == '┼' })[0])
 				v, err := strconv.ParseFloat(lab, 64)
 				if err != nil {
@@ -50,7 +50,7 @@ func TestChartAxisLabelsAreRound(t *testing.T) {
 			}
 		}
 	}
-	zero := chart([]model.Point{{T: t0, V: 0.002, OK: true}, {T: t0.Add(time.Second), V: 0.003, OK: true}}, 40, 5,
+	zero := chart(&Data{}, "t", []model.Point{{T: t0, V: 0.002, OK: true}, {T: t0.Add(time.Second), V: 0.003, OK: true}}, 40, 5,
 		func(v float64) string { return fmtSec(model.Some(v)) })
 	if last := zero[len(zero)-1]; !strings.HasPrefix(strings.TrimSpace(last), "0 ") {
 		t.Errorf("the zero label is not 0: %q", last)
@@ -66,7 +66,7 @@ func TestCountChartStepsByWholeNumbers(t *testing.T) {
 		for i := range 30 {
 			pts = append(pts, model.Point{T: t0.Add(time.Duration(i) * time.Second), V: math.Round(top * float64(i+1) / 30), OK: true})
 		}
-		lines := countChart(pts, 60, 16)
+		lines := countChart(&Data{}, "t", pts, 60, 16)
 		if len(lines) > 16 {
 			t.Errorf("top %g: %d lines for 16", top, len(lines))
 		}
