@@ -66,8 +66,12 @@ type Action struct {
 
 // Finding is one diagnosed problem.
 type Finding struct {
-	ID       string         `json:"id"` // stable rule id, e.g. "ttft_queueing"
-	Endpoint string         `json:"endpoint,omitempty"`
+	ID       string `json:"id"` // stable rule id, e.g. "ttft_queueing"
+	Endpoint string `json:"endpoint,omitempty"`
+	// Others are the other endpoints the finding is about, besides
+	// Endpoint (a pool's idle workers after the first): a face that shows
+	// each endpoint's findings (the fleet view) shows it on theirs too.
+	Others   []string       `json:"others,omitempty"`
 	Category Category       `json:"category"`
 	Severity model.Severity `json:"severity"`
 	Title    string         `json:"title"`

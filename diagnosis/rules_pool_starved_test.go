@@ -118,3 +118,39 @@ func TestPoolStarvedAdviceBehindDynamo(t *testing.T) {
 		t.Errorf("behind Dynamo: %q / %q", h, b)
 	}
 }
+
+// The finding is about every idle worker: the first is its endpoint, the
+// others are named as its Others, so a view of each endpoint's findings
+// shows it on all of them (the fleet view showed it on the first only).
+func TestPoolStarvedIsAboutEveryIdleWorker(t *testing.T) {
+	_, rep := watch(t, time.Minute, func(int) []Endpoint {
+		return decodePool("http://d3:8000", "http://d4:8000", "http://d5:8000")
+	})
+	f := open(rep, "pool_starved")
+	if f == nil {
+		t.Fatalf("pool_starved not open; findings %v", ids(rep.Findings))
+	}
+	if got := append([]string{f.Endpoint}, f.Others...); strings.Join(got, " ") != "http://d3:8000 http://d4:8000 http://d5:8000" {
+		t.Errorf("about %v, want the three idle workers", got)
+	}
+}
+
+// With no router read, the routing advice named every router's check in
+// one breath and never said why, nor that watching the router would name
+// its own: it leads with that now. A router watched is named instead.
+func TestRoutingAdviceAsksForTheRouterWhenNoneIsRead(t *testing.T) {
+	_, rep := watch(t, time.Minute, func(int) []Endpoint { return decodePool("http://d3:8000", "http://d4:8000") })
+	f := open(rep, "pool_starved")
+	if f == nil || len(f.Actions) != 3 || f.Actions[0] != watchRouter || !strings.Contains(f.Actions[1].Change, "production-stack") {
+		t.Fatalf("no router read: %+v", f)
+	}
+	pool := decodePool("http://d3:8000", "http://d4:8000")
+	var bs []model.Backend
+	for _, p := range pool {
+		bs = append(bs, backend(p.URL, 1, 1, p.State.Running.V))
+	}
+	_, rep = watch(t, time.Minute, func(int) []Endpoint { return append([]Endpoint{prodRouter(bs...)}, pool...) })
+	if f := open(rep, "pool_starved"); f == nil || f.Actions[0] == watchRouter || hasAction(f, "watch the router") {
+		t.Errorf("a router read, and still asked for: %+v", f)
+	}
+}

@@ -144,6 +144,25 @@ func (e *env) layerInFront(eps []*Endpoint) *engines.Layer {
 	return nil
 }
 
+// watchRouter leads a routing finding's advice where llmtop reads no
+// router: which router sends the pool its requests is then unknown, so the
+// advice names every router's check and setting; watched, the router is
+// named and its own word read (its worker list, health and queue).
+var watchRouter = Action{Change: "watch the router in front of this pool too (its URL beside the engines', or --prometheus where it is scraped)",
+	Why:      "llmtop reads no router here, so it cannot tell which one routes this pool: the advice below names every router's; watched, the router's own check and setting are named and its worker list and health are read",
+	TradeOff: "none"}
+
+// routerAdvice is a routing finding's actions, led by watchRouter where
+// no router is watched at all.
+func (e *env) routerAdvice(actions ...Action) []Action {
+	for ep := range each(e.in.Endpoints) {
+		if ly := engines.LayerByWhat(ep.Identity.Layer); ly != nil && ly.Role == engines.RoleRouter {
+			return actions
+		}
+	}
+	return append([]Action{watchRouter}, actions...)
+}
+
 // poolHas reports whether a router's name for a worker is a pool member.
 func poolHas(eps []*Endpoint, server string) bool {
 	hp := hostPort(server)
@@ -234,15 +253,19 @@ func rulePoolStarved(e *env) []Finding {
 			}
 		}
 		ly := e.layerInFront(eps)
-		out = append(out, Finding{Endpoint: idle[0].URL, Category: Routing, Severity: sev,
+		others := make([]string, 0, len(idle)-1)
+		for _, ep := range idle[1:] {
+			others = append(others, ep.URL)
+		}
+		out = append(out, Finding{Endpoint: idle[0].URL, Others: others, Category: Routing, Severity: sev,
 			Title:    fmt.Sprintf("%d of %d %s idle while %s loaded: %s", len(idle), len(eps), poolOf(eps), theOthers(len(eps)-len(idle)), urlList(idle)),
 			Evidence: members(eps),
 			Cause: "the router sends these workers nothing: they are missing from its worker list (not registered, marked unhealthy, " +
 				"a tripped circuit breaker), or its cache-aware score keeps sending requests where their prefix is cached, full or not",
-			Actions: []Action{
-				{Change: "check " + engines.RouteHealth(ly), Why: "a worker the router does not list or thinks unhealthy gets no traffic", TradeOff: "none"},
-				{Change: engines.RouteBalanceOf(ly), Why: "load then counts beside the cache overlap", TradeOff: "fewer prefix-cache hits"},
-			}})
+			Actions: e.routerAdvice(
+				Action{Change: "check " + engines.RouteHealth(ly), Why: "a worker the router does not list or thinks unhealthy gets no traffic", TradeOff: "none"},
+				Action{Change: engines.RouteBalanceOf(ly), Why: "load then counts beside the cache overlap", TradeOff: "fewer prefix-cache hits"},
+			)})
 	}
 	return out
 }
@@ -385,8 +408,8 @@ func rulePrefixPileup(e *env) []Finding {
 			Evidence: append(ev, members(eps)...),
 			Cause: "cache-aware routing sends every request with the hot prefix where it is cached, past the point where that engine queues " +
 				"while its peers have room",
-			Actions: []Action{{Change: engines.RouteBalanceOf(e.layerInFront(eps)), Why: "past a load gap the router spreads the prefix; the peers then cache it too",
-				TradeOff: "a few more prefills of the prefix"}}})
+			Actions: e.routerAdvice(Action{Change: engines.RouteBalanceOf(e.layerInFront(eps)), Why: "past a load gap the router spreads the prefix; the peers then cache it too",
+				TradeOff: "a few more prefills of the prefix"})})
 	}
 	return out
 }
@@ -443,8 +466,8 @@ func ruleOneWorker(e *env) []Finding {
 			Evidence: ev,
 			Cause: "the router's load signal reads the same for every worker, so its tie-break picks the first every time " +
 				"(a gRPC path whose load counters stay at 0), or a session or hash key is the same for every request",
-			Actions: []Action{{Change: "read " + engines.RouteLoadSignal, Why: "a balanced pool needs a load signal that moves", TradeOff: "none"},
-				{Change: engines.RouteBalanceOf(e.layerInFront(eps)), Why: "load then counts", TradeOff: "fewer prefix-cache hits"}}})
+			Actions: e.routerAdvice(Action{Change: "read " + engines.RouteLoadSignal, Why: "a balanced pool needs a load signal that moves", TradeOff: "none"},
+				Action{Change: engines.RouteBalanceOf(e.layerInFront(eps)), Why: "load then counts", TradeOff: "fewer prefix-cache hits"})})
 	}
 	return out
 }

@@ -116,6 +116,11 @@ func buildFleetRows(d *Data) []fleetRow {
 		if t, ok := top[f.Endpoint]; !ok || f.Severity > t.Severity {
 			top[f.Endpoint] = f
 		}
+		for _, u := range f.Others { // a pool's idle workers, each on its row
+			if t, ok := top[u]; !ok || f.Severity > t.Severity {
+				top[u] = f
+			}
+		}
 	}
 	keys := d.ModelKeys()
 	rows := make([]fleetRow, 0, len(keys))

@@ -225,3 +225,30 @@ func TestFleetFindingsKeepTheirOrder(t *testing.T) {
 		t.Errorf("frame 1: %s\nframe 2: %s\nwant:    %s", a, b, want)
 	}
 }
+
+// pool_starved is about every idle worker of its pool, but it named the
+// first as its endpoint and the fleet view showed it on that row only:
+// decode-4, as idle as decode-3, read "TTFT over SLO" beside the loaded
+// ones. The finding's other endpoints (diagnosis.Finding.Others) carry it
+// onto their rows.
+func TestFleetStarvedPoolOnEveryIdleWorker(t *testing.T) {
+	m := routedModel()
+	m.Update(tickMsg(t0.Add(63 * time.Second)))
+	v := screen(t, m, 120, 40)
+	for _, w := range []string{"prod/decode-3", "prod/decode-4"} {
+		i := strings.Index(v, w)
+		if i < 0 {
+			t.Fatalf("no %s row:\n%s", w, v)
+		}
+		row, _, _ := strings.Cut(v[i:], "\n")
+		if !strings.Contains(row, "2 of 5 decode") {
+			t.Errorf("idle worker's row without the starved pool's finding: %q", row)
+		}
+	}
+	for _, w := range []string{"prod/decode-0", "prod/decode-2"} {
+		row, _, _ := strings.Cut(v[strings.Index(v, w):], "\n")
+		if strings.Contains(row, "2 of 5 decode") {
+			t.Errorf("a loaded worker's row shows the idle workers' finding: %q", row)
+		}
+	}
+}
