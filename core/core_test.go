@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -431,5 +432,41 @@ func TestPortOwnerFeedsConfigAndLifecycle(t *testing.T) {
 	m.Apply(model.PortOwner{Endpoint: url, Port: 8000, Engines: []model.Process{{PID: 4711, Cmdline: "vllm serve m", Age: 38 * time.Second}}})
 	if e := m.Endpoint(url); e.Port == nil || !strings.Contains(e.LifeDetail, "nothing listens on 8000; engine process alive: PID 4711 vllm serve m, up 38s") {
 		t.Fatalf("life %s %q", e.Life, e.LifeDetail)
+	}
+}
+
+// Findings that close at the same refresh are told in one order — by
+// endpoint, then finding — whatever order the map of open findings
+// iterates in: a replay (from the start or from a checkpoint) rebuilds
+// the timeline the monitor showed, event for event.
+func TestFindingsClosingTogetherAreToldInOneOrder(t *testing.T) {
+	now := time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC)
+	var open []diagnosis.Finding
+	for _, ep := range []string{"http://b:8000", "http://a:8000"} {
+		for _, id := range []string{"queue_backlog", "ttft_slo", "kv_pressure", "gpu_lost", "restarts"} {
+			open = append(open, diagnosis.Finding{ID: id, Endpoint: ep, Title: id + " on " + ep, Opened: now})
+		}
+	}
+	for try := range 20 {
+		m := New(Options{Window: time.Minute})
+		m.transitions(diagnosis.Report{Findings: open}, now)
+		before := m.Events().Len()
+		m.transitions(diagnosis.Report{}, now.Add(time.Second))
+		var got []string
+		for i := m.Events().Len() - before - 1; i >= 0; i-- {
+			e := m.Events().Newest(i)
+			got = append(got, e.Endpoint+" "+e.Title)
+		}
+		want := []string{
+			"http://a:8000 closed: gpu_lost on http://a:8000", "http://a:8000 closed: kv_pressure on http://a:8000",
+			"http://a:8000 closed: queue_backlog on http://a:8000", "http://a:8000 closed: restarts on http://a:8000",
+			"http://a:8000 closed: ttft_slo on http://a:8000",
+			"http://b:8000 closed: gpu_lost on http://b:8000", "http://b:8000 closed: kv_pressure on http://b:8000",
+			"http://b:8000 closed: queue_backlog on http://b:8000", "http://b:8000 closed: restarts on http://b:8000",
+			"http://b:8000 closed: ttft_slo on http://b:8000",
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("try %d: the closing events:\n%s\nwant\n%s", try, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 }

@@ -1,7 +1,9 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/llmtop/llmtop/diagnosis"
@@ -115,11 +117,22 @@ func (m *Monitor) transitions(rep diagnosis.Report, now time.Time) {
 			m.addEvent(ev)
 		}
 	}
-	for k, f := range m.open {
+	// Findings closing at once are told in one order (by endpoint, then
+	// finding), not the map's: the timeline a replay rebuilds, from the
+	// start or from a checkpoint, is the one the monitor showed.
+	var closed []findingKey
+	for k := range m.open {
 		if _, still := open[k]; !still {
-			m.addEvent(model.Event{Time: now, Endpoint: k.endpoint, Source: "diagnosis", Kind: KindFindingClosed,
-				Severity: model.SevInfo, Category: string(f.category), Title: "closed: " + f.title})
+			closed = append(closed, k)
 		}
+	}
+	slices.SortFunc(closed, func(a, b findingKey) int {
+		return cmp.Or(cmp.Compare(a.endpoint, b.endpoint), cmp.Compare(a.id, b.id))
+	})
+	for _, k := range closed {
+		f := m.open[k]
+		m.addEvent(model.Event{Time: now, Endpoint: k.endpoint, Source: "diagnosis", Kind: KindFindingClosed,
+			Severity: model.SevInfo, Category: string(f.category), Title: "closed: " + f.title})
 	}
 	m.open, m.wasOpen = open, m.open
 }

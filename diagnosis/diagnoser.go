@@ -1,7 +1,10 @@
 package diagnosis
 
 import (
+	"cmp"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -120,6 +123,7 @@ func (d *Diagnoser) Update(in Input) Report {
 			t.f.Evidence = append(t.f.Evidence, Evidence{Text: d.holdingText(now.Sub(t.first).Round(time.Second), hold), Source: "llmtop"})
 		}
 	}
+	var closing []Finding // pushed into the history in one order
 	for k, t := range d.track {
 		if seen[k] {
 			continue
@@ -131,7 +135,7 @@ func (d *Diagnoser) Update(in Input) Report {
 			// same condition back at once reopens without a new hold.
 			t.f.Closed = now
 			t.f.Evidence = append(append([]Evidence(nil), dropHolding(t.f.Evidence)...), Evidence{Text: "closed: the condition is gone", Source: "llmtop"})
-			d.closed.Push(t.f)
+			closing = append(closing, t.f)
 			t.open, t.f.Opened, t.f.Closed = false, time.Time{}, time.Time{}
 		case t.open && now.Sub(t.lastTrue) < d.cfg.Clear:
 			// Still open, condition gone: say so until it closes.
@@ -141,12 +145,13 @@ func (d *Diagnoser) Update(in Input) Report {
 			t.f.ClearSince = t.lastTrue
 		case t.open:
 			t.f.Closed = now
-			d.closed.Push(t.f)
+			closing = append(closing, t.f)
 			delete(d.track, k)
 		case !t.open && now.Sub(t.lastTrue) > d.cfg.Grace:
 			delete(d.track, k)
 		}
 	}
+	d.pushClosed(closing)
 	// rep.Findings were the scratch's: each is copied into its tracker
 	rep.Findings = d.Open()
 	rep.Pending = d.pending(seen, now)
@@ -188,6 +193,7 @@ func (d *Diagnoser) holdText(hold time.Duration) string {
 // the findings keep says to keep (the crash that ended the run explains
 // the restart). The Monitor calls it when a new run starts.
 func (d *Diagnoser) EndRun(endpoint string, at time.Time, keep func(Finding) bool) {
+	var closing []Finding
 	for k, t := range d.track {
 		if k.endpoint != endpoint {
 			continue
@@ -198,11 +204,25 @@ func (d *Diagnoser) EndRun(endpoint string, at time.Time, keep func(Finding) boo
 		if t.open {
 			t.f.Closed = at
 			t.f.Evidence = append(append([]Evidence(nil), t.f.Evidence...), Evidence{Text: "closed at the end of the engine run it was about", Source: "llmtop"})
-			d.closed.Push(t.f)
+			closing = append(closing, t.f)
 		}
 		delete(d.track, k)
 	}
+	d.pushClosed(closing)
 	delete(d.base, endpoint)
+}
+
+// pushClosed keeps findings that closed together in the history by
+// endpoint, then finding, not in the order the map of trackers handed
+// them out: a replay rebuilt from a checkpoint keeps the history the
+// monitor kept, finding for finding.
+func (d *Diagnoser) pushClosed(fs []Finding) {
+	slices.SortFunc(fs, func(a, b Finding) int {
+		return cmp.Or(strings.Compare(a.Endpoint, b.Endpoint), strings.Compare(a.ID, b.ID))
+	})
+	for _, f := range fs {
+		d.closed.Push(f)
+	}
 }
 
 // dropHolding drops the Diagnoser's own last line ("condition holding

@@ -368,3 +368,57 @@ func TestEngineStartingClosesWhenItServes(t *testing.T) {
 		t.Fatalf("'engine starting' still open once the engine serves: %+v", f)
 	}
 }
+
+// Findings that close at the same Update enter the history in one order
+// (by endpoint, then finding), not the order a map hands them out: a
+// replay rebuilt from a checkpoint must keep the history the monitor kept.
+func TestFindingsClosingTogetherKeepOneOrder(t *testing.T) {
+	urls := []string{"http://e3:8000", "http://e0:8000", "http://e5:8000", "http://e1:8000", "http://e4:8000", "http://e2:8000"}
+	for try := range 5 {
+		d := NewDiagnoser(DefaultConfig())
+		for i := range 600 { // 7 minutes over (kv_full holds 5), 3 under (it clears after 1)
+			now := t0.Add(time.Duration(i) * time.Second)
+			kv := 0.99
+			if i >= 420 {
+				kv = 0.5
+			}
+			var eps []Endpoint
+			for _, u := range urls {
+				e := ep(func(e *Endpoint) { e.State.KVUsage = model.Some(kv) })
+				e.URL, e.Scrape.Endpoint, e.State.Key.Endpoint = u, u, u
+				e.State.Time, e.Scrape.Time, e.LastOK = now, now, now
+				eps = append(eps, e)
+			}
+			d.Update(Input{Time: now, Endpoints: eps})
+		}
+		var got []string
+		for _, f := range d.closed.Slice() {
+			if f.ID == "kv_full" {
+				got = append(got, f.Endpoint)
+			}
+		}
+		want := []string{"http://e0:8000", "http://e1:8000", "http://e2:8000", "http://e3:8000", "http://e4:8000", "http://e5:8000"}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("try %d: kv_full closed in the order %v, want %v", try, got, want)
+		}
+	}
+}
+
+// The same for the findings an engine run's end closes (EndRun).
+func TestFindingsAnEndedRunClosesKeepOneOrder(t *testing.T) {
+	ids := []string{"ttft_queueing", "queue_backlog", "restarts", "kv_full", "cold_start", "gpu_lost"}
+	for try := range 5 {
+		d := NewDiagnoser(DefaultConfig())
+		for _, id := range ids {
+			d.track[trackKey{id, url}] = &tracker{open: true, f: Finding{ID: id, Endpoint: url, Opened: t0}}
+		}
+		d.EndRun(url, t0.Add(time.Minute), nil)
+		var got []string
+		for _, f := range d.closed.Slice() {
+			got = append(got, f.ID)
+		}
+		if want := "cold_start gpu_lost kv_full queue_backlog restarts ttft_queueing"; strings.Join(got, " ") != want {
+			t.Fatalf("try %d: closed in the order %v, want %s", try, got, want)
+		}
+	}
+}
