@@ -203,10 +203,7 @@ func (r *replayer) seekTo(t time.Time) (position, error) {
 	if err != nil {
 		return position{}, err
 	}
-	c, err := r.x.cursor(i, seg, r.stop)
-	if err != nil {
-		return position{}, err
-	}
+	c := r.x.cursor(i, seg, r.stop)
 	p := position{mon: mon, at: t, cur: c, scenario: seg.scenario}
 	for {
 		rec, ok := c.peek()
