@@ -53,6 +53,10 @@ type Monitor struct {
 	ran       bool
 	// runMoved: a run began or ended since the rules last ran.
 	runMoved bool
+	// scraped: a scrape came since the rules last ran; scrapeEvalAt is
+	// when a scrape last ran them (see Tick).
+	scraped      bool
+	scrapeEvalAt time.Time
 
 	now time.Time
 	ver Versions
@@ -180,6 +184,7 @@ func (m *Monitor) Apply(msg model.Input) {
 	switch msg := msg.(type) {
 	case model.Scrape:
 		m.applyScrape(msg)
+		m.scraped = true
 	case model.Sample:
 		if msg.Source == "" {
 			msg.Source = model.FromLog
@@ -321,9 +326,21 @@ func (m *Monitor) SetBench(b *diagnosis.Bench, rb model.RunBench) {
 	}
 }
 
-// Tick moves the clock to now and runs the rules when the data changed and
-// at least a second has passed since they last ran (a log flood must not
-// run them per line). It reports whether they ran.
+// Tick moves the clock to now and runs the rules when the data changed,
+// at most once a second but for the scrapes. It reports whether they ran.
+//
+// A scrape runs them at once, unless a scrape ran them less than
+// scrapeGap before (the other endpoints' answers to the same refresh, then
+// judged with the next input): a finding opens or closes on the scrape that
+// causes it. Before, the second between two runs was counted from any
+// input, so a scrape answered a millisecond sooner than the last one (the
+// scrapes start on the beat, their answers do not) waited a refresh, and
+// so did one whose second had begun with the log's lines or the host's
+// reading running the rules. The other inputs (log lines, the host's
+// readings, GPU snapshots, events, the clock) run them a second after
+// they last ran: a log flood never runs them per line, and on a steady
+// screen they come on the beat, before the scrape's answer, so they are
+// judged with it.
 func (m *Monitor) Tick(now time.Time) bool {
 	m.advance(now)
 	v := m.ver.Store + m.ver.GPU + m.ver.Events
@@ -333,13 +350,29 @@ func (m *Monitor) Tick(now time.Time) bool {
 	// A run that began or ended runs the rules at once: the ended run's
 	// findings must not stay on top of a stopped engine for the rest of
 	// the second.
-	if m.ran && !m.runMoved && (v == m.evalVer || m.now.Sub(m.evalAt) < time.Second) {
+	due := !m.ran || m.runMoved
+	switch {
+	case due:
+	case v == m.evalVer:
+	case m.scraped && m.now.Sub(m.scrapeEvalAt) >= scrapeGap:
+		due = true
+	case m.now.Sub(m.evalAt) >= time.Second:
+		due = true
+	}
+	if !due {
 		return false
 	}
-	m.evalVer = v
+	if m.scraped {
+		m.scrapeEvalAt = m.now
+	}
+	m.evalVer, m.scraped = v, false
 	m.Evaluate(m.now)
 	return true
 }
+
+// scrapeGap is how soon after a scrape ran the rules another may: the
+// answers to one refresh (one endpoint's each) come within it.
+const scrapeGap = 500 * time.Millisecond
 
 // Evaluate runs the rules at now whatever changed, and returns the report.
 func (m *Monitor) Evaluate(now time.Time) diagnosis.Report {
