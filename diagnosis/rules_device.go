@@ -263,7 +263,7 @@ func ruleDtypeCapability(e *env) []Finding {
 				title = "fp8 weights on a GPU without fp8 compute (weight-only, Marlin)"
 			}
 			sev = max(sev, model.SevWarn)
-			ev = append(ev, Evidence{Text: marlin.Time.Format("15:04:05") + " " + marlin.Title, Source: "log: " + model.Clean(marlin.Line)})
+			ev = append(ev, Evidence{Text: marlin.When(marlin.Time.Location()) + " " + marlin.Title, Source: "log: " + model.Clean(marlin.Line)})
 			if len(acts) == 0 {
 				acts = append(acts, dtypeFallback("fp8"))
 			}

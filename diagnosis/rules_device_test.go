@@ -117,6 +117,14 @@ func TestDtypeAgainstComputeCapability(t *testing.T) {
 			}
 		}},
 		{name: "the Marlin line alone", in: with(nil, nil, marlin), want: "dtype_capability"},
+		// from a backlog stamped in a zone llmtop does not know: the
+		// engine's clock, said to be one
+		{name: "the Marlin line, engine-local time", in: with(nil, nil, func() model.Event { x := marlin; x.Backlog, x.ZoneUnknown = true, true; return x }()),
+			want: "dtype_capability", check: func(t *testing.T, f *Finding) {
+				if !hasEvidence(f, "engine-local time, zone unknown") {
+					t.Errorf("evidence %+v", f.Evidence)
+				}
+			}},
 		{name: "fp8 on an H100", in: with(gpu("NVIDIA H100 80GB HBM3", "9.0"), args("quantization", "fp8", "kv_cache_dtype", "fp8")), none: "dtype_capability"},
 		{name: "fp8 KV cache on an A100", in: with(gpu("NVIDIA A100-SXM4-80GB", "8.0"), args("kv_cache_dtype", "fp8_e5m2")), want: "dtype_capability", check: func(t *testing.T, f *Finding) {
 			if f.Severity != model.SevWarn || !hasAction(f, "keep the fp8 KV cache") {
