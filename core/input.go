@@ -75,6 +75,9 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 		seen[k.Endpoint] = true
 		m.withLife(&ep, e)
 		m.hostInput(&ep, e, now)
+		// what the rules read of it, but the clock: a steady replica's
+		// stands, and the Diagnoser keeps its verdicts
+		ep.Mark = diagnosis.MarkOf(&ep, m.store.StateMark(k), 0)
 		in.Endpoints = append(in.Endpoints, ep)
 	}
 	for _, u := range m.order {
@@ -82,6 +85,7 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 			ep := diagnosis.Endpoint{URL: u, Identity: e.Identity, Scrape: e.Scrape(), LastOK: e.LastOK}
 			m.withLife(&ep, e)
 			m.hostInput(&ep, e, now)
+			ep.Mark = diagnosis.MarkOf(&ep, m.store.Changes(u), 0)
 			in.Endpoints = append(in.Endpoints, ep)
 		}
 	}

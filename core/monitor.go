@@ -19,6 +19,10 @@ type Options struct {
 	Store     model.StoreConfig
 	// Events and LogLines bound the rings (defaults 500 and 10000).
 	Events, LogLines int
+	// FromScratch has the rules judge every endpoint at every evaluation,
+	// keeping no verdict of a steady one (diagnosis.Diagnoser.FromScratch):
+	// the tests hold the kept verdicts equal to it.
+	FromScratch bool
 }
 
 // Versions count changes per kind of input, so a face can cache what it
@@ -96,6 +100,9 @@ func New(o Options) *Monitor {
 		events: NewEventLog(o.Events), logs: NewLogRing(o.LogLines),
 		dg: diagnosis.NewDiagnoser(o.Diagnosis), open: map[findingKey]openFinding{}, wasOpen: map[findingKey]openFinding{}, preempting: map[model.Key]bool{},
 		series: map[model.Key]*diagnosis.SeriesBuf{},
+	}
+	if o.FromScratch {
+		m.dg.FromScratch()
 	}
 	for _, u := range o.Endpoints {
 		m.endpoint(u)
@@ -397,6 +404,10 @@ func (m *Monitor) Report() diagnosis.Report { return m.rep }
 
 // History is every finding opened, open ones and closed ones, newest first.
 func (m *Monitor) History() []diagnosis.Finding { return m.dg.History() }
+
+// Judged is how many endpoints the rules judged at the last evaluation
+// (the rest kept their verdicts: nothing they read had changed).
+func (m *Monitor) Judged() int { return m.dg.Judged() }
 
 // Evaluations counts how many times the rules ran.
 func (m *Monitor) Evaluations() uint64 { return m.evals }

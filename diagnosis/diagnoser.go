@@ -35,6 +35,9 @@ type Diagnoser struct {
 	seen    map[trackKey]bool       // Update's conditions seen now, reused
 	holds   map[time.Duration]string
 	holding map[[2]time.Duration]string // this Update's "condition holding for …" lines
+	// kept are the local rules' verdicts per endpoint (kept.go); nil
+	// judges every endpoint at every Update (FromScratch).
+	kept *kept
 }
 
 type trackKey struct{ id, endpoint string }
@@ -67,7 +70,21 @@ func NewDiagnoser(cfg Config) *Diagnoser {
 		upSince: map[string]time.Time{},
 		facts:   map[factKey]model.Event{},
 		ups:     map[string][]time.Time{},
+		kept:    newKept(),
 	}
+}
+
+// FromScratch makes d judge every endpoint with every rule at every
+// Update, keeping no verdict: what the kept verdicts are held equal to.
+func (d *Diagnoser) FromScratch() { d.kept = nil }
+
+// Judged is how many endpoints the last Update judged with the local
+// rules (every endpoint, from scratch): the rest kept their verdicts.
+func (d *Diagnoser) Judged() int {
+	if d.kept == nil {
+		return len(d.eps)
+	}
+	return d.kept.judged
 }
 
 // Config returns the thresholds in use.
@@ -85,7 +102,7 @@ func (d *Diagnoser) Update(in Input) Report {
 		d.baseline(&in.Endpoints[i])
 	}
 	in.Events = d.dropStaleFacts(d.keepFacts(in.Events), in.Endpoints)
-	rep, byID := evaluateWith(in, d.cfg, &d.scratch)
+	rep, byID := evaluateWith(in, d.cfg, &d.scratch, d.kept)
 	if d.seen == nil {
 		d.seen = make(map[trackKey]bool, len(rep.Findings))
 	}

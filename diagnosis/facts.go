@@ -110,7 +110,7 @@ func (d *Diagnoser) dropStaleFacts(evs []model.Event, eps []Endpoint) []model.Ev
 // the line is printed once per start.
 func (e *env) chunkedBudget(ep Endpoint) (n int, at time.Time, ok bool) {
 	for _, x := range e.eventsOf(ep.URL) {
-		if x.Kind != kindChunkedPrefill || x.Time.After(e.in.Time) {
+		if x.Kind != kindChunkedPrefill || e.ahead(x.Time) {
 			continue
 		}
 		v, err := strconv.Atoi(x.Fields["max_num_batched_tokens"])

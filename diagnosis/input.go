@@ -76,6 +76,13 @@ type Endpoint struct {
 	// beside a scraped State to cross-check the two; Samples == 0 when no
 	// stats line was read or State itself comes from the log.
 	Log model.State
+	// Mark moves whenever anything above changes but the clock's own
+	// fields (State.Time and State.Samples, Scrape.Time and Took, LastOK
+	// but whether it is zero, the current run's Summary but whether it
+	// counts samples) and Batch: MarkOf works it out. The Diagnoser keeps its
+	// verdicts on an endpoint while its Mark stands (kept.go); zero is
+	// unknown, and the endpoint is judged at every Update.
+	Mark uint64
 }
 
 // isDown reports whether the newest poll found nothing listening.

@@ -37,7 +37,7 @@ type lackGroup struct {
 
 // add counts url in the group and reports whether it was new there.
 func (g *lackGroup) add(url string, e *env) bool {
-	eps := e.in.Endpoints
+	eps := e.all
 	i, ok := g.next, g.next < len(eps) && eps[g.next].URL == url
 	if !ok {
 		// the rules go through the endpoints in order: the one after the
@@ -89,7 +89,7 @@ func (e *env) lackLines() []string {
 	var (
 		groups []lackGroup
 		byWhat = map[string]int{}
-		total  = len(e.in.Endpoints)
+		total  = len(e.all)
 		// of is each lack's group; -1-g for an endpoint already counted
 		of []int
 	)

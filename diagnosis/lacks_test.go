@@ -12,6 +12,7 @@ func lackEnv(n int) *env {
 	for i := range n {
 		e.in.Endpoints = append(e.in.Endpoints, Endpoint{URL: fmt.Sprintf("http://10.0.0.%d:8000", i)})
 	}
+	e.all = e.in.Endpoints
 	return e
 }
 

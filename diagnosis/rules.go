@@ -53,7 +53,16 @@ type rule struct {
 	// the condition is gone rather than after Config.Clear: "engine
 	// starting" must not sit on top of an engine that serves.
 	settles bool
-	eval    func(e *env) []Finding
+	// local: the rule judges each endpoint by itself. What it says of an
+	// endpoint (findings, lacks, whether it handed the condition on or had
+	// nothing to judge) follows from that endpoint, the input's parts that
+	// are no endpoint's (GPU, events, logs, benchmark), the routers, layers
+	// and hosted endpoints, and the clock read through e.now. The
+	// Diagnoser keeps its verdict on an endpoint whose Mark has not moved
+	// and that read no clock (kept.go); a rule that compares endpoints, or
+	// reads one endpoint's number from another's, is not local.
+	local bool
+	eval  func(e *env) []Finding
 }
 
 func holdDefault(c Config) time.Duration { return c.Hold }
@@ -68,9 +77,30 @@ func register(rs ...rule) { rules = append(rules, rs...) }
 // env is what a rule sees: the input, the thresholds, and somewhere to say
 // which per-endpoint inputs were lacking.
 type env struct {
-	in    Input
-	cfg   Config
-	lacks []lack
+	in  Input
+	cfg Config
+	// all is every endpoint of the evaluation: in.Endpoints, but while one
+	// endpoint is judged alone (kept.go), when in.Endpoints is that one.
+	all []Endpoint
+	// timed is set when a rule read the clock (now): its verdict holds for
+	// this instant only; ctxRead when it read the routers, layers or
+	// hosted endpoints (subset): it holds while they do.
+	timed, ctxRead bool
+	// batchRead is set when a rule read an endpoint's running/latency
+	// pairs (batch): its verdict holds while they read the same.
+	batchRead bool
+	// urlEvents is set when a rule read an endpoint's events (eventsOf),
+	// allEvents when it read every endpoint's (events): the verdict holds
+	// while they stay the same.
+	urlEvents, allEvents bool
+	// until is when a verdict that did not read the clock outright may
+	// change with it (past, reached): zero when never.
+	until time.Time
+	// crossed is set when a rule read other endpoints than the one it
+	// judged (cross): a rule marked local that does is judged over the
+	// whole input from then on (kept.go).
+	crossed bool
+	lacks   []lack
 	// handed is set by a rule that saw its condition but left the finding
 	// to another rule (TTFT explained by slow decode steps): it raised
 	// nothing, yet it did not pass.
@@ -128,6 +158,63 @@ func (e *env) findings() []Finding {
 	return e.scratch.rule[:0]
 }
 
+// now is the evaluation's time. Every rule reads the clock through it: a
+// verdict that read it is judged again at the next evaluation, one that
+// did not stands while its endpoint's inputs do.
+func (e *env) now() time.Time {
+	e.timed = true
+	return e.in.Time
+}
+
+// past reports whether more than d has passed since t. Once it has, it
+// stays so (the clock only moves on): the verdict does not depend on the
+// clock then; until then it may change at t+d, and is judged again there.
+func (e *env) past(t time.Time, d time.Duration) bool {
+	if e.in.Time.Sub(t) > d {
+		return true
+	}
+	e.due(t.Add(d + 1))
+	return false
+}
+
+// reached reports whether d or more has passed since t: past, at t+d.
+func (e *env) reached(t time.Time, d time.Duration) bool {
+	if e.in.Time.Sub(t) >= d {
+		return true
+	}
+	e.due(t.Add(d))
+	return false
+}
+
+// ahead reports whether t is still to come. Once it has come it stays so:
+// until then, the verdict is judged again at t.
+func (e *env) ahead(t time.Time) bool {
+	if t.After(e.in.Time) {
+		e.due(t)
+		return true
+	}
+	return false
+}
+
+// due says the verdict may change at t: it is judged again there.
+func (e *env) due(t time.Time) {
+	if e.until.IsZero() || t.Before(e.until) {
+		e.until = t
+	}
+}
+
+// batch is ep's running/latency pairs (Endpoint.Batch). They grow and
+// slide with every refresh, so the Mark leaves them out: a verdict that
+// read them is kept while they read the same (kept.go).
+func (e *env) batch(ep *Endpoint) []BatchPoint {
+	e.batchRead = true
+	return ep.Batch
+}
+
+// cross says the rule reads endpoints beside the one it judges: replica
+// groups, pools, another endpoint by its address.
+func (e *env) cross() { e.crossed = true }
+
 // subset is some of the input's endpoints, picked once per evaluation.
 type subset struct {
 	eps  []Endpoint
@@ -137,11 +224,12 @@ type subset struct {
 // subset lists the endpoints pick keeps, working them out once (copying
 // every one of a fleet's 2 KiB endpoints to keep none was a rule's cost).
 func (e *env) subset(s *subset, pick func(*Endpoint) bool) []Endpoint {
+	e.ctxRead = true
 	if !s.done {
 		s.done = true
-		for i := range e.in.Endpoints {
-			if pick(&e.in.Endpoints[i]) {
-				s.eps = append(s.eps, e.in.Endpoints[i])
+		for i := range e.all {
+			if pick(&e.all[i]) {
+				s.eps = append(s.eps, e.all[i])
 			}
 		}
 	}
@@ -227,15 +315,26 @@ func (e *env) has(n need) bool {
 	return true
 }
 
+// meets reports whether the input has every input r needs.
+func (e *env) meets(r *rule) bool {
+	for _, nn := range needNames {
+		if r.needs&nn.n != 0 && !e.has(nn.n) {
+			return false
+		}
+	}
+	return true
+}
+
 // routable reports whether a router could sit in front of what is watched:
 // two or more endpoints, a serving layer, or an engine with a prefill or
 // decode role (disaggregated serving always has one). On one plain engine
 // a router's word is not an input that is missing: none is there to ask.
 func (e *env) routable() bool {
-	if len(e.in.Endpoints) > 1 {
+	e.cross()
+	if len(e.all) > 1 {
 		return true
 	}
-	for ep := range each(e.in.Endpoints) {
+	for ep := range each(e.all) {
 		if ep.Identity.Layer != "" {
 			return true
 		}
@@ -270,20 +369,26 @@ func Evaluate(in Input, cfg Config) Report {
 
 // evaluate also returns each finding's rule, for the Diagnoser's holds.
 func evaluate(in Input, cfg Config) (Report, map[string]*rule) {
-	return evaluateWith(in, cfg, nil)
+	return evaluateWith(in, cfg, nil, nil)
 }
 
-// evaluateWith is evaluate reusing sc's memory (nil: none). The report's
+// evaluateWith is evaluate reusing sc's memory (nil: none) and the local
+// rules' verdicts kept in kp (nil: every endpoint judged). The report's
 // Findings are then sc's: the caller copies them out before the next
 // evaluation.
-func evaluateWith(in Input, cfg Config, sc *scratch) (Report, map[string]*rule) {
-	e := &env{in: in, cfg: cfg, scratch: sc}
+func evaluateWith(in Input, cfg Config, sc *scratch, kp *kept) (Report, map[string]*rule) {
+	e := &env{in: in, all: in.Endpoints, cfg: cfg, scratch: sc}
 	rep := Report{Time: in.Time}
 	if sc != nil {
 		e.lacks, rep.Findings = sc.lacks[:0], sc.found[:0]
 	}
 	byID := map[string]*rule{}
 	missing := map[string]bool{}
+	if kp != nil && len(in.Endpoints) > 0 {
+		kp.judge(e)
+	} else {
+		kp = nil
+	}
 	for i := range rules {
 		r := &rules[i]
 		ok := true
@@ -298,7 +403,12 @@ func evaluateWith(in Input, cfg Config, sc *scratch) (Report, map[string]*rule) 
 		}
 		lacked := len(e.lacks)
 		e.handed, e.idle = false, false
-		fs := r.eval(e)
+		var fs []Finding
+		if kp != nil && kp.local(i) {
+			fs = kp.said(i, e)
+		} else {
+			fs = r.eval(e)
+		}
 		if len(fs) == 0 && len(e.lacks) == lacked && !e.handed && !e.idle {
 			// Ran and passed: its text asserts what holds. A rule that
 			// lacked its input somewhere is not "checked": its lack lines

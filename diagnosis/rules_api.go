@@ -18,11 +18,11 @@ import (
 func init() {
 	register(
 		rule{id: "api_rejections", checks: "requests not turned away at admission (TGI 429 overloaded, HTTP 429/503)",
-			needs: needMetrics, hold: holdShort, eval: ruleRejections},
+			needs: needMetrics, hold: holdShort, local: true, eval: ruleRejections},
 		rule{id: "api_http_errors", checks: "API answers without a rising share of HTTP 5xx",
-			needs: needMetrics, hold: holdShort, eval: ruleHTTPErrors},
+			needs: needMetrics, hold: holdShort, local: true, eval: ruleHTTPErrors},
 		rule{id: "api_client_errors", checks: "clients' requests are valid (few HTTP 4xx)",
-			needs: needMetrics, hold: holdShort, eval: ruleClientErrors},
+			needs: needMetrics, hold: holdShort, local: true, eval: ruleClientErrors},
 	)
 }
 
@@ -143,7 +143,7 @@ func ruleClientErrors(e *env) []Finding {
 		reasons := map[string]int{}
 		var order []string
 		for _, x := range e.eventsOf(ep.URL) {
-			if !clientErrorKinds[x.Kind] || x.Backlog || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
+			if !clientErrorKinds[x.Kind] || x.Backlog || e.past(x.Time, e.cfg.EventWindow) {
 				continue
 			}
 			if reasons[x.Title] == 0 {

@@ -12,11 +12,11 @@ import (
 
 func init() {
 	register(
-		rule{id: "endpoint_down", checks: "every endpoint answers", hold: holdShort, settles: true, eval: ruleDown},
-		rule{id: "health_unhealthy", checks: "health routes say healthy", hold: holdShort, settles: true, eval: ruleUnhealthy},
-		rule{id: "metrics_unavailable", checks: "metrics endpoints answer (404/5xx/malformed/auth)", hold: holdShort, settles: true, eval: ruleMetricsErr},
-		rule{id: "restarts", checks: "no engine restarts in the window", hold: holdNone, eval: ruleRestarts},
-		rule{id: "cold_start", checks: "no model loading or warm-up after a restart", hold: holdNone, settles: true, eval: ruleColdStart},
+		rule{id: "endpoint_down", checks: "every endpoint answers", hold: holdShort, settles: true, local: true, eval: ruleDown},
+		rule{id: "health_unhealthy", checks: "health routes say healthy", hold: holdShort, settles: true, local: true, eval: ruleUnhealthy},
+		rule{id: "metrics_unavailable", checks: "metrics endpoints answer (404/5xx/malformed/auth)", hold: holdShort, settles: true, local: true, eval: ruleMetricsErr},
+		rule{id: "restarts", checks: "no engine restarts in the window", hold: holdNone, local: true, eval: ruleRestarts},
+		rule{id: "cold_start", checks: "no model loading or warm-up after a restart", hold: holdNone, settles: true, local: true, eval: ruleColdStart},
 	)
 }
 
@@ -57,7 +57,7 @@ func ruleDown(e *env) []Finding {
 			continue
 		}
 		if !ep.LastOK.IsZero() {
-			ev = append(ev, Evidence{Text: "last metrics " + dur(e.in.Time.Sub(ep.LastOK).Round(time.Second)) + " ago", Source: "scrape " + ep.URL})
+			ev = append(ev, Evidence{Text: "last metrics " + dur(e.now().Sub(ep.LastOK).Round(time.Second)) + " ago", Source: "scrape " + ep.URL})
 		} else {
 			ev = append(ev, Evidence{Text: "never answered since llmtop started", Source: "scrape " + ep.URL})
 		}
@@ -179,10 +179,10 @@ func ruleMetricsErr(e *env) []Finding {
 // restartWindow is how far back restarts count.
 const restartWindow = 15 * time.Minute
 
-func recentRestarts(ep Endpoint, now time.Time) []time.Time {
+func recentRestarts(e *env, ep *Endpoint) []time.Time {
 	var rs []time.Time
 	for _, t := range ep.State.Restarts {
-		if now.Sub(t) <= restartWindow {
+		if !e.past(t, restartWindow) {
 			rs = append(rs, t)
 		}
 	}
@@ -197,7 +197,7 @@ func ruleRestarts(e *env) []Finding {
 			continue
 		}
 		// No ledger: counter resets alone cannot tell a crash from a deploy.
-		rs := recentRestarts(*ep, e.in.Time)
+		rs := recentRestarts(e, ep)
 		if len(rs) == 0 {
 			continue
 		}
@@ -205,9 +205,9 @@ func ruleRestarts(e *env) []Finding {
 		if len(rs) >= 3 {
 			title = fmt.Sprintf("engine restarted %d times in %s (cause not seen)", len(rs), dur(restartWindow))
 		}
-		ev := []Evidence{{Text: fmt.Sprintf("%s, newest %s (counters went backwards)", plural(len(rs), "restart"), ago(e.in.Time.Sub(rs[len(rs)-1]))),
+		ev := []Evidence{{Text: fmt.Sprintf("%s, newest %s (counters went backwards)", plural(len(rs), "restart"), ago(e.now().Sub(rs[len(rs)-1]))),
 			Source: "scrape " + ep.URL, Window: restartWindow}}
-		for _, x := range e.in.Events {
+		for _, x := range e.events() {
 			if x.Source == "log" && x.Severity == model.SevCrit && !x.Untimed && !x.ZoneUnknown && (x.Endpoint == "" || x.Endpoint == ep.URL) && absDur(x.Time.Sub(rs[len(rs)-1])) < 5*time.Minute {
 				ev = append(ev, Evidence{Text: "log near the restart: " + x.Title, Source: "log"})
 			}
@@ -227,12 +227,12 @@ func ruleColdStart(e *env) []Finding {
 			cp := *ep // its engine is filled in below: a copy, not the input
 			ep := &cp
 			if ep.Identity.Engine == model.Unknown { // never answered: its log names it
-				ep.Identity.Engine = engineFromEvents(e.in.Events)[""]
+				ep.Identity.Engine = engineFromEvents(e.events())[""]
 				if ep.Identity.Engine == model.Unknown {
-					ep.Identity.Engine = engineFromEvents(e.in.Events)[ep.URL]
+					ep.Identity.Engine = engineFromEvents(e.events())[ep.URL]
 				}
 			}
-			ev := []Evidence{{Text: "starting for " + dur(e.in.Time.Sub(ep.LifeSince).Round(time.Second)) + ": " + nonEmpty(ep.LifeDetail, "the log shows a start"), Source: "log"}}
+			ev := []Evidence{{Text: "starting for " + dur(e.now().Sub(ep.LifeSince).Round(time.Second)) + ": " + nonEmpty(ep.LifeDetail, "the log shows a start"), Source: "log"}}
 			if p := portEvidence(ep.Port); p != "" {
 				ev = append(ev, Evidence{Text: p, Source: "/proc"})
 			}
@@ -251,10 +251,10 @@ func ruleColdStart(e *env) []Finding {
 			continue
 		}
 		started, what := ep.UpSince, "up"
-		if rs := recentRestarts(*ep, e.in.Time); len(rs) > 0 && rs[len(rs)-1].After(started) {
+		if rs := recentRestarts(e, ep); len(rs) > 0 && rs[len(rs)-1].After(started) {
 			started, what = rs[len(rs)-1], "restart"
 		}
-		if started.IsZero() || e.in.Time.Sub(started) > e.cfg.ColdStart {
+		if started.IsZero() || e.past(started, e.cfg.ColdStart) {
 			continue
 		}
 		ttft := ep.State.Latency[model.TTFT]
@@ -278,7 +278,7 @@ func ruleColdStart(e *env) []Finding {
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevInfo,
 			Title: "slow first requests after a (re)start (warm-up)",
-			Evidence: []Evidence{{Text: "TTFT p90≈" + secs(ttft.P90.V) + ", " + what + " " + dur(e.in.Time.Sub(started).Round(time.Second)) + " ago",
+			Evidence: []Evidence{{Text: "TTFT p90≈" + secs(ttft.P90.V) + ", " + what + " " + dur(e.now().Sub(started).Round(time.Second)) + " ago",
 				Source: metricSource(*ep, "ttft"), Window: ttft.Window}},
 			Cause:   "the prefix cache is empty and kernels/graphs compile on first use after a restart",
 			Actions: forEngine(ep.Engine(), coldStartActs)})

@@ -9,8 +9,8 @@ import (
 
 func init() {
 	register(
-		rule{id: "finish_length", checks: "share of requests cut by max_tokens/context (finish reason length)", needs: needMetrics, hold: holdDefault, eval: ruleFinishLength},
-		rule{id: "finish_errors", checks: "share of aborted/errored requests", needs: needMetrics, hold: holdDefault, eval: ruleFinishErrors},
+		rule{id: "finish_length", checks: "share of requests cut by max_tokens/context (finish reason length)", needs: needMetrics, hold: holdDefault, local: true, eval: ruleFinishLength},
+		rule{id: "finish_errors", checks: "share of aborted/errored requests", needs: needMetrics, hold: holdDefault, local: true, eval: ruleFinishErrors},
 		rule{id: "bench_bad_output", checks: "benchmark responses not empty, echoed or repetitive", needs: needBench, hold: holdNone, eval: ruleBadOutput},
 		rule{id: "client_server_gap", checks: "client-measured TTFT/ITL close to the server's own", needs: needBench, hold: holdNone, eval: ruleClientGap},
 	)

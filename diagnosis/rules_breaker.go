@@ -115,7 +115,7 @@ func ruleRouterEjectedWorker(e *env) []Finding {
 			switch {
 			case alive:
 				ev = append(ev, Evidence{Text: fmt.Sprintf("%s answers llmtop: %s (its own metrics, read %s ago)", b.Server, memberLine(w),
-					e.in.Time.Sub(w.LastOK).Round(time.Second)), Source: "the worker's own metrics"})
+					e.now().Sub(w.LastOK).Round(time.Second)), Source: "the worker's own metrics"})
 				title = fmt.Sprintf("router took %s out of its rotation though it still serves", b.Server)
 				cause = "the router counted failures the worker has since come back from (timeouts of long requests, errors or resets under load, " +
 					"a restart), or its health check times out while the worker is busy: the worker answers and has room, and gets no new requests " +

@@ -14,9 +14,9 @@ import (
 
 func init() {
 	register(
-		rule{id: "itl_high", checks: "ITL/TPOT p99 within the SLO (prefill stalls, batch knee, bandwidth)", needs: needMetrics, hold: holdDefault, eval: ruleITL},
-		rule{id: "spec_accept_low", checks: "speculative-decoding acceptance", needs: needMetrics, hold: holdDefault, eval: ruleSpec},
-		rule{id: "spec_no_gain", checks: "speculative decoding made decoding faster than the run before it", needs: needMetrics, hold: holdDefault, eval: ruleSpecGain},
+		rule{id: "itl_high", checks: "ITL/TPOT p99 within the SLO (prefill stalls, batch knee, bandwidth)", needs: needMetrics, hold: holdDefault, local: true, eval: ruleITL},
+		rule{id: "spec_accept_low", checks: "speculative-decoding acceptance", needs: needMetrics, hold: holdDefault, local: true, eval: ruleSpec},
+		rule{id: "spec_no_gain", checks: "speculative decoding made decoding faster than the run before it", needs: needMetrics, hold: holdDefault, local: true, eval: ruleSpecGain},
 	)
 }
 
@@ -115,7 +115,7 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 	chunked, chunkedKnown := infoKey(ep, "enable_chunked_prefill", "chunked_prefill")
 	budget, budgetAt, budgetKnown := e.chunkedBudget(ep)
 	if spiky && budgetKnown {
-		if g, ok := stepBudgetStall(f, ep, d, budget, budgetAt); ok {
+		if g, ok := stepBudgetStall(e, f, ep, d, budget, budgetAt); ok {
 			return g
 		}
 	} else if spiky && (!chunkedKnown || !isTrue(chunked)) {
@@ -137,7 +137,7 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 		return f
 	}
 	if st.Running.OK && st.Running.V >= 4 {
-		limit, why := kneeCap(ep, d, e.cfg.SLOITL.Seconds())
+		limit, why := kneeCap(e, ep, d, e.cfg.SLOITL.Seconds())
 		if limit > 0 && float64(limit) < st.Running.V {
 			f.ID, f.Title = "itl_decode_batch", fmt.Sprintf("ITL over SLO at batch %s: decode-bound past the knee", num(st.Running.V))
 			f.Cause = "every decode step reads the weights and each running request's KV; past the knee a bigger batch costs every request latency"
@@ -148,7 +148,7 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 			}
 			a := Action{Change: capChange(eng, limit), Why: "just under the batch size where ITL crossed the SLO",
 				TradeOff: "lower peak throughput; excess requests queue (TTFT rises) unless another replica takes them"}
-			if conf := kneeConfidence(ep); conf != "" {
+			if conf := kneeConfidence(e, ep); conf != "" {
 				// A short watch sees few batch sizes: the number moves a
 				// lot with more of them (60 after 45 s, 311 after 2 min).
 				a.Why += "; " + conf
@@ -213,7 +213,7 @@ func itlUnexplained(e *env, ep Endpoint, f Finding) (Finding, bool) {
 	if len(load) > 0 {
 		f.Evidence = append(f.Evidence, Evidence{Text: strings.Join(load, ", ") + ": not a small batch, so not bandwidth at a small batch", Source: metricSource(ep, "running")})
 	}
-	if conf := kneeConfidence(ep); conf != "" {
+	if conf := kneeConfidence(e, ep); conf != "" {
 		f.Evidence = append(f.Evidence, Evidence{Text: conf, Source: "llmtop"})
 	}
 	f.Cause = "decode is slow under load, but the batch history does not yet show the batch size where it crosses the SLO"
@@ -263,7 +263,7 @@ func batchReplicas(ep Endpoint) Action {
 // budget, half of n but not below 512 nor below the concurrency cap (vLLM
 // refuses a budget under its concurrency cap). ok is false when no smaller budget
 // is left: then the spikes are not long-prefill stalls.
-func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) (Finding, bool) {
+func stepBudgetStall(e *env, f Finding, ep Endpoint, d model.Dist, n int, at time.Time) (Finding, bool) {
 	const floor = 512
 	m := max(n/2, floor)
 	why := fmt.Sprintf("half the current %d tokens per step (not below %d): a step carrying a prompt chunk stalls the decodes in it about half as long", n, floor)
@@ -292,13 +292,13 @@ func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) 
 		// history shows how far the running batch went, the cap goes down
 		// with the budget to no less than that peak: a cap nothing reached
 		// costs nothing. Without the history it is said, not guessed.
-		if peak, seen := peakRunning(ep); seen {
+		if peak, seen := peakRunning(e, ep); seen {
 			if p := roundUp(int(math.Ceil(peak)), 256); p > m {
 				m = p
 			}
 			withCap = engines.Fill(capFlag, strconv.Itoa(m))
 			why += fmt.Sprintf("; vLLM refuses a budget below %s, which is not exposed here and is up to %d by default, so it goes to %d with it: the running batch peaked at %s over the %d refreshes seen",
-				flagOf(capFlag), c, m, num(peak), len(ep.Batch))
+				flagOf(capFlag), c, m, num(peak), len(e.batch(&ep)))
 		} else {
 			why += fmt.Sprintf("; vLLM refuses a budget below %s, which is not exposed here and is up to %d by default: lower it too if the engine does not start", flagOf(capFlag), c)
 		}
@@ -326,8 +326,8 @@ func stepBudgetStall(f Finding, ep Endpoint, d model.Dist, n int, at time.Time) 
 
 // peakRunning is the largest running batch in ep's batch history; seen is
 // false without one.
-func peakRunning(ep Endpoint) (peak float64, seen bool) {
-	for _, p := range ep.Batch {
+func peakRunning(e *env, ep Endpoint) (peak float64, seen bool) {
+	for _, p := range e.batch(&ep) {
 		peak, seen = max(peak, p.Running), true
 	}
 	return peak, seen
@@ -343,18 +343,19 @@ const (
 
 // kneeConfidence is "" when the batch history is enough to state the knee,
 // else why the value is a low-confidence estimate.
-func kneeConfidence(ep Endpoint) string {
+func kneeConfidence(e *env, ep Endpoint) string {
+	batch := e.batch(&ep)
 	sizes := map[int]bool{}
-	for _, p := range ep.Batch {
+	for _, p := range batch {
 		if r := int(math.Round(p.Running)); r > 0 {
 			sizes[r] = true
 		}
 	}
-	if len(ep.Batch) >= kneeMinPairs && len(sizes) >= kneeMinSizes {
+	if len(batch) >= kneeMinPairs && len(sizes) >= kneeMinSizes {
 		return ""
 	}
 	return fmt.Sprintf("low confidence: from %d refreshes over %d batch sizes (stated with confidence from %d over %d); the value moves as more batch sizes are seen, so watch longer before applying it",
-		len(ep.Batch), len(sizes), kneeMinPairs, kneeMinSizes)
+		len(batch), len(sizes), kneeMinPairs, kneeMinSizes)
 }
 
 // kneeCap finds the largest batch whose per-token latency met the SLO, from
@@ -364,7 +365,7 @@ func kneeConfidence(ep Endpoint) string {
 // chunk costs about the same whatever the batch), or the SLO scaled by
 // mean/p99, whichever is lower. Without a batch that met it, a straight line
 // through the history (or through the origin and now) is solved for it.
-func kneeCap(ep Endpoint, d model.Dist, slo float64) (int, string) {
+func kneeCap(e *env, ep Endpoint, d model.Dist, slo float64) (int, string) {
 	limit := slo
 	if d.P99.OK && d.Mean.OK && d.P99.V > 0 {
 		limit = math.Min(slo*d.Mean.V/d.P99.V, slo-(d.P99.V-d.Mean.V))
@@ -374,7 +375,7 @@ func kneeCap(ep Endpoint, d model.Dist, slo float64) (int, string) {
 	}
 	type agg struct{ sum, n float64 }
 	by := map[int]*agg{}
-	for _, p := range ep.Batch {
+	for _, p := range e.batch(&ep) {
 		r := int(math.Round(p.Running))
 		if r <= 0 {
 			continue
@@ -589,7 +590,7 @@ const kindLlamaDraft = "llamacpp_draft_acceptance"
 func specFromLog(e *env, ep Endpoint) (accepted, drafted float64, n int, perPos string) {
 	var newest time.Time
 	for _, x := range e.eventsOf(ep.URL) {
-		if x.Kind != kindLlamaDraft || x.Time.After(e.in.Time) || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
+		if x.Kind != kindLlamaDraft || e.ahead(x.Time) || e.past(x.Time, e.cfg.EventWindow) {
 			continue
 		}
 		a, err1 := strconv.ParseFloat(x.Fields["accepted"], 64)

@@ -16,8 +16,8 @@ import (
 
 func init() {
 	register(
-		rule{id: "weights_vram", checks: "the weights leave GPU memory for the KV cache", hold: holdNone, eval: ruleWeightsVRAM},
-		rule{id: "dtype_capability", checks: "the GPU computes in the number formats the engine uses", hold: holdNone, eval: ruleDtypeCapability},
+		rule{id: "weights_vram", checks: "the weights leave GPU memory for the KV cache", hold: holdNone, local: true, eval: ruleWeightsVRAM},
+		rule{id: "dtype_capability", checks: "the GPU computes in the number formats the engine uses", hold: holdNone, local: true, eval: ruleDtypeCapability},
 		rule{id: "pcie_link", checks: "the GPUs' PCIe links run at full speed without retransmissions", needs: needGPU, hold: holdDefault, eval: rulePCIeLink},
 		rule{id: "nvlink_down", checks: "every NVLink link is up", needs: needGPU, hold: holdDefault, eval: ruleNVLinkDown},
 		rule{id: "tp_no_p2p", checks: "the engine's GPUs reach each other peer-to-peer, within one CPU socket", needs: needGPU, hold: holdNone, eval: ruleTPNoP2P},
@@ -50,7 +50,7 @@ const (
 // device prints its own), with the line that said so.
 func weightsOnGPU(e *env, ep Endpoint) (bytes float64, line model.Event, ok bool) {
 	for _, x := range e.eventsOf(ep.URL) {
-		if x.Time.After(e.in.Time) {
+		if e.ahead(x.Time) {
 			continue
 		}
 		var v float64
@@ -158,7 +158,7 @@ func newestEvent(e *env, ep Endpoint, kind string) (model.Event, bool) {
 	var best model.Event
 	found := false
 	for _, x := range e.eventsOf(ep.URL) {
-		if x.Kind == kind && !x.Time.After(e.in.Time) && (!found || !x.Time.Before(best.Time)) {
+		if x.Kind == kind && !e.ahead(x.Time) && (!found || !x.Time.Before(best.Time)) {
 			best, found = x, true
 		}
 	}

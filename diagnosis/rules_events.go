@@ -67,7 +67,7 @@ func ruleEvents(e *env) []Finding {
 			// the generic one (its line, and where to look).
 			r = &criticalEvent
 		}
-		if r == nil || e.in.Time.Sub(x.Time) > e.cfg.EventWindow || x.Time.After(e.in.Time) {
+		if r == nil || e.past(x.Time, e.cfg.EventWindow) || e.ahead(x.Time) {
 			continue
 		}
 		k := key{r.id, e.eventURL(x.Endpoint)}
@@ -112,7 +112,7 @@ func ruleEvents(e *env) []Finding {
 		} else if !back.IsZero() && back.After(x.Time) {
 			sev = model.SevWarn
 			ev = append(ev, Evidence{Text: "serving again since " + back.Format("15:04:05"), Source: "scrape " + ep.URL})
-			if e.in.Time.Sub(back) >= recoveredAfter {
+			if e.now().Sub(back) >= recoveredAfter {
 				// Serving for a while since: history, not news, also when
 				// the engine is down again a moment later (its run not yet
 				// ended; when it ends, so does this finding).
@@ -161,10 +161,10 @@ func engineFromEvents(evs []model.Event) map[string]model.Engine {
 // hundreds of endpoints and events.
 func (e *env) urlIndex() map[string]int {
 	if e.byURL == nil {
-		e.byURL = make(map[string]int, len(e.in.Endpoints))
-		for i := range e.in.Endpoints {
-			if _, dup := e.byURL[e.in.Endpoints[i].URL]; !dup {
-				e.byURL[e.in.Endpoints[i].URL] = i
+		e.byURL = make(map[string]int, len(e.all))
+		for i := range e.all {
+			if _, dup := e.byURL[e.all[i].URL]; !dup {
+				e.byURL[e.all[i].URL] = i
 			}
 		}
 	}
@@ -174,11 +174,12 @@ func (e *env) urlIndex() map[string]int {
 // endpointOf finds the endpoint an event belongs to; a log attached without
 // an endpoint belongs to the only endpoint watched.
 func endpointOf(e *env, url string) Endpoint {
+	e.cross()
 	if i, ok := e.urlIndex()[url]; ok {
-		return e.in.Endpoints[i]
+		return e.all[i]
 	}
-	if url == "" && len(e.in.Endpoints) == 1 {
-		return e.in.Endpoints[0]
+	if url == "" && len(e.all) == 1 {
+		return e.all[0]
 	}
 	return Endpoint{URL: url}
 }
@@ -187,6 +188,7 @@ func endpointOf(e *env, url string) Endpoint {
 // first; indexed once per evaluation, as the rules that read an
 // endpoint's log lines ask for every endpoint.
 func (e *env) eventsOf(url string) []model.Event {
+	e.urlEvents = true
 	if e.byEvent == nil {
 		e.byEvent = map[string][]model.Event{}
 		for _, x := range e.in.Events {
@@ -197,11 +199,19 @@ func (e *env) eventsOf(url string) []model.Event {
 	return e.byEvent[url]
 }
 
+// events are the input's events, all of them: a rule judging one
+// endpoint that reads them depends on every endpoint's (kept.go); eventsOf
+// is one endpoint's.
+func (e *env) events() []model.Event {
+	e.allEvents = true
+	return e.in.Events
+}
+
 // eventURL is the endpoint an event belongs to (endpointOf's URL, without
 // the look-up): its own, or the only endpoint's when it names none.
 func (e *env) eventURL(url string) string {
-	if url == "" && len(e.in.Endpoints) == 1 {
-		return e.in.Endpoints[0].URL
+	if url == "" && len(e.all) == 1 {
+		return e.all[0].URL
 	}
 	return url
 }

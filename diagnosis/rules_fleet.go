@@ -14,7 +14,7 @@ func init() {
 		rule{id: "routing_skew", checks: "load and latency even across replicas of one model", needs: needReplicas, hold: holdDefault, eval: ruleSkew},
 		rule{id: "replica_outlier", checks: "each replica's TTFT, TPOT, KV and queue near its model's median", needs: needReplicas, hold: holdDefault, eval: ruleOutlier},
 		rule{id: "fleet_share", checks: "how many replicas of each model share a symptom", needs: needReplicas, hold: holdDefault, eval: ruleShare},
-		rule{id: "release_regression", checks: "latency after a restart vs before, at similar load", needs: needMetrics, hold: holdNone, eval: ruleRegression},
+		rule{id: "release_regression", checks: "latency after a restart vs before, at similar load", needs: needMetrics, hold: holdNone, local: true, eval: ruleRegression},
 	)
 }
 
@@ -47,6 +47,7 @@ func replicaGroups(eps []Endpoint) map[string][]*Endpoint {
 // evaluation (at 500 endpoints, building it for every rule that asks was
 // most of the rules' allocations).
 func (e *env) replicas() map[string][]*Endpoint {
+	e.cross()
 	if !e.groupsDone {
 		e.groups, e.groupsDone = replicaGroups(e.withMetrics()), true
 	}
@@ -197,12 +198,12 @@ func ruleRegression(e *env) []Finding {
 			continue
 		}
 		b := ep.Before
-		rs := recentRestarts(*ep, e.in.Time)
+		rs := recentRestarts(e, ep)
 		if b == nil || len(rs) == 0 {
 			continue
 		}
 		judged++
-		since := e.in.Time.Sub(rs[len(rs)-1])
+		since := e.now().Sub(rs[len(rs)-1])
 		var changes []string
 		if ep.Identity.Version != "" && b.Version != "" && ep.Identity.Version != b.Version {
 			changes = append(changes, "version "+b.Version+" → "+ep.Identity.Version)

@@ -191,7 +191,7 @@ func ruleXid(e *env) []Finding {
 	for i := len(e.in.Events) - 1; i >= 0; i-- {
 		x := e.in.Events[i]
 		gpu := x.Fields["gpu"]
-		if x.Kind != model.KindGPUXid || seen[gpu] || e.in.Time.Sub(x.Time) > e.cfg.EventWindow || x.Time.After(e.in.Time) {
+		if x.Kind != model.KindGPUXid || seen[gpu] || e.past(x.Time, e.cfg.EventWindow) || e.ahead(x.Time) {
 			continue
 		}
 		seen[gpu] = true

@@ -204,7 +204,7 @@ func ruleOOMKill(e *env) []Finding {
 	seen := map[string]bool{}
 	for i := len(e.in.Events) - 1; i >= 0; i-- {
 		x := e.in.Events[i]
-		if x.Kind != model.KindOOMKilled || seen[x.Endpoint] || e.in.Time.Sub(x.Time) > e.cfg.EventWindow {
+		if x.Kind != model.KindOOMKilled || seen[x.Endpoint] || e.past(x.Time, e.cfg.EventWindow) {
 			continue
 		}
 		seen[x.Endpoint] = true

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(rule{id: "output_tail", checks: "no long tail of outputs holds decode slots", needs: needMetrics, hold: holdDefault, eval: ruleOutputTail})
+	register(rule{id: "output_tail", checks: "no long tail of outputs holds decode slots", needs: needMetrics, hold: holdDefault, local: true, eval: ruleOutputTail})
 }
 
 // longOutput is the output length (tokens) from which a tail of outputs

@@ -63,7 +63,7 @@ func ruleLogMismatch(e *env) []Finding {
 				Evidence{Text: fmt.Sprintf("generation %s tok/s on /metrics vs %s in the log%s", num(st.GenTPS.V), num(lg.GenTPS.V), at), Source: "scrape vs log", Window: st.RateWindow})
 		}
 		le, ok := logEngine[ep.URL]
-		if !ok && len(e.in.Endpoints) == 1 {
+		if !ok && len(e.all) == 1 {
 			le, ok = logEngine[""] // a log attached without an endpoint is the only endpoint's
 		}
 		if ok && ep.Engine() != model.Unknown && !sameEngineFamily(le, ep.Engine()) {

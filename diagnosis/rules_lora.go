@@ -16,7 +16,7 @@ import (
 // names the adapters.
 func init() {
 	register(rule{id: "lora_starved", checks: "no requests deferred for a LoRA adapter slot while KV and the batch have room",
-		needs: needMetrics, hold: holdDefault, eval: ruleLoRAStarved})
+		needs: needMetrics, hold: holdDefault, local: true, eval: ruleLoRAStarved})
 }
 
 func ruleLoRAStarved(e *env) []Finding {

@@ -12,8 +12,8 @@ import (
 
 func init() {
 	register(
-		rule{id: "kv_full", checks: "KV cache below the high-water mark", needs: needMetrics, hold: func(c Config) time.Duration { return c.KVFor }, eval: ruleKVFull},
-		rule{id: "kv_preemption", checks: "preemptions/retractions per second", needs: needMetrics, hold: holdShort, eval: rulePreempt},
+		rule{id: "kv_full", checks: "KV cache below the high-water mark", needs: needMetrics, hold: func(c Config) time.Duration { return c.KVFor }, local: true, eval: ruleKVFull},
+		rule{id: "kv_preemption", checks: "preemptions/retractions per second", needs: needMetrics, hold: holdShort, local: true, eval: rulePreempt},
 	)
 }
 

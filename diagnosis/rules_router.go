@@ -57,11 +57,12 @@ func hostPort(raw string) string {
 
 // watchedAt is the endpoint llmtop watches at a router's server URL.
 func (e *env) watchedAt(server string) (Endpoint, bool) {
+	e.cross()
 	hp := hostPort(server)
 	if hp == "" {
 		return Endpoint{}, false
 	}
-	for ep := range each(e.in.Endpoints) {
+	for ep := range each(e.all) {
 		if ep.Identity.Layer == "" && hostPort(ep.URL) == hp {
 			return *ep, true
 		}
@@ -87,7 +88,7 @@ func backendTraffic(c Config, b model.Backend) (string, bool) {
 // than RouteLag (dead) while the router still counts it healthy.
 func ruleDeadBackendTraffic(e *env) []Finding {
 	var out []Finding
-	now := e.in.Time
+	now := e.now()
 	for _, r := range e.routers() {
 		if !e.routerFresh(r) {
 			continue
@@ -131,7 +132,7 @@ func ruleDeadBackendTraffic(e *env) []Finding {
 // routerFresh reports whether a router's word is now's: read within
 // RouteLag and not down (a router down keeps its last word).
 func (e *env) routerFresh(r Endpoint) bool {
-	return !r.isDown() && !r.Scrape.Time.IsZero() && e.in.Time.Sub(r.Scrape.Time) <= e.cfg.RouteLag
+	return !r.isDown() && !r.Scrape.Time.IsZero() && e.now().Sub(r.Scrape.Time) <= e.cfg.RouteLag
 }
 
 // queueRole is the engines' role a router queue's worker type names (""

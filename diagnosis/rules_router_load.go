@@ -52,7 +52,7 @@ func inRotation(r Endpoint) []model.Backend {
 // acted on, however old).
 func (e *env) loadRangeNow(r Endpoint) *model.LoadRange {
 	lr := r.Identity.LoadRange
-	if lr == nil || lr.ActedAt.IsZero() || e.in.Time.Sub(lr.ActedAt) > e.cfg.RouteRouterWindow {
+	if lr == nil || lr.ActedAt.IsZero() || e.now().Sub(lr.ActedAt) > e.cfg.RouteRouterWindow {
 		return nil
 	}
 	return lr

@@ -36,7 +36,7 @@ func holdRoute(c Config) time.Duration { return max(c.RouteHold, c.RouteLag) }
 // engine reads 0 running for seconds after it starts while the router
 // already counts requests to it).
 func (e *env) settled(ep *Endpoint) bool {
-	now, lag := e.in.Time, e.cfg.RouteLag
+	now, lag := e.now(), e.cfg.RouteLag
 	if ep.isDown() || !ep.State.Running.OK || (!ep.LastOK.IsZero() && now.Sub(ep.LastOK) > lag) {
 		return false
 	}
@@ -52,6 +52,7 @@ func (e *env) settled(ep *Endpoint) bool {
 // routePools are the pools with two or more settled members, by name,
 // each sorted by URL; built once per evaluation (four rules read them).
 func (e *env) routePools() ([]string, map[string][]*Endpoint) {
+	e.cross()
 	if e.poolsDone {
 		return e.poolNames, e.pools
 	}
@@ -116,9 +117,10 @@ func urlList(eps []*Endpoint) string {
 // whose worker list names a member, or, where none lists its workers, the
 // one kind of router watched (nil when unknown or more than one kind).
 func (e *env) layerInFront(eps []*Endpoint) *engines.Layer {
+	e.cross()
 	var listing, any *engines.Layer
 	listed, kinds := 0, 0
-	for ep := range each(e.in.Endpoints) {
+	for ep := range each(e.all) {
 		ly := engines.LayerByWhat(ep.Identity.Layer)
 		if ly == nil || ly.Role != engines.RoleRouter || ep.isDown() {
 			continue
@@ -550,6 +552,7 @@ func (e *env) decodeTTFT(m string) (model.Dist, string, bool) {
 
 // pdPools pairs each model's settled prefill and decode members.
 func (e *env) pdPools() (models []string, prefill, decode map[string][]*Endpoint) {
+	e.cross()
 	prefill, decode = map[string][]*Endpoint{}, map[string][]*Endpoint{}
 	eps := e.withMetrics()
 	for i := range eps {

@@ -16,7 +16,7 @@ import (
 
 func init() {
 	register(rule{id: "concurrency_cap", checks: "running requests below the concurrency cap (llama.cpp slots) while requests wait",
-		needs: needMetrics, hold: holdDefault, eval: ruleConcurrencyCap})
+		needs: needMetrics, hold: holdDefault, local: true, eval: ruleConcurrencyCap})
 }
 
 func ruleConcurrencyCap(e *env) []Finding {

@@ -12,8 +12,8 @@ import (
 
 func init() {
 	register(
-		rule{id: "ttft_high", checks: "TTFT p99 within the SLO (split into queueing vs prefill)", needs: needMetrics, hold: holdDefault, eval: ruleTTFT},
-		rule{id: "queue_backlog", checks: "waiting requests below the backlog threshold", needs: needMetrics, hold: func(c Config) time.Duration { return c.WaitingFor }, eval: ruleBacklog},
+		rule{id: "ttft_high", checks: "TTFT p99 within the SLO (split into queueing vs prefill)", needs: needMetrics, hold: holdDefault, local: true, eval: ruleTTFT},
+		rule{id: "queue_backlog", checks: "waiting requests below the backlog threshold", needs: needMetrics, hold: func(c Config) time.Duration { return c.WaitingFor }, local: true, eval: ruleBacklog},
 	)
 }
 
@@ -224,7 +224,7 @@ func queueFinding(e *env, p *Endpoint, id, title string, ev []Evidence, sev mode
 	if !capKnown && st.Waiting.OK && st.Waiting.V > 0 && st.KVUsage.OK && st.KVUsage.V < 0.8 && st.Running.OK && st.Running.V > 0 {
 		// vLLM-style schedulers admit while running < cap and KV has room:
 		// with requests waiting and KV free, the batch is at the cap.
-		limit, capKnown, inferred = int(math.Round(maxRunning(ep))), true, true
+		limit, capKnown, inferred = int(math.Round(maxRunning(e, ep))), true, true
 	}
 	atCap := capKnown && st.Running.OK && st.Running.V >= 0.9*float64(limit)
 	// "at the concurrency cap (N)", said as an inference where the engine
@@ -345,9 +345,9 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 }
 
 // maxRunning is the largest running batch seen: now or in the history.
-func maxRunning(ep Endpoint) float64 {
+func maxRunning(e *env, ep Endpoint) float64 {
 	m := ep.State.Running.Or(0)
-	for _, p := range ep.Batch {
+	for _, p := range e.batch(&ep) {
 		m = math.Max(m, p.Running)
 	}
 	return m

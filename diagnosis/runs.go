@@ -237,7 +237,7 @@ func restartsFromRuns(e *env, ep Endpoint) []Finding {
 	n := len(ep.Runs)
 	var crashes []model.Run
 	for _, r := range ep.Runs {
-		if r.End == model.RunCrash && r.Ended != nil && e.in.Time.Sub(*r.Ended) <= restartWindow {
+		if r.End == model.RunCrash && r.Ended != nil && !e.past(*r.Ended, restartWindow) {
 			crashes = append(crashes, r)
 		}
 	}
@@ -256,12 +256,12 @@ func restartsFromRuns(e *env, ep Endpoint) []Finding {
 		return nil
 	}
 	prev, cur := ep.Runs[n-2], ep.Runs[n-1]
-	if e.in.Time.Sub(cur.Started) > restartWindow || cur.Ended != nil {
+	if cur.Ended != nil || e.past(cur.Started, restartWindow) {
 		// Old news, or the run that restart began has ended too: the
 		// stop's own finding speaks now, not the restart before it.
 		return nil
 	}
-	ago := dur(e.in.Time.Sub(cur.Started).Round(1e9))
+	ago := dur(e.now().Sub(cur.Started).Round(1e9))
 	diff := CompareRuns(prev, cur, e.cfg).Config
 	f := Finding{ID: "restarts", Endpoint: ep.URL, Category: Availability}
 	ev := []Evidence{{Text: fmt.Sprintf("run %d started %s ago (%s)", cur.N, ago, nonEmpty(cur.StartedBy, "restart")), Source: "run ledger"}}
@@ -282,7 +282,7 @@ func restartsFromRuns(e *env, ep Endpoint) []Finding {
 			// Serving again for a while: history, not what to look at now
 			// (the demo's next segments led with this WARN throughout).
 			f.Severity, f.Title = model.SevInfo, "engine recovered from a crash"
-			ev = append(ev, Evidence{Text: "served again since the restart, " + dur(e.in.Time.Sub(back).Round(time.Second)) + " ago", Source: "run ledger"})
+			ev = append(ev, Evidence{Text: "served again since the restart, " + dur(e.now().Sub(back).Round(time.Second)) + " ago", Source: "run ledger"})
 		}
 		f.Cause = "the engine process died and was restarted by its supervisor"
 		f.Actions = []Action{{Change: "fix what the crash line says (memory and startup findings name the flag)",
@@ -317,7 +317,7 @@ func recovered(e *env, ep Endpoint) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	back := ep.Runs[n-1].Started
-	return back, e.in.Time.Sub(back) >= recoveredAfter
+	return back, e.reached(back, recoveredAfter)
 }
 
 // minCompared is how long each run must have served before their
@@ -335,9 +335,10 @@ func regressionFromRuns(e *env, ep Endpoint) (f Finding, found, judged bool) {
 		return Finding{}, false, false
 	}
 	prev, cur := ep.Runs[n-2], ep.Runs[n-1]
-	if cur.Ended != nil || e.in.Time.Sub(cur.Started) > restartWindow {
+	if cur.Ended != nil || e.past(cur.Started, restartWindow) {
 		return Finding{}, false, false
 	}
+	e.now() // the current run's summary (ServedS, its rates) moves with the clock
 	if prev.Summary.ServedS < minCompared || cur.Summary.ServedS < minCompared {
 		// a run's first seconds are warm-up and noise, not its latency
 		e.lack(&ep, fmt.Sprintf("latency after the restart vs before (each run must serve %d s first: %s and %s so far)",

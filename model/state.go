@@ -103,9 +103,11 @@ type State struct {
 func (s *Store) State(k Key, window time.Duration) State {
 	es := s.pick(k)
 	free := s.windowFree(es, k)
-	if free && es.kept.ok && es.kept.changes == s.changes[k.Endpoint] {
+	if free && es.kept.ok && es.kept.readings == s.readings[k.Endpoint] {
+		// what it reads stands (a steady replica's same numbers): only
+		// the newest sample's time and the count moved
 		st := es.kept.st
-		st.Window = window
+		st.Window, st.Time, st.Samples = window, es.last.Time, es.n
 		return st
 	}
 	// Nothing is kept here: a read writes nothing (readers on several
@@ -150,19 +152,19 @@ func (s *Store) windowFree(es *endpointSeries, k Key) bool {
 func (s *Store) Settle() {
 	for _, k := range s.keys {
 		es := s.pick(k)
-		if es == nil || es.kept.ok && es.kept.changes == s.changes[k.Endpoint] || !s.windowFree(es, k) {
+		if es == nil || es.kept.ok && es.kept.readings == s.readings[k.Endpoint] || !s.windowFree(es, k) {
 			continue
 		}
-		es.kept = keptState{st: s.stateOf(es, k, s.cfg.MaxWindow), changes: s.changes[k.Endpoint], ok: true}
+		es.kept = keptState{st: s.stateOf(es, k, s.cfg.MaxWindow), readings: s.readings[k.Endpoint], ok: true}
 	}
 }
 
-// keptState is a window-free State kept with the endpoint's change count
-// it was worked out at.
+// keptState is a window-free State kept with the endpoint's readings mark
+// it was worked out at (Readings).
 type keptState struct {
-	st      State
-	changes uint64
-	ok      bool
+	st       State
+	readings uint64
+	ok       bool
 }
 
 // StateFrom returns the state built from one source only (to cross-check a

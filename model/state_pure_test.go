@@ -31,7 +31,7 @@ func TestStateReadsWriteNothing(t *testing.T) {
 	}
 	s.Settle()
 	es := s.series[srcKey{keys[0], FromScrape}]
-	if !es.kept.ok || es.kept.changes != s.Changes(keys[0].Endpoint) {
+	if !es.kept.ok || es.kept.readings != s.Readings(keys[0].Endpoint) {
 		t.Fatal("Settle kept no window-free State")
 	}
 	es.kept.st.Running = Some(-1) // what a read of the kept State shows

@@ -107,7 +107,11 @@ type Store struct {
 	// changed (Changes): a number no other change of any endpoint has, so
 	// an endpoint forgotten and seen again never reads as unchanged.
 	changes map[string]uint64
-	seq     uint64
+	// readings is, by endpoint, the newest of seq when what its history
+	// reads changed (Readings): as changes, but a sample that reads as the
+	// one before it (sameReading) moves changes only.
+	readings map[string]uint64
+	seq      uint64
 }
 
 type srcKey struct {
@@ -131,6 +135,7 @@ func NewStore(cfg StoreConfig) *Store {
 		series:     map[srcKey]*endpointSeries{},
 		byEndpoint: map[string][]Key{},
 		changes:    map[string]uint64{},
+		readings:   map[string]uint64{},
 	}
 }
 
@@ -140,9 +145,28 @@ func NewStore(cfg StoreConfig) *Store {
 // is unchanged, and working it out again was the refresh's cost.
 func (s *Store) Changes(endpoint string) uint64 { return s.changes[endpoint] }
 
+// Readings moves whenever what endpoint's history reads changes: as
+// Changes, but not for a sample that reads as the one before it (the same
+// numbers, facts and notes at a later time, sameReading). A window-free
+// State (windowFree) stands while it does, but for its Time and Samples:
+// a steady replica of a fleet reads the same numbers refresh after
+// refresh, and what is worked out from them need not be again.
+func (s *Store) Readings(endpoint string) uint64 { return s.readings[endpoint] }
+
+// StateMark is the mark k's State follows: Readings when the State is
+// window-free (its newest sample decides it, but for Time and Samples),
+// Changes otherwise (its windows move with every sample).
+func (s *Store) StateMark(k Key) uint64 {
+	if s.windowFree(s.pick(k), k) {
+		return s.readings[k.Endpoint]
+	}
+	return s.changes[k.Endpoint]
+}
+
 func (s *Store) changed(endpoint string) {
 	s.seq++
 	s.changes[endpoint] = s.seq
+	s.readings[endpoint] = s.seq
 }
 
 type endpointSeries struct {
@@ -173,9 +197,15 @@ func (s *Store) Add(sm Sample) []Event {
 		sm.Source = FromScrape
 	}
 	k := srcKey{Key{sm.Endpoint, sm.Model}, sm.Source}
-	s.changed(sm.Endpoint) // even out of order: its observations are kept
-	sm.Derived.prepare()   // here, by the owner: State only reads it
+	sm.Derived.prepare() // here, by the owner: State only reads it
 	es := s.series[k]
+	if es != nil && es.n > 0 && es.pending.IsZero() && sm.Time.After(es.last.Time) && sameReading(&es.last, &sm) {
+		// the history grew by a point; what it reads did not change
+		s.seq++
+		s.changes[sm.Endpoint] = s.seq
+	} else {
+		s.changed(sm.Endpoint) // even out of order: its observations are kept
+	}
 	if es == nil {
 		es = &endpointSeries{
 			key:      k.Key,
@@ -247,6 +277,7 @@ func (s *Store) Forget(k Key) {
 	if len(ks) == 0 {
 		delete(s.byEndpoint, k.Endpoint)
 		delete(s.changes, k.Endpoint) // nothing kept of it: nothing to change
+		delete(s.readings, k.Endpoint)
 	} else {
 		s.byEndpoint[k.Endpoint] = ks
 	}

@@ -32,7 +32,7 @@ func BenchmarkRefresh500(b *testing.B)  { benchRefresh(b, 500) }
 func BenchmarkRefresh2000(b *testing.B) { benchRefresh(b, 2000) }
 
 func benchRefresh(b *testing.B, n int) {
-	fl := newBenchFleet(b, n)
+	fl := newBenchFleet(b, n, 1)
 	mon := core.New(core.Options{Window: 5 * time.Minute, Store: StoreConfig(5 * time.Second)})
 	fl.warmUp(func(msgs []model.Input) {
 		mon.Apply(model.Batch(msgs))
@@ -64,11 +64,22 @@ func benchRefresh(b *testing.B, n int) {
 // (%core@5s). BenchmarkFleetCost2000 is the same at 2 000.
 //
 //	go test ./sources/prometheus -run '^$' -bench 'FleetCost(500|2000)$' -count 5
-func BenchmarkFleetCost500(b *testing.B)  { benchFleetCost(b, 500) }
-func BenchmarkFleetCost2000(b *testing.B) { benchFleetCost(b, 2000) }
+//
+// BenchmarkFleetCost500Steady and BenchmarkFleetCost2000Steady are the same
+// fleets at rest: one replica in twenty changes its numbers at each
+// refresh, the rest answer what they answered before (a fleet's usual
+// refresh). judged/refresh is how many replicas the rules judged again.
+//
+//	go test ./sources/prometheus -run '^$' -bench 'FleetCost(500|2000)Steady$' -count 5
+func BenchmarkFleetCost500(b *testing.B)        { benchFleetCost(b, 500, 1) }
+func BenchmarkFleetCost2000(b *testing.B)       { benchFleetCost(b, 2000, 1) }
+func BenchmarkFleetCost500Steady(b *testing.B)  { benchFleetCost(b, 500, 20) }
+func BenchmarkFleetCost2000Steady(b *testing.B) { benchFleetCost(b, 2000, 20) }
 
-func benchFleetCost(b *testing.B, n int) {
-	fl := newBenchFleet(b, n)
+// benchFleetCost measures n replicas of which one in every changes its
+// numbers at each refresh.
+func benchFleetCost(b *testing.B, n, every int) {
+	fl := newBenchFleet(b, n, every)
 	mon := core.New(core.Options{Window: 5 * time.Minute, Store: StoreConfig(5 * time.Second)})
 	m := tui.New(tui.Options{Now: fl.t, Fleet: true, Window: 5 * time.Minute, Core: mon,
 		Sources: map[string]string{"prometheus": ""}})
@@ -79,6 +90,7 @@ func benchFleetCost(b *testing.B, n int) {
 		_ = m.View()
 	})
 	b.ReportAllocs()
+	judged := 0
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -87,6 +99,7 @@ func benchFleetCost(b *testing.B, n int) {
 		_ = m.View() // held: the data waits for the frame timer
 		m.Update(tui.Frame())
 		_ = m.View() // the refresh's frame
+		judged += mon.Judged()
 		for s := range 4 {
 			// the clock's frames, one a second until the next refresh (no
 			// new data: the rules do not run again, the rows are cached)
@@ -96,6 +109,7 @@ func benchFleetCost(b *testing.B, n int) {
 	}
 	b.StopTimer()
 	reportShare(b, cpuTime()-cpu0)
+	b.ReportMetric(float64(judged)/float64(b.N), "judged/refresh")
 }
 
 // BenchmarkFleetSource500 is the source's share of BenchmarkFleetCost500:
@@ -107,7 +121,7 @@ func BenchmarkFleetSource500(b *testing.B)  { benchFleetSource(b, 500) }
 func BenchmarkFleetSource2000(b *testing.B) { benchFleetSource(b, 2000) }
 
 func benchFleetSource(b *testing.B, n int) {
-	fl := newBenchFleet(b, n)
+	fl := newBenchFleet(b, n, 1)
 	fl.warmUp(func([]model.Input) {})
 	b.ReportAllocs()
 	cpu0 := cpuTime()
@@ -121,8 +135,9 @@ func benchFleetSource(b *testing.B, n int) {
 
 // benchFleet is a source reading n vLLM replicas from a fake Prometheus
 // whose answers are precomputed in four sets of values that differ for
-// every replica (a busy fleet: each refresh changes every number); warm is
-// the first refresh's messages (the targets' Origins).
+// every replica (a busy fleet: each refresh changes every number), or for
+// one replica in every (a fleet at rest: the others' numbers stay); warm
+// is the first refresh's messages (the targets' Origins).
 type benchFleet struct {
 	s      *Source
 	f      *fakeProm
@@ -131,7 +146,7 @@ type benchFleet struct {
 	t      time.Time
 }
 
-func newBenchFleet(b *testing.B, n int) *benchFleet {
+func newBenchFleet(b *testing.B, n, every int) *benchFleet {
 	b.Helper()
 	f := &fakeProm{up: map[string]float64{}}
 	for i := range n {
@@ -157,7 +172,11 @@ func newBenchFleet(b *testing.B, n int) *benchFleet {
 		for i := range f.eps {
 			vals := make(map[string]float64, len(base[i]))
 			for k, x := range base[i] {
-				vals[k] = x * (1 + float64((v+i)%4)/50)
+				if i%every == 0 {
+					vals[k] = x * (1 + float64((v+i)%4)/50)
+				} else {
+					vals[k] = x * (1 + float64(i%4)/50)
+				}
 			}
 			f.eps[i].values = vals
 		}

@@ -384,7 +384,7 @@ func TestRealAnswersDecode(t *testing.T) {
 // a 500-replica fleet (every query's, from the same decoders refresh after
 // refresh, as the source reads them).
 func BenchmarkDecode(b *testing.B) {
-	fl := newBenchFleet(b, 500)
+	fl := newBenchFleet(b, 500, 1)
 	var docs [][]byte
 	for _, d := range fl.caches[0] {
 		docs = append(docs, d)
