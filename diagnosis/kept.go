@@ -32,6 +32,8 @@ type kept struct {
 	// handed and idle the rules handed on somewhere and idle everywhere.
 	out          []ruleSaid
 	handed, idle ruleSet
+	// one is the env an endpoint is judged alone in, reused.
+	one env
 	// crossed are the rules marked local that read another endpoint
 	// than the one they judged: judged over the whole input instead.
 	crossed ruleSet
@@ -58,17 +60,20 @@ type verdict struct {
 	allEvs  bool      // a rule read every endpoint's events
 	urlEvs  bool      // a rule read the endpoint's events: evs
 	evs     []model.Event
+	lackBuf []lack // every rule's lacks, said's lacks its parts
 	pass    uint64 // the evaluation that last read it
 	said    []ruleSaid
 	handed  ruleSet
 	idle    ruleSet
 }
 
-// ruleSaid is what one rule said: findings, or inputs it lacked.
+// ruleSaid is what one rule said: findings, or inputs it lacked (from
+// and to: their place among the endpoint's lacks).
 type ruleSaid struct {
-	rule  int
-	fs    []Finding
-	lacks []lack
+	rule     int
+	fs       []Finding
+	lacks    []lack
+	from, to int
 }
 
 // ruleSet is a set of rules by their place in rules.
@@ -195,13 +200,16 @@ func (k *kept) judge(e *env) {
 func (k *kept) judgeOne(e *env, i int, v *verdict, apply ruleSet) {
 	k.judged++
 	ep := &e.in.Endpoints[i]
-	one := &env{in: e.in, all: e.all, cfg: e.cfg, byURL: e.byURL, byEvent: e.byEvent,
+	// one env for every endpoint judged, its lacks' memory kept
+	one := &k.one
+	*one = env{in: e.in, all: e.all, cfg: e.cfg, byURL: e.byURL, byEvent: e.byEvent, lacks: one.lacks[:0],
 		hostedIn: e.hostedIn, routersIn: e.routersIn, layersIn: e.layersIn, memo: e.memo, actions: e.actions}
 	if one.byEvent == nil {
 		one.byEvent = map[string][]model.Event{} // built, empty: no event
 	}
 	one.in.Endpoints = e.in.Endpoints[i : i+1 : i+1]
-	*v = verdict{mark: ep.Mark, gen: k.gen, cgen: k.cgen, before: ep.Before, upSince: ep.UpSince, said: v.said[:0], evs: v.evs[:0]}
+	*v = verdict{mark: ep.Mark, gen: k.gen, cgen: k.cgen, before: ep.Before, upSince: ep.UpSince,
+		said: v.said[:0], evs: v.evs[:0], lackBuf: v.lackBuf[:0]}
 	for r := range rules {
 		if !apply.has(r) {
 			continue
@@ -230,15 +238,23 @@ func (k *kept) judgeOne(e *env, i int, v *verdict, apply ruleSet) {
 			fs[j].Evidence = slices.Clip(fs[j].Evidence)
 			fs[j].Actions = slices.Clip(fs[j].Actions)
 		}
-		v.said = append(v.said, ruleSaid{rule: r, fs: fs, lacks: slices.Clip(one.lacks[lacked:])})
+		// (the lacks' place in one.lacks for now: they move to the
+		// verdict's own memory once every rule has run)
+		v.said = append(v.said, ruleSaid{rule: r, fs: fs, from: lacked, to: len(one.lacks)})
 	}
+	v.lackBuf = append(v.lackBuf, one.lacks...)
+	for j := range v.said {
+		s := &v.said[j]
+		s.lacks = v.lackBuf[s.from:s.to:s.to]
+	}
+	clear(one.lacks)
 	v.timed, v.byCtx, v.until = one.timed, one.ctxRead, one.until
 	if one.batchRead {
 		v.batch = batchMark(ep.Batch)
 	}
 	v.allEvs, v.evGen, v.urlEvs = one.allEvents, k.evGen, one.urlEvents
 	if one.urlEvents {
-		v.evs = slices.Clone(e.eventsOf(ep.URL))
+		v.evs = append(v.evs, e.eventsOf(ep.URL)...)
 	}
 }
 
