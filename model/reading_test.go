@@ -60,6 +60,7 @@ func TestSameReadingKeepsTheStateAndNothingElse(t *testing.T) {
 		if same {
 			kept++
 		}
+		s.Settle() // as the core does before each evaluation
 		got := s.State(k, time.Minute)
 		want := s.stateOf(s.pick(k), k, time.Minute)
 		if !reflect.DeepEqual(got, want) {
