@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/guptarohit/asciigraph"
-
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -167,14 +165,12 @@ func plotValues(vals []float64, w, h int, format func(float64) string, count boo
 	} else if count {
 		step = math.Ceil(step) // 1.5 → 2, 2.5 → 3
 	}
-	out := asciigraph.Plot(vals, asciigraph.Height(h-1), asciigraph.LowerBound(0), asciigraph.UpperBound(step*float64(rows)),
-		asciigraph.YAxisValueFormatter(func(v float64) string {
-			if math.Abs(v) < step/2 {
-				return fmt.Sprintf("%*s", labelW-1, "0") // not "0µs"
-			}
-			return fmt.Sprintf("%*s", labelW-1, format(max(0, math.Round(v/step)*step)))
-		}))
-	lines := strings.Split(out, "\n")
+	lines := linePlot(vals, h-1, step*float64(rows), func(v float64) string {
+		if math.Abs(v) < step/2 {
+			return fmt.Sprintf("%*s", labelW-1, "0") // not "0µs"
+		}
+		return fmt.Sprintf("%*s", labelW-1, format(max(0, math.Round(v/step)*step)))
+	})
 	for i := range lines {
 		lines[i] = fit(lines[i], w)
 	}
