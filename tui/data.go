@@ -91,6 +91,12 @@ type Data struct {
 	// clock so far (see draw_clock.go)
 	drawing bool
 	use     clockUse
+	// frame counts the frames drawn (Render), rendering is set while one
+	// is: a part drawn twice in one frame is drawn once (clear, the
+	// findings pane's all-clear view); outside a frame, every time
+	frame     uint64
+	rendering bool
+	clear     clearParts
 	// plots are the charts' last plots, by chart (see plotAt)
 	plots map[string]*plotMemo
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,9 +165,54 @@ func after(text, line string) string {
 // allClear says what was checked: the symptom table, and the inputs that
 // were missing.
 func allClear(d *Data, rep diagnosis.Report, w, h int) string {
+	c := d.clearParts(rep, w)
+	if c.absent != "" {
+		return c.absent
+	}
+	out := slices.Clip(c.head)
+	if c.short != "" {
+		// wrapped while the pane has rows to spare: what was not checked
+		// is the point of the line, cut it read "behaviour probe: not ru…"
+		nc := c.nc
+		if len(out)+len(nc) > h {
+			nc = []string{c.short}
+		}
+		out = append(out, nc...)
+	}
+	return lines(out, h)
+}
+
+// clearParts is what allClear draws at width w before it is cut to a
+// height: the findings pane's Height and View both ask for it in a frame,
+// and it is drawn once (with what it read of the clock, noted again for
+// the second).
+type clearParts struct {
+	frame  uint64
+	w      int
+	ok     bool
+	clock  clockUse
+	absent string   // an absent source's reason: all there is
+	head   []string // the headline, forming lines and the symptom table
+	nc     []string // what was not checked, wrapped
+	short  string   // the same on one line ("" when all was checked)
+}
+
+func (d *Data) clearParts(rep diagnosis.Report, w int) *clearParts {
+	c := &d.clear
+	if c.ok && d.rendering && c.frame == d.frame && c.w == w {
+		d.replay(c.clock)
+		return c
+	}
+	*c = clearParts{frame: d.frame, w: w, ok: true}
+	c.clock = d.noting(func() { c.draw(d, rep, w) })
+	return c
+}
+
+func (c *clearParts) draw(d *Data, rep diagnosis.Report, w int) {
 	s := d.Styles
 	if why := absentReason(d); why != "" && len(d.Endpoints()) == 0 {
-		return s.Faint.Render(why)
+		c.absent = s.Faint.Render(why)
+		return
 	}
 	var out []string
 	if len(rep.Pending) == 0 {
@@ -211,18 +257,13 @@ func allClear(d *Data, rep diagnosis.Report, w, h int) string {
 			out = append(out, row+s.Level(r.lvl).Render(verdict))
 		}
 	}
+	c.head = out
 	if m := missingShort(rep.Missing); m != "" {
-		// wrapped while the pane has rows to spare: what was not checked
-		// is the point of the line, cut it read "behaviour probe: not ru…"
-		nc := wrapIndent("not checked: ", "  ", m, w)
-		if len(out)+len(nc) > h {
-			nc = []string{clipWords("not checked: "+m, w)}
+		for _, l := range wrapIndent("not checked: ", "  ", m, w) {
+			c.nc = append(c.nc, s.Faint.Render(l))
 		}
-		for _, l := range nc {
-			out = append(out, s.Faint.Render(l))
-		}
+		c.short = s.Faint.Render(clipWords("not checked: "+m, w))
 	}
-	return lines(out, h)
 }
 
 // missingShort names the missing inputs without their explanations.

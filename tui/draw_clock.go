@@ -46,6 +46,33 @@ func (d *Data) changesAt(t time.Time) {
 	}
 }
 
+// noting runs f as part of the draw under way and returns what f alone
+// read of the clock, so that a part kept for another draw in the same
+// frame can be noted there too (replay).
+func (d *Data) noting(f func()) clockUse {
+	outer, drawing := d.use, d.drawing
+	d.drawing, d.use = true, clockUse{at: d.clock()}
+	f()
+	part := d.use
+	d.drawing, d.use = drawing, outer
+	d.replay(part)
+	return part
+}
+
+// replay notes, in the draw under way, what a part it reuses read of the
+// clock.
+func (d *Data) replay(u clockUse) {
+	if !d.drawing {
+		return
+	}
+	if u.raw {
+		d.use.raw = true
+	}
+	if !u.until.IsZero() {
+		d.changesAt(u.until)
+	}
+}
+
 // ageText is how long ago t was, as fmtDur says it, noting when that text
 // changes.
 func (d *Data) ageText(t time.Time) string {

@@ -35,15 +35,23 @@ func retarget(s model.Scrape, url string) model.Scrape {
 // cacheModel is two endpoints (healthy and stressed) 70 s in, with the
 // log and the host of the first, at 200×60.
 func cacheModel(t *testing.T, noColor bool) (*Model, func(i int) []tea.Msg) {
+	return cacheModelOf(t, noColor, []string{testURL, otherURL})
+}
+
+// cacheModelOf is cacheModel watching eps (the first, or both).
+func cacheModelOf(t *testing.T, noColor bool, eps []string) (*Model, func(i int) []tea.Msg) {
 	t.Helper()
-	m := New(Options{Endpoints: []string{testURL, otherURL}, Now: t0, NoColor: noColor, NoGPU: true,
+	m := New(Options{Endpoints: eps, Now: t0, NoColor: noColor, NoGPU: true,
 		Sources: map[string]string{"engine": "", "gpu": "", "logs": "", "host": ""}})
 	m.Update(model.GPUSnapshot{Time: t0, Err: "GPU reading off (--no-gpu)"})
 	a, b := scrapes(200, varied), scrapes(200, stressed)
 	second := func(i int) []tea.Msg {
-		return []tea.Msg{a[i], retarget(b[i], otherURL),
-			model.LogLine{Time: a[i].Time.Add(-300 * time.Millisecond), Endpoint: testURL,
-				Text: fmt.Sprintf(`INFO:     127.0.0.1:%d - "POST /v1/chat/completions HTTP/1.1" 200 OK`, 50000+i)}}
+		log := model.LogLine{Time: a[i].Time.Add(-300 * time.Millisecond), Endpoint: testURL,
+			Text: fmt.Sprintf(`INFO:     127.0.0.1:%d - "POST /v1/chat/completions HTTP/1.1" 200 OK`, 50000+i)}
+		if len(eps) == 1 {
+			return []tea.Msg{a[i], log, log}
+		}
+		return []tea.Msg{a[i], retarget(b[i], otherURL), log}
 	}
 	for i := 0; i < 70; i++ {
 		for _, msg := range second(i) {
@@ -54,7 +62,9 @@ func cacheModel(t *testing.T, noColor bool) (*Model, func(i int) []tea.Msg) {
 		}
 	}
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
-	m.Update(closeOverlayMsg{}) // from the fleet to the first endpoint's panes
+	if len(eps) > 1 {
+		m.Update(closeOverlayMsg{}) // from the fleet to the first endpoint's panes
+	}
 	return m, second
 }
 
@@ -218,9 +228,16 @@ func TestUnchangedPanesAndLinesAreKept(t *testing.T) {
 // person does (focus, zoom of each pane, the window, the selection, a
 // pause, a resize).
 func TestFrameCacheRandomWalk(t *testing.T) {
-	for _, noColor := range []bool{false, true} {
-		m, second := cacheModel(t, noColor)
-		rng := rand.New(rand.NewPCG(33, uint64(len(fmt.Sprint(noColor)))))
+	for i, c := range []struct {
+		noColor bool
+		eps     []string
+	}{{false, []string{testURL, otherURL}}, {true, []string{testURL, otherURL}}, {false, []string{testURL}}, {true, []string{testURL}}} {
+		noColor := c.noColor
+		m, second := cacheModelOf(t, noColor, c.eps)
+		if len(c.eps) == 1 && !strings.Contains(ansi.Strip(m.Render()), "no findings") {
+			t.Fatal("one healthy endpoint has findings: the all-clear view goes untested")
+		}
+		rng := rand.New(rand.NewPCG(33, uint64(i)))
 		at := 70
 		keys := []string{"tab", "1", "2", "3", "4", "5", "6", "7", "8", "9", "esc", "]", "[", "right", "left", "p", "j", "k"}
 		for step := 0; step < 400; step++ {
@@ -252,7 +269,7 @@ func TestFrameCacheRandomWalk(t *testing.T) {
 				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 				what = fmt.Sprintf("a resize to %d×%d", w, h)
 			}
-			sameAsScratch(t, m, fmt.Sprintf("step %d (%s, noColor %v)", step, what, noColor))
+			sameAsScratch(t, m, fmt.Sprintf("step %d (%s, noColor %v, %d endpoints)", step, what, noColor, len(c.eps)))
 		}
 	}
 }

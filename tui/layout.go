@@ -143,6 +143,8 @@ func (m *Model) Render() string {
 	}
 	w, h := m.width, m.height
 	m.d.Zoom = m.zoom
+	m.d.frame, m.d.rendering = m.d.frame+1, true
+	defer func() { m.d.rendering = false }()
 	if m.mode() == modeTooSmall {
 		return tooSmall(w, h)
 	}

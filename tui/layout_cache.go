@@ -225,5 +225,5 @@ func (m *Model) dropCaches() {
 	}
 	m.rows, m.rowParts = nil, nil
 	m.keysLine, m.lastFrame = "", ""
-	m.d.plots = nil
+	m.d.plots, m.d.clear = nil, clearParts{}
 }
