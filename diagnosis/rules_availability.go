@@ -2,6 +2,7 @@ package diagnosis
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -105,6 +106,17 @@ func ruleUnhealthy(e *env) []Finding {
 	return out
 }
 
+// notFoundStatus is the HTTP status of a not-found scrape error ("…/metrics:
+// 501 Not Implemented"), 404 when the message names none.
+func notFoundStatus(err string) string {
+	if m := httpStatusIn.FindStringSubmatch(err); m != nil {
+		return m[1]
+	}
+	return "404"
+}
+
+var httpStatusIn = regexp.MustCompile(`: (404|501) `)
+
 // metricsEnable is how each engine serves its metrics (Levers.EnableMetrics).
 var metricsEnable = byEngine(func(l engines.Levers) engines.Change { return l.EnableMetrics })
 
@@ -121,7 +133,9 @@ func ruleMetricsErr(e *env) []Finding {
 		cause := "llmtop cannot read the engine's metrics, so the latency and KV rules are blind"
 		switch k {
 		case model.ErrNotFound:
-			title = "metrics endpoint returns 404"
+			// llama-server answers 501 where --metrics is off: the title names
+			// the status the route gave, not always 404.
+			title = "metrics endpoint returns " + notFoundStatus(ep.Scrape.Err)
 			cause = "the engine was started without its metrics switch, or a proxy does not forward /metrics"
 			acts = forEngine(ep.Engine(), metricsEnable)
 			answers := strings.Contains(ep.Scrape.Err, "answers, but without any")

@@ -65,6 +65,14 @@ func TestAvailabilityRules(t *testing.T) {
 				t.Errorf("%+v", f.Actions)
 			}
 		}},
+		{name: "llama-server without --metrics answers 501: the title says 501, not 404", in: input(ep(func(e *Endpoint) {
+			down(model.ErrNotFound, "http://127.0.0.1:8080/metrics: 501 Not Implemented")(e)
+			e.Identity.Engine = model.LlamaCpp
+		})), want: "metrics_unavailable", check: func(t *testing.T, f *Finding) {
+			if f.Title != "metrics endpoint returns 501" || !hasAction(f, "--metrics") {
+				t.Errorf("%q %+v", f.Title, f.Actions)
+			}
+		}},
 		{name: "vLLM 404: wrong port, route or proxy, not a flag", in: input(ep(func(e *Endpoint) {
 			down(model.ErrNotFound, "http://h:8000/metrics: 404 Not Found")(e)
 			e.Identity.Engine = model.VLLM
