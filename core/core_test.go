@@ -470,3 +470,59 @@ func TestFindingsClosingTogetherAreToldInOneOrder(t *testing.T) {
 		}
 	}
 }
+
+// A SIGSTOPped (hung) engine: the kernel still accepts connections on its
+// port, so every scrape times out. That is a hang, not a kill: the run
+// does not end as a crash, the lifecycle is not "crashed", and the
+// endpoint-down finding, once open, stays open (ending the run closed
+// it, and it formed again 10 s later).
+func TestHungEngineIsNotACrash(t *testing.T) {
+	m := newMonitor()
+	for _, l := range banner(at(0), "{}") {
+		m.Apply(l)
+	}
+	run(m, newEngine("0.11.0", at(0), 0.02), 1, 20, 5, 100)
+	opened := false
+	for s := 21.0; s < 60; s++ {
+		m.Apply(model.Scrape{Endpoint: url, Time: at(s), Err: "http://127.0.0.1:8000/metrics: no answer within 2s", ErrKind: model.ErrTimeout,
+			Identity: model.Identity{Health: model.HealthDown}})
+		m.Tick(at(s))
+		m.Evaluate(at(s))
+		open := strings.Contains(findingIDs(m.Report().Findings), "endpoint_down")
+		if opened && !open {
+			t.Fatalf("at %vs the endpoint-down finding closed while the engine still does not answer: %s", s, findingIDs(m.Report().Findings))
+		}
+		opened = opened || open
+	}
+	ep := m.Endpoint(url)
+	if r := ep.Current(); r.Ended != nil || ep.Life == model.LifeCrashed {
+		t.Fatalf("a hung engine was called %s (%s), run %+v", ep.Life, ep.LifeDetail, *r)
+	}
+	if !opened {
+		t.Fatalf("no endpoint-down finding for a hung engine: %s", findingIDs(m.Report().Findings))
+	}
+}
+
+// Killed (refused, log silent): the run ends as a crash 15 s in, and the
+// endpoint-down finding opened before stays open through that end.
+func TestKilledEngineKeepsItsDownFinding(t *testing.T) {
+	m := newMonitor()
+	for _, l := range banner(at(0), "{}") {
+		m.Apply(l)
+	}
+	run(m, newEngine("0.11.0", at(0), 0.02), 1, 20, 5, 100)
+	opened := false
+	for s := 21.0; s < 60; s++ {
+		m.Apply(down(at(s)))
+		m.Tick(at(s))
+		m.Evaluate(at(s))
+		open := strings.Contains(findingIDs(m.Report().Findings), "endpoint_down")
+		if opened && !open {
+			t.Fatalf("at %vs the endpoint-down finding closed while the engine is still down: %s", s, findingIDs(m.Report().Findings))
+		}
+		opened = opened || open
+	}
+	if ep := m.Endpoint(url); ep.Life != model.LifeCrashed || !opened {
+		t.Fatalf("life %s, down finding opened %v", ep.Life, opened)
+	}
+}

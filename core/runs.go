@@ -110,6 +110,9 @@ func (m *Monitor) restarted(url string, ev model.Event) {
 func (m *Monitor) closeRunFindings(e *Endpoint, ended model.Run, at time.Time) {
 	keep := map[string]bool{}
 	if ended.End == model.RunCrash {
+		// The outage outlives the run it ended: closing its finding here
+		// made it form again from zero while nothing answered.
+		keep[endpointDown] = e.Down()
 		for _, x := range m.crashEvents(e, ended) {
 			if id := diagnosis.FindingForEvent(x.Kind); id != "" {
 				keep[id] = true
@@ -150,6 +153,15 @@ const crashSpan = 30 * time.Second
 // that means killed. Ollama logs nothing at INFO on SIGTERM, so its end
 // stays unknown.
 
+// heldPort reports whether a failed scrape's kind shows a process still
+// holding the port: the connection was accepted, the answer never came.
+func heldPort(k model.ScrapeErrKind) bool {
+	return k == model.ErrTimeout || k == model.ErrStalled
+}
+
+// endpointDown is the rule whose finding is the outage itself.
+const endpointDown = "endpoint_down"
+
 // killedAfter is how long an endpoint must be down, with its log attached
 // and silent about a shutdown, before its run counts as killed.
 // (An engine draining in-flight requests on SIGTERM closes its port first
@@ -169,7 +181,9 @@ func (m *Monitor) updateRuns(now time.Time) {
 		// Killed: it served in this run, stopped answering, and its log
 		// (attached) said nothing of a shutdown or a crash. A run still
 		// starting has not served yet.
-		if r.Ended == nil && e.sampled && e.downSince.After(r.Started) && e.Life != model.LifeStarting &&
+		// A scrape that timed out or stalled was accepted: a process still
+		// holds the port (hung, SIGSTOPped, overloaded), which no kill leaves.
+		if r.Ended == nil && e.sampled && e.downSince.After(r.Started) && e.Life != model.LifeStarting && !heldPort(e.ErrKind) &&
 			now.Sub(e.downSince) >= killedAfter && m.logFor(e) && engines.LogsShutdown(r.Engine) {
 			m.endRun(e, e.downSince, model.RunCrash, "stopped answering with no shutdown line in its log: killed (SIGKILL, the OOM killer) or crashed", "")
 			r.EndGuessed = true

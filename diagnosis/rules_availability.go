@@ -70,8 +70,12 @@ func ruleDown(e *env) []Finding {
 			Why: "a crash leaves its reason in the log: CUDA OOM, NCCL timeout, bad flag", TradeOff: "none"}}
 		if k == model.ErrTimeout {
 			cause = "the server accepts connections but does not answer in time: hung engine, a blocked event loop, or a very long prefill holding the API process"
-			acts = append(acts, Action{Change: "check /health directly and the engine's CPU use (a stuck API server shows 100 % on one core)",
-				Why: "distinguishes a hung engine from an overloaded one", TradeOff: "none"})
+			// Accepted but unanswered: the process is alive, so there is no
+			// exit to read about; whether it is hung comes first.
+			acts = []Action{{Change: "check /health directly and the engine's CPU use (a stuck API server shows 100 % on one core; a stopped process, state T, shows none)",
+				Why: "distinguishes a hung engine from an overloaded one", TradeOff: "none"},
+				{Change: "look at the engine's last log lines before it stopped answering (llmtop --log FILE / --docker NAME shows them here)",
+					Why: "a hang often follows a warning: a stuck collective (NCCL), a long prefill, a blocked event loop", TradeOff: "none"}}
 		}
 		if p, ok := defaultPort(ep.Engine()); ok && ep.LastOK.IsZero() { // it answered on this address before: the port is right
 			acts = append(acts, Action{Change: "check the address: " + engineName(ep.Engine()) + " listens on port " + p + " by default",

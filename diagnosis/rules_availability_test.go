@@ -34,7 +34,7 @@ func TestAvailabilityRules(t *testing.T) {
 			}},
 		{name: "timeout is down with its own cause", in: input(ep(down(model.ErrTimeout, "deadline exceeded"))), want: "endpoint_down",
 			check: func(t *testing.T, f *Finding) {
-				if !strings.Contains(f.Cause, "does not answer in time") {
+				if !strings.Contains(f.Cause, "does not answer in time") || !strings.Contains(f.Actions[0].Change, "/health") || hasAction(f, "exited") {
 					t.Errorf("cause %q", f.Cause)
 				}
 			}},
