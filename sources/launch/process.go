@@ -47,7 +47,7 @@ func Start(args, env []string, logPath string) (*Proc, error) {
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := startPlain(cmd); err != nil {
 		return nil, fmt.Errorf("start %s: %w", args[0], err)
 	}
 	p := &Proc{Args: args, Env: env, Log: logPath, PID: cmd.Process.Pid, Started: time.Now(), cmd: cmd, done: make(chan struct{})}
