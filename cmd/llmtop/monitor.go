@@ -113,7 +113,8 @@ func runRoot(cmd *cobra.Command, args []string) error {
 const nothingFound = `No LLM inference server found on this machine.
 
 llmtop looked on 127.0.0.1 at the usual ports: 8000 (vLLM), 30000 (SGLang),
-8080 (TGI, llama.cpp), 9931, 3000, 80, 11434 (Ollama), 8002 (Triton).
+8080 (TGI, llama.cpp), 9931, 3000, 80, 11434 (Ollama), 8002 (Triton), and
+at the ports this machine's engine processes listen on (those it can read).
 
   Watch a server:            llmtop http://HOST:PORT
   Several at once:           llmtop http://a:8000 http://b:8000

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/llmtop/llmtop/sources/probe"
@@ -116,5 +119,30 @@ func TestConfigFileErrorsNameFileAndLine(t *testing.T) {
 	}
 	if _, err := loadConfig(filepath.Join(dir, "nope.toml")); err == nil {
 		t.Fatal("a missing --config file must be an error")
+	}
+}
+
+// Discovery probes the ports the machine's engine processes listen on
+// beside the usual ones: llama-server --port 50095 is found (it was
+// reported "No LLM inference server found on this machine").
+func TestDiscoveryPortsAddEngineListeners(t *testing.T) {
+	link := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s), Mode: fs.ModeSymlink} }
+	fsys := fstest.MapFS{
+		"net/tcp": {Data: []byte("  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
+			"   0: 0100007F:C3AF 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 111 1\n" +
+			"   1: 00000000:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 222 1\n")},
+		"100/cmdline": {Data: []byte("/opt/llama-server\x00--port\x0050095\x00")},
+		"100/stat":    {Data: []byte("100 (llama-server) S 1 100 100 0 -1 0")},
+		"100/fd/3":    link("socket:[111]"),
+		"200/cmdline": {Data: []byte("/opt/llama-server\x00")},
+		"200/stat":    {Data: []byte("200 (llama-server) S 1 200 200 0 -1 0")},
+		"200/fd/3":    link("socket:[222]"), // 8080, a usual port: listed once
+	}
+	got := discoveryPorts(fsys)
+	if !slices.Equal(got[:len(probe.DefaultPorts)], probe.DefaultPorts) || !slices.Equal(got[len(probe.DefaultPorts):], []int{50095}) {
+		t.Fatalf("ports %v, want the usual ones then 50095", got)
+	}
+	if !strings.Contains(nothingFound, "engine processes listen on") {
+		t.Fatalf("the nothing-found text does not say where else llmtop looked:\n%s", nothingFound)
 	}
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"io/fs"
 	"net"
 	neturl "net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +50,20 @@ func init() {
 // every face that is given no endpoint (the monitor, diagnose, export,
 // snapshot) looks the same way (a test replaces it).
 var discoverLocal = func(ctx context.Context) []probe.Found {
-	return probe.Discover(ctx, "127.0.0.1", probe.DefaultPorts, engineTimeout())
+	return probe.Discover(ctx, "127.0.0.1", discoveryPorts(procfs.FS()), engineTimeout())
+}
+
+// discoveryPorts are the usual engine ports, then the ports this
+// machine's engine processes listen on (llama-server --port 50095): an
+// engine on a port of its own is found too.
+func discoveryPorts(fsys fs.FS) []int {
+	out := slices.Clone(probe.DefaultPorts)
+	for _, p := range procfs.EnginePorts(fsys) {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func engineFlagSet(fs *pflag.FlagSet) {
