@@ -166,7 +166,7 @@ func fleetSummary(rows []fleetRow) string {
 		counts[s]++
 	}
 	parts := []string{fmt.Sprintf("%d endpoints", len(eps))}
-	for _, s := range []string{"serving", "router", "starting", "stale", "unreachable", "crashed", "stopped", "gone", "unknown"} {
+	for _, s := range []string{"serving", "router", "starting", "degraded", "unreachable", "crashed", "stopped", "gone", "unknown"} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}

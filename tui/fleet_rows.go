@@ -89,7 +89,10 @@ func fleetState(e *EndpointInfo) (string, Level) {
 	switch e.Life {
 	case model.LifeServing:
 		if e.Err != "" {
-			return "stale", LevelWarn
+			// It answers but its metrics do not read (llama-server without
+			// --metrics): the header's DEGRADED, not stale (no scrape for
+			// three intervals), which it never was.
+			return "degraded", LevelWarn
 		}
 		return "serving", LevelOK
 	case model.LifeStarting:
