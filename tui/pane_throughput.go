@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
@@ -56,7 +57,16 @@ func (throughputPane) View(d *Data, w, h int) string {
 		// over 0s" read as a window of nothing
 		over = " · no rates yet"
 	}
-	out = append(out, errs+s.Faint.Render(over)+spec+s.Faint.Render(engineOwn(st)))
+	own := engineOwn(st)
+	row := errs + s.Faint.Render(over) + spec
+	// The engine's own figures go on a line of their own when the row
+	// cannot hold them and the pane has a spare line: clipped, "engine
+	// says prompt 6842 tok/s, g…" lost the generation figure.
+	if own != "" && h > len(out)+3 && ansi.StringWidth(row+own) > w {
+		out = append(out, row, s.Faint.Render(strings.TrimPrefix(own, " · ")))
+	} else {
+		out = append(out, row+s.Faint.Render(own))
+	}
 	finish := finishMix(s, st, d.Core.Config())
 	if e := d.Endpoint(); st.FinishShare == nil && e != nil && e.Origin != nil {
 		// the engine may well expose them: this source does not read them

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -36,5 +38,35 @@ func TestThroughputShowsTheEnginesOwnGauges(t *testing.T) {
 	st = model.State{Source: model.FromLog, EngineGenTPS: model.Some(50)}
 	if got := engineOwn(st); got != "" {
 		t.Errorf("log source: %q", got)
+	}
+}
+
+// Seen on a real llama-server under load at 200x50: the throughput pane is
+// 62 wide and its row "errors --/s · rates over 25s · engine says prompt
+// 6842 tok/s, g…" lost the engine's generation figure. With a spare line
+// the engine's figures get their own; nothing in the pane is clipped.
+func TestThroughputEngineOwnFiguresAreNotClipped(t *testing.T) {
+	m := newTestModel()
+	ss := scrapes(60, healthy)
+	for i := range ss {
+		for j := range ss[i].Samples {
+			ss[i].Samples[j].Gauges[model.PromptTPSGauge] = 6842.08
+			ss[i].Samples[j].Gauges[model.GenTPSGauge] = 330.77
+		}
+		m.Update(ss[i])
+	}
+	got := ansi.Strip(throughputPane{}.View(m.Data(), 62, 20))
+	for _, l := range strings.Split(got, "\n") {
+		if ansi.StringWidth(l) > 62 {
+			t.Errorf("line wider than the pane (the frame clips it): %q", l)
+		}
+	}
+	if !strings.Contains(got, "engine says prompt 6842 tok/s, gen 331 tok/s") {
+		t.Fatalf("missing the engine's own figures:\n%s", got)
+	}
+	// No spare line: the row stays one line (clipped), the finish mix kept.
+	got = ansi.Strip(throughputPane{}.View(m.Data(), 62, 6))
+	if !strings.Contains(got, "finish") {
+		t.Fatalf("the finish line was pushed out:\n%s", got)
 	}
 }
