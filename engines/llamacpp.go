@@ -92,6 +92,10 @@ var llamacppMetrics = []MetricSource{
 	src(string(model.GenTokens), "", "llamacpp:tokens_predicted_total"),
 	src(string(model.PromptTPSGauge), "", "llamacpp:prompt_tokens_seconds"),
 	src(string(model.GenTPSGauge), "", "llamacpp:predicted_tokens_seconds"),
+	// Since 2026-08-13 prompt_tokens_total excludes the cached tokens,
+	// which prompt_tokens_cached_total counts: the hit rate is cached ÷ both.
+	derived(string(model.PrefixHits), "prompt tokens reused from the cache", LlamaCppPromptCached),
+	derived(string(model.PrefixQueries), "prompt tokens: computed + cached", "llamacpp:prompt_tokens_total+"+LlamaCppPromptCached),
 	src(string(model.SpecDraftTokens), "", "llamacpp:spec_decode_num_draft_tokens_total"),
 	src(string(model.SpecAcceptTokens), "", "llamacpp:spec_decode_num_accepted_tokens_total"),
 	src(string(model.SpecDrafts), "drafts proposed: the denominator of the acceptance by position", "llamacpp:spec_decode_num_drafts_total"),
