@@ -54,7 +54,9 @@ func (c *Codec) Encode(dst []byte, v any) ([]byte, error) {
 		return dst, errors.New("checkpoint: Encode wants a non-nil pointer")
 	}
 	e := &encoder{c: c, buf: dst, ptrs: map[ptrKey]int{}}
-	e.value(rv)
+	pp := reflect.New(rv.Type())
+	pp.Elem().Set(rv)
+	encPlanOf(rv.Type())(e, pp.UnsafePointer())
 	return e.buf, nil
 }
 
@@ -66,12 +68,13 @@ func Decode[T any](c *Codec, b []byte) (out T, err error) {
 		}
 	}()
 	d := &decoder{c: c, buf: b}
-	v := reflect.New(reflect.TypeFor[T]()).Elem()
-	d.value(v)
+	t := reflect.TypeFor[T]()
+	v := reflect.New(t)
+	planOf(t)(d, v.UnsafePointer())
 	if d.err != nil {
 		return out, d.err
 	}
-	return v.Interface().(T), nil
+	return v.Elem().Interface().(T), nil
 }
 
 type ptrKey struct {
@@ -87,6 +90,9 @@ type encoder struct {
 
 func (e *encoder) uint(u uint64) { e.buf = binary.AppendUvarint(e.buf, u) }
 func (e *encoder) int(i int64)   { e.buf = binary.AppendVarint(e.buf, i) }
+func (e *encoder) f64(f float64) {
+	e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(f))
+}
 
 func (c *Codec) typeNum(t reflect.Type) int {
 	c.mu.Lock()
@@ -147,114 +153,11 @@ func byRef(t reflect.Type) bool {
 	return false
 }
 
-// settable makes an unexported field readable and writable.
-func settable(v reflect.Value) reflect.Value {
-	if v.CanSet() || !v.CanAddr() {
-		return v
-	}
-	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
-}
-
-func (e *encoder) value(v reflect.Value) {
-	v = settable(v)
-	t := v.Type()
-	if byRef(t) {
-		if v.IsNil() {
-			e.uint(0)
-			return
-		}
-		e.uint(uint64(e.c.ref(v)) + 1)
-		return
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		if v.Bool() {
-			e.uint(1)
-		} else {
-			e.uint(0)
-		}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		e.int(v.Int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		e.uint(v.Uint())
-	case reflect.Float32, reflect.Float64:
-		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(v.Float()))
-	case reflect.Complex64, reflect.Complex128:
-		c := v.Complex()
-		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(real(c)))
-		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(imag(c)))
-	case reflect.String:
-		s := v.String()
-		e.uint(uint64(len(s)))
-		e.buf = append(e.buf, s...)
-	case reflect.Slice:
-		if v.IsNil() {
-			e.uint(0)
-			return
-		}
-		e.uint(uint64(v.Len()) + 1)
-		if t.Elem().Kind() == reflect.Uint8 {
-			e.buf = append(e.buf, v.Bytes()...)
-			return
-		}
-		for i := range v.Len() {
-			e.value(v.Index(i))
-		}
-	case reflect.Array:
-		for i := range v.Len() {
-			e.value(v.Index(i))
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			e.value(v.Field(i))
-		}
-	case reflect.Pointer:
-		if v.IsNil() {
-			e.uint(0)
-			return
-		}
-		if e.seen(v) {
-			return
-		}
-		e.value(v.Elem())
-	case reflect.Map:
-		if v.IsNil() {
-			e.uint(0)
-			return
-		}
-		if e.seen(v) {
-			return
-		}
-		e.uint(uint64(v.Len()))
-		it := v.MapRange()
-		k := reflect.New(t.Key()).Elem()
-		x := reflect.New(t.Elem()).Elem()
-		for it.Next() {
-			k.SetIterKey(it)
-			x.SetIterValue(it)
-			e.value(k)
-			e.value(x)
-		}
-	case reflect.Interface:
-		if v.IsNil() {
-			e.uint(0)
-			return
-		}
-		el := v.Elem()
-		e.uint(uint64(e.c.typeNum(el.Type())) + 1)
-		cp := reflect.New(el.Type()).Elem()
-		cp.Set(el)
-		e.value(cp)
-	default:
-		panic(fmt.Sprintf("checkpoint: cannot encode a %s", t))
-	}
-}
-
-// seen writes a reference to a pointer or map written before (true), or
-// numbers it as new (false: its contents follow). 0 is nil, 1 new, 2+n
-// the n-th seen.
-func (e *encoder) seen(v reflect.Value) bool {
-	k := ptrKey{v.UnsafePointer(), v.Type()}
+// seenAt writes a reference to a pointer or map (at p, of type t)
+// written before (true), or numbers it as new (false: its contents
+// follow). 0 is nil, 1 new, 2+n the n-th seen.
+func (e *encoder) seenAt(p unsafe.Pointer, t reflect.Type) bool {
+	k := ptrKey{p, t}
 	if n, ok := e.ptrs[k]; ok {
 		e.uint(uint64(n) + 2)
 		return true
@@ -306,104 +209,6 @@ func (d *decoder) bytes(n uint64) []byte {
 }
 
 func (d *decoder) f64() float64 { return math.Float64frombits(binary.LittleEndian.Uint64(d.bytes(8))) }
-
-// value reads into v, which is addressable.
-func (d *decoder) value(v reflect.Value) {
-	v = settable(v)
-	t := v.Type()
-	if byRef(t) {
-		if n := d.uint(); n > 0 {
-			v.Set(d.c.refOf(int(n - 1)))
-		}
-		return
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		v.SetBool(d.uint() == 1)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		v.SetInt(d.int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		v.SetUint(d.uint())
-	case reflect.Float32, reflect.Float64:
-		v.SetFloat(d.f64())
-	case reflect.Complex64, reflect.Complex128:
-		re := d.f64()
-		v.SetComplex(complex(re, d.f64()))
-	case reflect.String:
-		v.SetString(string(d.bytes(d.uint())))
-	case reflect.Slice:
-		n := d.uint()
-		if n == 0 {
-			return
-		}
-		n--
-		if t.Elem().Kind() == reflect.Uint8 {
-			b := d.bytes(n)
-			s := reflect.MakeSlice(t, int(n), int(n))
-			reflect.Copy(s, reflect.ValueOf(b).Convert(reflect.SliceOf(t.Elem())))
-			v.Set(s)
-			return
-		}
-		if n > uint64(len(d.buf)) { // every element takes a byte at least
-			d.fail("truncated")
-		}
-		s := reflect.MakeSlice(t, int(n), int(n))
-		for i := range int(n) {
-			d.value(s.Index(i))
-		}
-		v.Set(s)
-	case reflect.Array:
-		for i := range v.Len() {
-			d.value(v.Index(i))
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			d.value(v.Field(i))
-		}
-	case reflect.Pointer:
-		switch n := d.uint(); n {
-		case 0:
-		case 1:
-			p := reflect.New(t.Elem())
-			d.ptrs = append(d.ptrs, p)
-			d.value(p.Elem())
-			v.Set(p)
-		default:
-			v.Set(d.ptr(n-2, t))
-		}
-	case reflect.Map:
-		switch n := d.uint(); n {
-		case 0:
-		case 1:
-			size := d.uint()
-			m := reflect.MakeMapWithSize(t, int(min(size, uint64(len(d.buf)))))
-			d.ptrs = append(d.ptrs, m)
-			k := reflect.New(t.Key()).Elem()
-			x := reflect.New(t.Elem()).Elem()
-			for range size {
-				k.SetZero()
-				x.SetZero()
-				d.value(k)
-				d.value(x)
-				m.SetMapIndex(k, x)
-			}
-			v.Set(m)
-		default:
-			v.Set(d.ptr(n-2, t))
-		}
-	case reflect.Interface:
-		n := d.uint()
-		if n == 0 {
-			return
-		}
-		et := d.c.typeOf(int(n - 1))
-		x := reflect.New(et).Elem()
-		d.value(x)
-		v.Set(x)
-	default:
-		d.fail("cannot decode a " + t.String())
-	}
-}
 
 func (d *decoder) ptr(n uint64, t reflect.Type) reflect.Value {
 	if n >= uint64(len(d.ptrs)) || d.ptrs[n].Type() != t {

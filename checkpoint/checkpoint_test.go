@@ -81,3 +81,73 @@ func TestRoundTripKeepsStateSharingAndCycles(t *testing.T) {
 		}
 	}
 }
+
+type blob []byte
+
+type tree struct {
+	kids  []tree
+	byKey map[int8][]tree
+}
+
+type widths struct {
+	i8   int8
+	i16  int16
+	i32  int32
+	u    uint
+	u8   uint8
+	u16  uint16
+	u32  uint32
+	u64  uint64
+	up   uintptr
+	f32  float32
+	c64  complex64
+	c128 complex128
+	b    blob
+	ok   bool
+	arr  [2]struct {
+		s string
+		p *int
+	}
+	anyPtr any
+	anyMap any
+	_      int
+}
+
+// Every kind of field, each integer width at its extremes, a type that
+// holds itself through a slice and a map, a pointer and a map behind an
+// interface: the decoding plans read back what the encoder wrote.
+func TestRoundTripEveryKind(t *testing.T) {
+	x := 42
+	in := &struct {
+		w widths
+		t tree
+	}{
+		w: widths{i8: math.MinInt8, i16: math.MaxInt16, i32: math.MinInt32, u: math.MaxUint, u8: 255, u16: math.MaxUint16,
+			u32: math.MaxUint32, u64: math.MaxUint64, up: 12345, f32: 1.25, c64: complex(1, -2), c128: complex(-3.5, 4),
+			b: blob{9, 8}, ok: true, anyPtr: &x, anyMap: map[string][]int{"a": {1, 2}, "b": nil}},
+		t: tree{kids: []tree{{}, {kids: []tree{{}}}}, byKey: map[int8][]tree{-1: {{}}, 2: nil}},
+	}
+	in.w.arr[0] = struct {
+		s string
+		p *int
+	}{"first", &x}
+	in.w.arr[1].s = "second"
+	c := New()
+	buf, err := c.Encode(nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Decode[*struct {
+		w widths
+		t tree
+	}](c, buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("round trip:\n%+v\nwant\n%+v", out, in)
+	}
+	if out.w.arr[0].p == &x || out.w.anyPtr.(*int) != out.w.arr[0].p {
+		t.Fatal("a pointer behind an interface and one in a field to the same int are no longer one int (or still the original)")
+	}
+}
