@@ -45,6 +45,17 @@ func (ex explanation) readNow(st model.State) string {
 	return strings.Join(out, ", ")
 }
 
+// fromLog reports whether a latency the row covers is shown from the
+// engine's log (llama-server's and Ollama's timing lines with --log).
+func (ex explanation) fromLog(st model.State) bool {
+	for _, c := range ex.Concepts {
+		if dist, ok := st.Latency[model.Latency(c)]; ok && dist.Source == model.FromLog && dist.Count > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func concepts[C ~string](cs ...C) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {

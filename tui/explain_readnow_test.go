@@ -36,3 +36,20 @@ func TestExplainLlamaCppPrefixCacheHasASource(t *testing.T) {
 	}
 	t.Fatal("no prefix-cache row")
 }
+
+// With llama-server's log attached the Latency pane showed "TTFT mean
+// 344ms (approx.) log n=185" while `e` said only "from: not exposed": the
+// row now says the value on screen is read from the log.
+func TestExplainSaysALatencyIsReadFromTheLog(t *testing.T) {
+	st := model.State{Latency: map[model.Latency]model.Dist{
+		model.TTFT: {Source: model.FromLog, Count: 185},
+		model.ITL:  {Source: model.FromScrape, Count: 10},
+	}}
+	got := map[string]bool{}
+	for _, ex := range explanations {
+		got[ex.Name] = ex.fromLog(st)
+	}
+	if !got["TTFT"] || got["ITL"] || got["E2E"] {
+		t.Fatalf("from the log: %v", got)
+	}
+}

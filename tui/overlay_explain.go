@@ -72,6 +72,11 @@ func (o *explainOverlay) View(d *Data, w, h int) string {
 				if now := ex.readNow(d.State()); now != "" {
 					out = append(out, wrapped(s.Accent, "  read now: ", now, w)...)
 				}
+				if ex.fromLog(d.State()) {
+					// The engine does not publish it, the attached log does:
+					// "not exposed" alone contradicted the value on screen.
+					out = append(out, wrapped(s.Accent, "  read now: ", "the engine's log (its per-request timing lines)", w)...)
+				}
 			} else {
 				for _, e := range engines.IDs() {
 					for _, f := range ex.from(e) {
