@@ -94,9 +94,16 @@ func (p latencyPane) View(d *Data, w, h int) string {
 	}
 	out = append(out, s.Faint.Render(windowNoteFit(window, d, w)))
 	out = append(out, splitLines(s, st, w)...)
+	// A TTFT put together from the log's means (llama-server: Little's
+	// law queue + prefill) has no per-refresh series: its chart read "no
+	// data in the window yet" under a TTFT shown, and never filled.
+	ttftSeries := d.Series(string(model.TTFT) + model.SeriesLatencyMean)
+	if t := st.Latency[model.TTFT]; t.Source == model.FromLog && t.Approx != "" && len(ttftSeries) == 0 {
+		return lines(freshLines(d, out), h)
+	}
 	if extra := h - len(out) - 1; extra >= 4 && st.Latency[model.TTFT].Exposed {
 		out = append(out, s.Faint.Render("TTFT mean per refresh"))
-		out = append(out, chart(d, "latency.ttft", d.Series(string(model.TTFT)+model.SeriesLatencyMean), w, min(extra, 16),
+		out = append(out, chart(d, "latency.ttft", ttftSeries, w, min(extra, 16),
 			func(v float64) string { return fmtSec(model.Some(v)) })...)
 	}
 	return lines(freshLines(d, out), h)

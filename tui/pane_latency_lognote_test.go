@@ -82,3 +82,32 @@ func TestLogLatencyRowsFitTheirLabel(t *testing.T) {
 		}
 	}
 }
+
+// llama-server with --log: the pane showed "TTFT mean 344ms (approx.)"
+// (Little's law queue + the log's prefill) and under it a "TTFT mean per
+// refresh" chart reading "-- (no data in the window yet)" that never
+// filled: that TTFT has no per-refresh series. No chart claims otherwise.
+func TestComposedTTFTHasNoEmptyChart(t *testing.T) {
+	m := newTestModel()
+	for i := 0; i < 40; i++ {
+		sm := model.NewSample(testURL, "", t0.Add(time.Duration(i)*time.Second), model.FromLog)
+		sm.Gauges[model.Running] = 2
+		sm.Gauges[model.Waiting] = 1
+		for k := 0; k < 5; k++ {
+			sm.Observations = append(sm.Observations, model.Observation{Time: sm.Time,
+				Values: map[model.Latency]float64{model.Prefill: 0.06, model.Decode: 0.25, model.TPOT: 0.004}})
+		}
+		m.Update(sm)
+	}
+	st := m.d.State()
+	if ttft := st.Latency[model.TTFT]; ttft.Source != model.FromLog || ttft.Approx == "" {
+		t.Fatalf("the test needs a composed TTFT: %+v", ttft)
+	}
+	got := latencyPane{}.View(m.Data(), 60, 30)
+	if strings.Contains(got, "no data in the window yet") || strings.Contains(got, "TTFT mean per refresh") {
+		t.Fatalf("an empty TTFT chart under a TTFT shown:\n%s", got)
+	}
+	if !strings.Contains(got, "TTFT") || !strings.Contains(got, "approx") {
+		t.Fatalf("the TTFT row is gone:\n%s", got)
+	}
+}
