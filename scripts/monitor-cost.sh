@@ -17,6 +17,13 @@
 # write of a frame's bytes a second in a Go program that does nothing else,
 # what the runtime, the request and the terminal cost by themselves.
 #
+# GPU=1 reads a GPU instead of --no-gpu: the stand-in libnvidia-ml.so.1
+# (scripts/dist/fakenvml.c, built here with gcc) as one busy GPU whose
+# readings move every second, with the sim as its one compute process, so
+# the GPU path's cost (NVML's calls through cgo, the snapshot's trip through
+# the core and the rules, the GPU pane) shows on a machine without a GPU.
+# Alternate GPU=1 and GPU=0 runs to compare them.
+#
 # Each line gives the CPU time twice: utime+stime from /proc/PID/stat (whole
 # ticks of 10 ms, sampled) and schedstat's run time (nanoseconds, exact),
 # with the context switches a second of all the process's threads (each a
@@ -53,7 +60,14 @@ if [ "$HTOP" = 1 ] && ! command -v htop >/dev/null; then
 fi
 
 WATCH="--log $WORK/sim.log" WHAT="its log attached, --no-gpu"
-RUN="$BIN --no-gpu $WATCH $URL" NAME=llmtop
+RUN="$BIN --no-gpu $WATCH $URL" NAME=llmtop ENV=""
+if [ "${GPU:-0}" = 1 ]; then
+	mkdir -p "$WORK/nvml"
+	gcc -shared -fPIC -O2 -Wl,-soname,libnvidia-ml.so.1 -o "$WORK/nvml/libnvidia-ml.so.1" scripts/dist/fakenvml.c
+	WHAT="its log attached, one busy stand-in GPU (scripts/dist/fakenvml.c) with the sim as its process"
+	RUN="$BIN $WATCH $URL"
+	ENV="LD_LIBRARY_PATH=$WORK/nvml FAKENVML_BUSY=1 FAKENVML_PID=$SIM"
+fi
 case "${FLOOR:-0}" in
 1)
 	WATCH="--no-host" WHAT="the floor: no log, --no-host, --no-gpu"
@@ -66,7 +80,7 @@ go)
 	;;
 esac
 tmux -L "$SOCK" -f /dev/null new-session -d -s cost -x "$W" -y "$H" \
-	"exec env TERM=xterm-256color XDG_CONFIG_HOME=$WORK/cfg $RUN"
+	"exec env TERM=xterm-256color XDG_CONFIG_HOME=$WORK/cfg $ENV $RUN"
 if [ "$HTOP" = 1 ]; then
 	tmux -L "$SOCK" -f /dev/null new-session -d -s htop -x "$W" -y "$H" \
 		"exec env TERM=xterm-256color HOME=$WORK htop -d 10"

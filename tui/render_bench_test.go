@@ -241,3 +241,72 @@ func BenchmarkMonitorFrame(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// busyGPU is second i of one busy GPU as NVML reads it (the stand-in
+// library of `GPU=1 scripts/monitor-cost.sh`, scripts/dist/fakenvml.c):
+// utilisation, power, temperature and the SM clock move every second, and
+// one process, the engine, holds most of the memory.
+func busyGPU(i int, at time.Time) model.GPUSnapshot {
+	return model.GPUSnapshot{Time: at, Driver: "999.99-fake", CUDA: "12.8", GPUs: []model.GPU{{
+		Index: 0, UUID: "GPU-fa4e0000-0000-4000-8000-000000000000", Name: "llmtop fake NVML GPU",
+		Util: model.Some(float64(42 + i%9*6)), MemUtil: model.Some(float64(17 + i%13*3)),
+		MemUsed: model.Some(72 << 30), MemTotal: model.Some(80 << 30),
+		Power: model.Some(float64(123 + i%37*13)), PowerLimit: model.Some(700),
+		Temp: model.Some(float64(55 + i%7*3)), TempSlowdown: model.Some(90),
+		SMClock: model.Some(float64(1755 + i%4*15)), SMClockMax: model.Some(1980),
+		MemClock: model.Some(2619), MemClockMax: model.Some(2619),
+		PCIeRx: model.Some(2048000), PCIeTx: model.Some(1024000),
+		Throttle: []string{}, ECCVolatile: model.Some(0), RemappedRows: model.Some(0),
+		Processes: []model.GPUProcess{{PID: 4242, Name: "python3", Engine: "vllm", UsedMem: model.Some(70 << 30),
+			Cmdline: "python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct --port 8000"}},
+		Unsupported: []string{model.GPUFieldFan},
+	}}}
+}
+
+// monitorGPUModel is monitorModel reading one busy GPU (busyGPU) instead
+// of --no-gpu: what `GPU=1 scripts/monitor-cost.sh` watches.
+func monitorGPUModel(tb testing.TB, n int) (*Model, []model.Scrape) {
+	tb.Helper()
+	m := New(Options{Endpoints: []string{testURL}, Now: t0,
+		Sources: map[string]string{"engine": "", "gpu": "", "logs": "", "host": ""}})
+	ss := scrapes(90+n, varied)
+	for i, s := range ss[:90] {
+		monitorGPUSecond(m, i, s)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	_ = m.View()
+	return m, ss[90:]
+}
+
+// monitorGPUSecond is monitorSecond with the GPU's snapshot of that second:
+// it comes on the beat with the scrape, and the two are drawn in one frame
+// (frameMsg, the frame the screen gathers them into).
+func monitorGPUSecond(m *Model, i int, s model.Scrape) {
+	m.Update(model.LogLine{Time: s.Time.Add(-300 * time.Millisecond), Endpoint: testURL,
+		Text: `INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK`})
+	if i%3 == 0 {
+		h := hostReading(s.Time.Add(-100 * time.Millisecond))
+		h.CPUBusy = model.Some(0.3 + 0.01*float64(i%7))
+		m.Update(h)
+	}
+	m.Update(busyGPU(i, s.Time.Add(-2*time.Millisecond)))
+	_ = m.View()
+	m.Update(s)
+	_ = m.View()
+	m.Update(frameMsg{})
+	_ = m.View()
+}
+
+// BenchmarkMonitorSecondGPU is BenchmarkMonitorSecond with one busy GPU:
+// its snapshot's apply, the rules it runs, the GPU pane's draw. The
+// difference between the two is the GPU path's cost in the model (NVML's
+// calls and the process table are sources/gpu's BenchmarkRefresh).
+func BenchmarkMonitorSecondGPU(b *testing.B) {
+	m, more := monitorGPUModel(b, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer reportCPU(b, cpuTime())
+	for i := 0; i < b.N; i++ {
+		monitorGPUSecond(m, 90+i, more[i])
+	}
+}

@@ -10,8 +10,15 @@
  *   LD_LIBRARY_PATH=DIR llmtop snapshot --json URL
  *
  * Types are NVML's ABI (nvml.h), written out so that no header is needed.
+ *
+ * With FAKENVML_BUSY=1 in the environment (scripts/monitor-cost.sh, GPU=1)
+ * it is one busy GPU instead: its utilisation, power, temperature and SM
+ * clock move on every refresh, as a loaded GPU's do, and it lists one
+ * compute process holding 70 GiB, FAKENVML_PID (llmtop itself when unset).
  */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int nvmlReturn_t;
 typedef struct fake_device *nvmlDevice_t;
@@ -25,6 +32,23 @@ typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
 typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvmlProcessInfo_v1_t;
 
 static int inited;
+static int busy = -1;    /* FAKENVML_BUSY=1: the readings move, one process is listed */
+static unsigned int reads; /* utilisation reads, one a refresh: what the busy readings move with */
+
+static int is_busy(void)
+{
+	if (busy < 0) {
+		const char *b = getenv("FAKENVML_BUSY");
+		busy = b != NULL && strcmp(b, "1") == 0;
+	}
+	return busy;
+}
+
+/* moving is v when idle, and v plus a step of the refresh's count when busy */
+static unsigned int moving(unsigned int v, unsigned int period, unsigned int step)
+{
+	return is_busy() ? v + reads % period * step : v;
+}
 
 static nvmlReturn_t copy(char *dst, unsigned int n, const char *s)
 {
@@ -68,8 +92,9 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *v, unsigned int n) { (void)
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
 {
 	(void)d;
-	u->gpu = 42;
-	u->memory = 17;
+	reads++;
+	u->gpu = moving(42, 9, 6);
+	u->memory = moving(17, 13, 3);
 	return SUCCESS;
 }
 
@@ -82,14 +107,14 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 	return SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw) { (void)d; *mw = 123000; return SUCCESS; }
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw) { (void)d; *mw = moving(123000, 37, 13000); return SUCCESS; }
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned int *mw) { (void)d; *mw = 700000; return SUCCESS; }
 nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t d, unsigned int *mw) { (void)d; *mw = 700000; return SUCCESS; }
-nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned int *c) { (void)d; (void)sensor; *c = 55; return SUCCESS; }
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned int *c) { (void)d; (void)sensor; *c = moving(55, 7, 3); return SUCCESS; }
 nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t d, int kind, unsigned int *c) { (void)d; (void)kind; *c = 90; return SUCCESS; }
 
 /* clock type 0 is graphics, 1 SM, 2 memory */
-nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned int *mhz) { (void)d; *mhz = type == 2 ? 2619 : 1755; return SUCCESS; }
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned int *mhz) { (void)d; *mhz = type == 2 ? 2619 : moving(1755, 4, 15); return SUCCESS; }
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned int *mhz) { (void)d; *mhz = type == 2 ? 2619 : 1980; return SUCCESS; }
 
 nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t d, unsigned int *pct) { (void)d; (void)pct; return ERROR_NOT_SUPPORTED; }
@@ -99,9 +124,19 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int type, int counter, 
 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_v1_t *infos)
 {
+	const char *pid = getenv("FAKENVML_PID");
 	(void)d;
-	(void)infos;
-	*count = 0;
+	if (!is_busy()) {
+		*count = 0;
+		return SUCCESS;
+	}
+	if (*count < 1) {
+		*count = 1;
+		return ERROR_INSUFFICIENT_SIZE;
+	}
+	*count = 1;
+	infos[0].pid = pid != NULL && *pid != '\0' ? (unsigned int)atoi(pid) : (unsigned int)getpid();
+	infos[0].usedGpuMemory = 70ULL << 30;
 	return SUCCESS;
 }
 

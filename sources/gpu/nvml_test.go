@@ -529,3 +529,25 @@ func TestSlowReadsEverySlowEvery(t *testing.T) {
 		t.Errorf("after the clock went back: %d calls, want 2", calls)
 	}
 }
+
+// BenchmarkRefreshOneBusyGPU is one second of the GPU source on a box with
+// one busy GPU and its engine: Source.Refresh (the fields, the process
+// table on the real /proc with this process as the GPU's, the cleaning of
+// what enters llmtop) over the simulated library, so without NVML's own
+// cost (BenchmarkRealNVMLRefresh) or cgo's. The clock moves a second a
+// refresh.
+func BenchmarkRefreshOneBusyGPU(b *testing.B) {
+	at := t0
+	cfg := Config{Now: func() time.Time { return at }}
+	load := func() SimLoad { return SimLoad{Util: 0.93, MemUsed: 70 << 30, MemTotal: 80 << 30, BatchShare: 0.8} }
+	s := newSource(cfg, newNVMLReader(newSimLib(1, load, cfg.now), Filter{}, newProcTable(ProcFS())))
+	defer s.Close()
+	if snap, _ := s.Refresh(); len(snap.GPUs) != 1 || len(snap.GPUs[0].Processes) != 1 || snap.GPUs[0].Processes[0].Cmdline == "" {
+		b.Fatalf("not one GPU with this process on it: %+v", snap)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		at = at.Add(time.Second)
+		s.Refresh()
+	}
+}
