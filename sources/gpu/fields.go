@@ -151,7 +151,7 @@ func (r *nvmlReader) readDevice(d *nvmlDev, now time.Time) (model.GPU, nvml.Retu
 		if ps, ret := h.GetComputeRunningProcesses(); c.ok("processes", ret, model.GPUFieldProcesses) {
 			g.Processes = make([]model.GPUProcess, 0, len(ps))
 			for _, p := range ps {
-				gp := r.procs.process(int(p.Pid))
+				gp := r.procs.process(int(p.Pid), now)
 				gp.UsedMem = bytesOpt(p.UsedGpuMemory)
 				g.Processes = append(g.Processes, gp)
 			}

@@ -24,7 +24,7 @@ const initRetry = 15 * time.Second
 
 // pidResolver maps an NVML PID to a process.
 type pidResolver interface {
-	process(pid int) model.GPUProcess
+	process(pid int, now time.Time) model.GPUProcess
 }
 
 // nvmlReader reads every visible device through an nvml.Interface: the real

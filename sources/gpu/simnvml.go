@@ -180,7 +180,7 @@ func (d *simDevice) GetComputeRunningProcesses() ([]nvml.ProcessInfo, nvml.Retur
 // simulated vLLM.
 type simProcs struct{ pid int }
 
-func (s simProcs) process(pid int) model.GPUProcess {
+func (s simProcs) process(pid int, _ time.Time) model.GPUProcess {
 	if pid != s.pid {
 		return model.GPUProcess{PID: pid, Name: "(unknown)"}
 	}

@@ -47,7 +47,7 @@ func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
 		if eng := EngineOf(args); eng != model.Unknown && (holder || servesOn(args, eng, port)) {
 			p := model.Process{PID: pid, Cmdline: cmd}
 			if bootOK {
-				if st, ok := startTicks(fsys, pid); ok {
+				if st, ok := StartTicks(fsys, pid); ok {
 					p.Age = now.Sub(boot.Add(time.Duration(st) * time.Second / clockTicks))
 				}
 			}
@@ -55,7 +55,7 @@ func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
 		}
 	}
 	if o.PID > 0 && bootOK {
-		if st, ok := startTicks(fsys, o.PID); ok {
+		if st, ok := StartTicks(fsys, o.PID); ok {
 			o.Started = boot.Add(time.Duration(st) * time.Second / clockTicks)
 		}
 	}
@@ -197,10 +197,10 @@ func bootTime(fsys fs.FS) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// startTicks is field 22 of /proc/<pid>/stat: the start time in clock
+// StartTicks is field 22 of /proc/<pid>/stat: the start time in clock
 // ticks after boot. The command name (field 2) may hold spaces and
 // parentheses: the fields are counted after its last ')'.
-func startTicks(fsys fs.FS, pid int) (int64, bool) {
+func StartTicks(fsys fs.FS, pid int) (int64, bool) {
 	b, err := fs.ReadFile(fsys, strconv.Itoa(pid)+"/stat")
 	if err != nil {
 		return 0, false
