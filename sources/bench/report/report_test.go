@@ -345,3 +345,22 @@ func TestTextSaysWhyAServerLatencyIsMissing(t *testing.T) {
 		t.Errorf("no engine known:\n%s", out)
 	}
 }
+
+// The `b` view on a real llama-server with its log attached read "server
+// TTFT: llama.cpp reports a mean only: 8.68s" and "server queue: llama.cpp
+// reports a mean only: 8.08s": llama.cpp reports neither; both are
+// llmtop's Little's-law estimates from the log. Its TPOT mean (seconds ÷
+// tokens from its counters) is the engine's.
+func TestServerWhyNamesLlmtopsEstimate(t *testing.T) {
+	msFmt := func(o model.Opt) string { return ms(o) + " ms" }
+	ttft := model.DistJSON{Mean: model.Some(8680), Count: model.Some(40),
+		Approx: "mean queue wait (Little's law estimate) + mean prefill (from the log); no percentiles"}
+	got := ServerWhy(ttft, "llama.cpp", msFmt)
+	if strings.Contains(got, "llama.cpp reports") || !strings.Contains(got, "not reported by llama.cpp") || !strings.Contains(got, "llmtop's estimate") || !strings.Contains(got, "8680") {
+		t.Errorf("TTFT: %q", got)
+	}
+	tpot := model.DistJSON{Mean: model.Some(23.1), Count: model.Some(400), Approx: "aggregate: generation seconds ÷ tokens generated"}
+	if got := ServerWhy(tpot, "llama.cpp", msFmt); got != "llama.cpp reports a mean only: 23.10 ms" {
+		t.Errorf("TPOT: %q", got)
+	}
+}

@@ -128,6 +128,11 @@ func ServerWhy(j model.DistJSON, engine string, mean func(model.Opt) string) str
 	switch {
 	case !j.Count.OK && !j.Mean.OK:
 		return "not reported by " + engine
+	case j.Mean.OK && strings.Contains(j.Approx, "Little's law"):
+		// llama-server times no queue and no TTFT: this mean is llmtop's
+		// (mean waiting ÷ mean running × time in a slot, from the log),
+		// not a figure the engine reports.
+		return "not reported by " + engine + "; llmtop's estimate from its log (Little's law), a mean only: " + mean(j.Mean)
 	case j.Mean.OK:
 		return engine + " reports a mean only: " + mean(j.Mean)
 	}
