@@ -149,7 +149,7 @@ func (m *Model) Render() string {
 		return tooSmall(w, h)
 	}
 	var b strings.Builder
-	b.Grow(w * h * 2)
+	b.Grow(max(w*h*2, len(m.lastFrame)+w)) // a coloured frame is longer: the last one's size
 	head := renderHeader(m.d, w)
 	head = append(head, topLine(m.d, w)...)
 	footer := m.footer(w)

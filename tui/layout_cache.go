@@ -81,6 +81,7 @@ type boxMemo struct {
 	styles  *Styles
 	w       int
 	focused bool
+	edge    boxEdge // boxEdges(styles, focused)
 	title   string
 	inner   []string // the content's lines, as drawn in out[1:]
 	out     []string // the box: top edge, a line per content line, bottom edge
@@ -94,10 +95,13 @@ func (b *boxMemo) draw(s *Styles, title, content string, w, h int, focused bool)
 		return box(s, title, content, w, h, focused)
 	}
 	same := b.styles == s && b.w == w && b.focused == focused && len(b.out) >= 2
+	ed := b.edge
+	if b.styles != s || b.focused != focused || ed.paint == nil {
+		ed = boxEdges(s, focused)
+	}
 	if !same {
 		b.inner, b.out = b.inner[:0], nil
 	}
-	ed := boxEdges(s, focused)
 	out := make([]string, h)
 	if same && b.title == title {
 		out[0] = b.out[0]
@@ -123,7 +127,7 @@ func (b *boxMemo) draw(s *Styles, title, content string, w, h int, focused bool)
 		}
 		out[i+1] = ed.side + fit(l, w-2) + ed.side
 	}
-	*b = boxMemo{styles: s, w: w, focused: focused, title: title, inner: inner, out: out}
+	*b = boxMemo{styles: s, w: w, focused: focused, edge: ed, title: title, inner: inner, out: out}
 	return out
 }
 
