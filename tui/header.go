@@ -64,6 +64,11 @@ func renderHeader(d *Data, w int) []string {
 	if name == "" {
 		name = missing
 	}
+	if mi != nil && mi.Extra["loaded"] == "false" {
+		// Ollama lists what it could load (/api/tags) beside what it has
+		// loaded (/api/ps): an unloaded model's next request pays the load.
+		name += " (not loaded)"
+	}
 	parts = append(parts, "model "+name)
 	ctx := missing
 	if mi != nil && mi.MaxContext > 0 {

@@ -51,3 +51,33 @@ func TestUptimeFromTheProcessHoldingThePort(t *testing.T) {
 		t.Errorf("uptime from /proc not shown:\n%s", head)
 	}
 }
+
+// A real Ollama whose keep-alive had expired (/api/ps empty) was shown as
+// "model tiny:latest · ctx --", the same name as when loaded: the header
+// says the model is not loaded (its next request pays the load).
+func TestHeaderSaysAnOllamaModelIsNotLoaded(t *testing.T) {
+	m := New(Options{Now: t0, NoColor: true, Endpoints: []string{testURL}})
+	ss := scrapes(3, healthy)
+	for i := range ss {
+		ss[i].Identity.Engine, ss[i].Identity.Version = model.Ollama, "0.17.4"
+		ss[i].Identity.Models = []model.ModelInfo{{ID: "tiny:latest", Extra: map[string]string{"loaded": "false"}}}
+		for j := range ss[i].Samples {
+			ss[i].Samples[j].Model = "tiny:latest"
+		}
+		m.Update(ss[i])
+	}
+	head := strings.SplitN(screen(t, m, 200, 50), "\n", 2)[0]
+	if !strings.Contains(head, "model tiny:latest (not loaded)") {
+		t.Fatalf("header %q", head)
+	}
+	loaded := scrapes(4, healthy)[3]
+	loaded.Identity.Engine = model.Ollama
+	loaded.Identity.Models = []model.ModelInfo{{ID: "tiny:latest", MaxContext: 4096, Extra: map[string]string{"loaded": "true"}}}
+	for j := range loaded.Samples {
+		loaded.Samples[j].Model = "tiny:latest"
+	}
+	m.Update(loaded)
+	if head := strings.SplitN(screen(t, m, 200, 50), "\n", 2)[0]; strings.Contains(head, "not loaded") || !strings.Contains(head, "ctx 4096") {
+		t.Fatalf("loaded: header %q", head)
+	}
+}
