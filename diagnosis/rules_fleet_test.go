@@ -235,3 +235,21 @@ func TestSkewNeedsTheWindowToAgree(t *testing.T) {
 	b.State.GenTPS = a.State.GenTPS
 	runCases(t, []ruleCase{{name: "instant gap, even window", in: input(a, b), none: "routing_skew"}})
 }
+
+// A real llama-server restarted with another -np: `r` compared the loaded
+// run with the new one 8 s old and idle and said "output tok/s −100 %
+// (load unknown)". A run that generated nothing is not compared.
+func TestRunsNotComparedWithAnIdleRun(t *testing.T) {
+	before := model.Run{N: 1, Config: map[string]string{"cmdline": "-np 4"}, Summary: model.RunSummary{ServedS: 197,
+		TPOTp99ms: model.Some(24), GenTPS: model.Some(67.7)}}
+	after := model.Run{N: 2, Config: map[string]string{"cmdline": "-np 2"}, Summary: model.RunSummary{ServedS: 8, GenTPS: model.Some(0)}}
+	c := CompareRuns(before, after, DefaultConfig())
+	if strings.Contains(c.Verdict, "−100 %") || !strings.Contains(c.Verdict, "not comparable: run 2 generated no tokens") {
+		t.Fatalf("verdict %q", c.Verdict)
+	}
+	// Once it serves, it is compared.
+	after.Summary.GenTPS = model.Some(60)
+	if c := CompareRuns(before, after, DefaultConfig()); strings.Contains(c.Verdict, "not comparable") || !strings.Contains(c.Verdict, "output tok/s") {
+		t.Fatalf("serving: verdict %q", c.Verdict)
+	}
+}

@@ -88,6 +88,13 @@ func CompareRuns(a, b model.Run, cfg Config) RunComparison {
 			c.NotComparable = "the benchmarks offered different loads (" + ba.Load.String() + " → " + bb.Load.String() + ")"
 		}
 	}
+	// A run that has served nothing (just restarted, idle) has no numbers
+	// to set against the other's: "output tok/s −100 %" was its verdict.
+	for _, r := range []model.Run{a, b} {
+		if s := r.Summary; c.NotComparable == "" && s.GenTPS.OK && s.GenTPS.V == 0 && !(s.RequestsPS.OK && s.RequestsPS.V > 0) {
+			c.NotComparable = fmt.Sprintf("run %d generated no tokens (idle)", r.N)
+		}
+	}
 	c.add("TTFT p99", sa.TTFTp99ms, sb.TTFTp99ms, true)
 	c.add("TPOT p99", sa.TPOTp99ms, sb.TPOTp99ms, true)
 	c.add("ITL p99", sa.ITLp99ms, sb.ITLp99ms, true)
