@@ -286,3 +286,22 @@ func TestBenchServerColumnsSayWhyMissing(t *testing.T) {
 		t.Errorf("ITL has its percentiles:\n%s", v)
 	}
 }
+
+// A quick run on a real Ollama said "server: its /metrics over the run
+// (5m49s window, all its traffic)" for a 33 s run: Ollama has no /metrics
+// (its log is read) and the window was not the run's.
+func TestBenchServerLineSaysItsSourceAndSpan(t *testing.T) {
+	m := scenario(healthy, 1, false)
+	r := &report.Result{ServerEngine: "Ollama"}
+	r.Duration = 33
+	srv := &model.MetricsJSON{Source: model.FromLog, WindowS: 349}
+	v := ansi.Strip(strings.Join(sideBySide(m.d, r, srv), "\n"))
+	if strings.Contains(v, "/metrics over the run") || !strings.Contains(v, "its log from before the run") || !strings.Contains(v, "5m49s window") {
+		t.Fatalf("server line:\n%s", v)
+	}
+	srv = &model.MetricsJSON{Source: model.FromScrape, WindowS: 35}
+	v = ansi.Strip(strings.Join(sideBySide(m.d, r, srv), "\n"))
+	if !strings.Contains(v, "server: its /metrics over the run (35s window") {
+		t.Fatalf("server line:\n%s", v)
+	}
+}

@@ -243,10 +243,25 @@ func sideBySide(d *Data, r *report.Result, srv *model.MetricsJSON) []string {
 		for _, why := range whys {
 			out = append(out, s.Faint.Render("server "+strings.Join(rows[why], ", ")+": "+why))
 		}
-		out = append(out, s.Faint.Render(fmt.Sprintf("server: its /metrics over the run (%s window, all its traffic): running %s  waiting %s  gen %s tok/s",
-			fmtDur(time.Duration(srv.WindowS*float64(time.Second))), fmtNum(srv.Running), fmtNum(srv.Waiting), fmtNum(srv.GenerationTokensPerS))))
+		out = append(out, s.Faint.Render(fmt.Sprintf("server: %s (%s, all its traffic): running %s  waiting %s  gen %s tok/s",
+			serverSpan(srv, r.Duration), fmtDur(time.Duration(srv.WindowS*float64(time.Second)))+" window", fmtNum(srv.Running), fmtNum(srv.Waiting), fmtNum(srv.GenerationTokensPerS))))
 	}
 	return out
+}
+
+// serverSpan says where the server's view comes from and what it spans:
+// Ollama's is its log, not a /metrics it does not have, and a counter
+// that moved too seldom gives rates reaching back before the run (a
+// 5m49s window beside a 33 s run).
+func serverSpan(srv *model.MetricsJSON, runS float64) string {
+	from := "its /metrics"
+	if srv.Source == model.FromLog {
+		from = "its log"
+	}
+	if runS > 0 && srv.WindowS > 1.5*runS+5 {
+		return from + " from before the run: its counters moved too seldom to cover the run alone"
+	}
+	return from + " over the run"
 }
 
 func errorLines(r *report.Result) []string {
