@@ -106,12 +106,25 @@ func (v *serverView) attach(r *report.Result) {
 		if v.simulated {
 			r.MarkSimulated()
 		}
+		// Without the server's view the result says why (llama-server
+		// without --metrics answers 501): the server lines were just gone.
+		noView := func() {
+			if ep := mon.Endpoint(v.id); ep != nil && ep.Err != "" {
+				note := "no server view: " + ep.Err
+				if ep.Hint != "" {
+					note += " (" + ep.Hint + ")"
+				}
+				r.Notes = append(r.Notes, note)
+			}
+		}
 		k, ok := v.key(mon.Store(), r.ModelID)
 		if !ok {
+			noView()
 			return
 		}
 		st := mon.Store().State(k, r.EndTime.Sub(r.StartTime)+v.interval)
 		if st.Samples < 2 {
+			noView()
 			return
 		}
 		r.Server, r.ServerEngine = model.MetricsOf(st), name

@@ -244,3 +244,50 @@ func TestBenchSignalSavesWhatItMeasured(t *testing.T) {
 		})
 	}
 }
+
+// Against a real llama-server without --metrics the result had no server
+// lines and no word why: it says the metrics route answered 501.
+func TestBenchSaysWhyTheServerViewIsMissing(t *testing.T) {
+	s, err := sim.New(sim.Config{Seed: 1, StartupTime: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.Start(ctx)
+	h := s.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			http.Error(w, "This server does not support metrics endpoint.", http.StatusNotImplemented)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	for i := 0; i < 100; i++ {
+		if r, err := http.Get(srv.URL + "/health"); err == nil {
+			r.Body.Close()
+			if r.StatusCode == 200 {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	old := benchFlags
+	defer func() { benchFlags = old }()
+	benchFlags.api, benchFlags.rate, benchFlags.burstiness = "chat", "inf", 1
+	benchFlags.concurrency, benchFlags.numRequests, benchFlags.inputLen, benchFlags.outputLen = 2, 4, 8, 4
+	benchFlags.warmup, benchFlags.seed, benchFlags.timeout = 0, 1, time.Minute
+	benchFlags.asJSON, benchFlags.save = true, ""
+	c, out := benchCmd()
+	if err := runBench(ctx, c, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if got["server"] != nil || !strings.Contains(fmt.Sprint(got["notes"]), "no server view") || !strings.Contains(fmt.Sprint(got["notes"]), "501") {
+		t.Fatalf("server %v notes %v", got["server"], got["notes"])
+	}
+}
