@@ -3,6 +3,7 @@ package prometheus
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -103,6 +104,17 @@ type modelState struct {
 		restarted bool
 		rank      []int8
 		en        []uint16
+	}
+	// built is the last Sample's maps handed to the core, and what they
+	// were built from: a steady replica's next refresh hands them again.
+	built struct {
+		sm        model.Sample
+		w         time.Duration
+		restarted bool
+		rank      []int8
+		en        []uint16
+		val       []float64
+		lat       []latRead
 	}
 }
 
@@ -545,13 +557,37 @@ func (fl *fleet) addLatency(f *family, rs []sampleRow) {
 	}
 }
 
-// sampleOf is the model's Sample for the core: new maps every refresh for
-// the values (the core keeps what it is given), each the size it needs;
-// From, the names read, is the last refresh's while they are the same (a
-// map the core is given is never written again). restarted are the
-// family's histograms when the target restarted inside the window: no
+// sampleOf is the model's Sample for the core: new maps for values that
+// changed (the core keeps what it is given), each the size it needs; a
+// replica whose numbers did not change gets the last refresh's maps and
+// Derived again, and From, the names read, is the last refresh's while they
+// are the same (a map the core is given is never written again): the store
+// reads a steady replica as the same reading by the maps' addresses
+// (model.sameReading), and the Derived it prepared stands. restarted are
+// the family's histograms when the target restarted inside the window: no
 // latency, and their names not cited.
 func (m *modelState) sampleOf(entries []*entry, w time.Duration, restarted []entry) model.Sample {
+	from := m.from(entries, restarted)
+	b := &m.built
+	if b.sm.Gauges != nil && b.w == w && b.restarted == (restarted != nil) && sameMap(b.sm.From, from) &&
+		slices.Equal(b.rank, m.rank) && slices.Equal(b.en, m.en) && slices.Equal(b.val, m.val) && slices.Equal(b.lat, m.lat) {
+		return model.Sample{Model: m.name, Source: model.FromScrape, Gauges: b.sm.Gauges, From: from, Derived: b.sm.Derived}
+	}
+	sm := m.build(entries, w, restarted, from)
+	b.sm, b.w, b.restarted = sm, w, restarted != nil
+	b.rank, b.en = append(b.rank[:0], m.rank...), append(b.en[:0], m.en...)
+	b.val, b.lat = append(b.val[:0], m.val...), append(b.lat[:0], m.lat...)
+	return sm
+}
+
+// sameMap reports whether a and b are one map (m.from hands the last one
+// again while the names read stand).
+func sameMap(a, b map[string]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// build is sampleOf's Sample built anew.
+func (m *modelState) build(entries []*entry, w time.Duration, restarted []entry, from map[string]string) model.Sample {
 	var n [planLatency + 1]int
 	for cid, r := range m.rank {
 		if r >= 0 {
@@ -559,7 +595,7 @@ func (m *modelState) sampleOf(entries []*entry, w time.Duration, restarted []ent
 		}
 	}
 	sm := model.Sample{Model: m.name, Source: model.FromScrape, Gauges: make(map[model.Gauge]float64, n[planGauge]),
-		From: m.from(entries, restarted),
+		From: from,
 		Derived: &model.Derived{By: "prometheus", Window: w, Rates: make(map[model.Counter]float64, n[planRate]),
 			Ratios: make(map[model.Gauge]float64, n[planRatio])}}
 	if restarted == nil {
