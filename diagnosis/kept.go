@@ -34,6 +34,12 @@ type kept struct {
 	handed, idle ruleSet
 	// one is the env an endpoint is judged alone in, reused.
 	one env
+	// vs and ok are each endpoint's verdict and whether it holds, in the
+	// input's order; bypass is set when most did not, and the rules ran
+	// over the whole input.
+	vs     []*verdict
+	ok     []bool
+	bypass bool
 	// crossed are the rules marked local that read another endpoint
 	// than the one they judged: judged over the whole input instead.
 	crossed ruleSet
@@ -41,6 +47,10 @@ type kept struct {
 
 // local reports whether rule i is judged per endpoint here.
 func (k *kept) local(i int) bool { return rules[i].local && !k.crossed.has(i) }
+
+// alone reports whether rule i's verdicts are this evaluation's kept ones
+// (not the whole input's, judged at once).
+func (k *kept) alone(i int) bool { return !k.bypass && k.local(i) }
 
 type keptKey struct{ url, model string }
 
@@ -61,6 +71,7 @@ type verdict struct {
 	urlEvs  bool      // a rule read the endpoint's events: evs
 	evs     []model.Event
 	lackBuf []lack // every rule's lacks, said's lacks its parts
+	stale   bool   // judged with the whole input: nothing kept
 	pass    uint64 // the evaluation that last read it
 	said    []ruleSaid
 	handed  ruleSet
@@ -164,6 +175,11 @@ func (k *kept) judge(e *env) {
 		k.out[i].fs, k.out[i].lacks = k.out[i].fs[:0], k.out[i].lacks[:0]
 	}
 	k.handed, k.idle = ruleSet{}, ruleSet{^uint64(0), ^uint64(0)}
+	// which verdicts hold: where most do not (a busy fleet), the rules
+	// run once over the whole input instead, as one judging of each
+	// endpoint alone costs more than its share of that
+	k.vs, k.ok = slices.Grow(k.vs[:0], len(e.in.Endpoints)), slices.Grow(k.ok[:0], len(e.in.Endpoints))
+	changed := 0
 	for i := range e.in.Endpoints {
 		ep := &e.in.Endpoints[i]
 		key := keptKey{ep.URL, ep.Model()}
@@ -175,10 +191,28 @@ func (k *kept) judge(e *env) {
 		case v.pass == k.pass:
 			v = &verdict{} // the same endpoint twice: judged, not kept
 		}
-		if !v.holds(ep, k.gen, k.cgen, k.evGen, e.in.Time, e.eventsOf(ep.URL)) {
+		v.pass = k.pass
+		held := v.holds(ep, k.gen, k.cgen, k.evGen, e.in.Time, e.eventsOf(ep.URL))
+		if !held {
+			changed++
+		}
+		k.vs, k.ok = append(k.vs, v), append(k.ok, held && !v.stale)
+	}
+	k.bypass = changed*2 > len(e.in.Endpoints)
+	for i := range e.in.Endpoints {
+		v := k.vs[i]
+		if k.bypass {
+			// judged with the rest, nothing kept of it but what it was
+			// judged on: once most of the fleet stands again, it is
+			// judged alone, and counts as changed no more
+			ep := &e.in.Endpoints[i]
+			*v = verdict{mark: ep.Mark, gen: k.gen, cgen: k.cgen, before: ep.Before, upSince: ep.UpSince, pass: v.pass, stale: true,
+				said: v.said[:0], evs: v.evs[:0], lackBuf: v.lackBuf[:0]}
+			continue
+		}
+		if !k.ok[i] {
 			k.judgeOne(e, i, v, apply)
 		}
-		v.pass = k.pass
 		for _, s := range v.said {
 			o := &k.out[s.rule]
 			o.fs = append(o.fs, s.fs...)
@@ -186,6 +220,10 @@ func (k *kept) judge(e *env) {
 		}
 		k.handed = k.handed.or(v.handed)
 		k.idle = k.idle.and(v.idle)
+	}
+	clear(k.vs)
+	if k.bypass {
+		k.judged = len(e.in.Endpoints)
 	}
 	if len(k.byKey) > len(e.in.Endpoints) {
 		for key, v := range k.byKey {
@@ -209,7 +247,7 @@ func (k *kept) judgeOne(e *env, i int, v *verdict, apply ruleSet) {
 	}
 	one.in.Endpoints = e.in.Endpoints[i : i+1 : i+1]
 	*v = verdict{mark: ep.Mark, gen: k.gen, cgen: k.cgen, before: ep.Before, upSince: ep.UpSince,
-		said: v.said[:0], evs: v.evs[:0], lackBuf: v.lackBuf[:0]}
+		pass: v.pass, said: v.said[:0], evs: v.evs[:0], lackBuf: v.lackBuf[:0]}
 	for r := range rules {
 		if !apply.has(r) {
 			continue

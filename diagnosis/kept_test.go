@@ -235,9 +235,10 @@ func TestKeptVerdictsEqualJudgingFromScratch(t *testing.T) {
 			t.Fatalf("seed %d: rules marked local read other endpoints: %v", seed, kept.kept.crossed)
 		}
 	}
-	// (the churn is high: a log line re-judges every replica, a replica
-	// down or restarted reads the clock until it is back)
-	if judged*2 > total {
+	// (the churn is high: a replica down or restarted reads the clock
+	// until it is back, and where most of a fleet is judged at once, the
+	// next refresh judges each of them alone)
+	if judged*3 > total*2 {
 		t.Errorf("judged %d of %d replica refreshes: a steady fleet's verdicts are not kept", judged, total)
 	}
 	t.Logf("judged %d of %d replica refreshes", judged, total)
@@ -258,8 +259,12 @@ func steadyFleet(t *testing.T, n int) (*simFleet, *Diagnoser, *Diagnoser) {
 	f.quiet = true
 	kept, scratch := NewDiagnoser(DefaultConfig()), NewDiagnoser(DefaultConfig())
 	scratch.FromScratch()
-	in := f.step(0, time.Second)
-	sameReports(t, "first refresh", kept.Update(clone(in)), scratch.Update(clone(in)))
+	for i := range 2 {
+		// the first judges the fleet at once (every endpoint is new), the
+		// second each endpoint alone, from then on kept
+		in := f.step(0, time.Second)
+		sameReports(t, fmt.Sprint("refresh ", i), kept.Update(clone(in)), scratch.Update(clone(in)))
+	}
 	return f, kept, scratch
 }
 
@@ -492,5 +497,49 @@ func TestKeptVerdictWithADeadlineIsJudgedAgainThen(t *testing.T) {
 			t.Fatalf("at the deadline: judged %d endpoints, want the one", n)
 		}
 		break
+	}
+}
+
+// The window the rules read over is the caller's to change, and a
+// window-free State's mark does not move with it: every verdict is judged
+// again over the new window.
+func TestKeptVerdictsFollowTheWindow(t *testing.T) {
+	f, kept, scratch := steadyFleet(t, 8)
+	f.refresh(t, kept, scratch, 5*time.Second, nil)
+	if n := kept.Judged(); n != 0 {
+		t.Fatalf("judged %d with nothing changed", n)
+	}
+	f.refresh(t, kept, scratch, 5*time.Second, func() {
+		for _, s := range f.eps {
+			s.ep.State.Window = 5 * time.Minute
+		}
+	})
+	if n := kept.Judged(); n != len(f.eps) {
+		t.Fatalf("window changed: judged %d of %d", n, len(f.eps))
+	}
+}
+
+// Where most of a fleet changed at once, the rules judge it in one pass
+// (cheaper than each replica alone); the next refresh judges each replica
+// alone, and the one after keeps what stood. The reports never differ from
+// judging from scratch.
+func TestBusyFleetJudgedAtOnceThenKept(t *testing.T) {
+	f, kept, scratch := steadyFleet(t, 20)
+	f.refresh(t, kept, scratch, 5*time.Second, func() {
+		for _, s := range f.eps[:15] {
+			s.ep.State.Waiting = model.Some(80)
+			s.state++
+		}
+	})
+	if !kept.kept.bypass || kept.Judged() != 20 {
+		t.Fatalf("15 of 20 changed: bypass %v, judged %d", kept.kept.bypass, kept.Judged())
+	}
+	f.refresh(t, kept, scratch, 5*time.Second, nil)
+	if kept.kept.bypass || kept.Judged() != 20 {
+		t.Fatalf("the refresh after: bypass %v, judged %d (want each alone)", kept.kept.bypass, kept.Judged())
+	}
+	f.refresh(t, kept, scratch, 5*time.Second, nil)
+	if kept.Judged() != 0 {
+		t.Fatalf("nothing changed since: judged %d", kept.Judged())
 	}
 }

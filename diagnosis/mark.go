@@ -46,6 +46,10 @@ func MarkOf(ep *Endpoint, state, log uint64) uint64 {
 	h.flag(ep.LastOK.IsZero())
 	h.flag(ep.State.Samples > 0)
 	h.flag(ep.Log.Samples > 0)
+	// the window asked for: a window-free State is the same over any but
+	// for this, and the state mark does not move when the window does
+	h.u64(uint64(ep.State.Window))
+	h.u64(uint64(ep.Log.Window))
 	h.str(string(ep.Life))
 	h.time(ep.LifeSince)
 	h.str(ep.LifeDetail)

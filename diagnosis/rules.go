@@ -404,7 +404,7 @@ func evaluateWith(in Input, cfg Config, sc *scratch, kp *kept) (Report, map[stri
 		lacked := len(e.lacks)
 		e.handed, e.idle = false, false
 		var fs []Finding
-		if kp != nil && kp.local(i) {
+		if kp != nil && kp.alone(i) {
 			fs = kp.said(i, e)
 		} else {
 			fs = r.eval(e)

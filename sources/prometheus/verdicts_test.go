@@ -96,8 +96,9 @@ func fleetKeptVerdicts(t *testing.T, seed uint64) {
 	}
 	// (a replica restarted reads "restarted N ago" from its source for the
 	// window's five minutes, and one Prometheus lost reads the clock until
-	// found: at this churn they add up to about half)
-	if judged*3 > total*2 {
+	// found: at this churn they add up to about half, where the rules judge
+	// the fleet at once and the refresh after each replica alone)
+	if judged*5 > total*4 {
 		t.Errorf("judged %d of %d replica refreshes: the steady replicas' verdicts are not kept", judged, total)
 	}
 	t.Logf("judged %d of %d replica refreshes", judged, total)
