@@ -226,9 +226,7 @@ func TestKeptVerdictsEqualJudgingFromScratch(t *testing.T) {
 			judged += kept.Judged()
 			total += len(in.Endpoints)
 		}
-		// (findings closed in one Update enter the history in the
-		// trackers' map order, kept or not: compared as sets)
-		if hk, hs := sortedHistory(kept), sortedHistory(scratch); !reflect.DeepEqual(hk, hs) {
+		if hk, hs := kept.History(), scratch.History(); !reflect.DeepEqual(hk, hs) {
 			t.Fatalf("seed %d: histories differ:\n%v\n%v", seed, hk, hs)
 		}
 		if kept.kept.crossed != (ruleSet{}) {
@@ -242,14 +240,6 @@ func TestKeptVerdictsEqualJudgingFromScratch(t *testing.T) {
 		t.Errorf("judged %d of %d replica refreshes: a steady fleet's verdicts are not kept", judged, total)
 	}
 	t.Logf("judged %d of %d replica refreshes", judged, total)
-}
-
-func sortedHistory(d *Diagnoser) []Finding {
-	h := d.History()
-	slices.SortStableFunc(h, func(a, b Finding) int {
-		return strings.Compare(a.Opened.String()+a.Closed.String()+a.ID+a.Endpoint, b.Opened.String()+b.Closed.String()+b.ID+b.Endpoint)
-	})
-	return h
 }
 
 // steadyFleet is n healthy replicas; the Diagnoser has seen it once.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,7 +90,7 @@ func fleetKeptVerdicts(t *testing.T, seed uint64) {
 			t.Fatalf("refresh %d: kept verdicts:\n%s\nfrom scratch:\n%s", step, showReport(a), showReport(b))
 		}
 	}
-	if hk, hs := historyOf(kept), historyOf(scratch); !reflect.DeepEqual(hk, hs) {
+	if hk, hs := kept.History(), scratch.History(); !reflect.DeepEqual(hk, hs) {
 		t.Fatalf("histories differ:\n%v\n%v", hk, hs)
 	}
 	// (a replica restarted reads "restarted N ago" from its source for the
@@ -117,14 +116,4 @@ func showReport(r diagnosis.Report) string {
 	}
 	fmt.Fprintf(&b, "  checked %q\n  missing %q\n", r.Checked, r.Missing)
 	return b.String()
-}
-
-// historyOf is the core's history in an order of its own (findings that
-// closed in one evaluation enter it in the rules' map order).
-func historyOf(m *core.Monitor) []diagnosis.Finding {
-	h := m.History()
-	slices.SortStableFunc(h, func(a, b diagnosis.Finding) int {
-		return strings.Compare(a.Opened.String()+a.Closed.String()+a.ID+a.Endpoint, b.Opened.String()+b.Closed.String()+b.ID+b.Endpoint)
-	})
-	return h
 }
