@@ -221,7 +221,11 @@ func (k *kept) judge(e *env) {
 		k.handed = k.handed.or(v.handed)
 		k.idle = k.idle.and(v.idle)
 	}
+	// nothing of this evaluation held past it but the verdicts: their
+	// memory is kept, not what it pointed at
 	clear(k.vs)
+	k.vs, k.ok = k.vs[:0], k.ok[:0]
+	k.one = env{lacks: k.one.lacks[:0]}
 	if k.bypass {
 		k.judged = len(e.in.Endpoints)
 	}
