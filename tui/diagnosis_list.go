@@ -75,7 +75,7 @@ func listLines(d *Data, rep diagnosis.Report, hist []diagnosis.Finding, cfg diag
 		return out
 	}
 	k := d.Keys
-	out := []string{s.Faint.Render(clip(fmt.Sprintf("%d open · SLO TTFT p99 ≤ %s, ITL p99 ≤ %s · window %s · %s/%s scroll, %s picks, %s acknowledges, %s silences for 1h, %s closes",
+	out := []string{s.Faint.Render(clip(fmt.Sprintf("%d open · SLO TTFT p99 ≤ %s, TPOT/ITL p99 ≤ %s (--slo-tpot) · window %s · %s/%s scroll, %s picks, %s acknowledges, %s silences for 1h, %s closes",
 		len(rep.Findings), shortDur(cfg.SLOTTFT), shortDur(cfg.SLOITL), shortDur(d.Window), k.Down.Help().Key, k.Up.Help().Key,
 		k.Focus.Help().Key, k.Ack.Help().Key, k.Silence.Help().Key, k.Back.Help().Key), w)), ""}
 	if n := len(d.Core.Silences()); n > 0 {

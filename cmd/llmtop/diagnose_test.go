@@ -146,6 +146,9 @@ func TestDiagnoseTextNamesEvidenceCauseAndActions(t *testing.T) {
 	printDiagnosis(&b, res)
 	out := b.String()
 	for _, want := range []string{
+		// the SLO set by --slo-tpot, named as the monitor's pane names it
+		// (its header said "ITL p99", the pane "TPOT p99", the flag tpot)
+		"(SLO: TTFT p99 ≤ 200 ms, TPOT/ITL p99 ≤ 50 ms)",
 		"1. CRIT  KV pressure: 3.2/s preemptions  kv_preemption  [http://a:8000]",
 		"· preemptions 3.2/s > 1/s  (vllm:num_preemptions_total, 1m)",
 		"cause: the pool is too small",

@@ -18,7 +18,7 @@ func printDiagnosis(out io.Writer, res diagnoseResult) {
 	if res.Simulated {
 		badge = "  [SIMULATED]"
 	}
-	fmt.Fprintf(out, "llmtop diagnose: watched %d endpoint(s) for %.0f s (SLO: TTFT p99 ≤ %.0f ms, ITL p99 ≤ %.0f ms)%s\n",
+	fmt.Fprintf(out, "llmtop diagnose: watched %d endpoint(s) for %.0f s (SLO: TTFT p99 ≤ %.0f ms, TPOT/ITL p99 ≤ %.0f ms)%s\n",
 		len(res.Endpoints), res.WatchedS, res.SLOTTFTms, res.SLOITLms, badge)
 	for _, e := range res.Endpoints {
 		line := fmt.Sprintf("  %s  %s %s  %s", e.URL, orDash(string(e.Engine)), e.Version, e.Health)
