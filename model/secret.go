@@ -104,8 +104,9 @@ func hasAuthWord(s string) bool {
 	for i := 0; i+5 <= len(s); i++ {
 		switch s[i] | 0x20 {
 		case 'b':
-			w := strings.ToLower(s[i:min(i+6, len(s))])
-			if strings.HasPrefix(w, "basic") || strings.HasPrefix(w, "bearer") {
+			// EqualFold, not ToLower: a GPU's name ("80GB HBM3") is
+			// scrubbed every refresh, and lowering its B allocated
+			if strings.EqualFold(s[i:i+5], "basic") || i+6 <= len(s) && strings.EqualFold(s[i:i+6], "bearer") {
 				return true
 			}
 		}
