@@ -66,6 +66,8 @@ type Source struct {
 	interval atomic.Int64
 	wake     chan struct{}
 	closer   sync.Once
+	cleanMu  sync.Mutex
+	cleaner  model.GPUCleaner // what the last refresh cleaned is not cleaned again
 }
 
 func newSource(cfg Config, r refresher) *Source {
@@ -101,11 +103,19 @@ func (s *Source) Refresh() (snap model.GPUSnapshot, events []model.Event) {
 	snap.Time = now
 	// Device names, process command lines and DCGM labels are outside
 	// text: cleaned here, where they enter llmtop.
-	snap = model.CleanGPUs(snap)
+	snap = s.clean(snap)
 	for i := range events {
 		events[i] = model.CleanEvent(events[i])
 	}
 	return snap, events
+}
+
+// clean cleans a snapshot as model.CleanGPUs does, reusing what the last
+// one held.
+func (s *Source) clean(snap model.GPUSnapshot) model.GPUSnapshot {
+	s.cleanMu.Lock()
+	defer s.cleanMu.Unlock()
+	return s.cleaner.Clean(snap)
 }
 
 // Run refreshes at once and then every interval (on the beat grid) until ctx is done,
