@@ -61,6 +61,9 @@ type Monitor struct {
 	// when a scrape last ran them (see Tick).
 	scraped      bool
 	scrapeEvalAt time.Time
+	// inputs counts what Apply took; tickInputs, the count at the last
+	// Tick (equal: this Tick is the clock's).
+	inputs, tickInputs uint64
 
 	now time.Time
 	ver Versions
@@ -188,6 +191,7 @@ func (m *Monitor) advance(t time.Time) {
 // person's acknowledgement or silence, a window change (model.Inputs, the
 // closed set the recording encodes).
 func (m *Monitor) Apply(msg model.Input) {
+	m.inputs++
 	switch msg := msg.(type) {
 	case model.Scrape:
 		m.applyScrape(msg)
@@ -334,7 +338,7 @@ func (m *Monitor) SetBench(b *diagnosis.Bench, rb model.RunBench) {
 }
 
 // Tick moves the clock to now and runs the rules when the data changed,
-// at most once a second but for the scrapes. It reports whether they ran.
+// the scrapes setting the pace. It reports whether they ran.
 //
 // A scrape runs them at once, unless a scrape ran them less than
 // scrapeGap before (the other endpoints' answers to the same refresh, then
@@ -342,28 +346,32 @@ func (m *Monitor) SetBench(b *diagnosis.Bench, rb model.RunBench) {
 // causes it. Before, the second between two runs was counted from any
 // input, so a scrape answered a millisecond sooner than the last one (the
 // scrapes start on the beat, their answers do not) waited a refresh, and
-// so did one whose second had begun with the log's lines or the host's
-// reading running the rules. The other inputs (log lines, the host's
-// readings, GPU snapshots, events, the clock) run them a second after
-// they last ran: a log flood never runs them per line, and on a steady
-// screen they come on the beat, before the scrape's answer, so they are
-// judged with it.
+// so did one whose second had begun with the host's reading (read on the
+// same beat, stamped later than the scrape) running the rules. The other
+// inputs (log lines, the host's readings, GPU snapshots, events) wait for
+// the next scrape while scrapes come: they run the rules, once a second,
+// only when none has for betweenScrapes. A Tick with no input since the
+// last (the clock's) runs them once a second: a log flood never runs them
+// per line, a slow or failing refresh still has its log judged.
 func (m *Monitor) Tick(now time.Time) bool {
 	m.advance(now)
 	v := m.ver.Store + m.ver.GPU + m.ver.Events
 	if m.LogsOn() {
 		v += 1 << 62
 	}
+	clock := m.inputs == m.tickInputs
+	m.tickInputs = m.inputs
 	// A run that began or ended runs the rules at once: the ended run's
 	// findings must not stay on top of a stopped engine for the rest of
 	// the second.
 	due := !m.ran || m.runMoved
+	second := m.now.Sub(m.evalAt) >= time.Second
 	switch {
 	case due:
 	case v == m.evalVer:
 	case m.scraped && m.now.Sub(m.scrapeEvalAt) >= scrapeGap:
 		due = true
-	case m.now.Sub(m.evalAt) >= time.Second:
+	case second && (clock || m.now.Sub(m.scrapeEvalAt) >= betweenScrapes):
 		due = true
 	}
 	if !due {
@@ -380,6 +388,11 @@ func (m *Monitor) Tick(now time.Time) bool {
 // scrapeGap is how soon after a scrape ran the rules another may: the
 // answers to one refresh (one endpoint's each) come within it.
 const scrapeGap = 500 * time.Millisecond
+
+// betweenScrapes is how long after a scrape last ran the rules the other
+// inputs run them by themselves: a refresh and a half at the default
+// second, so on a steady screen they are judged with the next scrape.
+const betweenScrapes = 1500 * time.Millisecond
 
 // Evaluate runs the rules at now whatever changed, and returns the report.
 func (m *Monitor) Evaluate(now time.Time) diagnosis.Report {

@@ -14,8 +14,9 @@ import (
 
 // llmtop's threads sleep with a millisecond of timer slack (cmd/llmtop),
 // which a child inherits from the thread that starts it: the engine
-// `llmtop run` starts gets the kernel's default back. Here the starting
-// goroutine's thread has a millisecond, as llmtop's do.
+// `llmtop run` starts gets the kernel's default back, and the thread that
+// started it its millisecond. Here the starting goroutine's thread has a
+// millisecond, as llmtop's do.
 func TestEngineStartsWithTheDefaultSlack(t *testing.T) {
 	if _, err := os.Stat("/proc/self/timerslack_ns"); err != nil {
 		t.Skip("no timerslack_ns on this kernel")
@@ -30,6 +31,9 @@ func TestEngineStartsWithTheDefaultSlack(t *testing.T) {
 	p, err := Start([]string{"/bin/sh", "-c", "cat /proc/self/timerslack_ns"}, nil, log)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if now, _, _ := syscall.RawSyscall(syscall.SYS_PRCTL, prGetTimerSlack, 0, 0); now != 1_000_000 {
+		t.Errorf("the starting thread's slack is %d ns after the start, want its millisecond back", now)
 	}
 	select {
 	case <-p.Done():
