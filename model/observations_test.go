@@ -201,3 +201,27 @@ func TestRequestsPerSecondFromTheLog(t *testing.T) {
 		t.Errorf("JSON requests_per_s %+v from log %v", m.RequestsPerS, m.RequestsFromLog)
 	}
 }
+
+// llama-server with --log, watched 51 s, a benchmark in its last 31 s:
+// the log's window began at its first timed request, so 185 requests read
+// as 4.62 req/s "over 40s" beside rates over 51s. The log was read all
+// along: its window starts where the endpoint's scrapes do.
+func TestLogWindowStartsWhenTheEndpointWasFirstScraped(t *testing.T) {
+	s := NewStore(DefaultStoreConfig)
+	k := Key{"http://e", "m"}
+	for sec := 0; sec <= 50; sec++ {
+		sm := sample(sec)
+		sm.Gauges[Running] = 2
+		s.Add(sm)
+		if sec >= 20 {
+			s.Add(logSample(float64(sec), map[Latency]float64{Prefill: 0.1, Decode: 0.2}))
+		}
+	}
+	st := s.State(k, time.Minute)
+	if w := st.Latency[Prefill].Window; w != 50*time.Second {
+		t.Errorf("log window %v, want the 50 s since the first scrape", w)
+	}
+	if !st.RequestsPS.OK || !near(st.RequestsPS.V, 31.0/50) {
+		t.Errorf("requests/s %+v, want 31 requests over 50 s", st.RequestsPS)
+	}
+}

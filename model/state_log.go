@@ -43,7 +43,16 @@ func (s *Store) withLog(st *State, picked *endpointSeries, k Key, window time.Du
 	// Never before the log's own run (its start banner), nor before a
 	// restart the metrics saw. The scrape's first sample is no boundary:
 	// the log's backlog, read at start, comes in about then.
-	bounds := []time.Time{lg.runStart}
+	// The log was read from when the endpoint was first scraped in this
+	// run, not from its first timed request: bounded by that request, a
+	// burst after an idle minute read as the rate of the whole window
+	// (a real llama-server: 4.62 req/s "over 40s" beside rates over 51s,
+	// where 185 requests in 51 s is 3.6).
+	logStart := lg.runStart
+	if sc := s.series[srcKey{k, FromScrape}]; sc != nil && sc != lg && !sc.runStart.IsZero() && sc.runStart.Before(logStart) {
+		logStart = sc.runStart
+	}
+	bounds := []time.Time{logStart}
 	if n := len(st.Restarts); n > 0 {
 		bounds = append(bounds, st.Restarts[n-1])
 	}
