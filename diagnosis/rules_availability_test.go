@@ -134,6 +134,14 @@ func TestAvailabilityRules(t *testing.T) {
 				t.Errorf("%v %q", f.Severity, f.Title)
 			}
 		}},
+		{name: "a kill (no crash line) is not told to fix the crash line", in: input(ep(func(e *Endpoint) {
+			e.Runs = ledger(model.RunCrash)
+			e.Runs[0].EndLine, e.Runs[0].EndReason = "", "stopped answering with no shutdown line in its log: killed (SIGKILL, the OOM killer) or crashed"
+		})), want: "restarts", check: func(t *testing.T, f *Finding) {
+			if hasAction(f, "crash line") || !hasAction(f, "OOM killer") || strings.Contains(f.Cause, "supervisor") {
+				t.Errorf("%q %+v", f.Cause, f.Actions)
+			}
+		}},
 		{name: "planned restarts never make a crash loop", in: input(ep(func(e *Endpoint) {
 			e.Runs = ledger(model.RunPlanned, model.RunPlanned, model.RunCrash, model.RunPlanned)
 			e.Runs[3].Config = map[string]string{"args.max_num_seqs": "128"}

@@ -294,6 +294,13 @@ func restartsFromRuns(e *env, ep Endpoint) []Finding {
 		f.Cause = "the engine process died and was restarted by its supervisor"
 		f.Actions = []Action{{Change: "fix what the crash line says (memory and startup findings name the flag)",
 			Why: "a crash repeats until its cause is gone", TradeOff: "none"}}
+		if prev.EndLine == "" {
+			// Killed: it stopped answering and its log said nothing (no
+			// crash line to fix, and nothing says who started it again).
+			f.Cause = "the engine stopped answering with no crash or shutdown line in its log (SIGKILL, the kernel's OOM killer), then started again"
+			f.Actions = []Action{{Change: "find what killed it: the kernel's OOM killer (dmesg | grep -i 'killed process', journalctl -k), the container runtime (OOMKilled), or an operator",
+				Why: "a kill leaves no line in the engine's own log", TradeOff: "none"}}
+		}
 	default:
 		f.Severity, f.Title = model.SevWarn, "engine restarted (cause not seen)"
 		ev = append(ev, Evidence{Text: "run " + fmt.Sprint(prev.N) + " ended with no word why: " + nonEmpty(cur.StartedBy, "counters went back"), Source: "run ledger"})
