@@ -92,7 +92,15 @@ func (p latencyPane) View(d *Data, w, h int) string {
 		}
 		return lines(freshLines(d, out), h)
 	}
-	out = append(out, s.Faint.Render(windowNoteFit(window, d, w)))
+	if note := windowNote(window, d); ansi.StringWidth(note) > w && h-len(out) >= 5 {
+		// Room to spare: the whole note, wrapped ("means over 3s · approx:
+		// aggregate: generation seconds ÷…" lost what the mean is).
+		for _, l := range strings.Split(ansi.Wrap(note, w, " "), "\n") {
+			out = append(out, s.Faint.Render(l))
+		}
+	} else {
+		out = append(out, s.Faint.Render(windowNoteFit(window, d, w)))
+	}
 	out = append(out, splitLines(s, st, w)...)
 	// A TTFT put together from the log's means (llama-server: Little's
 	// law queue + prefill) has no per-refresh series: its chart read "no

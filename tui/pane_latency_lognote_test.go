@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -109,5 +111,28 @@ func TestComposedTTFTHasNoEmptyChart(t *testing.T) {
 	}
 	if !strings.Contains(got, "TTFT") || !strings.Contains(got, "approx") {
 		t.Fatalf("the TTFT row is gone:\n%s", got)
+	}
+}
+
+// llama-server without a log at 120x40: the note under the latencies read
+// "means over 3s · approx: aggregate: generation seconds ÷…" with the pane
+// half empty. With rows to spare the note is whole, wrapped.
+func TestLatencyNoteWrapsWhenThereIsRoom(t *testing.T) {
+	m := newTestModel()
+	for i := 0; i < 10; i++ {
+		sm := model.NewSample(testURL, "", t0.Add(time.Duration(i)*time.Second), model.FromScrape)
+		sm.Counters[model.GenTokens] = float64(100 * i)
+		sm.Latencies[model.TPOT] = model.Histogram{Sum: 0.0037 * float64(100*i), Count: float64(100 * i),
+			Approx: "aggregate: generation seconds ÷ tokens generated (llama.cpp has no per-request histogram)"}
+		m.Update(model.Scrape{Endpoint: testURL, Time: sm.Time, Identity: model.Identity{Engine: model.LlamaCpp, Health: model.HealthUp}, Samples: []model.Sample{sm}})
+	}
+	got := ansi.Strip(latencyPane{}.View(m.Data(), 58, 20))
+	if !strings.Contains(strings.Join(strings.Fields(got), " "), "(llama.cpp has no per-request histogram)") {
+		t.Fatalf("the note is cut:\n%s", got)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if ansi.StringWidth(l) > 58 {
+			t.Errorf("wider than the pane: %q", l)
+		}
 	}
 }
