@@ -47,12 +47,17 @@ func ruleLogMismatch(e *env) []Finding {
 	var out []Finding
 	for ep := range each(e.withMetrics()) {
 		lg, st := ep.Log, ep.State
-		if st.Source != model.FromScrape {
-			continue // the picture is the log's own: nothing to compare
-		}
 		var ev []Evidence
 		at := " (log stats line " + lg.Time.Format("15:04:05") + ")"
 		fresh := lg.Samples > 0 && absDur(st.Time.Sub(lg.Time)) <= logFresh
+		if st.Source != model.FromScrape {
+			// The picture is the log's own (Ollama's metrics carry no
+			// numbers): there is nothing to hold its stats against, and
+			// "Checked: the log's stats lines agree with /metrics" said
+			// otherwise.
+			fresh = false
+			e.lack(ep, "whether the log's stats lines agree with the metrics (the metrics carry no numbers: the picture is the log's own)")
+		}
 		// Both numbers must be read on both sides and both must disagree:
 		// one number alone differs too easily (llama.cpp's per-request
 		// timing lines give a token rate over other moments than its

@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -68,7 +69,25 @@ func TestLogMismatch(t *testing.T) {
 			in.Endpoints[0].State.Source = model.FromLog
 			return in
 		}(), none: "log_mismatch"},
+		{name: "a picture taken from the log still has its engine checked", in: func() Input {
+			in := withLog(2, 60, 5*time.Second, logEvent("sglang_decode", nil))
+			in.Endpoints[0].State.Source = model.FromLog
+			return in
+		}(), want: "log_mismatch"},
 	})
+	// Ollama: its metrics carry no numbers, the picture is the log's own;
+	// the stats comparison was listed as checked with nothing compared.
+	in := withLog(2, 60, 5*time.Second)
+	in.Endpoints[0].State.Source = model.FromLog
+	rep := Evaluate(in, DefaultConfig())
+	for _, c := range rep.Checked {
+		if strings.Contains(c, "stats lines agree") {
+			t.Errorf("checked %q with nothing to compare", c)
+		}
+	}
+	if !strings.Contains(strings.Join(rep.Missing, "\n"), "whether the log's stats lines agree with the metrics") {
+		t.Errorf("not said as not checked: %q", rep.Missing)
+	}
 }
 
 // Through the Store: the log's stats samples (nameless key) land in
