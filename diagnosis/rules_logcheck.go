@@ -56,7 +56,7 @@ func ruleLogMismatch(e *env) []Finding {
 			// "Checked: the log's stats lines agree with /metrics" said
 			// otherwise.
 			fresh = false
-			e.lack(ep, "whether the log's stats lines agree with the metrics (the metrics carry no numbers: the picture is the log's own)")
+			e.lack(ep, "whether the log's stats lines agree with the metrics (running and throughput not exposed: the picture is the log's own)")
 		}
 		// Both numbers must be read on both sides and both must disagree:
 		// one number alone differs too easily (llama.cpp's per-request
