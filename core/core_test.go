@@ -526,3 +526,28 @@ func TestKilledEngineKeepsItsDownFinding(t *testing.T) {
 		t.Fatalf("life %s, down finding opened %v", ep.Life, opened)
 	}
 }
+
+// After a clean shutdown line ("llama-server exiting cleanly", uvicorn's
+// "Application shutdown complete") the scrapes that find nothing are that
+// stop: an info event, not a red "✗ scrape failed".
+func TestScrapeFailingAfterACleanShutdownIsNotAnAlarm(t *testing.T) {
+	m := newMonitor()
+	for _, l := range banner(at(0), "{}") {
+		m.Apply(l)
+	}
+	run(m, newEngine("0.11.0", at(0), 0.02), 1, 20, 5, 100)
+	for _, l := range shutdown(at(21)) {
+		m.Apply(l)
+	}
+	before := m.Events().Len()
+	m.Apply(down(at(22)))
+	for i := m.Events().Len() - before - 1; i >= 0; i-- {
+		ev := m.Events().Newest(i).Event
+		if ev.Kind == "scrape_failed" && ev.Severity != model.SevInfo {
+			t.Fatalf("after a clean shutdown: %v %q", ev.Severity, ev.Title)
+		}
+	}
+	if ep := m.Endpoint(url); ep.Life != model.LifeStopped {
+		t.Fatalf("life %s", ep.Life)
+	}
+}

@@ -173,6 +173,11 @@ func (m *Monitor) applyScrape(s model.Scrape) {
 				ev.Severity = model.SevWarn
 			case e.restarting != nil && downKind(s.ErrKind):
 				ev.Severity, ev.Title = model.SevInfo, "not answering: "+e.restarting.RestartDetail()+": "+s.Err
+			case (e.Life == model.LifeStopping || e.Life == model.LifeStopped) && downKind(s.ErrKind):
+				// Its log said it shut down cleanly: not answering is that
+				// stop, not a failure (it read as a red ✗ after "llama-server
+				// exiting cleanly").
+				ev.Severity, ev.Title = model.SevInfo, "not answering (the engine shut down cleanly): "+s.Err
 			case e.Life == model.LifeStarting && downKind(s.ErrKind):
 				// The engine is starting (llmtop launched it, or its log
 				// says it loads): not listening yet is its start, not
