@@ -471,12 +471,12 @@ func TestFindingsClosingTogetherAreToldInOneOrder(t *testing.T) {
 	}
 }
 
-// A SIGSTOPped (hung) engine: the kernel still accepts connections on its
-// port, so every scrape times out. That is a hang, not a kill: the run
-// does not end as a crash, the lifecycle is not "crashed", and the
-// endpoint-down finding, once open, stays open (ending the run closed
-// it, and it formed again 10 s later).
-func TestHungEngineIsNotACrash(t *testing.T) {
+// outage serves 20 s of a vLLM run with its log, then fails every scrape
+// with fail until 60 s, running the rules each second; it reports whether
+// the endpoint-down finding opened, and fails the test if it closed again
+// while nothing answered.
+func outage(t *testing.T, fail func(time.Time) model.Scrape) (*Monitor, bool) {
+	t.Helper()
 	m := newMonitor()
 	for _, l := range banner(at(0), "{}") {
 		m.Apply(l)
@@ -484,8 +484,7 @@ func TestHungEngineIsNotACrash(t *testing.T) {
 	run(m, newEngine("0.11.0", at(0), 0.02), 1, 20, 5, 100)
 	opened := false
 	for s := 21.0; s < 60; s++ {
-		m.Apply(model.Scrape{Endpoint: url, Time: at(s), Err: "http://127.0.0.1:8000/metrics: no answer within 2s", ErrKind: model.ErrTimeout,
-			Identity: model.Identity{Health: model.HealthDown}})
+		m.Apply(fail(at(s)))
 		m.Tick(at(s))
 		m.Evaluate(at(s))
 		open := strings.Contains(findingIDs(m.Report().Findings), "endpoint_down")
@@ -494,6 +493,19 @@ func TestHungEngineIsNotACrash(t *testing.T) {
 		}
 		opened = opened || open
 	}
+	return m, opened
+}
+
+// A SIGSTOPped (hung) engine: the kernel still accepts connections on its
+// port, so every scrape times out. That is a hang, not a kill: the run
+// does not end as a crash, the lifecycle is not "crashed", and the
+// endpoint-down finding, once open, stays open (ending the run closed
+// it, and it formed again 10 s later).
+func TestHungEngineIsNotACrash(t *testing.T) {
+	m, opened := outage(t, func(t time.Time) model.Scrape {
+		return model.Scrape{Endpoint: url, Time: t, Err: "http://127.0.0.1:8000/metrics: no answer within 2s", ErrKind: model.ErrTimeout,
+			Identity: model.Identity{Health: model.HealthDown}}
+	})
 	ep := m.Endpoint(url)
 	if r := ep.Current(); r.Ended != nil || ep.Life == model.LifeCrashed {
 		t.Fatalf("a hung engine was called %s (%s), run %+v", ep.Life, ep.LifeDetail, *r)
@@ -506,22 +518,7 @@ func TestHungEngineIsNotACrash(t *testing.T) {
 // Killed (refused, log silent): the run ends as a crash 15 s in, and the
 // endpoint-down finding opened before stays open through that end.
 func TestKilledEngineKeepsItsDownFinding(t *testing.T) {
-	m := newMonitor()
-	for _, l := range banner(at(0), "{}") {
-		m.Apply(l)
-	}
-	run(m, newEngine("0.11.0", at(0), 0.02), 1, 20, 5, 100)
-	opened := false
-	for s := 21.0; s < 60; s++ {
-		m.Apply(down(at(s)))
-		m.Tick(at(s))
-		m.Evaluate(at(s))
-		open := strings.Contains(findingIDs(m.Report().Findings), "endpoint_down")
-		if opened && !open {
-			t.Fatalf("at %vs the endpoint-down finding closed while the engine is still down: %s", s, findingIDs(m.Report().Findings))
-		}
-		opened = opened || open
-	}
+	m, opened := outage(t, down)
 	if ep := m.Endpoint(url); ep.Life != model.LifeCrashed || !opened {
 		t.Fatalf("life %s, down finding opened %v", ep.Life, opened)
 	}

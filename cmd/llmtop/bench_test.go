@@ -36,24 +36,9 @@ func benchCmd() (*cobra.Command, *bytes.Buffer) {
 // `llmtop bench` against the simulator: vllm's JSON names, the server's own
 // view attached, the key never written anywhere.
 func TestBenchAgainstSim(t *testing.T) {
-	s, err := sim.New(sim.Config{Seed: 1, StartupTime: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s.Start(ctx)
-	srv := httptest.NewServer(s.Handler())
-	defer srv.Close()
-	for i := 0; i < 100; i++ {
-		if r, err := http.Get(srv.URL + "/health"); err == nil {
-			r.Body.Close()
-			if r.StatusCode == 200 {
-				break
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	srv := benchSim(t, ctx, func(h http.Handler) http.Handler { return h })
 	save := filepath.Join(t.TempDir(), "run.json")
 	old := benchFlags
 	defer func() { benchFlags = old }()
@@ -63,13 +48,7 @@ func TestBenchAgainstSim(t *testing.T) {
 	benchFlags.asJSON, benchFlags.save, engineFlags.apiKey = true, save, "sk-secret-4242"
 	defer func() { engineFlags.apiKey = "" }()
 	c, out := benchCmd()
-	if err := runBench(ctx, c, srv.URL); err != nil {
-		t.Fatal(err)
-	}
-	var got map[string]any
-	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-		t.Fatalf("%v: %s", err, out.String())
-	}
+	got := benchJSONWith(t, ctx, c, out, srv.URL)
 	for _, k := range []string{"completed", "failed", "total_input_tokens", "total_output_tokens", "request_throughput",
 		"output_throughput", "total_token_throughput", "request_goodput", "mean_ttft_ms", "median_tpot_ms", "p99_itl_ms",
 		"std_e2el_ms", "max_concurrent_requests", "duration"} {
@@ -248,22 +227,40 @@ func TestBenchSignalSavesWhatItMeasured(t *testing.T) {
 // Against a real llama-server without --metrics the result had no server
 // lines and no word why: it says the metrics route answered 501.
 func TestBenchSaysWhyTheServerViewIsMissing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := benchSim(t, ctx, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/metrics" {
+				http.Error(w, "This server does not support metrics endpoint.", http.StatusNotImplemented)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	old := benchFlags
+	defer func() { benchFlags = old }()
+	benchFlags.api, benchFlags.rate, benchFlags.burstiness = "chat", "inf", 1
+	benchFlags.concurrency, benchFlags.numRequests, benchFlags.inputLen, benchFlags.outputLen = 2, 4, 8, 4
+	benchFlags.warmup, benchFlags.seed, benchFlags.timeout = 0, 1, time.Minute
+	benchFlags.asJSON, benchFlags.save = true, ""
+	got := benchJSON(t, ctx, srv.URL)
+	if got["server"] != nil || !strings.Contains(fmt.Sprint(got["notes"]), "no server view") || !strings.Contains(fmt.Sprint(got["notes"]), "501") {
+		t.Fatalf("server %v notes %v", got["server"], got["notes"])
+	}
+}
+
+// benchSim serves the simulator (its handler passed through wrap) until the
+// test ends, once its health route answers 200.
+func benchSim(t *testing.T, ctx context.Context, wrap func(http.Handler) http.Handler) *httptest.Server {
+	t.Helper()
 	s, err := sim.New(sim.Config{Seed: 1, StartupTime: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	s.Start(ctx)
-	h := s.Handler()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/metrics" {
-			http.Error(w, "This server does not support metrics endpoint.", http.StatusNotImplemented)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	srv := httptest.NewServer(wrap(s.Handler()))
+	t.Cleanup(srv.Close)
 	for i := 0; i < 100; i++ {
 		if r, err := http.Get(srv.URL + "/health"); err == nil {
 			r.Body.Close()
@@ -273,21 +270,25 @@ func TestBenchSaysWhyTheServerViewIsMissing(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	old := benchFlags
-	defer func() { benchFlags = old }()
-	benchFlags.api, benchFlags.rate, benchFlags.burstiness = "chat", "inf", 1
-	benchFlags.concurrency, benchFlags.numRequests, benchFlags.inputLen, benchFlags.outputLen = 2, 4, 8, 4
-	benchFlags.warmup, benchFlags.seed, benchFlags.timeout = 0, 1, time.Minute
-	benchFlags.asJSON, benchFlags.save = true, ""
+	return srv
+}
+
+// benchJSON runs `llmtop bench --json` (benchFlags as set) against url and
+// decodes its result.
+func benchJSON(t *testing.T, ctx context.Context, url string) map[string]any {
+	t.Helper()
 	c, out := benchCmd()
-	if err := runBench(ctx, c, srv.URL); err != nil {
+	return benchJSONWith(t, ctx, c, out, url)
+}
+
+func benchJSONWith(t *testing.T, ctx context.Context, c *cobra.Command, out *bytes.Buffer, url string) map[string]any {
+	t.Helper()
+	if err := runBench(ctx, c, url); err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]any
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	if got["server"] != nil || !strings.Contains(fmt.Sprint(got["notes"]), "no server view") || !strings.Contains(fmt.Sprint(got["notes"]), "501") {
-		t.Fatalf("server %v notes %v", got["server"], got["notes"])
-	}
+	return got
 }

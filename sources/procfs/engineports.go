@@ -1,7 +1,6 @@
 package procfs
 
 import (
-	"bufio"
 	"bytes"
 	"io/fs"
 	"slices"
@@ -63,26 +62,11 @@ func EnginePorts(fsys fs.FS) []int {
 func loopbackListeners(fsys fs.FS) map[string]int {
 	out := map[string]int{}
 	reach := map[string]bool{"0100007F": true, "00000000": true, strings.Repeat("0", 32): true}
-	for _, name := range []string{"net/tcp", "net/tcp6"} {
-		b, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			continue
+	eachListener(fsys, func(addr, p, inode string) {
+		if port, err := strconv.ParseInt(p, 16, 32); err == nil && port > 0 && reach[addr] {
+			out[inode] = int(port)
 		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) < 10 || f[3] != "0A" { // 0A: TCP_LISTEN
-				continue
-			}
-			addr, p, ok := strings.Cut(f[1], ":")
-			if !ok || !reach[addr] {
-				continue
-			}
-			if port, err := strconv.ParseInt(p, 16, 32); err == nil && port > 0 {
-				out[f[9]] = int(port)
-			}
-		}
-	}
+	})
 	return out
 }
 

@@ -118,6 +118,18 @@ func listening(fsys fs.FS, port int) map[string]bool {
 	for len(want) < 4 {
 		want = "0" + want
 	}
+	eachListener(fsys, func(_, p, inode string) {
+		if p == want {
+			out[inode] = true
+		}
+	})
+	return out
+}
+
+// eachListener calls f with the local address, the port (both as the
+// kernel writes them: hex) and the inode of every listening TCP socket
+// (IPv4 and IPv6).
+func eachListener(fsys fs.FS, f func(addr, port, inode string)) {
 	for _, name := range []string{"net/tcp", "net/tcp6"} {
 		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
@@ -125,16 +137,15 @@ func listening(fsys fs.FS, port int) map[string]bool {
 		}
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) < 10 || f[3] != "0A" { // 0A: TCP_LISTEN
+			fl := strings.Fields(sc.Text())
+			if len(fl) < 10 || fl[3] != "0A" { // 0A: TCP_LISTEN
 				continue
 			}
-			if _, p, ok := strings.Cut(f[1], ":"); ok && p == want {
-				out[f[9]] = true
+			if addr, p, ok := strings.Cut(fl[1], ":"); ok {
+				f(addr, p, fl[9])
 			}
 		}
 	}
-	return out
 }
 
 // pidsOf lists the numeric entries of /proc, at most maxProcs.
