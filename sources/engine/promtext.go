@@ -263,6 +263,9 @@ func isHist(f *dto.MetricFamily) bool {
 }
 
 func (p *textParser) sample(l []byte) bool {
+	if done, ok := p.remembered(l); done {
+		return ok
+	}
 	name, rest, ok := readName(l, true)
 	if !ok || len(rest) == 0 || rest[0] != ' ' && rest[0] != '\t' && rest[0] != '{' {
 		return false
@@ -306,14 +309,12 @@ func (p *textParser) sample(l []byte) bool {
 		return false
 	}
 	var m *dto.Metric
+	var key *string
 	if hist || summ {
-		if role == roleValue && (!isBucket || !haveSpecial) && !(summ && haveSpecial) {
-			return false // a sample expfmt would keep without a value
-		}
-		if isBucket && !hist || role != roleValue && haveSpecial {
+		if !partOK(hist, summ, role, isBucket, haveSpecial) {
 			return false
 		}
-		m = p.series(f)
+		m, key = p.series(f)
 	} else {
 		m = p.metric(f)
 	}
@@ -324,7 +325,89 @@ func (p *textParser) sample(l []byte) bool {
 		}
 		m.TimestampMs = &t
 	}
-	return p.store(m, typ, role, specialVal, v)
+	if !p.store(m, typ, role, specialVal, v) {
+		return false
+	}
+	if ts == nil {
+		labels := m.Label
+		if hist || summ { // the series' labels are its first line's
+			labels = append(p.lptrs.of(len(p.lbls)), p.lbls...)
+		}
+		p.strs.remember(l[:len(l)-len(tok)], &lineMemo{nameLen: len(name), fam: f.Name, special: special,
+			labels: labels, specialVal: specialVal, haveSpecial: haveSpecial, key: key})
+	}
+	return true
+}
+
+// partOK says whether a histogram's or summary's sample line is one expfmt
+// keeps as it is: a bucket with its bound, a quantile, a _sum or _count
+// without either.
+func partOK(hist, summ bool, role sampleRole, isBucket, haveSpecial bool) bool {
+	if role == roleValue && (!isBucket || !haveSpecial) && !(summ && haveSpecial) {
+		return false // a sample expfmt would keep without a value
+	}
+	return !(isBucket && !hist || role != roleValue && haveSpecial)
+}
+
+// remembered reads a sample line whose name and labels a parse of this
+// session read before (the last one's or this one's lines): its labels,
+// bound and series are the memo's, so only its value is read. It reports
+// done=false where the line is not remembered, has a timestamp or now
+// resolves to another family or type: the full reading takes it (and
+// remembers it).
+func (p *textParser) remembered(l []byte) (done, ok bool) {
+	i := bytes.LastIndexAny(l, " \t")
+	if i <= 0 || i == len(l)-1 {
+		return false, false
+	}
+	head := l[:i]
+	for len(head) > 0 && (head[len(head)-1] == ' ' || head[len(head)-1] == '\t') {
+		head = head[:len(head)-1]
+	}
+	e := p.strs.line(head)
+	if e == nil {
+		return false, false
+	}
+	name := head[:e.nameLen]
+	f, role, isBucket := p.resolve(name)
+	if p.skip != nil && (f != nil && p.skip(*f.Name) || f == nil && p.skip(string(name))) {
+		return true, true
+	}
+	if f == nil || f.Type == nil || *f.Name != *e.fam {
+		return false, false
+	}
+	typ := f.GetType()
+	hist, summ := isHist(f), typ == dto.MetricType_SUMMARY
+	special := ""
+	switch {
+	case hist:
+		special = "le"
+	case summ:
+		special = "quantile"
+	}
+	if special != e.special {
+		return false, false
+	}
+	v, ok := textFloat(l[i+1:])
+	if !ok {
+		return true, false
+	}
+	var m *dto.Metric
+	if hist || summ {
+		if !partOK(hist, summ, role, isBucket, e.haveSpecial) {
+			return true, false
+		}
+		if m = p.byKey[*e.key]; m == nil {
+			m = p.metricLabels(f, e.labels)
+			p.byKey[*e.key] = m
+			if hist {
+				p.hists = append(p.hists, m)
+			}
+		}
+	} else {
+		m = p.metricLabels(f, e.labels)
+	}
+	return true, p.store(m, typ, role, e.specialVal, v)
 }
 
 // labels reads a sample's label set (rest starts at its '{', or has none)

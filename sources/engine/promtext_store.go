@@ -21,6 +21,9 @@ func (p *textParser) str(b []byte) *string { return p.strs.get(b) }
 // that went away is forgotten a scrape later.
 type interner struct {
 	cur, prev map[string]*string
+	// lines and prevLines remember sample lines, this parse's and the
+	// last one's, as cur and prev do strings.
+	lines, prevLines map[string]*lineMemo
 	// last is what the last parse used.
 	last parseSizes
 	// the parser's scratch, kept for the next parse
@@ -29,13 +32,16 @@ type interner struct {
 }
 
 func newInterner() *interner {
-	return &interner{cur: map[string]*string{}, prev: map[string]*string{}}
+	return &interner{cur: map[string]*string{}, prev: map[string]*string{},
+		lines: map[string]*lineMemo{}, prevLines: map[string]*lineMemo{}}
 }
 
 // next starts a parse: this one's strings become the last one's.
 func (in *interner) next() {
 	in.prev, in.cur = in.cur, in.prev
 	clear(in.cur)
+	in.prevLines, in.lines = in.lines, in.prevLines
+	clear(in.lines)
 }
 
 func (in *interner) get(b []byte) *string {
@@ -156,10 +162,11 @@ func (p *textParser) metric(f *dto.MetricFamily) *dto.Metric {
 	return m
 }
 
-// series is the histogram or summary series of the labels just read:
-// expfmt groups a family's samples by their labels without le/quantile,
-// wherever they stand in the body, and keeps the labels of the first.
-func (p *textParser) series(f *dto.MetricFamily) *dto.Metric {
+// series is the histogram or summary series of the labels just read, and
+// its key: expfmt groups a family's samples by their labels without
+// le/quantile, wherever they stand in the body, and keeps the labels of the
+// first.
+func (p *textParser) series(f *dto.MetricFamily) (*dto.Metric, *string) {
 	p.key = append(p.key[:0], *f.Name...)
 	p.sorted = append(p.sorted[:0], p.lbls...)
 	sorted := p.sorted
@@ -170,15 +177,72 @@ func (p *textParser) series(f *dto.MetricFamily) *dto.Metric {
 		p.key = append(p.key, 0xfe)
 		p.key = append(p.key, *l.Value...)
 	}
-	if m, ok := p.byKey[string(p.key)]; ok {
-		return m
+	key := p.str(p.key) // interned: a steady parse's are the last one's
+	if m, ok := p.byKey[*key]; ok {
+		return m, key
 	}
 	m := p.metric(f)
-	p.byKey[*p.str(p.key)] = m // the key interned: a steady parse's are the last one's
+	p.byKey[*key] = m
 	if isHist(f) {
 		p.hists = append(p.hists, m)
 	}
+	return m, key
+}
+
+// metricLabels adds a series to f whose labels are a remembered line's
+// (shared read-only, as the strings are: nothing writes a series' labels).
+func (p *textParser) metricLabels(f *dto.MetricFamily, labels []*dto.LabelPair) *dto.Metric {
+	m := p.metrics.next()
+	if f.Metric == nil {
+		f.Metric = p.mptrs.of(4)
+	}
+	f.Metric = append(f.Metric, m)
+	m.Label = labels
 	return m
+}
+
+// lineMemo is what the full reading of a sample line found, for the next
+// line with the same name and labels (see remembered).
+type lineMemo struct {
+	head        string // the line up to its value, the memo's key
+	nameLen     int
+	fam         *string // the family it resolved to
+	special     string  // the label set apart ("le", "quantile", "") for that family's type
+	labels      []*dto.LabelPair
+	specialVal  float64
+	haveSpecial bool
+	key         *string // a histogram's or summary's series
+}
+
+// maxLines bounds the lines a session remembers (a scrape of a hundred
+// thousand series is read in full).
+const maxLines = 20_000
+
+// line is the memo of a line head, this parse's or the last one's.
+func (in *interner) line(head []byte) *lineMemo {
+	if e, ok := in.lines[string(head)]; ok {
+		return e
+	}
+	if e, ok := in.prevLines[string(head)]; ok && len(in.lines) < maxLines {
+		in.lines[e.head] = e
+		return e
+	}
+	return nil
+}
+
+// remember keeps e for the line head (trailing blanks cut).
+func (in *interner) remember(head []byte, e *lineMemo) {
+	for len(head) > 0 && (head[len(head)-1] == ' ' || head[len(head)-1] == '\t') {
+		head = head[:len(head)-1]
+	}
+	if len(in.lines) >= maxLines {
+		return
+	}
+	if _, ok := in.lines[string(head)]; ok {
+		return
+	}
+	e.head = string(head)
+	in.lines[e.head] = e
 }
 
 // normalizeHistogram is expfmt's: a histogram with any fractional count

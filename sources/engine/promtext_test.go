@@ -59,6 +59,25 @@ func checkFast(t *testing.T, name string, body []byte) bool {
 	if d := sameFamilies(fast, ref); d != "" {
 		t.Fatalf("%s: fastParse and expfmt differ: %s\nbody %q", name, d, body)
 	}
+	// A session's parse remembers its lines (lineMemo): the same body read
+	// again, and read after another body (the vLLM capture, whose lines
+	// may share a head with this one's under other types), reads the same.
+	warm := func(what string, before ...[]byte) {
+		in := newInterner()
+		for _, b := range before {
+			fastParseIn(b, nil, in)
+		}
+		again, ok := fastParseIn(body, nil, in)
+		if !ok {
+			t.Fatalf("%s: the parse %s fell back where a fresh one did not:\n%q", name, what, body)
+		}
+		if d := sameFamilies(again, ref); d != "" {
+			t.Fatalf("%s: the parse %s differs from expfmt: %s\nbody %q", name, what, d, body)
+		}
+	}
+	warm("after itself", body)
+	warm("after itself twice", body, body)
+	warm("after the vLLM capture", enginetest.Fixture("vllm.txt"))
 	return true
 }
 

@@ -240,3 +240,59 @@ h_count{e="2"} 300
 		t.Errorf("%d buckets, want 401", len(h.Buckets))
 	}
 }
+
+// A remembered line is read again only as its family reads it now: the
+// same heads under another TYPE, and a _count that becomes a family of its
+// own, read as a fresh parse reads them.
+func TestRememberedLinesFollowTheirFamily(t *testing.T) {
+	bodies := []string{
+		"# TYPE x histogram\nx_bucket{a=\"1\",le=\"1\"} 1\nx_bucket{a=\"1\",le=\"+Inf\"} 2\nx_sum{a=\"1\"} 3\nx_count{a=\"1\"} 2\n# TYPE g gauge\ng{a=\"1\"} 5\n",
+		"# TYPE x_count counter\nx_count{a=\"1\"} 7\n# TYPE x_bucket gauge\nx_bucket{a=\"1\",le=\"1\"} 1\n# TYPE g counter\ng{a=\"1\"} 6\n",
+		"# TYPE x summary\nx{a=\"1\",quantile=\"0.5\"} 1\nx_sum{a=\"1\"} 3\nx_count{a=\"1\"} 2\ng{a=\"1\"} 7\n",
+		"# TYPE x histogram\nx_bucket{a=\"1\",le=\"1\"} 4\nx_bucket{a=\"1\",le=\"+Inf\"} 5\nx_sum{a=\"1\"} 6\nx_count{a=\"1\"} 5\n# TYPE g gauge\ng{a=\"1\"} 8\n",
+	}
+	in := newInterner()
+	for i, b := range bodies {
+		got, ok := fastParseIn([]byte(b), nil, in)
+		want, wok := fastParse([]byte(b))
+		if ok != wok {
+			t.Fatalf("body %d: remembered parse ok %v, fresh %v", i, ok, wok)
+		}
+		if famsText(got) != famsText(want) {
+			t.Errorf("body %d: the remembered parse reads\n%s\na fresh one\n%s", i, famsText(got), famsText(want))
+		}
+	}
+	if len(in.lines) == 0 {
+		t.Error("no line remembered")
+	}
+}
+
+// A steady parse reads each remembered line's value only: its labels are
+// the last parse's (no label pair allocated), and a warm parse of the vLLM
+// capture allocates less than one object a sample line.
+func TestRememberedLinesShareTheirLabels(t *testing.T) {
+	raw := enginetest.Fixture("vllm.txt")
+	in := newInterner()
+	first, _ := fastParseIn(raw, nil, in)
+	second, ok := fastParseIn(raw, nil, in)
+	if !ok {
+		t.Fatal("fell back")
+	}
+	shared := 0
+	for name, f := range second {
+		for i, m := range f.Metric {
+			if len(m.Label) > 0 && &m.Label[0] == &first[name].Metric[i].Label[0] {
+				shared++
+			}
+		}
+	}
+	if shared == 0 {
+		t.Error("no series shares its labels with the last parse's")
+	}
+	lines := bytes.Count(raw, []byte("\n")) - bytes.Count(raw, []byte("\n#"))
+	a := testing.AllocsPerRun(5, func() { fastParseIn(raw, nil, in) })
+	t.Logf("%d lines, %.0f allocations a warm parse, %d series share their labels", lines, a, shared)
+	if a >= float64(lines) {
+		t.Errorf("a warm parse of %d sample lines allocates %.0f objects", lines, a)
+	}
+}
