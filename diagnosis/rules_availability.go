@@ -90,7 +90,9 @@ func ruleDown(e *env) []Finding {
 func ruleUnhealthy(e *env) []Finding {
 	var out []Finding
 	for ep := range each(e.in.Endpoints) {
-		if h := ep.Identity.Health; h == "" || h == model.HealthUnknown {
+		if h := ep.Identity.Health; h == "" || h == model.HealthUnknown || ep.isDown() {
+			// A hung or dead engine's health route did not answer: listed
+			// as "health routes say healthy" it was checked and passed.
 			e.lack(ep, "health (no health route answered)")
 			continue
 		}
@@ -182,6 +184,11 @@ func ruleMetricsErr(e *env) []Finding {
 			cause = "the endpoint requires an API key"
 			acts = []Action{{Change: "--api-key (or OPENAI_API_KEY)", Why: "vLLM --api-key and proxies reject unauthenticated scrapes", TradeOff: "none"}}
 		default:
+			if ep.isDown() {
+				// Nothing answered: whether the metrics route works is not
+				// known (it was listed as checked under a hung engine).
+				e.lack(ep, "the metrics route (the newest scrape failed: the endpoint does not answer)")
+			}
 			continue
 		}
 		ev := []Evidence{{Text: ep.Scrape.Err, Source: "scrape " + ep.URL}}

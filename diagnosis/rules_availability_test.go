@@ -201,3 +201,24 @@ func ledger(ends ...model.RunEnd) []model.Run {
 	}
 	return append(runs, model.Run{N: len(ends) + 1, Started: start, End: model.RunRunning})
 }
+
+// `llmtop diagnose` on a SIGSTOPped llama-server listed "health routes say
+// healthy; metrics endpoints answer" as checked: neither answered.
+func TestDownEndpointIsNotCheckedHealthy(t *testing.T) {
+	for _, kind := range []model.ScrapeErrKind{model.ErrTimeout, model.ErrRefused} {
+		in := input(ep(func(e *Endpoint) {
+			down(kind, "http://127.0.0.1:8000: no answer within 2s")(e)
+			e.Identity.Health = model.HealthDown
+		}))
+		rep := Evaluate(in, DefaultConfig())
+		for _, c := range rep.Checked {
+			if strings.Contains(c, "health routes say healthy") || strings.Contains(c, "metrics endpoints answer") {
+				t.Errorf("%s: checked %q", kind, c)
+			}
+		}
+		missing := strings.Join(rep.Missing, "\n")
+		if !strings.Contains(missing, "no health route answered") || !strings.Contains(missing, "the metrics route") {
+			t.Errorf("%s: missing %q", kind, missing)
+		}
+	}
+}
