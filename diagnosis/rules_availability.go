@@ -76,6 +76,12 @@ func ruleDown(e *env) []Finding {
 				Why: "distinguishes a hung engine from an overloaded one", TradeOff: "none"},
 				{Change: "look at the engine's last log lines before it stopped answering (llmtop --log FILE / --docker NAME shows them here)",
 					Why: "a hang often follows a warning: a stuck collective (NCCL), a long prefill, a blocked event loop", TradeOff: "none"}}
+			if p := ep.Port; p != nil && p.Stopped && p.PID > 0 {
+				// /proc says so: no guessing between hung and overloaded.
+				cause = "the engine process is stopped (SIGSTOP, a debugger, a job-control ctrl+z): the kernel accepts connections on its port and nothing answers them"
+				acts = []Action{{Change: fmt.Sprintf("kill -CONT %d (or detach the debugger, or fg the job)", p.PID),
+					Why: "a stopped process resumes where it stopped", TradeOff: "none"}}
+			}
 		}
 		if p, ok := defaultPort(ep.Engine()); ok && ep.LastOK.IsZero() { // it answered on this address before: the port is right
 			acts = append(acts, Action{Change: "check the address: " + engineName(ep.Engine()) + " listens on port " + p + " by default",

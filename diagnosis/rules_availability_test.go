@@ -222,3 +222,17 @@ func TestDownEndpointIsNotCheckedHealthy(t *testing.T) {
 		}
 	}
 }
+
+// A SIGSTOPped engine: /proc says its process is stopped (state T), so the
+// finding says so and how to resume it, instead of guessing hung or
+// overloaded.
+func TestStoppedEngineIsSaidStopped(t *testing.T) {
+	in := input(ep(func(e *Endpoint) {
+		down(model.ErrTimeout, "http://127.0.0.1:8000: no answer within 2s")(e)
+		e.Port = &model.PortOwner{Port: 8000, PID: 4711, Cmdline: "llama-server -m small.gguf", Stopped: true}
+	}))
+	f := byID(Evaluate(in, DefaultConfig()), "endpoint_down")
+	if f == nil || !strings.Contains(f.Cause, "stopped") || !hasAction(f, "kill -CONT 4711") || !hasEvidence(f, "which is stopped") {
+		t.Fatalf("%+v", f)
+	}
+}

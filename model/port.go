@@ -16,6 +16,9 @@ type PortOwner struct {
 	// the holder is in another PID namespace); Cmdline its command line.
 	PID     int
 	Cmdline string
+	// Stopped: the holder is stopped (SIGSTOP, a debugger): the kernel
+	// accepts connections on its port and nothing answers them.
+	Stopped bool
 	// Started is when the process holding the port started (zero when
 	// unknown): an engine's uptime where its metrics do not say
 	// (llama-server has no process_start_time_seconds).
@@ -40,9 +43,12 @@ type Process struct {
 // 38s" or "nothing listens on 8000; no engine process found".
 func (p PortOwner) Describe() string {
 	var s string
-	if p.PID > 0 {
+	switch {
+	case p.PID > 0 && p.Stopped:
+		s = fmt.Sprintf("port %d: held by PID %d, which is stopped (SIGSTOP or a debugger: kill -CONT %d resumes it) %s", p.Port, p.PID, p.PID, p.Cmdline)
+	case p.PID > 0:
 		s = fmt.Sprintf("port %d: held by PID %d %s", p.Port, p.PID, p.Cmdline)
-	} else {
+	default:
 		s = fmt.Sprintf("nothing listens on %d", p.Port)
 	}
 	switch {

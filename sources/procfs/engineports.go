@@ -1,7 +1,6 @@
 package procfs
 
 import (
-	"bytes"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -70,18 +69,9 @@ func loopbackListeners(fsys fs.FS) map[string]int {
 	return out
 }
 
-// ppid is field 4 of /proc/<pid>/stat (0 when unreadable), counted after
-// the command name's last ')'.
+// ppid is field 4 of /proc/<pid>/stat (0 when unreadable).
 func ppid(fsys fs.FS, pid int) int {
-	b, err := fs.ReadFile(fsys, strconv.Itoa(pid)+"/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
+	f := statFields(fsys, pid)
 	if len(f) < 2 {
 		return 0
 	}

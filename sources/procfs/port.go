@@ -54,6 +54,9 @@ func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
 			o.Engines = append(o.Engines, p)
 		}
 	}
+	if o.PID > 0 {
+		o.Stopped = stopped(fsys, o.PID)
+	}
 	if o.PID > 0 && bootOK {
 		if st, ok := StartTicks(fsys, o.PID); ok {
 			o.Started = boot.Add(time.Duration(st) * time.Second / clockTicks)
@@ -209,21 +212,35 @@ func bootTime(fsys fs.FS) (time.Time, bool) {
 }
 
 // StartTicks is field 22 of /proc/<pid>/stat: the start time in clock
-// ticks after boot. The command name (field 2) may hold spaces and
-// parentheses: the fields are counted after its last ')'.
+// ticks after boot.
 func StartTicks(fsys fs.FS, pid int) (int64, bool) {
-	b, err := fs.ReadFile(fsys, strconv.Itoa(pid)+"/stat")
-	if err != nil {
-		return 0, false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
+	f := statFields(fsys, pid)
 	if len(f) < 20 { // field 3 is f[0]; field 22 is f[19]
 		return 0, false
 	}
 	v, err := strconv.ParseInt(f[19], 10, 64)
 	return v, err == nil
+}
+
+// statFields are /proc/<pid>/stat's fields from the third (the state) on,
+// nil when unreadable. The command name (field 2) may hold spaces and
+// parentheses: the fields are counted after its last ')'.
+func statFields(fsys fs.FS, pid int) []string {
+	b, err := fs.ReadFile(fsys, strconv.Itoa(pid)+"/stat")
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+1:]))
+}
+
+// stopped reports whether pid is stopped (state T: SIGSTOP, or t: a
+// debugger): it holds its port, the kernel accepts connections on it, and
+// nothing answers them.
+func stopped(fsys fs.FS, pid int) bool {
+	f := statFields(fsys, pid)
+	return len(f) > 0 && (f[0] == "T" || f[0] == "t")
 }

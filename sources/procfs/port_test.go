@@ -139,3 +139,25 @@ func TestEngineProcessIsWhatRunsAndServesThePort(t *testing.T) {
 		}
 	}
 }
+
+// A SIGSTOPped engine (state T) still holds its port: Owner says it is
+// stopped, and Describe says how to resume it.
+func TestOwnerOfAStoppedProcess(t *testing.T) {
+	fsys := fstest.MapFS{
+		"stat":        {Data: []byte("btime 1799999000\n")},
+		"self/status": {Data: []byte("NSpid:\t4711\n")},
+		"net/tcp": {Data: []byte("  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
+			"   0: 0100007F:C3AF 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 111 1\n")},
+		"100/cmdline": {Data: []byte("/opt/llama-server\x00--port\x0050095\x00")},
+		"100/stat":    {Data: []byte("100 (llama-server) T 1 100 100 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99000 1 1")},
+		"100/fd/3":    {Data: []byte("socket:[111]"), Mode: fs.ModeSymlink},
+	}
+	o := Owner(fsys, 50095, time.Unix(1_800_000_000, 0))
+	if o.PID != 100 || !o.Stopped || !strings.Contains(o.Describe(), "which is stopped") || !strings.Contains(o.Describe(), "kill -CONT 100") {
+		t.Fatalf("%+v: %s", o, o.Describe())
+	}
+	fsys["100/stat"] = &fstest.MapFile{Data: []byte("100 (llama-server) S 1 100 100 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99000 1 1")}
+	if o := Owner(fsys, 50095, time.Unix(1_800_000_000, 0)); o.Stopped || strings.Contains(o.Describe(), "stopped") {
+		t.Fatalf("sleeping: %+v", o)
+	}
+}
