@@ -198,7 +198,7 @@ func nothingAnswered(found []probe.Found) string {
 	if len(found) > 0 {
 		return fmt.Sprintf("no LLM inference server on 127.0.0.1: %s answers HTTP but is not a known engine (pass its URL and --engine)", found[0].URL)
 	}
-	return "no LLM inference server answered on 127.0.0.1 (ports 8000, 30000, 8080, 9931, 3000, 80, 11434, 8002); pass a URL"
+	return "no LLM inference server answered on 127.0.0.1 (ports 8000, 30000, 8080, 9931, 3000, 80, 11434, 8002, and those engine processes listen on); pass a URL"
 }
 
 // scrapeTwice polls an endpoint for two scrapes, --interval apart; one when
