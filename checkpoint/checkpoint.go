@@ -70,7 +70,7 @@ func Decode[T any](c *Codec, b []byte) (out T, err error) {
 	d := &decoder{c: c, buf: b}
 	t := reflect.TypeFor[T]()
 	v := reflect.New(t)
-	planOf(t)(d, v.UnsafePointer())
+	decPlanOf(t)(d, v.UnsafePointer())
 	if d.err != nil {
 		return out, d.err
 	}

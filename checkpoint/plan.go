@@ -16,19 +16,24 @@ import (
 // go through reflect, their keys and values through their plans.
 
 // decFn reads one value into the memory at p, of the plan's type, zeroed.
-type decFn func(d *decoder, p unsafe.Pointer)
+type decFn = func(d *decoder, p unsafe.Pointer)
 
-// plans holds each type's plan (reflect.Type → decFn).
-var plans sync.Map
+// decPlans holds each type's decoding plan, encPlans its encoding plan.
+var decPlans, encPlans planCache
 
-func planOf(t reflect.Type) decFn {
-	if f, ok := plans.Load(t); ok {
-		return f.(decFn)
+// planCache keeps the plans of one direction, by type (reflect.Type → F).
+type planCache struct{ m sync.Map }
+
+// planOf is t's plan from cache, built (with the plans of the types
+// inside it) by build the first time.
+func planOf[F any](cache *planCache, t reflect.Type, build func(*planner[F], reflect.Type) F) F {
+	if f, ok := cache.m.Load(t); ok {
+		return f.(F)
 	}
-	b := planner{m: map[reflect.Type]*decFn{}}
+	b := planner[F]{cache: cache, build: build, m: map[reflect.Type]*F{}}
 	f := b.plan(t)
 	for t, f := range b.m {
-		plans.LoadOrStore(t, *f)
+		cache.m.LoadOrStore(t, *f)
 	}
 	return *f
 }
@@ -36,23 +41,31 @@ func planOf(t reflect.Type) decFn {
 // planner builds the plans of a type and the types inside it; a type
 // that holds itself (through a pointer, slice or map) finds its own plan
 // through the pointer made before it was built.
-type planner struct{ m map[reflect.Type]*decFn }
+type planner[F any] struct {
+	cache *planCache
+	build func(*planner[F], reflect.Type) F
+	m     map[reflect.Type]*F
+}
 
-func (b *planner) plan(t reflect.Type) *decFn {
+func (b *planner[F]) plan(t reflect.Type) *F {
 	if f, ok := b.m[t]; ok {
 		return f
 	}
-	if f, ok := plans.Load(t); ok {
-		fn := f.(decFn)
+	if f, ok := b.cache.m.Load(t); ok {
+		fn := f.(F)
 		return &fn
 	}
-	f := new(decFn)
+	f := new(F)
 	b.m[t] = f
-	*f = b.build(t)
+	*f = b.build(b, t)
 	return f
 }
 
-func (b *planner) build(t reflect.Type) decFn {
+func decPlanOf(t reflect.Type) decFn { return planOf(&decPlans, t, decBuild) }
+
+func encPlanOf(t reflect.Type) encFn { return planOf(&encPlans, t, encBuild) }
+
+func decBuild(b *planner[decFn], t reflect.Type) decFn {
 	if byRef(t) {
 		return func(d *decoder, p unsafe.Pointer) {
 			if n := d.uint(); n > 0 {
@@ -64,27 +77,27 @@ func (b *planner) build(t reflect.Type) decFn {
 	case reflect.Bool:
 		return func(d *decoder, p unsafe.Pointer) { *(*bool)(p) = d.uint() == 1 }
 	case reflect.Int:
-		return func(d *decoder, p unsafe.Pointer) { *(*int)(p) = int(d.int()) }
+		return decInt[int]
 	case reflect.Int8:
-		return func(d *decoder, p unsafe.Pointer) { *(*int8)(p) = int8(d.int()) }
+		return decInt[int8]
 	case reflect.Int16:
-		return func(d *decoder, p unsafe.Pointer) { *(*int16)(p) = int16(d.int()) }
+		return decInt[int16]
 	case reflect.Int32:
-		return func(d *decoder, p unsafe.Pointer) { *(*int32)(p) = int32(d.int()) }
+		return decInt[int32]
 	case reflect.Int64:
-		return func(d *decoder, p unsafe.Pointer) { *(*int64)(p) = d.int() }
+		return decInt[int64]
 	case reflect.Uint:
-		return func(d *decoder, p unsafe.Pointer) { *(*uint)(p) = uint(d.uint()) }
+		return decUint[uint]
 	case reflect.Uint8:
-		return func(d *decoder, p unsafe.Pointer) { *(*uint8)(p) = uint8(d.uint()) }
+		return decUint[uint8]
 	case reflect.Uint16:
-		return func(d *decoder, p unsafe.Pointer) { *(*uint16)(p) = uint16(d.uint()) }
+		return decUint[uint16]
 	case reflect.Uint32:
-		return func(d *decoder, p unsafe.Pointer) { *(*uint32)(p) = uint32(d.uint()) }
+		return decUint[uint32]
 	case reflect.Uint64:
-		return func(d *decoder, p unsafe.Pointer) { *(*uint64)(p) = d.uint() }
+		return decUint[uint64]
 	case reflect.Uintptr:
-		return func(d *decoder, p unsafe.Pointer) { *(*uintptr)(p) = uintptr(d.uint()) }
+		return decUint[uintptr]
 	case reflect.Float32:
 		return func(d *decoder, p unsafe.Pointer) { *(*float32)(p) = float32(d.f64()) }
 	case reflect.Float64:
@@ -102,29 +115,11 @@ func (b *planner) build(t reflect.Type) decFn {
 	case reflect.String:
 		return func(d *decoder, p unsafe.Pointer) { *(*string)(p) = string(d.bytes(d.uint())) }
 	case reflect.Slice:
-		return b.slice(t)
+		return decSlice(b, t)
 	case reflect.Array:
-		elem, size, n := b.plan(t.Elem()), t.Elem().Size(), t.Len()
-		return func(d *decoder, p unsafe.Pointer) {
-			for i := range n {
-				(*elem)(d, unsafe.Add(p, uintptr(i)*size))
-			}
-		}
+		return arrayPlan(b, t)
 	case reflect.Struct:
-		type field struct {
-			off uintptr
-			fn  *decFn
-		}
-		fields := make([]field, t.NumField())
-		for i := range fields {
-			f := t.Field(i)
-			fields[i] = field{f.Offset, b.plan(f.Type)}
-		}
-		return func(d *decoder, p unsafe.Pointer) {
-			for _, f := range fields {
-				(*f.fn)(d, unsafe.Add(p, f.off))
-			}
-		}
+		return structPlan(b, t)
 	case reflect.Pointer:
 		et := t.Elem()
 		elem := b.plan(et)
@@ -141,7 +136,7 @@ func (b *planner) build(t reflect.Type) decFn {
 			}
 		}
 	case reflect.Map:
-		return b.mapOf(t)
+		return decMap(b, t)
 	case reflect.Interface:
 		return func(d *decoder, p unsafe.Pointer) {
 			n := d.uint()
@@ -150,14 +145,14 @@ func (b *planner) build(t reflect.Type) decFn {
 			}
 			et := d.c.typeOf(int(n - 1))
 			x := reflect.New(et)
-			planOf(et)(d, x.UnsafePointer())
+			decPlanOf(et)(d, x.UnsafePointer())
 			reflect.NewAt(t, p).Elem().Set(x.Elem())
 		}
 	}
 	return func(d *decoder, p unsafe.Pointer) { d.fail("cannot decode a " + t.String()) }
 }
 
-func (b *planner) slice(t reflect.Type) decFn {
+func decSlice(b *planner[decFn], t reflect.Type) decFn {
 	et := t.Elem()
 	if et.Kind() == reflect.Uint8 {
 		return func(d *decoder, p unsafe.Pointer) {
@@ -190,7 +185,7 @@ func (b *planner) slice(t reflect.Type) decFn {
 	}
 }
 
-func (b *planner) mapOf(t reflect.Type) decFn {
+func decMap(b *planner[decFn], t reflect.Type) decFn {
 	kt, vt := t.Key(), t.Elem()
 	key, val := b.plan(kt), b.plan(vt)
 	return func(d *decoder, p unsafe.Pointer) {
@@ -221,37 +216,7 @@ func (b *planner) mapOf(t reflect.Type) decFn {
 // floats as their 8 bytes, a pointer or map numbered where first met).
 
 // encFn writes the value of the plan's type at p.
-type encFn func(e *encoder, p unsafe.Pointer)
-
-var encPlans sync.Map
-
-func encPlanOf(t reflect.Type) encFn {
-	if f, ok := encPlans.Load(t); ok {
-		return f.(encFn)
-	}
-	b := encPlanner{m: map[reflect.Type]*encFn{}}
-	f := b.plan(t)
-	for t, f := range b.m {
-		encPlans.LoadOrStore(t, *f)
-	}
-	return *f
-}
-
-type encPlanner struct{ m map[reflect.Type]*encFn }
-
-func (b *encPlanner) plan(t reflect.Type) *encFn {
-	if f, ok := b.m[t]; ok {
-		return f
-	}
-	if f, ok := encPlans.Load(t); ok {
-		fn := f.(encFn)
-		return &fn
-	}
-	f := new(encFn)
-	b.m[t] = f
-	*f = b.build(t)
-	return f
-}
+type encFn = func(e *encoder, p unsafe.Pointer)
 
 // sliceHeader is a slice's header, as the runtime lays it out.
 type sliceHeader struct {
@@ -259,7 +224,7 @@ type sliceHeader struct {
 	len, cap int
 }
 
-func (b *encPlanner) build(t reflect.Type) encFn {
+func encBuild(b *planner[encFn], t reflect.Type) encFn {
 	if byRef(t) {
 		return func(e *encoder, p unsafe.Pointer) {
 			v := reflect.NewAt(t, p).Elem()
@@ -280,27 +245,27 @@ func (b *encPlanner) build(t reflect.Type) encFn {
 			}
 		}
 	case reflect.Int:
-		return func(e *encoder, p unsafe.Pointer) { e.int(int64(*(*int)(p))) }
+		return encInt[int]
 	case reflect.Int8:
-		return func(e *encoder, p unsafe.Pointer) { e.int(int64(*(*int8)(p))) }
+		return encInt[int8]
 	case reflect.Int16:
-		return func(e *encoder, p unsafe.Pointer) { e.int(int64(*(*int16)(p))) }
+		return encInt[int16]
 	case reflect.Int32:
-		return func(e *encoder, p unsafe.Pointer) { e.int(int64(*(*int32)(p))) }
+		return encInt[int32]
 	case reflect.Int64:
-		return func(e *encoder, p unsafe.Pointer) { e.int(*(*int64)(p)) }
+		return encInt[int64]
 	case reflect.Uint:
-		return func(e *encoder, p unsafe.Pointer) { e.uint(uint64(*(*uint)(p))) }
+		return encUint[uint]
 	case reflect.Uint8:
-		return func(e *encoder, p unsafe.Pointer) { e.uint(uint64(*(*uint8)(p))) }
+		return encUint[uint8]
 	case reflect.Uint16:
-		return func(e *encoder, p unsafe.Pointer) { e.uint(uint64(*(*uint16)(p))) }
+		return encUint[uint16]
 	case reflect.Uint32:
-		return func(e *encoder, p unsafe.Pointer) { e.uint(uint64(*(*uint32)(p))) }
+		return encUint[uint32]
 	case reflect.Uint64:
-		return func(e *encoder, p unsafe.Pointer) { e.uint(*(*uint64)(p)) }
+		return encUint[uint64]
 	case reflect.Uintptr:
-		return func(e *encoder, p unsafe.Pointer) { e.uint(uint64(*(*uintptr)(p))) }
+		return encUint[uintptr]
 	case reflect.Float32:
 		return func(e *encoder, p unsafe.Pointer) { e.f64(float64(*(*float32)(p))) }
 	case reflect.Float64:
@@ -325,18 +290,12 @@ func (b *encPlanner) build(t reflect.Type) encFn {
 		}
 	case reflect.Slice:
 		et := t.Elem()
-		if et.Kind() == reflect.Uint8 {
-			return func(e *encoder, p unsafe.Pointer) {
-				h := (*sliceHeader)(p)
-				if h.data == nil {
-					e.uint(0)
-					return
-				}
-				e.uint(uint64(h.len) + 1)
-				e.buf = append(e.buf, unsafe.Slice((*byte)(h.data), h.len)...)
-			}
+		raw := et.Kind() == reflect.Uint8 // bytes as they are
+		var elem *encFn
+		if !raw {
+			elem = b.plan(et)
 		}
-		elem, size := b.plan(et), et.Size()
+		size := et.Size()
 		return func(e *encoder, p unsafe.Pointer) {
 			h := (*sliceHeader)(p)
 			if h.data == nil {
@@ -344,32 +303,18 @@ func (b *encPlanner) build(t reflect.Type) encFn {
 				return
 			}
 			e.uint(uint64(h.len) + 1)
+			if raw {
+				e.buf = append(e.buf, unsafe.Slice((*byte)(h.data), h.len)...)
+				return
+			}
 			for i := range uintptr(h.len) {
 				(*elem)(e, unsafe.Add(h.data, i*size))
 			}
 		}
 	case reflect.Array:
-		elem, size, n := b.plan(t.Elem()), t.Elem().Size(), t.Len()
-		return func(e *encoder, p unsafe.Pointer) {
-			for i := range n {
-				(*elem)(e, unsafe.Add(p, uintptr(i)*size))
-			}
-		}
+		return arrayPlan(b, t)
 	case reflect.Struct:
-		type field struct {
-			off uintptr
-			fn  *encFn
-		}
-		fields := make([]field, t.NumField())
-		for i := range fields {
-			f := t.Field(i)
-			fields[i] = field{f.Offset, b.plan(f.Type)}
-		}
-		return func(e *encoder, p unsafe.Pointer) {
-			for _, f := range fields {
-				(*f.fn)(e, unsafe.Add(p, f.off))
-			}
-		}
+		return structPlan(b, t)
 	case reflect.Pointer:
 		elem := b.plan(t.Elem())
 		return func(e *encoder, p unsafe.Pointer) {
@@ -421,4 +366,52 @@ func (b *encPlanner) build(t reflect.Type) encFn {
 		}
 	}
 	return func(e *encoder, p unsafe.Pointer) { panic(fmt.Sprintf("checkpoint: cannot encode a %s", t)) }
+}
+
+// arrayPlan reads or writes an array element after element (S: the
+// decoder or the encoder).
+func arrayPlan[S any](b *planner[func(S, unsafe.Pointer)], t reflect.Type) func(S, unsafe.Pointer) {
+	elem, size, n := b.plan(t.Elem()), t.Elem().Size(), t.Len()
+	return func(s S, p unsafe.Pointer) {
+		for i := range n {
+			(*elem)(s, unsafe.Add(p, uintptr(i)*size))
+		}
+	}
+}
+
+// structPlan reads or writes a struct field after field, at their
+// offsets.
+func structPlan[S any](b *planner[func(S, unsafe.Pointer)], t reflect.Type) func(S, unsafe.Pointer) {
+	type field struct {
+		off uintptr
+		fn  *func(S, unsafe.Pointer)
+	}
+	fields := make([]field, t.NumField())
+	for i := range fields {
+		f := t.Field(i)
+		fields[i] = field{f.Offset, b.plan(f.Type)}
+	}
+	return func(s S, p unsafe.Pointer) {
+		for _, f := range fields {
+			(*f.fn)(s, unsafe.Add(p, f.off))
+		}
+	}
+}
+
+// The integers, each width its own plan: a varint (zig-zag when signed),
+// cut to the width when read, as reflect's SetInt and SetUint cut it.
+func decInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64](d *decoder, p unsafe.Pointer) {
+	*(*T)(p) = T(d.int())
+}
+
+func decUint[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](d *decoder, p unsafe.Pointer) {
+	*(*T)(p) = T(d.uint())
+}
+
+func encInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64](e *encoder, p unsafe.Pointer) {
+	e.int(int64(*(*T)(p)))
+}
+
+func encUint[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](e *encoder, p unsafe.Pointer) {
+	e.uint(uint64(*(*T)(p)))
 }
