@@ -257,6 +257,21 @@ func (p *textParser) resolve(name []byte) (f *dto.MetricFamily, role sampleRole,
 	return nil, roleValue, false
 }
 
+// kindOf is a family's type, whether it is a histogram or a summary, and
+// the label its samples set apart: a histogram's bound, a summary's
+// quantile.
+func kindOf(f *dto.MetricFamily) (typ dto.MetricType, hist, summ bool, special string) {
+	typ = f.GetType()
+	hist, summ = isHist(f), typ == dto.MetricType_SUMMARY
+	switch {
+	case hist:
+		special = "le"
+	case summ:
+		special = "quantile"
+	}
+	return typ, hist, summ, special
+}
+
 func isHist(f *dto.MetricFamily) bool {
 	t := f.GetType()
 	return t == dto.MetricType_HISTOGRAM || t == dto.MetricType_GAUGE_HISTOGRAM
@@ -280,15 +295,7 @@ func (p *textParser) sample(l []byte) bool {
 	if f.Type == nil {
 		f.Type = dto.MetricType_UNTYPED.Enum()
 	}
-	typ := f.GetType()
-	hist, summ := isHist(f), typ == dto.MetricType_SUMMARY
-	special := ""
-	switch {
-	case hist:
-		special = "le"
-	case summ:
-		special = "quantile"
-	}
+	typ, hist, summ, special := kindOf(f)
 	rest, specialVal, haveSpecial, ok := p.labels(skipBlank(rest), special)
 	if !ok {
 		return false
@@ -376,15 +383,7 @@ func (p *textParser) remembered(l []byte) (done, ok bool) {
 	if f == nil || f.Type == nil || *f.Name != *e.fam {
 		return false, false
 	}
-	typ := f.GetType()
-	hist, summ := isHist(f), typ == dto.MetricType_SUMMARY
-	special := ""
-	switch {
-	case hist:
-		special = "le"
-	case summ:
-		special = "quantile"
-	}
+	typ, hist, summ, special := kindOf(f)
 	if special != e.special {
 		return false, false
 	}
