@@ -215,9 +215,14 @@ func (c *clearParts) draw(d *Data, rep diagnosis.Report, w int) {
 		return
 	}
 	var out []string
-	if len(rep.Pending) == 0 {
+	switch {
+	case len(rep.Pending) == 0 && d.Endpoint() == nil && len(d.Endpoints()) > 0:
+		// Before the engine's first scrape only the host's checks can
+		// have passed: not the all-clear a green line claims.
+		out = append(out, s.Faint.Render(clip(fmt.Sprintf("no findings yet: waiting for the first scrape (%d checks so far)", len(rep.Checked)), w)))
+	case len(rep.Pending) == 0:
 		out = append(out, s.OK.Render(clip(fmt.Sprintf("no findings: %d checks passed", len(rep.Checked)), w)))
-	} else {
+	default:
 		out = append(out, clip(fmt.Sprintf("no findings yet (%d checks)", len(rep.Checked)), w))
 		for i, p := range rep.Pending {
 			if i == 2 {

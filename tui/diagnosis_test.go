@@ -146,3 +146,25 @@ func TestBenchBesideOtherTrafficIsNotBlamedOnAProxy(t *testing.T) {
 		t.Fatalf("missing does not say why the comparison was not made: %q", rep.Missing)
 	}
 }
+
+// Before the engine's first scrape only the host's checks can have run:
+// the pane does not say the green all-clear "no findings: N checks
+// passed" (seen against a real llama-server in the first second), and
+// says it once the engine has been read and judged healthy.
+func TestNoAllClearBeforeTheFirstScrape(t *testing.T) {
+	m := newTestModel()
+	m.Update(hostReading(t0))
+	m.Update(tickMsg(t0.Add(time.Second)))
+	if got := screen(t, m, 200, 60); strings.Contains(got, "checks passed") || !strings.Contains(got, "no findings yet: waiting for the first scrape") {
+		t.Errorf("before the first scrape:\n%s", got)
+	}
+	m = newTestModel()
+	ss := scrapes(120, healthy)
+	for _, sc := range ss {
+		m.Update(sc)
+	}
+	m.Update(tickMsg(ss[len(ss)-1].Time.Add(time.Second)))
+	if got := screen(t, m, 200, 60); !strings.Contains(got, "checks passed") || strings.Contains(got, "waiting for the first scrape (") {
+		t.Errorf("a healthy engine read for two minutes:\n%s", got)
+	}
+}
