@@ -68,6 +68,7 @@ func ruleDown(e *env) []Finding {
 		}
 		acts := []Action{{Change: "look at the engine's log for the exception before it exited (llmtop --log FILE / --docker NAME shows it here)",
 			Why: "a crash leaves its reason in the log: CUDA OOM, NCCL timeout, bad flag", TradeOff: "none"}}
+		title := "endpoint down: " + nonEmpty(string(k), "no answer")
 		if k == model.ErrTimeout {
 			cause = "the server accepts connections but does not answer in time: hung engine, a blocked event loop, or a very long prefill holding the API process"
 			// Accepted but unanswered: the process is alive, so there is no
@@ -79,6 +80,7 @@ func ruleDown(e *env) []Finding {
 			if p := ep.Port; p != nil && p.Stopped && p.PID > 0 {
 				// /proc says so: no guessing between hung and overloaded.
 				cause = "the engine process is stopped (SIGSTOP, a debugger, a job-control ctrl+z): the kernel accepts connections on its port and nothing answers them"
+				title = fmt.Sprintf("endpoint down: its process %d is stopped (state T)", p.PID)
 				acts = []Action{{Change: fmt.Sprintf("kill -CONT %d (or detach the debugger, or fg the job)", p.PID),
 					Why: "a stopped process resumes where it stopped", TradeOff: "none"}}
 			}
@@ -88,7 +90,7 @@ func ruleDown(e *env) []Finding {
 				Why: "a moved port looks like a crash", TradeOff: "none"})
 		}
 		out = append(out, Finding{Endpoint: ep.URL, Category: Availability, Severity: model.SevCrit,
-			Title: "endpoint down: " + nonEmpty(string(k), "no answer"), Evidence: ev, Cause: cause, Actions: acts})
+			Title: title, Evidence: ev, Cause: cause, Actions: acts})
 	}
 	return out
 }

@@ -235,4 +235,8 @@ func TestStoppedEngineIsSaidStopped(t *testing.T) {
 	if f == nil || !strings.Contains(f.Cause, "stopped") || !hasAction(f, "kill -CONT 4711") || !hasEvidence(f, "which is stopped") {
 		t.Fatalf("%+v", f)
 	}
+	// the title says it too: it is what the line under the header shows
+	if f.Title != "endpoint down: its process 4711 is stopped (state T)" {
+		t.Errorf("title %q", f.Title)
+	}
 }
