@@ -174,15 +174,30 @@ func BenchmarkTerminalFrame(b *testing.B) {
 
 // monitorModel is what `make monitor-cost` watches: one healthy vLLM at a
 // 1 s refresh with its log and the host around it, no GPUs (--no-gpu),
-// the default 1-minute window, at 200×60, 90 s in.
+// the default 1-minute window, at 200×60, 90 s in; monitorGPUModel the
+// same reading one busy GPU (busyGPU), what `GPU=1 scripts/monitor-cost.sh`
+// watches.
 func monitorModel(tb testing.TB, noColor bool, n int) (*Model, []model.Scrape) {
+	return monitorModelWith(tb, noColor, false, n)
+}
+
+func monitorGPUModel(tb testing.TB, n int) (*Model, []model.Scrape) {
+	return monitorModelWith(tb, false, true, n)
+}
+
+func monitorModelWith(tb testing.TB, noColor, gpu bool, n int) (*Model, []model.Scrape) {
 	tb.Helper()
-	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: noColor, NoGPU: true,
+	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: noColor, NoGPU: !gpu,
 		Sources: map[string]string{"engine": "", "gpu": "", "logs": "", "host": ""}})
-	m.Update(model.GPUSnapshot{Time: t0, Err: "GPU reading off (--no-gpu)"})
+	second := monitorSecond
+	if gpu {
+		second = monitorGPUSecond
+	} else {
+		m.Update(model.GPUSnapshot{Time: t0, Err: "GPU reading off (--no-gpu)"})
+	}
 	ss := scrapes(90+n, varied)
 	for i, s := range ss[:90] {
-		monitorSecond(m, i, s)
+		second(m, i, s)
 	}
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	_ = m.View()
@@ -202,6 +217,14 @@ var varied = func(i int) load {
 // monitorSecond is second i of the monitor: a scrape, a line of the log,
 // the host's look every third second, then the frame.
 func monitorSecond(m *Model, i int, s model.Scrape) {
+	monitorInputs(m, i, s)
+	m.Update(s)
+	_ = m.View()
+}
+
+// monitorInputs is what comes between two scrapes: a line of the log each
+// second, the host's reading every third.
+func monitorInputs(m *Model, i int, s model.Scrape) {
 	m.Update(model.LogLine{Time: s.Time.Add(-300 * time.Millisecond), Endpoint: testURL,
 		Text: `INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK`})
 	if i%3 == 0 {
@@ -209,8 +232,6 @@ func monitorSecond(m *Model, i int, s model.Scrape) {
 		h.CPUBusy = model.Some(0.3 + 0.01*float64(i%7))
 		m.Update(h)
 	}
-	m.Update(s)
-	_ = m.View()
 }
 
 // BenchmarkMonitorSecond is one steady second of `make monitor-cost` as
@@ -263,32 +284,11 @@ func busyGPU(i int, at time.Time) model.GPUSnapshot {
 	}}}
 }
 
-// monitorGPUModel is monitorModel reading one busy GPU (busyGPU) instead
-// of --no-gpu: what `GPU=1 scripts/monitor-cost.sh` watches.
-func monitorGPUModel(tb testing.TB, n int) (*Model, []model.Scrape) {
-	tb.Helper()
-	m := New(Options{Endpoints: []string{testURL}, Now: t0,
-		Sources: map[string]string{"engine": "", "gpu": "", "logs": "", "host": ""}})
-	ss := scrapes(90+n, varied)
-	for i, s := range ss[:90] {
-		monitorGPUSecond(m, i, s)
-	}
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
-	_ = m.View()
-	return m, ss[90:]
-}
-
 // monitorGPUSecond is monitorSecond with the GPU's snapshot of that second:
 // it comes on the beat with the scrape, and the two are drawn in one frame
 // (frameMsg, the frame the screen gathers them into).
 func monitorGPUSecond(m *Model, i int, s model.Scrape) {
-	m.Update(model.LogLine{Time: s.Time.Add(-300 * time.Millisecond), Endpoint: testURL,
-		Text: `INFO:     127.0.0.1:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK`})
-	if i%3 == 0 {
-		h := hostReading(s.Time.Add(-100 * time.Millisecond))
-		h.CPUBusy = model.Some(0.3 + 0.01*float64(i%7))
-		m.Update(h)
-	}
+	monitorInputs(m, i, s)
 	m.Update(busyGPU(i, s.Time.Add(-2*time.Millisecond)))
 	_ = m.View()
 	m.Update(s)
