@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/llmtop/llmtop/diagnosis"
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -36,6 +37,7 @@ func (m *Monitor) Snapshot() Document {
 		}
 		ej.MaxContext = maxContext(m.eps[k.Endpoint], ej.Model)
 		ej.Metrics = model.MetricsOf(st)
+		markCounts(ej.Metrics, ej.Engine)
 		ej.Info, ej.Notes = st.Info, st.Notes
 		if len(ej.Info) == 0 {
 			ej.Info = nil
@@ -64,6 +66,25 @@ func (m *Monitor) Snapshot() Document {
 		doc.Findings = []diagnosis.Finding{}
 	}
 	return doc
+}
+
+// markCounts says what each distribution's count counts where the
+// engine's metrics count something other than requests (engines.CountsOf:
+// llama.cpp's TPOT is a mean over generated tokens); a count the log gave
+// is its requests.
+func markCounts(m *model.MetricsJSON, e model.Engine) {
+	for l, d := range map[model.Latency]*model.DistJSON{
+		model.TTFT: &m.TTFTms, model.TPOT: &m.TPOTms, model.ITL: &m.ITLms, model.E2E: &m.E2Ems,
+		model.Queue: &m.Queuems, model.Prefill: &m.Prefillms, model.Decode: &m.Decodems,
+	} {
+		if d.Source != model.FromLog && d.Count.OK {
+			d.CountOf = engines.CountsOf(e, string(l))
+		}
+		if ss, ok := m.SinceStart[string(l)+"_ms"]; ok && ss.Source != model.FromLog && ss.Count.OK {
+			ss.CountOf = engines.CountsOf(e, string(l))
+			m.SinceStart[string(l)+"_ms"] = ss
+		}
+	}
 }
 
 func (m *Monitor) endpointJSON(url string) model.EndpointJSON {

@@ -102,7 +102,8 @@ var llamacppMetrics = []MetricSource{
 	src(model.SpecAcceptByPos, "by position (0 the first drafted token); read with the drafts counter", "llamacpp:spec_decode_num_accepted_tokens_per_pos_total"),
 	src(string(model.BatchPerStep), "mean busy slots per decode since start", "llamacpp:n_busy_slots_per_decode"),
 	absent(string(model.TTFT), "not exposed (per request only, in timings.prompt_ms)"),
-	derived(string(model.TPOT), "aggregate mean", "llamacpp:tokens_predicted_seconds_total/llamacpp:tokens_predicted_total"),
+	// An aggregate over tokens: its count is the tokens generated, not requests.
+	counting(derived(string(model.TPOT), "aggregate mean over generated tokens", "llamacpp:tokens_predicted_seconds_total/llamacpp:tokens_predicted_total"), "tokens"),
 }
 
 // llamacppLogs are its log lines, most specific first (LOG-PATTERNS.md).

@@ -28,11 +28,20 @@ type MetricSource struct {
 	// Scale turns the metric's unit into the concept's (SGLang's ms into
 	// seconds: 1e-3; its MiB into bytes); 0 is 1.
 	Scale float64
+	// Counts is what a latency's count counts when it is not requests
+	// (llama.cpp's TPOT is seconds over generated tokens: "tokens").
+	Counts string
 }
 
 // scaled is m with a unit factor.
 func scaled(m MetricSource, f float64) MetricSource {
 	m.Scale = f
+	return m
+}
+
+// counting is m whose count counts what (not requests).
+func counting(m MetricSource, what string) MetricSource {
+	m.Counts = what
 	return m
 }
 
@@ -43,6 +52,13 @@ func ScaleOf(e model.Engine, concept string) float64 {
 		return m.Scale
 	}
 	return 1
+}
+
+// CountsOf is what an engine's count of a latency counts when it is not
+// requests ("" when it is, or the engine has no row for it).
+func CountsOf(e model.Engine, concept string) string {
+	m, _ := MetricSourceOf(e, concept)
+	return m.Counts
 }
 
 // Exposed reports whether the engine publishes the concept at all.

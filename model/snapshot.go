@@ -16,8 +16,13 @@ type DistJSON struct {
 	P99  Opt `json:"p99"`
 	Mean Opt `json:"mean"`
 	// Count is the number of observations in the window (null when the
-	// engine does not expose the latency).
+	// engine does not expose the latency): requests, unless CountOf says
+	// otherwise.
 	Count Opt `json:"count"`
+	// CountOf is what count counts when it is not requests: "tokens" for
+	// a mean over every generated token (llama.cpp's TPOT from /metrics:
+	// generation seconds ÷ tokens generated, no request count).
+	CountOf string `json:"count_of,omitempty"`
 	// WindowS is the span this distribution covers, in seconds, when it is
 	// measured over a window (omitted for a mean-only approximation with
 	// no window); it can be shorter than metrics.window_s right after a

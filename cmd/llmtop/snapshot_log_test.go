@@ -102,3 +102,25 @@ func TestLatencyPaneLabelsLogNumbers(t *testing.T) {
 		t.Errorf("want TTFT, TPOT and E2E rows labelled \"log n=6\" and the TTFT split marked as an estimate; screen:\n%s", screen)
 	}
 }
+
+// llama.cpp's TPOT from /metrics is generation seconds ÷ tokens generated:
+// its count is tokens, and snapshot says so ("256 tok", count_of
+// "tokens"); with the log, the count is the log's requests.
+func TestSnapshotLlamaTPOTCountsTokens(t *testing.T) {
+	const url = "http://127.0.0.1:8080"
+	t0 := time.Date(2026, 11, 24, 17, 0, 0, 0, time.UTC)
+	doc := buildSnapshot(t0.Add(5*time.Second), []endpointResult{{url: url, scrapes: llamaScrapes(url, t0.Add(time.Second))}}, diagnosis.DefaultConfig(), nil)
+	tp := doc.Endpoints[0].Metrics.TPOTms
+	if tp.CountOf != "tokens" || tp.Count.V != 128 {
+		t.Errorf("tpot %+v: want count 128 of tokens", tp)
+	}
+	var b strings.Builder
+	printSnapshot(&b, doc.SnapshotJSON)
+	if !strings.Contains(b.String(), "128 tok") {
+		t.Errorf("want the TPOT count as \"128 tok\":\n%s", b.String())
+	}
+	withLog := buildSnapshot(t0.Add(5*time.Second), []endpointResult{{url: url, scrapes: llamaScrapes(url, t0.Add(time.Second))}}, diagnosis.DefaultConfig(), nil, readRealLlamaLog(t, url, t0)...)
+	if tp := withLog.Endpoints[0].Metrics.TPOTms; tp.CountOf != "" || tp.Count.V != 6 {
+		t.Errorf("tpot with the log %+v: want the log's 6 requests", tp)
+	}
+}

@@ -160,7 +160,7 @@ func printMetrics(w io.Writer, m *model.MetricsJSON) {
 			}
 			return s
 		}
-		fmt.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.name, q(r.d.P50), q(r.d.P90), q(r.d.P99), fmtOpt(r.d.Mean, ""), fmtOpt(r.d.Count, ""))
+		fmt.Fprintf(tw, "  \t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.name, q(r.d.P50), q(r.d.P90), q(r.d.P99), fmtOpt(r.d.Mean, ""), countText(r.d))
 		if r.d.Approx != "" {
 			approx = append(approx, r.name+": "+r.d.Approx)
 		}
@@ -183,6 +183,18 @@ func printMetrics(w io.Writer, m *model.MetricsJSON) {
 	if m.Restarts > 0 {
 		fmt.Fprintf(w, "  restarts seen: %d (counters went backwards)\n", m.Restarts)
 	}
+}
+
+// countText is a distribution's count, with what it counts where that is
+// not requests ("120 tok": llama.cpp's TPOT is a mean over tokens).
+func countText(d model.DistJSON) string {
+	if d.CountOf == "tokens" && d.Count.OK {
+		return fmtOpt(d.Count, " tok")
+	}
+	if d.CountOf != "" && d.Count.OK {
+		return fmtOpt(d.Count, " "+d.CountOf)
+	}
+	return fmtOpt(d.Count, "")
 }
 
 // printInfo writes the static facts as k=v pairs, wrapped, leaving out
