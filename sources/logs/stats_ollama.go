@@ -11,7 +11,12 @@ import (
 // no stats line, so one line per finished request is what there is: it
 // becomes a finished-request counter, an error counter and a mean-only
 // end-to-end latency, for the inference routes only (not /api/ps, /api/tags
-// or the health checks a monitor sends).
+// or the health checks a monitor sends). Those other lines still give a
+// sample with the counts unchanged: the counters' baseline and a reading
+// between bursts, so six requests logged in one burst are a rate over the
+// time since the line before them, not six requests in 71 µs (70 000
+// req/s), and a rate falls once the requests stop (llmtop's own /api/ps
+// polls are logged every refresh).
 type ollamaState struct {
 	requests, errors float64
 	e2e              model.Histogram
@@ -36,15 +41,18 @@ func (st *ollamaState) request(s *statsState, mt Match, t time.Time) []model.Sam
 	for _, p := range ollamaInference {
 		inference = inference || path == p
 	}
-	if !inference {
-		return nil
-	}
-	st.requests++
 	var obs []model.Observation
-	if parseNum(mt.Fields["status"]) >= 400 {
+	switch {
+	case !inference:
+	case parseNum(mt.Fields["status"]) >= 400:
+		st.requests++
 		st.errors++
-	} else if d, err := time.ParseDuration(mt.Fields["latency"]); err == nil && d >= 0 {
-		// (a negative latency is no request's: left out, not summed)
+	default:
+		st.requests++
+		d, err := time.ParseDuration(mt.Fields["latency"])
+		if err != nil || d < 0 {
+			break // a negative latency is no request's: left out, not summed
+		}
 		st.e2e.Sum += d.Seconds()
 		st.e2e.Count++
 		st.e2e.Approx = "mean only, from Ollama's access log (successful requests; includes model load time)"

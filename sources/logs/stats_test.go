@@ -232,10 +232,13 @@ func TestOllamaAccessLog(t *testing.T) {
 		`[GIN] 2026/08/21 - 10:00:03 | 404 |   120µs |       127.0.0.1 | POST     "/api/chat"`,
 	}
 	s := feedLines(t, lines...)
-	if len(s) != 3 {
-		t.Fatalf("%d samples, want 3 (the /api/ps poll is not a request)", len(s))
+	if len(s) != 4 {
+		t.Fatalf("%d samples, want 4 (the /api/ps poll's with the counts unchanged)", len(s))
 	}
-	last := s[2]
+	if poll := s[1]; poll.Counters[model.Requests] != 1 || len(poll.Observations) != 0 {
+		t.Errorf("the /api/ps poll counted as a request: counters %v, observations %v", poll.Counters, poll.Observations)
+	}
+	last := s[3]
 	if last.Counters[model.Requests] != 3 || last.Counters[model.RequestErrors] != 1 {
 		t.Errorf("counters %v", last.Counters)
 	}
