@@ -86,6 +86,9 @@ func ruleITL(e *env) []Finding {
 		}
 		v, _ := itlValue(*ep)
 		if v <= slo {
+			if !d.P99.OK {
+				e.lack(ep, meanOnly(name))
+			}
 			continue
 		}
 		label := name + " p99≈"

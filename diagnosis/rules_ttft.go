@@ -41,6 +41,12 @@ func ttftOver(ep Endpoint, slo float64) (v float64, label string, over bool) {
 	return v, label, v > slo
 }
 
+// meanOnly is what a latency rule could not judge where the engine gives a
+// mean and no p99 and the mean is within the SLO.
+func meanOnly(what string) string {
+	return what + " p99 against the SLO (only a mean is known: a mean within the SLO does not bound the p99)"
+}
+
 func ruleTTFT(e *env) []Finding {
 	out := e.findings()
 	slo := e.cfg.SLOTTFT.Seconds()
@@ -58,6 +64,12 @@ func ruleTTFT(e *env) []Finding {
 			continue
 		}
 		if !isOver {
+			if !d.P99.OK {
+				// A mean over the SLO puts the p99 over it too; one under
+				// it says nothing of the p99 (a client measured 540 ms at
+				// p99 while llama-server's mean was 126 ms).
+				e.lack(ep, meanOnly("TTFT"))
+			}
 			continue
 		}
 		// room for the lines below and the Diagnoser's own: a fleet's

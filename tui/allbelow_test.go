@@ -71,14 +71,17 @@ func TestSymptomAtABucketEdgeSaysEdge(t *testing.T) {
 }
 
 // A mean-only latency (llama.cpp's TPOT: generation seconds ÷ generated
-// tokens) is shown and judged by its mean, and the window note neither
-// calls it a bucket estimate nor its token count "requests".
+// tokens) is shown by its mean, judged by it only when it is over the
+// target (a mean under the p99 target says nothing of the p99: "no p99",
+// not "ok"; a real llama-server's 126 ms TTFT mean came with a 540 ms p99
+// at the client), and the window note neither calls it a bucket estimate
+// nor its token count "requests".
 func TestMeanOnlyLatency(t *testing.T) {
 	tpot := model.Dist{Mean: model.Some(0.0292), Count: 640, Window: 17 * time.Second, Exposed: true,
 		Approx: "aggregate: generation seconds ÷ generated tokens"}
 	row := p99Symptom("TPOT p99", tpot, 50*time.Millisecond, DefaultThresholds, MITL)
-	if row.name != "TPOT mean" || row.value != "29.2ms" || row.lvl != LevelOK {
-		t.Errorf("symptom %+v", row)
+	if row.name != "TPOT mean" || row.value != "29.2ms" || row.lvl == LevelOK || row.verdict != "no p99" {
+		t.Errorf("symptom %+v: want the mean, no \"ok\" but \"no p99\"", row)
 	}
 	strict := DefaultThresholds
 	strict.ITLp99 = 20 * time.Millisecond

@@ -104,8 +104,14 @@ func p99Symptom(name string, dist model.Dist, slo time.Duration, t Thresholds, m
 	}
 	if !dist.P99.OK && dist.Mean.OK {
 		// Mean-only engines (llama.cpp's TPOT, TGI's approximated TTFT):
-		// the rules judge the mean, so the table shows it.
-		return symptom{name: strings.Replace(name, "p99", "mean", 1), value: fmtSec(dist.Mean), target: target, lvl: judgeLevel(t, m, dist.Mean)}
+		// the table shows the mean. Over the target it is judged (the p99
+		// is over too); under it, it is no verdict on the p99 target, as
+		// the rules say ("not checked"), not "ok".
+		row := symptom{name: strings.Replace(name, "p99", "mean", 1), value: fmtSec(dist.Mean), target: target, lvl: judgeLevel(t, m, dist.Mean)}
+		if row.lvl == LevelOK {
+			row.lvl, row.verdict = LevelNone, "no p99"
+		}
+		return row
 	}
 	if dist.Past(0.99) {
 		// past the highest finite bucket: over the bound, judged only
