@@ -88,7 +88,8 @@ func markCounts(m *model.MetricsJSON, e model.Engine) {
 }
 
 func (m *Monitor) endpointJSON(url string) model.EndpointJSON {
-	ej := model.EndpointJSON{URL: url, Models: []string{}, Health: model.HealthUnknown, State: model.LifeUnknown, Runs: []model.Run{}}
+	ej := model.EndpointJSON{URL: url, Models: []string{}, Health: model.HealthUnknown, State: model.LifeUnknown, Runs: []model.Run{},
+		Status: string(m.StatusOf(url))}
 	e := m.eps[url]
 	if e == nil {
 		ej.Error = "not scraped"

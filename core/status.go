@@ -19,6 +19,7 @@ const (
 	StatusStopped   Status = "STOPPED"   // nothing answers, after a clean shutdown
 	StatusDown      Status = "DOWN"      // nothing answers
 	StatusDegraded  Status = "DEGRADED"  // metrics unreadable, or the health route not up
+	StatusRouter    Status = "ROUTER"    // a serving layer in front of engines that answers (its metrics are not an engine's)
 	StatusStale     Status = "STALE"     // no scrape for longer than the face allows
 	StatusRestarted Status = "RESTARTED" // a new run, recently
 	StatusUp        Status = "UP"
@@ -48,6 +49,11 @@ func (e *Endpoint) Status(now time.Time, staleAfter, recent time.Duration) Statu
 	case e.Down():
 		return StatusDown
 	case e.Err != "" || (e.Identity.Health != model.HealthUp && e.Identity.Health != model.HealthUnknown && e.Identity.Health != ""):
+		if e.Identity.Layer != "" {
+			// a router's "not an engine" scrape error is what it is, as
+			// the fleet calls it, not a fault
+			return StatusRouter
+		}
 		return StatusDegraded
 	case e.Stale(now, staleAfter):
 		return StatusStale
@@ -56,6 +62,13 @@ func (e *Endpoint) Status(now time.Time, staleAfter, recent time.Duration) Statu
 		return StatusRestarted
 	}
 	return StatusUp
+}
+
+// StatusOf is url's status at the core's clock for a face that reads
+// once (diagnose, snapshot): never STALE, RESTARTED for a run younger
+// than the window; the screen asks Endpoint.Status with its own staleness.
+func (m *Monitor) StatusOf(url string) Status {
+	return m.eps[url].Status(m.now, 0, m.opts.Window)
 }
 
 // StatusTurns is the first moment after now at which Status, asked with

@@ -113,6 +113,10 @@ type EndpointJSON struct {
 	Models     []string `json:"models"`
 	MaxContext Opt      `json:"max_context"`
 	Health     Health   `json:"health"`
+	// Status is the endpoint's state in one word, the screen's badge
+	// (core.Status: UP, DEGRADED when it answers but its metrics do not
+	// read or its health route is not up, DOWN, …).
+	Status string `json:"status"`
 	// Answered: anything answered there (metrics, an error that is not
 	// "down", a health route); the core's Endpoint.Answered.
 	Answered  bool `json:"answered"`

@@ -322,19 +322,14 @@ func (d *Data) badgeStale() time.Duration {
 // Health is an endpoint's badge, worst first: CRASHED, DOWN, STOPPED
 // (a clean shutdown), STARTING (the log or health route shows a start),
 // DEGRADED (metrics unreadable, health not up), STALE (no scrape for three
-// intervals), RESTARTED (a new run within the window), UP; with its level.
-// SIMULATED is shown beside it (see Data.Simulated). A router (a serving
-// layer in front of engines) that answers is ROUTER, as the fleet calls it:
-// its "not an engine" scrape error read DEGRADED in the header's "also:"
-// while the fleet said router.
+// intervals), RESTARTED (a new run within the window), UP, ROUTER (a
+// serving layer that answers); with its level: the core's word
+// (core.Endpoint.Status). SIMULATED is shown beside it (see Data.Simulated).
 func (d *Data) Health(e *EndpointInfo) (string, Level) {
 	c := d.clock()
 	st := e.Status(c, d.badgeStale(), d.Window) // the core's word
 	if t := e.StatusTurns(c, d.badgeStale(), d.Window); !t.IsZero() {
 		d.changesAt(t)
-	}
-	if st == core.StatusDegraded && e.Identity.Layer != "" {
-		return "ROUTER", LevelNone
 	}
 	return string(st), statusLevel[st]
 }
@@ -344,4 +339,5 @@ var statusLevel = map[core.Status]Level{
 	core.StatusWaiting: LevelNone, core.StatusStarting: LevelWarn, core.StatusCrashed: LevelCrit,
 	core.StatusStopped: LevelWarn, core.StatusDown: LevelCrit, core.StatusDegraded: LevelWarn,
 	core.StatusStale: LevelWarn, core.StatusRestarted: LevelWarn, core.StatusUp: LevelOK, core.StatusGone: LevelNone,
+	core.StatusRouter: LevelNone,
 }

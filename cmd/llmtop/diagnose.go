@@ -297,14 +297,16 @@ type diagnoseResult struct {
 }
 
 type diagnoseEndpoint struct {
-	URL       string       `json:"url"`
-	Engine    model.Engine `json:"engine"`
-	Version   string       `json:"version"`
-	Health    model.Health `json:"health"`
-	Answered  bool         `json:"answered"`
-	Error     string       `json:"error,omitempty"`
-	Hint      string       `json:"hint,omitempty"`
-	Simulated bool         `json:"simulated,omitempty"`
+	URL     string       `json:"url"`
+	Engine  model.Engine `json:"engine"`
+	Version string       `json:"version"`
+	Health  model.Health `json:"health"`
+	// Status is the core's word for it, the screen's badge (UP, DEGRADED, DOWN, …).
+	Status    string `json:"status"`
+	Answered  bool   `json:"answered"`
+	Error     string `json:"error,omitempty"`
+	Hint      string `json:"hint,omitempty"`
+	Simulated bool   `json:"simulated,omitempty"`
 	// State is the engine's lifecycle, Runs its run ledger (oldest first):
 	// see docs/snapshot-json.md.
 	State       model.Lifecycle `json:"state"`
@@ -334,7 +336,7 @@ func (w *watch) result(rep diagnosis.Report) diagnoseResult {
 	answered := false
 	for _, u := range w.mon.URLs() { // the given ones, and those --prometheus found
 		var id model.Identity
-		e := diagnoseEndpoint{URL: u, State: model.LifeUnknown, Runs: w.mon.RunsOf(u)}
+		e := diagnoseEndpoint{URL: u, State: model.LifeUnknown, Runs: w.mon.RunsOf(u), Status: string(w.mon.StatusOf(u))}
 		ep := w.mon.Endpoint(u)
 		if ep != nil {
 			id = ep.Identity

@@ -21,7 +21,7 @@ func printDiagnosis(out io.Writer, res diagnoseResult) {
 	fmt.Fprintf(out, "llmtop diagnose: watched %d endpoint(s) for %.0f s (SLO: TTFT p99 ≤ %.0f ms, TPOT/ITL p99 ≤ %.0f ms)%s\n",
 		len(res.Endpoints), res.WatchedS, res.SLOTTFTms, res.SLOITLms, badge)
 	for _, e := range res.Endpoints {
-		line := fmt.Sprintf("  %s  %s %s  %s", e.URL, orDash(string(e.Engine)), e.Version, e.Health)
+		line := fmt.Sprintf("  %s  %s %s  %s", e.URL, orDash(string(e.Engine)), e.Version, statusWord(e.Status, e.Health))
 		if e.Error != "" {
 			line += "  error: " + e.Error
 		}
@@ -70,6 +70,17 @@ func printDiagnosis(out io.Writer, res diagnoseResult) {
 			fmt.Fprintln(out, "  - "+m)
 		}
 	}
+}
+
+// statusWord is the core's word for an endpoint, the screen's badge
+// (DEGRADED for a llama-server without --metrics, whose health route says
+// up), and the health route's when the core gave none (an older
+// recording).
+func statusWord(status string, health model.Health) string {
+	if status != "" {
+		return status
+	}
+	return string(health)
 }
 
 // youngRun: a run this young at the end of a watch is worth naming (its

@@ -126,3 +126,49 @@ func TestEveryFaceGetsTheSameFindings(t *testing.T) {
 		t.Fatalf("snapshot endpoint: %+v", e)
 	}
 }
+
+// A llama-server started without --metrics answers its health route (up)
+// and 501 on /metrics: the screen's badge says DEGRADED, and so do
+// diagnose and snapshot (they printed the health route's "up" beside the
+// error), each from the core's one word.
+func TestEveryFaceSaysDegradedForLlamaWithoutMetrics(t *testing.T) {
+	const url = "http://127.0.0.1:8080"
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	id := model.Identity{Engine: model.LlamaCpp, Version: "b1-de3ff81", Health: model.HealthUp, Models: []model.ModelInfo{{ID: "small.gguf"}}}
+	var scrapes []model.Scrape
+	for i := 0; i < 3; i++ {
+		scrapes = append(scrapes, model.Scrape{Endpoint: url, Time: t0.Add(time.Duration(i) * time.Second), Identity: id,
+			Err: url + "/metrics: 501 Not Implemented", ErrKind: model.ErrServer, Hint: "start llama-server with --metrics"})
+	}
+	cfg := config.DiagnosisConfig(config.DefaultThresholds)
+
+	m := tui.New(tui.Options{Endpoints: []string{url}, Now: t0, NoColor: true})
+	for _, sc := range scrapes {
+		m.Update(sc)
+	}
+	badge, _ := m.Data().Health(m.Data().Info(url))
+
+	w := newWatch([]string{url}, cfg)
+	w.start = t0.Add(-time.Second)
+	var rep diagnosis.Report
+	for _, sc := range scrapes {
+		w.onScrape(sc)
+		rep = w.evaluate(sc.Time)
+	}
+	var diag strings.Builder
+	printDiagnosis(&diag, w.result(rep))
+
+	doc := buildSnapshot(scrapes[2].Time, []endpointResult{{url: url, scrapes: scrapes}}, cfg, nil)
+	var snap strings.Builder
+	printSnapshot(&snap, doc.SnapshotJSON)
+
+	if badge != "DEGRADED" {
+		t.Fatalf("the screen's badge %q, want DEGRADED", badge)
+	}
+	if !strings.Contains(diag.String(), "b1-de3ff81  DEGRADED  error: ") {
+		t.Errorf("diagnose does not say DEGRADED:\n%s", diag.String())
+	}
+	if first, _, _ := strings.Cut(snap.String(), "\n"); !strings.HasSuffix(first, "  DEGRADED") || doc.Endpoints[0].Status != "DEGRADED" {
+		t.Errorf("snapshot does not say DEGRADED:\n%s", snap.String())
+	}
+}

@@ -83,7 +83,7 @@ func printEntry(w io.Writer, e model.EndpointJSON) {
 	if e.Simulated {
 		sim = "SIMULATED"
 	}
-	fmt.Fprintf(w, "%s  %s\n", e.URL, joinNonEmpty("  ", eng, e.Version, string(e.Health), sim))
+	fmt.Fprintf(w, "%s  %s\n", e.URL, joinNonEmpty("  ", eng, e.Version, statusWord(e.Status, e.Health), sim))
 	if e.Model != "" {
 		ctx := ""
 		if e.MaxContext.OK {
