@@ -106,7 +106,11 @@ func evaluateWith(in Input, cfg Config, sc *scratch, kp *kept) (Report, map[stri
 	}
 	for _, nn := range needNames {
 		if missing[nn.name] && (nn.n&(needRouter|needLayer) == 0 || e.routable()) {
-			rep.Missing = append(rep.Missing, nn.name)
+			line := nn.name
+			if nn.n == needReplicas {
+				line = e.replicasLine(line)
+			}
+			rep.Missing = append(rep.Missing, line)
 		}
 	}
 	if e.has(needHost) {

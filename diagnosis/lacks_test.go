@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/llmtop/llmtop/model"
 )
 
 func lackEnv(n int) *env {
@@ -130,5 +133,34 @@ func TestNaturalLess(t *testing.T) {
 		if got := naturalLess(c.a, c.b); got != c.less {
 			t.Errorf("naturalLess(%q, %q) = %v", c.a, c.b, got)
 		}
+	}
+}
+
+// Two llama-servers serve the same GGUF, one started without --metrics:
+// the replica checks say so, not "fewer than two endpoints serve the same
+// model", which was untrue.
+func TestReplicasLineSaysWhoHasNoMetrics(t *testing.T) {
+	const dark = "http://127.0.0.1:8081"
+	lit := ep(func(e *Endpoint) {
+		e.Identity.Engine, e.Identity.Models = model.LlamaCpp, []model.ModelInfo{{ID: "small.gguf"}}
+		e.State.Key.Model = "small.gguf"
+	})
+	off := ep(func(e *Endpoint) {
+		e.URL, e.Identity.Engine, e.Identity.Models = dark, model.LlamaCpp, []model.ModelInfo{{ID: "small.gguf"}}
+		e.State, e.LastOK = model.State{}, time.Time{}
+		e.Scrape = model.Scrape{Endpoint: dark, Time: t0, Err: dark + "/metrics: 501 Not Implemented", ErrKind: model.ErrServer}
+	})
+	want := "replicas (2 endpoints serve small.gguf, but " + dark + " has no metrics, so they are not compared: that needs two with metrics)"
+	rep := Evaluate(input(lit, off), DefaultConfig())
+	if !slices.Contains(rep.Missing, want) {
+		t.Errorf("missing:\n%s\nwant the line %q", strings.Join(rep.Missing, "\n"), want)
+	}
+	if got := MissingReason(want); got != "no_replicas" {
+		t.Errorf("MissingReason = %q, want no_replicas", got)
+	}
+	// One endpoint of its model: the plain line stays.
+	other := ep(func(e *Endpoint) { e.URL = dark; e.State = model.State{}; e.Identity.Models = []model.ModelInfo{{ID: "other"}} })
+	if rep := Evaluate(input(ep(nil), other), DefaultConfig()); !slices.Contains(rep.Missing, "replicas (fewer than two endpoints serve the same model)") {
+		t.Errorf("missing:\n%s\nwant the plain replicas line", strings.Join(rep.Missing, "\n"))
 	}
 }

@@ -29,6 +29,7 @@ var MissingReasons = []struct{ Code, Means string }{
 // exactly before these are tried.
 var missingPatterns = []struct{ sub, code string }{
 	{"behaviour probe: ", "probe"},
+	{"so they are not compared", "no_replicas"},
 	{"the newest scrape failed", "scrape_failed"},
 	{"does not expose it", "not_exposed"},
 	{"not exposed", "not_exposed"},

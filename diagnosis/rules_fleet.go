@@ -54,6 +54,46 @@ func (e *env) replicas() map[string][]*Endpoint {
 	return e.groups
 }
 
+// replicasLine says why no replicas were compared: plain (fewer than two
+// endpoints serve one model), or, where two or more serve one model but
+// fewer than two of them have metrics, which serve it and which have none
+// ("2 endpoints serve small.gguf, but … has no metrics, so they are not
+// compared": two llama-servers of one GGUF, one without --metrics).
+func (e *env) replicasLine(plain string) string {
+	served := replicaGroups(e.in.Endpoints)
+	if len(served) == 0 {
+		return plain
+	}
+	pools := make([]string, 0, len(served))
+	for m := range served {
+		pools = append(pools, m)
+	}
+	sort.Strings(pools)
+	var parts []string
+	for _, m := range pools {
+		var dark []string
+		for _, ep := range served[m] {
+			if ep.State.Samples == 0 {
+				dark = append(dark, ep.URL)
+			}
+		}
+		n := len(served[m])
+		var who string
+		switch {
+		case len(dark) == n && n == 2:
+			who = "neither has metrics"
+		case len(dark) == n:
+			who = "none of them has metrics"
+		case len(dark) == 1:
+			who = dark[0] + " has no metrics"
+		default:
+			who = list(dark) + " have no metrics"
+		}
+		parts = append(parts, fmt.Sprintf("%d endpoints serve %s, but %s", n, model.Clean(m), who))
+	}
+	return "replicas (" + strings.Join(parts, "; ") + ", so they are not compared: that needs two with metrics)"
+}
+
 func load(ep *Endpoint) (float64, bool) {
 	if !ep.State.Running.OK {
 		return 0, false
