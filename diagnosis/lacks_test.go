@@ -159,7 +159,11 @@ func TestReplicasLineSaysWhoHasNoMetrics(t *testing.T) {
 		t.Errorf("MissingReason = %q, want no_replicas", got)
 	}
 	// One endpoint of its model: the plain line stays.
-	other := ep(func(e *Endpoint) { e.URL = dark; e.State = model.State{}; e.Identity.Models = []model.ModelInfo{{ID: "other"}} })
+	other := ep(func(e *Endpoint) {
+		e.URL = dark
+		e.State = model.State{}
+		e.Identity.Models = []model.ModelInfo{{ID: "other"}}
+	})
 	if rep := Evaluate(input(ep(nil), other), DefaultConfig()); !slices.Contains(rep.Missing, "replicas (fewer than two endpoints serve the same model)") {
 		t.Errorf("missing:\n%s\nwant the plain replicas line", strings.Join(rep.Missing, "\n"))
 	}
