@@ -195,7 +195,10 @@ func (m *Monitor) updateRuns(now time.Time) {
 			prev := &e.Runs[n-2]
 			if prev.End == model.RunUnknown {
 				if d := model.ConfigDiff(prev.Config, r.Config); len(d) > 0 {
+					// guessed: no line said it stopped cleanly (a kill -9
+					// and a start with new flags reads the same)
 					prev.End, prev.EndReason = model.RunPlanned, "configuration changed: "+strings.Join(d, ", ")
+					prev.EndGuessed = true
 				}
 			}
 		}

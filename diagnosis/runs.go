@@ -275,11 +275,20 @@ func restartsFromRuns(e *env, ep Endpoint) []Finding {
 	switch prev.End {
 	case model.RunPlanned:
 		f.Severity, f.Title = model.SevInfo, "planned restart"
+		end := "run " + fmt.Sprint(prev.N) + " ended cleanly: " + nonEmpty(prev.EndReason, "shutdown")
+		f.Cause = "the engine was shut down and started again (a deploy, a config change): caches and CUDA graphs start cold"
+		if prev.EndGuessed {
+			// Taken as planned because the configuration changed: no
+			// shutdown line was seen (a kill -9 and a start with new
+			// flags look the same), so "ended cleanly" would claim more.
+			f.Title = "restart with a new configuration"
+			end = "run " + fmt.Sprint(prev.N) + ": how it ended was not seen (no shutdown or crash line); taken as planned because its configuration changed"
+			f.Cause = "the engine was stopped and started again with another configuration (a deploy, a config change): caches and CUDA graphs start cold"
+		}
 		if len(diff) > 0 {
 			f.Title += ": " + strings.Join(diff, ", ")
 		}
-		ev = append(ev, Evidence{Text: "run " + fmt.Sprint(prev.N) + " ended cleanly: " + nonEmpty(prev.EndReason, "shutdown"), Source: "run ledger"})
-		f.Cause = "the engine was shut down and started again (a deploy, a config change): caches and CUDA graphs start cold"
+		ev = append(ev, Evidence{Text: end, Source: "run ledger"})
 		f.Actions = []Action{{Change: "press r to compare the two runs (configuration diff, latency and throughput at similar load)",
 			Why: "a planned restart is a chance to see what the change did", TradeOff: "none"}}
 	case model.RunCrash:
