@@ -37,7 +37,7 @@ func (m *Monitor) Snapshot() Document {
 		}
 		ej.MaxContext = maxContext(m.eps[k.Endpoint], ej.Model)
 		ej.Metrics = model.MetricsOf(st)
-		markCounts(ej.Metrics, ej.Engine)
+		engineTerms(ej.Metrics, st, ej.Engine)
 		ej.Info, ej.Notes = st.Info, st.Notes
 		if len(ej.Info) == 0 {
 			ej.Info = nil
@@ -68,11 +68,19 @@ func (m *Monitor) Snapshot() Document {
 	return doc
 }
 
-// markCounts says what each distribution's count counts where the
-// engine's metrics count something other than requests (engines.CountsOf:
-// llama.cpp's TPOT is a mean over generated tokens); a count the log gave
-// is its requests.
-func markCounts(m *model.MetricsJSON, e model.Engine) {
+// engineTerms says what the engine's own numbers are where they are not
+// what their names suggest (engines/): what each distribution's count
+// counts where it is not requests (engines.CountsOf: llama.cpp's TPOT is a
+// mean over generated tokens; a count the log gave is its requests), and
+// which seconds its own throughput gauges divide by (ThroughputOf:
+// llama.cpp's divide by its slots' processing time).
+func engineTerms(m *model.MetricsJSON, st model.State, e model.Engine) {
+	t := ThroughputOf(st, e)
+	m.PromptTokensPerS, m.GenerationTokensPerS = t.Prompt, t.Gen
+	m.EnginePromptTokensPerS, m.EngineGenerationTokensPerS = t.OwnPrompt, t.OwnGen
+	if t.Busy {
+		m.EngineRatesOver = "busy_time"
+	}
 	for l, d := range map[model.Latency]*model.DistJSON{
 		model.TTFT: &m.TTFTms, model.TPOT: &m.TPOTms, model.ITL: &m.ITLms, model.E2E: &m.E2Ems,
 		model.Queue: &m.Queuems, model.Prefill: &m.Prefillms, model.Decode: &m.Decodems,

@@ -90,8 +90,11 @@ var llamacppMetrics = []MetricSource{
 		Note:    "the metric was removed 2025-05-21 and is read from older builds; newer ones give /slots (model/slotkv.go)"},
 	src(string(model.PromptTokens), "", "llamacpp:prompt_tokens_total"),
 	src(string(model.GenTokens), "", "llamacpp:tokens_predicted_total"),
-	src(string(model.PromptTPSGauge), "", "llamacpp:prompt_tokens_seconds"),
-	src(string(model.GenTPSGauge), "", "llamacpp:predicted_tokens_seconds"),
+	// Tokens ÷ the slots' processing seconds (1e3 / t_prompt_processing ×
+	// n_prompt_tokens_processed): a rate over busy time, per slot, not
+	// the server's throughput over the wall clock.
+	busy(src(string(model.PromptTPSGauge), "tokens per second of prompt processing time (busy time, summed over slots), not over the wall clock", "llamacpp:prompt_tokens_seconds")),
+	busy(src(string(model.GenTPSGauge), "tokens per second of generation time (busy time, summed over slots), not over the wall clock", "llamacpp:predicted_tokens_seconds")),
 	// Since 2026-08-13 prompt_tokens_total excludes the cached tokens,
 	// which prompt_tokens_cached_total counts: the hit rate is cached ÷ both.
 	derived(string(model.PrefixHits), "prompt tokens reused from the cache", LlamaCppPromptCached),

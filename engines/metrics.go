@@ -31,6 +31,12 @@ type MetricSource struct {
 	// Counts is what a latency's count counts when it is not requests
 	// (llama.cpp's TPOT is seconds over generated tokens: "tokens").
 	Counts string
+	// Busy is set for a throughput the engine states over its own
+	// processing time (tokens ÷ the seconds its slots spent on them,
+	// summed over slots), not over the wall clock: llama.cpp's
+	// prompt_tokens_seconds reads thousands of tok/s while the server
+	// mostly idles.
+	Busy bool
 }
 
 // scaled is m with a unit factor.
@@ -43,6 +49,19 @@ func scaled(m MetricSource, f float64) MetricSource {
 func counting(m MetricSource, what string) MetricSource {
 	m.Counts = what
 	return m
+}
+
+// busy is m stated over the engine's processing time (MetricSource.Busy).
+func busy(m MetricSource) MetricSource {
+	m.Busy = true
+	return m
+}
+
+// BusyRate reports whether an engine states a throughput concept over
+// its processing time rather than the wall clock (MetricSource.Busy).
+func BusyRate(e model.Engine, concept string) bool {
+	m, _ := MetricSourceOf(e, concept)
+	return m.Busy
 }
 
 // ScaleOf is the factor an engine's metric for a concept is read times

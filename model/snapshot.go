@@ -79,9 +79,20 @@ type MetricsJSON struct {
 	RequestsPerS         Opt `json:"requests_per_s"`
 	// RequestsFromLog: requests_per_s counts the requests the engine's log
 	// timed (its metrics count none: llama.cpp with --log).
-	RequestsFromLog      bool `json:"requests_per_s_from_log,omitempty"`
-	SpecDecodeAcceptance Opt  `json:"spec_decode_acceptance_ratio"`
-	KVCapacityTokens     Opt  `json:"kv_capacity_tokens"`
+	RequestsFromLog bool `json:"requests_per_s_from_log,omitempty"`
+	// EnginePromptTokensPerS and EngineGenerationTokensPerS are the
+	// engine's own throughput gauges as it states them (llama.cpp's
+	// prompt_tokens_seconds, SGLang's gen_throughput), beside the rates
+	// above, which llmtop computes from counters over the window; absent
+	// where they say nothing more (State.EngineOwnTPS).
+	// EngineRatesOver is "busy_time" where the engine divides by the
+	// seconds its slots spent processing, not the wall clock (llama.cpp:
+	// a slot's speed, thousands of tok/s on a mostly idle server).
+	EnginePromptTokensPerS     Opt    `json:"engine_prompt_tokens_per_s,omitzero"`
+	EngineGenerationTokensPerS Opt    `json:"engine_generation_tokens_per_s,omitzero"`
+	EngineRatesOver            string `json:"engine_rates_over,omitempty"`
+	SpecDecodeAcceptance       Opt    `json:"spec_decode_acceptance_ratio"`
+	KVCapacityTokens           Opt    `json:"kv_capacity_tokens"`
 
 	TTFTms    DistJSON `json:"ttft_ms"`
 	TPOTms    DistJSON `json:"tpot_ms"`
@@ -208,6 +219,7 @@ func MetricsOf(st State) *MetricsJSON {
 		FinishReasons: st.FinishShare, WindowS: st.RateWindow.Seconds(), Source: st.Source,
 		Restarts: len(st.Restarts), Engines: st.Engines,
 	}
+	m.EnginePromptTokensPerS, m.EngineGenerationTokensPerS = st.EngineOwnTPS()
 	if m.WindowS == 0 {
 		for _, d := range st.Latency {
 			if d.Window > 0 {

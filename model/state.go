@@ -350,3 +350,23 @@ func (st State) Reasons() []string {
 	})
 	return rs
 }
+
+// EngineOwnTPS is the engine's own throughput gauges worth showing beside
+// the window's rates, each None where it says nothing more: not a scrape's
+// (a log's averages are its rates already), the same value as the rate
+// shown (no counter: the rate is the gauge), or a 0 beside a rate measured
+// above 0 (llama.cpp's gauges average the requests finished since the
+// previous /metrics read and read 0 when none did: "none finished since",
+// not the engine's throughput).
+func (st State) EngineOwnTPS() (prompt, gen Opt) {
+	if st.Source != FromScrape {
+		return None, None
+	}
+	worth := func(own, win Opt) Opt {
+		if !own.OK || (own.V == 0 && win.OK && win.V > 0) || (win.OK && win.V == own.V) {
+			return None
+		}
+		return own
+	}
+	return worth(st.EnginePromptTPS, st.PromptTPS), worth(st.EngineGenTPS, st.GenTPS)
+}

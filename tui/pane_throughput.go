@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/diagnosis"
 	"github.com/llmtop/llmtop/model"
 )
@@ -29,6 +30,11 @@ func (throughputPane) View(d *Data, w, h int) string {
 		return v
 	}
 	s, st := d.Styles, d.State()
+	var eng model.Engine
+	if e := d.Endpoint(); e != nil {
+		eng = e.Identity.Engine
+	}
+	tp := core.ThroughputOf(st, eng)
 	rate := func(v model.Opt, unit string) string {
 		if !v.OK {
 			return fmt.Sprintf("%8s %s", missing, unit)
@@ -36,8 +42,8 @@ func (throughputPane) View(d *Data, w, h int) string {
 		return fmt.Sprintf("%8s %s", fmtNum(v), unit)
 	}
 	out := []string{
-		metricRow("prompt", 6, d.Series(model.SeriesPromptTPS), 0, rate(st.PromptTPS, "tok/s"), w),
-		metricRow("gen", 6, d.Series(model.SeriesGenTPS), 0, rate(st.GenTPS, "tok/s"), w),
+		metricRow("prompt", 6, d.Series(model.SeriesPromptTPS), 0, rate(tp.Prompt, "tok/s"), w),
+		metricRow("gen", 6, d.Series(model.SeriesGenTPS), 0, rate(tp.Gen, "tok/s"), w),
 		metricRow("req", 6, d.Series(model.SeriesRequestsPS), 0, rate(st.RequestsPS, reqUnit(st)), w),
 	}
 	errs := "errors " + fmtNum(st.ErrorsPS) + "/s"
@@ -57,7 +63,7 @@ func (throughputPane) View(d *Data, w, h int) string {
 		// over 0s" read as a window of nothing
 		over = " · no rates yet"
 	}
-	own := engineOwn(st)
+	own := engineOwn(tp)
 	row := errs + s.Faint.Render(over) + spec
 	// The engine's own figures go on a line of their own when the row
 	// cannot hold them and the pane has a spare line: clipped, "engine
@@ -83,29 +89,29 @@ func (throughputPane) View(d *Data, w, h int) string {
 
 // engineOwn is the engine's own throughput gauges, labelled as the
 // engine's ("engine says gen 871 tok/s"), beside rates llmtop computed from
-// counters; nothing when the rate shown is already the gauge.
-func engineOwn(st model.State) string {
-	if st.Source != model.FromScrape {
-		return ""
-	}
+// counters; nothing when they add nothing (model.State.EngineOwnTPS). A
+// gauge the engine states over its processing time, not the wall clock
+// (llama.cpp's), says so: "engine over its busy time: prompt 6842, gen
+// 331 tok/s".
+func engineOwn(tp core.Throughput) string {
 	var parts []string
-	for _, x := range []struct {
-		name     string
-		own, win model.Opt
-	}{{"prompt", st.EnginePromptTPS, st.PromptTPS}, {"gen", st.EngineGenTPS, st.GenTPS}} {
-		// llama.cpp's gauges average the requests that finished since the
-		// previous /metrics read and read 0 when none did: a 0 beside a
-		// rate measured above 0 is "none finished since", not the engine's
-		// throughput.
-		if x.own.OK && x.own.V == 0 && x.win.OK && x.win.V > 0 {
-			continue
-		}
-		if x.own.OK && !(x.win.OK && x.win.V == x.own.V) {
-			parts = append(parts, x.name+" "+fmtNum(x.own)+" tok/s")
-		}
+	if tp.OwnPrompt.OK {
+		parts = append(parts, "prompt "+fmtNum(tp.OwnPrompt)+" tok/s")
+	}
+	if tp.OwnGen.OK {
+		parts = append(parts, "gen "+fmtNum(tp.OwnGen)+" tok/s")
 	}
 	if len(parts) == 0 {
 		return ""
+	}
+	if tp.Busy {
+		// tokens ÷ the seconds its slots worked: a slot's speed, which
+		// reads thousands while the server mostly idles
+		parts[0] = strings.TrimSuffix(parts[0], " tok/s")
+		if len(parts) == 1 {
+			parts[0] += " tok/s"
+		}
+		return " · engine over its busy time: " + strings.Join(parts, ", ")
 	}
 	return " · engine says " + strings.Join(parts, ", ")
 }

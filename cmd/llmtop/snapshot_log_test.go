@@ -124,3 +124,25 @@ func TestSnapshotLlamaTPOTCountsTokens(t *testing.T) {
 		t.Errorf("tpot with the log %+v: want the log's 6 requests", tp)
 	}
 }
+
+// llama.cpp's prompt_tokens_seconds is tokens ÷ its slots' processing
+// seconds: snapshot shows it as the engine's, over its busy time, apart
+// from the rate llmtop measured over the window.
+func TestSnapshotLlamaOwnRatesAreBusyTime(t *testing.T) {
+	const url = "http://127.0.0.1:8080"
+	t0 := time.Date(2026, 11, 24, 17, 0, 0, 0, time.UTC)
+	scrapes := llamaScrapes(url, t0.Add(time.Second))
+	for i := range scrapes {
+		scrapes[i].Samples[0].Gauges[model.PromptTPSGauge] = 4548.47 // testdata/engines/llamacpp-metrics.txt
+	}
+	doc := buildSnapshot(t0.Add(5*time.Second), []endpointResult{{url: url, scrapes: scrapes}}, diagnosis.DefaultConfig(), nil)
+	m := doc.Endpoints[0].Metrics
+	if m.EnginePromptTokensPerS.V != 4548.47 || m.EngineRatesOver != "busy_time" {
+		t.Errorf("engine's own prompt rate %+v over %q: want 4548.47 over busy_time", m.EnginePromptTokensPerS, m.EngineRatesOver)
+	}
+	var b strings.Builder
+	printSnapshot(&b, doc.SnapshotJSON)
+	if !strings.Contains(b.String(), "engine says prompt 4548 tok/s, counting only its slots' processing time (busy time), not the wall clock") {
+		t.Errorf("want the engine's own rate labelled as busy time:\n%s", b.String())
+	}
+}

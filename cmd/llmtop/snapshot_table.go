@@ -137,6 +137,7 @@ func printMetrics(w io.Writer, m *model.MetricsJSON) {
 		fmt.Fprintf(tw, "  KV capacity\t%s\tspec accept\t%s\t\t\t\t\n", fmtOpt(m.KVCapacityTokens, " tok"), fmtPct(m.SpecDecodeAcceptance))
 	}
 	_ = tw.Flush()
+	printEngineOwn(w, m)
 	fmt.Fprintf(w, "  latency over %s (ms)\n", fmtWindow(m.WindowS))
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\t\tp50\tp90\tp99\tmean\tcount\t")
@@ -183,6 +184,27 @@ func printMetrics(w io.Writer, m *model.MetricsJSON) {
 	if m.Restarts > 0 {
 		fmt.Fprintf(w, "  restarts seen: %d (counters went backwards)\n", m.Restarts)
 	}
+}
+
+// printEngineOwn writes the engine's own throughput gauges, apart from the
+// rates llmtop measured, saying which seconds they divide by where that is
+// not the wall clock (llama.cpp's: its slots' processing time).
+func printEngineOwn(w io.Writer, m *model.MetricsJSON) {
+	var parts []string
+	if m.EnginePromptTokensPerS.OK {
+		parts = append(parts, "prompt "+fmtOpt(m.EnginePromptTokensPerS, " tok/s"))
+	}
+	if m.EngineGenerationTokensPerS.OK {
+		parts = append(parts, "gen "+fmtOpt(m.EngineGenerationTokensPerS, " tok/s"))
+	}
+	if len(parts) == 0 {
+		return
+	}
+	over := ""
+	if m.EngineRatesOver == "busy_time" {
+		over = ", counting only its slots' processing time (busy time), not the wall clock"
+	}
+	fmt.Fprintf(w, "  engine says %s%s\n", strings.Join(parts, ", "), over)
 }
 
 // countText is a distribution's count, with what it counts where that is
