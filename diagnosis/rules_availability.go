@@ -66,7 +66,13 @@ func ruleDown(e *env) []Finding {
 		if !ep.LastOK.IsZero() {
 			cause = "the engine answered on this address before: the process stopped (crashed, OOM-killed, restarting) or hangs"
 		}
-		acts := []Action{{Change: "look at the engine's log for the exception before it exited (llmtop --log FILE / --docker NAME shows it here)",
+		// With the log attached, "llmtop --log FILE shows it here" asks
+		// for what is on the screen already.
+		where := " (llmtop --log FILE / --docker NAME shows it here)"
+		if e.in.LogsOn {
+			where = " (attached: its last lines are in the log view and its errors in the events)"
+		}
+		acts := []Action{{Change: "look at the engine's log for the exception before it exited" + where,
 			Why: "a crash leaves its reason in the log: CUDA OOM, NCCL timeout, bad flag", TradeOff: "none"}}
 		title := "endpoint down: " + nonEmpty(string(k), "no answer")
 		if k == model.ErrTimeout {
@@ -75,7 +81,7 @@ func ruleDown(e *env) []Finding {
 			// exit to read about; whether it is hung comes first.
 			acts = []Action{{Change: "check /health directly and the engine's CPU use (a stuck API server shows 100 % on one core; a stopped process, state T, shows none)",
 				Why: "distinguishes a hung engine from an overloaded one", TradeOff: "none"},
-				{Change: "look at the engine's last log lines before it stopped answering (llmtop --log FILE / --docker NAME shows them here)",
+				{Change: "look at the engine's last log lines before it stopped answering" + strings.Replace(where, "shows it", "shows them", 1),
 					Why: "a hang often follows a warning: a stuck collective (NCCL), a long prefill, a blocked event loop", TradeOff: "none"}}
 			if p := ep.Port; p != nil && p.Stopped && p.PID > 0 {
 				// /proc says so: no guessing between hung and overloaded.

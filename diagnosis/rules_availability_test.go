@@ -240,3 +240,24 @@ func TestStoppedEngineIsSaidStopped(t *testing.T) {
 		t.Errorf("title %q", f.Title)
 	}
 }
+
+// Seen against a real llama-server killed with its log attached (--log):
+// the endpoint-down finding's first action asked for what was on the
+// screen, "llmtop --log FILE / --docker NAME shows it here". With the log
+// attached it points at the log view; without, it still names the flags.
+func TestDownActionKnowsTheLogIsAttached(t *testing.T) {
+	for _, kind := range []model.ScrapeErrKind{model.ErrRefused, model.ErrTimeout} {
+		for _, logsOn := range []bool{true, false} {
+			in := input(ep(down(kind, "http://127.0.0.1:8000: down")))
+			in.LogsOn = logsOn
+			f := byID(Evaluate(in, DefaultConfig()), "endpoint_down")
+			if f == nil {
+				t.Fatalf("%s: no endpoint_down", kind)
+			}
+			asks := hasAction(f, "llmtop --log FILE")
+			if asks == logsOn || logsOn != hasAction(f, "log view") {
+				t.Errorf("%s, log attached %v: actions %+v", kind, logsOn, f.Actions)
+			}
+		}
+	}
+}
