@@ -140,7 +140,8 @@ func (h *hostLooks) read(now time.Time) []any {
 // resolve finds the port's owner when unknown, gone, or no longer holding
 // the port: a known owner is checked by its PID every look and by its
 // listening socket every ownerEvery (one readlink of the descriptor it was
-// last seen at; the kernel's socket tables are read only when that moved,
+// last seen at, learnt by the look that found it; the kernel's socket
+// tables are read only when that moved,
 // since their read walks every connection on the machine: about 5 ms of
 // CPU here, a tenth of the monitor's steady second); only one that lost
 // the port is looked for among every process (which costs a read of each
@@ -162,7 +163,8 @@ func (t *hostTarget) resolve(proc fs.FS, now time.Time) {
 		}
 	}
 	t.lookAt = now
-	t.pid, t.sock = procfs.Owner(proc, t.look.port, now).PID, procfs.Socket{}
+	o, sock := procfs.OwnerAt(proc, t.look.port, now)
+	t.pid, t.sock = o.PID, sock
 }
 
 // selfNote says when the port's owner is llmtop itself: the simulated

@@ -87,14 +87,12 @@ func TestHostOwnerRecheckReadsNoSocketTable(t *testing.T) {
 	}}
 	tg := &hostTarget{look: newPortLook("http://127.0.0.1:8000")}
 	now := time.Unix(1_800_000_000, 0)
-	tg.resolve(proc, now)
-	now = now.Add(ownerEvery)
-	tg.resolve(proc, now) // learns the descriptor
-	if tg.pid != 5000 || tg.sock.FD != "3" {
-		t.Fatalf("owner %d at fd %q, want 5000 at 3", tg.pid, tg.sock.FD)
+	tg.resolve(proc, now) // the look among the processes learns the descriptor too
+	if tg.pid != 5000 || tg.sock.FD != "3" || proc.tables != 2 {
+		t.Fatalf("owner %d at fd %q after %d reads of the socket tables, want 5000 at 3 after one of each (net/tcp, net/tcp6)", tg.pid, tg.sock.FD, proc.tables)
 	}
 	proc.tables, proc.cmdlines = 0, 0
-	for i := 1; i <= 10; i++ { // five minutes of rechecks
+	for i := 1; i <= 10; i++ { // five minutes of rechecks, the first one's included
 		now = now.Add(ownerEvery)
 		tg.resolve(proc, now)
 	}

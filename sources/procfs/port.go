@@ -22,7 +22,16 @@ const maxProcs = 4096
 // engines, oldest first. It never fails: what cannot be read is left out,
 // and Note says why when that matters.
 func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
+	o, _ := OwnerAt(fsys, port, now)
+	return o
+}
+
+// OwnerAt is Owner with the socket its holder listens at (zero when none
+// was found), for a caller that follows the holder afterwards with
+// Socket.HeldBy instead of reading the kernel's socket tables again.
+func OwnerAt(fsys fs.FS, port int, now time.Time) (model.PortOwner, Socket) {
 	o := model.PortOwner{Port: port, Time: now}
+	var sock Socket
 	inodes := listening(fsys, port)
 	pids := pidsOf(fsys)
 	boot, bootOK := bootTime(fsys)
@@ -38,7 +47,10 @@ func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
 		// Shown on screen and in snapshots: an engine's command line
 		// can carry --api-key or a token, and any bytes at all.
 		cmd := model.RedactCmdline(strings.Join(args, " "))
-		holder := len(inodes) > 0 && o.PID == 0 && holds(fsys, pid, inodes)
+		holder := false
+		if len(inodes) > 0 && o.PID == 0 {
+			sock, holder = holding(fsys, pid, inodes)
+		}
 		if holder {
 			o.PID, o.Cmdline = pid, cmd
 		}
@@ -69,7 +81,7 @@ func Owner(fsys fs.FS, port int, now time.Time) model.PortOwner {
 	case len(inodes) > 0 && o.PID == 0:
 		o.Note = "a process listens but its file descriptors are not readable (another user: run as root to see which)"
 	}
-	return o
+	return o, sock
 }
 
 // clockTicks is USER_HZ, 100 on every Linux llmtop runs on.
@@ -167,12 +179,6 @@ func pidsOf(fsys fs.FS) []int {
 		}
 	}
 	return out
-}
-
-// holds reports whether pid has one of the socket inodes open.
-func holds(fsys fs.FS, pid int, inodes map[string]bool) bool {
-	_, ok := holding(fsys, pid, inodes)
-	return ok
 }
 
 // holding finds the file descriptor at which pid has one of the socket
