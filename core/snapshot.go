@@ -114,6 +114,11 @@ func (m *Monitor) endpointJSON(url string) model.EndpointJSON {
 		ej.Health = id.Health
 	}
 	ej.Models = append(ej.Models, modelIDs(id)...)
+	for _, mi := range id.Models {
+		if mi.NotLoaded() {
+			ej.NotLoaded = append(ej.NotLoaded, mi.ID)
+		}
+	}
 	ej.State, ej.StateDetail = e.Life, e.LifeDetail
 	ej.Runs = append(ej.Runs, e.Runs...)
 	ej.Host = e.Host

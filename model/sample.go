@@ -128,6 +128,16 @@ type ModelInfo struct {
 	Extra map[string]string `json:"extra,omitempty"`
 }
 
+// ExtraLoaded is the Extra key that says whether the engine has the model
+// loaded ("true", "false"): Ollama lists what it could load (/api/tags)
+// beside what it has loaded (/api/ps).
+const ExtraLoaded = "loaded"
+
+// NotLoaded reports whether the engine lists the model without having it
+// loaded (Ollama after its keep-alive expired): its next request pays the
+// load.
+func (mi ModelInfo) NotLoaded() bool { return mi.Extra[ExtraLoaded] == "false" }
+
 // Identity is what an endpoint says about itself.
 type Identity struct {
 	Engine       Engine      `json:"engine"`

@@ -139,16 +139,21 @@ type EndpointJSON struct {
 	// LayerDetail is what the layer says of the engines behind it
 	// (Identity.LayerDetail: "3 workers, 2 healthy, breaker open on 1
 	// (…); 14 running by its count").
-	LayerDetail string            `json:"layer_detail,omitempty"`
-	Role        PDRole            `json:"role,omitempty"`
-	RoleFrom    string            `json:"role_from,omitempty"`
-	Via         string            `json:"via,omitempty"`
-	Model       string            `json:"model"` // the model the metrics belong to
-	Metrics     *MetricsJSON      `json:"metrics"`
-	Info        map[string]string `json:"info,omitempty"`
-	Notes       []string          `json:"notes,omitempty"`
-	Error       string            `json:"error,omitempty"`
-	Hint        string            `json:"hint,omitempty"`
+	LayerDetail string `json:"layer_detail,omitempty"`
+	Role        PDRole `json:"role,omitempty"`
+	RoleFrom    string `json:"role_from,omitempty"`
+	Via         string `json:"via,omitempty"`
+	Model       string `json:"model"` // the model the metrics belong to
+	// NotLoaded are the models the engine lists but has not loaded
+	// (Ollama after its keep-alive expired: the next request pays the
+	// load); absent when every model listed is loaded or the engine
+	// does not say.
+	NotLoaded []string          `json:"not_loaded,omitempty"`
+	Metrics   *MetricsJSON      `json:"metrics"`
+	Info      map[string]string `json:"info,omitempty"`
+	Notes     []string          `json:"notes,omitempty"`
+	Error     string            `json:"error,omitempty"`
+	Hint      string            `json:"hint,omitempty"`
 	// State is the engine's lifecycle (starting, serving, stopping,
 	// stopped, crashed, unreachable, unknown) and StateDetail what says so.
 	State       Lifecycle `json:"state"`

@@ -64,7 +64,7 @@ func renderHeader(d *Data, w int) []string {
 	if name == "" {
 		name = missing
 	}
-	if mi != nil && mi.Extra["loaded"] == "false" {
+	if mi != nil && mi.NotLoaded() {
 		// Ollama lists what it could load (/api/tags) beside what it has
 		// loaded (/api/ps): an unloaded model's next request pays the load.
 		name += " (not loaded)"

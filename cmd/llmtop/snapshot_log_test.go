@@ -146,3 +146,34 @@ func TestSnapshotLlamaOwnRatesAreBusyTime(t *testing.T) {
 		t.Errorf("want the engine's own rate labelled as busy time:\n%s", b.String())
 	}
 }
+
+// After Ollama's keep-alive expires its model is listed (/api/tags) but not
+// loaded (/api/ps): the screen's header says "(not loaded)", and so does
+// snapshot (it printed the bare name).
+func TestSnapshotSaysOllamaModelNotLoaded(t *testing.T) {
+	const url = "http://127.0.0.1:11434"
+	t0 := time.Date(2026, 11, 24, 17, 0, 0, 0, time.UTC)
+	id := model.Identity{Engine: model.Ollama, Version: "0.17.4", Health: model.HealthUp,
+		Models: []model.ModelInfo{{ID: "tiny:latest", Extra: map[string]string{model.ExtraLoaded: "false"}}}}
+	var scrapes []model.Scrape
+	for i := 0; i < 2; i++ {
+		scrapes = append(scrapes, model.Scrape{Endpoint: url, Time: t0.Add(time.Duration(i) * time.Second), Identity: id})
+	}
+	doc := buildSnapshot(t0.Add(2*time.Second), []endpointResult{{url: url, scrapes: scrapes}}, diagnosis.DefaultConfig(), nil)
+	if e := doc.Endpoints[0]; len(e.NotLoaded) != 1 || e.NotLoaded[0] != "tiny:latest" {
+		t.Errorf("not_loaded %q, want [tiny:latest]", e.NotLoaded)
+	}
+	var b strings.Builder
+	printSnapshot(&b, doc.SnapshotJSON)
+	if !strings.Contains(b.String(), "  model  tiny:latest (not loaded)\n") {
+		t.Errorf("want the model marked (not loaded):\n%s", b.String())
+	}
+	m := tui.New(tui.Options{Endpoints: []string{url}, Now: t0, NoColor: true})
+	for _, sc := range scrapes {
+		m.Update(sc)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	if screen := ansi.Strip(m.Render()); !strings.Contains(screen, "tiny:latest (not loaded)") {
+		t.Errorf("the screen's header no longer marks it:\n%s", screen)
+	}
+}

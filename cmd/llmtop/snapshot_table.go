@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,10 +90,14 @@ func printEntry(w io.Writer, e model.EndpointJSON) {
 		if e.MaxContext.OK {
 			ctx = fmt.Sprintf("(context %s tokens)", fmtNum(e.MaxContext.V))
 		}
-		fmt.Fprintf(w, "  model  %s\n", joinNonEmpty(" ", e.Model, ctx))
+		fmt.Fprintf(w, "  model  %s\n", joinNonEmpty(" ", loadedMark(e, e.Model), ctx))
 	}
 	if len(e.Models) > 1 {
-		fmt.Fprintf(w, "  serves %s\n", strings.Join(e.Models, ", "))
+		names := make([]string, len(e.Models))
+		for i, m := range e.Models {
+			names[i] = loadedMark(e, m)
+		}
+		fmt.Fprintf(w, "  serves %s\n", strings.Join(names, ", "))
 	}
 	if e.State != "" && e.State != model.LifeUnknown {
 		state := string(e.State)
@@ -125,6 +130,16 @@ func printEntry(w io.Writer, e model.EndpointJSON) {
 	for _, n := range e.Notes {
 		fmt.Fprintf(w, "  note   %s\n", n)
 	}
+}
+
+// loadedMark is a model's name, marked "(not loaded)" where the engine
+// lists it without having it loaded, as the screen's header does (Ollama
+// after its keep-alive: the next request pays the load).
+func loadedMark(e model.EndpointJSON, name string) string {
+	if slices.Contains(e.NotLoaded, name) {
+		return name + " (not loaded)"
+	}
+	return name
 }
 
 func printMetrics(w io.Writer, m *model.MetricsJSON) {

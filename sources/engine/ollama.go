@@ -31,12 +31,12 @@ const (
 func ollamaSamples(models []model.ModelInfo, m meta) []model.Sample {
 	var out []model.Sample
 	for _, mi := range models {
-		if mi.Extra["loaded"] != "true" {
+		if mi.Extra[model.ExtraLoaded] != "true" {
 			continue
 		}
 		s := m.sample(mi.ID)
 		for k, v := range mi.Extra {
-			if k != "loaded" {
+			if k != model.ExtraLoaded {
 				s.Info[k] = v
 			}
 		}

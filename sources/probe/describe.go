@@ -168,7 +168,7 @@ func ollamaModels(ps, tags ollamaList) []model.ModelInfo {
 	loaded := map[string]bool{}
 	for _, m := range ps.Models {
 		mi := ollamaInfo(m)
-		mi.Extra["loaded"] = "true"
+		mi.Extra[model.ExtraLoaded] = "true"
 		out = append(out, mi)
 		loaded[mi.ID] = true
 	}
@@ -178,7 +178,7 @@ func ollamaModels(ps, tags ollamaList) []model.ModelInfo {
 		if loaded[mi.ID] {
 			continue
 		}
-		mi.Extra["loaded"] = "false"
+		mi.Extra[model.ExtraLoaded] = "false"
 		rest = append(rest, mi)
 	}
 	sort.Slice(rest, func(i, j int) bool { return rest[i].ID < rest[j].ID })
