@@ -14,7 +14,7 @@ func (m *Monitor) ModelKeys() []model.Key {
 	all := m.store.Keys()
 	unscraped := false
 	for _, k := range all {
-		if !m.store.HasSource(k, model.FromScrape) {
+		if !m.store.HasSource(k, model.FromScrape) || k.Endpoint == "" {
 			unscraped = true
 			break
 		}
@@ -31,6 +31,11 @@ func (m *Monitor) ModelKeys() []model.Key {
 	out := all[:0]
 	for _, k := range all {
 		if !m.store.HasSource(k, model.FromScrape) && scraped[k.Endpoint] {
+			continue
+		}
+		if k.Endpoint == "" {
+			// a log's samples that no endpoint owns (one --log, several
+			// URLs): no endpoint to show, choose or judge
 			continue
 		}
 		out = append(out, k)

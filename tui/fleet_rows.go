@@ -166,7 +166,7 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]*diagnosis.Finding) 
 		r.overhead = overheadText(e.Identity.Overhead)
 		r.finding = joinNonEmpty(" · ", r.detail, r.overhead) // in the finding's column unless a finding is on it
 	}
-	if i >= 0 && r.state != "gone" {
+	if i >= 0 && r.state != "gone" && e != nil {
 		st := d.Store.State(k, d.Window)
 		r.xfer, r.reqs = st.Latency[model.KVTransfer], st.RequestsPS
 		if sp := engines.Of(e.Identity.Engine); sp != nil {
