@@ -64,6 +64,9 @@ func (m *Monitor) expireGone(now time.Time) {
 		}
 		keep = append(keep, u)
 	}
+	if len(keep) != len(m.order) {
+		m.urls = nil
+	}
 	clear(m.order[len(keep):])
 	m.order = keep
 }

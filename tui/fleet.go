@@ -41,8 +41,9 @@ type fleetView struct {
 	editing   bool // typing the filter
 	sel, top  int
 	rows      []fleetRow // every row, sorted
-	shown     []int      // indexes into rows after the filter
-	builtAt   [2]uint64  // StoreVersion, ReportVersion the rows were built at
+	kept      fleetRowCache
+	shown     []int     // indexes into rows after the filter
+	builtAt   [2]uint64 // StoreVersion, ReportVersion the rows were built at
 	built     bool
 	arranged  bool
 	lastPage  int
@@ -132,7 +133,7 @@ func (v *fleetView) open(d *Data) tea.Cmd {
 func (v *fleetView) refresh(d *Data) {
 	at := [2]uint64{d.StoreVersion, d.ReportVersion}
 	if !v.built || at != v.builtAt {
-		v.rows, v.builtAt, v.built, v.arranged = buildFleetRows(d), at, true, false
+		v.rows, v.builtAt, v.built, v.arranged = v.kept.build(d, v.rows), at, true, false
 		v.fleetLine = fleetSummary(v.rows)
 		if !v.groupSet && !v.group && topologyShown(v.rows) {
 			v.group = true // router → pools → workers

@@ -21,9 +21,12 @@ func poolOf(r *fleetRow) (key, name string) {
 	if r.layer != "" {
 		return "0", "routers"
 	}
-	order := map[model.PDRole]string{model.RolePrefill: "0", model.RoleDecode: "1"}[r.role]
-	if order == "" {
-		order = "2"
+	order := "2"
+	switch r.role {
+	case model.RolePrefill:
+		order = "0"
+	case model.RoleDecode:
+		order = "1"
 	}
 	name = r.modelName
 	if name == "" {
