@@ -112,6 +112,10 @@ type Store struct {
 	// one before it (sameReading) moves changes only.
 	readings map[string]uint64
 	seq      uint64
+	// noReplay adds every sample in full (the tests hold replayPoints
+	// equal to it).
+	noReplay bool
+	replayed int // samples added by replayPoints
 }
 
 type srcKey struct {
@@ -188,6 +192,19 @@ type endpointSeries struct {
 	// kept is the series' State worked out by Settle while it is window
 	// free (Store.windowFree).
 	kept keptState
+	// spacing is the store's (push)
+	spacing time.Duration
+	// replay is the sparkline points the last sample added, in order;
+	// replayOK says a sample that reads as it did adds the same again at
+	// its own time (replayPoints).
+	replay   []sparkPoint
+	replayOK bool
+}
+
+// sparkPoint is a value pushed onto a sparkline.
+type sparkPoint struct {
+	r *Ring[Point]
+	v Opt
 }
 
 // Add feeds one sample. It returns the events the sample reveals: a restart
@@ -199,7 +216,8 @@ func (s *Store) Add(sm Sample) []Event {
 	k := srcKey{Key{sm.Endpoint, sm.Model}, sm.Source}
 	sm.Derived.prepare() // here, by the owner: State only reads it
 	es := s.series[k]
-	if es != nil && es.n > 0 && es.pending.IsZero() && sm.Time.After(es.last.Time) && sameReading(&es.last, &sm) {
+	same := es != nil && es.n > 0 && es.pending.IsZero() && sm.Time.After(es.last.Time) && sameReading(&es.last, &sm)
+	if same {
 		// the history grew by a point; what it reads did not change
 		s.seq++
 		s.changes[sm.Endpoint] = s.seq
@@ -229,6 +247,11 @@ func (s *Store) Add(sm Sample) []Event {
 		if es.pending.IsZero() {
 			es.obs.add(sm.Observations)
 		}
+		return nil
+	}
+	if same && es.replayOK && !s.noReplay {
+		es.replayPoints(sm)
+		s.replayed++
 		return nil
 	}
 	return es.add(sm, s.cfg.Points, s.spacing)
@@ -307,18 +330,16 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 	}
 	es.obs.add(sm.Observations)
 	dt := sm.Time.Sub(es.last.Time).Seconds()
+	es.replay = es.replay[:0]
+	es.spacing = spacing
 	spark := func(name string, v Opt) {
 		r := es.spark[name]
 		if r == nil {
 			r = NewRing[Point](points)
 			es.spark[name] = r
 		}
-		p := Point{T: sm.Time, V: v.V, OK: v.OK}
-		if last, ok := r.Last(); ok && last.Restart {
-			r.Push(p) // the restart mark stays
-			return
-		}
-		pushSpaced(r, p, spacing)
+		es.replay = append(es.replay, sparkPoint{r, v})
+		es.push(r, Point{T: sm.Time, V: v.V, OK: v.OK})
 	}
 	for g, v := range sm.Gauges {
 		spark(string(g), Some(v))
@@ -417,7 +438,35 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 	}
 	es.last = sm
 	es.n++
+	// Without cumulative values, what a sample adds to the sparklines is
+	// its numbers (the rates are its gauges' or its evaluator's): the next
+	// one that reads the same adds the same points. A run's first sample
+	// adds fewer (no rate yet) than the next.
+	es.replayOK = !first && len(sm.Counters) == 0 && len(sm.FinishReasons) == 0 && len(sm.Latencies) == 0 &&
+		len(sm.Observations) == 0
 	return events
+}
+
+// push adds p to r, thinned to the store's spacing; a restart mark stays.
+func (es *endpointSeries) push(r *Ring[Point], p Point) {
+	if last, ok := r.Last(); ok && last.Restart {
+		r.Push(p) // the restart mark stays
+		return
+	}
+	pushSpaced(r, p, es.spacing)
+}
+
+// replayPoints adds sm, which reads as the sample before it (sameReading)
+// and follows it in the same run, by pushing the points the one before
+// added, at sm's time: what add would push, without reading the sample's
+// maps again (a steady fleet's refresh is mostly such samples:
+// TestReplayedPointsEqualAddingInFull).
+func (es *endpointSeries) replayPoints(sm Sample) {
+	for _, p := range es.replay {
+		es.push(p.r, Point{T: sm.Time, V: p.v.V, OK: p.v.OK})
+	}
+	es.last = sm
+	es.n++
 }
 
 // Series returns a sparkline's points, oldest first; nil when unknown.
