@@ -20,8 +20,9 @@ type Options struct {
 	// Events and LogLines bound the rings (defaults 500 and 10000).
 	Events, LogLines int
 	// FromScratch has the rules judge every endpoint at every evaluation,
-	// keeping no verdict of a steady one (diagnosis.Diagnoser.FromScratch):
-	// the tests hold the kept verdicts equal to it.
+	// keeping no verdict of a steady one (diagnosis.Diagnoser.FromScratch),
+	// and works every run's summary out from the history: the tests hold
+	// what is kept equal to it.
 	FromScratch bool
 }
 

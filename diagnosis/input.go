@@ -237,12 +237,27 @@ func (buf *SeriesBuf) follow(s *model.Store, k model.Key, lat model.Latency) []B
 	if itl[0].T.After(oldest) {
 		oldest = itl[0].T
 	}
-	lo := sort.Search(len(buf.at), func(i int) bool { return !buf.at[i].Before(oldest) })
-	hi := max(lo, sort.Search(len(buf.at), func(i int) bool { return !buf.at[i].Before(cut) }))
+	lo := 0
+	if len(buf.at) > 0 && buf.at[0].Before(oldest) {
+		lo = sort.Search(len(buf.at), func(i int) bool { return !buf.at[i].Before(oldest) })
+	}
+	// what changed is the newest few: the cut is found from the end (a
+	// search from the middle read a fleet's every ring again)
+	hi := max(lo, fromEnd(len(buf.at), func(i int) bool { return !buf.at[i].Before(cut) }))
 	// sliced, not moved: the slices' next growth copies only what is kept
 	buf.batch, buf.at = buf.batch[lo:hi], buf.at[lo:hi]
-	ri := sort.Search(len(run), func(i int) bool { return !run[i].T.Before(cut) })
-	ii := sort.Search(len(itl), func(i int) bool { return !itl[i].T.Before(cut) })
+	ri := fromEnd(len(run), func(i int) bool { return !run[i].T.Before(cut) })
+	ii := fromEnd(len(itl), func(i int) bool { return !itl[i].T.Before(cut) })
 	buf.batch, buf.at = appendPairs(buf.batch, buf.at, run[ri:], itl[ii:])
 	return buf.batch
+}
+
+// fromEnd is sort.Search(n, f) searched from the end: the smallest i
+// with f(i) true, f false before it and true from it on, where few are
+// true.
+func fromEnd(n int, f func(int) bool) int {
+	for n > 0 && f(n-1) {
+		n--
+	}
+	return n
 }

@@ -194,6 +194,10 @@ type endpointSeries struct {
 	kept keptState
 	// spacing is the store's (push)
 	spacing time.Duration
+	// steadySince is the time of the newest sample added in full (add):
+	// the samples after it read as it did (replayPoints), so every point
+	// from then on holds its numbers (SteadySince).
+	steadySince time.Time
 	// replay is the sparkline points the last sample added, in order;
 	// replayOK says a sample that reads as it did adds the same again at
 	// its own time (replayPoints).
@@ -438,6 +442,7 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 	}
 	es.last = sm
 	es.n++
+	es.steadySince = sm.Time
 	// Without cumulative values, what a sample adds to the sparklines is
 	// its numbers (the rates are its gauges' or its evaluator's): the next
 	// one that reads the same adds the same points. A run's first sample
@@ -467,6 +472,20 @@ func (es *endpointSeries) replayPoints(sm Sample) {
 	}
 	es.last = sm
 	es.n++
+}
+
+// SteadySince is a time since which every sample of k read as the newest
+// (zero when none is known): the points a sample pushes once onto a
+// sparkline (a gauge's) hold the newest numbers from then on, so a window
+// that starts no earlier reads the same value at both ends
+// (TestReplayedPointsEqualAddingInFull, steadyHolds). It is the newest sample that
+// was added in full rather than replayed.
+func (s *Store) SteadySince(k Key) time.Time {
+	es := s.pick(k)
+	if es == nil || !es.pending.IsZero() {
+		return time.Time{}
+	}
+	return es.steadySince
 }
 
 // Series returns a sparkline's points, oldest first; nil when unknown.

@@ -170,9 +170,10 @@ func (s *Store) FollowRunSeries(c *RunCursor, k Key, name string) (changed time.
 	}
 	// Points the ring let go, sliced off (not moved: the slice's next
 	// growth copies only the points kept).
-	if rn := r.Len(); rn > 0 {
-		oldest := r.At(0).T
-		kept = kept[sort.Search(len(kept), func(i int) bool { return !kept[i].T.Before(oldest) }):]
+	if rn := r.Len(); rn > 0 && len(kept) > 0 {
+		if oldest := r.At(0).T; kept[0].T.Before(oldest) {
+			kept = kept[sort.Search(len(kept), func(i int) bool { return !kept[i].T.Before(oldest) }):]
+		}
 	}
 	// The points after since are the newest few: found from the end.
 	i := r.Len()
