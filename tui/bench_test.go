@@ -305,3 +305,33 @@ func TestBenchServerLineSaysItsSourceAndSpan(t *testing.T) {
 		t.Fatalf("server line:\n%s", v)
 	}
 }
+
+// A llama-server with its log attached: the server's TPOT percentiles are
+// the log's per-request timings while its gauges are /metrics'. The view
+// said "its /metrics" for all of them; each row now says its own source.
+func TestBenchServerNumbersSayTheirOwnSource(t *testing.T) {
+	m := scenario(healthy, 1, false)
+	r := &report.Result{ServerEngine: "llama.cpp"}
+	r.Duration = 30
+	srv := &model.MetricsJSON{Source: model.FromScrape, WindowS: 31,
+		TPOTms: model.DistJSON{P50: model.Some(12), P99: model.Some(20), Mean: model.Some(13), Count: model.Some(6), Source: model.FromLog},
+		ITLms:  model.DistJSON{P50: model.Some(11), P99: model.Some(19), Count: model.Some(600), Estimate: true}}
+	lines := sideBySide(m.d, r, srv)
+	rowOf := func(name string) string {
+		for _, l := range lines {
+			if l = ansi.Strip(l); strings.HasPrefix(l, name+" ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if row := rowOf("TPOT"); !strings.HasSuffix(row, "  log") {
+		t.Errorf("TPOT row %q: want its numbers marked as the log's", row)
+	}
+	if row := rowOf("ITL"); !strings.HasSuffix(row, "  /metrics") {
+		t.Errorf("ITL row %q: want its numbers marked as /metrics'", row)
+	}
+	if row := rowOf("TTFT"); strings.HasSuffix(row, "log") || strings.HasSuffix(row, "/metrics") {
+		t.Errorf("TTFT row %q: no server number, no source", row)
+	}
+}

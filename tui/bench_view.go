@@ -196,10 +196,10 @@ func sideBySide(d *Data, r *report.Result, srv *model.MetricsJSON) []string {
 		}
 		return ""
 	}
-	header := fmt.Sprintf("%-6s %10s %10s %10s │ %10s %10s", "", "mean", "p50", "p99", "server p50", "server p99")
+	header := fmt.Sprintf("%-6s %10s %10s %10s │ %10s %10s  %s", "", "mean", "p50", "p99", "server p50", "server p99", "from")
 	out := []string{s.Title.Render(header)}
 	row := func(name string, mean, p50, p99 model.Opt, j *model.DistJSON) string {
-		sp50, sp99 := missing, missing
+		sp50, sp99, from := missing, missing, ""
 		if j != nil {
 			q := func(p model.Opt) string {
 				// a bound where the buckets give only one: "<10ms", ">30s"
@@ -209,8 +209,11 @@ func sideBySide(d *Data, r *report.Result, srv *model.MetricsJSON) []string {
 				return est(*j) + ms(p)
 			}
 			sp50, sp99 = q(j.P50), q(j.P99)
+			if sp50 != missing || sp99 != missing {
+				from = distFrom(srv, *j)
+			}
 		}
-		return fmt.Sprintf("%-6s %10s %10s %10s │ %10s %10s", name, ms(mean), ms(p50), ms(p99), sp50, sp99)
+		return strings.TrimRight(fmt.Sprintf("%-6s %10s %10s %10s │ %10s %10s  %s", name, ms(mean), ms(p50), ms(p99), sp50, sp99, from), " ")
 	}
 	var ttft, tpot, itl, e2e, queue *model.DistJSON
 	if srv != nil {
@@ -249,7 +252,18 @@ func sideBySide(d *Data, r *report.Result, srv *model.MetricsJSON) []string {
 	return out
 }
 
-// serverSpan says where the server's view comes from and what it spans:
+// distFrom is where one server latency's numbers come from: the engine's
+// per-request log lines where the log gave them (llama.cpp's TPOT
+// percentiles beside its /metrics' gauges), else the server's picture's
+// source.
+func distFrom(srv *model.MetricsJSON, j model.DistJSON) string {
+	if j.Source == model.FromLog || srv.Source == model.FromLog {
+		return "log"
+	}
+	return "/metrics"
+}
+
+// serverSpan says where the server's gauges come from and what they span:
 // Ollama's is its log, not a /metrics it does not have, and a counter
 // that moved too seldom gives rates reaching back before the run (a
 // 5m49s window beside a 33 s run).
