@@ -212,6 +212,16 @@ func gpuDetail(s *Styles, g model.GPU) string {
 		parts = append(parts, "processes in another PID namespace hold "+fmtBytes(unknown))
 	case ok:
 		p := "engine " + fmtBytes(eng) + " · other " + fmtBytes(other)
+		switch {
+		case slices.ContainsFunc(g.Processes, func(p model.GPUProcess) bool { return p.Engine != "" }):
+		case unknown.OK:
+			// one in another PID namespace may be an engine: unknown
+			p = "no engine among the processes seen · other " + fmtBytes(other)
+		default:
+			// "engine 0B" read as an engine holding nothing: none is
+			// here (the sim runs on the CPU; the engine is on another GPU)
+			p = "no engine process on this GPU · other " + fmtBytes(other)
+		}
 		if unknown.OK {
 			p += " · another PID namespace " + fmtBytes(unknown)
 		}

@@ -147,6 +147,16 @@ func TestGPUDetailNA(t *testing.T) {
 		t.Errorf("detail %q", ls[3])
 	}
 	g := &snap.GPUs[0]
+	// No engine process on the GPU (the sim runs on the CPU): said, not
+	// "engine 0B", which read as an engine holding nothing.
+	g.Processes = []model.GPUProcess{{PID: 4242, Name: "python3", UsedMem: model.Some(1.5 * (1 << 30))}}
+	if ls = gpuView(t, snap, 120, 10); !strings.HasPrefix(ls[3], "  no engine process on this GPU · other 1.5Gi · SM") {
+		t.Errorf("detail without an engine process %q", ls[3])
+	}
+	g.Processes = append(g.Processes, model.GPUProcess{PID: 77, Foreign: true, UsedMem: model.Some(2 << 30)})
+	if ls = gpuView(t, snap, 120, 10); !strings.HasPrefix(ls[3], "  no engine among the processes seen · other 1.5Gi · another PID namespace 2.0Gi") {
+		t.Errorf("detail with a process of another PID namespace %q", ls[3])
+	}
 	g.Processes = nil
 	g.Unsupported = append(g.Unsupported, model.GPUFieldProcesses, model.GPUFieldSMClock)
 	g.SMClock = model.None
