@@ -54,8 +54,8 @@ func memFraction(ep Endpoint) (flag string, cur float64, known bool) {
 	if s == nil || s.Levers.MemFraction == "" {
 		return "", 0, false
 	}
-	if ep.Engine() == model.VLLM {
-		if v, ok := served(ep, "gpu_memory_utilization"); ok {
+	if k := s.Levers.MemFractionKey; k != "" {
+		if v, ok := served(ep, k); ok {
 			if f, err := strconv.ParseFloat(v, 64); err == nil {
 				return s.Levers.MemFraction, f, true
 			}

@@ -2,8 +2,8 @@ package diagnosis
 
 import (
 	"fmt"
-	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,10 +17,9 @@ import (
 // engine's Levers; what is computed here is the value (a memory share
 // from what is free, a context from the engine's estimate).
 
-// eventRule maps log-event kinds (the logs source's catalogue ids) to a
-// finding with its specific fix.
+// eventRule is a finding a log line opens, with its specific fix; which
+// lines open it is the catalogue's word (engines.LogLine.Finding).
 type eventRule struct {
-	kinds    []string
 	id       string
 	category Category
 	title    string
@@ -48,14 +47,11 @@ func fieldInt(x model.Event, keys ...string) int {
 }
 
 var eventRules = []eventRule{
-	{kinds: []string{"vllm_max_len_kv", "vllm_max_len_kv_old"}, id: "startup_max_len_kv", category: Memory,
+	{id: "startup_max_len_kv", category: Memory,
 		title: "startup failed: context longer than the KV pool",
 		cause: "the model's max length needs more KV memory than the pool has, so the engine refuses to start",
 		actions: func(x model.Event, ep Endpoint) []Action {
-			eng := engines.LogEngine(x.Kind) // the line is vLLM's: its flags
-			if eng == model.Unknown {
-				eng = model.VLLM
-			}
+			eng := lineEngine(x, ep)
 			n := fieldInt(x, "estimated_max_len", "kv_tokens")
 			acts := []Action{}
 			if n > 0 {
@@ -63,7 +59,7 @@ var eventRules = []eventRule{
 				if n >= 4096 {
 					v = roundDown(n, 256)
 				}
-				why := "vLLM's own estimate of the longest context the pool can hold is " + strconv.Itoa(n)
+				why := engineName(eng) + "'s own estimate of the longest context the pool can hold is " + strconv.Itoa(n)
 				if x.Fields["estimated_max_len"] == "" {
 					why = "the KV pool holds " + strconv.Itoa(n) + " tokens"
 				}
@@ -77,15 +73,15 @@ var eventRules = []eventRule{
 			}
 			return append(acts, forEngine(eng, fp8KV)...)
 		}},
-	{kinds: []string{"vllm_no_kv_memory"}, id: "startup_no_kv_memory", category: Memory,
+	{id: "startup_no_kv_memory", category: Memory,
 		title:   "startup failed: no memory left for the KV cache",
 		cause:   "weights plus activation peak used the whole memory budget",
 		actions: lineFix},
-	{kinds: []string{"vllm_load_oom"}, id: "startup_weights_oom", category: Memory,
+	{id: "startup_weights_oom", category: Memory,
 		title:   "startup failed: weights do not fit",
 		cause:   "the model's weights are larger than the GPU memory share given to the engine",
 		actions: lineFix},
-	{kinds: []string{"vllm_sampler_warmup_oom"}, id: "startup_warmup_oom", category: Memory,
+	{id: "startup_warmup_oom", category: Memory,
 		title: "startup failed: OOM warming up the sampler",
 		cause: "the sampler warm-up with max-num-seqs dummy requests ran out of memory",
 		actions: func(x model.Event, ep Endpoint) []Action {
@@ -94,19 +90,21 @@ var eventRules = []eventRule{
 			if n > 1 {
 				v = n / 2
 			}
-			return []Action{{Change: capChange(model.VLLM, v), Why: "the warm-up allocates for that many requests", TradeOff: "lower peak concurrency"},
-				{Change: engines.VLLM.Levers.MemFraction + " 0.85", Why: "leaves more room outside the KV pool", TradeOff: "smaller KV pool"}}
+			eng := lineEngine(x, ep)
+			acts := []Action{{Change: capChange(eng, v), Why: "the warm-up allocates for that many requests", TradeOff: "lower peak concurrency"}}
+			if mem := levers(eng).MemFraction; mem != "" {
+				acts = append(acts, Action{Change: mem + " 0.85", Why: "leaves more room outside the KV pool", TradeOff: "smaller KV pool"})
+			}
+			return acts
 		}},
-	{kinds: []string{"torch_cuda_oom"}, id: "cuda_oom", category: Memory,
+	{id: "cuda_oom", category: Memory,
 		title: "CUDA out of memory",
 		cause: "an allocation outside the KV pool (activations, sampler, CUDA graphs) did not fit",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			eng := ep.Engine()
-			room := maps.Clone(activationRoom)
-			room[model.VLLM] = vllmOOM(ep)[0] // an unknown engine's list; vLLM itself gets vllmOOM below
-			a := forEngine(eng, room)
-			if eng == model.VLLM {
-				a = vllmOOM(ep)
+			a := forEngine(eng, activationRoom)
+			if m, ok := memOOM(ep); ok {
+				a = m
 			}
 			if ep.Life == model.LifeStarting || ep.Life == model.LifeCrashed && servingSince(ep).IsZero() {
 				// Out of memory before serving: CUDA graph capture (after
@@ -115,11 +113,11 @@ var eventRules = []eventRule{
 			}
 			return append(a, Action{Change: "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", Why: "reduces fragmentation when 'reserved but unallocated' is large", TradeOff: "none known"})
 		}},
-	{kinds: []string{"vllm_free_mem_startup"}, id: "startup_vram_held", category: GPU,
+	{id: "startup_vram_held", category: GPU,
 		title: "startup: another process holds GPU memory",
 		cause: "free memory at start is below what the memory fraction asks for",
 		actions: func(x model.Event, ep Endpoint) []Action {
-			mem := engines.VLLM.Levers.MemFraction
+			mem := nonEmpty(levers(lineEngine(x, ep)).MemFraction, "the memory fraction")
 			lower := mem + " below the free share"
 			free, err1 := strconv.ParseFloat(field(x, "free_gib"), 64)
 			total, err2 := strconv.ParseFloat(field(x, "total_gib"), 64)
@@ -129,19 +127,19 @@ var eventRules = []eventRule{
 			return []Action{{Change: "stop the other process (the GPU pane lists who holds VRAM)", Why: "the fraction is of total VRAM, not of free VRAM", TradeOff: "none"},
 				{Change: lower, Why: "fits the pool in what is free", TradeOff: "smaller KV pool"}}
 		}},
-	{kinds: []string{"sglang_kv_retract", "vllm_v0_preemption"}, id: "kv_retraction_log", category: Memory,
+	{id: "kv_retraction_log", category: Memory,
 		title:   "KV pool full: requests preempted/retracted",
 		cause:   "decode ran out of KV blocks: the engine evicts running requests and recomputes them later",
 		actions: lineFix},
-	{kinds: []string{"sglang_batch_oom"}, id: "token_pool_oom", category: Memory,
+	{id: "token_pool_oom", category: Memory,
 		title:   "token pool out of memory",
 		cause:   "the engine could not allocate KV tokens for a batch",
 		actions: lineFix},
-	{kinds: []string{"sglang_req_slots_oom"}, id: "req_slots_oom", category: Memory,
+	{id: "req_slots_oom", category: Memory,
 		title:   "request-slot pool exhausted",
 		cause:   "more requests than the request-to-token pool has slots",
 		actions: lineFix},
-	{kinds: []string{"sglang_mem_fraction"}, id: "startup_mem_fraction", category: Memory,
+	{id: "startup_mem_fraction", category: Memory,
 		title: "startup failed: KV pool would be empty",
 		cause: "mem_fraction_static leaves nothing for the KV cache after the weights",
 		actions: func(x model.Event, ep Endpoint) []Action {
@@ -149,77 +147,72 @@ var eventRules = []eventRule{
 			if f, err := strconv.ParseFloat(field(x, "mem_fraction_static"), 64); err == nil && f > 0 {
 				v = strconv.FormatFloat(math.Min(0.95, f+0.05), 'f', 2, 64)
 			}
-			return []Action{{Change: engines.SGLang.Levers.MemFraction + " " + v, Why: "SGLang's own advice: the static pool got nothing after the weights", TradeOff: "less activation room"}}
+			eng := lineEngine(x, ep)
+			return []Action{{Change: levers(eng).MemFraction + " " + v, Why: engineName(eng) + "'s own advice: the static pool got nothing after the weights", TradeOff: "less activation room"}}
 		}},
-	{kinds: []string{"tgi_max_total_tokens", "tgi_prefill_tokens"}, id: "startup_tgi_memory", category: Memory,
+	{id: "startup_tgi_memory", category: Memory,
 		title:   "startup failed: warm-up batch does not fit",
-		cause:   "the requested token budget does not fit in memory during TGI's warm-up",
+		cause:   "the requested token budget does not fit in memory during the engine's warm-up",
 		actions: lineFix},
-	{kinds: []string{"ollama_runner_oom", "ollama_system_memory", "llamacpp_kv_alloc", "ggml_buffer_alloc", "ggml_cuda_malloc", "llamacpp_no_memory_slot", "llamacpp_kv_retry"}, id: "ggml_oom", category: Memory,
-		title: "llama.cpp/Ollama: GPU allocation failed",
+	{id: "ggml_oom", category: Memory,
+		title: "ggml: GPU allocation failed",
 		cause: "the context (KV) or compute buffers do not fit in VRAM",
 		actions: func(x model.Event, ep Endpoint) []Action {
-			l := engines.LlamaCpp.Levers
-			if ep.Engine() == model.Ollama {
-				l = engines.Ollama.Levers
-			}
+			l := levers(lineEngine(x, ep))
 			return changes(l.ShrinkKV, l.FP8KV, l.Offload)
 		}},
-	{kinds: []string{"llamacpp_decode_failed", "llamacpp_prompt_too_long", "llamacpp_context_shift_disabled"}, id: "context_exceeded", category: Behaviour,
+	{id: "context_exceeded", category: Behaviour,
 		title: "requests exceed the context size",
 		cause: "prompt (+ generation) is longer than a slot's context",
 		actions: func(x model.Event, ep Endpoint) []Action {
-			if ep.Engine() == model.Ollama {
-				return changes(engines.Ollama.Levers.GrowContext)
-			}
-			return changes(engines.LlamaCpp.Levers.GrowContext)
+			return changes(levers(lineEngine(x, ep)).GrowContext)
 		}},
-	{kinds: []string{"errno98_address_in_use", "go_address_in_use", "trtllm_bind", "llamacpp_bind"}, id: "startup_port_in_use", category: Availability,
+	{id: "startup_port_in_use", category: Availability,
 		title: "startup failed: port already in use",
 		cause: "another process (often an old engine instance) listens on the port",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "find it with `ss -ltnp 'sport = :" + nonEmpty(field(x, "port"), "PORT") + "'` and stop it, or start on another --port", Why: "two servers cannot bind one port", TradeOff: "none"}}
 		}},
-	{kinds: []string{"hf_gated_unauthenticated", "hf_gated_forbidden", "hf_gated"}, id: "startup_gated_model", category: Availability,
+	{id: "startup_gated_model", category: Availability,
 		title: "startup failed: gated model, no access",
 		cause: "the HuggingFace repo is gated and the token is missing or not authorised",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "HF_TOKEN=<token with access> in the engine's environment (and accept the licence on the model page)", Why: "the download returns 401/403", TradeOff: "none"}}
 		}},
-	{kinds: []string{"nccl_watchdog", "nccl_error"}, id: "nccl_failure", category: Availability,
+	{id: "nccl_failure", category: Availability,
 		title: "multi-GPU communication failed (NCCL)",
 		cause: "a collective timed out or failed: a hung rank, a bad interconnect, or too little shared memory in a container",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "NCCL_DEBUG=INFO and restart; in Docker add --shm-size 16g (or --ipc=host)", Why: "shows which rank and transport failed; NCCL needs shared memory", TradeOff: "verbose logs"},
 				{Change: "NCCL_P2P_DISABLE=1 to test a broken peer-to-peer path", Why: "isolates PCIe/NVLink faults", TradeOff: "slower collectives"}}
 		}},
-	{kinds: []string{"cuda_illegal_access", "vllm_engine_dead"}, id: "cuda_illegal_access", category: Availability,
+	{id: "cuda_illegal_access", category: Availability,
 		title: "CUDA illegal memory access",
 		cause: "a kernel bug or corrupted state; the engine usually dies (health then 503)",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "CUDA_LAUNCH_BLOCKING=1 to find the kernel; try " + noGraphs(ep.Engine()), Why: "CUDA graphs and custom kernels are the usual suspects", TradeOff: "slower decode while testing"}}
 		}},
-	{kinds: []string{"sigill"}, id: "illegal_instruction", category: Availability,
+	{id: "illegal_instruction", category: Availability,
 		title: "illegal instruction (CPU lacks an instruction set)",
 		cause: "the binary was built for CPU features (AVX2/AVX-512) this host lacks",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "use a build for this CPU (GGML_NATIVE=OFF / the generic release)", Why: "SIGILL on start", TradeOff: "slightly slower CPU paths"}}
 		}},
-	{kinds: []string{"cuda_device_assert"}, id: "cuda_device_assert", category: Availability,
+	{id: "cuda_device_assert", category: Availability,
 		title: "CUDA device-side assert",
 		cause: "a kernel's bounds check failed: a token id beyond the vocabulary (a tokenizer that does not match the model, a bad request) or an engine bug; the engine usually dies",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "check that the tokenizer is the model's own (no tokenizer option pointing at another model) and that requests send valid token ids", Why: "an id past the embedding table trips the assert", TradeOff: "none"},
 				{Change: "CUDA_LAUNCH_BLOCKING=1 and restart, to name the kernel", Why: "CUDA reports the error late, at some other call", TradeOff: "slower while testing"}}
 		}},
-	{kinds: []string{"vllm_worker_died"}, id: "worker_died", category: Availability,
+	{id: "worker_died", category: Availability,
 		title: "an engine worker process died",
 		cause: "a GPU worker is gone: the kernel's OOM killer, a segfault or an NCCL failure; the engine shuts down with it",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "read the lines before it and `dmesg -T | grep -i -e 'killed process' -e xid` for why", Why: "the worker's own error is printed before this line, the kernel's in dmesg", TradeOff: "none"},
 				{Change: "in Docker with tensor parallelism: --shm-size 16g (or --ipc=host)", Why: "workers exchange tensors through /dev/shm", TradeOff: "host memory"}}
 		}},
-	{kinds: []string{"hf_model_not_found", "hf_offline"}, id: "startup_model_unavailable", category: Availability,
+	{id: "startup_model_unavailable", category: Availability,
 		title: "startup failed: model not found or not downloadable",
 		cause: "the engine cannot find the model locally and cannot fetch it from the Hugging Face Hub",
 		actions: func(x model.Event, ep Endpoint) []Action {
@@ -228,13 +221,13 @@ var eventRules = []eventRule{
 			}
 			return []Action{{Change: "check the model name (owner/name on the Hub) or that the local path exists inside the engine's container; HF_TOKEN for a private repository", Why: "neither a folder nor a Hub repository has that name", TradeOff: "none"}}
 		}},
-	{kinds: []string{"hf_trust_remote_code"}, id: "startup_trust_remote_code", category: Availability,
+	{id: "startup_trust_remote_code", category: Availability,
 		title: "startup failed: the model needs --trust-remote-code",
 		cause: "the model's repository ships Python code that the engine must run to load it",
 		actions: func(x model.Event, ep Endpoint) []Action {
 			return []Action{{Change: "--trust-remote-code (after reading the repository's .py files)", Why: "without it the loader refuses custom code", TradeOff: "runs the repository's code in the engine"}}
 		}},
-	{kinds: []string{"cuda_no_kernel_image", "vllm_bf16_capability"}, id: "startup_unsupported_gpu", category: GPU,
+	{id: "startup_unsupported_gpu", category: GPU,
 		title: "the engine's build or dtype does not fit this GPU",
 		cause: "the GPU's compute capability is outside what the build's kernels or the model's dtype support",
 		actions: func(x model.Event, ep Endpoint) []Action {
@@ -243,19 +236,19 @@ var eventRules = []eventRule{
 			}
 			return []Action{{Change: "install a build for this GPU's architecture (a newer release or wheel for new GPUs such as Blackwell; TORCH_CUDA_ARCH_LIST when building)", Why: "no kernel was compiled for this compute capability", TradeOff: "an upgrade or a rebuild"}}
 		}},
-	{kinds: []string{"vllm_lora_not_found"}, id: "lora_not_found", category: API,
+	{id: "lora_not_found", category: API,
 		title:   "LoRA adapter not found",
 		cause:   "the adapter's path holds no adapter, or is not visible inside the engine's container: requests that name it fail",
 		actions: lineFix},
-	{kinds: []string{"vllm_mm_limit"}, id: "mm_limit", category: API,
+	{id: "mm_limit", category: API,
 		title:   "requests over the per-prompt media limit",
 		cause:   "requests carry more images (or other media) than the engine accepts per prompt; each is rejected with 400",
 		actions: lineFix},
-	{kinds: []string{"guided_decoding_error"}, id: "guided_decoding", category: API,
+	{id: "guided_decoding", category: API,
 		title:   "guided decoding rejected requests (schema or grammar it cannot compile)",
 		cause:   "clients send response_format / guided_json / grammars with features the structured-output backend does not support; each such request fails with 400, the rest are served",
 		actions: lineFix},
-	{kinds: []string{"sglang_health_failed", "trtllm_health_failed"}, id: "health_check_failed", category: Availability,
+	{id: "health_check_failed", category: Availability,
 		title: "engine health check failed",
 		cause: "the scheduler or detokenizer stopped answering",
 		actions: func(x model.Event, ep Endpoint) []Action {
@@ -276,28 +269,47 @@ var criticalEvent = eventRule{id: "log_critical", category: Availability,
 		return a
 	}}
 
-// vllmOOM is the CUDA OOM advice for the vLLM in front of us: the memory
-// share lowered from what it serves with (never a constant that may be a
-// raise), and the per-step prefill bounded the way its version allows (a
-// V0 refuses a step budget below max_model_len unless chunked prefill is
-// on).
-func vllmOOM(ep Endpoint) []Action {
-	lever := engines.VLLM.Levers.MemFraction
-	mem := Action{Change: lever + " 0.05 lower than it serves with now", Why: "leaves room for activations outside the KV pool", TradeOff: "a smaller KV pool"}
-	if v, ok := served(ep, "gpu_memory_utilization"); ok {
+// memOOM is the CUDA OOM advice for an engine whose configuration reports
+// the memory share it serves with (Levers.MemFractionKey): the share
+// lowered from that (never a constant that may be a raise), and the
+// per-step prefill bounded the way its version allows (an engine of the
+// V0 kind refuses a step budget below max_model_len unless chunked prefill
+// is on). False
+// for any other engine: its Levers.ActivationRoom is the advice.
+func memOOM(ep Endpoint) ([]Action, bool) {
+	s := engines.Of(ep.Engine())
+	if s == nil || s.Levers.MemFractionKey == "" {
+		return nil, false
+	}
+	ar := s.Levers.ActivationRoom
+	mem := Action{Change: ar.Change, Why: ar.Why, TradeOff: ar.TradeOff}
+	if v, ok := served(ep, s.Levers.MemFractionKey); ok {
 		if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0.1 {
-			mem.Change = fmt.Sprintf("%s %.2f (from %s)", lever, math.Floor((f-0.05)*100+1e-9)/100, v)
+			mem.Change = fmt.Sprintf("%s %.2f (from %s)", s.Levers.MemFraction, math.Floor((f-0.05)*100+1e-9)/100, v)
 		}
 	}
 	acts := []Action{mem}
 	if a, ok := chunkedPrefill(ep, 4096); ok {
 		a.Why = "bounds the activation peak of one step; " + a.Why
 		if ml, ok := served(ep, "max_model_len"); ok && !vllmV1(ep) {
-			a.Why += " (vLLM " + nonEmpty(version(ep), "V0") + " with max_model_len " + ml + " refuses a smaller budget without chunked prefill)"
+			a.Why += " (" + s.Name + " " + nonEmpty(version(ep), "V0") + " with max_model_len " + ml + " refuses a smaller budget without chunked prefill)"
 		}
 		acts = append(acts, a)
 	}
-	return acts
+	return acts, true
+}
+
+// lineEngine is the engine whose flags fix a log line: the endpoint's
+// where it prints such lines (or the line is any engine's), else the
+// first of those that print it (engines/: a runtime's line is printed by
+// each engine on that runtime, an engine's own line by that engine).
+func lineEngine(x model.Event, ep Endpoint) model.Engine {
+	eng := ep.Engine()
+	l, ok := engines.LogLineByID(x.Kind)
+	if !ok || len(l.Engines) == 0 || slices.Contains(l.Engines, eng) {
+		return eng
+	}
+	return l.Engines[0]
 }
 
 // lineFix is the fix the engine's file gives for the event's log line

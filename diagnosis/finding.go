@@ -31,7 +31,7 @@ const (
 // and the window it covers.
 type Evidence struct {
 	Text   string        `json:"text"`   // e.g. "TTFT p90≈2.4 s"
-	Source string        `json:"source"` // e.g. "vllm:time_to_first_token_seconds", "log", "nvml"
+	Source string        `json:"source"` // the metric's name, "log", "nvml"…
 	Window time.Duration `json:"-"`      // written as window_s
 }
 

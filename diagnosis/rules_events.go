@@ -12,17 +12,29 @@ func init() {
 }
 
 // FindingForEvent is the id of the finding a log event kind opens ("" when
-// it opens none).
+// it opens none): the catalogue's word (engines.LogLine.Finding).
 func FindingForEvent(kind string) string {
-	for _, r := range eventRules {
-		for _, k := range r.kinds {
-			if k == kind {
-				return r.id
-			}
-		}
+	if r := eventRuleOf[kind]; r != nil {
+		return r.id
 	}
 	return ""
 }
+
+// eventRuleOf is the event rule each log line kind opens (the catalogue's
+// lines that name a finding).
+var eventRuleOf = func() map[string]*eventRule {
+	byID := make(map[string]*eventRule, len(eventRules))
+	for i := range eventRules {
+		byID[eventRules[i].id] = &eventRules[i]
+	}
+	out := map[string]*eventRule{}
+	for _, l := range engines.LogLines() {
+		if r := byID[l.Finding]; r != nil {
+			out[l.ID] = r
+		}
+	}
+	return out
+}()
 
 // isEventFinding reports whether id is one of the log-event findings.
 func isEventFinding(id string) bool { return eventFindingIDs[id] }
@@ -38,30 +50,25 @@ var eventFindingIDs = func() map[string]bool {
 }()
 
 // EventKinds lists the log-event kinds (catalogue ids) that have a finding
-// of their own, so the composition root can check that each one exists in
-// the log catalogue.
+// of their own, in the catalogue's order.
 func EventKinds() []string {
 	var out []string
-	for _, r := range eventRules {
-		out = append(out, r.kinds...)
+	for _, l := range engines.LogLines() {
+		if eventRuleOf[l.ID] != nil {
+			out = append(out, l.ID)
+		}
 	}
 	return out
 }
 
 func ruleEvents(e *env) []Finding {
-	byKind := map[string]*eventRule{}
-	for i := range eventRules {
-		for _, k := range eventRules[i].kinds {
-			byKind[k] = &eventRules[i]
-		}
-	}
 	logEngine := engineFromEvents(e.in.Events)
 	// One finding per fix and endpoint, from its newest event.
 	type key struct{ id, ep string }
 	newest := map[key]model.Event{}
 	var order []key
 	for _, x := range e.in.Events {
-		r := byKind[x.Kind]
+		r := eventRuleOf[x.Kind]
 		if r == nil && x.Severity == model.SevCrit && x.Source == "log" {
 			// Every critical line is a finding: without a fix of its own,
 			// the generic one (its line, and where to look).
@@ -82,7 +89,7 @@ func ruleEvents(e *env) []Finding {
 	var out []Finding
 	for _, k := range order {
 		x := newest[k]
-		r := byKind[x.Kind]
+		r := eventRuleOf[x.Kind]
 		if r == nil {
 			r = &criticalEvent
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -158,8 +159,9 @@ func TestFailureBeforeARestartIsNoLongerCritical(t *testing.T) {
 // Every kind an event rule maps opens that rule's finding, quoting the log
 // line and carrying at least one action, on each engine the rule can meet.
 func TestEveryEventKindOpensItsFinding(t *testing.T) {
-	for _, r := range eventRules {
-		for _, kind := range r.kinds {
+	for _, kind := range EventKinds() {
+		r := eventRuleOf[kind]
+		{
 			for _, eng := range []model.Engine{model.VLLM, model.SGLang, model.TGI, model.LlamaCpp, model.TRTLLM, model.Ollama} {
 				rep := Evaluate(withEvents(ep(func(e *Endpoint) { e.Identity.Engine = eng }), logEvent(kind, nil)), DefaultConfig())
 				f := byID(rep, r.id)
@@ -177,6 +179,27 @@ func TestEveryEventKindOpensItsFinding(t *testing.T) {
 					t.Errorf("%s on %s: category %q title %q", kind, eng, f.Category, f.Title)
 				}
 			}
+		}
+	}
+}
+
+// Which failure an engine's log line means lives with the line
+// (engines.LogLine.Finding): every finding a line names is one the
+// diagnosis has, and every log-event finding is opened by some line.
+func TestEveryLineFindingIsAnEventRule(t *testing.T) {
+	opened := map[string]bool{}
+	for _, l := range engines.LogLines() {
+		if l.Finding == "" {
+			continue
+		}
+		if eventRuleOf[l.ID] == nil || eventRuleOf[l.ID].id != l.Finding {
+			t.Errorf("log line %s names finding %q, which no event rule has", l.ID, l.Finding)
+		}
+		opened[l.Finding] = true
+	}
+	for _, r := range eventRules {
+		if !opened[r.id] {
+			t.Errorf("no log line opens %s", r.id)
 		}
 	}
 }

@@ -191,6 +191,10 @@ type Levers struct {
 	// unknown).
 	MemFraction        string
 	MemFractionDefault float64
+	// MemFractionKey is the name its configuration reports the share it
+	// serves with under (vLLM's cache_config_info gpu_memory_utilization),
+	// so an advice lowers it from what it is; "" where it reports none.
+	MemFractionKey string
 	// CapDefaultMax is the largest value Cap takes by default (vLLM: 1024
 	// on GPUs of 70 GiB or more other than A100, else 256): a floor for
 	// advice that must not go under the cap when the cap is not exposed.

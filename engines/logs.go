@@ -39,6 +39,11 @@ type LogLine struct {
 	// diagnosis's actions for its finding): its words and flags live
 	// here, with the line.
 	Fix []Change
+	// Finding, when set, is the diagnosis finding the line opens (its
+	// id: "startup_max_len_kv", "ggml_oom"…): which failure an engine's
+	// line means is known here, with the line; the diagnosis holds each
+	// failure's cause and the arithmetic of its fix.
+	Finding string
 }
 
 const (

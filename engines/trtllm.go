@@ -104,11 +104,11 @@ const (
 
 // trtllmLogs are its log lines, most specific first (LOG-PATTERNS.md).
 var trtllmLogs = []LogLine{
-	{ID: "trtllm_bind", Sev: crit, Category: "availability", Needle: "Failed to bind socket to ",
+	{ID: "trtllm_bind", Finding: "startup_port_in_use", Sev: crit, Category: "availability", Needle: "Failed to bind socket to ",
 		Regex:   `Failed to bind socket to (?P<host>\S+):(?P<port>\d+): (?P<error>.*)`,
 		Title:   "trtllm-serve could not bind port {port}",
 		Meaning: "the HTTP port is busy: stop the other process or pass another --port"},
-	{ID: "trtllm_health_failed", Sev: crit, Category: "availability", Needle: "Health generate check failed with status code",
+	{ID: "trtllm_health_failed", Finding: "health_check_failed", Sev: crit, Category: "availability", Needle: "Health generate check failed with status code",
 		Regex:   `Health generate check failed with status code: (?P<code>\d+)`,
 		Title:   "TRT-LLM health check failed (status {code})",
 		Meaning: "the executor does not answer generate requests"},
