@@ -84,6 +84,11 @@ func evaluateWith(in Input, cfg Config, sc *scratch, kp *kept) (Report, map[stri
 				if q := e.unmetered(); q != "" {
 					text += " (not checked on " + q + ": no metrics)"
 				}
+				if q := e.downMetered(); q != "" {
+					// the state a down endpoint's rules read is its last
+					// scrape's: no claim about it now
+					text += " (on the last metrics of " + q + ", which no longer answers)"
+				}
 			}
 			rep.Checked = append(rep.Checked, text)
 		}

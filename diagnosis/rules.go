@@ -290,6 +290,19 @@ func (e *env) unmetered() string {
 	return strings.Join(dedupe(urls), ", ")
 }
 
+// downMetered lists the endpoints with metrics whose newest poll found
+// nothing answering: the rules judged their last metrics, not now ("" when
+// none).
+func (e *env) downMetered() string {
+	var urls []string
+	for ep := range each(e.withMetrics()) {
+		if ep.isDown() {
+			urls = append(urls, ep.URL)
+		}
+	}
+	return strings.Join(dedupe(urls), ", ")
+}
+
 func (e *env) has(n need) bool {
 	switch n {
 	case needMetrics:

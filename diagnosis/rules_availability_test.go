@@ -261,3 +261,33 @@ func TestDownActionKnowsTheLogIsAttached(t *testing.T) {
 		}
 	}
 }
+
+// Seen with a real llama-server SIGSTOPped under load: the diagnosis
+// listed "KV cache below the high-water mark; waiting requests below the
+// backlog threshold" as checked while nothing had answered for 20 s: the
+// rules judged its last scrape. A check passed on a down endpoint's last
+// metrics says so.
+func TestChecksOnADownEndpointSayTheMetricsAreItsLast(t *testing.T) {
+	in := input(ep(func(e *Endpoint) { // its state is still the last scrape's, as the core gives it
+		e.Scrape.Err, e.Scrape.ErrKind = "http://127.0.0.1:8000: no answer within 2s", model.ErrTimeout
+		e.LastOK = t0.Add(-20 * time.Second)
+	}))
+	rep := Evaluate(in, DefaultConfig())
+	found := false
+	for _, c := range rep.Checked {
+		if strings.HasPrefix(c, "KV cache below the high-water mark") {
+			found = true
+			if !strings.Contains(c, "last metrics of "+url) {
+				t.Errorf("checked %q on a down endpoint: want it said to be its last metrics", c)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("checked %q: want the KV check (on the last metrics)", rep.Checked)
+	}
+	for _, c := range Evaluate(input(ep(nil)), DefaultConfig()).Checked {
+		if strings.Contains(c, "last metrics") {
+			t.Errorf("checked %q on an endpoint that answers", c)
+		}
+	}
+}
