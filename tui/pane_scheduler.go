@@ -88,6 +88,12 @@ func (p *schedulerPane) kvLine(d *Data, st model.State, w int) string {
 	}
 	gw := w - len(label) - lipgloss.Width(val)
 	if !st.KVUsage.OK || gw < 5 {
+		// The log standing in for an endpoint that does not answer has
+		// no KV: that is why it is missing, not the engine (as the
+		// latency pane says).
+		if f := d.Fresh(); (f.FromLog || f.Stale) && f.Why != "" && !st.KVUsage.OK {
+			return label + s.Faint.Render(clip(missing+" "+f.Why, max(1, w-len(label))))
+		}
 		return label + s.Faint.Render(missing+" not exposed by "+engineName(d))
 	}
 	lvl := judgeLevel(d.Thresholds, MKV, st.KVUsage)
