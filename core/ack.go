@@ -17,26 +17,34 @@ import (
 // finding stays open: when it opens again it is news. Silences last until
 // their time.
 
+// ackKey is an acknowledged finding: its Subject (its endpoint, or its
+// pool: a pool's finding moves between the pool's workers) and its ID.
 type ackKey struct{ endpoint, id string }
 
 // Ack acknowledges the open finding id at endpoint ("" for findings about
-// no one endpoint) for the endpoint's current run. It errs when no such
-// finding is open.
+// no one endpoint) for the endpoint's current run; a pool's finding, for
+// as long as it stays open, wherever it moves in the pool. It errs when no
+// such finding is open.
 func (m *Monitor) Ack(endpoint, findingID string) error {
-	if !m.isOpen(endpoint, findingID) {
+	f, ok := m.openAt(endpoint, findingID)
+	if !ok {
 		return fmt.Errorf("no open finding %q at %q to acknowledge", findingID, endpoint)
 	}
 	if m.acks == nil {
 		m.acks = map[ackKey]bool{}
 	}
-	m.acks[ackKey{endpoint, findingID}] = true
+	m.acks[ackKey{f.Subject(), findingID}] = true
 	m.annotate()
 	return nil
 }
 
 // Unack takes an acknowledgement back.
 func (m *Monitor) Unack(endpoint, findingID string) {
-	delete(m.acks, ackKey{endpoint, findingID})
+	subject := endpoint
+	if f, ok := m.openAt(endpoint, findingID); ok {
+		subject = f.Subject()
+	}
+	delete(m.acks, ackKey{subject, findingID})
 	m.annotate()
 }
 
@@ -67,12 +75,24 @@ func (m *Monitor) Silences() map[string]time.Time {
 
 // Acked says whether f is acknowledged or its rule silenced now.
 func (m *Monitor) Acked(f diagnosis.Finding) bool {
-	return m.acks[ackKey{f.Endpoint, f.ID}] || m.silences[f.ID].After(m.now)
+	return m.acks[ackKey{f.Subject(), f.ID}] || m.silences[f.ID].After(m.now)
 }
 
-func (m *Monitor) isOpen(endpoint, id string) bool {
+// openAt is the open finding id at endpoint.
+func (m *Monitor) openAt(endpoint, id string) (diagnosis.Finding, bool) {
 	for _, f := range m.ranked {
 		if f.Endpoint == endpoint && f.ID == id {
+			return f, true
+		}
+	}
+	return diagnosis.Finding{}, false
+}
+
+// isOpen reports whether the finding id about subject (Finding.Subject)
+// is open.
+func (m *Monitor) isOpen(subject, id string) bool {
+	for _, f := range m.ranked {
+		if f.ID == id && f.Subject() == subject {
 			return true
 		}
 	}
@@ -89,10 +109,10 @@ func (m *Monitor) clearAcks(url string) {
 }
 
 // dropClosedAcks forgets the acknowledgements of findings about no one
-// endpoint that are no longer open.
+// endpoint, or about a pool, that are no longer open.
 func (m *Monitor) dropClosedAcks() {
 	for k := range m.acks {
-		if k.endpoint == "" && !m.isOpen("", k.id) {
+		if (k.endpoint == "" || m.eps[k.endpoint] == nil) && !m.isOpen(k.endpoint, k.id) {
 			delete(m.acks, k)
 		}
 	}
@@ -114,7 +134,7 @@ func (m *Monitor) annotate() {
 	}
 	fs := slices.Clone(m.ranked)
 	for i := range fs {
-		fs[i].Acked = m.acks[ackKey{fs[i].Endpoint, fs[i].ID}]
+		fs[i].Acked = m.acks[ackKey{fs[i].Subject(), fs[i].ID}]
 		fs[i].SilencedUntil = time.Time{}
 		if t := m.silences[fs[i].ID]; t.After(m.now) {
 			fs[i].SilencedUntil = t

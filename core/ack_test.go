@@ -88,3 +88,45 @@ func TestAckOfABoxFindingEndsWhenItCloses(t *testing.T) {
 		t.Fatal("a box finding that closed and opened again is still acknowledged")
 	}
 }
+
+// pool_starved is the pool's: when the first idle worker gets busy the
+// finding moves to the next one and stays the same finding, for its
+// acknowledgement and its events (no "closed" on d3, "opened" on d4).
+func TestPoolFindingKeepsItsAckAndEventsAsItMoves(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	m := New(Options{Endpoints: []string{"http://d3", "http://d4"}})
+	m.advance(t0)
+	on := func(ep string, others ...string) diagnosis.Finding {
+		return diagnosis.Finding{ID: "pool_starved", Endpoint: ep, Others: others, Pool: "m (decode)", Severity: model.SevCrit, Title: "idle", Opened: t0}
+	}
+	m.ranked = []diagnosis.Finding{on("http://d3", "http://d4")}
+	m.transitions(diagnosis.Report{Findings: m.ranked}, t0)
+	if err := m.Ack("http://d3", "pool_starved"); err != nil {
+		t.Fatal(err)
+	}
+	m.ranked = []diagnosis.Finding{on("http://d4")} // d3 got busy
+	m.transitions(diagnosis.Report{Findings: m.ranked}, t0.Add(2*time.Second))
+	m.dropClosedAcks()
+	m.annotate()
+	if f := m.Report().Findings[0]; !f.Acked {
+		t.Errorf("the acknowledgement stayed behind on d3: %+v", f)
+	}
+	var kinds []string
+	for i := 0; i < m.events.Len(); i++ {
+		kinds = append(kinds, m.events.Newest(i).Event.Kind+" "+m.events.Newest(i).Event.Endpoint)
+	}
+	if len(kinds) != 1 || kinds[0] != KindFindingOpened+" http://d3" {
+		t.Errorf("events %q: want the one opening", kinds)
+	}
+	// The pool no longer starved: closed, on the worker it was last on,
+	// and its acknowledgement gone with it.
+	m.ranked = nil
+	m.transitions(diagnosis.Report{}, t0.Add(4*time.Second))
+	m.dropClosedAcks()
+	if ev := m.events.Newest(0).Event; ev.Kind != KindFindingClosed || ev.Endpoint != "http://d4" {
+		t.Errorf("closing event %+v", ev)
+	}
+	if len(m.acks) != 0 {
+		t.Errorf("acks %v kept after the pool's finding closed", m.acks)
+	}
+}

@@ -79,12 +79,13 @@ const (
 // as stopped.
 const preemptQuiet = 15 * time.Second
 
-type findingKey struct{ id, endpoint string }
+type findingKey struct{ id, endpoint string } // endpoint: the finding's Subject
 
 // openFinding is what the event of a finding's close says of it.
 type openFinding struct {
 	category diagnosis.Category
 	title    string
+	endpoint string // where it is now (a pool's finding moves between its workers)
 }
 
 // transitions compares a new report with the findings open before and
@@ -101,8 +102,8 @@ func (m *Monitor) transitions(rep diagnosis.Report, now time.Time) {
 		if !f.Active() {
 			continue
 		}
-		k := findingKey{f.ID, f.Endpoint}
-		open[k] = openFinding{f.Category, f.Title}
+		k := findingKey{f.ID, f.Subject()}
+		open[k] = openFinding{f.Category, f.Title, f.Endpoint}
 		if _, was := m.open[k]; !was {
 			ev := model.Event{Time: f.Opened, Endpoint: f.Endpoint, Source: "diagnosis", Kind: KindFindingOpened,
 				Severity: f.Severity, Category: string(f.Category), Title: f.Severity.Tag() + " opened: " + f.Title}
@@ -131,7 +132,7 @@ func (m *Monitor) transitions(rep diagnosis.Report, now time.Time) {
 	})
 	for _, k := range closed {
 		f := m.open[k]
-		m.addEvent(model.Event{Time: now, Endpoint: k.endpoint, Source: "diagnosis", Kind: KindFindingClosed,
+		m.addEvent(model.Event{Time: now, Endpoint: f.endpoint, Source: "diagnosis", Kind: KindFindingClosed,
 			Severity: model.SevInfo, Category: string(f.category), Title: "closed: " + f.title})
 	}
 	m.open, m.wasOpen = open, m.open

@@ -40,7 +40,7 @@ type Diagnoser struct {
 	kept *kept
 }
 
-type trackKey struct{ id, endpoint string }
+type trackKey struct{ id, subject string } // Finding.Subject
 
 type tracker struct {
 	first, lastTrue time.Time
@@ -110,7 +110,7 @@ func (d *Diagnoser) Update(in Input) Report {
 	clear(seen)
 	clear(d.holding)
 	for _, f := range rep.Findings {
-		k := trackKey{f.ID, f.Endpoint}
+		k := trackKey{f.ID, f.Subject()}
 		seen[k] = true
 		t := d.track[k]
 		if t == nil || (!t.open && now.Sub(t.lastTrue) > d.cfg.Grace) {
@@ -212,7 +212,7 @@ func (d *Diagnoser) holdText(hold time.Duration) string {
 func (d *Diagnoser) EndRun(endpoint string, at time.Time, keep func(Finding) bool) {
 	var closing []Finding
 	for k, t := range d.track {
-		if k.endpoint != endpoint {
+		if k.subject != endpoint { // a pool's finding outlives one worker's run
 			continue
 		}
 		if t.open && keep != nil && keep(t.f) {
@@ -264,7 +264,7 @@ func (d *Diagnoser) pending(seen map[trackKey]bool, now time.Time) []Pending {
 	Rank(fs)
 	out := make([]Pending, len(fs))
 	for i, f := range fs {
-		t := byKey[trackKey{f.ID, f.Endpoint}]
+		t := byKey[trackKey{f.ID, f.Subject()}]
 		out[i] = Pending{Finding: f, Held: now.Sub(t.first), Hold: t.hold}
 	}
 	return out

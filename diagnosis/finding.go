@@ -71,7 +71,12 @@ type Finding struct {
 	// Others are the other endpoints the finding is about, besides
 	// Endpoint (a pool's idle workers after the first): a face that shows
 	// each endpoint's findings (the fleet view) shows it on theirs too.
-	Others   []string       `json:"others,omitempty"`
+	Others []string `json:"others,omitempty"`
+	// Pool, when set, is the pool the finding is about, and with its ID
+	// its identity (Subject): which of a pool's workers are idle changes
+	// while the pool stays starved, and Endpoint, the first idle one,
+	// with it.
+	Pool     string         `json:"pool,omitempty"`
 	Category Category       `json:"category"`
 	Severity model.Severity `json:"severity"`
 	Title    string         `json:"title"`
@@ -92,6 +97,18 @@ type Finding struct {
 	// then. The core sets both; such findings stay listed, ranked last.
 	Acked         bool      `json:"acked,omitempty"`
 	SilencedUntil time.Time `json:"silenced_until,omitzero"`
+}
+
+// Subject is what the finding is about, its identity with its ID: the
+// pool where it names one ("pool " + Pool), else its endpoint. A
+// finding's hold, its open and close events and an acknowledgement follow
+// its subject, so pool_starved's stays one finding while its idle workers
+// change.
+func (f Finding) Subject() string {
+	if f.Pool != "" {
+		return "pool " + f.Pool
+	}
+	return f.Endpoint
 }
 
 // Active reports whether the finding is still open.

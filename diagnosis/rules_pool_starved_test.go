@@ -154,3 +154,56 @@ func TestRoutingAdviceAsksForTheRouterWhenNoneIsRead(t *testing.T) {
 		t.Errorf("a router read, and still asked for: %+v", f)
 	}
 }
+
+// pool_starved is the pool's, not its first idle worker's: when d3 gets
+// busy and d4 stays idle, the pool is still starved and the finding stays
+// the one that opened (its hold not started again, its opening kept, no
+// "condition clear" on d3 and no second finding forming on d4); it moves
+// to d4.
+func TestPoolStarvedIsThePoolsAsItsIdleWorkersChange(t *testing.T) {
+	dg := NewDiagnoser(DefaultConfig())
+	var opened time.Time
+	for s := 0; s <= 80; s += 2 {
+		now := t0.Add(time.Duration(s) * time.Second)
+		pool := decodePool("http://d3:8000", "http://d4:8000")
+		if s >= 40 {
+			pool[3] = member("http://d3:8000", model.RoleDecode, 49, 5, 1.0) // d3 now loaded
+		}
+		for i := range pool {
+			pool[i].LastOK, pool[i].Scrape.Time, pool[i].State.Time = now, now, now
+		}
+		rep := dg.Update(Input{Time: now, Endpoints: pool})
+		var fs []Finding
+		for _, f := range rep.Findings {
+			if f.ID == "pool_starved" {
+				fs = append(fs, f)
+			}
+		}
+		if s < 30 {
+			continue
+		}
+		if len(fs) != 1 {
+			t.Fatalf("%ds: %d pool_starved findings open, want 1: %+v", s, len(fs), fs)
+		}
+		f := fs[0]
+		if opened.IsZero() {
+			opened = f.Opened
+		}
+		if !f.Opened.Equal(opened) || hasEvidence(&f, "condition clear") {
+			t.Fatalf("%ds: the finding opened again or is clearing: opened %v (first %v), evidence %+v", s, f.Opened, opened, f.Evidence)
+		}
+		if s >= 40 && (f.Endpoint != "http://d4:8000" || len(f.Others) != 0) {
+			t.Errorf("%ds: on %s (others %v), want d4 alone", s, f.Endpoint, f.Others)
+		}
+		for _, p := range rep.Pending {
+			if p.Finding.ID == "pool_starved" {
+				t.Errorf("%ds: a second pool_starved forming on %s", s, p.Finding.Endpoint)
+			}
+		}
+	}
+	for _, f := range dg.History() {
+		if f.ID == "pool_starved" && !f.Active() {
+			t.Errorf("pool_starved closed at %v while the pool stayed starved", f.Closed)
+		}
+	}
+}

@@ -259,7 +259,7 @@ func rulePoolStarved(e *env) []Finding {
 		for _, ep := range idle[1:] {
 			others = append(others, ep.URL)
 		}
-		out = append(out, Finding{Endpoint: idle[0].URL, Others: others, Category: Routing, Severity: sev,
+		out = append(out, Finding{Endpoint: idle[0].URL, Others: others, Pool: name, Category: Routing, Severity: sev,
 			Title:    fmt.Sprintf("%d of %d %s idle while %s loaded: %s", len(idle), len(eps), poolOf(eps), theOthers(len(eps)-len(idle)), urlList(idle)),
 			Evidence: members(eps),
 			Cause: "the router sends these workers nothing: they are missing from its worker list (not registered, marked unhealthy, " +
