@@ -45,6 +45,11 @@ func SlotKV(s *Sample, l KVLayout) {
 	}
 	split := ctx * n
 	delete(s.Gauges, KVUsageMax)
+	if s.From == nil {
+		s.From = map[string]string{}
+	}
+	// what `e` names as read now (it had no line for KV at all)
+	s.From[string(KVUsage)] = "/slots (context held by busy slots ÷ the KV pool)"
 	switch {
 	case n == 1:
 		// One slot: unified and split are the same pool.

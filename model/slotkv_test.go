@@ -62,3 +62,15 @@ func TestSlotKVLeavesOtherSamples(t *testing.T) {
 		t.Errorf("a zero n_ctx was used: %v %q", bad.Gauges, bad.Notes)
 	}
 }
+
+// With a real llama-server the KV gauge on the screen came from /slots,
+// and the `e` overlay's KV row had no "read now" line (every other row
+// named what it read): SlotKV names its source.
+func TestSlotKVNamesItsSource(t *testing.T) {
+	s := NewSample("http://127.0.0.1:8080", "m", t0, FromScrape)
+	s.Gauges[SlotHeld], s.Gauges[SlotCtx], s.Gauges[MaxRunning] = 475, 4096, 2
+	SlotKV(&s, KVLayout{Known: true, From: "the log: kv_unified = 'false'"})
+	if got := s.From[string(KVUsage)]; !strings.Contains(got, "/slots") {
+		t.Errorf("KV read from %q, want /slots", got)
+	}
+}
