@@ -2,7 +2,9 @@ package diagnosis
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,13 +66,8 @@ func (e *env) replicasLine(plain string) string {
 	if len(served) == 0 {
 		return plain
 	}
-	pools := make([]string, 0, len(served))
-	for m := range served {
-		pools = append(pools, m)
-	}
-	sort.Strings(pools)
 	var parts []string
-	for _, m := range pools {
+	for _, m := range slices.Sorted(maps.Keys(served)) {
 		var dark []string
 		for _, ep := range served[m] {
 			if ep.State.Samples == 0 {
