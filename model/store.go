@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"sort"
 	"time"
 )
 
@@ -521,8 +520,15 @@ func appendSince(dst []Point, r *Ring[Point], since time.Time) []Point {
 	if r == nil {
 		return dst
 	}
+	// found from the end: the points are appended anyway, and a reader
+	// mostly asks for the newest few (a binary search read a fleet's
+	// every ring at eight places)
 	n := r.Len()
-	for i := sort.Search(n, func(i int) bool { return r.At(i).T.After(since) }); i < n; i++ {
+	i := n
+	for i > 0 && r.At(i-1).T.After(since) {
+		i--
+	}
+	for ; i < n; i++ {
 		dst = append(dst, r.At(i))
 	}
 	return dst

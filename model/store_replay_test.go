@@ -196,3 +196,27 @@ func steadyHolds(t *testing.T, step int, s *Store) int {
 	}
 	return n
 }
+
+// appendSince, searching from the end, returns the points a filter of the
+// whole ring keeps: every point after since, in order.
+func TestAppendSinceIsAFilter(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for range 500 {
+		ring := NewRing[Point](1 + r.IntN(12))
+		at := t0
+		for range r.IntN(30) {
+			at = at.Add(time.Duration(r.IntN(3)) * time.Second) // equal times too
+			ring.Push(Point{T: at, V: float64(r.IntN(5)), OK: true})
+		}
+		since := t0.Add(time.Duration(r.IntN(40)-5) * time.Second)
+		var want []Point
+		for _, p := range ring.Slice() {
+			if p.T.After(since) {
+				want = append(want, p)
+			}
+		}
+		if got := appendSince(nil, ring, since); !reflect.DeepEqual(got, want) {
+			t.Fatalf("since %v: %v, want %v", since, got, want)
+		}
+	}
+}

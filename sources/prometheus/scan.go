@@ -1,6 +1,7 @@
 package prometheus
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"strconv"
@@ -35,6 +36,9 @@ type decoder struct {
 	// last's, and the one after a series held is tried first, before the
 	// memo's map.
 	seq, next []*rowMemo
+	// ts is the text of the timestamp of the last value read in full
+	// (heldValue): an answer's values share one.
+	ts []byte
 }
 
 type rowMemo struct {
@@ -48,6 +52,13 @@ type rowMemo struct {
 	// plan is how the fleet read the series (fleet.go): made by the
 	// fleet after the answer is read, never while it is.
 	plan rowPlan
+	// vtext is the text of the series' last value as written, and v and
+	// good what it read as (heldValue): a steady fleet's values are the
+	// same text refresh after refresh. vlen 0: none kept.
+	vtext [24]byte
+	vlen  uint8
+	vgood bool
+	v     float64
 }
 
 // maxInterned bounds a decoder's interned strings: past it the table
@@ -386,7 +397,7 @@ func (p *scanner) heldRow(r *rowRead) bool {
 	}
 	if p.ensure(len(value)) && string(p.b[p.i:p.i+len(value)]) == value {
 		p.i += len(value)
-		if v, good, ok := p.plainValue(); ok && good && p.has(p.i) && p.b[p.i] == '}' {
+		if v, good, ok := p.heldValue(r.memo); ok && good && p.has(p.i) && p.b[p.i] == '}' {
 			p.i++
 			r.v = v
 			return true
@@ -486,6 +497,49 @@ func (p *scanner) plainValue() (v float64, good, ok bool) {
 	}
 	p.i = k + 2
 	f, err := strconv.ParseFloat(string(b[j+2:k]), 64)
+	return f, err == nil, true
+}
+
+// heldValue is plainValue for series m: a timestamp written as the last
+// one read in full is not read again (its text was a number then), and a
+// value written as m's last reads as it did, without parsing it. Equal to
+// plainValue (TestHeldValuesReadAsPlainValues).
+func (p *scanner) heldValue(m *rowMemo) (v float64, good, ok bool) {
+	p.ensure(96) // as plainValue
+	b, i := p.b, p.i
+	ts := p.d.ts
+	j := i + 1 + len(ts)
+	if len(ts) == 0 || j+1 >= len(b) || b[i] != '[' || string(b[i+1:j]) != string(ts) || b[j] != ',' || b[j+1] != '"' {
+		v, good, ok = p.plainValue()
+		if ok {
+			// the timestamp read in full, kept for the next series
+			t := p.b[i+1 : p.i]
+			if c := bytes.IndexByte(t, ','); c > 0 {
+				p.d.ts = append(p.d.ts[:0], t[:c]...)
+			}
+			m.vlen = 0
+		}
+		return v, good, ok
+	}
+	k := j + 2
+	for k < len(b) && plain[b[k]] {
+		k++
+	}
+	if k+1 >= len(b) || b[k] != '"' || b[k+1] != ']' {
+		return p.plainValue() // not as Prometheus writes it: read the long way
+	}
+	text := b[j+2 : k]
+	p.i = k + 2
+	if n := int(m.vlen); n > 0 && n == len(text) && string(m.vtext[:n]) == string(text) {
+		return m.v, m.vgood, true
+	}
+	f, err := strconv.ParseFloat(string(text), 64)
+	if len(text) > 0 && len(text) <= len(m.vtext) {
+		m.vlen = uint8(copy(m.vtext[:], text))
+		m.v, m.vgood = f, err == nil
+	} else {
+		m.vlen = 0
+	}
 	return f, err == nil, true
 }
 

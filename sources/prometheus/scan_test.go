@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -405,5 +406,76 @@ func BenchmarkDecode(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// A series held reads its value as plainValue would (heldValue keeps the
+// last timestamp's and each series' last value's text): answer after
+// answer of a fleet whose values mostly repeat, with timestamps that move
+// or stay, written as integers or with a fraction, values of every kind
+// ("NaN", "+Inf", "1e400", texts too long to keep, the same number written
+// two ways), series that come and go and a row written another way, one
+// decoder reads what encoding/json reads of each.
+func TestHeldValuesReadAsPlainValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	vals := []string{"0.3", "0.30", "3e-1", "12", "0", "-0", "NaN", "+Inf", "-Inf", "1e400", "0.1000000000000000055511151231257827", "123456789012345678901234", "7"}
+	const n = 60
+	cur := make([]string, n)
+	for i := range cur {
+		cur[i] = vals[r.IntN(len(vals))]
+	}
+	d := newDecoder()
+	ts := "1700000000"
+	held := 0
+	for round := range 80 {
+		switch r.IntN(4) {
+		case 0:
+			ts = fmt.Sprint(1700000000 + round*5)
+		case 1:
+			ts = fmt.Sprintf("%d.%03d", 1700000000+round*5, r.IntN(1000))
+		}
+		var b strings.Builder
+		b.WriteString(`{"status":"success","data":{"resultType":"vector","result":[`)
+		first := true
+		for i := range n {
+			if r.IntN(20) == 0 {
+				cur[i] = vals[r.IntN(len(vals))]
+			}
+			if r.IntN(30) == 0 {
+				continue // gone this answer
+			}
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			row := fmt.Sprintf(`{"metric":{"job":"vllm","instance":"10.0.0.%d:8000"},"value":[%s,"%s"]}`, i, ts, cur[i])
+			if r.IntN(25) == 0 {
+				row = fmt.Sprintf(`{ "value" : [ %s , "%s" ], "metric":{"job":"vllm","instance":"10.0.0.%d:8000"} }`, ts, cur[i], i)
+			}
+			b.WriteString(row)
+		}
+		b.WriteString(`]}}`)
+		doc := []byte(b.String())
+		got, err := d.decode(bytes.NewReader(doc), bigLimits(), false)
+		want, werr := decodeAnswerJSON(bytes.NewReader(doc), bigLimits(), false)
+		if err != nil || werr != nil {
+			t.Fatalf("round %d: %v / %v", round, err, werr)
+		}
+		if len(got.Rows) != len(want.Rows) {
+			t.Fatalf("round %d: %d rows, encoding/json %d", round, len(got.Rows), len(want.Rows))
+		}
+		for i := range got.Rows {
+			if !sameRow(got.Rows[i], want.Rows[i]) {
+				t.Fatalf("round %d row %d: %v, encoding/json %v", round, i, got.Rows[i].v, want.Rows[i].v)
+			}
+		}
+		for _, m := range d.memo {
+			if m.vlen > 0 {
+				held++
+			}
+		}
+	}
+	if held < 1000 {
+		t.Fatalf("%d values held: the test proves little", held)
 	}
 }
