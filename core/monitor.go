@@ -413,7 +413,7 @@ func (m *Monitor) Evaluate(now time.Time) diagnosis.Report {
 	m.updateRuns(m.now)
 	m.evalAt, m.ran, m.runMoved = m.now, true, false
 	m.evals++
-	m.rep = m.dg.Update(m.input(m.now))
+	m.rep = m.dg.UpdateInPlace(m.input(m.now)) // the input is built anew every time
 	m.transitions(m.rep, m.now)
 	m.ranked = m.rep.Findings
 	m.dropClosedAcks()

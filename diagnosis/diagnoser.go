@@ -93,11 +93,24 @@ func (d *Diagnoser) Config() Config { return d.cfg }
 // Update evaluates the rules at in.Time and returns the open findings,
 // ranked, with what was checked and which inputs were missing.
 func (d *Diagnoser) Update(in Input) Report {
-	now := in.Time
 	// A copy (the baselines are written into it), into the same memory
 	// every refresh: a fleet's endpoints are megabytes.
 	d.eps = append(d.eps[:0], in.Endpoints...)
 	in.Endpoints = d.eps
+	return d.update(in)
+}
+
+// UpdateInPlace is Update for a caller that hands in.Endpoints over until
+// its next call (the core, which builds them anew every time): the
+// baselines are written into them, not into a copy of a fleet's
+// megabytes.
+func (d *Diagnoser) UpdateInPlace(in Input) Report {
+	d.eps = in.Endpoints
+	return d.update(in)
+}
+
+func (d *Diagnoser) update(in Input) Report {
+	now := in.Time
 	for i := range in.Endpoints {
 		d.baseline(&in.Endpoints[i])
 	}
@@ -353,7 +366,7 @@ func baselineOf(ep *Endpoint) Baseline {
 	st := &ep.State
 	b := Baseline{Time: st.Time, Version: ep.Identity.Version, Model: ep.Model(), Info: st.Info,
 		Running: st.Running, TTFT: st.Latency[model.TTFT].P50, GenTPS: st.GenTPS, Requests: st.Latency[model.TTFT].Count}
-	if d, _, ok := itlDist(*ep); ok {
+	if d, _, ok := itlDist(ep); ok {
 		b.ITL = d.P50
 	}
 	return b

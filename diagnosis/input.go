@@ -86,7 +86,7 @@ type Endpoint struct {
 }
 
 // isDown reports whether the newest poll found nothing listening.
-func (e Endpoint) isDown() bool {
+func (e *Endpoint) isDown() bool {
 	k := e.Scrape.ErrKind
 	return k == model.ErrRefused || k == model.ErrTimeout || k == model.ErrUnreachable || e.Identity.Health == model.HealthDown
 }
@@ -126,7 +126,7 @@ type Bench = model.Bench
 
 // Engine returns the endpoint's engine (Triton folds into TensorRT-LLM: the
 // same flags apply).
-func (e Endpoint) Engine() model.Engine {
+func (e *Endpoint) Engine() model.Engine {
 	if e.Identity.Engine == model.Triton {
 		return model.TRTLLM
 	}
@@ -134,7 +134,7 @@ func (e Endpoint) Engine() model.Engine {
 }
 
 // Model returns the served model's name.
-func (e Endpoint) Model() string {
+func (e *Endpoint) Model() string {
 	if e.State.Key.Model != "" {
 		return e.State.Key.Model
 	}
@@ -198,7 +198,17 @@ type SeriesBuf struct {
 // EndpointFromStoreBuf is EndpointFromStore reusing buf's memory and what
 // it read before.
 func EndpointFromStoreBuf(s *model.Store, k model.Key, id model.Identity, last model.Scrape, lastOK time.Time, window time.Duration, buf *SeriesBuf) Endpoint {
-	ep := Endpoint{URL: k.Endpoint, Identity: id, Scrape: last, LastOK: lastOK, State: s.State(k, window)}
+	var ep Endpoint
+	FillFromStore(&ep, s, k, id, last, lastOK, window, buf)
+	return ep
+}
+
+// FillFromStore is EndpointFromStoreBuf into *ep, whatever it held: a
+// caller that keeps its endpoints in a slice builds each in place (an
+// Endpoint is 2.5 KB, a fleet's thousands were copied twice a refresh).
+func FillFromStore(ep *Endpoint, s *model.Store, k model.Key, id model.Identity, last model.Scrape, lastOK time.Time, window time.Duration, buf *SeriesBuf) {
+	*ep = Endpoint{URL: k.Endpoint, Identity: id, Scrape: last, LastOK: lastOK}
+	ep.State = s.State(k, window)
 	lat := model.ITL
 	if !ep.State.Latency[lat].Exposed {
 		lat = model.TPOT
@@ -212,7 +222,6 @@ func EndpointFromStoreBuf(s *model.Store, k model.Key, id model.Identity, last m
 			ep.Log = s.StateFrom(model.Key{Endpoint: k.Endpoint}, model.FromLog, window)
 		}
 	}
-	return ep
 }
 
 // follow brings the running/latency pairs up to date: the pairs of points

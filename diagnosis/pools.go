@@ -10,7 +10,7 @@ import (
 // cmdline, from /proc or llmtop run: vLLM's --kv-transfer-config kv_role,
 // SGLang's --disaggregation-mode). The second value names the evidence;
 // the role is "" when nothing said.
-func (e Endpoint) PDRole() (model.PDRole, string) {
+func (e *Endpoint) PDRole() (model.PDRole, string) {
 	if e.Identity.Role != "" {
 		return e.Identity.Role, e.Identity.RoleFrom
 	}
@@ -27,7 +27,7 @@ func (e Endpoint) PDRole() (model.PDRole, string) {
 // Pool names the endpoints that are replicas of one another: one model,
 // one prefill/decode role. A prefill instance and a decode instance of the
 // same model do different work and are never compared as replicas.
-func (e Endpoint) Pool() string {
+func (e *Endpoint) Pool() string {
 	m := e.Model()
 	if m == "" {
 		return ""

@@ -22,7 +22,7 @@ func init() {
 
 // itlDist is the per-token latency: every gap (ITL) where exposed, else the
 // per-request mean (TPOT).
-func itlDist(ep Endpoint) (model.Dist, string, bool) {
+func itlDist(ep *Endpoint) (model.Dist, string, bool) {
 	if d := ep.State.Latency[model.ITL]; d.Exposed && (d.P99.OK || d.Mean.OK) {
 		return d, "ITL", true
 	}
@@ -64,7 +64,7 @@ func p99Text(d model.Dist) string {
 }
 
 // itlValue is the number compared with the SLO: p99, else mean.
-func itlValue(ep Endpoint) (float64, bool) {
+func itlValue(ep *Endpoint) (float64, bool) {
 	d, _, ok := itlDist(ep)
 	if !ok {
 		return 0, false
@@ -79,12 +79,12 @@ func ruleITL(e *env) []Finding {
 	var out []Finding
 	slo := e.cfg.SLOITL.Seconds()
 	for ep := range each(e.withMetrics()) {
-		d, name, ok := itlDist(*ep)
+		d, name, ok := itlDist(ep)
 		if !ok {
 			e.lack(ep, "ITL/TPOT (not exposed or no tokens in the window)")
 			continue
 		}
-		v, _ := itlValue(*ep)
+		v, _ := itlValue(ep)
 		if v <= slo {
 			if !d.P99.OK {
 				e.lack(ep, meanOnly(name))
@@ -467,7 +467,7 @@ func ruleSpec(e *env) []Finding {
 			continue
 		}
 		sev := model.SevInfo
-		if v, ok := itlValue(*ep); ok && v > e.cfg.SLOITL.Seconds() {
+		if v, ok := itlValue(ep); ok && v > e.cfg.SLOITL.Seconds() {
 			sev = model.SevWarn
 		}
 		acts := byEngine(func(l engines.Levers) engines.Change { return l.SpeculateLess })

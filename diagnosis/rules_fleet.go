@@ -178,7 +178,7 @@ const (
 func latencySkew(e *env, m string, eps []*Endpoint) (Finding, bool) {
 	type pick func(*Endpoint) (model.Dist, string)
 	ttft := func(ep *Endpoint) (model.Dist, string) { return ep.State.Latency[model.TTFT], "TTFT" }
-	itl := func(ep *Endpoint) (model.Dist, string) { d, name, _ := itlDist(*ep); return d, name }
+	itl := func(ep *Endpoint) (model.Dist, string) { d, name, _ := itlDist(ep); return d, name }
 	for _, c := range []struct {
 		get pick
 		abs float64
@@ -266,7 +266,7 @@ func ruleRegression(e *env) []Finding {
 		}
 		if similar {
 			cmp("TTFT", b.TTFT, ep.State.Latency[model.TTFT])
-			d, _, _ := itlDist(*ep)
+			d, _, _ := itlDist(ep)
 			cmp("ITL", b.ITL, d)
 			if b.GenTPS.OK && ep.State.GenTPS.OK && b.GenTPS.V > 0 {
 				ev = append(ev, Evidence{Text: fmt.Sprintf("generation %s tok/s after vs %s before", num(ep.State.GenTPS.V), num(b.GenTPS.V)), Source: metricSource(*ep, "gen"), Window: ep.State.RateWindow})

@@ -85,7 +85,7 @@ func capFinding(e *env, ep Endpoint, limit int, waiting model.Opt) Finding {
 	if st.KVUsage.OK {
 		f.Evidence = append(f.Evidence, Evidence{Text: "KV usage " + pct(st.KVUsage.V), Source: metricSource(ep, "kv")})
 	}
-	itl, itlOK := itlValue(ep)
+	itl, itlOK := itlValue(&ep)
 	if itlOK && itl > e.cfg.SLOITL.Seconds() {
 		f.Cause += fmt.Sprintf("; per-token latency (%s) is already over its SLO %s, so a bigger batch would slow every answer", secs(itl), dur(e.cfg.SLOITL))
 		f.Actions = []Action{replicas(ep)}

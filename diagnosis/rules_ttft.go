@@ -245,7 +245,7 @@ func queueFinding(e *env, p *Endpoint, id, title string, ev []Evidence, sev mode
 	if inferred {
 		atCapText = fmt.Sprintf("at %d, which is the concurrency cap by inference (the engine does not expose it: requests wait while the KV cache has room)", limit)
 	}
-	itlV, itlOK := itlValue(ep)
+	itlV, itlOK := itlValue(&ep)
 	itlOver := itlOK && itlV > e.cfg.SLOITL.Seconds()
 	switch {
 	case st.KVUsage.OK && st.KVUsage.V >= 0.9:
@@ -312,7 +312,7 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 	if mpOK && mp > 0 {
 		chunk = int(math.Min(16384, math.Max(2048, math.Exp2(math.Ceil(math.Log2(mp))))))
 	}
-	itlV, itlOK := itlValue(ep)
+	itlV, itlOK := itlValue(&ep)
 	itlOver := itlOK && itlV > e.cfg.SLOITL.Seconds()
 	switch eng {
 	case model.VLLM, model.Unknown:
@@ -383,7 +383,7 @@ func meanPrompt(ep Endpoint) (float64, bool) {
 // Each prefill rides in a step that also decodes the whole batch.
 func slowSteps(e *env, ep Endpoint) bool {
 	mp, ok := meanPrompt(ep)
-	v, itlOK := itlValue(ep)
+	v, itlOK := itlValue(&ep)
 	return ok && mp < longPrompt && itlOK && v > e.cfg.SLOITL.Seconds() && ep.State.Running.Or(0) >= 4
 }
 
