@@ -97,6 +97,10 @@ type Data struct {
 	frame     uint64
 	rendering bool
 	clear     clearParts
+	// notChecked is the all-clear view's "not checked" lines, kept while
+	// what they say, the width and the styles are the same (see
+	// clearParts.notChecked)
+	notChecked notCheckedLines
 	// plots are the charts' last plots, by chart (see plotAt)
 	plots map[string]*plotMemo
 }

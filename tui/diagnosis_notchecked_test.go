@@ -72,3 +72,49 @@ func TestWrapIndentGivesEachLineItsOwnRoom(t *testing.T) {
 		t.Errorf("broken word: %q", got)
 	}
 }
+
+// The all-clear view's "not checked" lines are kept while what they say,
+// the width and the styles are the same: every kept answer is the one
+// drawn from scratch, through lists that change, widths that change with
+// the same list, and themes that change with the same list and width.
+func TestNotCheckedLinesKeptAreDrawnFromScratch(t *testing.T) {
+	long := "GPU readings, benchmark results, replicas, behaviour probe"
+	// each walk ends with the list the next starts with: a width or a
+	// theme changes alone there
+	lists := []string{long, long, "GPU readings, replicas", "", "GPU readings, replicas", long}
+	d := &Data{}
+	kept := 0
+	for _, st := range []*Styles{NewStyles(true, false), NewStyles(false, false), NewStyles(true, true)} {
+		d.Styles = st
+		for _, w := range []int{66, 30, 120, 66} {
+			for _, m := range lists {
+				was := d.notChecked
+				got := d.notCheckedAt(m, w)
+				if was.ok && d.notChecked.ok && sameStrings(was.nc, d.notChecked.nc) && was.short == d.notChecked.short && was.m == m {
+					kept++
+				}
+				d.notChecked = notCheckedLines{}
+				want := d.notCheckedAt(m, w)
+				d.notChecked = got
+				if !sameStrings(got.nc, want.nc) || got.short != want.short {
+					t.Fatalf("%q at width %d (theme %p): kept %q / %q, drawn from scratch %q / %q", m, w, st, got.nc, got.short, want.nc, want.short)
+				}
+			}
+		}
+	}
+	if kept == 0 {
+		t.Fatal("never kept: the lines were wrapped again every time")
+	}
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -263,12 +263,38 @@ func (c *clearParts) draw(d *Data, rep diagnosis.Report, w int) {
 		}
 	}
 	c.head = out
-	if m := missingShort(rep.Missing); m != "" {
-		for _, l := range wrapIndent("not checked: ", "  ", m, w) {
-			c.nc = append(c.nc, s.Faint.Render(l))
-		}
-		c.short = s.Faint.Render(clipWords("not checked: "+m, w))
+	nc := d.notCheckedAt(missingShort(rep.Missing), w)
+	c.nc, c.short = nc.nc, nc.short
+}
+
+// notCheckedLines is what was not checked, as the all-clear view draws it
+// at width w: wrapped (nc) and on one line (short). The list changes when
+// an input comes or goes, not with every refresh, and wrapping it was a
+// third of the view's draw: it is kept while the text (m), the width and
+// the styles are the same. nc is shared: it is never written to.
+type notCheckedLines struct {
+	m      string
+	w      int
+	styles *Styles
+	ok     bool
+	nc     []string
+	short  string
+}
+
+func (d *Data) notCheckedAt(m string, w int) notCheckedLines {
+	k := &d.notChecked
+	if k.ok && k.m == m && k.w == w && k.styles == d.Styles {
+		return *k
 	}
+	*k = notCheckedLines{m: m, w: w, styles: d.Styles, ok: true}
+	if m != "" {
+		s := d.Styles
+		for _, l := range wrapIndent("not checked: ", "  ", m, w) {
+			k.nc = append(k.nc, s.Faint.Render(l))
+		}
+		k.short = s.Faint.Render(clipWords("not checked: "+m, w))
+	}
+	return *k
 }
 
 // missingShort names the missing inputs without their explanations.

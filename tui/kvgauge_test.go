@@ -56,3 +56,33 @@ func TestKVGaugeShowsAFloorsRange(t *testing.T) {
 		t.Fatalf("%q", plain)
 	}
 }
+
+// The gauge's bar is kept while its filled cells, width and colours are
+// the same: every line the kept bar gives is the line a pane drawing it
+// for the first time gives, through usages within a cell and across
+// cells, across the KV thresholds within a cell (84.9 % and 85.1 %), at
+// other widths and in other themes; each walk starts where the last ended.
+func TestKVGaugeKeptBarIsDrawnFromScratch(t *testing.T) {
+	kept := &schedulerPane{}
+	usages := []float64{0, 0.028, 0.0281, 0.029, 0.5, 0.501, 0.51, 0.849, 0.851, 0.9, 0.949, 0.951, 0.96, 0.99, 1, 1.2, -0.1, 0}
+	redrawn := 0
+	for _, theme := range []string{"dark", "light", "mono", "dark"} {
+		d := New(Options{Endpoints: []string{testURL}, Now: t0, Theme: theme}).d
+		for _, w := range []int{60, 61, 40, 60} {
+			for _, u := range usages {
+				st := model.State{KVUsage: model.Some(u)}
+				was := kept.bar
+				got := kept.kvLine(d, st, w)
+				if kept.bar != was {
+					redrawn++
+				}
+				if want := (&schedulerPane{}).kvLine(d, st, w); got != want {
+					t.Fatalf("%s at width %d, KV %v: kept bar gives %q, drawn from scratch %q", theme, w, u, got, want)
+				}
+			}
+		}
+	}
+	if all := 4 * 4 * len(usages); redrawn == 0 || redrawn >= all {
+		t.Fatalf("the bar was drawn %d times in %d lines: want it kept where nothing it shows changed", redrawn, all)
+	}
+}

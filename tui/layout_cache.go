@@ -226,8 +226,11 @@ func (m *Model) dropCaches() {
 	for i := range m.panes {
 		p := &m.panes[i]
 		p.cached, p.hok, p.box = nil, false, boxMemo{}
+		if c, ok := p.p.(interface{ dropCaches() }); ok {
+			c.dropCaches() // a pane's own (the KV gauge's bar)
+		}
 	}
 	m.rows, m.rowParts = nil, nil
 	m.keysLine, m.lastFrame = "", ""
-	m.d.plots, m.d.clear = nil, clearParts{}
+	m.d.plots, m.d.clear, m.d.notChecked = nil, clearParts{}, notCheckedLines{}
 }

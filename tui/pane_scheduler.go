@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"image/color"
+	"math"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/progress"
@@ -22,7 +23,23 @@ func init() {
 type schedulerPane struct {
 	kv    progress.Model
 	kvSet bool
+	bar   kvBar
 }
+
+// kvBar is the gauge's bar as last drawn and what it was drawn from: a
+// solid bar is the same while its filled cells, its width and its colours
+// (the styles and the level) are, so a KV usage that moves within a cell
+// (2.8 % then 2.81 %) is not drawn again (bubbles' bar renders two styles
+// every frame: 2.5 % of a steady second's draw).
+type kvBar struct {
+	styles    *Styles
+	lvl       Level
+	w, filled int
+	bar       string
+}
+
+// dropCaches forgets the bar (Model.dropCaches: a frame from scratch).
+func (p *schedulerPane) dropCaches() { p.bar = kvBar{} }
 
 func (*schedulerPane) Title() string       { return "Scheduler" }
 func (*schedulerPane) Keys() []key.Binding { return noKeys() }
@@ -100,16 +117,24 @@ func (p *schedulerPane) kvLine(d *Data, st model.State, w int) string {
 	if st.KVUsageMax.OK {
 		lvl = judgeLevel(d.Thresholds, MKV, st.KVUsageMax)
 	}
-	if !p.kvSet {
-		p.kv = progress.New(progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))
-		p.kvSet = true
+	pct := max(0, min(1, st.KVUsage.V))
+	// the bar's filled cells as bubbles/progress counts them (no
+	// percentage text: the whole width is the bar's)
+	k := kvBar{styles: s, lvl: lvl, w: gw, filled: max(0, min(gw, int(math.Round(float64(gw)*pct))))}
+	if k.bar = p.bar.bar; p.bar != k {
+		if !p.kvSet {
+			p.kv = progress.New(progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))
+			p.kvSet = true
+		}
+		p.kv.SetWidth(gw)
+		p.kv.FullColor, p.kv.EmptyColor = levelColor(s, lvl), levelColor(s, lvl)
+		if !s.NoColor {
+			p.kv.EmptyColor = s.Palette.Faint
+		}
+		k.bar = p.kv.ViewAs(pct)
+		p.bar = k
 	}
-	p.kv.SetWidth(gw)
-	p.kv.FullColor, p.kv.EmptyColor = levelColor(s, lvl), levelColor(s, lvl)
-	if !s.NoColor {
-		p.kv.EmptyColor = s.Palette.Faint
-	}
-	return label + p.kv.ViewAs(max(0, min(1, st.KVUsage.V))) + s.Level(lvl).Render(val)
+	return label + k.bar + s.Level(lvl).Render(val)
 }
 
 // levelColor is a judgement's colour (none without colour or judgement).
