@@ -36,8 +36,7 @@ func (m *Monitor) Snapshot() Document {
 			ej.Model = ej.Models[0]
 		}
 		ej.MaxContext = maxContext(m.eps[k.Endpoint], ej.Model)
-		ej.Metrics = model.MetricsOf(st)
-		engineTerms(ej.Metrics, st, ej.Engine)
+		ej.Metrics = MetricsOf(st, ej.Engine)
 		ej.Info, ej.Notes = st.Info, st.Notes
 		if len(ej.Info) == 0 {
 			ej.Info = nil
@@ -66,6 +65,15 @@ func (m *Monitor) Snapshot() Document {
 		doc.Findings = []diagnosis.Finding{}
 	}
 	return doc
+}
+
+// MetricsOf is st as the JSON's metrics object of an endpoint of engine e,
+// in the engine's terms (engineTerms): snapshot's, the TUI's s and the
+// benchmark's server view alike.
+func MetricsOf(st model.State, e model.Engine) *model.MetricsJSON {
+	m := model.MetricsOf(st)
+	engineTerms(m, st, e)
+	return m
 }
 
 // engineTerms says what the engine's own numbers are where they are not

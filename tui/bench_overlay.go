@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
@@ -314,7 +315,11 @@ func serverView(d *Data, target string, out BenchOutcome) *model.MetricsJSON {
 			if st.Samples == 0 {
 				return nil
 			}
-			return model.MetricsOf(st)
+			var eng model.Engine
+			if e := d.Info(k.Endpoint); e != nil {
+				eng = e.Identity.Engine
+			}
+			return core.MetricsOf(st, eng)
 		}
 	}
 	return nil

@@ -96,9 +96,10 @@ func (v *serverView) attach(r *report.Result) {
 	}
 	v.with(func(mon *core.Monitor) {
 		var name string
+		var eng model.Engine
 		if ep := mon.Endpoint(v.id); ep != nil {
 			v.simulated = v.simulated || ep.Identity.Simulated
-			name = string(ep.Identity.Engine)
+			eng, name = ep.Identity.Engine, string(ep.Identity.Engine)
 			if s := engines.Of(ep.Identity.Engine); s != nil {
 				name = s.Name
 			}
@@ -127,7 +128,7 @@ func (v *serverView) attach(r *report.Result) {
 			noView()
 			return
 		}
-		r.Server, r.ServerEngine = model.MetricsOf(st), name
+		r.Server, r.ServerEngine = core.MetricsOf(st, eng), name
 	})
 }
 
