@@ -158,6 +158,14 @@ func TestReplicasLineSaysWhoHasNoMetrics(t *testing.T) {
 	if got := MissingReason(want); got != "no_replicas" {
 		t.Errorf("MissingReason = %q, want no_replicas", got)
 	}
+	// A router without metrics in front of one engine: no replica.
+	router := ep(func(e *Endpoint) {
+		e.URL, e.Identity.Layer, e.Identity.Models = dark, "vllm-router", []model.ModelInfo{{ID: "small.gguf"}}
+		e.State, e.LastOK = model.State{}, time.Time{}
+	})
+	if rep := Evaluate(input(lit, router), DefaultConfig()); !slices.Contains(rep.Missing, "replicas (fewer than two endpoints serve the same model)") {
+		t.Errorf("missing:\n%s\nwant the plain replicas line beside a router", strings.Join(rep.Missing, "\n"))
+	}
 	// One endpoint of its model: the plain line stays.
 	other := ep(func(e *Endpoint) {
 		e.URL = dark

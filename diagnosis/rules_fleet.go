@@ -62,7 +62,15 @@ func (e *env) replicas() map[string][]*Endpoint {
 // ("2 endpoints serve small.gguf, but … has no metrics, so they are not
 // compared": two llama-servers of one GGUF, one without --metrics).
 func (e *env) replicasLine(plain string) string {
-	served := replicaGroups(e.in.Endpoints)
+	// the engines: a router or proxy without metrics of its own serves
+	// the model too, but is no replica
+	var engs []Endpoint
+	for ep := range each(e.in.Endpoints) {
+		if ep.Identity.Layer == "" || ep.State.Samples > 0 {
+			engs = append(engs, *ep)
+		}
+	}
+	served := replicaGroups(engs)
 	if len(served) == 0 {
 		return plain
 	}
