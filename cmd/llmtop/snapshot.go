@@ -112,7 +112,7 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 			return &exitError{code: 3, err: errors.New(nothingAnswered(found))}
 		}
 	}
-	logMsgs, err := snapshotLogs(urls, interval)
+	logMsgs, untimed, err := snapshotLogs(urls, interval)
 	if err != nil {
 		return err
 	}
@@ -179,6 +179,7 @@ func runSnapshot(ctx context.Context, out io.Writer, urls []string, asJSON bool,
 	// The GPUs go into the core with the scrapes: the GPU rules run here
 	// as in the monitor.
 	snap := buildSnapshot(time.Now(), results, config.DiagnosisConfig(fileCfg.Thresholds), readings, logMsgs...)
+	markUntimed(&snap.SnapshotJSON, untimed)
 	if asJSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")

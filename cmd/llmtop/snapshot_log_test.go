@@ -2,6 +2,8 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +177,69 @@ func TestSnapshotSaysOllamaModelNotLoaded(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	if screen := ansi.Strip(m.Render()); !strings.Contains(screen, "tiny:latest (not loaded)") {
 		t.Errorf("the screen's header no longer marks it:\n%s", screen)
+	}
+}
+
+// `llmtop snapshot --log llama.log URL` on a real llama-server read
+// "latency over 2.0s … TTFT count 532": the file's last 532 requests, whose
+// lines carry no wall-clock time (llama-server stamps time since its
+// start), were all placed inside the 2 s window, and an idle server showed
+// them as now. They are counted (the log's only latencies), but their
+// distributions no longer claim the window, and a note says why.
+func TestSnapshotLogWithoutWallClockIsNotTheWindow(t *testing.T) {
+	const url = "http://127.0.0.1:8080"
+	logFlags.files = []string{realLlamaLog}
+	defer func() { logFlags.files = nil }()
+	msgs, untimed, err := snapshotLogs([]string{url}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if untimed != 6 {
+		t.Fatalf("untimed requests %d, want the log's 6", untimed)
+	}
+	t0 := time.Now()
+	doc := buildSnapshot(t0.Add(3*time.Second), []endpointResult{{url: url, scrapes: llamaScrapes(url, t0)}}, diagnosis.DefaultConfig(), nil, msgs...)
+	markUntimed(&doc.SnapshotJSON, untimed)
+	e := doc.Endpoints[0]
+	if e.Metrics == nil || e.Metrics.Prefillms.Source != model.FromLog || e.Metrics.Prefillms.Count.V != 6 {
+		t.Fatalf("prefill %+v: want the log's 6 requests", e.Metrics)
+	}
+	if w := e.Metrics.Prefillms.WindowS; w != 0 {
+		t.Errorf("prefill window_s %v: the log's requests are not bounded by it", w)
+	}
+	if !strings.Contains(strings.Join(e.Notes, "\n"), "not bounded by the window") {
+		t.Errorf("notes %q: want one saying the log's requests are not the window's", e.Notes)
+	}
+}
+
+// An appended log (nohup, >>) holds two runs of llama-server: its second
+// start banner, without a wall-clock time, read as a restart a second ago,
+// and every snapshot said RESTARTED, run 2. Lines placed at the clock are
+// history, as the monitor's backlog: the run is the scrapes' first seen.
+func TestSnapshotAppendedLogIsNoRestart(t *testing.T) {
+	const url = "http://127.0.0.1:8080"
+	b, err := os.ReadFile(realLlamaLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := filepath.Join(t.TempDir(), "llama.log")
+	if err := os.WriteFile(two, append(append([]byte{}, b...), b...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logFlags.files = []string{two}
+	defer func() { logFlags.files = nil }()
+	msgs, untimed, err := snapshotLogs([]string{url}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	doc := buildSnapshot(t0.Add(3*time.Second), []endpointResult{{url: url, scrapes: llamaScrapes(url, t0)}}, diagnosis.DefaultConfig(), nil, msgs...)
+	markUntimed(&doc.SnapshotJSON, untimed)
+	e := doc.Endpoints[0]
+	if len(e.Runs) != 1 || e.State == model.LifeStarting {
+		t.Errorf("state %s, runs %+v: want one run, the one the scrapes saw", e.State, e.Runs)
+	}
+	if e.Metrics == nil || e.Metrics.Prefillms.Count.V < 6 {
+		t.Errorf("prefill %+v: want the log's requests still counted", e.Metrics)
 	}
 }
