@@ -305,8 +305,8 @@ func TestSnapshotTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := out.String()
-	for _, want := range []string{"vllm  0.11.2  up", "running", "37", "≈175", "81.2%", "TTFT", "--",
-		"tgi  3.3.6-dev0  up", "approx TTFT: ≈ mean validation + queue + prefill-batch", "TGI has no KV metric"} {
+	for _, want := range []string{"vllm  0.11.2  UP", "running", "37", "≈175", "81.2%", "TTFT", "--",
+		"tgi  3.3.6-dev0  UP", "approx TTFT: ≈ mean validation + queue + prefill-batch", "TGI has no KV metric"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("table lacks %q:\n%s", want, s)
 		}
