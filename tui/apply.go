@@ -394,7 +394,9 @@ func (o *applyOverlay) View(d *Data, w, h int) string {
 			"Applying a finding's change restarts the engine, so llmtop does it only for an engine it launched itself:",
 			"",
 			"  llmtop run -- vllm serve MODEL " + engines.Fill(engines.VLLM.Levers.Cap, "32"),
-			"  llmtop run -- llama-server -m model.gguf " + strings.Fields(engines.LlamaCpp.Levers.Cap)[0] + " 2",
+			// with its metrics on: without them llmtop watches a DEGRADED engine
+			"  llmtop run -- llama-server -m model.gguf " + strings.Fields(engines.LlamaCpp.Levers.Cap)[0] + " 2 " +
+				strings.Fields(engines.LlamaCpp.Levers.EnableMetrics.Change)[0],
 			"",
 			s.Faint.Render("llmtop never restarts an engine it did not start, nor one on another machine."),
 		}, h)

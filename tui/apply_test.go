@@ -78,3 +78,15 @@ func TestApplyOverlay(t *testing.T) {
 		t.Errorf("U plans the undo: stage %v plan %+v", o.stage, o.plan)
 	}
 }
+
+// Against a real llama-server not launched by llmtop, A showed how to
+// launch one: "llmtop run -- llama-server -m model.gguf -np 2", without
+// --metrics, which starts a llama-server llmtop can only call DEGRADED
+// (its /metrics answers 501). The example turns its metrics on.
+func TestApplyNotLaunchedExampleHasMetrics(t *testing.T) {
+	m := scenario(stressed, 1, true)
+	o := NewApplyOverlay(&fakeLauncher{}, nil).(*applyOverlay)
+	if v := applyView(o, m.Data()); !strings.Contains(v, "llmtop run -- llama-server -m model.gguf -np 2 --metrics") {
+		t.Errorf("want the llama-server example with --metrics:\n%s", v)
+	}
+}
