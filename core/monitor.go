@@ -38,7 +38,6 @@ type Monitor struct {
 	store  *model.Store
 	eps    map[string]*Endpoint
 	order  []string
-	urls   []string // URLs' copy of order, nil when order changed since
 	events *EventLog
 	logs   *LogRing
 	gpu    *model.GPUSnapshot
@@ -168,15 +167,11 @@ func (m *Monitor) SetOwnLength(url string, n float64) {
 func (m *Monitor) Config() diagnosis.Config { return m.opts.Diagnosis }
 
 // URLs lists the endpoints in the order first given or seen. The slice is
-// shared until the list changes (read it, do not write it): the screen asks
-// for it several times a frame, and a fleet's copy each time was a
-// megabyte of garbage per refresh.
-func (m *Monitor) URLs() []string {
-	if m.urls == nil {
-		m.urls = append(make([]string, 0, len(m.order)), m.order...)
-	}
-	return m.urls[:len(m.urls):len(m.urls)]
-}
+// the Monitor's own, clipped (read it, do not write it; an endpoint added
+// later is appended past it, one forgotten leaves it as it was): the
+// screen asks for it several times a frame, and a fleet's copy each time
+// was a megabyte of garbage per refresh.
+func (m *Monitor) URLs() []string { return m.order[:len(m.order):len(m.order)] }
 
 // Endpoint returns what is known of url (nil when never seen).
 func (m *Monitor) Endpoint(url string) *Endpoint { return m.eps[url] }
@@ -187,7 +182,6 @@ func (m *Monitor) endpoint(url string) *Endpoint {
 		e = &Endpoint{URL: url, Life: model.LifeUnknown}
 		m.eps[url] = e
 		m.order = append(m.order, url)
-		m.urls = nil
 	}
 	return e
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"time"
 
 	"github.com/llmtop/llmtop/model"
@@ -54,20 +55,23 @@ func (m *Monitor) applyOrigin(o model.Origin) {
 
 // expireGone forgets the endpoints gone for longer than model.GoneExpiry.
 func (m *Monitor) expireGone(now time.Time) {
-	keep := m.order[:0]
-	for _, u := range m.order {
+	expired := func(u string) bool {
 		e := m.eps[u]
-		if e != nil && e.Life == model.LifeGone && e.Origin != nil && e.Origin.Gone && now.Sub(e.LifeSince) > model.GoneExpiry {
+		return e != nil && e.Life == model.LifeGone && e.Origin != nil && e.Origin.Gone && now.Sub(e.LifeSince) > model.GoneExpiry
+	}
+	if !slices.ContainsFunc(m.order, expired) {
+		return
+	}
+	// a new list, the old one left as it was: URLs hands it out
+	keep := make([]string, 0, len(m.order))
+	for _, u := range m.order {
+		if expired(u) {
 			delete(m.eps, u)
 			m.ver.Store++
 			continue
 		}
 		keep = append(keep, u)
 	}
-	if len(keep) != len(m.order) {
-		m.urls = nil
-	}
-	clear(m.order[len(keep):])
 	m.order = keep
 }
 

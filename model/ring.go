@@ -8,6 +8,9 @@ type Ring[T any] struct {
 	buf   []T
 	start int
 	n     int
+	// pushes counts every Push (SetLast is none): a reader that noted it
+	// knows how many elements the ring let go since (RunCursor).
+	pushes uint64
 }
 
 // NewRing returns a ring holding at most capacity elements (minimum 1).
@@ -20,6 +23,7 @@ func NewRing[T any](capacity int) *Ring[T] {
 
 // Push appends v, dropping the oldest element when full.
 func (r *Ring[T]) Push(v T) {
+	r.pushes++
 	if r.n < len(r.buf) {
 		r.buf[r.slot(r.n)] = v
 		r.n++

@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -206,8 +208,9 @@ type endpointSeries struct {
 
 // sparkPoint is a value pushed onto a sparkline.
 type sparkPoint struct {
-	r *Ring[Point]
-	v Opt
+	name string
+	r    *Ring[Point]
+	v    Opt
 }
 
 // Add feeds one sample. It returns the events the sample reveals: a restart
@@ -341,7 +344,7 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 			r = NewRing[Point](points)
 			es.spark[name] = r
 		}
-		es.replay = append(es.replay, sparkPoint{r, v})
+		es.replay = append(es.replay, sparkPoint{name, r, v})
 		es.push(r, Point{T: sm.Time, V: v.V, OK: v.OK})
 	}
 	for g, v := range sm.Gauges {
@@ -448,6 +451,14 @@ func (es *endpointSeries) add(sm Sample, points int, spacing time.Duration) []Ev
 	// adds fewer (no rate yet) than the next.
 	es.replayOK = !first && len(sm.Counters) == 0 && len(sm.FinishReasons) == 0 && len(sm.Latencies) == 0 &&
 		len(sm.Observations) == 0
+	if es.replayOK {
+		// in the order of their names, not of the sample's maps: the
+		// store's state is the same however it was fed (a replay's seek
+		// compares it); one series pushed twice keeps its two in order
+		slices.SortStableFunc(es.replay, func(a, b sparkPoint) int { return strings.Compare(a.name, b.name) })
+	} else {
+		es.replay = es.replay[:0]
+	}
 	return events
 }
 

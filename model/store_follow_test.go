@@ -54,10 +54,13 @@ func TestFollowRunSeriesIsAppendRunSeries(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
 		s := NewStore(StoreConfig{MaxWindow: 2 * time.Minute, Points: 14}) // 10 s spacing, rings full soon
 		k := Key{Endpoint: "http://a:8000", Model: "m"}
-		var cs [3]RunCursor
-		names := []string{string(Running), string(ITL) + SeriesLatencyMean, SeriesRequestsPS}
+		var cs [4]RunCursor
+		names := []string{string(Running), string(ITL) + SeriesLatencyMean, SeriesRequestsPS, ""}
 		rng := rand.New(rand.NewSource(seed * 7))
 		followSteps(t, seed, s, func(step int) {
+			// the last cursor follows one series, then another (the core's
+			// ITL that turns TPOT)
+			names[3] = names[rng.Intn(3)]
 			for i, name := range names {
 				if rng.Intn(3) == 0 {
 					continue // not read at this refresh

@@ -133,6 +133,13 @@ type RunCursor struct {
 	Points []Point
 	ring   *Ring[Point]
 	run    time.Time
+	// es and name are what ring was found under (a series' rings are
+	// never replaced); pushes and held the ring's Push count and length
+	// at the read before.
+	es     *endpointSeries
+	name   string
+	pushes uint64
+	held   int
 }
 
 // FollowRunSeries brings c up to date with k's sparkline name in the
@@ -147,18 +154,23 @@ type RunCursor struct {
 func (s *Store) FollowRunSeries(c *RunCursor, k Key, name string) (changed time.Time) {
 	es := s.pick(k)
 	var r *Ring[Point]
-	if es != nil {
+	switch {
+	case es == nil:
+	case es == c.es && c.ring != nil && name == c.name:
+		r = c.ring // the ring found before: not looked up again
+	default:
 		r = es.spark[name]
 	}
 	if r == nil {
-		c.Points, c.ring, c.run = c.Points[:0], nil, time.Time{}
+		c.Points, c.ring, c.run, c.es = c.Points[:0], nil, time.Time{}, nil
 		return time.Time{}
 	}
 	since := es.runStart.Add(-time.Nanosecond)
 	n := len(c.Points)
 	if r != c.ring || !es.runStart.Equal(c.run) || n == 0 {
-		c.ring, c.run = r, es.runStart
+		c.ring, c.run, c.es, c.name = r, es.runStart, es, name
 		c.Points = appendSince(c.Points[:0], r, since)
+		c.pushes, c.held = r.pushes, r.Len()
 		return time.Time{}
 	}
 	// The newest point read last time may have been overwritten since:
@@ -169,10 +181,11 @@ func (s *Store) FollowRunSeries(c *RunCursor, k Key, name string) (changed time.
 		since = kept[len(kept)-1].T
 	}
 	// Points the ring let go, sliced off (not moved: the slice's next
-	// growth copies only the points kept).
-	if rn := r.Len(); rn > 0 && len(kept) > 0 {
-		if oldest := r.At(0).T; kept[0].T.Before(oldest) {
-			kept = kept[sort.Search(len(kept), func(i int) bool { return !kept[i].T.Before(oldest) }):]
+	// growth copies only the points kept): counted from its pushes since,
+	// first those before the run (c.Points are the ring's newest).
+	if gone := int(r.pushes-c.pushes) + c.held - r.Cap(); gone > 0 {
+		if gone -= c.held - n; gone > 0 {
+			kept = kept[min(gone, len(kept)):]
 		}
 	}
 	// The points after since are the newest few: found from the end.
@@ -184,5 +197,6 @@ func (s *Store) FollowRunSeries(c *RunCursor, k Key, name string) (changed time.
 		kept = append(kept, r.At(i))
 	}
 	c.Points = kept
+	c.pushes, c.held = r.pushes, r.Len()
 	return changed
 }
