@@ -34,16 +34,29 @@ import (
 // the time (a 2.6 MB core: 21 ms → 5 ms), which was a fifth of a seek.
 
 // segRecords is how many records a segment holds: a seek feeds at most
-// this many into the checkpoint's core. Feeding is most of a seek once
-// the checkpoint is decoded (a monitor's record costs about 0.05 ms, a
-// second's tick running the rules): 500 keeps the worst seek of a day
-// near 50 ms of CPU; 1 000 took 85 ms. Each checkpoint of a day's core
-// is about 0.2 MB of the index's file.
-const segRecords = 500
+// this many into the checkpoint's core. Feeding is half a seek or more
+// once the checkpoint is decoded (a monitor's record costs about 0.09 ms,
+// a second's tick running the rules): 250 keeps the worst seek of a day
+// near 45 ms of CPU; 500 took 66 ms, 1 000 85 ms.
+//
+// keyEvery: every keyEvery-th checkpoint is a keyframe, a zstd frame of
+// its own; the ones after it are compressed against it (its bytes are
+// their zstd dictionary: a core a few minutes on is mostly the same
+// bytes), a third to two thirds of a keyframe's size. A seek decodes the
+// keyframe (kept for the next seek in its group) and then its own
+// checkpoint. A day's keyframe is about 0.2 MB of the index's file.
+const (
+	segRecords = 250
+	keyEvery   = 4
+)
 
 type segment struct {
 	start    time.Time // its first record's time
 	cp, recs [2]int64  // offset and length in the index's file
+	// i is the segment's place in the index; key, the segment whose
+	// checkpoint is the dictionary this one's was compressed against
+	// (i: this one is a keyframe).
+	i, key int
 	// scenario is the demo's badge as it stood before the first record.
 	scenario *recording.Scenario
 }
@@ -61,12 +74,15 @@ type replayIndex struct {
 	zd *zstd.Decoder
 
 	// restore holds what a seek decodes a checkpoint with, kept from one
-	// seek to the next: the frame and the checkpoint's bytes (a few MB;
-	// read growing a new buffer each seek, they were a third of what a
-	// seek allocated)
+	// seek to the next: the frame, the checkpoint's bytes (a few MB; read
+	// growing a new buffer each seek, they were a third of what a seek
+	// allocated), and the last keyframe's bytes with the decoder that
+	// takes them as its dictionary (key: its segment; -1 none).
 	restore struct {
 		sync.Mutex
-		z, raw []byte
+		z, raw, keyRaw []byte
+		key            int
+		keyDec         *zstd.Decoder
 	}
 
 	mu    sync.Mutex
@@ -94,6 +110,7 @@ func newReplayIndex(path string, h recording.Header, open func() (*recording.Rea
 		return nil, err
 	}
 	x := &replayIndex{path: path, open: open, every: every, h: h, codec: checkpoint.New(), file: f, zd: zd}
+	x.restore.key = -1
 	if x.every <= 0 {
 		x.every = segRecords
 	}
@@ -103,7 +120,15 @@ func newReplayIndex(path string, h recording.Header, open func() (*recording.Rea
 }
 
 // Close ends the index's file (the pass, when still running, fails on it).
-func (x *replayIndex) Close() error { return x.file.Close() }
+func (x *replayIndex) Close() error {
+	x.restore.Lock()
+	if x.restore.keyDec != nil {
+		x.restore.keyDec.Close()
+		x.restore.keyDec = nil
+	}
+	x.restore.Unlock()
+	return x.file.Close()
+}
 
 func (x *replayIndex) build(stop <-chan struct{}) {
 	err := x.pass(stop)
@@ -124,13 +149,25 @@ func (x *replayIndex) pass(stop <-chan struct{}) error {
 		x.notes = r.Notes()
 		x.mu.Unlock()
 	}()
-	// the fastest level: the pass compresses a checkpoint every segment
-	// (the better levels took twice its time for a tenth less)
+	// enc compresses keyframes and records at the fastest level (the
+	// better ones took half again its time for a tenth less); delta the
+	// checkpoints after a keyframe against it, at the default level (at
+	// the fastest, its deltas were half again as big)
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return err
 	}
 	defer enc.Close()
+	var (
+		delta  *zstd.Encoder
+		keyRaw []byte
+		key    int
+	)
+	defer func() {
+		if delta != nil {
+			delta.Close()
+		}
+	}()
 	mon := session.ReplayCore(x.h)
 	var (
 		off          int64
@@ -141,7 +178,7 @@ func (x *replayIndex) pass(stop <-chan struct{}) error {
 		cp, rb, recs []byte
 		buf          []byte
 	)
-	write := func(b []byte) ([2]int64, error) {
+	write := func(b []byte, enc *zstd.Encoder) ([2]int64, error) {
 		buf = enc.EncodeAll(b, buf[:0])
 		if _, err := x.file.WriteAt(buf, off); err != nil {
 			return [2]int64{}, fmt.Errorf("replay: writing the recording's index: %w", err)
@@ -155,7 +192,7 @@ func (x *replayIndex) pass(stop <-chan struct{}) error {
 			return nil
 		}
 		var err error
-		if seg.recs, err = write(recs); err != nil {
+		if seg.recs, err = write(recs, enc); err != nil {
 			return err
 		}
 		x.mu.Lock()
@@ -170,12 +207,27 @@ func (x *replayIndex) pass(stop <-chan struct{}) error {
 		if cp, err = x.codec.Encode(cp[:0], mon); err != nil {
 			return err
 		}
-		seg = segment{start: start, scenario: scenario}
-		if seg.cp, err = write(cp); err != nil {
+		recs, open = recs[:0], true
+		x.mu.Lock()
+		i := len(x.segs)
+		x.mu.Unlock()
+		seg = segment{start: start, scenario: scenario, i: i, key: key}
+		if i%keyEvery != 0 {
+			seg.cp, err = write(cp, delta)
 			return err
 		}
-		recs, open = recs[:0], true
-		return nil
+		seg.key = i
+		if seg.cp, err = write(cp, enc); err != nil {
+			return err
+		}
+		// the next checkpoints' dictionary: the encoder that held the
+		// last one's bytes is closed before they are written over
+		if delta != nil {
+			delta.Close()
+		}
+		keyRaw, cp, key = cp, keyRaw, i
+		delta, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderDictRaw(dictID(i), keyRaw))
+		return err
 	}
 	var last time.Time
 	for {
@@ -306,16 +358,56 @@ func (x *replayIndex) checkpoint(seg segment) (*core.Monitor, error) {
 	rs := &x.restore
 	rs.Lock()
 	defer rs.Unlock()
-	var err error
-	if rs.z, err = x.read(seg.cp, rs.z); err != nil {
-		return nil, err
+	// a keyframe is kept as the next seeks' dictionary
+	if rs.key != seg.key {
+		if err := x.loadKey(seg.key); err != nil {
+			return nil, err
+		}
 	}
-	if rs.raw, err = x.zd.DecodeAll(rs.z, rs.raw[:0]); err != nil {
-		return nil, fmt.Errorf("replay: reading a checkpoint: %w", err)
+	raw := rs.keyRaw
+	if seg.key != seg.i {
+		var err error
+		if rs.z, err = x.read(seg.cp, rs.z); err != nil {
+			return nil, err
+		}
+		if rs.raw, err = rs.keyDec.DecodeAll(rs.z, rs.raw[:0]); err != nil {
+			return nil, fmt.Errorf("replay: reading a checkpoint: %w", err)
+		}
+		raw = rs.raw
 	}
 	// the core copies what it keeps out of raw: the next seek reuses it
-	return checkpoint.Decode[*core.Monitor](x.codec, rs.raw)
+	return checkpoint.Decode[*core.Monitor](x.codec, raw)
 }
+
+// loadKey decodes the keyframe of segment i into restore.keyRaw, with the
+// decoder that takes it as its dictionary (restore is locked).
+func (x *replayIndex) loadKey(i int) error {
+	rs := &x.restore
+	if rs.keyDec != nil { // it holds keyRaw: closed before it is written over
+		rs.keyDec.Close()
+		rs.keyDec = nil
+	}
+	rs.key = -1
+	x.mu.Lock()
+	seg := x.segs[i]
+	x.mu.Unlock()
+	var err error
+	if rs.z, err = x.read(seg.cp, rs.z); err != nil {
+		return err
+	}
+	if rs.keyRaw, err = x.zd.DecodeAll(rs.z, rs.keyRaw[:0]); err != nil {
+		return fmt.Errorf("replay: reading a checkpoint: %w", err)
+	}
+	if rs.keyDec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderDictRaw(dictID(i), rs.keyRaw)); err != nil {
+		return err
+	}
+	rs.key = i
+	return nil
+}
+
+// dictID names the keyframe of segment i as a zstd dictionary (not 0:
+// that is "none").
+func dictID(i int) uint32 { return uint32(i) + 1 }
 
 // read reads the frame at at (offset, length) of the index's file into buf.
 func (x *replayIndex) read(at [2]int64, buf []byte) ([]byte, error) {
