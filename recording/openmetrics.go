@@ -63,7 +63,7 @@ const (
 // other; memory does not grow with the recording. It returns how many
 // points it wrote.
 func OpenMetrics(w io.Writer, src Source) (int, error) {
-	dir, err := os.MkdirTemp("", "llmtop-openmetrics-")
+	dir, err := os.MkdirTemp(TempDir(), "llmtop-openmetrics-")
 	if err != nil {
 		return 0, fmt.Errorf("a directory for the export's spill files: %w", err)
 	}

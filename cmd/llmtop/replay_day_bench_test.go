@@ -211,7 +211,7 @@ func BenchmarkReplayDaySeek(b *testing.B) {
 	path := dayRecording(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	start := time.Now()
+	start, startCPU := time.Now(), cpuTime()
 	open := func() (*recording.Reader, error) { return recording.Open(path) }
 	r, err := open()
 	if err != nil {
@@ -229,7 +229,7 @@ func BenchmarkReplayDaySeek(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	index := time.Since(start)
+	index, indexCPU := time.Since(start), cpuTime()-startCPU
 	span := last.Sub(first.Time)
 	rng := rand.New(rand.NewPCG(3, 4))
 	var took, cpu []time.Duration
@@ -249,6 +249,7 @@ func BenchmarkReplayDaySeek(b *testing.B) {
 	b.ReportMetric(median(cpu), "median_cpu_ms")
 	b.ReportMetric(float64(slices.Max(cpu).Microseconds())/1000, "max_cpu_ms")
 	b.ReportMetric(index.Seconds(), "index_s")
+	b.ReportMetric(indexCPU.Seconds(), "index_cpu_s")
 	if st, err := rp.x.file.Stat(); err == nil {
 		b.ReportMetric(float64(st.Size())/1e6, "index_MB")
 	}

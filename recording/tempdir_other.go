@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package recording
 
 // inMemoryFS: only Linux is asked (its statfs names tmpfs and ramfs).
 func inMemoryFS(string) bool { return false }
