@@ -137,6 +137,8 @@ type session struct {
 	body []byte
 	// strs are the last parse's strings, which the next reuses.
 	strs *interner
+	// roles is the last scrape's classifyRole answer (roleMemo).
+	roles roleMemo
 }
 
 // healthEvery is how often a scrape whose engine is up asks /health

@@ -112,7 +112,7 @@ func promCollectPrefix(prefix string, mapFn func(families, meta) []model.Sample)
 		}
 		// What the endpoint is comes before whose prefix it carries: a
 		// router that reuses vllm: names is a router (issue 26).
-		r := classifyRole(fams)
+		r := c.s.roles.classify(fams)
 		if r.Role != engines.RoleEngine {
 			c.s.identify(r, c.id, c.now)
 			return nil, layerError(c.s.cfg.URL+c.lastPath, r)

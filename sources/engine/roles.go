@@ -93,16 +93,24 @@ func layerEvidence(l *engines.Layer, f families) string {
 		sort.Strings(own)
 		return "families " + short(own)
 	}
-	if s := l.Shadow; s != nil {
-		var shadowed []string
-		for _, n := range s.Names {
-			if fam, ok := f[n]; ok && len(fam.GetMetric()) > 0 && allLabelled(fam.GetMetric(), s.Label, s.Lacks) {
-				shadowed = append(shadowed, n)
-			}
+	return shadowEvidence(l, f)
+}
+
+// shadowEvidence names the engine families l reuses that f has as l
+// serves them (labelled its way): "" when none, or l reuses none.
+func shadowEvidence(l *engines.Layer, f families) string {
+	s := l.Shadow
+	if s == nil {
+		return ""
+	}
+	var shadowed []string
+	for _, n := range s.Names {
+		if fam, ok := f[n]; ok && len(fam.GetMetric()) > 0 && allLabelled(fam.GetMetric(), s.Label, s.Lacks) {
+			shadowed = append(shadowed, n)
 		}
-		if len(shadowed) > 0 {
-			return fmt.Sprintf("%s labelled %s, without %s", short(shadowed), s.Label, s.Lacks)
-		}
+	}
+	if len(shadowed) > 0 {
+		return fmt.Sprintf("%s labelled %s, without %s", short(shadowed), s.Label, s.Lacks)
 	}
 	return ""
 }

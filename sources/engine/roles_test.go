@@ -226,14 +226,7 @@ func TestEndpointPickerDeprecatedNamesAreARouter(t *testing.T) {
 // expects ("[Deprecated: Use llm_d_epp_request_total]"), whose twin is
 // read from the HELP itself.
 func TestEndpointPickerDualEmissionCountsOnce(t *testing.T) {
-	body := string(routerFile(t, "gie-epp-inference-gwapi.txt"))
-	body += engines.EPPReadyEndpoints + `{name="expensive-llm-pool"} 2` + "\n" +
-		engines.EPPAvgQueue + `{name="expensive-llm-pool"} 0` + "\n" +
-		"# HELP inference_objective_request_total [ALPHA] [Deprecated: Use " + engines.EPPRequestTotal + "] Counter of inference objective requests broken out for each model and target model.\n" +
-		"# TYPE inference_objective_request_total counter\n" +
-		`inference_objective_request_total{model_name="m",priority="0",target_model_name="m"} 1` + "\n" +
-		engines.EPPRequestTotal + `{model_name="m",priority="0",target_model_name="m"} 1` + "\n"
-	r := classifyRole(mustParse(t, []byte(body)))
+	r := classifyRole(mustParse(t, eppDualEmission(t)))
 	want := map[string]string{
 		"inference_pool_" + "ready_pods":         engines.EPPReadyEndpoints,
 		"inference_pool_" + "average_queue_size": engines.EPPAvgQueue,
@@ -254,6 +247,19 @@ func TestEndpointPickerDualEmissionCountsOnce(t *testing.T) {
 	if _, ok := r.Counted["inference_pool_"+"average_kv_cache_utilization"]; !ok {
 		t.Error("an old family without its twin was dropped")
 	}
+}
+
+// eppDualEmission is the picker's capture with the renamed families
+// emitted twice, old and new (TestEndpointPickerDualEmissionCountsOnce).
+func eppDualEmission(t *testing.T) []byte {
+	body := string(routerFile(t, "gie-epp-inference-gwapi.txt"))
+	body += engines.EPPReadyEndpoints + `{name="expensive-llm-pool"} 2` + "\n" +
+		engines.EPPAvgQueue + `{name="expensive-llm-pool"} 0` + "\n" +
+		"# HELP inference_objective_request_total [ALPHA] [Deprecated: Use " + engines.EPPRequestTotal + "] Counter of inference objective requests broken out for each model and target model.\n" +
+		"# TYPE inference_objective_request_total counter\n" +
+		`inference_objective_request_total{model_name="m",priority="0",target_model_name="m"} 1` + "\n" +
+		engines.EPPRequestTotal + `{model_name="m",priority="0",target_model_name="m"} 1` + "\n"
+	return []byte(body)
 }
 
 // LMCache as vLLM's KV connector (a real tutorial's curl): the endpoint is
