@@ -245,6 +245,21 @@ type Resumed struct {
 // the Reader reads the file from its start, and why says why ("" when the
 // file is too short to hold one).
 func Resume(path, build string) (r *Reader, from *Resumed, why string, err error) {
+	return resume(path, build, time.Time{})
+}
+
+// ResumeBefore is Resume for a replay up to the moment t: it starts from
+// the newest checkpoint whose records all came at or before t (snapshot
+// --from --at), found from the file's end through the marked gzip
+// members. Where none is (t before the first checkpoint, a file whose
+// members are not marked), the Reader reads the file from its start and
+// the checkpoint is nil.
+func ResumeBefore(path, build string, t time.Time) (r *Reader, from *Resumed, why string, err error) {
+	return resume(path, build, t)
+}
+
+// resume is Resume, bounded by before unless it is zero.
+func resume(path, build string, before time.Time) (r *Reader, from *Resumed, why string, err error) {
 	r, err = Open(path)
 	if err != nil {
 		return nil, nil, "", err
@@ -261,13 +276,20 @@ func Resume(path, build string) (r *Reader, from *Resumed, why string, err error
 	if f, err := os.Open(path); err == nil {
 		if st, err := f.Stat(); err == nil {
 			for _, off := range markedMembers(f, st.Size()) {
-				if tr, from, ok := fromMember(r, f, off, st.Size(), build); ok {
+				tr, from, ok := fromMember(r, f, off, st.Size(), build)
+				if ok && !before.IsZero() && from.Last.After(before) {
+					continue // tr is dropped, f read on
+				}
+				if ok {
 					r.Close()
 					return tr, from, "", nil
 				}
 			}
 		}
 		f.Close()
+	}
+	if !before.IsZero() { // the start serves: the line scan is for the last one
+		return r, nil, "", nil
 	}
 	// No marked member to start from (a damaged one, or a file written
 	// before checkpoints started members): read it through for the last

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/llmtop/llmtop/core"
 	"github.com/llmtop/llmtop/recording"
 	"github.com/llmtop/llmtop/session"
 )
@@ -151,3 +153,56 @@ type junkShadow struct{}
 
 func (junkShadow) Feed(recording.Record)  {}
 func (junkShadow) State() ([]byte, error) { return []byte("not a core"), nil }
+
+// snapshot --from --at starts from the newest checkpoint at or before the
+// moment (a day's snapshot at its end took a minute of CPU from the start)
+// and says what the replay from the start says, at moments before the
+// first checkpoint, between two, and at the end.
+func TestSnapshotFromCheckpointEqualsFullReplay(t *testing.T) {
+	path := recordSimWithCheckpoints(t, checkpointScenario, 8*60+20, checkpointed, shadow)
+	doc := func(mon *core.Monitor) any {
+		d := mon.Snapshot()
+		d.GPU = mon.GPU()
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		json.Unmarshal(b, &v)
+		return v
+	}
+	for _, c := range []struct {
+		at     string
+		resume bool
+	}{{"+30s", false}, {"+3m30s", true}, {"+5m", true}, {"+7m59s", true}, {"", true}} {
+		r, err := readStream(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantAt, err := replayUntil(r.Header(), r, c.at, nil)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, from, err := resumeAt(path, c.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (from != nil) != c.resume || from != nil && (from.last.After(wantAt) || wantAt.Sub(from.last) > 65*time.Second) {
+			t.Fatalf("--at %q (%s): resumed from %+v", c.at, wantAt, from)
+		}
+		got, gotAt, err := replayUntil(r.Header(), r, c.at, from)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !gotAt.Equal(wantAt) || !reflect.DeepEqual(doc(got), doc(want)) {
+			t.Fatalf("--at %q: from the checkpoint at %s (%s):\n%v\nfrom the start (%s):\n%v", c.at, from.last, gotAt, doc(got), wantAt, doc(want))
+		}
+	}
+	// past the end: the recording's span, as from the start
+	var out, errOut bytes.Buffer
+	if err := snapshotFrom(&out, &errOut, path, "+9h", true); err == nil || !strings.Contains(err.Error(), "outside the recording") {
+		t.Fatalf("--at past the end: %v", err)
+	}
+}

@@ -224,7 +224,7 @@ func TestReplayGivesTheLiveFindingsAtTheSameMoments(t *testing.T) {
 
 	// snapshot --from at second 71 is the monitor's `s` at that moment.
 	at := recs[0].Time.Add(70 * time.Second)
-	mon70, _, err := replayUntil(h, recording.Records(recs), at.Format(time.RFC3339Nano))
+	mon70, _, err := replayUntil(h, recording.Records(recs), at.Format(time.RFC3339Nano), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,12 +16,12 @@ import (
 // would have saved at TIME of a recording.
 
 func snapshotFrom(out, errOut io.Writer, path, at string, asJSON bool) error {
-	r, err := readStream(path)
+	r, from, err := resumeAt(path, at)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	mon, t, err := replayUntil(r.Header(), r, at)
+	mon, t, err := replayUntil(r.Header(), r, at, from)
 	printNotes(errOut, path, r.Notes())
 	if err == errNoRecords {
 		err = noRecords(path)
@@ -41,43 +41,89 @@ func snapshotFrom(out, errOut io.Writer, path, at string, asJSON bool) error {
 	return nil
 }
 
+// resumeAt opens the recording at path to replay it up to the moment at:
+// from the newest of its checkpoints (this build's) at or before that
+// moment (a day's snapshot at its end: 60 s of CPU from its start), else
+// from its start (from is nil).
+func resumeAt(path, at string) (*recording.Reader, *resumeFrom, error) {
+	r, err := readStream(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Header().Checkpoints == nil {
+		return r, nil, nil
+	}
+	first, err := r.Next()
+	r.Close()
+	if err != nil { // the reader from the start says it
+		r, err := readStream(path)
+		return r, nil, err
+	}
+	t := maxTime
+	if strings.TrimSpace(at) != "" {
+		if t, err = parseAt(at, first.Time, maxTime); err != nil {
+			return nil, nil, err
+		}
+	}
+	r, cp, _, err := recording.ResumeBefore(path, buildID(), t)
+	if err != nil || cp == nil {
+		return r, nil, err
+	}
+	mon, err := coreFrom(cp.State)
+	if err != nil { // its checkpoint is of no use: from the start
+		r.Close()
+		r, err := readStream(path)
+		return r, nil, err
+	}
+	return r, &resumeFrom{mon: mon, first: first.Time, last: cp.Last}, nil
+}
+
+// resumeFrom is where replayUntil starts when not at the recording's
+// start: the core a checkpoint held, the recording's first record's time
+// and the newest time the checkpoint holds.
+type resumeFrom struct {
+	mon         *core.Monitor
+	first, last time.Time
+}
+
 // replayUntil feeds a fresh monitor core every record up to the moment at
 // (parseAt's forms; empty for the end), as the monitor took them, and runs
 // the rules there. It reads the records as a stream, stopping at the
-// first one after that moment.
-func replayUntil(h recording.Header, src recording.Source, at string) (*core.Monitor, time.Time, error) {
-	first, err := src.Next()
-	if err == io.EOF {
-		return nil, time.Time{}, errNoRecords
-	}
-	if err != nil {
+// first one after that moment. With from, src holds the records after a
+// checkpoint and the core starts as it held them.
+func replayUntil(h recording.Header, src recording.Source, at string, from *resumeFrom) (*core.Monitor, time.Time, error) {
+	next, err := src.Next()
+	if err != nil && (err != io.EOF || from == nil) {
+		if err == io.EOF {
+			err = errNoRecords
+		}
 		return nil, time.Time{}, err
 	}
+	mon, first, last := session.ReplayCore(h), next.Time, next.Time
+	if from != nil {
+		mon, first, last = from.mon, from.first, from.last
+	}
 	end := strings.TrimSpace(at) == ""
-	t := first.Time
+	t := first
 	if !end {
 		// the end is not known until it is read: bound it after
-		if t, err = parseAt(at, first.Time, maxTime); err != nil {
+		if t, err = parseAt(at, first, maxTime); err != nil {
 			return nil, time.Time{}, err
 		}
 	}
-	mon := session.ReplayCore(h)
-	last := first.Time
-	for r := first; ; {
+	for r := next; err != io.EOF; {
 		if !end && r.Time.After(t) {
 			break
 		}
 		session.Feed(mon, r)
 		last = r.Time
-		if r, err = src.Next(); err == io.EOF {
-			if !end && t.After(last) {
-				_, err = parseAt(at, first.Time, last) // says the recording's span
-				return nil, time.Time{}, err
-			}
-			break
-		} else if err != nil {
+		if r, err = src.Next(); err != nil && err != io.EOF {
 			return nil, time.Time{}, err
 		}
+	}
+	if err == io.EOF && !end && t.After(last) {
+		_, err = parseAt(at, first, last) // says the recording's span
+		return nil, time.Time{}, err
 	}
 	if end {
 		t = last
