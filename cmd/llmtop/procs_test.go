@@ -56,7 +56,7 @@ func TestMonitorProcsLeavesTheUsersSetting(t *testing.T) {
 	p.restore()
 }
 
-// The monitor collects garbage at GOGC=200 (a GOGC the user set stays) and
+// The monitor collects garbage at GOGC=150 (a GOGC the user set stays) and
 // gives the old setting back when it ends.
 func TestMonitorGCPercent(t *testing.T) {
 	t.Setenv("GOGC", "")
