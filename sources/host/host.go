@@ -167,7 +167,13 @@ func (r *Reader) hostWide() model.HostReading {
 	} else {
 		h.NotChecked = append(h.NotChecked, "host memory: not checked, because /proc/meminfo is not readable: "+errText(err))
 	}
-	if b, err := fs.ReadFile(r.cfg.Proc, "vmstat"); err == nil {
+	if h.SwapTotal.OK && h.SwapTotal.V == 0 {
+		// No swap: nothing can be swapped in or out (vmstat, whose read
+		// is most of this look's host-wide cost, is not asked). A swap
+		// device added later starts its rates afresh.
+		h.SwapIn, h.SwapOut = model.Some(0), model.Some(0)
+		r.swapIn, r.swapOut = counter{}, counter{}
+	} else if b, err := fs.ReadFile(r.cfg.Proc, "vmstat"); err == nil {
 		in, _ := keyValue(b, "pswpin")
 		out, _ := keyValue(b, "pswpout")
 		h.SwapIn = r.rate(&r.swapIn, in)

@@ -447,3 +447,36 @@ func TestKeyValueReadsEveryKey(t *testing.T) {
 		t.Error("a missing key read")
 	}
 }
+
+// A machine without swap (SwapTotal 0) swaps nothing in or out: its rates
+// are 0 from the first look, without a read of vmstat (the largest of the
+// host-wide files); swap added later is read, its rates from the next look.
+func TestNoSwapIsNoSwapActivity(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	f := fakeProc{apiTicks: 1000, coreTicks: 500, cpuBusy: 1000, cpuTotal: 4000, swapIn: 7, swapOut: 9}
+	c := countFS{MapFS: f.fs(), n: map[string]int{}}
+	withSwap := c.MapFS["meminfo"].Data
+	c.MapFS["meminfo"] = &fstest.MapFile{Data: []byte("MemTotal:       263000000 kB\nMemAvailable:    2000000 kB\nSwapTotal:             0 kB\nSwapFree:              0 kB\n")}
+	r := New(Config{Proc: c})
+	for i := range 2 {
+		hs, _ := r.Read(t0.Add(time.Duration(i)*3*time.Second), []Target{{Endpoint: "e", PID: 100}})
+		h := hs[0]
+		if h.SwapIn != model.Some(0) || h.SwapOut != model.Some(0) || c.n["vmstat"] != 0 || h.CPUs != 2 {
+			t.Fatalf("look %d without swap: in %v out %v, %d vmstat reads, %d CPUs", i, h.SwapIn, h.SwapOut, c.n["vmstat"], h.CPUs)
+		}
+		for _, nc := range h.NotChecked {
+			if strings.Contains(nc, "swap") {
+				t.Fatalf("look %d: %q", i, nc)
+			}
+		}
+	}
+	c.MapFS["meminfo"] = &fstest.MapFile{Data: withSwap}
+	hs, _ := r.Read(t0.Add(6*time.Second), []Target{{Endpoint: "e", PID: 100}})
+	if c.n["vmstat"] != 1 || hs[0].SwapIn.OK {
+		t.Fatalf("swap added: %d vmstat reads, swap in %v, want one read and no rate yet", c.n["vmstat"], hs[0].SwapIn)
+	}
+	c.MapFS["vmstat"] = &fstest.MapFile{Data: []byte("pswpin 13\npswpout 9\n")}
+	if hs, _ = r.Read(t0.Add(8*time.Second), []Target{{Endpoint: "e", PID: 100}}); hs[0].SwapIn != model.Some(3) || hs[0].SwapOut != model.Some(0) {
+		t.Fatalf("swap in %v out %v 2 s later, want 3/s and 0", hs[0].SwapIn, hs[0].SwapOut)
+	}
+}

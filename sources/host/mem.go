@@ -74,10 +74,14 @@ func cpuTotals(b []byte) (busy, total uint64, ok bool) {
 // onlineCPUs counts the "cpuN" lines of /proc/stat.
 func onlineCPUs(b []byte) int {
 	n := 0
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		l := sc.Text()
-		if strings.HasPrefix(l, "cpu") && len(l) > 3 && l[3] >= '0' && l[3] <= '9' {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(line) > 3 && string(line[:3]) == "cpu" && line[3] >= '0' && line[3] <= '9' {
 			n++
 		}
 	}
