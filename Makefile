@@ -15,7 +15,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(shell git rev-parse HEAD
 export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 export CGO_ENABLED ?= 1
 
-.PHONY: all build run run-routed test lint vet fmt-check engine-flags bench fuzz monitor-cost e2e e2e-mouse test-faults test-memory engines test-engines test-fleet deps dist dist-deps test-dist clean
+.PHONY: all build run run-routed test lint vet fmt-check engine-flags bench fuzz monitor-cost costs e2e e2e-mouse test-faults test-memory engines test-engines test-fleet deps dist dist-deps test-dist clean
 
 all: build
 
@@ -78,6 +78,12 @@ fuzz: deps
 # measurement, not a test: not in CI).
 monitor-cost: build
 	./scripts/monitor-cost.sh
+
+# Issue 33's cost lines in one go, three rounds each with medians: a day's
+# recording (open, seek, diagnose --from), the fleet refresh at 500 and
+# 2 000 replicas, the monitor's floor (a measurement, not in CI).
+costs: deps
+	./scripts/costs.sh
 
 # The real terminal: tmux drives the built binary.
 e2e: build
