@@ -11,6 +11,10 @@ type Ring[T any] struct {
 	// pushes counts every Push (SetLast is none): a reader that noted it
 	// knows how many elements the ring let go since (RunCursor).
 	pushes uint64
+	// last and prev are copies of the newest element and the one before
+	// it (when there are): a fleet's refresh pushes onto tens of thousands
+	// of rings, and reading them from buf was a cache miss each.
+	last, prev T
 }
 
 // NewRing returns a ring holding at most capacity elements (minimum 1).
@@ -24,6 +28,7 @@ func NewRing[T any](capacity int) *Ring[T] {
 // Push appends v, dropping the oldest element when full.
 func (r *Ring[T]) Push(v T) {
 	r.pushes++
+	r.prev, r.last = r.last, v
 	if r.n < len(r.buf) {
 		r.buf[r.slot(r.n)] = v
 		r.n++
@@ -67,8 +72,11 @@ func (r *Ring[T]) Last() (T, bool) {
 	if r.n == 0 {
 		return zero, false
 	}
-	return r.At(r.n - 1), true
+	return r.last, true
 }
+
+// before returns the element before the newest (valid when Len ≥ 2).
+func (r *Ring[T]) before() T { return r.prev }
 
 // Slice copies the elements, oldest first.
 func (r *Ring[T]) Slice() []T {
@@ -80,7 +88,10 @@ func (r *Ring[T]) Slice() []T {
 }
 
 // Reset empties the ring without releasing its storage.
-func (r *Ring[T]) Reset() { r.start, r.n = 0, 0 }
+func (r *Ring[T]) Reset() {
+	var zero T
+	r.start, r.n, r.last, r.prev = 0, 0, zero, zero
+}
 
 // SetLast overwrites the newest element; on an empty ring it pushes.
 func (r *Ring[T]) SetLast(v T) {
@@ -89,6 +100,7 @@ func (r *Ring[T]) SetLast(v T) {
 		return
 	}
 	r.buf[r.slot(r.n-1)] = v
+	r.last = v
 }
 
 // pushSpaced appends v, or overwrites the newest element when the one before
@@ -96,7 +108,7 @@ func (r *Ring[T]) SetLast(v T) {
 // apart plus the live newest one, so a fixed capacity covers a fixed span of
 // time whatever the refresh rate.
 func pushSpaced[T interface{ at() time.Time }](r *Ring[T], v T, spacing time.Duration) {
-	if n := r.Len(); n >= 2 && v.at().Sub(r.At(n-2).at()) < spacing {
+	if n := r.Len(); n >= 2 && v.at().Sub(r.before().at()) < spacing {
 		r.SetLast(v)
 		return
 	}

@@ -103,6 +103,11 @@ func TestRingIsABoundedSlice(t *testing.T) {
 		var want []int
 		for op := 0; op < 500; op++ {
 			v := rng.Int()
+			if rng.Intn(60) == 0 {
+				r.Reset()
+				want = want[:0]
+				continue
+			}
 			if rng.Intn(4) == 0 {
 				r.SetLast(v)
 				if len(want) == 0 {
@@ -122,6 +127,9 @@ func TestRingIsABoundedSlice(t *testing.T) {
 			}
 			if last, ok := r.Last(); !ok || last != want[len(want)-1] {
 				t.Fatalf("cap %d op %d: last %v", capacity, op, last)
+			}
+			if len(want) >= 2 && r.before() != want[len(want)-2] {
+				t.Fatalf("cap %d op %d: the one before the last %v, want %v", capacity, op, r.before(), want[len(want)-2])
 			}
 		}
 	}
