@@ -143,6 +143,9 @@ func (m *Monitor) transitions(rep diagnosis.Report, now time.Time) {
 // preemptQuiet.
 func (m *Monitor) preemptions() {
 	for _, k := range m.evalKeys {
+		if m.preemptsStand(k) {
+			continue
+		}
 		m.buf = m.store.AppendSeries(m.buf[:0], k, model.SeriesPreemptPS, m.now.Add(-preemptQuiet))
 		var newest, first model.Point // first: the oldest preempting point in the span
 		seen := false
@@ -165,6 +168,23 @@ func (m *Monitor) preemptions() {
 				Severity: model.SevInfo, Category: "memory", Title: fmt.Sprintf("preemptions stopped (none for %s)", preemptQuiet)})
 		}
 	}
+}
+
+// preemptsStand reports whether k's preemptions start or stop nothing
+// now, read from the span's newest point alone (not when
+// Options.FromScratch: the span is read): they start when the newest
+// preempts, which it tells, and stop when none in the span does, which a
+// newest that preempts denies and a span without points too. What is left
+// (the newest preempts and they had not started: from when; it does not
+// and they had: whether an older one does) reads the span.
+func (m *Monitor) preemptsStand(k model.Key) bool {
+	if m.opts.FromScratch {
+		return false
+	}
+	p, ok := m.store.LastPoint(k, model.SeriesPreemptPS)
+	in := ok && p.T.After(m.now.Add(-preemptQuiet))
+	busy := in && p.OK && p.V > 0
+	return busy == m.preempting[k] || !busy && !in
 }
 
 func fmtRate(v float64) string {

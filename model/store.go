@@ -498,6 +498,19 @@ func (s *Store) SteadySince(k Key) time.Time {
 	return es.steadySince
 }
 
+// LastPoint is a sparkline's newest point; false when it has none.
+func (s *Store) LastPoint(k Key, name string) (Point, bool) {
+	es := s.pick(k)
+	if es == nil {
+		return Point{}, false
+	}
+	r := es.spark[name]
+	if r == nil {
+		return Point{}, false
+	}
+	return r.Last()
+}
+
 // Series returns a sparkline's points, oldest first; nil when unknown.
 func (s *Store) Series(k Key, name string) []Point {
 	es := s.pick(k)

@@ -64,7 +64,7 @@ func fleetKeptVerdicts(t *testing.T, seed uint64) {
 			case 3:
 				v["lat:itl:p99"] = []float64{0.04, 0.3}[r.IntN(2)]
 			case 4:
-				v["rate:preemptions"] = []float64{0, 0, 4}[r.IntN(3)]
+				v["rate:preemptions"] = 4 - v["rate:preemptions"] // preempting, or no longer
 			case 5:
 				v["gauge:running"] = []float64{12, 0, 200}[r.IntN(3)]
 			case 6:
@@ -91,8 +91,12 @@ func fleetKeptVerdicts(t *testing.T, seed uint64) {
 		if a, b := kept.Report(), scratch.Report(); !reflect.DeepEqual(a, b) {
 			t.Fatalf("refresh %d: kept verdicts:\n%s\nfrom scratch:\n%s", step, showReport(a), showReport(b))
 		}
-		// the runs' summaries, a steady replica's offered load not searched
-		// for in its history, as worked out from it
+		// the events (a steady replica's preemptions not read from its
+		// history), and the runs' summaries (its offered load not searched
+		// for there), as worked out from it
+		if a, b := allEvents(kept), allEvents(scratch); !reflect.DeepEqual(a, b) {
+			t.Fatalf("refresh %d: %d events, from scratch %d:\n%v\n%v", step, len(a), len(b), a, b)
+		}
 		for _, u := range scratch.URLs() {
 			if a, b := kept.Endpoint(u).Runs, scratch.Endpoint(u).Runs; !reflect.DeepEqual(a, b) {
 				t.Fatalf("refresh %d: %s's runs:\n%+v\nfrom scratch:\n%+v", step, u, a, b)
@@ -125,4 +129,13 @@ func showReport(r diagnosis.Report) string {
 	}
 	fmt.Fprintf(&b, "  checked %q\n  missing %q\n", r.Checked, r.Missing)
 	return b.String()
+}
+
+// allEvents is m's event log, newest first.
+func allEvents(m *core.Monitor) []core.EventEntry {
+	var out []core.EventEntry
+	for i := range m.Events().Len() {
+		out = append(out, m.Events().Newest(i))
+	}
+	return out
 }
