@@ -31,6 +31,8 @@ var missingPatterns = []struct{ sub, code string }{
 	{"behaviour probe: ", "probe"},
 	{"so they are not compared", "no_replicas"},
 	{"the newest scrape failed", "scrape_failed"},
+	{"never answered since llmtop started", "scrape_failed"},
+	{"only a mean is known", "not_exposed"},
 	{"does not expose it", "not_exposed"},
 	{"not exposed", "not_exposed"},
 	{"serves no ", "not_exposed"},

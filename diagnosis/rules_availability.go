@@ -228,9 +228,20 @@ func recentRestarts(e *env, ep *Endpoint) []time.Time {
 	return rs
 }
 
+// neverAnswered: nothing was seen of the endpoint's engine (no scrape
+// ever answered, no log start seen): whether it restarted or is loading is
+// not known, not "no".
+func neverAnswered(ep *Endpoint) bool {
+	return ep.LastOK.IsZero() && ep.State.Samples == 0 && len(ep.Runs) < 2 && ep.Life != model.LifeStarting
+}
+
 func ruleRestarts(e *env) []Finding {
 	var out []Finding
 	for ep := range each(e.in.Endpoints) {
+		if neverAnswered(ep) {
+			e.lack(ep, "restarts (it never answered since llmtop started)")
+			continue
+		}
 		if ep.Runs != nil {
 			out = append(out, restartsFromRuns(e, *ep)...)
 			continue
@@ -279,6 +290,10 @@ func ruleColdStart(e *env) []Finding {
 				Title: "engine starting", Evidence: ev,
 				Cause:   "the engine is loading weights, profiling memory or capturing CUDA graphs; nothing listens until it is done",
 				Actions: forEngine(ep.Engine(), coldStartActs)})
+			continue
+		}
+		if neverAnswered(ep) && ep.Identity.Health != model.HealthLoading {
+			e.lack(ep, "model loading or warm-up (it never answered since llmtop started)")
 			continue
 		}
 		if ep.Identity.Health == model.HealthLoading {

@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -289,5 +290,34 @@ func TestChecksOnADownEndpointSayTheMetricsAreItsLast(t *testing.T) {
 		if strings.Contains(c, "last metrics") {
 			t.Errorf("checked %q on an endpoint that answers", c)
 		}
+	}
+}
+
+// `llmtop diagnose` on a real llama-server SIGSTOPped before llmtop
+// started listed "no engine restarts in the window; no model loading or
+// warm-up after a restart" as checked: nothing of it had ever answered.
+// Whether it restarted or is loading is not known: not checked, and why.
+func TestNeverAnsweredIsNotCheckedForRestarts(t *testing.T) {
+	in := input(ep(func(e *Endpoint) {
+		down(model.ErrTimeout, "http://127.0.0.1:8000: no answer within 2s")(e)
+		e.LastOK = time.Time{}
+	}))
+	rep := Evaluate(in, DefaultConfig())
+	for _, c := range rep.Checked {
+		if strings.Contains(c, "no engine restarts") || strings.Contains(c, "no model loading") {
+			t.Errorf("checked %q on an endpoint that never answered", c)
+		}
+	}
+	missing := strings.Join(rep.Missing, "\n")
+	if !strings.Contains(missing, "restarts (it never answered") || !strings.Contains(missing, "model loading or warm-up (it never answered") {
+		t.Errorf("not checked %q: want restarts and loading, with why", missing)
+	}
+	// one that answered before and is down now: its restarts were watched
+	rep = Evaluate(input(ep(func(e *Endpoint) {
+		down(model.ErrTimeout, "http://127.0.0.1:8000: no answer within 2s")(e)
+		e.LastOK = t0.Add(-time.Minute)
+	})), DefaultConfig())
+	if !slices.Contains(rep.Checked, "no engine restarts in the window") {
+		t.Errorf("checked %q: an endpoint seen answering was watched for restarts", rep.Checked)
 	}
 }

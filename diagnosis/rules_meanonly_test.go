@@ -43,3 +43,13 @@ func TestMeanOnlyLatencyIsNotCheckedAgainstAP99SLO(t *testing.T) {
 		t.Errorf("a TTFT mean of 900 ms over the 200 ms SLO raised no TTFT finding: %v", ids(rep.Findings))
 	}
 }
+
+// The mean-only line is built per latency (meanOnly), out of the static
+// scan TestEveryLackHasAReason makes: its reason code is checked here.
+func TestMeanOnlyLackHasAReason(t *testing.T) {
+	for _, what := range []string{"TTFT", "TPOT", "ITL"} {
+		if got := MissingReason("http://10.0.0.1:8000: " + meanOnly(what)); got != "not_exposed" {
+			t.Errorf("%s: reason %q, want not_exposed (the engine gives no p99)", what, got)
+		}
+	}
+}
