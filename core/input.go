@@ -53,7 +53,12 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 		in.NoGPU = nonEmpty(in.GPU.Err, "NVML lists no GPU")
 		in.GPU = nil
 	}
-	seen := map[string]bool{}
+	// reused: a fleet's set was 2 000 entries grown anew every refresh
+	if m.inSeen == nil {
+		m.inSeen = map[string]bool{}
+	}
+	seen := m.inSeen
+	clear(seen)
 	keys := m.ModelKeys()
 	m.evalKeys = keys // the same for the preemption check after the rules
 	// The same slice every refresh: an endpoint is 2 KiB, and a fleet's
@@ -99,6 +104,7 @@ func (m *Monitor) input(now time.Time) diagnosis.Input {
 	}
 	in.Events = m.runEvents(now)
 	m.inEps = in.Endpoints
+	clear(seen) // nothing held past the input
 	return in
 }
 

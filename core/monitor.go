@@ -78,6 +78,7 @@ type Monitor struct {
 	buf        []model.Point
 	series     map[model.Key]*diagnosis.SeriesBuf // the rules' series, reused every refresh
 	inEps      []diagnosis.Endpoint               // the rules' endpoints, reused every refresh
+	inSeen     map[string]bool                    // input's endpoints seen, reused
 	keys       []model.Key                        // primaryKey's, reused
 	evalKeys   []model.Key                        // the model keys the rules judged at the last evaluation
 }
