@@ -143,23 +143,59 @@ func listening(fsys fs.FS, port int) map[string]bool {
 
 // eachListener calls f with the local address, the port (both as the
 // kernel writes them: hex) and the inode of every listening TCP socket
-// (IPv4 and IPv6).
+// (IPv4 and IPv6). The tables hold every connection on the machine
+// (thousands where tests or a proxy churn them: 600 kB here): they are
+// streamed through one buffer and a line becomes strings only when its
+// socket listens (a string per field of every line was 4 MB of garbage a
+// read, three reads as the monitor starts).
 func eachListener(fsys fs.FS, f func(addr, port, inode string)) {
 	for _, name := range []string{"net/tcp", "net/tcp6"} {
-		b, err := fs.ReadFile(fsys, name)
+		file, err := fsys.Open(name)
 		if err != nil {
 			continue
 		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		for sc.Scan() {
-			fl := strings.Fields(sc.Text())
-			if len(fl) < 10 || fl[3] != "0A" { // 0A: TCP_LISTEN
+		r := bufio.NewReaderSize(file, 32<<10)
+		for {
+			line, err := r.ReadSlice('\n')
+			if err == bufio.ErrBufferFull {
+				for err == bufio.ErrBufferFull { // no table line is this long: skip it
+					_, err = r.ReadSlice('\n')
+				}
 				continue
 			}
-			if addr, p, ok := strings.Cut(fl[1], ":"); ok {
-				f(addr, p, fl[9])
+			if len(line) > 0 {
+				listener(line, f)
+			}
+			if err != nil {
+				break
 			}
 		}
+		file.Close()
+	}
+}
+
+// listener calls f for one line of a socket table when its socket listens:
+// "sl local_address rem_address st … uid timeout inode …", st 0A.
+func listener(line []byte, f func(addr, port, inode string)) {
+	var fl [10][]byte
+	n := 0
+	for n < len(fl) {
+		line = bytes.TrimLeft(line, " \t\r\n")
+		if len(line) == 0 {
+			break
+		}
+		end := bytes.IndexAny(line, " \t\r\n")
+		if end < 0 {
+			end = len(line)
+		}
+		fl[n], line = line[:end], line[end:]
+		n++
+	}
+	if n < len(fl) || string(fl[3]) != "0A" { // 0A: TCP_LISTEN
+		return
+	}
+	if addr, p, ok := bytes.Cut(fl[1], []byte(":")); ok {
+		f(string(addr), string(p), string(fl[9]))
 	}
 }
 
