@@ -72,7 +72,7 @@ func rulePreempt(e *env) []Finding {
 			continue
 		}
 		if !p.OK {
-			if ep.Engine() == model.VLLM || ep.Engine() == model.SGLang {
+			if engines.PreemptionOf(ep.Engine()).Counted != "" {
 				e.lack(ep, "preemption counter (no data in the window)")
 			}
 			continue // llama.cpp, Ollama, TGI: no preemption counter to read
@@ -81,8 +81,8 @@ func rulePreempt(e *env) []Finding {
 			continue
 		}
 		word := "preemptions"
-		if ep.Engine() == model.SGLang {
-			word = "retractions"
+		if w := engines.PreemptionOf(ep.Engine()).Counted; w != "" {
+			word = w
 		}
 		ev := []Evidence{{Text: fmt.Sprintf("%s %s/s > %s/s (%s in %s)", word, num(p.V), num(e.cfg.PreemptPS), optNum(ep.State.Preemptions), dur(ep.State.RateWindow)),
 			Source: metricSource(*ep, "preemptions"), Window: ep.State.RateWindow}}
@@ -307,7 +307,9 @@ func llamaContext(e *env, ep Endpoint) []Action {
 		if maxPrompt > 0 {
 			grow.Why += fmt.Sprintf(": the log shows prompts of up to %d tokens rejected by a %d-token slot", maxPrompt, slotCtx)
 		}
-		grow.Why += "; llama.cpp never preempts, so what does not fit waits or is rejected"
+		if engines.PreemptionOf(ep.Engine()).Never {
+			grow.Why += "; " + engines.Name(ep.Engine()) + " never preempts, so what does not fit waits or is rejected"
+		}
 	}
 	acts := []Action{grow}
 	if dt, ok := infoKey(ep, "cache_type_k", "cache_dtype", "kv_cache_dtype"); !ok || dt == "f16" || dt == "bf16" || dt == "f32" {

@@ -134,6 +134,29 @@ type Spec struct {
 	// RoleLabel, when set, is the label whose value says an engine's
 	// prefill/decode role (KServe's llm_isvc_role).
 	RoleLabel string
+	// Preemption is what it does with a running request its KV pool
+	// cannot hold.
+	Preemption Preemption
+}
+
+// Preemption is what an engine does when its KV pool cannot hold every
+// running request's growing context.
+type Preemption struct {
+	// Counted names the requests it evicts, as its counter counts them
+	// (vLLM "preemptions", SGLang "retractions"); "" where it counts none
+	// the adapters read.
+	Counted string
+	// Never: it never evicts a running request; what does not fit waits
+	// or is rejected (llama-server's slots).
+	Never bool
+}
+
+// PreemptionOf is an engine's Preemption (zero when unknown).
+func PreemptionOf(e model.Engine) Preemption {
+	if s := Of(e); s != nil {
+		return s.Preemption
+	}
+	return Preemption{}
 }
 
 // Wrapped is how a wrapping layer serves one of Like's names: Strips cut,

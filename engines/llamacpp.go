@@ -28,6 +28,9 @@ var LlamaCpp = Spec{
 	Hint404: "start llama-server with --metrics (env LLAMA_ARG_ENDPOINT_METRICS=1); " +
 		"in router mode pass --metrics-path '/metrics?model=ID'",
 	KVAgg: "max",
+	// A slot holds its request's context for the request's life: what
+	// does not fit a slot is rejected, what finds no free slot waits.
+	Preemption: Preemption{Never: true},
 	// Older llama-server builds only; newer ones have no KV metric (llmtop reads /slots).
 	Rules: true,
 	Fleet: &Fleet{Present: model.Running,

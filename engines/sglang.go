@@ -24,6 +24,9 @@ var SGLang = Spec{
 	// prefill (sending) instance (req_time_stats).
 	KVSentSide: true,
 	Rules:      true,
+	// sglang:num_retracted_requests_total: the scheduler retracts a
+	// decoding request when the pool runs out and re-queues it
+	Preemption: Preemption{Counted: "retractions"},
 	Fleet: &Fleet{Present: model.Running,
 		Gauges: []model.Gauge{model.Running, model.Waiting, model.KVUsage, model.GenTPSGauge,
 			model.PDBootstrapQueue, model.PDPreallocQueue, model.PDTransferQueue},

@@ -27,6 +27,9 @@ var VLLM = Spec{
 	DPLabel:    "engine",
 	KVAgg:      "max",
 	Rules:      true,
+	// vllm:num_preemptions_total: a preempted request is freed and
+	// recomputed later
+	Preemption: Preemption{Counted: "preemptions"},
 	Fleet: &Fleet{Present: model.Running,
 		Gauges: []model.Gauge{model.Running, model.Waiting, model.KVUsage},
 		Counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens),
