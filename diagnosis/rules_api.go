@@ -17,7 +17,7 @@ import (
 
 func init() {
 	register(
-		rule{id: "api_rejections", checks: "requests not turned away at admission (TGI 429 overloaded, HTTP 429/503)",
+		rule{id: "api_rejections", checks: "requests not turned away at admission (" + engines.TGI.Name + " 429 overloaded, HTTP 429/503)",
 			needs: needMetrics, hold: holdShort, local: true, eval: ruleRejections},
 		rule{id: "api_http_errors", checks: "API answers without a rising share of HTTP 5xx",
 			needs: needMetrics, hold: holdShort, local: true, eval: ruleHTTPErrors},
@@ -63,11 +63,13 @@ func ruleHTTPErrors(e *env) []Finding {
 // rejectReasons are the finish reasons that are a rejection at admission.
 var rejectReasons = []string{"overloaded"}
 
-// admission is each engine's admission limit: the flag, what a client gets
-// past it, and its default.
-var admission = map[model.Engine]struct{ flag, answer, def string }{
-	model.TGI:    {"--max-concurrent-requests", "HTTP 429", "128"},
-	model.Ollama: {"OLLAMA_MAX_QUEUE", "HTTP 503", "512"},
+// admission is an engine's admission limit (engines.Admission), and
+// whether it has one.
+func admission(eng model.Engine) (engines.Admission, bool) {
+	if s := engines.Of(eng); s != nil && s.Levers.Admission.Flag != "" {
+		return s.Levers.Admission, true
+	}
+	return engines.Admission{}, false
 }
 
 func ruleRejections(e *env) []Finding {
@@ -91,10 +93,10 @@ func ruleRejections(e *env) []Finding {
 			sev = model.SevCrit
 		}
 		eng := ep.Engine()
-		adm, ok := admission[eng]
+		adm, ok := admission(eng)
 		limitText := "its admission limit"
 		if ok {
-			limitText = fmt.Sprintf("%s (default %s)", adm.flag, adm.def)
+			limitText = fmt.Sprintf("%s (default %s)", adm.Flag, adm.Default)
 		}
 		f := Finding{Endpoint: ep.URL, Category: API, Severity: sev,
 			Title: fmt.Sprintf("requests turned away at admission (%s rejected)", pct(share)),
@@ -106,7 +108,7 @@ func ruleRejections(e *env) []Finding {
 				{Change: "clients: retry 429/503 with backoff and jitter", Why: "a rejected request cost nothing yet: a retry later gets in", TradeOff: "latency for the retried requests"},
 			}}
 		if ok {
-			a := Action{Change: adm.flag + " higher (default " + adm.def + ")",
+			a := Action{Change: adm.Flag + " higher (default " + adm.Default + ")",
 				Why:      "admits more requests at once: they queue in the engine instead of failing",
 				TradeOff: "queued requests wait longer (TTFT rises) and hold memory; raise it only while TTFT and KV leave room"}
 			if st := ep.State; st.KVUsage.OK && st.KVUsage.V >= e.cfg.KVHigh {
@@ -120,8 +122,8 @@ func ruleRejections(e *env) []Finding {
 }
 
 func answerOf(eng model.Engine) string {
-	if a, ok := admission[eng]; ok {
-		return a.answer
+	if a, ok := admission(eng); ok {
+		return a.Rejects
 	}
 	return "an error"
 }

@@ -285,11 +285,20 @@ type Levers struct {
 	// TensorParallel are the flags that set the tensor-parallel degree
 	// (read from the engine's command line, not advised).
 	TensorParallel []string
+	// Admission is its limit on requests admitted at once, past which it
+	// turns requests away instead of queueing them (zero: it has none).
+	Admission Admission
 	// Precision are the flags whose value names a number format the GPU
 	// must compute in (weights dtype, quantisation, KV-cache dtype), read
 	// from the engine's command line to judge them against the GPU's
 	// compute capability.
 	Precision []string
+}
+
+// Admission is an engine's admission limit: the flag (or environment
+// variable) that sets it, what a client gets past it, and its default.
+type Admission struct {
+	Flag, Rejects, Default string
 }
 
 // Probe names an engine's own routes that the behaviour probe reads beyond

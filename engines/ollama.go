@@ -17,9 +17,11 @@ var Ollama = Spec{
 		RepeatPenalty: "PARAMETER repeat_penalty 1.1 in the Modelfile (or options.repeat_penalty)",
 		Quantize:      Change{Change: "a q4_K_M tag of the model; check /api/ps size_vram = size (no CPU offload)", Why: "fewer bytes per token; partial CPU offload is slow", TradeOff: "accuracy vs size"},
 		Cap:           "OLLAMA_NUM_PARALLEL=%s",
-		MaxLen:        "OLLAMA_CONTEXT_LENGTH=%s",
-		FP8KV:         Change{Change: "OLLAMA_KV_CACHE_TYPE=q8_0 (with OLLAMA_FLASH_ATTENTION=1)", Why: "halves the KV cache", TradeOff: "small accuracy cost"},
-		ShrinkKV:      Change{Change: "OLLAMA_CONTEXT_LENGTH=8192 (or num_ctx lower), OLLAMA_NUM_PARALLEL=1", Why: "the KV grows with context × parallel", TradeOff: "shorter context, less concurrency"},
+		// 503 past the queue (envconfig/config.go); no /metrics counts it
+		Admission: Admission{Flag: "OLLAMA_MAX_QUEUE", Rejects: "HTTP 503", Default: "512"},
+		MaxLen:    "OLLAMA_CONTEXT_LENGTH=%s",
+		FP8KV:     Change{Change: "OLLAMA_KV_CACHE_TYPE=q8_0 (with OLLAMA_FLASH_ATTENTION=1)", Why: "halves the KV cache", TradeOff: "small accuracy cost"},
+		ShrinkKV:  Change{Change: "OLLAMA_CONTEXT_LENGTH=8192 (or num_ctx lower), OLLAMA_NUM_PARALLEL=1", Why: "the KV grows with context × parallel", TradeOff: "shorter context, less concurrency"},
 		Prefill: func(int) Change {
 			return Change{Change: "num_batch 1024 (request option or Modelfile PARAMETER)", Why: "default 512 prompt tokens per batch", TradeOff: "more VRAM"}
 		},

@@ -42,6 +42,10 @@ var TGI = Spec{
 		},
 		ActivationRoom: Change{Change: "--max-batch-prefill-tokens lower, --cuda-memory-fraction 0.9", Why: "smaller prefill peak", TradeOff: "slower long prompts"},
 		Precision:      []string{"--dtype", "--quantize"},
+		// 429 past the semaphore (router/src/infer/mod.rs:
+		// limit_concurrent_requests.try_acquire_owned), counted as
+		// tgi_request_failure{err="overloaded"}
+		Admission: Admission{Flag: "--max-concurrent-requests", Rejects: "HTTP 429", Default: "128"},
 		// TGI batches by tokens: --max-batch-size only binds on hardware
 		// without unpadded inference (launcher --help); on GPUs the running
 		// batch is bounded by --max-batch-total-tokens.
