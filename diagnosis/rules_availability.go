@@ -165,17 +165,18 @@ func ruleMetricsErr(e *env) []Finding {
 					title = "metrics endpoint has no " + strings.TrimSuffix(rest, " metrics") + " metrics"
 				}
 			}
+			spec := engines.Of(ep.Engine())
 			switch {
 			case answers && strings.Contains(ep.Scrape.Hint, "these look like"):
 				cause = "the route serves another engine's metrics: the engine given with --engine does not match the server"
 				acts = []Action{{Change: "drop --engine (llmtop detects the engine), or name the engine the metrics belong to",
 					Why: ep.Scrape.Hint, TradeOff: "none"}}
-			case ep.Engine() == model.VLLM:
-				cause = "vLLM always serves /metrics on its API port: this is another port or route, or a proxy that does not forward /metrics"
-				if answers {
-					cause = "vLLM started with " + engines.VLLMDisableLogStats + " serves /metrics without its " + engines.VLLM.Prefix() + " metrics"
-					acts = []Action{{Change: "restart vLLM without " + engines.VLLMDisableLogStats, Why: "that flag turns off vLLM's stats, the Prometheus ones included",
-						TradeOff: "the periodic stats log line comes back too (" + engines.VLLMStatsInterval + " sets its period)"}}
+			case spec != nil && spec.MetricsAlways:
+				cause = spec.Name + " always serves " + spec.MetricsPath + " on its API port: this is another port or route, or a proxy that does not forward " + spec.MetricsPath
+				if answers && spec.StatsOff != "" {
+					cause = spec.Name + " started with " + spec.StatsOff + " serves " + spec.MetricsPath + " without its " + spec.Prefix() + " metrics"
+					on := spec.Levers.StatsOn
+					acts = []Action{{Change: on.Change, Why: on.Why, TradeOff: on.TradeOff}}
 				}
 			}
 		case model.ErrServer:
@@ -196,7 +197,7 @@ func ruleMetricsErr(e *env) []Finding {
 				Why: "a loop never reaches the metrics; another host is only followed when asked (the API key is never sent there)", TradeOff: "none"}}
 		case model.ErrAuth:
 			cause = "the endpoint requires an API key"
-			acts = []Action{{Change: "--api-key (or OPENAI_API_KEY)", Why: "vLLM --api-key and proxies reject unauthenticated scrapes", TradeOff: "none"}}
+			acts = []Action{{Change: "--api-key (or OPENAI_API_KEY)", Why: engines.VLLM.Name + " " + engines.VLLM.Levers.APIKey + " and proxies reject unauthenticated scrapes", TradeOff: "none"}}
 		default:
 			if ep.isDown() {
 				// Nothing answered: whether the metrics route works is not

@@ -78,7 +78,8 @@ func TestAvailabilityRules(t *testing.T) {
 			down(model.ErrNotFound, "http://h:8000/metrics: 404 Not Found")(e)
 			e.Identity.Engine = model.VLLM
 		})), want: "metrics_unavailable", check: func(t *testing.T, f *Finding) {
-			if !hasAction(f, "API port") || hasAction(f, "--disable-log-stats") || strings.Contains(f.Cause, "switch") {
+			if !hasAction(f, "API port") || hasAction(f, "--disable-log-stats") || strings.Contains(f.Cause, "switch") ||
+				f.Cause != "vLLM always serves /metrics on its API port: this is another port or route, or a proxy that does not forward /metrics" {
 				t.Errorf("cause %q actions %+v", f.Cause, f.Actions)
 			}
 		}},
@@ -87,7 +88,8 @@ func TestAvailabilityRules(t *testing.T) {
 			e.Identity.Engine = model.VLLM
 		})), want: "metrics_unavailable", check: func(t *testing.T, f *Finding) {
 			if len(f.Actions) != 1 || !hasAction(f, "without --disable-log-stats") || !strings.Contains(f.Cause, "--disable-log-stats") ||
-				f.Title != "metrics endpoint has no vllm: metrics" {
+				f.Title != "metrics endpoint has no vllm: metrics" || f.Cause != "vLLM started with --disable-log-stats serves /metrics without its vllm: metrics" ||
+				f.Actions[0].Why != "that flag turns off vLLM's stats, the Prometheus ones included" {
 				t.Errorf("cause %q actions %+v", f.Cause, f.Actions)
 			}
 		}},

@@ -134,6 +134,12 @@ type Spec struct {
 	// RoleLabel, when set, is the label whose value says an engine's
 	// prefill/decode role (KServe's llm_isvc_role).
 	RoleLabel string
+	// MetricsAlways: it always serves its metrics route on its API port,
+	// so a 404 there is another port or route, or a proxy in front.
+	MetricsAlways bool
+	// StatsOff is the flag that keeps its metrics route answering
+	// without its own metrics ("" none); Levers.StatsOn undoes it.
+	StatsOff string
 	// Preemption is what it does with a running request its KV pool
 	// cannot hold.
 	Preemption Preemption
@@ -285,6 +291,12 @@ type Levers struct {
 	// TensorParallel are the flags that set the tensor-parallel degree
 	// (read from the engine's command line, not advised).
 	TensorParallel []string
+	// StatsOn turns its own metrics back on where StatsOff turned them
+	// off.
+	StatsOn Change
+	// APIKey is the flag that makes it ask every request for a key, the
+	// scrape of its metrics route included ("" none).
+	APIKey string
 	// Admission is its limit on requests admitted at once, past which it
 	// turns requests away instead of queueing them (zero: it has none).
 	Admission Admission
