@@ -59,6 +59,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.quitting = true
 			return tea.Quit
 		}
+		// A replay is driven from every screen, before another screen's key
+		// opens it: b from the help opened the benchmark's form in a replay,
+		// and enter loaded whatever now answers at the recorded URL.
+		if cmd, ok := m.replayKey(msg); ok {
+			return cmd
+		}
 		// Another screen's key opens it: the fleet's banner said "(+7: d)"
 		// and d did nothing there.
 		for i, o := range m.overlays {
@@ -67,8 +73,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				return m.openOverlay(i)
 			}
 		}
-		cmd, _ := m.replayKey(msg) // a replay is driven from every screen
-		return cmd
+		return nil
 	}
 	if cmd, ok := m.replayKey(msg); ok {
 		return cmd

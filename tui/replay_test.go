@@ -47,3 +47,28 @@ func TestReplayKeysInAnOverlayFooter(t *testing.T) {
 		t.Errorf("a live log view's footer names replay keys: %q", foot)
 	}
 }
+
+// In a replay the benchmark is off on every screen: from the help (or
+// any other overlay) b opened its form and enter sent load to whatever
+// now answers at the recorded URL (seen in tmux: "sent 2").
+func TestReplayBenchOffFromAnOverlay(t *testing.T) {
+	r := &fakeRunner{}
+	saved := append([]OverlaySpec(nil), overlaySpecs...)
+	t.Cleanup(func() { overlaySpecs = saved })
+	RegisterOverlay(OverlaySpec{ID: "bench", Key: DefaultKeyMap().Bench, New: func() Overlay { return NewBenchOverlay(r) }})
+	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: true, Replay: func(ReplayKey) {}})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+	m.Update(ReplayMsg{At: t0, Speed: 1})
+	for _, from := range []string{"?", "f", "l", "d", "e", "r"} {
+		m.Update(press(from))
+		m.Update(press("b"))
+		if _, cmd := m.Update(press("enter")); cmd != nil {
+			cmd()
+		}
+		out := ansi.Strip(m.Render())
+		if strings.Contains(out, "━ Benchmark ━") || len(r.specs) > 0 {
+			t.Fatalf("from %q, b in a replay opened the benchmark (runs %d):\n%s", from, len(r.specs), out)
+		}
+		m.Update(press("esc"))
+	}
+}
