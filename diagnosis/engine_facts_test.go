@@ -35,8 +35,6 @@ var engineSpelledAllowed = map[string]string{
 	"rules_api.go:spells the log line \"vllm_mm_limit\" of one engine":                                        notMoved,
 	"rules_decode.go:compares with model.VLLM":                                                                notMoved,
 	"rules_decode.go:names \"llama-server\" in \"log: llama-server's draft acceptance lines\"":                notMoved,
-	"rules_decode.go:names \"vLLM\" in \"; vLLM refuses a budget below %s, which is not exposed here …\"":     notMoved,
-	"rules_decode.go:names \"vLLM\" in \"fewer tokens per step (%d now), down to the concurrency cap …\"":     notMoved,
 	"rules_decode.go:spells the log line \"llamacpp_draft_acceptance\" of one engine":                         notMoved,
 	"rules_device.go:spells the log line \"sglang_weights_loaded\" of one engine":                             notMoved,
 	"rules_device.go:spells the log line \"vllm_fp8_marlin\" of one engine":                                   notMoved,

@@ -283,12 +283,17 @@ func stepBudgetStall(e *env, f Finding, ep Endpoint, d model.Dist, n int, at tim
 				Source: metricSource(ep, "prompt_len"), Window: pl.Window}
 		}
 	}
-	capFlag := engines.VLLM.Levers.Cap
+	// The budget is read from the start-up line of one engine's log: its
+	// levers are the ones that apply.
+	spec := engines.Of(engines.LogEngine(kindChunkedPrefill))
+	capFlag, name := spec.Levers.Cap, spec.Name
 	var withCap string // the cap lowered with the budget, when it must be
-	if c, ok := currentCap(ep); ok && c > m {
+	if c, ok := currentCap(ep); !spec.Levers.BudgetOverCap {
+		// the budget may go under the cap
+	} else if ok && c > m {
 		m = c
-		why = fmt.Sprintf("fewer tokens per step (%d now), down to the concurrency cap %d: vLLM refuses a budget below %s", n, c, flagOf(capFlag))
-	} else if c := engines.VLLM.Levers.CapDefaultMax; !ok && c > m {
+		why = fmt.Sprintf("fewer tokens per step (%d now), down to the concurrency cap %d: %s refuses a budget below %s", n, c, name, flagOf(capFlag))
+	} else if c := spec.Levers.CapDefaultMax; !ok && c > m {
 		// The cap is not exposed and its default may be above this budget,
 		// which vLLM then refuses at start (the sim's lora-starved, at 1024
 		// by default, was told 512 and did not start). Where the batch
@@ -300,10 +305,10 @@ func stepBudgetStall(e *env, f Finding, ep Endpoint, d model.Dist, n int, at tim
 				m = p
 			}
 			withCap = engines.Fill(capFlag, strconv.Itoa(m))
-			why += fmt.Sprintf("; vLLM refuses a budget below %s, which is not exposed here and is up to %d by default, so it goes to %d with it: the running batch peaked at %s over the %d refreshes seen",
-				flagOf(capFlag), c, m, num(peak), len(e.batch(&ep)))
+			why += fmt.Sprintf("; %s refuses a budget below %s, which is not exposed here and is up to %d by default, so it goes to %d with it: the running batch peaked at %s over the %d refreshes seen",
+				name, flagOf(capFlag), c, m, num(peak), len(e.batch(&ep)))
 		} else {
-			why += fmt.Sprintf("; vLLM refuses a budget below %s, which is not exposed here and is up to %d by default: lower it too if the engine does not start", flagOf(capFlag), c)
+			why += fmt.Sprintf("; %s refuses a budget below %s, which is not exposed here and is up to %d by default: lower it too if the engine does not start", name, flagOf(capFlag), c)
 		}
 	}
 	if m >= n {

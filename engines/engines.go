@@ -246,6 +246,9 @@ type Levers struct {
 	// StepBudget bounds the tokens one engine step carries (%s the
 	// tokens).
 	StepBudget string
+	// BudgetOverCap: it refuses to start with a StepBudget below its Cap
+	// (an advice that lowers the budget must not go under the cap).
+	BudgetOverCap bool
 	// Prefill gives prompts more tokens per prefill step, for a mean
 	// prompt of about n tokens (nil: no such lever).
 	Prefill func(n int) Change

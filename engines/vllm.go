@@ -56,6 +56,9 @@ var VLLM = Spec{
 		Quantize:      Change{Change: "serve an fp8/AWQ/GPTQ checkpoint (--quantization fp8 for on-the-fly fp8)", Why: "half the weight bytes read per token", TradeOff: "small accuracy cost"},
 		HostBuffers:   "--swap-space, --cpu-offload-gb, --kv-offloading-size",
 		Cap:           "--max-num-seqs %s",
+		// SchedulerConfig's check: max_num_batched_tokens must be at
+		// least max_num_seqs
+		BudgetOverCap: true,
 		StatsOn: Change{Change: "restart vLLM without " + VLLMDisableLogStats, Why: "that flag turns off vLLM's stats, the Prometheus ones included",
 			TradeOff: "the periodic stats log line comes back too (" + VLLMStatsInterval + " sets its period)"},
 		APIKey:             "--api-key",
