@@ -157,7 +157,7 @@ func inputOf(d *Data, k model.Key, i int, f *diagnosis.Finding) (rowInput, bool)
 	e := d.Info(k.Endpoint)
 	in := rowInput{keyIndex: i, window: d.Window, e: e, finding: f}
 	if f != nil {
-		in.title, in.sev = f.Title, f.Severity
+		in.title, in.sev = findingCell(f), f.Severity
 	}
 	if e == nil {
 		return in, true
@@ -201,6 +201,18 @@ func (c *fleetRowCache) build(d *Data, dst []fleetRow) []fleetRow {
 			if t, ok := top[u]; !ok || f.Severity > t.Severity {
 				top[u] = f
 			}
+		}
+	}
+	// a condition holding but not open yet stands on a row with no open
+	// finding: its dash read as a clean bill the rules had not given
+	ps := d.Core.Report().Pending
+	for i := range ps {
+		f := &ps[i].Finding
+		if f.Endpoint == "" {
+			continue
+		}
+		if t, ok := top[f.Endpoint]; !ok || (t.Opened.IsZero() && f.Severity > t.Severity) {
+			top[f.Endpoint] = f
 		}
 	}
 	keys := d.ModelKeys()
@@ -299,9 +311,9 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]*diagnosis.Finding) 
 		}
 	}
 	if f, ok := top[k.Endpoint]; ok {
-		r.finding, r.sev = f.Title, f.Severity
+		r.finding, r.sev = findingCell(f), f.Severity
 		r.findingLevel = LevelWarn
-		if f.Severity >= model.SevCrit {
+		if f.Severity >= model.SevCrit && !f.Opened.IsZero() {
 			r.findingLevel = LevelCrit
 		}
 	}
@@ -312,6 +324,16 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]*diagnosis.Finding) 
 	// finding said "decode", not the decode pool
 	r.text = strings.ToLower(r.name + " " + r.engine + " " + r.modelName + " " + r.state + " " + r.finding + " " + k.Endpoint + " " + string(r.role) + " " + r.layer)
 	return r
+}
+
+// findingCell is what the TOP FINDING column says of f: a condition not
+// open yet (a Pending's, Opened zero) is "forming: …", as the Diagnosis
+// pane says it.
+func findingCell(f *diagnosis.Finding) string {
+	if f.Opened.IsZero() {
+		return "forming: " + f.Title
+	}
+	return f.Title
 }
 
 // format fills the row's cells; only the rows on screen are formatted
