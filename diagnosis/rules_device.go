@@ -36,15 +36,6 @@ const (
 	replaysPerS = 1.0
 )
 
-// The catalogue rows that say how much memory the weights took.
-const (
-	kindVLLMWeights   = "vllm_model_loading"
-	kindSGLangWeights = "sglang_weights_loaded"
-	kindGGMLWeights   = "llamacpp_model_buffer"
-	kindVLLMKVMemory  = "vllm_kv_memory"
-	kindFP8Marlin     = "vllm_fp8_marlin"
-)
-
 // weightsOnGPU is the most memory one GPU's share of the weights took, by
 // the engine's own log (each tensor-parallel rank and each llama.cpp
 // device prints its own), with the line that said so.
@@ -53,24 +44,15 @@ func weightsOnGPU(e *env, ep Endpoint) (bytes float64, line model.Event, ok bool
 		if e.ahead(x.Time) {
 			continue
 		}
-		var v float64
-		switch x.Kind {
-		case kindVLLMWeights, kindSGLangWeights:
-			f, err := strconv.ParseFloat(x.Fields["gib"], 64)
-			if err != nil {
-				continue
-			}
-			v = f * (1 << 30)
-		case kindGGMLWeights:
-			f, err := strconv.ParseFloat(x.Fields["mib"], 64)
-			if err != nil {
-				continue
-			}
-			v = f * (1 << 20)
-		default:
+		a := engines.LogReports(x.Kind)
+		if a.What != engines.AmountWeights {
 			continue
 		}
-		if v > bytes {
+		f, err := strconv.ParseFloat(x.Fields[a.Field], 64)
+		if err != nil {
+			continue
+		}
+		if v := f * a.Unit; v > bytes {
 			bytes, line, ok = v, x, true
 		}
 	}
@@ -127,8 +109,9 @@ func ruleWeightsVRAM(e *env) []Finding {
 			left := d.MemTotal.V*frac - w
 			ev = append(ev, Evidence{Text: fmt.Sprintf("%s %.2f leaves %s for the KV cache and activations", flag, frac, gib(max(left, 0))), Source: "engine configuration"})
 		}
-		if kv, ok := newestEvent(e, *ep, kindVLLMKVMemory); ok {
-			ev = append(ev, Evidence{Text: "the engine's KV cache got " + kv.Fields["gib"] + " GiB", Source: "log: " + model.Clean(kv.Line)})
+		if kv, ok := newestEvent(e, *ep, func(k string) bool { return engines.LogReports(k).What == engines.AmountKV }); ok {
+			a := engines.LogReports(kv.Kind)
+			ev = append(ev, Evidence{Text: "the engine's KV cache got " + gibText(kv.Fields[a.Field], a.Unit), Source: "log: " + model.Clean(kv.Line)})
 		}
 		if ep.State.KVUsage.OK {
 			ev = append(ev, Evidence{Text: "KV cache " + pct(ep.State.KVUsage.V) + " full", Source: metricSource(*ep, "kv")})
@@ -153,12 +136,25 @@ func ruleWeightsVRAM(e *env) []Finding {
 	return out
 }
 
-// newestEvent is the endpoint's newest event of a kind.
-func newestEvent(e *env, ep Endpoint, kind string) (model.Event, bool) {
+// gibText is a size a log line stated in unit, in GiB: as the line wrote
+// it where it wrote GiB.
+func gibText(v string, unit float64) string {
+	if unit == 1<<30 {
+		return v + " GiB"
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return v
+	}
+	return gib(f * unit)
+}
+
+// newestEvent is the endpoint's newest event of a kind kind accepts.
+func newestEvent(e *env, ep Endpoint, kind func(string) bool) (model.Event, bool) {
 	var best model.Event
 	found := false
 	for _, x := range e.eventsOf(ep.URL) {
-		if x.Kind == kind && !e.ahead(x.Time) && (!found || !x.Time.Before(best.Time)) {
+		if kind(x.Kind) && !e.ahead(x.Time) && (!found || !x.Time.Before(best.Time)) {
 			best, found = x, true
 		}
 	}
@@ -225,7 +221,7 @@ func ccLess(a, b string) bool {
 func ruleDtypeCapability(e *env) []Finding {
 	var out []Finding
 	for ep := range each(e.in.Endpoints) {
-		marlin, logged := newestEvent(e, *ep, kindFP8Marlin)
+		marlin, logged := newestEvent(e, *ep, func(k string) bool { return engines.LogEmulates(k) == "fp8" })
 		ps := precisions(*ep)
 		var d model.GPU
 		haveCC := false

@@ -35,6 +35,14 @@ func TestWeightsAgainstGPUMemory(t *testing.T) {
 	// The same line on a 32 GiB GPU: the weights leave little at 0.9.
 	tight := input(ep(nil))
 	tight.LogsOn, tight.GPU, tight.Events = true, gpuSnap(30*gb, 32*gb), []model.Event{vllm}
+	// The KV cache's line beside it is evidence, in the GiB it said.
+	kvLine := realEvent("vllm_kv_memory", "(EngineCore_DP0 pid=497) INFO 10-03 07:29:40 [gpu_worker.py:298] Available KV cache memory: 1.25 GiB", map[string]string{"gib": "1.25"})
+	tightKV := input(ep(nil))
+	tightKV.LogsOn, tightKV.GPU, tightKV.Events = true, gpuSnap(30*gb, 32*gb), []model.Event{vllm, kvLine}
+	// llama-server states each device's weights in MiB.
+	ggml := realEvent("llamacpp_model_buffer", "load_tensors:        CUDA0 model buffer size = 22000.00 MiB", map[string]string{"device": "CUDA0", "mib": "22000.00"})
+	llama := input(ep(func(e *Endpoint) { e.Identity.Engine = model.LlamaCpp; e.State.Info = nil }))
+	llama.LogsOn, llama.GPU, llama.Events = true, gpuSnap(23*gb, 24*gb), []model.Event{ggml}
 	noGPU := input(ep(nil))
 	noGPU.LogsOn, noGPU.Events = true, []model.Event{vllm}
 	// No log: the checkpoint's index on disk (sources/host), 16.06e9 bytes
@@ -61,6 +69,16 @@ func TestWeightsAgainstGPUMemory(t *testing.T) {
 		{name: "27.5 GiB on 32 GiB", in: tight, want: "weights_vram", check: func(t *testing.T, f *Finding) {
 			if f.Severity != model.SevWarn || !hasEvidence(f, "--gpu-memory-utilization 0.90 leaves 1.3 GiB") || !hasAction(f, "--tensor-parallel-size 2") {
 				t.Errorf("%s %+v %+v", f.Severity, f.Evidence, f.Actions)
+			}
+		}},
+		{name: "the KV cache's line is evidence", in: tightKV, want: "weights_vram", check: func(t *testing.T, f *Finding) {
+			if !hasEvidence(f, "the engine's KV cache got 1.25 GiB") {
+				t.Errorf("%+v", f.Evidence)
+			}
+		}},
+		{name: "llama-server's MiB", in: llama, want: "weights_vram", check: func(t *testing.T, f *Finding) {
+			if !hasEvidence(f, "weights 21.5 GiB of GPU 0's 24.0 GiB") {
+				t.Errorf("%+v", f.Evidence)
 			}
 		}},
 		{name: "no GPU reading", in: noGPU, none: "weights_vram", lacks: "the weights against GPU memory (no GPU memory reading"},

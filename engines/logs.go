@@ -1,6 +1,10 @@
 package engines
 
-import "github.com/llmtop/llmtop/model"
+import (
+	"sync"
+
+	"github.com/llmtop/llmtop/model"
+)
 
 // LogLine is one known log message. An engine's own lines are in its file
 // (Spec.Logs); the lines of the runtimes engines share are in runtimes.go.
@@ -44,7 +48,53 @@ type LogLine struct {
 	// line means is known here, with the line; the diagnosis holds each
 	// failure's cause and the arithmetic of its fix.
 	Finding string
+	// Reports, when set, is a size the line states, which the diagnosis
+	// weighs (the memory the weights took on a GPU, the KV cache's).
+	Reports Amount
+	// Emulates, when set, is the number format the line says the GPU has
+	// no compute for, so the engine expands it in software ("fp8":
+	// weight-only fp8 through Marlin kernels).
+	Emulates string
 }
+
+// Amount is a size a log line states: what it is, the field that holds it
+// and the bytes in one of its units.
+type Amount struct {
+	What  string
+	Field string
+	Unit  float64
+}
+
+// What an Amount is.
+const (
+	// AmountWeights is the memory one GPU's share of the weights took.
+	AmountWeights = "weights"
+	// AmountKV is the memory the KV cache got.
+	AmountKV = "kv"
+)
+
+// gibOf and mibOf are amounts stated in GiB and MiB in field f.
+func gibOf(what, f string) Amount { return Amount{What: what, Field: f, Unit: 1 << 30} }
+func mibOf(what, f string) Amount { return Amount{What: what, Field: f, Unit: 1 << 20} }
+
+// LogReports is what a log line kind states (zero when none).
+func LogReports(kind string) Amount { return byID()[kind].Reports }
+
+// LogEmulates is the number format a log line kind says the GPU emulates
+// ("" none).
+func LogEmulates(kind string) string { return byID()[kind].Emulates }
+
+// byID is the catalogue by kind (the first row of a kind), built once: the
+// diagnosis asks it of every event it reads.
+var byID = sync.OnceValue(func() map[string]LogLine {
+	m := map[string]LogLine{}
+	for _, l := range LogLines() {
+		if _, ok := m[l.ID]; !ok {
+			m[l.ID] = l
+		}
+	}
+	return m
+})
 
 const (
 	info = model.SevInfo

@@ -105,8 +105,8 @@ var ggmlLogs = []LogLine{
 		Title:   "illegal instruction (SIGILL)",
 		Meaning: "the binary uses CPU instructions this CPU lacks (AVX…): use a build for this CPU"},
 	{ID: "llamacpp_model_buffer", Engines: ggmlEngines, Sev: info, Category: "memory", Needle: " buffer size = ",
-		Regex:   `load_tensors: +(?P<device>(?:CUDA|ROCm|Vulkan)\d+) (?:model )?buffer size = +(?P<mib>[\d.]+) MiB`,
-		Title:   "weights take {mib} MiB on {device}",
+		Regex: `load_tensors: +(?P<device>(?:CUDA|ROCm|Vulkan)\d+) (?:model )?buffer size = +(?P<mib>[\d.]+) MiB`,
+		Title: "weights take {mib} MiB on {device}", Reports: mibOf(AmountWeights, "mib"),
 		Meaning: "the model's weights on this GPU (a CPU buffer beside it means layers run on the CPU: raise -ngl)"},
 }
 

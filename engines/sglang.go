@@ -185,8 +185,8 @@ var sglangLogs = []LogLine{
 		Title:   "SGLang: {endpoint} is deprecated",
 		Meaning: "a client (maybe a monitor) uses an old endpoint: /model_info, /server_info, /v1/loads replace them"},
 	{ID: "sglang_weights_loaded", Sev: info, Category: "memory", Needle: "Load weight end.",
-		Regex:   `Load weight end\.(?:.*?avail mem=(?P<avail_gb>[\d.]+) GB)?.*?mem usage=(?P<gib>[\d.]+) GB`,
-		Title:   "weights take {gib} GB on each GPU",
+		Regex: `Load weight end\.(?:.*?avail mem=(?P<avail_gb>[\d.]+) GB)?.*?mem usage=(?P<gib>[\d.]+) GB`,
+		Title: "weights take {gib} GB on each GPU", Reports: gibOf(AmountWeights, "gib"),
 		Meaning: "the memory the model's weights took on this rank's GPU, and what was left for the KV cache and activations (SGLang's GB are GiB)"},
 }
 
