@@ -424,6 +424,15 @@ func (o *applyOverlay) View(d *Data, w, h int) string {
 	return lines(out, h)
 }
 
+// toApply is a plan's mark as the confirmation words it: "applied: X" is
+// "to apply: X" (an undo's "undo: …" stays).
+func toApply(mark string) string {
+	if rest, ok := strings.CutPrefix(mark, "applied: "); ok {
+		return "to apply: " + rest
+	}
+	return mark
+}
+
 func (o *applyOverlay) planLines(d *Data, w int) []string {
 	s := d.Styles
 	p := o.plan
@@ -434,7 +443,8 @@ func (o *applyOverlay) planLines(d *Data, w int) []string {
 	if !p.OK {
 		return append(out, "", "nothing llmtop can apply: the change above needs a person ("+d.Keys.Back.Help().Key+" back)")
 	}
-	out = append(out, "", s.Title.Render(clip(p.Mark, w)))
+	// the run's mark says "applied: …" once it is; before y it is not yet
+	out = append(out, "", s.Title.Render(clip(toApply(p.Mark), w)))
 	for _, l := range p.Diff {
 		out = append(out, clip("  "+l, w))
 	}

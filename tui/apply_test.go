@@ -60,10 +60,15 @@ func TestApplyOverlay(t *testing.T) {
 		Old: "vllm serve m --max-num-seqs 16", New: "vllm serve m --max-num-seqs 32", Grace: 30e9}
 	o.HandleKey(press("enter"), d)
 	v = applyView(o, d)
-	for _, want := range []string{"applied: queue_backlog → --max-num-seqs 16 → 32", "then: vllm serve m --max-num-seqs 32", "waits up to 30s for it to drain, then sends SIGKILL"} {
+	for _, want := range []string{"to apply: queue_backlog → --max-num-seqs 16 → 32", "then: vllm serve m --max-num-seqs 32", "waits up to 30s for it to drain, then sends SIGKILL"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("confirmation lacks %q:\n%s", want, v)
 		}
+	}
+	// nothing is applied before y: the confirmation read "applied: …"
+	// above "y restart the engine with this change"
+	if strings.Contains(v, "applied:") {
+		t.Errorf("the confirmation says the change is applied before y:\n%s", v)
 	}
 	// The engine dies after the change: reported against it, undo offered.
 	o.stage = applyWaitServe
