@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -87,16 +88,13 @@ func ruleLogMismatch(e *env) []Finding {
 	return out
 }
 
-// sameEngineFamily: a log may name the engine under the one serving: Triton
-// runs TensorRT-LLM, and Ollama's runner is llama.cpp and logs as it.
+// sameEngineFamily: a log may name the engine under the one serving
+// (engines.Spec.Runs: Triton runs TensorRT-LLM, and Ollama's runner is
+// llama.cpp and logs as it).
 func sameEngineFamily(log, served model.Engine) bool {
-	switch {
-	case log == served:
-		return true
-	case served == model.Triton && log == model.TRTLLM:
-		return true
-	case served == model.Ollama && log == model.LlamaCpp:
+	if log == served {
 		return true
 	}
-	return false
+	s := engines.Of(served)
+	return s != nil && s.Runs != model.Unknown && s.Runs == log
 }

@@ -109,3 +109,25 @@ func TestEndpointFromStoreKeepsTheLogPicture(t *testing.T) {
 		t.Fatalf("state %v %v, log %v", e.State.Source, e.State.Running, e.Log.Running)
 	}
 }
+
+// A log names the engine under the server (engines.Spec.Runs), never
+// another one.
+func TestSameEngineFamily(t *testing.T) {
+	for _, c := range []struct {
+		log, served model.Engine
+		want        bool
+	}{
+		{model.VLLM, model.VLLM, true},
+		{model.TRTLLM, model.Triton, true},
+		{model.LlamaCpp, model.Ollama, true},
+		{model.Ollama, model.LlamaCpp, false},
+		{model.Triton, model.TRTLLM, false},
+		{model.VLLM, model.SGLang, false},
+		{model.Unknown, model.VLLM, false},
+		{model.Unknown, model.Unknown, true},
+	} {
+		if got := sameEngineFamily(c.log, c.served); got != c.want {
+			t.Errorf("sameEngineFamily(%q, %q) = %v, want %v", c.log, c.served, got, c.want)
+		}
+	}
+}

@@ -140,6 +140,11 @@ type Spec struct {
 	// StatsOff is the flag that keeps its metrics route answering
 	// without its own metrics ("" none); Levers.StatsOn undoes it.
 	StatsOff string
+	// Runs, when set, is the engine that runs under this server and
+	// writes the log lines of its own (Triton runs TensorRT-LLM;
+	// Ollama's runner is llama.cpp and logs as it): a log that names it
+	// is this server's.
+	Runs model.Engine
 	// Preemption is what it does with a running request its KV pool
 	// cannot hold.
 	Preemption Preemption

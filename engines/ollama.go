@@ -7,6 +7,8 @@ var Ollama = Spec{
 	ID:    model.Ollama,
 	Name:  "Ollama",
 	Ports: []int{11434},
+	// its runner is llama.cpp's server, and logs as it
+	Runs: model.LlamaCpp,
 	Levers: Levers{
 		Warmup:        Change{Change: "OLLAMA_KEEP_ALIVE=-1 (or a longer keep_alive per request)", Why: "Ollama unloads idle models after 5 m and reloads on the next request", TradeOff: "the model keeps its VRAM while idle"},
 		EnableMetrics: Change{Change: "attach the log (--log/--docker): Ollama has no Prometheus endpoint", Why: "per-request stats only exist in responses and logs", TradeOff: "none"},

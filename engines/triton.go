@@ -13,6 +13,7 @@ var Triton = Spec{
 	Hint404:     "Triton serves metrics on its metrics port (default 8002, --allow-metrics/--metrics-port): point llmtop at http://HOST:8002",
 	KVAgg:       "max",
 	Rules:       true,
+	Runs:        model.TRTLLM,
 	// The levers of the TensorRT-LLM engine it serves (its batch, context,
 	// KV memory and quantisation are the engine's settings), none of
 	// trtllm-serve's own front end: Triton fixes the TP degree when the
