@@ -189,7 +189,7 @@ func hasEngineGPU(g *model.GPUSnapshot) bool {
 // requests and shorter contexts.
 func kvActions(e *env, ep Endpoint) []Action {
 	eng := ep.Engine()
-	if eng == model.LlamaCpp {
+	if engines.HasSlots(eng) {
 		return llamaContext(e, ep)
 	}
 	free, share, gpu, gpuOK := headroom(e)

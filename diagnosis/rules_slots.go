@@ -15,7 +15,7 @@ import (
 // queue behind a small cap on an engine without TTFT (llama.cpp) was silent.
 
 func init() {
-	register(rule{id: "concurrency_cap", checks: "running requests below the concurrency cap (llama.cpp slots) while requests wait",
+	register(rule{id: "concurrency_cap", checks: "running requests below the concurrency cap (" + engines.LlamaCpp.Name + " slots) while requests wait",
 		needs: needMetrics, hold: holdDefault, local: true, eval: ruleConcurrencyCap})
 }
 
@@ -37,7 +37,7 @@ func ruleConcurrencyCap(e *env) []Finding {
 			continue
 		}
 		limit, ok := currentCap(*ep)
-		if !ok && ep.Engine() == model.LlamaCpp && st.Running.OK && st.Running.V >= 1 {
+		if !ok && engines.HasSlots(ep.Engine()) && st.Running.OK && st.Running.V >= 1 {
 			// llama-server defers a request only when no slot is free: the
 			// busy slots are all of them, /slots or not (issue 14 item 16).
 			limit, ok = int(st.Running.V), true
@@ -52,7 +52,7 @@ func ruleConcurrencyCap(e *env) []Finding {
 		if ttftJudged(e, *ep) {
 			continue // the TTFT rules say whether the wait matters (ttft_queueing explains it at the cap)
 		}
-		if st.KVUsage.OK && st.KVUsage.V >= 0.9 && ep.Engine() != model.LlamaCpp {
+		if st.KVUsage.OK && st.KVUsage.V >= 0.9 && !engines.HasSlots(ep.Engine()) {
 			continue // a full shared KV pool, not the cap, holds requests back: the KV rules say so
 		}
 		out = append(out, capFinding(e, *ep, limit, waiting))
@@ -72,7 +72,7 @@ func capFinding(e *env, ep Endpoint, limit int, waiting model.Opt) Finding {
 	st := ep.State
 	eng := ep.Engine()
 	unit, slots := "running requests", "concurrency slots"
-	if eng == model.LlamaCpp {
+	if engines.HasSlots(eng) {
 		unit, slots = "slots busy", "slots"
 	}
 	f := Finding{ID: "concurrency_cap", Endpoint: ep.URL, Category: Queueing, Severity: model.SevWarn,
@@ -104,21 +104,21 @@ func capFinding(e *env, ep Endpoint, limit int, waiting model.Opt) Finding {
 	n := min(max(int(math.Ceil(st.Running.V+waiting.V)), limit+1), 2*limit)
 	a := Action{Change: capChange(eng, n), Why: fmt.Sprintf("%s requests want a slot at once; %d run", num(st.Running.V+waiting.V), limit),
 		TradeOff: "requests share each step: per-token latency rises with the batch, and more requests hold KV cache at once"}
-	if eng == model.LlamaCpp {
-		a = llamaSlots(ep, n, a)
+	if engines.HasSlots(eng) && levers(eng).CapPool.Change != "" {
+		a = slotsPool(ep, n, a)
 	}
 	f.Actions = []Action{a, replicas(ep)}
 	return f
 }
 
-// llamaSlots is the llama.cpp advice for n slots. Since unified KV became
+// slotsPool is the advice for n slots (llama-server's). Since unified KV became
 // the default with automatic -np, an explicit -np N turns it off and
 // splits -c into N per-slot caches (tools/server/server.cpp: "setting
 // n_parallel = 4 and kv_unified = true (add -kvu to disable this)", PR
 // #16736); -np N -c N×perSlot would multiply the KV memory: the cap that
 // keeps one pool is the engine's Levers.CapPool.
-func llamaSlots(ep Endpoint, n int, a Action) Action {
-	l := engines.LlamaCpp.Levers.CapPool
+func slotsPool(ep Endpoint, n int, a Action) Action {
+	l := levers(ep.Engine()).CapPool
 	pool := "as it is"
 	if c := ep.State.KVCapacityTokens; c.OK && c.V > 0 {
 		pool = strconv.Itoa(int(c.V))

@@ -140,6 +140,11 @@ type Spec struct {
 	// StatsOff is the flag that keeps its metrics route answering
 	// without its own metrics ("" none); Levers.StatsOn undoes it.
 	StatsOff string
+	// Slots: its concurrency cap is a fixed set of slots, each holding its
+	// request's context in its share of one -c pool (llama-server): a
+	// request waits only when no slot is free, so the busy slots are the
+	// cap; a slot never gives its KV up to another request.
+	Slots bool
 	// Runs, when set, is the engine that runs under this server and
 	// writes the log lines of its own (Triton runs TensorRT-LLM;
 	// Ollama's runner is llama.cpp and logs as it): a log that names it
@@ -160,6 +165,13 @@ type Preemption struct {
 	// Never: it never evicts a running request; what does not fit waits
 	// or is rejected (llama-server's slots).
 	Never bool
+}
+
+// HasSlots reports whether an engine's concurrency cap is slots
+// (Spec.Slots).
+func HasSlots(e model.Engine) bool {
+	s := Of(e)
+	return s != nil && s.Slots
 }
 
 // PreemptionOf is an engine's Preemption (zero when unknown).

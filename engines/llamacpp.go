@@ -31,6 +31,7 @@ var LlamaCpp = Spec{
 	// A slot holds its request's context for the request's life: what
 	// does not fit a slot is rejected, what finds no free slot waits.
 	Preemption: Preemption{Never: true},
+	Slots:      true,
 	// Older llama-server builds only; newer ones have no KV metric (llmtop reads /slots).
 	Rules: true,
 	Fleet: &Fleet{Present: model.Running,
