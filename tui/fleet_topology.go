@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/llmtop/llmtop/model"
 )
@@ -159,6 +160,7 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 // all (absent is not zero: no verdict).
 func kvVerdict(d *Data, rows []*fleetRow) string {
 	var count, reqs float64
+	var span time.Duration // the longest any member's count covers
 	exposed, young, sent := false, false, false
 	for _, r := range rows {
 		sent = sent || r.kvSent
@@ -167,10 +169,14 @@ func kvVerdict(d *Data, rows []*fleetRow) string {
 		}
 		exposed = true
 		count += r.xfer.Count
+		span = max(span, r.xfer.Window)
 		reqs += r.reqs.Or(0)
 		if r.young {
 			young = true
 		}
+	}
+	if span <= 0 || span > d.Window {
+		span = d.Window
 	}
 	switch {
 	case sent && count == 0:
@@ -180,11 +186,11 @@ func kvVerdict(d *Data, rows []*fleetRow) string {
 	case !exposed:
 		return "KV hand-over: not exposed"
 	case count > 0:
-		return fmt.Sprintf("KV handed over: %s in %s", fmtNum(model.Some(count)), fmtDur(d.Window))
+		return fmt.Sprintf("KV handed over: %s in %s", fmtNum(model.Some(count)), fmtDur(span))
 	case young || reqs == 0:
 		return "KV hand-over: no verdict yet"
 	}
-	return "no KV handed over in " + fmtDur(d.Window) + ": not disaggregating?"
+	return "no KV handed over in " + fmtDur(span) + ": not disaggregating?"
 }
 
 // spread is the coefficient of variation of three or more known values
