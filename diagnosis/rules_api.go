@@ -128,11 +128,6 @@ func answerOf(eng model.Engine) string {
 	return "an error"
 }
 
-// clientErrorKinds are the log lines that say why a request was refused
-// (the 4xx's reasons, where a log is attached).
-var clientErrorKinds = map[string]bool{"vllm_mm_limit": true, "vllm_lora_not_found": true,
-	"llamacpp_prompt_too_long": true, "llamacpp_context_shift_disabled": true}
-
 func ruleClientErrors(e *env) []Finding {
 	var out []Finding
 	for ep := range each(e.withMetrics()) {
@@ -145,7 +140,7 @@ func ruleClientErrors(e *env) []Finding {
 		reasons := map[string]int{}
 		var order []string
 		for _, x := range e.eventsOf(ep.URL) {
-			if !clientErrorKinds[x.Kind] || x.Backlog || e.past(x.Time, e.cfg.EventWindow) {
+			if !engines.LogRefused(x.Kind) || x.Backlog || e.past(x.Time, e.cfg.EventWindow) {
 				continue
 			}
 			if reasons[x.Title] == 0 {

@@ -51,6 +51,9 @@ type LogLine struct {
 	// Reports, when set, is a size the line states, which the diagnosis
 	// weighs (the memory the weights took on a GPU, the KV cache's).
 	Reports Amount
+	// Refused: the line says the server refused a client's request as
+	// invalid (an HTTP 4xx), and why.
+	Refused bool
 	// Emulates, when set, is the number format the line says the GPU has
 	// no compute for, so the engine expands it in software ("fp8":
 	// weight-only fp8 through Marlin kernels).
@@ -79,6 +82,10 @@ func mibOf(what, f string) Amount { return Amount{What: what, Field: f, Unit: 1 
 
 // LogReports is what a log line kind states (zero when none).
 func LogReports(kind string) Amount { return byID()[kind].Reports }
+
+// LogRefused reports whether a log line kind says a request was refused
+// as invalid (LogLine.Refused).
+func LogRefused(kind string) bool { return byID()[kind].Refused }
 
 // LogEmulates is the number format a log line kind says the GPU emulates
 // ("" none).
