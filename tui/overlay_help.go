@@ -70,7 +70,11 @@ func helpText(d *Data, w int) string {
 	}
 	var b strings.Builder
 	b.WriteString(d.Styles.Title.Render("Keys") + "\n\n")
-	b.WriteString(fullHelp(hm, d.Keys.FullHelp(), w))
+	groups := d.Keys.FullHelp()
+	if d.Replay != nil {
+		groups = d.Keys.replayFullHelp()
+	}
+	b.WriteString(fullHelp(hm, groups, w))
 	b.WriteString("\n\n")
 	if d.Replay != nil {
 		var ks []string
@@ -100,6 +104,9 @@ func helpText(d *Data, w int) string {
 	}
 	b.WriteString("\n" + d.Styles.Title.Render("Screens") + "\n")
 	for _, s := range overlaySpecs {
+		if d.Replay != nil && s.ID == "bench" {
+			continue // off in a replay: the grid above says so
+		}
 		o := s.New()
 		k := d.Keys.Current(s.Key)
 		line := "  " + k.Help().Key + " " + o.Title()

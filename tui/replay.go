@@ -46,6 +46,15 @@ func (k KeyMap) ReplayKeys() []key.Binding {
 	}
 }
 
+// replayFullHelp is FullHelp as the keys act in a replay: + and - change
+// its speed (no interval there) and b is off (replayKey).
+func (k KeyMap) replayFullHelp() [][]key.Binding {
+	k.Slower = relabel(k.Slower, "replay faster ×2")
+	k.Faster = relabel(k.Faster, "replay slower ÷2")
+	k.Bench = relabel(k.Bench, "benchmark: not in a replay")
+	return k.FullHelp()
+}
+
 // ReplayHelp names the replay keys of k in one line.
 func ReplayHelp(k KeyMap) string {
 	parts := make([]string, 0, 8)

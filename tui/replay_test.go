@@ -72,3 +72,33 @@ func TestReplayBenchOffFromAnOverlay(t *testing.T) {
 		m.Update(press("esc"))
 	}
 }
+
+// In a replay the help's key grid says what + - and b do there: it read
+// "+ longer interval", "- shorter interval" and "b benchmark" above the
+// replay's own line, where + and - change the speed and b is off.
+func TestReplayHelpSaysWhatKeysDoThere(t *testing.T) {
+	saved := append([]OverlaySpec(nil), overlaySpecs...)
+	t.Cleanup(func() { overlaySpecs = saved })
+	RegisterOverlay(OverlaySpec{ID: "bench", Key: DefaultKeyMap().Bench, New: func() Overlay { return NewBenchOverlay(&fakeRunner{}) }})
+	m := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: true, Replay: func(ReplayKey) {}})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	m.Update(ReplayMsg{At: t0, Speed: 1})
+	m.Update(press("?"))
+	out := ansi.Strip(m.Render())
+	for _, bad := range []string{"longer interval", "shorter interval", "b benchmark ", "b Benchmark"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the replay's help says %q:\n%s", bad, out)
+		}
+	}
+	for _, want := range []string{"+ replay faster ×2", "- replay slower ÷2", "b benchmark: not in a replay"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the replay's help lacks %q:\n%s", want, out)
+		}
+	}
+	live := New(Options{Endpoints: []string{testURL}, Now: t0, NoColor: true})
+	live.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	live.Update(press("?"))
+	if out := ansi.Strip(live.Render()); !strings.Contains(out, "+ longer interval") || !strings.Contains(out, "b Benchmark — enter start") {
+		t.Errorf("the live help lost its interval or benchmark keys:\n%s", out)
+	}
+}
