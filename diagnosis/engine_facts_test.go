@@ -35,7 +35,6 @@ var engineSpelledAllowed = map[string]string{
 	"rules_fleet.go:names \"SGLang\" in \"route by load (least outstanding requests) or prefix-aware r…\"":   notMoved,
 	"rules_lora.go:names \"SGLang\" in \"which adapters the waiting requests ask for is not read (SGL…\"":    notMoved,
 	"rules_memory.go:spells the log line \"llamacpp_prompt_too_long\" of one engine":                         notMoved,
-	"rules_occupancy.go:compares with model.TRTLLM":                                                          notMoved,
 	"rules_routing.go:names \"SGLang\" in \"SGLang's kv_transfer_latency_ms): the share of its TTFT spen…\"": notMoved,
 	"rules_routing.go:names \"vLLM\" in \"KV transfer time (this decode instance serves no KV transfer…\"":   notMoved,
 	"rules_ttft.go:case model.VLLM":                                                                          notMoved,

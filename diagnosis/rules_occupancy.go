@@ -3,6 +3,7 @@ package diagnosis
 import (
 	"fmt"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -55,9 +56,9 @@ func ruleSmallBatches(e *env) []Finding {
 // requests (or tokens) per step, as text with its source.
 func stepOccupancy(ep Endpoint) (per float64, text, src string, ok bool) {
 	st := ep.State
-	if st.BatchPerStep.OK && ep.Engine() == model.TRTLLM {
+	if s := engines.Of(ep.Engine()); st.BatchPerStep.OK && s != nil && s.StepBatchNewest != "" {
 		return st.BatchPerStep.V, fmt.Sprintf("%s requests scheduled in the newest iteration", num(st.BatchPerStep.V)),
-			"inflightBatchingStats.numScheduledRequests (iteration stats)", true
+			s.StepBatchNewest, true
 	}
 	if st.BatchPerStep.OK {
 		return st.BatchPerStep.V, fmt.Sprintf("%.2f busy slots per decode on average (the engine's own average since it started)", st.BatchPerStep.V),

@@ -140,6 +140,10 @@ type Spec struct {
 	// StatsOff is the flag that keeps its metrics route answering
 	// without its own metrics ("" none); Levers.StatsOn undoes it.
 	StatsOff string
+	// StepBatchNewest, when set, says its batch per step
+	// (model.BatchPerStep) is the requests scheduled in the newest
+	// iteration, not an average, and names where it is read.
+	StepBatchNewest string
 	// Slots: its concurrency cap is a fixed set of slots, each holding its
 	// request's context in its share of one -c pool (llama-server): a
 	// request waits only when no slot is free, so the busy slots are the

@@ -19,6 +19,9 @@ var TRTLLM = Spec{
 	ModelLabel: "", // model_name is "undefined" on most builds: the fleet groups by target
 	KVAgg:      "max",
 	Rules:      true,
+	// the newest entry of trtllm-serve's JSON iteration stats
+	// (sources/engine/trtllm.go)
+	StepBatchNewest: "inflightBatchingStats.numScheduledRequests (iteration stats)",
 	Fleet: &Fleet{Present: model.Running,
 		Gauges: []model.Gauge{model.Running, model.Waiting, model.KVUsage},
 		Counters: map[model.Counter]string{model.PromptTokens: string(model.PromptTokens), model.GenTokens: string(model.GenTokens),
