@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -338,11 +339,32 @@ func normalizeURL(u string) string {
 
 // saveSnapshot writes the `s` key's snapshot into the current directory.
 func saveSnapshot(data []byte) (string, error) {
-	name := "llmtop-snapshot-" + time.Now().UTC().Format("20060102T150405Z") + ".json"
+	stem := "llmtop-snapshot-" + time.Now().UTC().Format("20060102T150405Z")
 	// Private (0600), and no URL credential in it.
 	data = []byte(model.SafeOutput(string(data)))
-	if err := os.WriteFile(name, data, 0o600); err != nil {
-		return "", err
+	// A new file: a second snapshot in the same second is -2, -3, …, not
+	// written over the first.
+	var name string
+	for i := 1; ; i++ {
+		name = stem + ".json"
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d.json", stem, i)
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && i < 1000 {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", err
+		}
+		break
 	}
 	if abs, err := filepath.Abs(name); err == nil {
 		return abs, nil
