@@ -26,19 +26,15 @@ import (
 const notMoved = "not moved into engines/ yet"
 
 var engineSpelledAllowed = map[string]string{
-	"actions.go:compares with model.VLLM":                                                                    notMoved,
-	"facts.go:spells the log line \"vllm_chunked_prefill\" of one engine":                                    notMoved,
-	"input.go:compares with model.Triton":                                                                    "Triton folds into TensorRT-LLM here: the one place the rules map an identity, not a fact a rule judges",
-	"rules_decode.go:compares with model.VLLM":                                                               notMoved,
-	"rules_decode.go:names \"llama-server\" in \"log: llama-server's draft acceptance lines\"":               notMoved,
-	"rules_decode.go:spells the log line \"llamacpp_draft_acceptance\" of one engine":                        notMoved,
-	"rules_fleet.go:names \"SGLang\" in \"route by load (least outstanding requests) or prefix-aware r…\"":   notMoved,
-	"rules_lora.go:names \"SGLang\" in \"which adapters the waiting requests ask for is not read (SGL…\"":    notMoved,
-	"rules_memory.go:spells the log line \"llamacpp_prompt_too_long\" of one engine":                         notMoved,
-	"rules_routing.go:names \"SGLang\" in \"SGLang's kv_transfer_latency_ms): the share of its TTFT spen…\"": notMoved,
-	"rules_routing.go:names \"vLLM\" in \"KV transfer time (this decode instance serves no KV transfer…\"":   notMoved,
-	"rules_ttft.go:case model.VLLM":                                                                          notMoved,
-	"rules_ttft.go:names \"vLLM\" in \"with chunked prefill (vLLM's default) a prompt is prefilled …\"":      notMoved,
+	"actions.go:compares with model.VLLM":                                                               notMoved,
+	"facts.go:spells the log line \"vllm_chunked_prefill\" of one engine":                               notMoved,
+	"input.go:compares with model.Triton":                                                               "Triton folds into TensorRT-LLM here: the one place the rules map an identity, not a fact a rule judges",
+	"rules_decode.go:compares with model.VLLM":                                                          notMoved,
+	"rules_decode.go:names \"llama-server\" in \"log: llama-server's draft acceptance lines\"":          notMoved,
+	"rules_decode.go:spells the log line \"llamacpp_draft_acceptance\" of one engine":                   notMoved,
+	"rules_memory.go:spells the log line \"llamacpp_prompt_too_long\" of one engine":                    notMoved,
+	"rules_ttft.go:case model.VLLM":                                                                     notMoved,
+	"rules_ttft.go:names \"vLLM\" in \"with chunked prefill (vLLM's default) a prompt is prefilled …\"": notMoved,
 }
 
 // TestRulesSpellNoEngine: what llmtop knows about an engine lives in its

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -164,7 +165,7 @@ func loadSkew(e *env, m string, eps []*Endpoint) (Finding, bool) {
 		Title:    fmt.Sprintf("load skewed across %d replicas of %s", len(eps), m),
 		Evidence: ev,
 		Cause:    "the router sends more to one replica: sticky sessions, round-robin blind to request length, or a replica slower to drain (different GPU or flags)",
-		Actions: []Action{{Change: "route by load (least outstanding requests) or prefix-aware routing (e.g. SGLang router --policy cache_aware, vLLM production-stack router)",
+		Actions: []Action{{Change: "route by load (least outstanding requests) or prefix-aware routing (e.g. " + engines.SGLang.Name + " router --policy cache_aware, " + engines.ProdStackRouter.Name + ")",
 			Why: "round-robin ignores that requests differ in length", TradeOff: "prefix-aware routing trades some balance for cache hits"},
 			diffReplicas}}, true
 }

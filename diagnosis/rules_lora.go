@@ -110,7 +110,7 @@ func loraPoolFull(e *env, ep Endpoint) (Finding, bool) {
 			{Text: fmt.Sprintf("LoRA slots %s of %s in use", num(used.V), num(total.V)),
 				Source: st.From[string(model.LoRASlotsUsed)] + ", " + st.From[string(model.LoRASlotsTotal)]},
 			{Text: fmt.Sprintf("%s waiting, %s running, KV %s", num(st.Waiting.V), optNum(st.Running), pct(st.KVUsage.V)), Source: metricSource(ep, "waiting")},
-			{Text: "which adapters the waiting requests ask for is not read (SGLang's metrics name none)"},
+			{Text: "which adapters the waiting requests ask for is not read (" + engines.Name(ep.Engine()) + "'s metrics name none)"},
 		},
 		Cause:   "more adapters are asked for at once than one batch may hold: requests for an adapter without a slot wait until one frees",
 		Actions: []Action{act}}, true

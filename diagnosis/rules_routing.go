@@ -483,8 +483,8 @@ func ruleKVTransferStall(e *env) []Finding {
 		role, _ := ep.PDRole()
 		if !ok || !xfer.Exposed {
 			if role == model.RoleDecode {
-				e.lack(ep, "KV transfer time (this decode instance serves no KV transfer histogram: vLLM's NIXL metrics, "+
-					"SGLang's kv_transfer_latency_ms): the share of its TTFT spent waiting for the KV not checked")
+				e.lack(ep, "KV transfer time (this decode instance serves no KV transfer histogram: "+engines.VLLM.Name+"'s NIXL metrics, "+
+					engines.SGLang.Name+"'s "+strings.TrimPrefix(engines.SGLangKVTransferLat, engines.SGLang.Prefix())+"): the share of its TTFT spent waiting for the KV not checked")
 			}
 			continue // no hand-over here to time
 		}
