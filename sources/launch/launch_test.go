@@ -407,3 +407,18 @@ func TestKeptConfigurationsNoise(t *testing.T) {
 		t.Errorf("table lacks the kept step's noise:\n%s", tab)
 	}
 }
+
+// The verdict's numbers carry their unit: `llmtop tune` on the
+// queue-buildup sim printed "kept: ttft_p99 7363 → 103 (-99 %)" two lines
+// below "TTFT p99 7.36 s" and "TTFT p99 103 ms".
+func TestJudgeWordsCarryTheUnit(t *testing.T) {
+	lat := Measure{Served: true, Completed: 8, TTFTp99ms: model.Some(7363), OutputTPS: model.Some(102)}
+	after := Measure{Served: true, Completed: 48, TTFTp99ms: model.Some(103), OutputTPS: model.Some(687)}
+	n := MeasureNoise(GoalTTFT, lat, lat)
+	if _, why := Judge(GoalTTFT, lat, after, n); !strings.Contains(why, "ttft_p99 7363 → 103 ms (-99 %)") {
+		t.Errorf("TTFT verdict without its unit: %s", why)
+	}
+	if _, why := Judge(GoalThroughput, lat, after, n); !strings.Contains(why, "output_tps 102 → 687 tok/s (+574 %)") {
+		t.Errorf("throughput verdict without its unit: %s", why)
+	}
+}

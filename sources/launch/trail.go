@@ -66,6 +66,14 @@ func (g Goal) Value(m Measure) (model.Opt, bool) {
 	return m.TTFTp99ms, true
 }
 
+// unit is what g's numbers count, as the verdict writes it after them.
+func (g Goal) unit() string {
+	if g == GoalThroughput {
+		return " tok/s"
+	}
+	return " ms"
+}
+
 // Noise is the run-to-run noise: the goal metric of two benchmarks at the
 // same load on the unchanged engine, one after the other. Latencies spread
 // by ratios (a queue that doubles doubles TTFT), so the noise is a factor:
@@ -150,7 +158,7 @@ func Judge(g Goal, before, after Measure, n Noise) (bool, string) {
 	if !lower {
 		ratio = va.V / vb.V
 	}
-	word := fmt.Sprintf("%s %s → %s (%+.0f %%)", g, num(vb.V), num(va.V), (va.V/vb.V-1)*100)
+	word := fmt.Sprintf("%s %s → %s%s (%+.0f %%)", g, num(vb.V), num(va.V), g.unit(), (va.V/vb.V-1)*100)
 	// A latency bought by finishing less is not better.
 	if tb, ta := before.OutputTPS, after.OutputTPS; ratio > need && lower && tb.OK && ta.OK && ta.V > 0 && tb.V/ta.V > need {
 		return false, word + fmt.Sprintf(", but output tok/s fell %s → %s, past the noise: not better; ", num(tb.V), num(ta.V)) + beyond
