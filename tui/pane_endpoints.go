@@ -75,6 +75,10 @@ func (endpointsPane) View(d *Data, w, h int) string {
 			}
 			line += fmt.Sprintf("  %s %s  models: %s", id.Engine, id.Version, strings.Join(models, ", "))
 			detail := fmt.Sprintf("   scrapes %d · last took %s", e.Scrapes, fmtDur(e.Took))
+			if e.Origin != nil && e.Origin.Source == model.SourcePrometheus {
+				// llmtop never scraped it: no scrape time was measured
+				detail = fmt.Sprintf("   read via Prometheus · %d refreshes", e.Scrapes)
+			}
 			if e.Err != "" {
 				detail += " · " + s.Crit.Render(e.Err)
 				if e.Hint != "" {
