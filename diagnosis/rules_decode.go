@@ -482,8 +482,8 @@ func ruleSpec(e *env) []Finding {
 		}
 		if pe, keep, ok := specByPosition(*ep); ok {
 			ev = append(ev, pe)
-			if eng := ep.Engine(); eng == model.VLLM && keep > 0 {
-				acts[eng] = Action{Change: fmt.Sprintf(engines.VLLMDraftTokens, keep),
+			if eng := ep.Engine(); levers(eng).DraftTokens != "" && keep > 0 {
+				acts[eng] = Action{Change: fmt.Sprintf(levers(eng).DraftTokens, keep),
 					Why: fmt.Sprintf("the positions past %d are accepted in fewer than %s of drafts: verifying them costs more than they save", keep, pct(specPosKeep)), TradeOff: "less speed-up on the drafts that would have hit"}
 			}
 		}

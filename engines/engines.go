@@ -283,6 +283,9 @@ type Levers struct {
 	// GrowContext gives a request more of it; Offload keeps fewer layers
 	// on the GPU.
 	ShrinkKV, GrowContext, Offload Change
+	// DraftTokens sets how many tokens a speculative draft proposes (%d
+	// the count).
+	DraftTokens string
 	// Speculate turns speculative decoding on; SpeculateLess drafts fewer
 	// tokens (or turns it off) when drafts are rejected.
 	Speculate, SpeculateLess Change

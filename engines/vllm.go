@@ -59,6 +59,7 @@ var VLLM = Spec{
 		// SchedulerConfig's check: max_num_batched_tokens must be at
 		// least max_num_seqs
 		BudgetOverCap: true,
+		DraftTokens:   VLLMDraftTokens,
 		StatsOn: Change{Change: "restart vLLM without " + VLLMDisableLogStats, Why: "that flag turns off vLLM's stats, the Prometheus ones included",
 			TradeOff: "the periodic stats log line comes back too (" + VLLMStatsInterval + " sets its period)"},
 		APIKey:             "--api-key",
