@@ -20,6 +20,7 @@ type fleetRow struct {
 	stateLevel              Level
 	running, waiting, kv    model.Opt
 	ttft, tpot, tps         model.Opt
+	promptTPS               model.Opt // a prefill pool's heading says its members' work
 	tpotIsITL               bool
 	finding                 string
 	findingLevel            Level
@@ -301,7 +302,7 @@ func fleetRowOf(d *Data, k model.Key, i int, top map[string]*diagnosis.Finding) 
 			r.kvSent = sp.KVSentSide
 		}
 		r.young = !st.RunStart.IsZero() && st.Time.Sub(st.RunStart) < d.Window
-		r.running, r.waiting, r.kv, r.tps = st.Running, st.Waiting, st.KVUsage, st.GenTPS
+		r.running, r.waiting, r.kv, r.tps, r.promptTPS = st.Running, st.Waiting, st.KVUsage, st.GenTPS, st.PromptTPS
 		r.ttft = st.Latency[model.TTFT].P99
 		r.tpot = st.Latency[model.TPOT].P99
 		if !r.tpot.OK {

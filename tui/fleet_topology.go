@@ -84,7 +84,7 @@ func span(vals []model.Opt, f func(model.Opt) string) string {
 // "1/1 serving · KV hand-over: no verdict yet".
 func (v *fleetView) poolLine(d *Data, key, name string) string {
 	var n, serving, shown int
-	var run, wait, kv, ttft []model.Opt
+	var run, wait, kv, ttft, prompt []model.Opt
 	var rows []*fleetRow
 	for _, i := range v.shown {
 		if v.rows[i].poolKey == key {
@@ -102,6 +102,7 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 		}
 		rows = append(rows, r)
 		run, wait, kv, ttft = append(run, r.running), append(wait, r.waiting), append(kv, r.kv), append(ttft, r.ttft)
+		prompt = append(prompt, r.promptTPS)
 	}
 	if key == "0" {
 		// Tenants only where a layer counts them (LiteLLM's team, key or
@@ -145,11 +146,17 @@ func (v *fleetView) poolLine(d *Data, key, name string) string {
 	if strings.HasSuffix(name, "· "+string(model.RoleDecode)) {
 		parts = append(parts, kvVerdict(d, rows))
 	}
+
 	w := "wait " + span(wait, fmtNum)
 	if c, ok := spread(wait); ok {
 		w += fmt.Sprintf(" (CV %.1f)", c)
 	}
 	parts = append(parts, w, "KV "+span(kv, fmtPct), "run "+span(run, fmtNum), "TTFT99 "+span(ttft, fmtSec))
+	if strings.HasSuffix(name, "· "+string(model.RolePrefill)) {
+		// a prefill instance answers with one token: its TOK/S (generated)
+		// reads ~10 while it reads thousands of prompt tokens a second
+		parts = append(parts, "prompt "+span(prompt, fmtNum)+" tok/s")
+	}
 	return strings.Join(parts, " · ")
 }
 

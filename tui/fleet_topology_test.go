@@ -268,3 +268,25 @@ func TestKVVerdictSaysTheSpanSeen(t *testing.T) {
 		t.Errorf("span unknown: %q, want %q", got, want)
 	}
 }
+
+// A prefill pool's heading says how many prompt tokens its members read:
+// their TOK/S column (generated tokens) read ~10 in make run-routed, a
+// prefill instance answering with one token, with nothing on screen of
+// the ~5 000 prompt tokens a second each was reading.
+func TestPrefillPoolSaysPromptTokens(t *testing.T) {
+	d := &Data{Window: time.Minute}
+	v := &fleetView{rows: []fleetRow{
+		{poolKey: "p", state: "serving", promptTPS: model.Some(5085), tps: model.Some(9.8)},
+		{poolKey: "p", state: "serving", promptTPS: model.Some(5400), tps: model.Some(10.1)},
+	}}
+	if got := v.poolLine(d, "p", "m · prefill"); !strings.HasSuffix(got, "· prompt 5085–5400 tok/s") {
+		t.Errorf("prefill pool heading: %q", got)
+	}
+	v.rows[0].promptTPS, v.rows[1].promptTPS = model.Opt{}, model.Opt{}
+	if got := v.poolLine(d, "p", "m · prefill"); !strings.HasSuffix(got, "· prompt -- tok/s") {
+		t.Errorf("prefill pool heading, prompt rate unknown: %q", got)
+	}
+	if got := v.poolLine(d, "p", "m · decode"); strings.Contains(got, "prompt") {
+		t.Errorf("a decode pool's heading names prompt tokens: %q", got)
+	}
+}
