@@ -84,9 +84,10 @@ func maxLenChange(eng model.Engine, n int) string {
 // chunked prefill on where it is off).
 func chunkedPrefill(ep Endpoint, n int) (Action, bool) {
 	c := strconv.Itoa(n)
-	if ep.Engine() == model.VLLM {
+	lv := levers(ep.Engine())
+	if cd := lv.ChunkedDefault; cd.Off != "" {
 		if !vllmV1(ep) {
-			return Action{Change: engines.Fill(engines.VLLMChunkedV0, c),
+			return Action{Change: engines.Fill(cd.Before, c),
 				Why: "long prompts are split into " + c + "-token chunks scheduled beside decodes instead of stalling them", TradeOff: "a long prompt's own TTFT grows slightly"}, true
 		}
 		// V1 always chunks prefill unless started with
@@ -94,8 +95,8 @@ func chunkedPrefill(ep Endpoint, n int) (Action, bool) {
 		// "if not enable_chunked_prefill and num_new_tokens >
 		// token_budget"): the lever is the step budget, with chunking left
 		// at its default. vLLM's metrics do not say whether it is off.
-		a := Action{Change: engines.Fill(engines.VLLM.Levers.Chunked.Change, c),
-			Why:      "the V1 engine chunks prefill unless started with " + engines.VLLMNoChunkedPrefill + ": a step budget of " + c + " tokens caps the prompt tokens that share a step with the decodes",
+		a := Action{Change: engines.Fill(lv.Chunked.Change, c),
+			Why:      "the V1 engine chunks prefill unless started with " + cd.Off + ": a step budget of " + c + " tokens caps the prompt tokens that share a step with the decodes",
 			TradeOff: "long prompts take more steps: their TTFT and the prefill throughput drop somewhat"}
 		if v, ok := infoKey(ep, "enable_chunked_prefill", "chunked_prefill"); ok && !isTrue(v) {
 			a.Why = "chunked prefill is off: the V1 scheduler then prefills each prompt whole in one step, stalling every decode in it"
@@ -163,8 +164,12 @@ func flagOf(lever string) string {
 	return f
 }
 
-// vllmStepBudget is vLLM's step-budget flag, named in causes and evidence.
-var vllmStepBudget = flagOf(engines.VLLM.Levers.StepBudget)
+// stepBudgetOf is the step-budget flag of the engine whose start-up line
+// states its budget (kindChunkedPrefill), named in causes and evidence.
+var stepBudgetOf = engines.Of(engines.LogEngine(kindChunkedPrefill))
+
+// stepBudgetFlag is that engine's step-budget flag.
+var stepBudgetFlag = flagOf(stepBudgetOf.Levers.StepBudget)
 
 // memFractionFlags names every engine's KV-pool memory flag ("vLLM
 // --gpu-memory-utilization, SGLang --mem-fraction-static, …").

@@ -26,15 +26,10 @@ import (
 const notMoved = "not moved into engines/ yet"
 
 var engineSpelledAllowed = map[string]string{
-	"actions.go:compares with model.VLLM":                                                               notMoved,
-	"facts.go:spells the log line \"vllm_chunked_prefill\" of one engine":                               notMoved,
-	"input.go:compares with model.Triton":                                                               "Triton folds into TensorRT-LLM here: the one place the rules map an identity, not a fact a rule judges",
-	"rules_decode.go:compares with model.VLLM":                                                          notMoved,
-	"rules_decode.go:names \"llama-server\" in \"log: llama-server's draft acceptance lines\"":          notMoved,
-	"rules_decode.go:spells the log line \"llamacpp_draft_acceptance\" of one engine":                   notMoved,
-	"rules_memory.go:spells the log line \"llamacpp_prompt_too_long\" of one engine":                    notMoved,
-	"rules_ttft.go:case model.VLLM":                                                                     notMoved,
-	"rules_ttft.go:names \"vLLM\" in \"with chunked prefill (vLLM's default) a prompt is prefilled …\"": notMoved,
+	"input.go:compares with model.Triton":                                                      "Triton folds into TensorRT-LLM here: the one place the rules map an identity, not a fact a rule judges",
+	"rules_decode.go:names \"llama-server\" in \"log: llama-server's draft acceptance lines\"": notMoved,
+	"rules_decode.go:spells the log line \"llamacpp_draft_acceptance\" of one engine":          notMoved,
+	"rules_memory.go:spells the log line \"llamacpp_prompt_too_long\" of one engine":           notMoved,
 }
 
 // TestRulesSpellNoEngine: what llmtop knows about an engine lives in its

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/llmtop/llmtop/engines"
 	"github.com/llmtop/llmtop/model"
 )
 
@@ -17,9 +18,10 @@ import (
 // each restart in the counters (State.Restarts), not when the endpoint
 // answers again: a scrape timeout under load is not a restart.
 
-// kindChunkedPrefill is the logs catalogue's id for vLLM's start-up line
-// "Chunked prefill is enabled with max_num_batched_tokens=N.".
-const kindChunkedPrefill = "vllm_chunked_prefill"
+// kindChunkedPrefill is the logs catalogue's id for the start-up line that
+// states the step budget (vLLM's "Chunked prefill is enabled with
+// max_num_batched_tokens=N."), budgetField the field it is in.
+var kindChunkedPrefill, budgetField = engines.StepBudgetLine()
 
 // factKinds are the event kinds kept as start-up facts.
 var factKinds = map[string]bool{kindChunkedPrefill: true}
@@ -113,7 +115,7 @@ func (e *env) chunkedBudget(ep Endpoint) (n int, at time.Time, ok bool) {
 		if x.Kind != kindChunkedPrefill || e.ahead(x.Time) {
 			continue
 		}
-		v, err := strconv.Atoi(x.Fields["max_num_batched_tokens"])
+		v, err := strconv.Atoi(x.Fields[budgetField])
 		if err != nil || v <= 0 {
 			continue
 		}

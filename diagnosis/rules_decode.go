@@ -125,9 +125,9 @@ func itlFinding(e *env, ep Endpoint, d model.Dist, ev []Evidence) Finding {
 		f.ID, f.Title = "itl_prefill_stall", "ITL spikes: decodes stall behind long prefills"
 		f.Category = Prefill
 		f.Cause = fmt.Sprintf("median gap %s but p99 %s: whole prompts are prefilled in the same steps as running decodes", secs(d.P50.V), secs(d.P99.V))
-		if eng == model.VLLM && vllmV1(ep) && (!chunkedKnown || isTrue(chunked)) {
+		if lv := levers(eng); lv.ChunkedDefault.Off != "" && vllmV1(ep) && (!chunkedKnown || isTrue(chunked)) {
 			// V1 chunks prefill by default: the stall is the step budget.
-			f.Cause = fmt.Sprintf("median gap %s but p99 %s: a step that carries a prompt chunk (up to %s tokens; V1 chunks prefill by default) holds every running decode in it", secs(d.P50.V), secs(d.P99.V), vllmStepBudget)
+			f.Cause = fmt.Sprintf("median gap %s but p99 %s: a step that carries a prompt chunk (up to %s tokens; V1 chunks prefill by default) holds every running decode in it", secs(d.P50.V), secs(d.P99.V), flagOf(lv.StepBudget))
 		}
 		if chunkedKnown {
 			f.Evidence = append(f.Evidence, Evidence{Text: "chunked prefill: " + chunked, Source: "engine config"})

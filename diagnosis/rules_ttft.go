@@ -314,25 +314,29 @@ func prefillFinding(e *env, ep Endpoint, ev []Evidence) Finding {
 	}
 	itlV, itlOK := itlValue(&ep)
 	itlOver := itlOK && itlV > e.cfg.SLOITL.Seconds()
-	switch eng {
-	case model.VLLM, model.Unknown:
+	// The engine whose start-up line states the step budget is advised
+	// its budget here, and so is an unknown engine.
+	budget := stepBudgetOf
+	switch {
+	case eng == budget.ID || eng == model.Unknown:
 		// The step budget only goes up here, and never while ITL is over its
 		// SLO: the ITL finding then lowers it, and one value must be advised.
 		cur, _, curKnown := e.chunkedBudget(ep)
 		switch {
 		case itlOver:
-			f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("ITL p99≈%s is over its SLO too: a bigger %s would make it worse, so it is not advised here", secs(itlV), vllmStepBudget),
+			f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("ITL p99≈%s is over its SLO too: a bigger %s would make it worse, so it is not advised here", secs(itlV), stepBudgetFlag),
 				Source: metricSource(ep, "itl")})
 		case curKnown && chunk > cur:
-			f.Actions = append(f.Actions, Action{Change: engines.Fill(engines.VLLM.Levers.StepBudget, strconv.Itoa(chunk)),
+			f.Actions = append(f.Actions, Action{Change: engines.Fill(budget.Levers.StepBudget, strconv.Itoa(chunk)),
 				Why:      fmt.Sprintf("raises the step budget from %d: with chunked prefill a prompt is prefilled in chunks of at most this many tokens, so bigger chunks mean fewer steps per prompt", cur),
 				TradeOff: "decodes in the same steps wait longer: ITL p99 rises"})
 		case curKnown:
 			f.Evidence = append(f.Evidence, Evidence{Text: fmt.Sprintf("step budget %d tokens already holds a mean prompt: raising it would not help", cur),
 				Source: "log (" + kindChunkedPrefill + ")"})
 		default:
-			f.Actions = append(f.Actions, Action{Change: engines.Fill(engines.VLLM.Levers.StepBudget, strconv.Itoa(chunk)) + " (if it is lower now)",
-				Why:      "with chunked prefill (vLLM's default) a prompt is prefilled in chunks of at most this many tokens per step: raising it to the prompt size means fewer steps per prompt (vLLM's default is 8192 on ≥ 70 GiB GPUs other than A100, 2048 on others; without chunked prefill it is ≥ " + flagOf(engines.VLLM.Levers.MaxLen) + " and does not help)",
+			f.Actions = append(f.Actions, Action{Change: engines.Fill(budget.Levers.StepBudget, strconv.Itoa(chunk)) + " (if it is lower now)",
+				Why: "with chunked prefill (" + budget.Name + "'s default) a prompt is prefilled in chunks of at most this many tokens per step: raising it to the prompt size means fewer steps per prompt (" +
+					budget.Name + "'s default is " + budget.Levers.ChunkedDefault.Budget + "; without chunked prefill it is ≥ " + flagOf(budget.Levers.MaxLen) + " and does not help)",
 				TradeOff: "decodes in the same steps wait longer: ITL p99 rises"})
 		}
 	default:

@@ -267,6 +267,9 @@ type Levers struct {
 	// StepBudget bounds the tokens one engine step carries (%s the
 	// tokens).
 	StepBudget string
+	// ChunkedDefault, when set, says it chunks prefill by default (vLLM's
+	// V1 engine), so its StepBudget is the prefill lever.
+	ChunkedDefault ChunkedDefault
 	// BudgetOverCap: it refuses to start with a StepBudget below its Cap
 	// (an advice that lowers the budget must not go under the cap).
 	BudgetOverCap bool
@@ -332,6 +335,14 @@ type Levers struct {
 	// from the engine's command line to judge them against the GPU's
 	// compute capability.
 	Precision []string
+}
+
+// ChunkedDefault is chunked prefill on by default: Off is the flag that
+// turns it off, Before the lever that turns it on in a release from before
+// it was the default (%s the step budget), Budget the default step budget
+// in words.
+type ChunkedDefault struct {
+	Off, Before, Budget string
 }
 
 // Admission is an engine's admission limit: the flag (or environment

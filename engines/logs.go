@@ -51,6 +51,9 @@ type LogLine struct {
 	// Reports, when set, is a size the line states, which the diagnosis
 	// weighs (the memory the weights took on a GPU, the KV cache's).
 	Reports Amount
+	// StepBudget, when set, is the field of a start-up line that states
+	// the tokens one engine step carries (chunked prefill's budget).
+	StepBudget string
 	// Refused: the line says the server refused a client's request as
 	// invalid (an HTTP 4xx), and why.
 	Refused bool
@@ -82,6 +85,17 @@ func mibOf(what, f string) Amount { return Amount{What: what, Field: f, Unit: 1 
 
 // LogReports is what a log line kind states (zero when none).
 func LogReports(kind string) Amount { return byID()[kind].Reports }
+
+// StepBudgetLine is the kind of the start-up line that states an engine's
+// step budget, and the field it is in ("" when none does).
+func StepBudgetLine() (kind, field string) {
+	for _, l := range LogLines() {
+		if l.StepBudget != "" {
+			return l.ID, l.StepBudget
+		}
+	}
+	return "", ""
+}
 
 // LogRefused reports whether a log line kind says a request was refused
 // as invalid (LogLine.Refused).

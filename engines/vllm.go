@@ -60,6 +60,11 @@ var VLLM = Spec{
 		// least max_num_seqs
 		BudgetOverCap: true,
 		DraftTokens:   VLLMDraftTokens,
+		// V1 chunks prefill unless told not to
+		// (vllm/v1/core/sched/scheduler.py); SchedulerConfig's default
+		// max_num_batched_tokens
+		ChunkedDefault: ChunkedDefault{Off: VLLMNoChunkedPrefill, Before: VLLMChunkedV0,
+			Budget: "8192 on ≥ 70 GiB GPUs other than A100, 2048 on others"},
 		StatsOn: Change{Change: "restart vLLM without " + VLLMDisableLogStats, Why: "that flag turns off vLLM's stats, the Prometheus ones included",
 			TradeOff: "the periodic stats log line comes back too (" + VLLMStatsInterval + " sets its period)"},
 		APIKey:             "--api-key",
@@ -241,8 +246,8 @@ var vllmLogs = []LogLine{
 		Title:   "vLLM fits {concurrency} requests of {tokens} tokens",
 		Meaning: "how many full-length requests the KV cache holds at once"},
 	{ID: "vllm_chunked_prefill", Sev: info, Category: "config", Needle: "Chunked prefill is enabled with max_num_batched_tokens=",
-		Regex:   `Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>\d+)`,
-		Title:   "vLLM chunked prefill on: {max_num_batched_tokens} tokens per step",
+		Regex: `Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>\d+)`,
+		Title: "vLLM chunked prefill on: {max_num_batched_tokens} tokens per step", StepBudget: "max_num_batched_tokens",
 		Meaning: "each engine step carries at most this many tokens, prompt chunks and decodes together: lower --max-num-batched-tokens to shorten decode stalls behind long prompts, raise it to prefill long prompts in fewer steps"},
 	{ID: "vllm_kv_memory", Sev: info, Category: "memory", Needle: "Available KV cache memory:",
 		Regex: `Available KV cache memory: (?P<gib>[\d.]+) GiB`,
