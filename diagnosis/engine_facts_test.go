@@ -26,10 +26,7 @@ import (
 const notMoved = "not moved into engines/ yet"
 
 var engineSpelledAllowed = map[string]string{
-	"input.go:compares with model.Triton":                                                      "Triton folds into TensorRT-LLM here: the one place the rules map an identity, not a fact a rule judges",
-	"rules_decode.go:names \"llama-server\" in \"log: llama-server's draft acceptance lines\"": notMoved,
-	"rules_decode.go:spells the log line \"llamacpp_draft_acceptance\" of one engine":          notMoved,
-	"rules_memory.go:spells the log line \"llamacpp_prompt_too_long\" of one engine":           notMoved,
+	"input.go:compares with model.Triton": "Triton folds into TensorRT-LLM here: the one place the rules map an identity, not a fact a rule judges",
 }
 
 // TestRulesSpellNoEngine: what llmtop knows about an engine lives in its

@@ -455,13 +455,13 @@ func ruleSpec(e *env) []Finding {
 		if !a.OK {
 			// llama-server without its speculative counters: its log's
 			// per-request tallies, summed over the event window.
-			if acc, drafted, n, perPos := specFromLog(e, *ep); drafted > 0 {
+			if acc, drafted, n, perPos, who := specFromLog(e, *ep); drafted > 0 {
 				a = model.Some(acc / drafted)
 				text := fmt.Sprintf("%s of %s draft tokens accepted over %d request(s)", num(acc), num(drafted), n)
 				if perPos != "" {
 					text += "; by position, the newest: " + perPos
 				}
-				logEv = &Evidence{Text: text, Source: "log: llama-server's draft acceptance lines", Window: e.cfg.EventWindow}
+				logEv = &Evidence{Text: text, Source: "log: " + who + "'s draft acceptance lines", Window: e.cfg.EventWindow}
 			}
 		}
 		if !a.OK {
@@ -589,27 +589,35 @@ func ruleSpecGain(e *env) []Finding {
 	return out
 }
 
-// kindLlamaDraft is llama-server's per-request speculative tally.
-const kindLlamaDraft = "llamacpp_draft_acceptance"
-
 // specFromLog sums llama-server's per-request draft tallies for ep over
 // the event window: accepted and drafted tokens, the requests, and the
 // newest request's acceptance by position (as the log wrote it).
-func specFromLog(e *env, ep Endpoint) (accepted, drafted float64, n int, perPos string) {
+func specFromLog(e *env, ep Endpoint) (accepted, drafted float64, n int, perPos, who string) {
 	var newest time.Time
 	for _, x := range e.eventsOf(ep.URL) {
-		if x.Kind != kindLlamaDraft || e.ahead(x.Time) || e.past(x.Time, e.cfg.EventWindow) {
+		f := engines.LogOf(x.Kind).Drafts
+		if f.Drafted == "" || e.ahead(x.Time) || e.past(x.Time, e.cfg.EventWindow) {
 			continue
 		}
-		a, err1 := strconv.ParseFloat(x.Fields["accepted"], 64)
-		d, err2 := strconv.ParseFloat(x.Fields["drafted"], 64)
+		a, err1 := strconv.ParseFloat(x.Fields[f.Accepted], 64)
+		d, err2 := strconv.ParseFloat(x.Fields[f.Drafted], 64)
 		if err1 != nil || err2 != nil || d <= 0 {
 			continue
 		}
 		accepted, drafted, n = accepted+a, drafted+d, n+1
-		if p := x.Fields["per_pos"]; p != "" && !x.Time.Before(newest) {
+		who = program(engines.LogEngine(x.Kind))
+		if p := x.Fields[f.PerPos]; p != "" && !x.Time.Before(newest) {
 			newest, perPos = x.Time, model.Clean(p)
 		}
 	}
-	return accepted, drafted, n, perPos
+	return accepted, drafted, n, perPos, who
+}
+
+// program is how an engine's process is named ("llama-server"), else its
+// name.
+func program(e model.Engine) string {
+	if s := engines.Of(e); s != nil && len(s.Process.Programs) > 0 {
+		return strings.TrimSuffix(s.Process.Programs[0], "*")
+	}
+	return engines.Name(e)
 }

@@ -275,11 +275,12 @@ func llamaContext(e *env, ep Endpoint) []Action {
 	}
 	var maxPrompt, slotCtx int
 	for _, x := range e.eventsOf(ep.URL) {
-		if x.Kind != "llamacpp_prompt_too_long" {
+		po := engines.LogOf(x.Kind).PromptOver
+		if po.Prompt == "" {
 			continue
 		}
-		maxPrompt = max(maxPrompt, fieldInt(x, "n_prompt"))
-		slotCtx = max(slotCtx, fieldInt(x, "n_ctx"))
+		maxPrompt = max(maxPrompt, fieldInt(x, po.Prompt))
+		slotCtx = max(slotCtx, fieldInt(x, po.Context))
 	}
 	cur := 0
 	if st.KVCapacityTokens.OK && st.KVCapacityTokens.V > 0 {

@@ -59,7 +59,8 @@ func TestSpeculativeAcceptanceFromTheLlamaLog(t *testing.T) {
 	good.LogsOn, good.Events = true, []model.Event{x}
 	runCases(t, []ruleCase{
 		{name: "two requests, 187 of 559", in: in, want: "spec_accept_low", check: func(t *testing.T, f *Finding) {
-			if f.Title != "speculative decoding acceptance low (33 %)" || !hasEvidence(f, "187 of 559 draft tokens accepted over 2 request(s); by position, the newest: 0.805, 0.632, 0.483") {
+			if f.Title != "speculative decoding acceptance low (33 %)" || !hasEvidence(f, "187 of 559 draft tokens accepted over 2 request(s); by position, the newest: 0.805, 0.632, 0.483") ||
+				f.Evidence[0].Source != "log: llama-server's draft acceptance lines" {
 				t.Errorf("%q %+v", f.Title, f.Evidence)
 			}
 		}},

@@ -54,6 +54,14 @@ type LogLine struct {
 	// StepBudget, when set, is the field of a start-up line that states
 	// the tokens one engine step carries (chunked prefill's budget).
 	StepBudget string
+	// PromptOver, when set, are the fields of a line that says a prompt
+	// was rejected for exceeding its (slot's) context: the prompt's
+	// tokens and the context's.
+	PromptOver struct{ Prompt, Context string }
+	// Drafts, when set, are the fields of a request's speculative tally:
+	// the draft tokens accepted, those drafted, and the acceptance by
+	// position.
+	Drafts struct{ Accepted, Drafted, PerPos string }
 	// Refused: the line says the server refused a client's request as
 	// invalid (an HTTP 4xx), and why.
 	Refused bool
@@ -96,6 +104,21 @@ func StepBudgetLine() (kind, field string) {
 	}
 	return "", ""
 }
+
+// promptOver and drafts fill LogLine.PromptOver and LogLine.Drafts.
+func promptOver(prompt, ctx string) (p struct{ Prompt, Context string }) {
+	p.Prompt, p.Context = prompt, ctx
+	return p
+}
+
+func drafts(accepted, drafted, perPos string) (d struct{ Accepted, Drafted, PerPos string }) {
+	d.Accepted, d.Drafted, d.PerPos = accepted, drafted, perPos
+	return d
+}
+
+// LogOf is the catalogue's row of a log line kind (zero when unknown),
+// from an index built once: the diagnosis asks it of every event it reads.
+func LogOf(kind string) LogLine { return byID()[kind] }
 
 // LogRefused reports whether a log line kind says a request was refused
 // as invalid (LogLine.Refused).
