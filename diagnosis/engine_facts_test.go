@@ -21,10 +21,6 @@ import (
 // the engine by engines.Name, so the same rule speaks for every engine
 // that has the fact. Comments are not checked: they cite where a fact was
 // read (vLLM's source, SGLang's issue tracker).
-// notMoved: the fact is still spelled in the rule; it moves into the
-// engine's file as a named field the rule reads.
-const notMoved = "not moved into engines/ yet"
-
 var engineSpelledAllowed = map[string]string{
 	"input.go:compares with model.Triton": "Triton folds into TensorRT-LLM here: the one place the rules map an identity, not a fact a rule judges",
 }
