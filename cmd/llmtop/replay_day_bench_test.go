@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -301,9 +303,62 @@ func BenchmarkDiagnoseFromDay(b *testing.B) {
 			}
 			b.ReportMetric(median(took), "median_ms")
 			b.ReportMetric(median(cpu), "median_cpu_ms")
+			b.ReportMetric(peakRSS(), "peak_rss_MB")
 			if st, err := os.Stat(path); err == nil {
 				b.ReportMetric(float64(st.Size())/1e6, "file_MB")
 			}
 		})
 	}
+}
+
+// BenchmarkSnapshotFromDay: `snapshot --from` on the day (with this
+// build's checkpoints), at its middle and at its end: from the newest
+// checkpoint at or before the moment (resumeAt, replayUntil).
+//
+//	go test ./cmd/llmtop -run '^$' -bench SnapshotFromDay -benchtime 3x
+func BenchmarkSnapshotFromDay(b *testing.B) {
+	path := dayFile(b, true)
+	for _, at := range []string{"+12h", ""} {
+		name := "at_end"
+		if at != "" {
+			name = "at_" + at[1:]
+		}
+		b.Run(name, func(b *testing.B) {
+			var took, cpu []time.Duration
+			for range b.N {
+				s, c := time.Now(), cpuTime()
+				r, from, err := resumeAt(path, at)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if from == nil {
+					b.Fatal("not resumed from a checkpoint")
+				}
+				if _, _, err := replayUntil(r.Header(), r, at, from); err != nil {
+					b.Fatal(err)
+				}
+				r.Close()
+				took, cpu = append(took, time.Since(s)), append(cpu, cpuTime()-c)
+			}
+			b.ReportMetric(median(took), "median_ms")
+			b.ReportMetric(median(cpu), "median_cpu_ms")
+			b.ReportMetric(peakRSS(), "peak_rss_MB")
+		})
+	}
+}
+
+// peakRSS is the process's peak resident memory so far (VmHWM), in MB; 0
+// where /proc does not say.
+func peakRSS() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
 }
