@@ -29,35 +29,30 @@ import (
 // handed them out, in the checkpoint package's encoding, each behind its
 // length: reading them back costs about a tenth of decoding their JSON
 // again, which was half of a seek. Checkpoints and segments are zstd
-// frames: against flate (BestSpeed) they are smaller (the day's index at
-// 500 records a segment: 365 MB → 224 MB; at 250 with keyframes, 212 MB)
-// and a checkpoint inflates in a quarter of the time (a 2.6 MB core:
-// 21 ms → 5 ms), which was a fifth of a seek.
+// frames: against flate (BestSpeed) they are smaller (the day's index:
+// 365 MB → 224 MB) and a checkpoint inflates in a quarter of the time (a
+// 2.6 MB core: 21 ms → 5 ms), which was a fifth of a seek.
+//
+// Tried and left out: a checkpoint every 250 records with every fourth a
+// keyframe and the three after it compressed against it as their zstd
+// dictionary. The index stayed as small (212 MB) and a seek took 28 ms of
+// CPU instead of 37 (worst 43 against 66), but the second zstd encoder's
+// and the dictionary decoder's tables took the replay's RSS while it
+// indexed from about 104 MB to 160 MB, past issue 33's 150 MB; under a
+// soft memory limit the collector ran so often that the pass did not
+// finish in 8 minutes.
 
 // segRecords is how many records a segment holds: a seek feeds at most
-// this many into the checkpoint's core. Feeding is half a seek or more
-// once the checkpoint is decoded (a monitor's record costs about 0.09 ms,
-// a second's tick running the rules): 250 keeps the worst seek of a day
-// near 45 ms of CPU; 500 took 66 ms, 1 000 85 ms.
-//
-// keyEvery: every keyEvery-th checkpoint is a keyframe, a zstd frame of
-// its own; the ones after it are compressed against it (its bytes are
-// their zstd dictionary: a core a few minutes on is mostly the same
-// bytes), a third to two thirds of a keyframe's size. A seek decodes the
-// keyframe (kept for the next seek in its group) and then its own
-// checkpoint. A day's keyframe is about 0.2 MB of the index's file.
-const (
-	segRecords = 250
-	keyEvery   = 4
-)
+// this many into the checkpoint's core. Feeding is most of a seek once
+// the checkpoint is decoded (a monitor's record costs about 0.05 ms, a
+// second's tick running the rules): 500 keeps the worst seek of a day
+// near 50 ms of CPU; 1 000 took 85 ms. Each checkpoint of a day's core
+// is about 0.2 MB of the index's file.
+const segRecords = 500
 
 type segment struct {
 	start    time.Time // its first record's time
 	cp, recs [2]int64  // offset and length in the index's file
-	// i is the segment's place in the index; key, the segment whose
-	// checkpoint is the dictionary this one's was compressed against
-	// (i: this one is a keyframe).
-	i, key int
 	// scenario is the demo's badge as it stood before the first record.
 	scenario *recording.Scenario
 }
@@ -75,15 +70,12 @@ type replayIndex struct {
 	zd *zstd.Decoder
 
 	// restore holds what a seek decodes a checkpoint with, kept from one
-	// seek to the next: the frame, the checkpoint's bytes (a few MB; read
-	// growing a new buffer each seek, they were a third of what a seek
-	// allocated), and the last keyframe's bytes with the decoder that
-	// takes them as its dictionary (key: its segment; -1 none).
+	// seek to the next: the frame and the checkpoint's bytes (a few MB;
+	// read growing a new buffer each seek, they were a third of what a
+	// seek allocated)
 	restore struct {
 		sync.Mutex
-		z, raw, keyRaw []byte
-		key            int
-		keyDec         *zstd.Decoder
+		z, raw []byte
 	}
 
 	mu    sync.Mutex
@@ -111,7 +103,6 @@ func newReplayIndex(path string, h recording.Header, open func() (*recording.Rea
 		return nil, err
 	}
 	x := &replayIndex{path: path, open: open, every: every, h: h, codec: checkpoint.New(), file: f, zd: zd}
-	x.restore.key = -1
 	if x.every <= 0 {
 		x.every = segRecords
 	}
@@ -121,15 +112,7 @@ func newReplayIndex(path string, h recording.Header, open func() (*recording.Rea
 }
 
 // Close ends the index's file (the pass, when still running, fails on it).
-func (x *replayIndex) Close() error {
-	x.restore.Lock()
-	if x.restore.keyDec != nil {
-		x.restore.keyDec.Close()
-		x.restore.keyDec = nil
-	}
-	x.restore.Unlock()
-	return x.file.Close()
-}
+func (x *replayIndex) Close() error { return x.file.Close() }
 
 func (x *replayIndex) build(stop <-chan struct{}) {
 	err := x.pass(stop)
@@ -150,25 +133,13 @@ func (x *replayIndex) pass(stop <-chan struct{}) error {
 		x.notes = r.Notes()
 		x.mu.Unlock()
 	}()
-	// enc compresses keyframes and records at the fastest level (the
-	// better ones took half again its time for a tenth less); delta the
-	// checkpoints after a keyframe against it, at the default level (at
-	// the fastest, its deltas were half again as big)
+	// the fastest level: the pass compresses a checkpoint every segment
+	// (the better levels took twice its time for a tenth less)
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return err
 	}
 	defer enc.Close()
-	var (
-		delta  *zstd.Encoder
-		keyRaw []byte
-		key    int
-	)
-	defer func() {
-		if delta != nil {
-			delta.Close()
-		}
-	}()
 	mon := session.ReplayCore(x.h)
 	var (
 		off          int64
@@ -179,7 +150,7 @@ func (x *replayIndex) pass(stop <-chan struct{}) error {
 		cp, rb, recs []byte
 		buf          []byte
 	)
-	write := func(b []byte, enc *zstd.Encoder) ([2]int64, error) {
+	write := func(b []byte) ([2]int64, error) {
 		buf = enc.EncodeAll(b, buf[:0])
 		if _, err := x.file.WriteAt(buf, off); err != nil {
 			return [2]int64{}, fmt.Errorf("replay: writing the recording's index: %w", err)
@@ -193,7 +164,7 @@ func (x *replayIndex) pass(stop <-chan struct{}) error {
 			return nil
 		}
 		var err error
-		if seg.recs, err = write(recs, enc); err != nil {
+		if seg.recs, err = write(recs); err != nil {
 			return err
 		}
 		x.mu.Lock()
@@ -208,27 +179,12 @@ func (x *replayIndex) pass(stop <-chan struct{}) error {
 		if cp, err = x.codec.Encode(cp[:0], mon); err != nil {
 			return err
 		}
+		seg = segment{start: start, scenario: scenario}
+		if seg.cp, err = write(cp); err != nil {
+			return err
+		}
 		recs, open = recs[:0], true
-		x.mu.Lock()
-		i := len(x.segs)
-		x.mu.Unlock()
-		seg = segment{start: start, scenario: scenario, i: i, key: key}
-		if i%keyEvery != 0 {
-			seg.cp, err = write(cp, delta)
-			return err
-		}
-		seg.key = i
-		if seg.cp, err = write(cp, enc); err != nil {
-			return err
-		}
-		// the next checkpoints' dictionary: the encoder that held the
-		// last one's bytes is closed before they are written over
-		if delta != nil {
-			delta.Close()
-		}
-		keyRaw, cp, key = cp, keyRaw, i
-		delta, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderDictRaw(dictID(i), keyRaw))
-		return err
+		return nil
 	}
 	var last time.Time
 	for {
@@ -359,56 +315,16 @@ func (x *replayIndex) checkpoint(seg segment) (*core.Monitor, error) {
 	rs := &x.restore
 	rs.Lock()
 	defer rs.Unlock()
-	// a keyframe is kept as the next seeks' dictionary
-	if rs.key != seg.key {
-		if err := x.loadKey(seg.key); err != nil {
-			return nil, err
-		}
-	}
-	raw := rs.keyRaw
-	if seg.key != seg.i {
-		var err error
-		if rs.z, err = x.read(seg.cp, rs.z); err != nil {
-			return nil, err
-		}
-		if rs.raw, err = rs.keyDec.DecodeAll(rs.z, rs.raw[:0]); err != nil {
-			return nil, fmt.Errorf("replay: reading a checkpoint: %w", err)
-		}
-		raw = rs.raw
-	}
-	// the core copies what it keeps out of raw: the next seek reuses it
-	return checkpoint.Decode[*core.Monitor](x.codec, raw)
-}
-
-// loadKey decodes the keyframe of segment i into restore.keyRaw, with the
-// decoder that takes it as its dictionary (restore is locked).
-func (x *replayIndex) loadKey(i int) error {
-	rs := &x.restore
-	if rs.keyDec != nil { // it holds keyRaw: closed before it is written over
-		rs.keyDec.Close()
-		rs.keyDec = nil
-	}
-	rs.key = -1
-	x.mu.Lock()
-	seg := x.segs[i]
-	x.mu.Unlock()
 	var err error
 	if rs.z, err = x.read(seg.cp, rs.z); err != nil {
-		return err
+		return nil, err
 	}
-	if rs.keyRaw, err = x.zd.DecodeAll(rs.z, rs.keyRaw[:0]); err != nil {
-		return fmt.Errorf("replay: reading a checkpoint: %w", err)
+	if rs.raw, err = x.zd.DecodeAll(rs.z, rs.raw[:0]); err != nil {
+		return nil, fmt.Errorf("replay: reading a checkpoint: %w", err)
 	}
-	if rs.keyDec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderDictRaw(dictID(i), rs.keyRaw)); err != nil {
-		return err
-	}
-	rs.key = i
-	return nil
+	// the core copies what it keeps out of raw: the next seek reuses it
+	return checkpoint.Decode[*core.Monitor](x.codec, rs.raw)
 }
-
-// dictID names the keyframe of segment i as a zstd dictionary (not 0:
-// that is "none").
-func dictID(i int) uint32 { return uint32(i) + 1 }
 
 // read reads the frame at at (offset, length) of the index's file into buf.
 func (x *replayIndex) read(at [2]int64, buf []byte) ([]byte, error) {
