@@ -323,7 +323,7 @@ func stepBudgetStall(e *env, f Finding, ep Endpoint, d model.Dist, n int, at tim
 	if promptEv != nil {
 		f.Evidence = append(f.Evidence, *promptEv)
 	}
-	change, trade := engines.Fill(engines.VLLM.Levers.StepBudget, strconv.Itoa(m)), "long prompts need more steps: their TTFT and the prefill throughput drop somewhat"
+	change, trade := engines.Fill(spec.Levers.StepBudget, strconv.Itoa(m)), "long prompts need more steps: their TTFT and the prefill throughput drop somewhat"
 	if withCap != "" {
 		change += " (with " + withCap + ")"
 		trade += "; no batch above " + strconv.Itoa(m) + " requests"

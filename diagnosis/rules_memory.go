@@ -260,8 +260,9 @@ func maxContext(ep Endpoint) int {
 	return 0
 }
 
-// llamaContext is the KV advice for llama-server. Its pool is -c tokens
-// whatever their type (quantising the cache alone admits nothing more),
+// llamaContext is the KV advice for an engine whose cap is slots
+// (engines.Spec.Slots: llama-server). Its pool is -c tokens whatever their
+// type (quantising the cache alone admits nothing more),
 // split over the -np slots unless unified, and it never preempts: fewer
 // slots only queue more. The lever is a larger -c, with each slot at least
 // as large as the prompts the log shows it rejecting; a quantised cache is
@@ -295,7 +296,7 @@ func llamaContext(e *env, ep Endpoint) []Action {
 	case cur > 0:
 		per = 2 * cur / slots
 	}
-	lever := engines.LlamaCpp.Levers.MaxLen
+	lever := levers(ep.Engine()).MaxLen
 	grow := Action{Change: engines.Fill(lever, "N") + " higher", Why: "the KV pool is -c tokens shared by the slots: a larger -c admits more of the waiting requests",
 		TradeOff: "more memory for the KV cache"}
 	if per > 0 {
@@ -314,7 +315,7 @@ func llamaContext(e *env, ep Endpoint) []Action {
 	}
 	acts := []Action{grow}
 	if dt, ok := infoKey(ep, "cache_type_k", "cache_dtype", "kv_cache_dtype"); !ok || dt == "f16" || dt == "bf16" || dt == "f32" {
-		q := engines.LlamaCpp.Levers.FP8KV
+		q := levers(ep.Engine()).FP8KV
 		acts = append(acts, Action{Change: q.Change + " with the larger -c", Why: "the pool is -c tokens whatever their type: quantising alone admits nothing more, but it fits the larger -c in about the memory of the old one",
 			TradeOff: q.TradeOff})
 	}
