@@ -30,7 +30,8 @@ func TestRestartTellsTheCoreBeforeItStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Current().Stop(time.Second)
+	// the process running at the end (Restart replaces the first one)
+	defer func() { s.Current().Stop(time.Second) }()
 	m := core.New(core.Options{Endpoints: []string{url}, Window: time.Minute})
 	var mu sync.Mutex
 	var sent []model.Launch
