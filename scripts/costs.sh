@@ -36,7 +36,7 @@ median() {
 bench() { # BIN PATTERN BENCHTIME OUT
 	for r in $(seq "$ROUNDS"); do
 		echo "  round $r, load $(load)"
-		"$1" -test.run '^$' -test.bench "$2" -test.benchtime "$3" 2>&1 | grep '^Benchmark' | tee -a "$4" | sed 's/^/    /'
+		"$1" -test.run '^$' -test.bench "$2" -test.benchtime "$3" 2>&1 | grep --line-buffered '^Benchmark' | tee -a "$4" | sed 's/^/    /'
 	done
 }
 
@@ -52,13 +52,14 @@ summary() { # FILE NAME UNITS...
 if [[ " $ONLY " == *" day "* ]]; then
 	echo "== 1. a day's recording"
 	$GO test -c -o "$WORK/llmtop.test" ./cmd/llmtop
-	bench "$WORK/llmtop.test" 'ReplayDay(Open|Seek)$|DiagnoseFromDay' 20x "$WORK/day"
+	bench "$WORK/llmtop.test" 'ReplayDay(Open|Seek)$' 20x "$WORK/day"
+	# a recording with this build's checkpoints (one without reads the day
+	# from its start: about a minute a run)
+	bench "$WORK/llmtop.test" 'DiagnoseFromDay/checkpoints' 3x "$WORK/day"
 	echo "  medians:"
 	summary "$WORK/day" BenchmarkReplayDayOpen median_ms median_cpu_ms
 	summary "$WORK/day" BenchmarkReplayDaySeek median_ms max_ms median_cpu_ms max_cpu_ms index_MB
-	for n in $(grep -o '^BenchmarkDiagnoseFromDay[^ -]*' "$WORK/day" | sort -u); do
-		summary "$WORK/day" "$n" median_ms median_cpu_ms
-	done
+	summary "$WORK/day" BenchmarkDiagnoseFromDay/checkpoints median_ms median_cpu_ms peak_rss_MB
 fi
 
 if [[ " $ONLY " == *" fleet "* ]]; then
