@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,13 +91,13 @@ func TestNotCheckedLinesKeptAreDrawnFromScratch(t *testing.T) {
 			for _, m := range lists {
 				was := d.notChecked
 				got := d.notCheckedAt(m, w)
-				if was.ok && d.notChecked.ok && sameStrings(was.nc, d.notChecked.nc) && was.short == d.notChecked.short && was.m == m {
+				if was.ok && d.notChecked.ok && slices.Equal(was.nc, d.notChecked.nc) && was.short == d.notChecked.short && was.m == m {
 					kept++
 				}
 				d.notChecked = notCheckedLines{}
 				want := d.notCheckedAt(m, w)
 				d.notChecked = got
-				if !sameStrings(got.nc, want.nc) || got.short != want.short {
+				if !slices.Equal(got.nc, want.nc) || got.short != want.short {
 					t.Fatalf("%q at width %d (theme %p): kept %q / %q, drawn from scratch %q / %q", m, w, st, got.nc, got.short, want.nc, want.short)
 				}
 			}
@@ -105,16 +106,4 @@ func TestNotCheckedLinesKeptAreDrawnFromScratch(t *testing.T) {
 	if kept == 0 {
 		t.Fatal("never kept: the lines were wrapped again every time")
 	}
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
